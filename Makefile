@@ -1,0 +1,63 @@
+# Glance: the two commands a fresh Debian machine needs are `make demo` and `make test`.
+# Both install the missing Debian packages first (with sudo when not root).
+
+SWIFT        ?= swift
+GLANCE       := .build/release/glance
+DEMO_DIR     := demo-container
+DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
+                libcairo2-dev libuchardet-dev libsqlite3-dev fonts-dejavu-core fonts-wqy-microhei
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build release test demo lint format conformance assets clean
+
+all: build
+
+## deps: install the Debian packages that are missing (C libraries, fonts).
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+## build: debug build.
+build: deps
+	$(SWIFT) build
+
+## release: optimised build of the glance executable.
+release: deps
+	$(SWIFT) build -c release --product glance
+
+## test: the whole test suite (Swift Testing).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## demo: thumbnail the sample documents in TestAssets/samples and show what was made.
+demo: release
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)/thumbnails
+	@for f in TestAssets/samples/*; do \
+	  $(GLANCE) thumbnail "$$f" -o "$(DEMO_DIR)/thumbnails/$$(basename "$$f").png" || true; \
+	done
+	@echo "Thumbnails are in $(DEMO_DIR)/thumbnails/"
+
+## lint: check formatting with swift-format (ships with the toolchain).
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+## format: rewrite the sources in the project's format.
+format:
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+
+## conformance: the shared conformance corpus (../shared/corpus) against the release build.
+conformance: release
+	python3 ../shared/conformance.py --glance $(GLANCE)
+
+## assets: regenerate TestAssets/ (needs imagemagick, libjpeg-turbo-progs, qpdf).
+assets:
+	python3 TestAssets/generate.py
+
+clean:
+	rm -rf .build $(DEMO_DIR)

@@ -1,0 +1,81 @@
+// swift-tools-version: 6.0
+// Glance: thumbnails and previews for folders of documents.
+//
+// Layers, and the direction of dependencies (see docs/architecture.md):
+//   C shims (CJPEG, CPNG, CGraphics, CUchardet, CScaler, CProcess)
+//     -> GlanceRender (sniffing, decoders, renderers, resampler, encoders)
+//     -> GlanceStore (the sidecar: SQLite through GRDB, behind the ThumbnailStore protocol)
+//     -> GlancePipeline (container scan, freshness, supervised worker processes, batch generation)
+//     -> GlanceListing (promised-item attributes, the preview listing)
+//     -> glance (the command line)
+import PackageDescription
+
+let package = Package(
+    name: "Glance",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "glance", targets: ["glance"]),
+        .library(name: "GlanceRender", targets: ["GlanceRender"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // MARK: C shims, one per concern.
+        .target(
+            name: "CJPEG",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
+        .target(
+            name: "CPNG",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("png16")]
+        ),
+        .target(
+            name: "CScaler",
+            cSettings: [.unsafeFlags(["-O3", "-ffast-math", "-fno-math-errno"])]
+        ),
+        .target(name: "CProcess"),
+        .systemLibrary(
+            name: "CGraphics",
+            pkgConfig: "pangocairo",
+            providers: [.apt(["libpoppler-glib-dev", "libpango1.0-dev", "libcairo2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CUchardet",
+            pkgConfig: "uchardet",
+            providers: [.apt(["libuchardet-dev"])]
+        ),
+
+        // MARK: Swift layers.
+        .target(
+            name: "GlanceRender",
+            dependencies: ["CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet"]
+        ),
+        .target(
+            name: "GlanceStore",
+            dependencies: ["GlanceRender", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "GlancePipeline", dependencies: ["CProcess", "GlanceRender", "GlanceStore"]),
+        .target(name: "GlanceListing", dependencies: ["GlanceRender", "GlanceStore", "GlancePipeline"]),
+        .executableTarget(
+            name: "glance",
+            dependencies: [
+                "GlanceRender",
+                "GlanceStore",
+                "GlancePipeline",
+                "GlanceListing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests, one target per module.
+        .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceRender"]),
+        .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceStore"]),
+        .testTarget(name: "GlancePipelineTests", dependencies: ["GlancePipeline", "GlanceStore"]),
+        .testTarget(name: "GlanceCLITests", dependencies: ["glance", "GlanceRender"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

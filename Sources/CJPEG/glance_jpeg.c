@@ -1,0 +1,244 @@
+// The libjpeg-turbo shim: see include/glance_jpeg.h for why it exists.
+#include "glance_jpeg.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+/// libjpeg's error manager extended with the jump point and what we copy out of it.
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    long warnings;
+    int hit_end_of_data;
+    long end_of_data_row;
+    const JDIMENSION *output_scanline;   // where the decoder is, to place the end of data
+} glance_error_manager;
+
+struct glance_jpeg_decoder {
+    struct jpeg_decompress_struct info;
+    glance_error_manager errors;
+    FILE *file;
+    int started;
+    JSAMPARRAY cmyk_row;                 // scratch row for CMYK -> RGB, owned by libjpeg's pool
+};
+
+static void glance_on_error_exit(j_common_ptr cinfo) {
+    glance_error_manager *manager = (glance_error_manager *)cinfo->err;
+    longjmp(manager->jump, 1);
+}
+
+static void glance_on_message(j_common_ptr cinfo, int level) {
+    glance_error_manager *manager = (glance_error_manager *)cinfo->err;
+    if (level >= 0) return;  // trace messages
+    manager->warnings += 1;
+    if (manager->base.msg_code == JWRN_JPEG_EOF && !manager->hit_end_of_data) {
+        manager->hit_end_of_data = 1;
+        manager->end_of_data_row = manager->output_scanline ? (long)*manager->output_scanline : 0;
+    }
+}
+
+static void glance_copy_error(const glance_error_manager *manager, j_common_ptr cinfo,
+                              glance_jpeg_error *error) {
+    if (error == NULL) return;
+    error->code = manager->base.msg_code;
+    switch (manager->base.msg_code) {
+    case JERR_NO_BACKING_STORE: case JERR_OUT_OF_MEMORY: case JERR_TFILE_CREATE:
+        error->kind = GLANCE_JPEG_NEEDS_MEMORY; break;
+    case JERR_NOT_COMPILED: case JERR_SOF_UNSUPPORTED: case JERR_NO_ARITH_TABLE: case JERR_ARITH_NOTIMPL:
+        error->kind = GLANCE_JPEG_UNSUPPORTED; break;
+    case JERR_IMAGE_TOO_BIG: case JERR_WIDTH_OVERFLOW:
+        error->kind = GLANCE_JPEG_TOO_BIG; break;
+    default:
+        error->kind = GLANCE_JPEG_CORRUPT; break;
+    }
+    error->hit_end_of_data = manager->hit_end_of_data;
+    char buffer[JMSG_LENGTH_MAX];
+    manager->base.format_message(cinfo, buffer);
+    snprintf(error->message, sizeof error->message, "%s", buffer);
+}
+
+static void glance_install_errors(glance_error_manager *manager) {
+    jpeg_std_error(&manager->base);
+    manager->base.error_exit = glance_on_error_exit;
+    manager->base.emit_message = glance_on_message;
+    manager->warnings = 0;
+    manager->hit_end_of_data = 0;
+    manager->end_of_data_row = -1;
+    manager->output_scanline = NULL;
+}
+
+glance_jpeg_decoder *glance_jpeg_open(const char *path, glance_jpeg_header *header,
+                                      glance_jpeg_error *error) {
+    glance_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        if (error) { error->code = ENOMEM; snprintf(error->message, sizeof error->message, "out of memory"); }
+        return NULL;
+    }
+    decoder->file = fopen(path, "rb");
+    if (decoder->file == NULL) {
+        if (error) { error->kind = GLANCE_JPEG_CANNOT_OPEN; error->code = errno; snprintf(error->message, sizeof error->message, "%s", strerror(errno)); }
+        free(decoder);
+        return NULL;
+    }
+    decoder->info.err = &decoder->errors.base;
+    glance_install_errors(&decoder->errors);
+    decoder->errors.output_scanline = &decoder->info.output_scanline;
+    if (setjmp(decoder->errors.jump)) {
+        glance_copy_error(&decoder->errors, (j_common_ptr)&decoder->info, error);
+        glance_jpeg_free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->info);
+    jpeg_stdio_src(&decoder->info, decoder->file);
+    jpeg_save_markers(&decoder->info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&decoder->info, TRUE);
+
+    memset(header, 0, sizeof *header);
+    header->width = (int)decoder->info.image_width;
+    header->height = (int)decoder->info.image_height;
+    header->components = decoder->info.num_components;
+    header->color_space = decoder->info.jpeg_color_space;
+    header->progressive = decoder->info.progressive_mode;
+    header->arithmetic = decoder->info.arith_code;
+    header->saw_adobe_marker = decoder->info.saw_Adobe_marker;
+    header->adobe_transform = decoder->info.Adobe_transform;
+    for (jpeg_saved_marker_ptr marker = decoder->info.marker_list; marker; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 &&
+            memcmp(marker->data, "Exif\0\0", 6) == 0) {
+            header->exif = marker->data + 6;
+            header->exif_length = marker->data_length - 6;
+            break;
+        }
+    }
+    return decoder;
+}
+
+int glance_jpeg_start(glance_jpeg_decoder *decoder, int scale_denom, long max_memory,
+                      int *out_width, int *out_height, glance_jpeg_error *error) {
+    struct jpeg_decompress_struct *info = &decoder->info;
+    if (setjmp(decoder->errors.jump)) {
+        glance_copy_error(&decoder->errors, (j_common_ptr)info, error);
+        return GLANCE_JPEG_FAILED;
+    }
+    info->scale_num = 1;
+    info->scale_denom = (unsigned int)scale_denom;
+    info->dct_method = JDCT_ISLOW;
+    info->do_fancy_upsampling = TRUE;
+    if (max_memory > 0) info->mem->max_memory_to_use = max_memory;
+    // CMYK and YCCK come out as CMYK and are turned into RGB row by row below; every other
+    // colour space (gray, YCbCr, RGB) libjpeg-turbo converts to RGB itself.
+    if (info->jpeg_color_space == JCS_CMYK || info->jpeg_color_space == JCS_YCCK) {
+        info->out_color_space = JCS_CMYK;
+    } else {
+        info->out_color_space = JCS_RGB;
+    }
+    jpeg_start_decompress(info);
+    decoder->started = 1;
+    if (info->out_color_space == JCS_CMYK) {
+        decoder->cmyk_row = (*info->mem->alloc_sarray)((j_common_ptr)info, JPOOL_IMAGE,
+                                                       info->output_width * 4, 1);
+    }
+    *out_width = (int)info->output_width;
+    *out_height = (int)info->output_height;
+    return GLANCE_JPEG_OK;
+}
+
+/// CMYK to RGB by the naive formula (what ImageMagick and browsers do without a profile).
+/// Adobe writes CMYK inverted (0 = full ink), which is the common case; without the Adobe marker
+/// the values are taken as plain ink amounts.
+static void glance_cmyk_to_rgb(const JSAMPLE *cmyk, uint8_t *rgb, JDIMENSION width, int inverted) {
+    for (JDIMENSION x = 0; x < width; x++) {
+        unsigned c = cmyk[4 * x], m = cmyk[4 * x + 1], y = cmyk[4 * x + 2], k = cmyk[4 * x + 3];
+        if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
+        rgb[3 * x] = (uint8_t)((c * k + 127) / 255);
+        rgb[3 * x + 1] = (uint8_t)((m * k + 127) / 255);
+        rgb[3 * x + 2] = (uint8_t)((y * k + 127) / 255);
+    }
+}
+
+int glance_jpeg_read_rows(glance_jpeg_decoder *decoder, uint8_t *rows, size_t stride,
+                          int max_rows, int *rows_read, glance_jpeg_error *error) {
+    struct jpeg_decompress_struct *info = &decoder->info;
+    *rows_read = 0;
+    if (setjmp(decoder->errors.jump)) {
+        glance_copy_error(&decoder->errors, (j_common_ptr)info, error);
+        return GLANCE_JPEG_FAILED;
+    }
+    int done = 0;
+    while (done < max_rows && info->output_scanline < info->output_height) {
+        uint8_t *row = rows + (size_t)done * stride;
+        if (decoder->cmyk_row != NULL) {
+            if (jpeg_read_scanlines(info, decoder->cmyk_row, 1) != 1) break;
+            glance_cmyk_to_rgb(decoder->cmyk_row[0], row, info->output_width, info->saw_Adobe_marker);
+            done += 1;
+        } else {
+            JSAMPROW pointers[16];
+            int want = max_rows - done < 16 ? max_rows - done : 16;
+            for (int i = 0; i < want; i++) pointers[i] = rows + (size_t)(done + i) * stride;
+            JDIMENSION got = jpeg_read_scanlines(info, pointers, (JDIMENSION)want);
+            if (got == 0) break;
+            done += (int)got;
+        }
+        *rows_read = done;
+    }
+    *rows_read = done;
+    return GLANCE_JPEG_OK;
+}
+
+long glance_jpeg_warning_count(const glance_jpeg_decoder *decoder) { return decoder->errors.warnings; }
+
+long glance_jpeg_end_of_data_row(const glance_jpeg_decoder *decoder) {
+    return decoder->errors.end_of_data_row;
+}
+
+void glance_jpeg_free(glance_jpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    // jpeg_destroy cannot raise an error, but it can be called on a half-made object.
+    jpeg_destroy_decompress(&decoder->info);
+    if (decoder->file) fclose(decoder->file);
+    free(decoder);
+}
+
+int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                       int quality, uint8_t **out, size_t *out_length, glance_jpeg_error *error) {
+    struct jpeg_compress_struct info;
+    glance_error_manager errors;
+    unsigned char *buffer = NULL;
+    unsigned long length = 0;
+    memset(&info, 0, sizeof info);
+    info.err = &errors.base;
+    glance_install_errors(&errors);
+    if (setjmp(errors.jump)) {
+        glance_copy_error(&errors, (j_common_ptr)&info, error);
+        jpeg_destroy_compress(&info);
+        free(buffer);
+        return GLANCE_JPEG_FAILED;
+    }
+    jpeg_create_compress(&info);
+    jpeg_mem_dest(&info, &buffer, &length);
+    info.image_width = (JDIMENSION)width;
+    info.image_height = (JDIMENSION)height;
+    info.input_components = channels;
+    info.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&info);
+    jpeg_set_quality(&info, quality, TRUE);
+    info.optimize_coding = TRUE;
+    jpeg_start_compress(&info, TRUE);
+    while (info.next_scanline < info.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)info.next_scanline * stride);
+        jpeg_write_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    *out = buffer;
+    *out_length = length;
+    return GLANCE_JPEG_OK;
+}
+
+void glance_jpeg_free_buffer(uint8_t *buffer) { free(buffer); }

@@ -1,0 +1,199 @@
+// The libpng shim: see include/glance_png.h for why it exists.
+#include "glance_png.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+struct glance_png_decoder {
+    png_structp png;
+    png_infop info;
+    FILE *file;
+    glance_png_error last;       // filled by the error callback before it jumps
+};
+
+static void glance_png_on_error(png_structp png, png_const_charp message) {
+    glance_png_decoder *decoder = (glance_png_decoder *)png_get_error_ptr(png);
+    if (decoder != NULL) {
+        snprintf(decoder->last.message, sizeof decoder->last.message, "%s", message);
+    }
+    png_longjmp(png, 1);
+}
+
+static void glance_png_on_warning(png_structp png, png_const_charp message) {
+    (void)png; (void)message;  // benign problems (bad ancillary chunks) are not worth a line
+}
+
+/// Reads through stdio, remembering a short read so that it can be told apart from corruption.
+static void glance_png_read_data(png_structp png, png_bytep data, size_t length) {
+    glance_png_decoder *decoder = (glance_png_decoder *)png_get_io_ptr(png);
+    size_t got = fread(data, 1, length, decoder->file);
+    if (got != length) {
+        decoder->last.hit_end_of_data = 1;
+        png_error(png, "file ended before the image data did");
+    }
+}
+
+static int glance_png_fail(glance_png_decoder *decoder, glance_png_error *error) {
+    if (error != NULL) *error = decoder->last;
+    return GLANCE_PNG_FAILED;
+}
+
+glance_png_decoder *glance_png_open(const char *path, glance_png_header *header, glance_png_error *error) {
+    glance_png_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        if (error) { error->code = ENOMEM; snprintf(error->message, sizeof error->message, "out of memory"); }
+        return NULL;
+    }
+    decoder->file = fopen(path, "rb");
+    if (decoder->file == NULL) {
+        if (error) { error->code = errno; snprintf(error->message, sizeof error->message, "%s", strerror(errno)); }
+        free(decoder);
+        return NULL;
+    }
+    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder, glance_png_on_error,
+                                          glance_png_on_warning);
+    if (decoder->png != NULL) decoder->info = png_create_info_struct(decoder->png);
+    if (decoder->png == NULL || decoder->info == NULL) {
+        if (error) { error->code = ENOMEM; snprintf(error->message, sizeof error->message, "out of memory"); }
+        glance_png_free(decoder);
+        return NULL;
+    }
+    if (setjmp(png_jmpbuf(decoder->png))) {
+        glance_png_fail(decoder, error);
+        glance_png_free(decoder);
+        return NULL;
+    }
+    png_set_read_fn(decoder->png, decoder, glance_png_read_data);
+    // Glance checks the pixel count itself, with a message that says so; libpng's own limits
+    // stay as the second line of defence.
+    png_read_info(decoder->png, decoder->info);
+    header->width = png_get_image_width(decoder->png, decoder->info);
+    header->height = png_get_image_height(decoder->png, decoder->info);
+    header->bit_depth = png_get_bit_depth(decoder->png, decoder->info);
+    header->color_type = png_get_color_type(decoder->png, decoder->info);
+    header->interlaced = png_get_interlace_type(decoder->png, decoder->info) != PNG_INTERLACE_NONE;
+    header->has_alpha = (header->color_type & PNG_COLOR_MASK_ALPHA) != 0 ||
+                        png_get_valid(decoder->png, decoder->info, PNG_INFO_tRNS) != 0;
+    return decoder;
+}
+
+int glance_png_start(glance_png_decoder *decoder, int *channels, glance_png_error *error) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    if (setjmp(png_jmpbuf(png))) return glance_png_fail(decoder, error);
+    int color_type = png_get_color_type(png, info);
+    int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    png_set_expand(png);                 // palette -> RGB, gray < 8 bits -> 8, tRNS -> alpha
+    png_set_scale_16(png);               // 16 -> 8 bits, rounded (not truncated)
+    if (!(color_type & PNG_COLOR_MASK_COLOR)) png_set_gray_to_rgb(png);
+    int alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    *channels = alpha ? 4 : 3;
+    if ((int)png_get_channels(png, info) != *channels || png_get_bit_depth(png, info) != 8) {
+        snprintf(decoder->last.message, sizeof decoder->last.message,
+                 "unexpected layout after transforms (%d channels, %d bits)",
+                 png_get_channels(png, info), png_get_bit_depth(png, info));
+        return glance_png_fail(decoder, error);
+    }
+    return GLANCE_PNG_OK;
+}
+
+int glance_png_read_rows(glance_png_decoder *decoder, uint8_t *rows, size_t stride, int count,
+                         glance_png_error *error) {
+    if (setjmp(png_jmpbuf(decoder->png))) return glance_png_fail(decoder, error);
+    for (int i = 0; i < count; i++) png_read_row(decoder->png, rows + (size_t)i * stride, NULL);
+    return GLANCE_PNG_OK;
+}
+
+int glance_png_read_image(glance_png_decoder *decoder, uint8_t *image, size_t stride,
+                          glance_png_error *error) {
+    png_structp png = decoder->png;
+    uint32_t height = png_get_image_height(png, decoder->info);
+    png_bytep *pointers = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (pointers == NULL) {
+        snprintf(decoder->last.message, sizeof decoder->last.message, "out of memory");
+        return glance_png_fail(decoder, error);
+    }
+    for (uint32_t y = 0; y < height; y++) pointers[y] = image + (size_t)y * stride;
+    if (setjmp(png_jmpbuf(png))) {
+        free(pointers);
+        return glance_png_fail(decoder, error);
+    }
+    png_read_image(png, pointers);
+    free(pointers);
+    return GLANCE_PNG_OK;
+}
+
+void glance_png_free(glance_png_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->png != NULL) png_destroy_read_struct(&decoder->png, decoder->info ? &decoder->info : NULL, NULL);
+    if (decoder->file != NULL) fclose(decoder->file);
+    free(decoder);
+}
+
+/// A growing memory buffer for the encoder.
+typedef struct {
+    uint8_t *bytes;
+    size_t length, capacity;
+    int failed;
+} glance_png_sink;
+
+static void glance_png_write_data(png_structp png, png_bytep data, size_t length) {
+    glance_png_sink *sink = (glance_png_sink *)png_get_io_ptr(png);
+    if (sink->length + length > sink->capacity) {
+        size_t capacity = sink->capacity ? sink->capacity : 65536;
+        while (capacity < sink->length + length) capacity *= 2;
+        uint8_t *bytes = realloc(sink->bytes, capacity);
+        if (bytes == NULL) { sink->failed = 1; png_error(png, "out of memory"); }
+        sink->bytes = bytes;
+        sink->capacity = capacity;
+    }
+    memcpy(sink->bytes + sink->length, data, length);
+    sink->length += length;
+}
+
+static void glance_png_flush(png_structp png) { (void)png; }
+
+static void glance_png_on_encode_error(png_structp png, png_const_charp message) {
+    glance_png_error *error = (glance_png_error *)png_get_error_ptr(png);
+    if (error != NULL) snprintf(error->message, sizeof error->message, "%s", message);
+    png_longjmp(png, 1);
+}
+
+int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                      int level, uint8_t **out, size_t *out_length, glance_png_error *error) {
+    glance_png_sink sink = {0};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, error, glance_png_on_encode_error,
+                                              glance_png_on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (png == NULL || info == NULL) {
+        if (error) snprintf(error->message, sizeof error->message, "out of memory");
+        png_destroy_write_struct(&png, info ? &info : NULL);
+        return GLANCE_PNG_FAILED;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(sink.bytes);
+        return GLANCE_PNG_FAILED;
+    }
+    png_set_write_fn(png, &sink, glance_png_write_data, glance_png_flush);
+    png_set_compression_level(png, level);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
+                 channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(pixels + (size_t)y * stride));
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    *out = sink.bytes;
+    *out_length = sink.length;
+    return GLANCE_PNG_OK;
+}
+
+void glance_png_free_buffer(uint8_t *buffer) { free(buffer); }

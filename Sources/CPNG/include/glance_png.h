@@ -1,0 +1,62 @@
+// C shim for libpng.
+//
+// libpng reports fatal errors by longjmp to the jump buffer of its read/write struct; Swift cannot
+// use setjmp, so every libpng call that can fail is made here, inside a function that sets the
+// jump point and turns a longjmp into a status code plus the message libpng gave.
+#ifndef GLANCE_PNG_H
+#define GLANCE_PNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    GLANCE_PNG_OK = 0,
+    GLANCE_PNG_FAILED = 1,        ///< libpng raised an error; see the message
+    GLANCE_PNG_IO = 2,            ///< the file could not be opened (errno is in `code`)
+} glance_png_status;
+
+/// What went wrong, copied out of libpng.
+typedef struct {
+    int code;                     ///< errno for GLANCE_PNG_IO
+    int hit_end_of_data;          ///< the file ended before the image did
+    char message[200];
+} glance_png_error;
+
+/// The header of a PNG (IHDR and the chunks before the image data).
+typedef struct {
+    uint32_t width, height;
+    int bit_depth;
+    int color_type;               ///< PNG_COLOR_TYPE_*
+    int interlaced;               ///< Adam7
+    int has_alpha;                ///< an alpha channel or a tRNS chunk: the output is RGBA
+} glance_png_header;
+
+typedef struct glance_png_decoder glance_png_decoder;
+
+/// Opens `path`, checks the signature and reads the header chunks. NULL and `error` on failure.
+glance_png_decoder *glance_png_open(const char *path, glance_png_header *header, glance_png_error *error);
+
+/// Sets the transforms that turn any PNG into 8-bit RGB (3 bytes a pixel) or, when the header
+/// says `has_alpha`, 8-bit RGBA with straight alpha. `*channels` is 3 or 4.
+int glance_png_start(glance_png_decoder *decoder, int *channels, glance_png_error *error);
+
+/// Reads the next `count` rows of a non-interlaced image into `rows` (`stride` bytes apart).
+int glance_png_read_rows(glance_png_decoder *decoder, uint8_t *rows, size_t stride, int count,
+                         glance_png_error *error);
+
+/// Reads a whole interlaced image (all Adam7 passes) into `image` (`stride` bytes a row).
+int glance_png_read_image(glance_png_decoder *decoder, uint8_t *image, size_t stride,
+                          glance_png_error *error);
+
+/// Frees the decoder and closes its file.
+void glance_png_free(glance_png_decoder *decoder);
+
+/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG with zlib level `level`. On
+/// success `*out` is a malloc'd buffer that the caller frees with `glance_png_free_buffer`.
+int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                      int level, uint8_t **out, size_t *out_length, glance_png_error *error);
+
+/// Frees a buffer returned by `glance_png_encode`.
+void glance_png_free_buffer(uint8_t *buffer);
+
+#endif

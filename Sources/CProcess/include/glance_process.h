@@ -1,0 +1,11 @@
+// C shim for process plumbing that Swift's Glibc module does not expose.
+#ifndef GLANCE_PROCESS_H
+#define GLANCE_PROCESS_H
+
+/// pipe2(fds, O_CLOEXEC): a pipe whose ends are closed in every child at exec, created
+/// atomically. (pipe + fcntl leaves a window in which a worker started by another thread
+/// inherits the ends, and a worker's death then goes unnoticed.) glibc declares pipe2 only under
+/// _GNU_SOURCE, which Swift's Glibc module is not built with.
+int glance_pipe_cloexec(int fds[2]);
+
+#endif

@@ -1,0 +1,45 @@
+// The resampling kernel: a streaming downscaler.
+//
+// Rows of the source go in one after another, in order; the thumbnail comes out. Memory is a
+// few rows wide, never the source's height, so a PNG streamed row by row costs the same whether
+// it is 1,000 or 40,000 rows tall. Written in C because this is the hot loop of every raster
+// thumbnail, and the compiler vectorises its float4 arithmetic here reliably.
+//
+// Two stages (see docs/how-a-thumbnail-is-made.md):
+//   1. block shrink: an integer box average by kx x ky, only while at least a factor of two is
+//      left for stage 2 (box filters alias; they are only the cheap first part of a big shrink);
+//   2. separable Lanczos-3 to the exact target size: horizontally on each row as it arrives,
+//      vertically over a ring buffer of filtered rows.
+// Alpha is premultiplied on the way in and divided out on the way out, so transparent pixels'
+// colours never bleed into the edges (no dark fringes).
+#ifndef GLANCE_SCALER_H
+#define GLANCE_SCALER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct glance_scaler glance_scaler;
+
+/// A scaler from `source_width` x `source_height` to `target_width` x `target_height`, for
+/// 8-bit pixels of `channels` (3 = RGB, 4 = RGBA with straight alpha). NULL if out of memory
+/// or if a size is not positive. The target may not be larger than the source.
+glance_scaler *glance_scaler_create(int source_width, int source_height, int channels,
+                                    int target_width, int target_height);
+
+/// Takes the next `count` source rows (`stride` bytes apart).
+void glance_scaler_push_rows(glance_scaler *scaler, const uint8_t *rows, size_t stride, int count);
+
+/// Source rows taken so far.
+int glance_scaler_rows_pushed(const glance_scaler *scaler);
+
+/// Flushes what the source left unfinished (a truncated image ends early: its last row is
+/// repeated to the full height) and returns the target pixels, `target_width * channels`
+/// bytes a row. Valid until the scaler is freed.
+const uint8_t *glance_scaler_finish(glance_scaler *scaler);
+
+/// The box-shrink factors the scaler chose (for tests and --verbose).
+void glance_scaler_block_factors(const glance_scaler *scaler, int *kx, int *ky);
+
+void glance_scaler_free(glance_scaler *scaler);
+
+#endif

@@ -1,0 +1,107 @@
+import Foundation
+import GlanceStore
+
+/// Turns attributes into what `glance list` and `glance show` print: aligned text or JSON with
+/// stable field names.
+public enum ListingFormatter {
+    /// The JSON form of one document (field names are part of Glance's interface: keep them).
+    public struct Row: Codable, Sendable, Equatable {
+        public struct Thumbnail: Codable, Sendable, Equatable {
+            public var width: Int
+            public var height: Int
+            public var format: String
+            public var bytes: Int
+        }
+
+        public var path: String
+        public var name: String
+        public var kind: String
+        public var mimeType: String
+        public var size: Int64
+        public var modified: String
+        public var state: String
+        public var error: String?
+        public var thumbnails: [String: Thumbnail]
+        public var generatedAt: String?
+        public var generatorVersion: String?
+
+        public init(_ item: PromisedItemAttributes) {
+            path = item.path
+            name = item.name
+            kind = item.kind
+            mimeType = item.mimeType
+            size = item.size
+            modified = ListingFormatter.iso8601(item.modified)
+            state = item.state.rawValue
+            error = item.error
+            thumbnails = [:]
+            for image in item.thumbnails {
+                thumbnails[image.sizeKey] = Thumbnail(
+                    width: image.width, height: image.height, format: image.format.rawValue, bytes: image.byteCount)
+            }
+            generatedAt = item.generatedAt.map(ListingFormatter.iso8601)
+            generatorVersion = item.generatorVersion
+        }
+    }
+
+    /// ISO 8601 with seconds, UTC.
+    public static func iso8601(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    /// `2026-11-22 14:05` in UTC: sortable, and the same on every machine whatever its locale.
+    public static func shortDate(_ date: Date) -> String {
+        let iso = iso8601(date)
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+    }
+
+    /// A JSON array of rows (or one object for `show`), pretty-printed with sorted keys.
+    public static func json<Value: Encodable>(_ value: Value) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `state` column: `failed: reason` spelled out.
+    public static func stateText(_ item: PromisedItemAttributes) -> String {
+        switch item.state {
+        case .failed: return "failed: \(item.error ?? "unknown reason")"
+        default: return item.state.rawValue
+        }
+    }
+
+    /// Sizes for people: `812 B`, `14.2 KB`, `3.1 MB`.
+    public static func byteCount(_ bytes: Int64) -> String {
+        if bytes < 1000 { return "\(bytes) B" }
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(bytes) / 1000
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
+    }
+
+    /// An aligned table: name, kind, size, modified, state, thumbnail.
+    public static func table(_ items: [PromisedItemAttributes]) -> String {
+        let header = ["NAME", "KIND", "SIZE", "MODIFIED", "STATE", "THUMBNAIL"]
+        let rows = items.map { item -> [String] in
+            let thumbnail = item.standardThumbnail.map { "\($0.width)x\($0.height) \($0.format.rawValue)" } ?? "-"
+            return [
+                item.path, item.kind, byteCount(item.size), shortDate(item.modified), stateText(item), thumbnail,
+            ]
+        }
+        var widths = header.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < 5 { widths[index] = max(widths[index], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+}

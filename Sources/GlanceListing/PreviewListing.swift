@@ -1,0 +1,87 @@
+import Foundation
+import GlancePipeline
+import GlanceRender
+import GlanceStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What to list: a name pattern and filters, like a metadata query's predicate.
+public struct ListingQuery: Sendable {
+    /// How rows are ordered.
+    public enum Order: String, Sendable, CaseIterable {
+        case name, date, size
+    }
+
+    /// A shell glob on the relative path (`*.jpg`, `reports/2024-*`); `*` also crosses `/`.
+    public var pattern: String?
+    public var contentType: ContentType?
+    public var state: ThumbnailState?
+    public var order: Order = .name
+    public var reversed = false
+
+    public init(
+        pattern: String? = nil, contentType: ContentType? = nil, state: ThumbnailState? = nil, order: Order = .name,
+        reversed: Bool = false
+    ) {
+        self.pattern = pattern
+        self.contentType = contentType
+        self.state = state
+        self.order = order
+        self.reversed = reversed
+    }
+
+    /// Whether a document passes the pattern and filters.
+    public func matches(_ item: PromisedItemAttributes) -> Bool {
+        if let pattern, fnmatch(pattern, item.path, 0) != 0 { return false }
+        if let contentType, item.contentType != contentType { return false }
+        if let state, item.state != state { return false }
+        return true
+    }
+}
+
+/// The multi-document listing of a container: every document with its promised-item attributes,
+/// from one walk (`readdir` + `stat`) and one read of the store. No document is opened.
+public struct PreviewListing: Sendable {
+    public let scanner: ContainerScanner
+    public let store: any ThumbnailStore
+
+    public init(scanner: ContainerScanner, store: any ThumbnailStore) {
+        self.scanner = scanner
+        self.store = store
+    }
+
+    /// The documents matching `query`, in its order.
+    public func items(matching query: ListingQuery = ListingQuery()) throws(StoreError) -> [PromisedItemAttributes] {
+        var records: [String: StoredDocument] = [:]
+        for stored in try store.allDocuments() { records[stored.record.path] = stored }
+        var items = scanner.scan().map {
+            PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path])
+        }
+        items = items.filter(query.matches)
+        switch query.order {
+        case .name: items.sort { $0.path < $1.path }
+        case .date: items.sort { ($0.modified, $0.path) < ($1.modified, $1.path) }
+        case .size: items.sort { ($0.size, $0.path) < ($1.size, $1.path) }
+        }
+        return query.reversed ? items.reversed() : items
+    }
+
+    /// The attributes of the documents at `paths` (relative to the container), in that order;
+    /// nil for a path that is not a document. Image bytes only if `includingImageData`.
+    public func attributes(forPaths paths: [String], includingImageData: Bool = false) throws(StoreError)
+        -> [PromisedItemAttributes?]
+    {
+        var result: [PromisedItemAttributes?] = []
+        for path in paths {
+            guard let identity = FileStatus.identity(ofFileAt: scanner.absolutePath(of: path)) else {
+                result.append(nil)
+                continue
+            }
+            let stored = try store.document(at: path, includingImageData: includingImageData)
+            result.append(PromisedItemAttributes(path: path, identity: identity, stored: stored))
+        }
+        return result
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import GlanceRender
+import GlanceStore
+
+/// A document's attributes as the store promises them: read from the sidecar and one `stat`,
+/// never by opening the document, so they stay readable while the content is absent or being
+/// written (after `getPromisedItemResourceValues`).
+public struct PromisedItemAttributes: Sendable, Equatable {
+    /// Path relative to the container.
+    public var path: String
+    /// The last path component.
+    public var name: String
+    /// Size in bytes, from `stat`.
+    public var size: Int64
+    /// Modification time, from `stat`.
+    public var modified: Date
+    /// The content type: recorded by the last render, or guessed from the name if never rendered.
+    public var contentType: ContentType?
+    public var state: ThumbnailState
+    /// The recorded failure (or unsupported detail).
+    public var error: String?
+    /// The thumbnail dictionary; images carry bytes only if they were asked for.
+    public var thumbnails: [ThumbnailImage]
+    /// When the thumbnails were made, and by which Glance version.
+    public var generatedAt: Date?
+    public var generatorVersion: String?
+
+    /// The MIME type (`application/octet-stream` when unknown).
+    public var mimeType: String { contentType?.mimeType ?? "application/octet-stream" }
+
+    /// A short kind for people (`JPEG`, `PDF`, `text`, `unknown`).
+    public var kind: String { contentType?.rawValue ?? "unknown" }
+
+    /// Attributes from a document's `stat` identity and its record (if any).
+    public init(path: String, identity: FileIdentity, stored: StoredDocument?) {
+        self.path = path
+        name = path.split(separator: "/").last.map(String.init) ?? path
+        size = identity.size
+        modified = Date(timeIntervalSince1970: Double(identity.modifiedNanoseconds) / 1e9)
+        state = ThumbnailState(stored: stored, identity: identity)
+        let extensionGuess =
+            name.split(separator: ".").count > 1
+            ? ContentType(fileExtension: String(name.split(separator: ".").last!)) : nil
+        contentType = stored?.record.contentType ?? extensionGuess
+        error = state == .failed || state == .unsupported ? stored?.record.error : nil
+        thumbnails = state == .fresh || state == .stale ? stored?.thumbnails ?? [] : []
+        generatedAt = stored?.record.generatedAt
+        generatorVersion = stored?.record.generatorVersion
+    }
+
+    /// The standard (`1024x1024`) thumbnail, if there is one.
+    public var standardThumbnail: ThumbnailImage? {
+        thumbnails.first { $0.sizeKey == ThumbnailImage.standardSizeKey }
+    }
+}

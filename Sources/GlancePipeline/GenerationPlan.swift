@@ -1,0 +1,81 @@
+import GlanceStore
+
+/// What a batch will do with each document of a container, worked out from one scan and one
+/// read of the store before anything is rendered.
+public struct GenerationPlan: Sendable {
+    /// A document whose record moved with it (renamed or moved inside the container).
+    public struct Move: Sendable, Equatable {
+        public var from: String
+        public var to: String
+        public var identity: FileIdentity
+    }
+
+    /// Documents to render.
+    public var toRender: [ScannedDocument] = []
+    /// Documents kept as recorded, by state.
+    public var kept: [DocumentState: [String]] = [:]
+    /// Renamed documents: their records move, nothing is rendered.
+    public var moves: [Move] = []
+    /// Every record, by path, as read before the batch.
+    public var records: [String: StoredDocument] = [:]
+
+    /// Plans a batch over `documents` against `store`'s records.
+    ///
+    /// A document with no record of its own may be a renamed one: a record whose document is
+    /// gone and which has the same device and inode (a rename or a move inside the container),
+    /// or the same content digest and size (a copy and delete), follows it instead of a render.
+    public static func make(
+        documents: [ScannedDocument], store: any ThumbnailStore, policy: FreshnessPolicy,
+        digestOf: (String) -> String?
+    ) throws(StoreError) -> GenerationPlan {
+        var plan = GenerationPlan()
+        for stored in try store.allDocuments() { plan.records[stored.record.path] = stored }
+        let present = Set(documents.map(\.path))
+        var orphansByFile: [FileKey: StoredDocument] = [:]
+        var orphansBySize: [Int64: [StoredDocument]] = [:]
+        for stored in plan.records.values where !present.contains(stored.record.path) {
+            orphansByFile[FileKey(stored.record.identity)] = stored
+            orphansBySize[stored.record.identity.size, default: []].append(stored)
+        }
+        var claimedOrphans = Set<String>()
+        for document in documents {
+            if let stored = plan.records[document.path] {
+                switch policy.decide(stored, identity: document.identity) {
+                case .keep(let state): plan.kept[state, default: []].append(document.path)
+                case .render: plan.toRender.append(document)
+                }
+                continue
+            }
+            if let orphan = orphansByFile[FileKey(document.identity)], !claimedOrphans.contains(orphan.record.path),
+                orphan.record.identity.size == document.identity.size,
+                orphan.record.identity.modifiedNanoseconds == document.identity.modifiedNanoseconds
+            {
+                claimedOrphans.insert(orphan.record.path)
+                plan.moves.append(Move(from: orphan.record.path, to: document.path, identity: document.identity))
+                continue
+            }
+            let sameSize = (orphansBySize[document.identity.size] ?? []).filter {
+                !claimedOrphans.contains($0.record.path) && $0.record.digest != nil
+            }
+            if !sameSize.isEmpty, let digest = digestOf(document.path),
+                let orphan = sameSize.first(where: { $0.record.digest == digest })
+            {
+                claimedOrphans.insert(orphan.record.path)
+                plan.moves.append(Move(from: orphan.record.path, to: document.path, identity: document.identity))
+                continue
+            }
+            plan.toRender.append(document)
+        }
+        return plan
+    }
+
+    /// Device and inode, the part of an identity that survives a rename.
+    private struct FileKey: Hashable {
+        let device: UInt64
+        let inode: UInt64
+        init(_ identity: FileIdentity) {
+            device = identity.device
+            inode = identity.inode
+        }
+    }
+}

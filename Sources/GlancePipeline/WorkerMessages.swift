@@ -1,0 +1,72 @@
+import GlanceRender
+
+/// A render job sent to a worker process: one line of JSON on its standard input.
+public struct RenderJob: Codable, Sendable, Equatable {
+    /// Identifies the job's reply.
+    public var id: Int
+    /// The document's absolute path.
+    public var path: String
+    public var maxSide: Int
+    public var maxPixels: Int
+    /// Whether the worker should also compute the content digest.
+    public var computeDigest: Bool
+
+    public init(
+        id: Int, path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide,
+        maxPixels: Int = RenderRequest.defaultMaxPixels, computeDigest: Bool = true
+    ) {
+        self.id = id
+        self.path = path
+        self.maxSide = maxSide
+        self.maxPixels = maxPixels
+        self.computeDigest = computeDigest
+    }
+}
+
+/// A worker's reply: one line of JSON, followed by `byteCount` bytes of encoded image.
+public struct RenderOutcome: Codable, Sendable, Equatable {
+    /// How the job ended.
+    public enum Status: String, Codable, Sendable {
+        case rendered
+        case unsupported
+        case failed
+    }
+
+    public var id: Int
+    public var status: Status
+    public var contentType: ContentType?
+    /// The reason, for `failed` and `unsupported`.
+    public var error: String?
+    public var warnings: [String]
+    public var format: ImageFormat?
+    public var width: Int
+    public var height: Int
+    public var byteCount: Int
+    public var digest: String?
+    public var milliseconds: Int
+    /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
+    public var data: [UInt8] = []
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, contentType, error, warnings, format, width, height, byteCount, digest, milliseconds
+    }
+
+    public init(
+        id: Int, status: Status, contentType: ContentType? = nil, error: String? = nil, warnings: [String] = [],
+        format: ImageFormat? = nil, width: Int = 0, height: Int = 0, data: [UInt8] = [], digest: String? = nil,
+        milliseconds: Int = 0
+    ) {
+        self.id = id
+        self.status = status
+        self.contentType = contentType
+        self.error = error
+        self.warnings = warnings
+        self.format = format
+        self.width = width
+        self.height = height
+        self.byteCount = data.count
+        self.data = data
+        self.digest = digest
+        self.milliseconds = milliseconds
+    }
+}

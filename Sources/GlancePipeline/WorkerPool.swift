@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a job ended, as the pool reports it.
+public enum JobResult: Sendable {
+    /// The worker answered (rendered, unsupported, or failed with a reason).
+    case finished(RenderOutcome)
+    /// No answer within the time limit: the worker was killed and replaced.
+    case timedOut(seconds: Int)
+    /// The worker died on this job (a crash in a C library, or the memory limit) and was replaced.
+    case crashed(reason: String)
+}
+
+/// A pool of long-lived, supervised renderer processes.
+///
+/// `workers` threads each own one `glance worker` process and feed it jobs from a shared queue:
+/// a priority lane first (an interactive request from `hook` or `serve` goes ahead of a running
+/// batch), then the normal lane. A worker that crashes, hangs past the time limit or is killed
+/// by its memory limit costs its current job only: the job is reported and a new worker starts.
+public final class WorkerPool: Sendable {
+    /// How to start workers and how long to wait for them.
+    public struct Configuration: Sendable {
+        /// The `glance` executable and the arguments that make it a worker.
+        public var executable: String
+        public var arguments: [String]
+        public var workers: Int
+        public var timeoutSeconds: Double
+
+        public init(executable: String, arguments: [String], workers: Int, timeoutSeconds: Double) {
+            self.executable = executable
+            self.arguments = arguments
+            self.workers = max(1, workers)
+            self.timeoutSeconds = timeoutSeconds
+        }
+    }
+
+    /// Which lane a job waits in.
+    public enum Priority: Sendable {
+        case normal
+        case interactive
+    }
+
+    /// A queued job and the closure that receives its result (on a pool thread).
+    struct Entry: Sendable {
+        let job: RenderJob
+        let completion: @Sendable (JobResult) -> Void
+    }
+
+    private struct Queue {
+        var interactive: [Entry] = []
+        var normal: [Entry] = []
+        var normalStart = 0
+        var closed = false
+
+        mutating func next() -> Entry? {
+            if !interactive.isEmpty { return interactive.removeFirst() }
+            guard normalStart < normal.count else { return nil }
+            let entry = normal[normalStart]
+            normalStart += 1
+            if normalStart > 4096 {
+                normal.removeFirst(normalStart)
+                normalStart = 0
+            }
+            return entry
+        }
+    }
+
+    public let configuration: Configuration
+    private let queue = Mutex(Queue())
+    private let available = DispatchSemaphore(value: 0)
+    private let stopped = DispatchGroup()
+
+    /// Starts the pool's threads; workers start on their first job.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        // A worker that dies while we write to it must not kill us with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        for index in 0..<configuration.workers {
+            stopped.enter()
+            let thread = Thread { [self] in
+                self.serve()
+                self.stopped.leave()
+            }
+            thread.name = "glance-worker-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Queues `job`; `completion` runs on a pool thread when it ends.
+    public func submit(
+        _ job: RenderJob, priority: Priority = .normal, completion: @escaping @Sendable (JobResult) -> Void
+    ) {
+        let entry = Entry(job: job, completion: completion)
+        queue.withLock { queue in
+            switch priority {
+            case .normal: queue.normal.append(entry)
+            case .interactive: queue.interactive.append(entry)
+            }
+        }
+        available.signal()
+    }
+
+    /// Lets the queued jobs finish, then stops the threads and their workers.
+    public func shutdown() {
+        queue.withLock { $0.closed = true }
+        for _ in 0..<configuration.workers { available.signal() }
+        stopped.wait()
+    }
+
+    /// One pool thread: take a job, hand it to this thread's worker, report, repeat.
+    private func serve() {
+        var worker: WorkerProcess?
+        while true {
+            available.wait()
+            let (entry, closed) = queue.withLock { queue in (queue.next(), queue.closed) }
+            guard let entry else {
+                if closed { break }
+                continue
+            }
+            entry.completion(run(entry.job, on: &worker))
+        }
+        worker?.terminate()
+    }
+
+    private func run(_ job: RenderJob, on worker: inout WorkerProcess?) -> JobResult {
+        if worker == nil {
+            do {
+                worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments)
+            } catch {
+                return .crashed(reason: error.reason)
+            }
+        }
+        guard let current = worker else { return .crashed(reason: "no worker") }
+        guard current.send(job) else {
+            worker = nil
+            return .crashed(reason: "renderer exited before taking the job")
+        }
+        switch current.receive(timeout: configuration.timeoutSeconds) {
+        case .outcome(let outcome):
+            return .finished(outcome)
+        case .timedOut:
+            worker = nil
+            return .timedOut(seconds: Int(configuration.timeoutSeconds.rounded()))
+        case .died(let reason):
+            worker = nil
+            return .crashed(reason: reason)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GlanceRender
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The worker side of the pool: runs inside `glance worker`, reads jobs from standard input,
+/// renders and encodes each, and writes the outcome to standard output, until its input closes.
+///
+/// Everything that touches untrusted bytes happens here, in a process that the pool can lose:
+/// a crash, a hang or a memory blow-up in a C library costs this process, not the batch.
+public struct WorkerService: Sendable {
+    /// Test hooks: make the worker crash or hang on documents whose file name matches a glob.
+    public struct DebugTriggers: Sendable {
+        public var crashOn: String?
+        public var hangOn: String?
+
+        public init(crashOn: String? = nil, hangOn: String? = nil) {
+            self.crashOn = crashOn
+            self.hangOn = hangOn
+        }
+    }
+
+    public var memoryLimitBytes: Int
+    public var triggers: DebugTriggers
+
+    public init(memoryLimitBytes: Int, triggers: DebugTriggers = DebugTriggers()) {
+        self.memoryLimitBytes = memoryLimitBytes
+        self.triggers = triggers
+    }
+
+    /// Applies the memory limit, then serves jobs until standard input ends.
+    public func run() {
+        if memoryLimitBytes > 0 {
+            var limit = rlimit(rlim_cur: rlim_t(memoryLimitBytes), rlim_max: rlim_t(memoryLimitBytes))
+            setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        }
+        let input = LineReader(descriptor: 0)
+        let decoder = JSONDecoder()
+        let thumbnailer = Thumbnailer()
+        while let line = input.nextLine() {
+            guard let job = try? decoder.decode(RenderJob.self, from: Data(line)) else { continue }
+            let outcome = handle(job, thumbnailer: thumbnailer)
+            guard Self.send(outcome) else { return }
+        }
+    }
+
+    /// Renders one job into an outcome.
+    func handle(_ job: RenderJob, thumbnailer: Thumbnailer) -> RenderOutcome {
+        let name = job.path.split(separator: "/").last.map(String.init) ?? job.path
+        if let pattern = triggers.crashOn, fnmatch(pattern, name, 0) == 0 { raise(SIGSEGV) }
+        if let pattern = triggers.hangOn, fnmatch(pattern, name, 0) == 0 {
+            while true { sleep(3600) }
+        }
+        let start = DispatchTime.now()
+        func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
+        do {
+            let request = RenderRequest(path: job.path, maxSide: job.maxSide, maxPixels: job.maxPixels)
+            let (type, thumbnail) = try thumbnailer.render(request)
+            let format = ImageFormat.automatic(for: type, image: thumbnail.image)
+            let data = try ImageEncoder.encode(thumbnail.image, as: format)
+            let digest = job.computeDigest ? ContentDigest.sha256(ofFileAt: job.path) : nil
+            return RenderOutcome(
+                id: job.id, status: .rendered, contentType: type, warnings: thumbnail.warnings, format: format,
+                width: thumbnail.image.width, height: thumbnail.image.height, data: data, digest: digest,
+                milliseconds: elapsed())
+        } catch {
+            let status: RenderOutcome.Status
+            switch error {
+            case .unsupported: status = .unsupported
+            default: status = .failed
+            }
+            let type = try? thumbnailer.contentType(ofFileAt: job.path)
+            return RenderOutcome(
+                id: job.id, status: status, contentType: type, error: error.description, milliseconds: elapsed())
+        }
+    }
+
+    /// Writes the outcome's JSON line and its image bytes to standard output.
+    static func send(_ outcome: RenderOutcome) -> Bool {
+        guard var bytes = try? JSONEncoder().encode(outcome).map({ $0 }) else { return false }
+        bytes.append(0x0A)
+        bytes.append(contentsOf: outcome.data)
+        return DescriptorIO.writeAll(bytes, to: 1)
+    }
+}

@@ -1,0 +1,53 @@
+internal import CGraphics
+
+/// An opaque 24-bit cairo image surface that frees itself; PDF pages and text pages are drawn
+/// into one and read back as RGB.
+final class CairoImageSurface {
+    private let surface: OpaquePointer
+    let width: Int
+    let height: Int
+
+    init(width: Int, height: Int) {
+        surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
+        self.width = width
+        self.height = height
+    }
+
+    deinit { cairo_surface_destroy(surface) }
+
+    /// A new drawing context, or nil if the surface could not be made (out of memory); the
+    /// caller destroys it.
+    var context: OpaquePointer? {
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { return nil }
+        let context = cairo_create(surface)
+        guard let context, cairo_status(context) == CAIRO_STATUS_SUCCESS else {
+            if let context { cairo_destroy(context) }
+            return nil
+        }
+        return context
+    }
+
+    /// The pixels as RGB. Cairo's RGB24 is one native-endian 32-bit word a pixel, 0x00RRGGBB.
+    func rgbPixels() -> PixelBuffer {
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard let data = cairo_image_surface_get_data(surface) else {
+            return PixelBuffer(
+                width: width, height: height, channels: 3, bytes: [UInt8](repeating: 255, count: width * height * 3))
+        }
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        bytes.withUnsafeMutableBufferPointer { target in
+            for y in 0..<height {
+                let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                for x in 0..<width {
+                    let word = row[x]
+                    let index = (y * width + x) * 3
+                    target[index] = UInt8(truncatingIfNeeded: word >> 16)
+                    target[index + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                    target[index + 2] = UInt8(truncatingIfNeeded: word)
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+    }
+}

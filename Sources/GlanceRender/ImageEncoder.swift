@@ -1,0 +1,97 @@
+internal import CJPEG
+internal import CPNG
+
+/// The encodings a thumbnail is stored or written in.
+public enum ImageFormat: String, Sendable, Codable, CaseIterable {
+    case png
+    case jpeg
+
+    /// The file extension, without the dot.
+    public var fileExtension: String { self == .png ? "png" : "jpg" }
+
+    /// The MIME type.
+    public var mimeType: String { self == .png ? "image/png" : "image/jpeg" }
+
+    /// The format named by a file extension (`png`, `jpg`, `jpeg`), if any.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "png": self = .png
+        case "jpg", "jpeg", "jpe": self = .jpeg
+        default: return nil
+        }
+    }
+
+    /// The format `auto` picks: JPEG for opaque photographs (JPEG sources), PNG for the rest
+    /// (screenshots, transparency, text and PDF pages, where JPEG would smear sharp edges).
+    public static func automatic(for source: ContentType, image: PixelBuffer) -> ImageFormat {
+        source == .jpeg && image.isOpaque ? .jpeg : .png
+    }
+}
+
+/// Encodes pixels as PNG (libpng) or JPEG (libjpeg-turbo, quality 85).
+public enum ImageEncoder {
+    /// JPEG quality: the usual balance for photographs seen at thumbnail size.
+    public static let jpegQuality = 85
+    /// zlib level for PNG: 6 is zlib's own balance of size and time.
+    public static let pngCompressionLevel = 6
+
+    /// Encodes `image`; JPEG has no alpha, so a transparent image is laid on white first.
+    public static func encode(_ image: PixelBuffer, as format: ImageFormat) throws(ThumbnailError) -> [UInt8] {
+        switch format {
+        case .png: return try encodePNG(image)
+        case .jpeg: return try encodeJPEG(image.hasAlpha ? image.flattened() : image)
+        }
+    }
+
+    static func encodePNG(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var length = 0
+        var error = glance_png_error()
+        let status = image.bytes.withUnsafeBufferPointer { buffer in
+            glance_png_encode(
+                buffer.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
+                Int32(pngCompressionLevel), &output, &length, &error)
+        }
+        guard status == Int32(GLANCE_PNG_OK.rawValue), let output else {
+            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
+        }
+        defer { glance_png_free_buffer(output) }
+        return [UInt8](UnsafeBufferPointer(start: output, count: length))
+    }
+
+    static func encodeJPEG(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var length = 0
+        var error = glance_jpeg_error()
+        let status = image.bytes.withUnsafeBufferPointer { buffer in
+            glance_jpeg_encode(
+                buffer.baseAddress, Int32(image.width), Int32(image.height), 3, image.rowBytes,
+                Int32(jpegQuality), &output, &length, &error)
+        }
+        guard status == Int32(GLANCE_JPEG_OK.rawValue), let output else {
+            throw .writeFailed(path: "JPEG", reason: JPEGError(error).message)
+        }
+        defer { glance_jpeg_free_buffer(output) }
+        return [UInt8](UnsafeBufferPointer(start: output, count: length))
+    }
+}
+
+extension PixelBuffer {
+    /// The image laid over white paper, without alpha.
+    public func flattened() -> PixelBuffer {
+        guard hasAlpha else { return self }
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        bytes.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { target in
+                for pixel in 0..<(width * height) {
+                    let alpha = Int(source[4 * pixel + 3])
+                    for channel in 0..<3 {
+                        let value = Int(source[4 * pixel + channel])
+                        target[3 * pixel + channel] = UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: rgb)
+    }
+}

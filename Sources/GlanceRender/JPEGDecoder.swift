@@ -1,0 +1,99 @@
+internal import CJPEG
+
+/// An error from libjpeg-turbo, copied out of its error manager.
+public struct JPEGError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public enum Kind: Sendable {
+        case corrupt, cannotOpen, needsMemory, unsupported, tooBig
+    }
+    public let kind: Kind
+    /// The libjpeg message code (`J_MESSAGE_CODE`), or errno when opening the file failed.
+    public let code: Int32
+    /// libjpeg's message.
+    public let message: String
+    /// Whether the data had run out before the failure (a truncated file).
+    public let hitEndOfData: Bool
+
+    public var description: String { "libjpeg: \(message) (code \(code))" }
+
+    init(_ error: glance_jpeg_error) {
+        code = error.code
+        switch Int(error.kind) {
+        case Int(GLANCE_JPEG_CANNOT_OPEN.rawValue): kind = .cannotOpen
+        case Int(GLANCE_JPEG_NEEDS_MEMORY.rawValue): kind = .needsMemory
+        case Int(GLANCE_JPEG_UNSUPPORTED.rawValue): kind = .unsupported
+        case Int(GLANCE_JPEG_TOO_BIG.rawValue): kind = .tooBig
+        default: kind = .corrupt
+        }
+        hitEndOfData = error.hit_end_of_data != 0
+        message = withUnsafeBytes(of: error.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+}
+
+/// The header facts of a JPEG that the renderer needs before decoding any pixel.
+struct JPEGHeader {
+    let width: Int
+    let height: Int
+    let components: Int
+    let isProgressive: Bool
+    let orientation: ExifOrientation
+}
+
+/// A libjpeg-turbo decompressor reading one file; owns the C decoder and frees it.
+///
+/// Used from one task only (it holds a C handle), and kept inside one synchronous render call.
+final class JPEGDecoder {
+    private let handle: OpaquePointer
+    let header: JPEGHeader
+
+    /// Opens `path` and reads the header (and EXIF orientation) without decoding pixels.
+    init(path: String) throws(JPEGError) {
+        var raw = glance_jpeg_header()
+        var error = glance_jpeg_error()
+        guard let handle = glance_jpeg_open(path, &raw, &error) else { throw JPEGError(error) }
+        self.handle = handle
+        var orientation = ExifOrientation.up
+        if let exif = raw.exif, raw.exif_length > 0 {
+            orientation = ExifOrientation(exifPayload: UnsafeBufferPointer(start: exif, count: raw.exif_length))
+        }
+        header = JPEGHeader(
+            width: Int(raw.width), height: Int(raw.height), components: Int(raw.components),
+            isProgressive: raw.progressive != 0, orientation: orientation)
+    }
+
+    deinit { glance_jpeg_free(handle) }
+
+    /// Starts decoding at 1/`scaleDenominator` of the size; returns the size of the rows to come.
+    func start(scaleDenominator: Int, maxMemoryBytes: Int) throws(JPEGError) -> (width: Int, height: Int) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var error = glance_jpeg_error()
+        guard
+            glance_jpeg_start(handle, Int32(scaleDenominator), maxMemoryBytes, &width, &height, &error)
+                == Int32(GLANCE_JPEG_OK.rawValue)
+        else { throw JPEGError(error) }
+        return (Int(width), Int(height))
+    }
+
+    /// Reads up to `maxRows` RGB rows into `rows`; returns how many it read (0 at the end).
+    func readRows(into rows: UnsafeMutablePointer<UInt8>, stride: Int, maxRows: Int) throws(JPEGError) -> Int {
+        var read: Int32 = 0
+        var error = glance_jpeg_error()
+        guard
+            glance_jpeg_read_rows(handle, rows, stride, Int32(maxRows), &read, &error)
+                == Int32(GLANCE_JPEG_OK.rawValue)
+        else { throw JPEGError(error) }
+        return Int(read)
+    }
+
+    /// Warnings libjpeg gave so far (recovered corruption, premature end of data).
+    var warningCount: Int { glance_jpeg_warning_count(handle) }
+
+    /// The output row at which the data ran out, or nil if it never did.
+    var endOfDataRow: Int? {
+        let row = glance_jpeg_end_of_data_row(handle)
+        return row < 0 ? nil : row
+    }
+}

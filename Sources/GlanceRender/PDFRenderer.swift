@@ -1,0 +1,84 @@
+internal import CGraphics
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Renders page 1 of a PDF on white paper, drawn by cairo directly at the thumbnail's scale (no
+/// full-size raster), with the page's /Rotate applied.
+///
+/// Documents are opened from a `file://` URI rather than from bytes: poppler then reads what it
+/// needs on demand instead of holding a copy of the whole file. A document is used by one thread
+/// only; different documents may render on different threads.
+public struct PDFRenderer: DocumentRenderer {
+    public var contentType: ContentType { .pdf }
+
+    public init() {}
+
+    /// poppler-glib reports broken files through g_log; the errors reach the user as typed
+    /// errors instead, so its log domain is silenced once per process.
+    private static let logSilenced: Bool = {
+        glance_silence_poppler_log()
+        return true
+    }()
+
+    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        _ = Self.logSilenced
+        let uri = try Self.fileURI(for: request.path)
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let document = poppler_document_new_from_file(uri, nil, &error) else {
+            guard let error else { throw .malformedPDF(detail: nil) }
+            let popplerError = PopplerError(consuming: error)
+            if popplerError.isEncrypted { throw .encrypted }
+            throw .malformedPDF(detail: popplerError.message)
+        }
+        defer { glance_object_unref(UnsafeMutableRawPointer(document)) }
+
+        guard poppler_document_get_n_pages(document) > 0, let page = poppler_document_get_page(document, 0) else {
+            throw .malformedPDF(detail: "the document has no pages")
+        }
+        defer { glance_object_unref(UnsafeMutableRawPointer(page)) }
+
+        // The size with /Rotate applied: poppler_page_render draws the page turned the same way.
+        var pageWidth = 0.0
+        var pageHeight = 0.0
+        poppler_page_get_size(page, &pageWidth, &pageHeight)
+        guard pageWidth.isFinite, pageHeight.isFinite, pageWidth > 0, pageHeight > 0 else {
+            throw .malformedPDF(detail: "page 1 has no size")
+        }
+        let size = ThumbnailGeometry.fit(width: pageWidth, height: pageHeight, maxSide: request.maxSide)
+        let image = try Self.draw(page: page, pageWidth: pageWidth, pageHeight: pageHeight, size: size)
+        return RenderedThumbnail(
+            image: image, sourceWidth: Int(pageWidth.rounded()), sourceHeight: Int(pageHeight.rounded()))
+    }
+
+    private static func draw(
+        page: OpaquePointer, pageWidth: Double, pageHeight: Double, size: (width: Int, height: Int)
+    ) throws(ThumbnailError) -> PixelBuffer {
+        let surface = CairoImageSurface(width: size.width, height: size.height)
+        guard let cairo = surface.context else {
+            throw .corrupt(format: "PDF", detail: "cannot create a \(size.width)x\(size.height) drawing surface")
+        }
+        defer { cairo_destroy(cairo) }
+        cairo_set_source_rgb(cairo, 1, 1, 1)
+        cairo_paint(cairo)
+        cairo_scale(cairo, Double(size.width) / pageWidth, Double(size.height) / pageHeight)
+        poppler_page_render(page, cairo)
+        return surface.rgbPixels()
+    }
+
+    /// `file://` URI of the absolute path (poppler takes URIs; the path may hold any character).
+    static func fileURI(for path: String) throws(ThumbnailError) -> String {
+        guard let absolute = realpath(path, nil) else {
+            throw .unreadable(reason: String(cString: strerror(errno)))
+        }
+        defer { free(absolute) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let uri = g_filename_to_uri(absolute, nil, &error) else {
+            let reason = error.map { PopplerError(consuming: $0).message } ?? "not a valid file name"
+            throw .unreadable(reason: reason)
+        }
+        defer { g_free(uri) }
+        return String(cString: uri)
+    }
+}

@@ -1,0 +1,73 @@
+internal import CPNG
+
+/// An error from libpng, copied out of the shim.
+public struct PNGError: Error, Sendable, CustomStringConvertible {
+    /// libpng's message (or the system's, when the file could not be opened).
+    public let message: String
+    /// Whether the file ended before the image data did.
+    public let hitEndOfData: Bool
+    /// errno, when the file could not be opened; 0 otherwise.
+    public let systemError: Int32
+
+    public var description: String { "libpng: \(message)" }
+
+    init(_ error: glance_png_error) {
+        systemError = error.code
+        hitEndOfData = error.hit_end_of_data != 0
+        message = withUnsafeBytes(of: error.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+}
+
+/// The header facts of a PNG.
+struct PNGHeader {
+    let width: Int
+    let height: Int
+    let isInterlaced: Bool
+    let hasAlpha: Bool
+}
+
+/// A libpng reader for one file; owns the C decoder and frees it. Used from one task only.
+final class PNGDecoder {
+    private let handle: OpaquePointer
+    let header: PNGHeader
+
+    /// Opens `path`, checks the signature and reads the chunks before the image data.
+    init(path: String) throws(PNGError) {
+        var raw = glance_png_header()
+        var error = glance_png_error()
+        guard let handle = glance_png_open(path, &raw, &error) else { throw PNGError(error) }
+        self.handle = handle
+        header = PNGHeader(
+            width: Int(raw.width), height: Int(raw.height), isInterlaced: raw.interlaced != 0,
+            hasAlpha: raw.has_alpha != 0)
+    }
+
+    deinit { glance_png_free(handle) }
+
+    /// Sets up 8-bit RGB or RGBA output; returns the channel count (3 or 4).
+    func start() throws(PNGError) -> Int {
+        var channels: Int32 = 0
+        var error = glance_png_error()
+        guard glance_png_start(handle, &channels, &error) == Int32(GLANCE_PNG_OK.rawValue) else {
+            throw PNGError(error)
+        }
+        return Int(channels)
+    }
+
+    /// Reads the next `count` rows of a non-interlaced image.
+    func readRows(into rows: UnsafeMutablePointer<UInt8>, stride: Int, count: Int) throws(PNGError) {
+        var error = glance_png_error()
+        guard glance_png_read_rows(handle, rows, stride, Int32(count), &error) == Int32(GLANCE_PNG_OK.rawValue)
+        else { throw PNGError(error) }
+    }
+
+    /// Reads a whole (interlaced) image into `image`.
+    func readImage(into image: UnsafeMutablePointer<UInt8>, stride: Int) throws(PNGError) {
+        var error = glance_png_error()
+        guard glance_png_read_image(handle, image, stride, &error) == Int32(GLANCE_PNG_OK.rawValue) else {
+            throw PNGError(error)
+        }
+    }
+}

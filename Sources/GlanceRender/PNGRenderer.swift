@@ -1,0 +1,56 @@
+/// Renders PNG images of every colour type and bit depth.
+///
+/// Non-interlaced images are streamed row by row into the downscaler, so memory does not grow
+/// with the image's height. Interlaced (Adam7) images cannot be streamed: their last pass fills
+/// every other row of the whole image, so they are decoded whole (and are held to the pixel limit).
+public struct PNGRenderer: DocumentRenderer {
+    public var contentType: ContentType { .png }
+
+    public init() {}
+
+    /// Rows read per call into libpng.
+    private static let rowsPerBatch = 16
+
+    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        let decoder: PNGDecoder
+        do { decoder = try PNGDecoder(path: request.path) } catch { throw Self.map(error) }
+        let header = decoder.header
+        if header.width * header.height > request.maxPixels {
+            throw .tooLarge(width: header.width, height: header.height, limitMegapixels: request.maxPixels / 1_000_000)
+        }
+        let channels: Int
+        do { channels = try decoder.start() } catch { throw Self.map(error) }
+        let target = ThumbnailGeometry.fit(width: header.width, height: header.height, maxSide: request.maxSide)
+        let scaler = try Downscaler(
+            sourceWidth: header.width, sourceHeight: header.height, channels: channels,
+            targetWidth: target.width, targetHeight: target.height)
+        let stride = header.width * channels
+
+        if header.isInterlaced {
+            let image = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * header.height)
+            defer { image.deallocate() }
+            do { try decoder.readImage(into: image, stride: stride) } catch { throw Self.map(error) }
+            scaler.push(rows: image, stride: stride, count: header.height)
+        } else {
+            let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
+            defer { rows.deallocate() }
+            var done = 0
+            while done < header.height {
+                let count = min(Self.rowsPerBatch, header.height - done)
+                do { try decoder.readRows(into: rows, stride: stride, count: count) } catch { throw Self.map(error) }
+                scaler.push(rows: rows, stride: stride, count: count)
+                done += count
+            }
+        }
+        var image = scaler.finish()
+        // A tRNS colour that never occurs leaves an RGBA image that is opaque everywhere.
+        if image.hasAlpha && image.isOpaque { image = image.droppingAlpha() }
+        return RenderedThumbnail(image: image, sourceWidth: header.width, sourceHeight: header.height)
+    }
+
+    static func map(_ error: PNGError) -> ThumbnailError {
+        if error.systemError != 0 { return .unreadable(reason: error.message) }
+        if error.hitEndOfData { return .truncated(format: "PNG") }
+        return .corrupt(format: "PNG", detail: error.message)
+    }
+}

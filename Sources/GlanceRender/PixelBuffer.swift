@@ -1,0 +1,61 @@
+/// An 8-bit sRGB image in memory: RGB (3 bytes a pixel) or RGBA with straight alpha (4 bytes).
+///
+/// A plain value, safe to send between tasks; the renderers produce it and the encoders take it.
+public struct PixelBuffer: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// 3 for RGB, 4 for RGBA.
+    public let channels: Int
+    /// Rows of `width * channels` bytes, top to bottom, no padding.
+    public var bytes: [UInt8]
+
+    public init(width: Int, height: Int, channels: Int, bytes: [UInt8]) {
+        precondition(channels == 3 || channels == 4, "PixelBuffer holds RGB or RGBA")
+        precondition(bytes.count == width * height * channels, "PixelBuffer byte count mismatch")
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.bytes = bytes
+    }
+
+    /// Whether the image has an alpha channel.
+    public var hasAlpha: Bool { channels == 4 }
+
+    /// Bytes in one row.
+    public var rowBytes: Int { width * channels }
+
+    /// The pixel at (`x`, `y`) as RGBA (alpha 255 for RGB images).
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        let i = (y * width + x) * channels
+        return (bytes[i], bytes[i + 1], bytes[i + 2], channels == 4 ? bytes[i + 3] : 255)
+    }
+
+    /// Whether every pixel is fully opaque (true for RGB images).
+    public var isOpaque: Bool {
+        guard channels == 4 else { return true }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var index = 3
+            while index < buffer.count {
+                if buffer[index] != 255 { return false }
+                index += 4
+            }
+            return true
+        }
+    }
+
+    /// The same pixels without the alpha channel (alpha must be 255 everywhere to be lossless).
+    public func droppingAlpha() -> PixelBuffer {
+        guard channels == 4 else { return self }
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        bytes.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { target in
+                for pixel in 0..<(width * height) {
+                    target[3 * pixel] = source[4 * pixel]
+                    target[3 * pixel + 1] = source[4 * pixel + 1]
+                    target[3 * pixel + 2] = source[4 * pixel + 2]
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: rgb)
+    }
+}

@@ -1,0 +1,67 @@
+/// Why a document has no thumbnail: the one error type that callers of the render layer see.
+///
+/// Each case's ``description`` is the reason shown to people after the file name
+/// (`glance: photo.jpg: truncated JPEG data`). The leaf errors of the C libraries
+/// (``JPEGError``, ``PNGError``, ``PopplerError``) are mapped to these cases where they arise.
+public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bytes are not one of the supported document types. `detail` may say more.
+    case unsupported(detail: String?)
+    /// The file has no bytes at all (and is not named as text).
+    case empty
+    /// The file could not be read: it is missing, unreadable, or a folder.
+    case unreadable(reason: String)
+    /// The data is damaged; `format` names the format, `detail` is the decoder's own words.
+    case corrupt(format: String, detail: String?)
+    /// The PDF cannot be parsed (no valid structure, or no pages); `detail` is poppler's message.
+    case malformedPDF(detail: String?)
+    /// The data ends before the image does, before anything could be shown.
+    case truncated(format: String)
+    /// The PDF is encrypted with a user password.
+    case encrypted
+    /// Decoding would need more pixels than the limit allows.
+    case tooLarge(width: Int, height: Int, limitMegapixels: Int)
+    /// The decoder would need more working memory than allowed (huge progressive JPEGs).
+    case needsTooMuchMemory(format: String, limitMegabytes: Int)
+    /// A JPEG coding process that this libjpeg build does not decode (lossless, hierarchical).
+    case unsupportedEncoding(format: String, detail: String)
+    /// Rendering took longer than the time limit.
+    case timedOut(seconds: Int)
+    /// The renderer process died (a crash inside a C library).
+    case rendererCrashed(signal: Int32)
+    /// Writing the thumbnail failed.
+    case writeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unsupported(let detail):
+            if let detail { return "not a supported document type (\(detail))" }
+            return "not a supported document type"
+        case .empty:
+            return "empty file"
+        case .unreadable(let reason):
+            return "cannot read the file: \(reason)"
+        case .corrupt(let format, let detail):
+            if let detail, !detail.isEmpty { return "corrupt \(format) data: \(detail)" }
+            return "corrupt \(format) data"
+        case .malformedPDF(let detail):
+            if let detail, !detail.isEmpty { return "malformed PDF: \(detail)" }
+            return "malformed PDF"
+        case .truncated(let format):
+            return "truncated \(format) data"
+        case .encrypted:
+            return "encrypted PDF, needs a password"
+        case .tooLarge(let width, let height, let limit):
+            return "image of \(width)x\(height) exceeds the \(limit)-megapixel limit"
+        case .needsTooMuchMemory(let format, let limit):
+            return "\(format) needs more than \(limit) MB of memory to decode"
+        case .unsupportedEncoding(let format, let detail):
+            return "unsupported \(format) encoding: \(detail)"
+        case .timedOut(let seconds):
+            return "timed out after \(seconds) s"
+        case .rendererCrashed(let signal):
+            return "renderer crashed (signal \(signal))"
+        case .writeFailed(let path, let reason):
+            return "cannot write \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// The render layer's front door: sniffs a document, picks its renderer, renders the thumbnail.
+///
+/// One renderer per content type, like Quick Look's generators; adding a format means adding a
+/// ``DocumentRenderer`` and listing it in ``init(renderers:)``'s default.
+public struct Thumbnailer: Sendable {
+    private let renderers: [ContentType: any DocumentRenderer]
+
+    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text), or the given ones.
+    public init(renderers: [any DocumentRenderer] = [PDFRenderer(), PNGRenderer(), JPEGRenderer(), TextRenderer()]) {
+        var table: [ContentType: any DocumentRenderer] = [:]
+        for renderer in renderers { table[renderer.contentType] = renderer }
+        self.renderers = table
+    }
+
+    /// The content type of the file at `path`, by sniffing; throws for empty and unsupported
+    /// files.
+    public func contentType(ofFileAt path: String) throws(ThumbnailError) -> ContentType {
+        switch try ContentSniffer.sniff(path: path) {
+        case .supported(let type) where renderers[type] != nil: return type
+        case .supported(let type): throw .unsupported(detail: "no renderer for \(type.displayName)")
+        case .empty: throw .empty
+        case .unsupported(let detail): throw .unsupported(detail: detail)
+        }
+    }
+
+    /// Renders the thumbnail of the document at `request.path`.
+    public func render(_ request: RenderRequest) throws(ThumbnailError) -> (
+        type: ContentType, thumbnail: RenderedThumbnail
+    ) {
+        let type = try contentType(ofFileAt: request.path)
+        let thumbnail = try renderers[type]!.render(request)
+        return (type, thumbnail)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GlanceRender
+
+/// The state of a document's thumbnail dictionary as recorded in the store.
+public enum DocumentState: String, Sendable, Codable, CaseIterable {
+    /// Thumbnails were made from the file as its identity describes.
+    case fresh
+    /// Rendering failed; the record's `error` says why. Not retried until the file changes, the
+    /// generator version changes, or the user asks.
+    case failed
+    /// The file is not a supported document type.
+    case unsupported
+}
+
+/// One document's record in the sidecar: its promised-item attributes as of the last render.
+public struct DocumentRecord: Sendable, Equatable, Codable {
+    /// Path relative to the container, `/`-separated, no leading `./`.
+    public var path: String
+    /// The file's identity when it was rendered.
+    public var identity: FileIdentity
+    /// Content digest (hex), if known: lets a thumbnail follow a document moved by copy + delete.
+    public var digest: String?
+    /// The sniffed content type (nil when unsupported).
+    public var contentType: ContentType?
+    public var state: DocumentState
+    /// Why rendering failed, for `failed` (and the detail of `unsupported`).
+    public var error: String?
+    /// The Glance version that made this record.
+    public var generatorVersion: String
+    /// When the record was made.
+    public var generatedAt: Date
+    /// How long rendering took, in milliseconds (used to estimate future runs).
+    public var renderMilliseconds: Int?
+
+    public init(
+        path: String, identity: FileIdentity, digest: String? = nil, contentType: ContentType?,
+        state: DocumentState, error: String? = nil, generatorVersion: String, generatedAt: Date = Date(),
+        renderMilliseconds: Int? = nil
+    ) {
+        self.path = path
+        self.identity = identity
+        self.digest = digest
+        self.contentType = contentType
+        self.state = state
+        self.error = error
+        self.generatorVersion = generatorVersion
+        self.generatedAt = generatedAt
+        self.renderMilliseconds = renderMilliseconds
+    }
+}
+
+/// One entry of a thumbnail dictionary: a size key (`1024x1024`) and the encoded image.
+public struct ThumbnailImage: Sendable, Equatable, Codable {
+    /// The size key, like `NSThumbnail1024x1024SizeKey`: the box the image fits.
+    public var sizeKey: String
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    /// Length of the encoded image in bytes.
+    public var byteCount: Int
+    /// The encoded bytes; nil when the caller asked for the dictionary without the images.
+    public var data: [UInt8]?
+
+    /// The size key of the standard thumbnail.
+    public static let standardSizeKey = "1024x1024"
+
+    public init(sizeKey: String = ThumbnailImage.standardSizeKey, format: ImageFormat, width: Int, height: Int, data: [UInt8]) {
+        self.sizeKey = sizeKey
+        self.format = format
+        self.width = width
+        self.height = height
+        self.byteCount = data.count
+        self.data = data
+    }
+
+    public init(sizeKey: String, format: ImageFormat, width: Int, height: Int, byteCount: Int) {
+        self.sizeKey = sizeKey
+        self.format = format
+        self.width = width
+        self.height = height
+        self.byteCount = byteCount
+        self.data = nil
+    }
+}
+
+/// A record with its thumbnail dictionary.
+public struct StoredDocument: Sendable, Equatable {
+    public var record: DocumentRecord
+    /// The thumbnail dictionary, by size key order; images carry `data` only when asked for.
+    public var thumbnails: [ThumbnailImage]
+
+    public init(record: DocumentRecord, thumbnails: [ThumbnailImage]) {
+        self.record = record
+        self.thumbnails = thumbnails
+    }
+}

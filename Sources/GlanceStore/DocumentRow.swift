@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import GlanceRender
+
+/// A row of the `document` table: one ``DocumentRecord`` as SQLite stores it.
+///
+/// Enumerations are kept as their raw strings so that the table reads well in the `sqlite3`
+/// shell; ``record()`` turns them back, refusing values this version does not know.
+struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "document"
+
+    var id: Int64?
+    var path: String
+    // SQLite integers are signed 64-bit; device and inode numbers are unsigned, so they are
+    // stored as the same 64 bits read as signed (an identity only ever needs equality).
+    var device: Int64
+    var inode: Int64
+    var size: Int64
+    var modifiedNs: Int64
+    var digest: String?
+    var contentType: String?
+    var state: String
+    var error: String?
+    var generatorVersion: String
+    /// Stored as GRDB stores dates: UTC text with millisecond precision ("2026-11-22 02:23:05.736").
+    var generatedAt: Date?
+    var renderMilliseconds: Int?
+
+    /// The columns, for queries written by hand.
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let path = Column(CodingKeys.path)
+    }
+
+    init(_ record: DocumentRecord, id: Int64? = nil) {
+        self.id = id
+        path = record.path
+        device = 0
+        inode = 0
+        size = 0
+        modifiedNs = 0
+        digest = record.digest
+        contentType = record.contentType?.rawValue
+        state = record.state.rawValue
+        error = record.error
+        generatorVersion = record.generatorVersion
+        generatedAt = record.generatedAt
+        renderMilliseconds = record.renderMilliseconds
+        setIdentity(record.identity)
+    }
+
+    /// Copies the identity's fields into their columns.
+    mutating func setIdentity(_ identity: FileIdentity) {
+        device = Int64(bitPattern: identity.device)
+        inode = Int64(bitPattern: identity.inode)
+        size = identity.size
+        modifiedNs = identity.modifiedNanoseconds
+    }
+
+    /// The identity as the columns describe it.
+    var identity: FileIdentity {
+        FileIdentity(
+            device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size,
+            modifiedNanoseconds: modifiedNs)
+    }
+
+    /// The public record, or a ``StoreError`` when a column holds a value this version does not
+    /// know (a store written by a newer Glance).
+    func record(location: String) throws(StoreError) -> DocumentRecord {
+        guard let documentState = DocumentState(rawValue: state) else {
+            throw StoreError(message: "record of \(path) has an unknown state '\(state)'", location: location)
+        }
+        var type: ContentType?
+        if let contentType {
+            guard let known = ContentType(rawValue: contentType) else {
+                throw StoreError(
+                    message: "record of \(path) has an unknown content type '\(contentType)'", location: location)
+            }
+            type = known
+        }
+        return DocumentRecord(
+            path: path, identity: identity, digest: digest, contentType: type, state: documentState, error: error,
+            generatorVersion: generatorVersion, generatedAt: generatedAt ?? Date(timeIntervalSince1970: 0),
+            renderMilliseconds: renderMilliseconds)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The SQLite sidecar: a ``ThumbnailStore`` kept in one WAL-mode database in a cache folder
+/// beside the documents (`CONTAINER/.thumbnails/thumbnails.sqlite` by default).
+///
+/// Several `SidecarStore` instances, in one process or in many, may use the same folder at once:
+/// SQLite's file locks serialise the writers, and every method is one transaction. The store is
+/// a cache: deleting its folder loses nothing that rendering again cannot rebuild.
+///
+/// The class holds only immutable references to thread-safe values (GRDB's `DatabasePool` is
+/// `Sendable`), so it is `Sendable` without any unchecked promise.
+public final class SidecarStore: ThumbnailStore {
+    /// The file name of the database inside the store's folder.
+    public static let databaseFileName = "thumbnails.sqlite"
+
+    /// The folder holding the database and its `CACHEDIR.TAG`.
+    public let directory: String
+
+    /// The full path of the database file.
+    public let databasePath: String
+
+    /// The connection pool: one writer and several readers, all in WAL mode.
+    let pool: DatabasePool
+
+    /// The folder a container's store lives in when no `--store` is given: `CONTAINER/.thumbnails`.
+    public static func defaultDirectory(forContainer container: String) -> String {
+        let trimmed = container.count > 1 && container.hasSuffix("/") ? String(container.dropLast()) : container
+        return trimmed + "/.thumbnails"
+    }
+
+    /// Opens the store in `directory`, creating the folder (mode 0755), its `CACHEDIR.TAG` and the
+    /// database as needed, and brings the database's schema up to date.
+    ///
+    /// - Throws: ``StoreError`` when the folder cannot be made or written, when the database there
+    ///   is not a Glance store (or was made by a newer Glance), or when it is corrupt.
+    public init(directory: String) throws(StoreError) {
+        self.directory = directory
+        self.databasePath = directory + "/" + Self.databaseFileName
+        try CacheDirectory.prepare(at: directory)
+        pool = try Self.openPool(at: databasePath, location: directory)
+        try SidecarMigrations.apply(to: pool, location: directory)
+    }
+
+    /// Bytes the store occupies on disk: the database and its `-wal` and `-shm` files.
+    public func sizeOnDisk() -> Int64 {
+        [databasePath, databasePath + "-wal", databasePath + "-shm"].reduce(into: Int64(0)) { total, path in
+            var info = stat()
+            if stat(path, &info) == 0 {
+                total += Int64(info.st_size)
+            }
+        }
+    }
+
+    /// Runs `PRAGMA integrity_check`; true when SQLite answers with the single row `ok`.
+    public func checkIntegrity() throws(StoreError) -> Bool {
+        let rows = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        return rows == ["ok"]
+    }
+
+    // MARK: - Opening
+
+    private static func openPool(at path: String, location: String) throws(StoreError) -> DatabasePool {
+        var configuration = Configuration()
+        configuration.label = "GlanceStore"
+        configuration.foreignKeysEnabled = true
+        // Other processes (a batch, a watcher, a server) write to the same file. A writer waits up
+        // to 30 s for the lock instead of failing at once; GRDB opens write transactions as
+        // IMMEDIATE, so waiting here is enough to avoid SQLITE_BUSY on lock upgrades.
+        configuration.busyMode = .timeout(30)
+        configuration.prepareDatabase { db in
+            // WAL with synchronous = NORMAL never corrupts the database and survives a process
+            // crash or `kill -9` with every committed transaction intact; only a power loss or an
+            // OS crash may drop the last few commits. The sidecar is a rebuildable cache, so that
+            // is a fair price for not syncing the disk on every commit.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            // DatabasePool always puts the database in WAL mode, which lets readers (a listing,
+            // a server) go on while a batch writes.
+            return try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreError(error, location: location)
+        }
+    }
+
+    // MARK: - Transactions with typed errors
+
+    /// Runs `body` in one read transaction (a consistent snapshot of the database).
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw StoreError(error, location: directory)
+        }
+    }
+
+    /// Runs `body` in one IMMEDIATE write transaction, committed when `body` returns.
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw StoreError(error, location: directory)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+
+extension StoreError {
+    /// A ``StoreError`` for any error met while using the database at `location`, in words a user
+    /// can act on. A ``StoreError`` thrown from inside a transaction passes through unchanged.
+    init(_ error: any Error, location: String) {
+        if let storeError = error as? StoreError {
+            self = storeError
+            return
+        }
+        guard let databaseError = error as? DatabaseError else {
+            // Record decoding and other non-SQLite failures: a row this version cannot read.
+            self.init(message: "unreadable record: \(error)", location: location)
+            return
+        }
+        self.init(message: Self.message(for: databaseError), location: location)
+    }
+
+    /// What a database error means for the person running Glance. The store is a cache, so the
+    /// way out of a damaged one is always to delete it and let the next run rebuild it.
+    private static func message(for error: DatabaseError) -> String {
+        let detail = error.message ?? "\(error.resultCode)"
+        switch error.resultCode {
+        case .SQLITE_CORRUPT:
+            return "database is corrupt: \(detail); delete the folder to rebuild it"
+        case .SQLITE_NOTADB:
+            return "not a Glance thumbnail store (\(SidecarStore.databaseFileName) is not an SQLite database)"
+        case .SQLITE_FULL:
+            return "disk is full: \(detail)"
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return "database is busy: another process held it locked for more than 30 seconds"
+        case .SQLITE_READONLY:
+            return "cannot write the database: \(detail); check the folder's permissions"
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+            return "cannot open the database: \(detail); check the folder's permissions"
+        case .SQLITE_IOERR:
+            return "disk I/O error: \(detail)"
+        case .SQLITE_NOMEM:
+            return "out of memory"
+        default:
+            return "database error: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import GlanceRender
+
+/// A row of the `thumbnail` table: one entry of a document's thumbnail dictionary, image included.
+struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "thumbnail"
+
+    var documentId: Int64
+    var sizeKey: String
+    var format: String
+    var width: Int
+    var height: Int
+    var byteCount: Int
+    var data: Data
+
+    /// The row for `image` of document `documentId`; a ``StoreError`` when the image carries no
+    /// bytes (a dictionary loaded without its images cannot be saved back).
+    init(_ image: ThumbnailImage, documentId: Int64, path: String, location: String) throws(StoreError) {
+        guard let bytes = image.data else {
+            throw StoreError(
+                message: "thumbnail \(image.sizeKey) of \(path) has no image data to store", location: location)
+        }
+        self.documentId = documentId
+        sizeKey = image.sizeKey
+        format = image.format.rawValue
+        width = image.width
+        height = image.height
+        // The bytes themselves are the truth; a caller's count could be stale.
+        byteCount = bytes.count
+        data = Data(bytes)
+    }
+
+    /// The public image, bytes included.
+    func image(location: String) throws(StoreError) -> ThumbnailImage {
+        ThumbnailImage(
+            sizeKey: sizeKey, format: try ThumbnailSummaryRow.imageFormat(format, location: location), width: width,
+            height: height, data: [UInt8](data))
+    }
+}
+
+/// A row of the `thumbnail` table without its `data` column: what a listing needs, at a fraction
+/// of the cost. Fetching it never reads the image blobs from disk.
+struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "thumbnail"
+
+    /// Every column but `data`: GRDB selects these instead of `*`.
+    static var databaseSelection: [any SQLSelectable] {
+        [
+            Column(CodingKeys.documentId), Column(CodingKeys.sizeKey), Column(CodingKeys.format),
+            Column(CodingKeys.width), Column(CodingKeys.height), Column(CodingKeys.byteCount),
+        ]
+    }
+
+    var documentId: Int64
+    var sizeKey: String
+    var format: String
+    var width: Int
+    var height: Int
+    var byteCount: Int
+
+    /// The public image, without bytes.
+    func image(location: String) throws(StoreError) -> ThumbnailImage {
+        ThumbnailImage(
+            sizeKey: sizeKey, format: try Self.imageFormat(format, location: location), width: width, height: height,
+            byteCount: byteCount)
+    }
+
+    /// The format named by a `format` column.
+    static func imageFormat(_ name: String, location: String) throws(StoreError) -> ImageFormat {
+        guard let format = ImageFormat(rawValue: name) else {
+            throw StoreError(message: "a thumbnail has an unknown image format '\(name)'", location: location)
+        }
+        return format
+    }
+}

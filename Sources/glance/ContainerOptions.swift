@@ -1,0 +1,44 @@
+import ArgumentParser
+import GlancePipeline
+import GlanceStore
+
+/// The options every container command shares.
+struct ContainerOptions: ParsableArguments {
+    @Argument(help: "The container: a folder of documents.")
+    var container: String
+
+    @Option(help: ArgumentHelp("Where the thumbnail store lives. Default: CONTAINER/.thumbnails.", valueName: "DIR"))
+    var store: String?
+
+    /// The store's folder.
+    var storeDirectory: String { store ?? SidecarStore.defaultDirectory(forContainer: container) }
+
+    /// How to name a document in messages: the container's path joined with the relative path,
+    /// so that the user can find the file from where they ran the command.
+    func documentPath(_ relative: String) -> String {
+        container.hasSuffix("/") ? container + relative : container + "/" + relative
+    }
+
+    /// Opens the container and its store, or says why not (exit 2).
+    func open() throws -> (scanner: ContainerScanner, store: SidecarStore) {
+        let scanner: ContainerScanner
+        do {
+            scanner = try ContainerScanner(container: container, excluding: [storeDirectory])
+        } catch {
+            throw CommandFailure.unusable("\(container): \(error.reason)")
+        }
+        do {
+            return (scanner, try SidecarStore(directory: storeDirectory))
+        } catch {
+            throw CommandFailure.unusable("\(storeDirectory): \(error.message)")
+        }
+    }
+}
+
+/// How a command ends badly: the CLI's only mapping from errors to exit codes.
+enum CommandFailure: Error {
+    /// Bad usage or an unusable container or store: exit 2 after `glance: message`.
+    case unusable(String)
+    /// Some documents failed, each already named with its reason: exit 1.
+    case documentsFailed
+}

@@ -1,0 +1,1291 @@
+#!/usr/bin/env python3
+"""Generate Glance's test assets and their manifest, TestAssets/assets.tsv.
+
+Run from anywhere:  python3 TestAssets/generate.py
+It deletes and rewrites the folders png/ jpeg/ orientation/ pdf/ text/
+corrupt/ samples/ next to this script, then writes assets.tsv.
+
+What it makes
+  png/          every PNG colour type and bit depth (own PNG writer: zlib,
+                struct, crc32), tRNS variants, Adam7-interlaced files, large
+                and oddly shaped images, a colour-drift reference
+  jpeg/         one synthetic photo encoded with baseline, progressive,
+                arithmetic, restart-interval, 4:4:4, grayscale, CMYK and
+                YCCK settings, colour-drift references, a huge-header file
+  orientation/  the same picture stored for each EXIF orientation 0..8
+                (and without EXIF), plus upright.png, the intended display
+  pdf/          hand-written PDFs (sizes, /Rotate, two pages, embedded
+                JPEG) and qpdf-encrypted copies
+  text/         UTF-8/16/32 and legacy encodings, line-end variants, big
+                and odd files; text/expected-decoding/*.utf8 holds the
+                correct UTF-8 of every non-UTF-8 (or BOM) file
+  corrupt/      empty, truncated, corrupt and mislabelled files
+  samples/      a few nice documents for the demo (`make demo`)
+
+CMYK: ImageMagick 6 writes every CMYK JPEG as YCCK (Adobe transform 2), so
+jpeg/ycck.jpg comes from ImageMagick and jpeg/cmyk.jpg is assembled from
+four cjpeg planes (see cmyk_jpeg).
+
+assets.tsv lists every generated file, references and demo files included;
+columns: path kind outcome width height note
+  kind     png | jpeg | pdf | text | none (what sniffing the bytes says)
+  outcome  ok | error:<lower-case fragment of the error message> |
+           either (ok or any error is acceptable)
+  width/height  expected thumbnail size, `*` for errors
+
+Tools needed: python3 (stdlib only), /usr/bin/convert (ImageMagick 6; the
+`convert` first on PATH may be something else), cjpeg and jpegtran from
+libjpeg-turbo-progs, qpdf.
+
+Determinism: fixed seeds, no timestamps (ImageMagick runs with -strip and
+without ancillary PNG chunks, PDFs carry a fixed /CreationDate, qpdf runs
+with --static-id and --static-aes-iv). qpdf's AES-256 file key and salts
+are random, so the two encrypted PDFs reuse the previous run's encryption
+parameters when those files exist (see encrypt_letter); from scratch they
+get new random keys. Everything else is byte-identical between runs on one
+machine; another zlib, libjpeg or ImageMagick version may give different
+bytes (same pixels).
+"""
+
+import io
+import math
+import os
+import random
+import shutil
+import struct
+import subprocess
+import tempfile
+import zipfile
+import zlib
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+CONVERT = "/usr/bin/convert"
+GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples"]
+MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
+TMP = None     # scratch folder, set in main()
+
+
+# ---------------------------------------------------------------- helpers
+
+def out(rel):
+    path = os.path.join(ROOT, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return path
+
+
+def write(rel, data):
+    with open(out(rel), "wb") as f:
+        f.write(data)
+
+
+def read(rel):
+    with open(os.path.join(ROOT, rel), "rb") as f:
+        return f.read()
+
+
+def run(*args, **kw):
+    subprocess.run(list(args), check=True, **kw)
+
+
+def rnd(x):
+    """Round half up, like Swift's .rounded()."""
+    return int(math.floor(x + 0.5))
+
+
+def fit_image(w, h):
+    """Thumbnail size of a w x h image: fit into 1024 x 1024, never enlarge."""
+    long_side = max(w, h)
+    scale = min(1024, long_side) / long_side
+    if w >= h:
+        return min(1024, w), max(1, rnd(h * scale))
+    return max(1, rnd(w * scale)), min(1024, h)
+
+
+def fit_page(w, h):
+    """Thumbnail size of a PDF page: the longest side is always 1024."""
+    scale = 1024 / max(w, h)
+    if w >= h:
+        return 1024, max(1, rnd(h * scale))
+    return max(1, rnd(w * scale)), 1024
+
+
+def record(rel, kind, outcome, size, note):
+    w, h = size if size else ("*", "*")
+    MANIFEST.append((rel, kind, outcome, str(w), str(h), note))
+
+
+def ok_image(rel, kind, w, h, note):
+    record(rel, kind, "ok", fit_image(w, h), note)
+
+
+def magick(*args):
+    """Run ImageMagick 6 without timestamps or other ancillary chunks."""
+    run(CONVERT, *args[:-1], "-strip", "-quality", "95",
+        "-define", "png:exclude-chunk=all", args[-1])
+
+
+# ---------------------------------------------------------------- PNG writer
+
+CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+ADAM7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4),
+         (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+ABS = [min(b, 256 - b) for b in range(256)]
+
+
+def png_chunk(tag, data):
+    return (struct.pack(">I", len(data)) + tag + data
+            + struct.pack(">I", zlib.crc32(tag + data)))
+
+
+def pack_row(samples, depth):
+    """Flat list of samples -> bytes (MSB first for depths below 8)."""
+    if isinstance(samples, (bytes, bytearray)):
+        return bytes(samples)
+    if depth == 8:
+        return bytes(samples)
+    if depth == 16:
+        return struct.pack(">%dH" % len(samples), *samples)
+    per = 8 // depth
+    packed = bytearray()
+    for i in range(0, len(samples), per):
+        byte = 0
+        for j, s in enumerate(samples[i:i + per]):
+            byte |= s << (8 - depth * (j + 1))
+        packed.append(byte)
+    return bytes(packed)
+
+
+def paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    if pa <= pb and pa <= pc:
+        return a
+    return b if pb <= pc else c
+
+
+def filter_row(kind, row, prev, bpp):
+    left = bytes(bpp) + row[:-bpp]
+    if kind == 0:
+        return row
+    if kind == 1:
+        return bytes((x - a) & 255 for x, a in zip(row, left))
+    if kind == 2:
+        return bytes((x - b) & 255 for x, b in zip(row, prev))
+    if kind == 3:
+        return bytes((x - ((a + b) >> 1)) & 255
+                     for x, a, b in zip(row, left, prev))
+    upleft = bytes(bpp) + prev[:-bpp]
+    return bytes((x - paeth(a, b, c)) & 255
+                 for x, a, b, c in zip(row, left, prev, upleft))
+
+
+def filtered(rows, bpp, mode):
+    """Filter packed rows. mode 'cycle' uses types 0..4 in turn (to exercise
+    every decoder path); 'auto' picks the cheapest of None/Sub/Up."""
+    data, prev = bytearray(), bytes(len(rows[0]))
+    for i, row in enumerate(rows):
+        if mode == "cycle":
+            kind = i % 5
+            line = filter_row(kind, row, prev, bpp)
+        else:
+            cands = [(sum(map(ABS.__getitem__, f)), k, f) for k, f in
+                     ((k, filter_row(k, row, prev, bpp)) for k in (0, 1, 2))]
+            _, kind, line = min(cands, key=lambda c: (c[0], c[1]))
+        data.append(kind)
+        data += line
+        prev = row
+    return bytes(data)
+
+
+def encode_png(w, h, ctype, depth, rows, palette=None, trns=None,
+               interlace=False, filters="auto"):
+    """rows: h lists of w*channels samples (or packed bytes for depth 8)."""
+    ch = CHANNELS[ctype]
+    bpp = max(1, ch * depth // 8)
+    if not interlace:
+        raw = filtered([pack_row(r, depth) for r in rows], bpp, filters)
+    else:
+        raw = b""
+        for x0, y0, dx, dy in ADAM7:
+            xs, ys = range(x0, w, dx), range(y0, h, dy)
+            if not xs or not ys:
+                continue  # empty passes are left out entirely
+            sub = []
+            for y in ys:
+                r = rows[y]
+                sub.append(pack_row([r[x * ch + c] for x in xs
+                                     for c in range(ch)], depth))
+            raw += filtered(sub, bpp, filters)
+    png = b"\x89PNG\r\n\x1a\n"
+    png += png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, ctype,
+                                          0, 0, 1 if interlace else 0))
+    if palette:
+        png += png_chunk(b"PLTE", b"".join(bytes(c) for c in palette))
+    if trns is not None:
+        png += png_chunk(b"tRNS", trns)
+    png += png_chunk(b"IDAT", zlib.compress(raw, 9))
+    return png + png_chunk(b"IEND", b"")
+
+
+def png_chunks(data):
+    """Split a PNG into (offset, tag, payload) tuples."""
+    pos, chunks = 8, []
+    while pos < len(data):
+        n, tag = struct.unpack(">I4s", data[pos:pos + 8])
+        chunks.append((pos, tag, data[pos + 8:pos + 8 + n]))
+        pos += 12 + n
+    return chunks
+
+
+# ---------------------------------------------------------------- pictures
+
+BAYER4 = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
+
+
+def quant(v, levels, x, y):
+    """0..1 -> 0..levels-1, ordered-dithered when there are few levels."""
+    if levels > 16:
+        return min(levels - 1, rnd(v * (levels - 1)))
+    t = (BAYER4[(y & 3) * 4 + (x & 3)] + 0.5) / 16
+    return min(levels - 1, int(v * (levels - 1) + t))
+
+
+def suite_pixel(x, y, w, h):
+    """Gradient with a disc, a rectangle, a translucent triangle and a hole.
+    Returns (shape id, r, g, b, a) with floats 0..1; shape 0 = background."""
+    u, v = x / (w - 1), y / (h - 1)
+    if (x - 0.3 * w) ** 2 + (y - 0.5 * h) ** 2 < (0.28 * h) ** 2:
+        return 1, 0.95, 0.85, 0.1, 1.0
+    if 0.58 * w <= x < 0.9 * w and 0.12 * h <= y < 0.42 * h:
+        return 2, 0.8, 0.1, 0.15, 1.0
+    if 0.7 * w <= x < 0.82 * w and 0.62 * h <= y < 0.8 * h:
+        return 3, 0.0, 0.0, 0.0, 0.0
+    if y > 0.55 * h and 0.5 * w < x < 0.5 * w + (y - 0.55 * h) * 1.4:
+        return 4, 0.1, 0.55, 0.25, 0.6
+    return 0, u, 0.25 + 0.6 * v, 1.0 - 0.7 * u, 1.0 - 0.75 * u
+
+
+def suite_rows(w, h, ctype, depth, key=None):
+    """Rows of samples for a gray/gray+alpha/RGB/RGBA image."""
+    levels = 1 << depth
+    rows = []
+    for y in range(h):
+        row = []
+        for x in range(w):
+            _, r, g, b, a = suite_pixel(x, y, w, h)
+            if ctype in (0, 4):
+                px = [quant(0.299 * r + 0.587 * g + 0.114 * b, levels, x, y)]
+            else:
+                px = [quant(c, levels, x, y) for c in (r, g, b)]
+            if ctype in (4, 6):
+                px.append(quant(a, levels, x, y))
+            elif key is not None:  # colour key: hole gets it, others avoid it
+                if a == 0.0:
+                    px = list(key)
+                elif px == list(key):
+                    px[0] ^= 1
+            row += px
+        rows.append(row)
+    return rows
+
+
+def palette_image(w, h, depth, with_alpha=False):
+    """Rows of indices, the palette and (optionally) a tRNS alpha table."""
+    n = 1 << depth
+    ramp = n if n == 2 else n - 2
+    lo, hi = (20, 40, 120), (250, 180, 40)
+    pal = [tuple(rnd(l + (hh - l) * i / (ramp - 1)) for l, hh in zip(lo, hi))
+           for i in range(ramp)]
+    if n > 2:
+        pal += [(240, 220, 30), (200, 25, 40)]
+    rows = []
+    for y in range(h):
+        row = []
+        for x in range(w):
+            shape = suite_pixel(x, y, w, h)[0]
+            if n > 2 and shape in (1, 2):
+                row.append(n - shape)
+            elif n == 2 and shape == 1:
+                row.append(1)
+            else:
+                row.append(quant(x / (w - 1), ramp, x, y))
+        rows.append(row)
+    alpha = None
+    if with_alpha:
+        alpha = bytes(255 - 200 * i // (ramp - 1) for i in range(ramp))
+        alpha += b"\xff" * (n - ramp)
+    return rows, pal, alpha
+
+
+def landscape(w, h, seed, noise, period=64):
+    """A synthetic 'photo' as RGB rows: sky, sun, hills, fields, houses and
+    seeded luminance noise on the ground (a small repeating tile keeps PNGs
+    compressible)."""
+    rng = random.Random(seed)
+    tile = [rng.randint(-noise, noise) for _ in range(period * period)]
+    hor = [h * (0.62 + 0.05 * math.sin(x / w * 7.0 + 0.4)
+                + 0.025 * math.sin(x / w * 23.0)) for x in range(w)]
+    sun_x, sun_y, sun_r = 0.76 * w, 0.24 * h, 0.075 * w
+    houses = [(0.18, 0.30, 0.70, 0.82, (225, 220, 205), (150, 40, 35)),
+              (0.36, 0.44, 0.73, 0.83, (190, 80, 60), (70, 60, 60)),
+              (0.60, 0.75, 0.76, 0.90, (240, 240, 235), (40, 70, 130))]
+    boxes = [(int(a * w), int(b * w), int(c * h), int(d * h), wall, roof)
+             for a, b, c, d, wall, roof in houses]
+    rows = []
+    for y in range(h):
+        row = bytearray()
+        t = y / h
+        sky = (35 + 150 * t, 80 + 135 * t, 170 + 70 * t)
+        ground = (120 - 70 * t, 160 - 60 * t, 70 - 25 * t)
+        noise_row = tile[(y % period) * period:(y % period + 1) * period]
+        near_sun = abs(y - sun_y) < 2 * sun_r
+        for x in range(w):
+            if y < hor[x]:
+                r, g, b = sky
+                d = math.hypot(x - sun_x, y - sun_y) if near_sun else 9e9
+                if d < 2 * sun_r:  # glow, then the anti-aliased disc
+                    k = 0.35 * min(1.0, 2 - d / sun_r)
+                    r, g, b = r + (255 - r) * k, g + (240 - g) * k, b
+                    k = min(1.0, max(0.0, sun_r + 0.5 - d))
+                    r, g, b = (r + (255 - r) * k, g + (236 - g) * k,
+                               b + (150 - b) * k)
+            else:
+                # diagonal field stripes with soft (about 7 px) edges
+                stripe = min(12, max(0, (abs((x * 3 + y * 7) % 388 - 194)
+                                         - 71) * 12 // 52))
+                r, g, b = ground[0] + stripe, ground[1] + stripe, ground[2]
+            for x0, x1, y0, y1, wall, roof in boxes:
+                if x0 <= x < x1:
+                    half = (x1 - x0) / 2
+                    if y0 <= y < y1:
+                        r, g, b = wall
+                    top = y0 - half * 0.6  # roof: a triangle above the wall
+                    if top <= y < y0 and abs(x - (x0 + x1) / 2) < (y - top) / 0.6:
+                        r, g, b = roof
+            n = noise_row[x % period] if y >= hor[x] else 0
+            row += bytes((min(255, max(0, int(r) + n)),
+                          min(255, max(0, int(g) + n)),
+                          min(255, max(0, int(b) + n))))
+        rows.append(bytes(row))
+    return rows
+
+
+def ppm(path, w, h, rows):
+    with open(path, "wb") as f:
+        f.write(b"P6\n%d %d\n255\n" % (w, h) + b"".join(rows))
+
+
+# ---------------------------------------------------------------- 1. PNG
+
+def make_png():
+    w, h = 200, 150
+    sub = (203, 151)  # odd sizes: partial bytes and uneven Adam7 passes
+    for depth in (1, 2, 4, 8, 16):
+        size = sub if depth < 8 else (w, h)
+        rel = "png/gray%d.png" % depth
+        write(rel, encode_png(*size, 0, depth, suite_rows(*size, 0, depth),
+                              filters="cycle"))
+        ok_image(rel, "png", *size, "grayscale, %d bit" % depth)
+    for ctype, name in ((2, "rgb"), (4, "gray-alpha"), (6, "rgba")):
+        for depth in (8, 16):
+            rel = "png/%s%d.png" % (name, depth)
+            write(rel, encode_png(w, h, ctype, depth,
+                                  suite_rows(w, h, ctype, depth),
+                                  filters="cycle"))
+            ok_image(rel, "png", w, h, "%s, %d bit" % (name, depth))
+    for depth in (1, 2, 4, 8):
+        size = sub if depth < 8 else (w, h)
+        rows, pal, _ = palette_image(*size, depth)
+        rel = "png/palette%d.png" % depth
+        write(rel, encode_png(*size, 3, depth, rows, pal, filters="cycle"))
+        ok_image(rel, "png", *size, "palette, %d bit" % depth)
+
+    # tRNS variants
+    key = 64
+    rows = suite_rows(w, h, 0, 8, key=(key,))
+    write("png/gray8-trns.png", encode_png(
+        w, h, 0, 8, rows, trns=struct.pack(">H", key), filters="cycle"))
+    ok_image("png/gray8-trns.png", "png", w, h,
+             "gray 8 bit, tRNS key 64 makes a transparent hole")
+    key = (255, 0, 255)
+    rows = suite_rows(w, h, 2, 8, key=key)
+    write("png/rgb8-trns.png", encode_png(
+        w, h, 2, 8, rows, trns=struct.pack(">3H", *key), filters="cycle"))
+    ok_image("png/rgb8-trns.png", "png", w, h,
+             "RGB 8 bit, tRNS key magenta makes a transparent hole")
+    rows, pal, alpha = palette_image(w, h, 8, with_alpha=True)
+    write("png/palette8-trns.png", encode_png(
+        w, h, 3, 8, rows, pal, alpha, filters="cycle"))
+    ok_image("png/palette8-trns.png", "png", w, h,
+             "palette 8 bit with tRNS alpha table (gradient fades out)")
+
+    # Adam7
+    iw, ih = 203, 151
+    for name, ctype, depth in (("gray8", 0, 8), ("rgb8", 2, 8),
+                               ("rgba16", 6, 16)):
+        rel = "png/interlaced-%s.png" % name
+        write(rel, encode_png(iw, ih, ctype, depth,
+                              suite_rows(iw, ih, ctype, depth),
+                              interlace=True, filters="cycle"))
+        ok_image(rel, "png", iw, ih, "Adam7 interlaced %s" % name)
+    rows, pal, _ = palette_image(iw, ih, 4)
+    write("png/interlaced-palette4.png",
+          encode_png(iw, ih, 3, 4, rows, pal, interlace=True, filters="cycle"))
+    ok_image("png/interlaced-palette4.png", "png", iw, ih,
+             "Adam7 interlaced palette 4 bit")
+    write("png/interlaced-rgb8-3x2.png", encode_png(
+        3, 2, 2, 8, suite_rows(3, 2, 2, 8), interlace=True, filters="cycle"))
+    ok_image("png/interlaced-rgb8-3x2.png", "png", 3, 2,
+             "Adam7 3x2: passes 2, 3 and 5 are empty and omitted")
+    write("png/rgb8-1x1.png",
+          encode_png(1, 1, 2, 8, [[200, 30, 60]]))
+    ok_image("png/rgb8-1x1.png", "png", 1, 1, "single pixel, never enlarged")
+
+    # alpha fringe check: red disc on transparent black
+    n, rad = 1600, 600
+    rows = []
+    for y in range(n):
+        dy = y + 0.5 - n / 2
+        span = math.sqrt(rad * rad - dy * dy) if abs(dy) < rad else -1
+        x0 = max(0, math.ceil(n / 2 - span - 0.5)) if span >= 0 else n
+        x1 = min(n, math.floor(n / 2 + span - 0.5) + 1) if span >= 0 else n
+        rows.append(b"\0\0\0\0" * x0 + b"\xff\0\0\xff" * (x1 - x0)
+                    + b"\0\0\0\0" * (n - x1))
+    write("png/alpha-edge.png", encode_png(n, n, 6, 8, rows))
+    ok_image("png/alpha-edge.png", "png", n, n,
+             "opaque red disc r=600 on transparent (0,0,0,0): no dark fringe")
+
+    w, h = 400, 4000
+    rows = [bytes(v for x in range(w) for v in
+                  (y * 255 // (h - 1), x * 255 // (w - 1),
+                   128 + 100 * ((y // 250) & 1)))
+            for y in range(h)]
+    write("png/tall-4000.png", encode_png(w, h, 2, 8, rows))
+    ok_image("png/tall-4000.png", "png", w, h, "400x4000 RGB gradient")
+    w, h = 3000, 300
+    rows = [bytes(v for x in range(w) for v in
+                  (x * 255 // (w - 1), 60 if (x // 150) & 1 else 200,
+                   y * 255 // (h - 1)))
+            for y in range(h)]
+    write("png/wide.png", encode_png(w, h, 2, 8, rows))
+    ok_image("png/wide.png", "png", w, h, "3000x300 RGB gradient with bars")
+
+    w, h = 2000, 1500
+    write("png/photo-like.png", encode_png(w, h, 2, 8, landscape(w, h, 7, 2)))
+    ok_image("png/photo-like.png", "png", w, h,
+             "2000x1500 RGB photo-like, compare with photo-like.reference.png")
+    magick(out("png/photo-like.png"), "-filter", "Lanczos", "-resize",
+           "1024x768!", "PNG24:" + out("png/photo-like.reference.png"))
+    ok_image("png/photo-like.reference.png", "png", 1024, 768,
+             "reference: photo-like.png, ImageMagick Lanczos to 1024x768")
+
+
+# ---------------------------------------------------------------- 2. JPEG
+
+def jpeg_segments(jpg):
+    """Marker segments up to and including SOS, and the scan data after it."""
+    pos, segs = 2, []
+    while True:
+        marker = jpg[pos + 1]
+        end = pos + 2 + struct.unpack(">H", jpg[pos + 2:pos + 4])[0]
+        segs.append((marker, jpg[pos:end]))
+        if marker == 0xDA:
+            return segs, jpg[end:-2]  # single scan, ends with EOI
+        pos = end
+
+
+def cmyk_jpeg(src, w, h):
+    """A plain CMYK JPEG (Adobe marker, transform 0, inverted values as
+    Photoshop writes them), which ImageMagick 6 cannot write: it always
+    turns CMYK into YCCK. ImageMagick separates the inks, cjpeg encodes each
+    inverted plane as a grayscale JPEG (same quantisation and standard
+    Huffman tables for all four), the four scans are joined under one
+    4-component SOF0, and jpegtran interleaves them into a single scan."""
+    raw = subprocess.run([CONVERT, src, "-colorspace", "CMYK", "-depth", "8",
+                          "cmyk:-"], check=True, capture_output=True).stdout
+    invert = bytes(range(255, -1, -1))
+    tables, scans = None, []
+    for c in range(4):
+        pgm = b"P5\n%d %d\n255\n" % (w, h) + raw[c::4].translate(invert)
+        gray = subprocess.run(["cjpeg", "-quality", "90"], input=pgm,
+                              check=True, capture_output=True).stdout
+        segs, data = jpeg_segments(gray)
+        t = b"".join(seg for marker, seg in segs if marker in (0xDB, 0xC4))
+        assert tables in (None, t), "planes must share their tables"
+        tables = t
+        scans.append(b"\xff\xda" + struct.pack(">HBBBBBB", 8, 1, c + 1, 0,
+                                                0, 63, 0) + data)
+    adobe = b"Adobe" + struct.pack(">HHHB", 100, 0, 0, 0)
+    sof = struct.pack(">BHHB", 8, h, w, 4) + b"".join(
+        struct.pack(">BBB", c + 1, 0x11, 0) for c in range(4))
+    joined = (b"\xff\xd8\xff\xee" + struct.pack(">H", 2 + len(adobe)) + adobe
+              + tables + b"\xff\xc0" + struct.pack(">H", 2 + len(sof)) + sof
+              + b"".join(scans) + b"\xff\xd9")
+    four, script = os.path.join(TMP, "four-scans.jpg"), os.path.join(TMP, "scans")
+    with open(four, "wb") as f:
+        f.write(joined)
+    with open(script, "w") as f:
+        f.write("0 1 2 3;\n")
+    return subprocess.run(["jpegtran", "-scans", script, four], check=True,
+                          capture_output=True).stdout
+
+
+def make_jpeg():
+    w, h = 1600, 1200
+    base = os.path.join(TMP, "base.ppm")
+    ppm(base, w, h, landscape(w, h, 11, 1))
+    variants = [("photo-baseline.jpg", [], "baseline, quality 90, 4:2:0"),
+                ("photo-progressive.jpg", ["-progressive"], "progressive"),
+                ("photo-arithmetic.jpg", ["-arithmetic"], "arithmetic coding"),
+                ("photo-restart.jpg", ["-restart", "2"],
+                 "restart marker every 2 MCU rows"),
+                ("photo-444.jpg", ["-sample", "1x1"], "4:4:4, no subsampling"),
+                ("gray.jpg", ["-grayscale"], "grayscale, 1 component")]
+    for name, opts, note in variants:
+        run("cjpeg", "-quality", "90", *opts, "-outfile", out("jpeg/" + name),
+            base)
+        ok_image("jpeg/" + name, "jpeg", w, h, "1600x1200 " + note)
+    magick(out("jpeg/photo-baseline.jpg"), "-filter", "Lanczos", "-resize",
+           "1024x768!", "PNG24:" + out("jpeg/photo-baseline.reference.png"))
+    ok_image("jpeg/photo-baseline.reference.png", "png", 1024, 768,
+             "reference: photo-baseline.jpg, ImageMagick Lanczos to 1024x768")
+
+    # CMYK (Adobe APP14 marker, transform 0) of the same photo
+    write("jpeg/cmyk.jpg", cmyk_jpeg(base, w, h))
+    ok_image("jpeg/cmyk.jpg", "jpeg", w, h, "1600x1200 CMYK (inverted, Adobe "
+             "marker transform 0), one interleaved baseline scan")
+    magick(out("jpeg/cmyk.jpg"), "-colorspace", "sRGB", "-filter", "Lanczos",
+           "-resize", "1024x768!", "PNG24:" + out("jpeg/cmyk.reference.png"))
+    ok_image("jpeg/cmyk.reference.png", "png", 1024, 768,
+             "reference: ImageMagick's RGB decode of cmyk.jpg, Lanczos to "
+             "1024x768")
+    # YCCK (Adobe transform 2): what ImageMagick 6 writes for any CMYK
+    # image. Small, so its thumbnail is the plain decode.
+    small = os.path.join(TMP, "small.ppm")
+    ppm(small, 400, 300, landscape(400, 300, 13, 1))
+    run(CONVERT, small, "-colorspace", "CMYK", "-quality", "90", "-strip",
+        out("jpeg/ycck.jpg"))
+    ok_image("jpeg/ycck.jpg", "jpeg", 400, 300,
+             "400x300 YCCK, Adobe marker transform 2")
+    magick(out("jpeg/ycck.jpg"), "-colorspace", "sRGB",
+           "PNG24:" + out("jpeg/ycck.reference.png"))
+    ok_image("jpeg/ycck.reference.png", "png", 400, 300,
+             "reference: ImageMagick's RGB decode of ycck.jpg (no resize)")
+    # the demo photo: an ordinary 800x600 JPEG of the same scene
+    demo = os.path.join(TMP, "demo.ppm")
+    ppm(demo, 800, 600, landscape(800, 600, 17, 1))
+    run("cjpeg", "-quality", "88", "-outfile", out("samples/photo.jpg"), demo)
+    ok_image("samples/photo.jpg", "jpeg", 800, 600, "demo: 800x600 photo")
+
+    # a small JPEG whose SOF0 claims 65500 x 65500
+    tiny = os.path.join(TMP, "tiny.ppm")
+    ppm(tiny, 64, 48, landscape(64, 48, 3, 2))
+    data = bytearray(subprocess.run(["cjpeg", "-quality", "80", tiny],
+                                    check=True, capture_output=True).stdout)
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", 65500, 65500)
+    write("jpeg/huge-header.jpg", bytes(data))
+    record("jpeg/huge-header.jpg", "jpeg", "either", (1024, 1024),
+           "64x48 data but SOF0 says 65500x65500 (67 MP even at 1/8 scale): "
+           "limit error or a 1024x1024 mostly grey partial image")
+
+
+# ---------------------------------------------------------------- orientation
+
+def upright_picture(w=600, h=400):
+    """White, a black 'F' of rectangles, red/blue/green corner squares."""
+    rects = [((240, 80, 280, 320), (0, 0, 0)), ((240, 80, 380, 120), (0, 0, 0)),
+             ((240, 180, 340, 215), (0, 0, 0)),
+             ((20, 20, 80, 80), (255, 0, 0)), ((520, 20, 580, 80), (0, 0, 255)),
+             ((20, 320, 80, 380), (0, 160, 0))]
+    img = [[(255, 255, 255)] * w for _ in range(h)]
+    for (x0, y0, x1, y1), colour in rects:
+        for y in range(y0, y1):
+            img[y][x0:x1] = [colour] * (x1 - x0)
+    return img
+
+
+def stored_for(img, orientation):
+    """Pixels to store so that applying the EXIF tag displays `img`."""
+    h, w = len(img), len(img[0])
+    sw, sh = (w, h) if orientation <= 4 else (h, w)
+    # where stored pixel (x, y) lands on the display
+    where = {1: lambda x, y: (x, y), 2: lambda x, y: (sw - 1 - x, y),
+             3: lambda x, y: (sw - 1 - x, sh - 1 - y),
+             4: lambda x, y: (x, sh - 1 - y), 5: lambda x, y: (y, x),
+             6: lambda x, y: (sh - 1 - y, x),
+             7: lambda x, y: (sh - 1 - y, sw - 1 - x),
+             8: lambda x, y: (y, sw - 1 - x)}[orientation]
+    rows = []
+    for y in range(sh):
+        row = bytearray()
+        for x in range(sw):
+            dx, dy = where(x, y)
+            row += bytes(img[dy][dx])
+        rows.append(bytes(row))
+    return sw, sh, rows
+
+
+def exif_app1(orientation, big_endian):
+    e = ">" if big_endian else "<"
+    tiff = (b"MM" if big_endian else b"II") + struct.pack(e + "HI", 42, 8)
+    tiff += struct.pack(e + "H", 1)
+    tiff += struct.pack(e + "HHIHH", 0x0112, 3, 1, orientation, 0)
+    tiff += struct.pack(e + "I", 0)
+    payload = b"Exif\0\0" + tiff
+    return b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload
+
+
+def make_orientation():
+    img = upright_picture()
+    h, w = len(img), len(img[0])
+    write("orientation/upright.png",
+          encode_png(w, h, 2, 8, [bytes(v for p in r for v in p) for r in img]))
+    ok_image("orientation/upright.png", "png", w, h,
+             "reference: how every orient-*.jpg must display")
+    for tag in ["none", 0, 1, 2, 3, 4, 5, 6, 7, 8]:
+        sw, sh, rows = stored_for(img, tag if tag not in ("none", 0) else 1)
+        src = os.path.join(TMP, "orient.ppm")
+        ppm(src, sw, sh, rows)
+        jpg = subprocess.run(["cjpeg", "-quality", "95", "-sample", "1x1", src],
+                             check=True, capture_output=True).stdout
+        if tag == "none":
+            note = "no EXIF: displayed as stored"
+        else:
+            big = tag in (0, 2, 4, 6, 8)
+            jpg = jpg[:2] + exif_app1(tag, big) + jpg[2:]
+            note = "EXIF orientation %d (%s TIFF), stored %dx%d" % (
+                tag, "big-endian" if big else "little-endian", sw, sh)
+            if tag == 0:
+                note = "EXIF orientation 0 (invalid, treated as 1)"
+        rel = "orientation/orient-%s.jpg" % tag
+        write(rel, jpg)
+        record(rel, "jpeg", "ok", (w, h), note)
+
+
+# ---------------------------------------------------------------- 3. PDF
+
+class PDF:
+    """Minimal PDF writer: numbered objects, a correct xref table."""
+
+    def __init__(self):
+        self.objs = []
+
+    def add(self, body=b""):
+        self.objs.append(body)
+        return len(self.objs)
+
+    def set(self, num, body):
+        self.objs[num - 1] = body
+
+    @staticmethod
+    def stream(data, extra=b""):
+        return (b"<< /Length %d %s>>\nstream\n" % (len(data), extra)
+                + data + b"\nendstream")
+
+    def bytes(self, root, info=None):
+        data = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+        offsets = []
+        for num, body in enumerate(self.objs, 1):
+            offsets.append(len(data))
+            data += b"%d 0 obj\n" % num + body + b"\nendobj\n"
+        xref = len(data)
+        data += b"xref\n0 %d\n0000000000 65535 f \n" % (len(self.objs) + 1)
+        data += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+        data += b"trailer\n<< /Size %d /Root %d 0 R" % (len(self.objs) + 1, root)
+        if info:
+            data += b" /Info %d 0 R" % info
+        data += b" >>\nstartxref\n%d\n%%%%EOF\n" % xref
+        return bytes(data)
+
+
+def pdf_text(s):
+    s = s.encode("cp1252")
+    return b"(" + s.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(
+        b")", b"\\)") + b")"
+
+
+def text_lines(x, y, size, lines, leading=None):
+    ops = b"BT /F1 %d Tf %d TL %d %d Td\n" % (size, leading or size * 1.3, x, y)
+    ops += b"".join(pdf_text(line) + b" Tj T*\n" for line in lines)
+    return ops + b"ET\n"
+
+
+def make_pdf_file(pages, images=()):
+    """pages: list of (mediabox (w, h), rotate, content bytes).
+    images: list of (name, xobject body) shared by all pages."""
+    pdf = PDF()
+    catalog, tree = pdf.add(), pdf.add()
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+                   b"/Encoding /WinAnsiEncoding >>")
+    xobjs = b"".join(b"/%s %d 0 R " % (name, pdf.add(body))
+                     for name, body in images)
+    info = pdf.add(b"<< /Producer (Glance TestAssets/generate.py) "
+                   b"/CreationDate (D:20240101000000Z) >>")
+    kids = []
+    for (w, h), rotate, content in pages:
+        c = pdf.add(PDF.stream(content))
+        rot = b" /Rotate %d" % rotate if rotate else b""
+        kids.append(pdf.add(
+            b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %s %s]%s "
+            b"/Resources << /Font << /F1 %d 0 R >> /XObject << %s>> >> "
+            b"/Contents %d 0 R >>" % (tree, str(w).encode(), str(h).encode(),
+                                       rot, font, xobjs, c)))
+    pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
+    pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
+        b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
+    return pdf.bytes(catalog, info)
+
+
+def letter_content(title, extra=()):
+    c = b"0.85 0.33 0.2 rg 72 380 468 160 re f\n"
+    c += b"0.15 0.35 0.7 rg 72 250 220 100 re f\n0 g\n"
+    c += text_lines(72, 700, 28, [title])
+    c += text_lines(72, 650, 12, [
+        "Glance test page. Helvetica text, an orange and a blue rectangle.",
+        "Accents: café, naïve, Zürich, façade, São Paulo, “quotes” – dash.",
+        *extra])
+    # an arrow that points to the top of the unrotated page
+    c += b"0 0.5 0 rg 500 250 m 530 300 l 560 250 l f 522 180 16 70 re f\n"
+    return c
+
+
+QPDF = ["qpdf", "--static-id", "--static-aes-iv"]
+
+
+def encrypt_letter(rel, user, *restrictions):
+    """AES-256 (R6) copy of letter.pdf, owner password 'owner'. qpdf picks
+    the R6 file key and salts at random, so when the previous run left this
+    file, its encryption parameters are reused (--copy-encryption) if they
+    describe the same settings: re-runs then give identical bytes."""
+    def settings(path):
+        return subprocess.run(["qpdf", "--show-encryption", "--password=" + user,
+                               path], capture_output=True).stdout
+    src, fresh = out("pdf/letter.pdf"), os.path.join(TMP, "fresh.pdf")
+    run(*QPDF, "--encrypt", user, "owner", "256", *restrictions, "--",
+        src, fresh)
+    best = fresh
+    previous = os.path.join(TMP, "previous", os.path.basename(rel))
+    reuse = os.path.join(TMP, "reuse.pdf")
+    if os.path.exists(previous) and subprocess.run(
+            QPDF + ["--copy-encryption=" + previous,
+                    "--encryption-file-password=owner", src, reuse],
+            capture_output=True).returncode == 0 \
+            and settings(reuse) == settings(fresh):
+        best = reuse
+    shutil.copyfile(best, out(rel))
+
+
+def make_pdf():
+    letter = (612, 792)
+    write("pdf/letter.pdf", make_pdf_file([(letter, 0, letter_content(
+        "US Letter, 612 x 792"))]))
+    record("pdf/letter.pdf", "pdf", "ok", fit_page(*letter),
+           "US Letter, Helvetica text and coloured rectangles")
+    a4, a4l = (595, 842), (842, 595)
+    write("pdf/a4-two-pages.pdf", make_pdf_file([
+        (a4, 0, letter_content("A4 page 1 of 2")),
+        (a4l, 0, text_lines(72, 500, 28, ["Page 2, A4 landscape: not used"]))]))
+    record("pdf/a4-two-pages.pdf", "pdf", "ok", fit_page(*a4),
+           "A4 portrait page 1, A4 landscape page 2: only page 1 counts")
+    for rot in (90, 180, 270):
+        rel = "pdf/rotate-%d.pdf" % rot
+        write(rel, make_pdf_file([(letter, rot, letter_content(
+            "Letter with /Rotate %d" % rot,
+            ["The green arrow points to the top of the unrotated page."]))]))
+        size = fit_page(*letter) if rot == 180 else fit_page(792, 612)
+        record(rel, "pdf", "ok", size, "US Letter with /Rotate %d" % rot)
+    write("pdf/wide-strip.pdf", make_pdf_file([((1000, 100), 0,
+        b"0.2 0.6 0.3 rg 0 0 500 100 re f 0 g\n"
+        + text_lines(520, 40, 24, ["1000 x 100 strip"]))]))
+    record("pdf/wide-strip.pdf", "pdf", "ok", fit_page(1000, 100),
+           "MediaBox 1000x100")
+    write("pdf/tiny-page.pdf", make_pdf_file([((3, 3), 0,
+        b"1 0 0 rg 0 0 1.5 3 re f\n")]))
+    record("pdf/tiny-page.pdf", "pdf", "ok", fit_page(3, 3),
+           "MediaBox 3x3 points, left half red: scaled up to 1024")
+
+    jpg = read("jpeg/photo-baseline.jpg")
+    image = PDF.stream(jpg, b"/Type /XObject /Subtype /Image /Width 1600 "
+                       b"/Height 1200 /ColorSpace /DeviceRGB "
+                       b"/BitsPerComponent 8 /Filter /DCTDecode ")
+    write("pdf/with-photo.pdf", make_pdf_file([(a4l, 0,
+        b"q 640 0 0 480 101 70 cm /Im1 Do Q\n"
+        + text_lines(101, 560, 20, ["A4 landscape page, DCTDecode photo"]))],
+        [(b"Im1", image)]))
+    record("pdf/with-photo.pdf", "pdf", "ok", fit_page(*a4l),
+           "A4 landscape, embeds jpeg/photo-baseline.jpg via /DCTDecode")
+
+    encrypt_letter("pdf/encrypted-user.pdf", "secret")
+    record("pdf/encrypted-user.pdf", "pdf",
+           "error:encrypted pdf, needs a password", None, "letter.pdf, AES-256, user password 'secret'")
+    encrypt_letter("pdf/owner-only.pdf", "", "--modify=none", "--extract=n")
+    record("pdf/owner-only.pdf", "pdf", "ok", fit_page(*letter),
+           "letter.pdf, AES-256, empty user password, owner 'owner', "
+           "no modify/extract")
+
+
+# ---------------------------------------------------------------- 4. text
+
+def prose(n_bytes, seed, width=72):
+    """Deterministic English prose, wrapped, about n_bytes long."""
+    rng = random.Random(seed)
+    lines, line, size = [], "", 0
+    while size < n_bytes:
+        for word in rng.choice(SENTENCES).split():
+            if len(line) + len(word) + 1 > width:
+                lines.append(line)
+                size += len(line) + 1
+                line = ""
+            line = (line + " " + word).strip()
+        if rng.random() < 0.15:
+            lines += [line, ""]
+            size += len(line) + 2
+            line = ""
+    return "\n".join(lines) + "\n"
+
+
+def make_text():
+    def text(name, data, note, expected=None):
+        write("text/" + name, data)
+        record("text/" + name, "text", "ok", (724, 1024), note)
+        if expected is not None:
+            stem = os.path.splitext(name)[0]
+            write("text/expected-decoding/%s.utf8" % stem,
+                  expected.encode("utf-8"))
+            record("text/expected-decoding/%s.utf8" % stem, "text", "ok",
+                   (724, 1024), "reference: correct UTF-8 decoding of " + name)
+
+    text("latin-utf8.txt", LATIN.encode(), "English with accents, UTF-8")
+    short = PLAIN.strip().split("\n")
+    text("crlf.txt", "\r\n".join(short).encode() + b"\r\n", "CRLF line ends")
+    text("cr-only.txt", "\r".join(short).encode() + b"\r",
+         "classic Mac CR-only line ends")
+    text("tabs.txt", TABS.encode(), "tab-separated columns")
+    line = prose(110000, 5).replace("\n", " ").encode()[:100 * 1024]
+    text("long-line.txt", line, "one 100 KiB line, no newline")
+    text("big.txt", prose(300000, 6).encode(),
+         "~300 KB of prose, only the first 64 KiB is read")
+    text("empty.txt", b"", "0 bytes: blank page")
+    text("cyrillic-utf8.txt", RUSSIAN.encode(), "Russian, UTF-8")
+    text("hebrew-utf8.txt", HEBREW.encode(), "Hebrew (right to left), UTF-8")
+    text("japanese-utf8.txt", JAPANESE.encode(), "Japanese, UTF-8")
+    text("chinese-utf8.txt", CHINESE.encode(), "simplified Chinese, UTF-8")
+    text("korean-utf8.txt", KOREAN.encode(), "Korean, UTF-8")
+    text("utf8-bom.txt", b"\xef\xbb\xbf" + MIXED.encode(),
+         "UTF-8 with BOM", MIXED)
+    for name, codec, bom in (("utf16le-bom", "utf-16-le", b"\xff\xfe"),
+                             ("utf16be-bom", "utf-16-be", b"\xfe\xff"),
+                             ("utf32le-bom", "utf-32-le", b"\xff\xfe\0\0")):
+        text(name + ".txt", bom + MIXED.encode(codec),
+             name.replace("-bom", "").upper() + " with BOM, includes a "
+             "non-BMP character", MIXED)
+    for name, codec, sample, note in (
+            ("shift_jis", "shift_jis", JAPANESE, "Japanese"),
+            ("euc-jp", "euc_jp", JAPANESE, "Japanese"),
+            ("gb18030", "gb18030", CHINESE, "simplified Chinese"),
+            ("big5", "big5", TRADITIONAL, "traditional Chinese"),
+            ("koi8-r", "koi8_r", RUSSIAN, "Russian"),
+            ("windows-1252", "cp1252", WESTERN, "French and German")):
+        text(name + ".txt", sample.encode(codec),
+             "%s in %s, no BOM" % (note, name), sample)
+
+    rng = random.Random(99)
+    blob = bytearray(rng.randrange(256) for _ in range(4096))
+    blob[0] = 0  # never a magic number
+    blob[100:104] = b"\0\0\0\0"
+    write("text/binary-with-nul.txt", bytes(blob))
+    record("text/binary-with-nul.txt", "none",
+           "error:not a supported document type", None,
+           "4 KiB random bytes with NULs, named .txt")
+
+
+# ---------------------------------------------------------------- 5. corrupt
+
+def make_corrupt():
+    def bad(name, kind, error, data, note):
+        write("corrupt/" + name, data)
+        record("corrupt/" + name, kind, "error:" + error, None, note)
+
+    for ext in ("jpg", "png", "pdf"):
+        bad("empty." + ext, "none", "empty file", b"", "0 bytes")
+    jpg = read("jpeg/photo-baseline.jpg")
+    write("corrupt/truncated.jpg", jpg[:len(jpg) * 4 // 10])
+    record("corrupt/truncated.jpg", "jpeg", "ok", (1024, 768),
+           "first 40% of photo-baseline.jpg: partial image (libjpeg warns)")
+    bad("truncated-header.jpg", "jpeg", "truncated jpeg data", jpg[:300],
+        "first 300 bytes of photo-baseline.jpg, cut inside DHT")
+    rng = random.Random(1234)  # libjpeg: "Unsupported marker type 0xf1"
+    bad("garbage-after-soi.jpg", "jpeg", "corrupt jpeg data",
+        jpg[:20] + bytes(rng.randrange(256) for _ in range(2048)),
+        "SOI and JFIF APP0, then 2 KiB random bytes")
+
+    png = read("png/rgb8.png")
+    chunks = png_chunks(png)
+    pos, _, payload = next(c for c in chunks if c[1] == b"IDAT")
+    crc_at = pos + 8 + len(payload)
+    flipped = bytearray(png)
+    flipped[crc_at] ^= 0xFF
+    bad("bad-crc.png", "png", "corrupt png data", bytes(flipped),
+        "rgb8.png with a wrong IDAT CRC")
+    broken = bytearray(payload)
+    broken[2] = 0x07  # first deflate block: BFINAL=1, BTYPE=11 (reserved)
+    fixed = png[:pos] + png_chunk(b"IDAT", bytes(broken)) + png[crc_at + 4:]
+    bad("bad-zlib.png", "png", "corrupt png data", fixed,
+        "rgb8.png, invalid deflate block type in IDAT, CRC correct")
+    bad("truncated.png", "png", "truncated png data", png[:len(png) * 6 // 10],
+        "first 60% of rgb8.png")
+    bad("bad-signature.png", "none", "not a supported document type",
+        b"\x88" + png[1:], "rgb8.png with first signature byte changed")
+    bad("huge-dimensions.png", "png", "exceeds the 100-megapixel limit",
+        b"\x89PNG\r\n\x1a\n"
+        + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 20000, 20000, 8, 6, 0, 0, 0))
+        + png_chunk(b"IDAT", zlib.compress(bytes(1 + 4 * 20000), 9))
+        + png_chunk(b"IEND", b""),
+        "IHDR 20000x20000 RGBA (400 MP), one row of data")
+
+    garbage = bytes(random.Random(77).randrange(256) for _ in range(3000))
+    for word in (b"obj", b"xref", b"trailer", b"startxref"):
+        assert word not in garbage
+    bad("malformed.pdf", "pdf", "malformed pdf", b"%PDF-1.4\n" + garbage,
+        "PDF header then random bytes, no objects, xref or trailer")
+    pdf = PDF()
+    pdf.add(b"<< /Type /Catalog /Pages 2 0 R >>")
+    pdf.add(b"<< /Type /Pages /Kids [] /Count 0 >>")
+    bad("no-pages.pdf", "pdf", "malformed pdf", pdf.bytes(1),
+        "valid structure, empty page tree")
+    blob = bytearray(random.Random(5).randrange(256) for _ in range(1024))
+    blob[0], blob[7] = 0x13, 0
+    bad("unknown.bin", "none", "not a supported document type", bytes(blob),
+        "1 KiB random bytes with NULs")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        info = zipfile.ZipInfo("hello.txt", date_time=(1980, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        z.writestr(info, PLAIN)
+    bad("zip-as-pdf.pdf", "none", "not a supported document type",
+        buf.getvalue(), "a ZIP archive named .pdf")
+
+
+# ---------------------------------------------------------------- 6. samples
+
+def screenshot(w=800, h=500):
+    """RGBA 'window' with a soft shadow on a transparent background."""
+    rows = []
+    x0, y0, x1, y1, rad = 30, 20, w - 30, h - 40, 14
+
+    def inside(x, y, grow=0.0):
+        cx = min(max(x, x0 + rad), x1 - rad)
+        cy = min(max(y, y0 + rad), y1 - rad)
+        return math.hypot(x - cx, y - cy) - rad - grow
+
+    for y in range(h):
+        row = bytearray()
+        for x in range(w):
+            d = inside(x + 0.5, y + 0.5)
+            if d > 0.5:
+                shadow = inside(x + 0.5, y - 9.5, 4)
+                a = max(0, min(90, int(90 - shadow * 5)))
+                row += bytes((0, 0, 0, a))
+                continue
+            cov = int(255 * min(1.0, 0.5 - d))
+            if y < y0 + 36:
+                c = (226, 226, 230)
+                dots = ((255, 95, 87), (254, 188, 46), (40, 200, 64))
+                for i, dot in enumerate(dots):
+                    if math.hypot(x - (x0 + 22 + 22 * i), y - (y0 + 18)) < 6.5:
+                        c = dot
+            elif x < x0 + 180:  # sidebar with menu items
+                c = (243, 244, 247)
+                item = (y - y0 - 60) // 32
+                if (y - y0 - 60) % 32 < 12 and y > y0 + 50 and \
+                        x0 + 20 < x < x0 + 150 - item * 37 % 70:
+                    c = (170, 175, 185)
+            else:  # lines of 'text' around a picture
+                c = (255, 255, 255)
+                line = (y - y0 - 60) // 22
+                if (y - y0 - 60) % 22 < 8 and y0 + 50 < y < y0 + 280 and \
+                        x0 + 210 < x < x1 - 40 - line * 53 % 220:
+                    c = (60, 64, 72)
+                if y0 + 290 < y < y0 + 420 and x0 + 210 < x < x0 + 560:
+                    c = (70 + (x - x0) // 4, 130, 220 - (y - y0 - 290))
+            row += bytes(c + (cov,))
+        rows.append(bytes(row))
+    return rows
+
+
+def report_pdf():
+    page1 = text_lines(60, 770, 26, ["Quarterly Garden Report"])
+    page1 += text_lines(60, 735, 11, [
+        "Community allotment, spring season. Prepared by the volunteers.",
+        "", "Harvest in kilograms per bed:"])
+    bars = [(b"0.30 0.60 0.30", 180), (b"0.85 0.45 0.20", 260),
+            (b"0.95 0.75 0.20", 120), (b"0.40 0.45 0.80", 300),
+            (b"0.70 0.30 0.50", 210)]
+    for i, (colour, height) in enumerate(bars):
+        page1 += colour + b" rg %d 300 60 %d re f\n" % (90 + i * 90, height)
+    page1 += b"0 g 70 300 m 540 300 l S\n"
+    page1 += text_lines(60, 260, 11, [
+        "Beds 2 and 4 did best thanks to the new compost. Bed 3 lost part of",
+        "its crop to slugs in April; copper tape is planned for next season.",
+        "Water use fell by a fifth after the rain barrels were installed."])
+    page2 = text_lines(60, 770, 18, ["Plans for the summer"])
+    page2 += text_lines(60, 740, 11, [
+        "1. Sow beans and courgettes in beds 1 and 3.",
+        "2. Repair the shed roof before the July storms.",
+        "3. Open day on the first Saturday of August, with lemonade.",
+        "4. Share surplus tomatoes with the school kitchen."])
+    page2 += b"0.9 0.9 0.92 rg 60 420 475 180 re f 0 g\n"
+    tasks = [("Task", "Owner"), ("Watering rota", "Sam and Priya"),
+             ("Seed order", "Jonas"), ("Newsletter", "Mei")]
+    page2 += text_lines(75, 580, 11, [t for t, _ in tasks])
+    page2 += text_lines(260, 580, 11, [o for _, o in tasks])
+    return make_pdf_file([((595, 842), 0, page1), ((595, 842), 0, page2)])
+
+
+def make_samples():
+    def sample(name, kind, size, note, src=None, data=None):
+        if src:
+            data = read(src)
+        write("samples/" + name, data)
+        record("samples/" + name, kind, "ok", size, note)
+
+    sample("screenshot.png", "png", (800, 500), "demo: RGBA window screenshot",
+           data=encode_png(800, 500, 6, 8, screenshot()))
+    sample("report.pdf", "pdf", fit_page(595, 842),
+           "demo: two-page A4 report with a bar chart", data=report_pdf())
+    sample("README.txt", "text", (724, 1024), "demo: README-like text",
+           data=README.encode())
+    sample("japanese.txt", "text", (724, 1024),
+           "demo: copy of japanese-utf8.txt", src="text/japanese-utf8.txt")
+    sample("rotated.pdf", "pdf", fit_page(792, 612),
+           "demo: copy of rotate-90.pdf", src="pdf/rotate-90.pdf")
+    sample("exif-rotated.jpg", "jpeg", (600, 400),
+           "demo: copy of orient-6.jpg", src="orientation/orient-6.jpg")
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    global TMP
+    with tempfile.TemporaryDirectory() as TMP:
+        # keep the previous encrypted PDFs: see encrypt_letter()
+        os.mkdir(os.path.join(TMP, "previous"))
+        for name in ("encrypted-user.pdf", "owner-only.pdf"):
+            if os.path.exists(os.path.join(ROOT, "pdf", name)):
+                shutil.copy(os.path.join(ROOT, "pdf", name),
+                            os.path.join(TMP, "previous"))
+        for group in GROUPS:
+            shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
+        make_png()
+        make_jpeg()
+        make_orientation()
+        make_pdf()
+        make_text()
+        make_corrupt()
+        make_samples()
+    rows = sorted(MANIFEST)
+    assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
+    with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
+        f.write("path\tkind\toutcome\twidth\theight\tnote\n")
+        for row in rows:
+            assert all("\t" not in c and "\n" not in c for c in row)
+            f.write("\t".join(row) + "\n")
+    print("wrote %d assets" % len(rows))
+
+
+# ---------------------------------------------------------------- texts
+
+SENTENCES = [
+    "The kettle clicked off just as the rain started again.",
+    "Most people in the village walk to the bakery before eight.",
+    "A good map is worth more than a fast car on these roads.",
+    "She kept the receipts in a shoebox under the stairs.",
+    "The library opens late on Thursdays, so we usually go then.",
+    "Tomatoes ripen faster on the windowsill than in the garden.",
+    "He fixed the bicycle chain with a paper clip and some patience.",
+    "Our neighbours grow more courgettes than they could ever eat.",
+    "The train was ten minutes late, which nobody found surprising.",
+    "We painted the fence blue, and then the gate, and then the shed.",
+    "Every winter the pond freezes for about a week.",
+    "The cat sleeps on the warmest chair in the house, whichever it is.",
+    "A list on the fridge says what still needs to be bought.",
+    "The market sells cheese, honey, eggs and very strong coffee.",
+    "Nobody remembers who planted the apple tree by the post office.",
+    "The bus driver waves at every child on the pavement.",
+]
+
+PLAIN = """Shopping list for the weekend
+Bread, butter and a dozen eggs.
+Apples for the school lunches.
+Call the plumber about the kitchen tap.
+Return the library books before Saturday.
+"""
+
+LATIN = """A café on the corner
+
+Every morning the café on the corner opens at seven. The owner, a cheerful
+woman from Zürich, writes the day's specials on a chalkboard: crème brûlée,
+jalapeño omelette, and a piña colada smoothie that nobody ever orders.
+
+Regulars have their habits. The retired teacher reads Le Monde and drinks a
+café au lait; the student from São Paulo orders a double espresso and works
+on her résumé. A naïve tourist once asked for "just a normal coffee" and
+received a lecture on the façade of the old cathedral instead.
+
+In winter the windows steam up and the smell of cinnamon fills the street.
+“It's the best spot in town,” says the postman — and he should know… He
+visits every café within two kilometres (about 1¼ miles) each day.
+
+Æsop, Ørsted, Ångström, Dvořák, Łódź, Ñuñoa, Þórshöfn: names on the menu board.
+"""
+
+TABS = ("Item\tQuantity\tPrice\tAisle\n"
+        "Apples\t6\t2.40\tFruit\n"
+        "Bread\t1\t1.95\tBakery\n"
+        "Cheddar\t1\t4.10\tDairy\n"
+        "Eggs\t12\t3.20\tDairy\n"
+        "Rice\t2\t1.80\tDry goods\n"
+        "Tea\t1\t2.75\tDrinks\n"
+        "\tTotal\t16.20\t\n")
+
+MIXED = """Greetings in several scripts
+
+English: Hello, how are you today?
+Deutsch: Grüße aus Köln, schönes Wetter heute.
+Русский: Привет, как дела?
+Ελληνικά: Γειά σου, τι κάνεις;
+日本語: こんにちは、お元気ですか。
+中文: 你好，今天天气很好。
+한국어: 안녕하세요, 반갑습니다.
+עברית: שלום, מה שלומך?
+Music outside the BMP: 𝄞 and a smile 😀.
+"""
+
+RUSSIAN = """Утро в городе
+
+Каждое утро я встаю в семь часов и завариваю крепкий чай. Пока чайник
+закипает, я смотрю в окно на тихую улицу. Зимой за окном ещё темно, а летом
+солнце уже светит прямо на кухонный стол.
+
+После завтрака я иду на работу пешком. Дорога занимает двадцать минут и
+проходит через небольшой парк. В парке всегда много людей: кто-то гуляет с
+собакой, кто-то бегает, а пожилые соседи кормят голубей хлебом.
+
+По субботам мы с семьёй ездим на рынок. Там продают свежие овощи, фрукты,
+мёд и домашний сыр. Дети любят выбирать яблоки, а я обычно покупаю картошку
+и морковь для супа. Продавцы нас уже знают и всегда откладывают для нас
+самые красивые помидоры.
+
+Вечером мы вместе готовим ужин и обсуждаем, как прошёл день. Потом я читаю
+книгу или слушаю радио. Такие простые дни кажутся мне самыми счастливыми.
+"""
+
+HEBREW = """בוקר רגיל
+
+בכל בוקר אני הולך ברגל לעבודה. הדרך עוברת ליד פארק קטן, שבו אנשים מטיילים
+עם הכלבים שלהם. בדרך אני קונה קפה ולחמנייה במאפייה הקטנה בפינת הרחוב.
+
+בסוף השבוע אנחנו נוסעים לשוק. בשוק יש ירקות טריים, פירות, גבינות ולחם חם.
+הילדים אוהבים לבחור תפוחים ותותים, ובדרך כלל אנחנו קונים יותר ממה שתכננו.
+
+בערב אנחנו אוכלים ארוחת ערב יחד ומדברים על היום. אחר כך אני קורא ספר לפני
+השינה, בערך 20 עמודים בכל לילה.
+"""
+
+JAPANESE = """朝の散歩について
+
+毎朝七時ごろ、私は近所の公園まで歩いて行きます。春になると、道の両側に桜の花が咲いて、とてもきれいです。公園には小さな池があり、カモが静かに泳いでいます。ベンチに座って温かいお茶を飲みながら、鳥の声を聞くのが好きです。
+
+散歩の帰りには、駅の前のパン屋に寄ります。焼きたてのパンの香りがして、いつも少し多めに買ってしまいます。店の主人はとても親切な人で、新しいパンができると必ず教えてくれます。
+
+週末には、家族と一緒に市場へ行きます。市場では、新鮮な野菜や果物、魚などが安く売られています。子供たちは果物を選ぶのが大好きで、毎回違う種類のりんごを試しています。昼ご飯は市場の近くの食堂で食べることが多いです。そこの味噌汁と焼き魚は、とてもおいしいです。
+
+雨の日には、家で本を読んだり、音楽を聴いたりして過ごします。最近は料理の本を読んで、新しい料理に挑戦しています。先週は初めてカレーを一から作りました。少し辛すぎましたが、家族はおいしいと言って全部食べてくれました。
+
+日曜日の午後には、近くの図書館で新聞を読んだり、子供たちと一緒に絵本を借りたりします。図書館の窓からは大きな木が見えて、とても静かで落ち着いた場所です。帰り道に八百屋で季節の野菜を買い、夕飯の準備をします。冬になると、温かい鍋料理を食べる日が増えます。白菜やねぎ、豆腐をたくさん入れて、家族みんなで囲むのが楽しみです。
+
+夜は早めに寝るようにしています。よく眠ると、次の日の朝も気持ちよく散歩に出かけることができます。
+"""
+
+CHINESE = """周末的早晨
+
+每个星期六的早上，我都会先去附近的菜市场买菜。市场里人很多，大家一边挑选新鲜的蔬菜，一边和摊主聊天。我最喜欢的是一位卖豆腐的老奶奶，她的豆腐又白又嫩，价格也很便宜。
+
+买完菜以后，我常常在路边的小店吃一碗热腾腾的面条。店主是一对年轻的夫妻，他们每天很早就开始准备汤底。面条的味道很好，很多附近的居民都是这里的老顾客。
+
+回到家里，我会把房间打扫干净，然后给阳台上的花浇水。去年春天我种了几盆番茄和辣椒，现在它们长得很好，每个星期都能摘下一些。孩子们觉得自己种的番茄特别甜，总是抢着吃。
+
+下午如果天气好，我们一家人会骑自行车去河边公园。公园里有很多人在散步、放风筝或者打羽毛球。我们通常带一些水果和饼干，坐在草地上休息，看着河水慢慢地流过去。
+
+星期天早上，我喜欢去公园跑步。跑完步以后，我会在湖边的长椅上坐一会儿，看老人们打太极拳，听孩子们的笑声。中午，我们常常去外婆家吃午饭。外婆做的红烧肉和鱼汤都特别好吃，每次我们都吃得饱饱的。饭后，大家一起喝茶、吃水果，外公还会给我们讲他年轻时候的故事。
+
+晚上，我们一起做饭。爸爸负责炒菜，妈妈负责包饺子，孩子们帮忙摆碗筷。吃完饭以后，大家坐在客厅里聊天，说说这一周发生的有趣的事情。这样简单的周末，让我觉得很幸福。
+"""
+
+TRADITIONAL = """下雨天的圖書館
+
+每到下雨的日子，我就喜歡到家附近的圖書館去。圖書館是一棟三層樓的老房子，窗戶很大，外面種著幾棵高大的樹。雨滴打在玻璃上的聲音，讓人覺得特別安靜。
+
+一樓是報紙和雜誌區，常常有退休的老先生坐在那裡看新聞。二樓放著小說和歷史書，我最常在這裡找書。三樓是兒童閱讀室，週末的時候，會有志工為小朋友講故事。
+
+我通常會先找一個靠窗的位子，把雨傘放好，再慢慢地挑選想看的書。最近我在讀一本關於海邊小鎮的小說，故事裡的人物都很有趣，每一章都讓我想繼續讀下去。
+
+中午的時候，我會到圖書館對面的小咖啡店吃午餐。店裡的三明治和熱湯都很好吃，老闆也認得我，總是問我今天又借了什麼書。吃完飯以後，我再回到圖書館，一直待到傍晚才回家。
+
+週末的時候，我也會帶弟弟一起去圖書館。他最喜歡看有很多圖片的科學書，常常一坐就是一個下午。有時候我們會參加館裡舉辦的手作活動，學習怎麼做書籤或是摺紙。回家以後，弟弟總是興奮地把今天學到的東西說給爸爸媽媽聽。
+
+回家的路上，雨通常已經停了。街道被洗得很乾淨，空氣裡有泥土和樹葉的味道。圖書館旁邊還有一個小公園，雨停了以後，常常可以看到小朋友在水坑裡跳來跳去，玩得非常開心。我喜歡這樣平靜的一天，雖然沒有做什麼特別的事，卻覺得心裡很滿足。
+"""
+
+KOREAN = """주말 아침
+
+주말 아침에는 보통 늦게 일어납니다. 창문을 열고 커피를 한 잔 마시면서 오늘 무엇을
+할지 생각합니다. 날씨가 좋으면 가까운 공원에 가서 산책을 합니다. 공원에는 강아지와
+함께 걷는 사람들이 많고, 아이들은 자전거를 탑니다.
+
+점심에는 시장에 가서 채소와 과일을 삽니다. 시장 아주머니들은 항상 친절하고, 가끔
+귤을 하나씩 더 주십니다. 저녁에는 가족과 함께 된장찌개를 끓여 먹습니다. 따뜻한 밥과
+찌개가 있으면 하루가 행복하게 끝납니다.
+"""
+
+WESTERN = """Le marché du samedi
+
+Le samedi matin, nous allons au marché du village. Les étals sont pleins de légumes frais, de fromages et de pain encore chaud. La boulangère nous dit toujours : “Bonjour, qu’est-ce que je vous sers aujourd’hui ?” Un kilo de pommes coûte 2,50 €, et les fraises de saison sont délicieuses. Mon frère préfère le café crème du petit bistrot à côté de l’église ; moi, je prends un chocolat chaud avec un croissant. Après les courses, nous rentrons à pied par le chemin qui longe la rivière, où les enfants jouent avec leur chien. « C’est la plus belle matinée de la semaine », dit ma sœur.
+
+Sonntagsfrühstück
+
+Am Sonntag frühstücken wir gemütlich auf dem Balkon. Es gibt Brötchen, Käse, Marmelade und frisch gepressten Orangensaft. Meine Großmutter erzählt gern von früher: „Damals kostete ein Brot nur ein paar Pfennig.“ Heute zahlen wir beim Bäcker um die Ecke 3,20 € für ein großes Bauernbrot. Nach dem Frühstück gehen wir im Park spazieren, füttern die Enten am Teich und treffen oft Nachbarn, die ihre Fahrräder schieben. Am Nachmittag backen wir zusammen einen Apfelkuchen – das Rezept stammt natürlich von Oma.
+"""
+
+README = """Glance
+======
+
+Glance makes thumbnails of documents: PDF, PNG, JPEG and plain text.
+
+Every thumbnail fits into 1024 x 1024 pixels and keeps the aspect ratio of
+the source. Images are never enlarged; PDF pages always get 1024 pixels on
+their longest side; text files are drawn on a page of 724 x 1024.
+
+Features
+--------
+
+  * PNG: every colour type and bit depth, transparency, interlacing
+  * JPEG: baseline, progressive, arithmetic, CMYK, EXIF orientation
+  * PDF: first page, honours /Rotate, refuses encrypted files politely
+  * Text: UTF-8, UTF-16, UTF-32 and common legacy encodings
+
+Usage
+-----
+
+    glance input.pdf output.png
+    glance --size 512 photo.jpg thumb.png
+
+Errors name the problem: an empty file, truncated or corrupt data, an
+encrypted PDF or an image above the 100-megapixel limit.
+"""
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+import Foundation
+import GlanceRender
+import Testing
+
+@Suite("glance thumbnail")
+struct ThumbnailCommandTests {
+    @Test("writes OUT and prints 'OUT WIDTHxHEIGHT'")
+    func success() throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/letter.png"
+        let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("pdf/letter.pdf"), "-o", out])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "\(out) 791x1024\n")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test("the default OUT is FILE's name + .thumbnail.jpg (auto: JPEG for photos) in the current folder")
+    func defaultOutput() throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let photo = try GlanceProcess.run(["thumbnail", CLIAssets.path("jpeg/photo-baseline.jpg")], in: folder)
+        #expect(photo.standardOutput == "photo-baseline.jpg.thumbnail.jpg 1024x768\n")
+        let written = try Data(contentsOf: URL(fileURLWithPath: folder + "/photo-baseline.jpg.thumbnail.jpg"))
+        #expect(written.starts(with: [0xFF, 0xD8, 0xFF]))
+        let page = try GlanceProcess.run(["thumbnail", CLIAssets.path("text/latin-utf8.txt")], in: folder)
+        #expect(page.standardOutput == "latin-utf8.txt.thumbnail.png 724x1024\n")
+        let forced = try GlanceProcess.run(
+            ["thumbnail", CLIAssets.path("png/rgb8.png"), "--format", "jpeg"], in: folder)
+        #expect(forced.standardOutput == "rgb8.png.thumbnail.jpg 200x150\n")
+    }
+
+    @Test(
+        "a failure is one line naming the file and the cause, exit 1, no OUT left",
+        arguments: [
+            ("pdf/encrypted-user.pdf", "encrypted PDF, needs a password"),
+            ("corrupt/truncated-header.jpg", "truncated JPEG data"),
+            ("corrupt/huge-dimensions.png", "image of 20000x20000 exceeds the 100-megapixel limit"),
+            ("corrupt/unknown.bin", "not a supported document type"),
+            ("corrupt/empty.jpg", "empty file"),
+            ("corrupt/bad-crc.png", "corrupt PNG data"),
+            ("no/such/file.png", "cannot read the file: No such file or directory"),
+        ])
+    func failure(file: String, reason: String) throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.png"
+        let path = CLIAssets.path(file)
+        let result = try GlanceProcess.run(["thumbnail", path, "-o", out])
+        #expect(result.status == 1)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.hasPrefix("glance: \(path): \(reason)") == true, "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing half-made left")
+    }
+
+    @Test("--max-pixels lowers the limit")
+    func maxPixels() throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = CLIAssets.path("png/photo-like.png")
+        let result = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", "--max-pixels", "1000000"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "glance: \(path): image of 2000x1500 exceeds the 1-megapixel limit\n")
+    }
+
+    @Test(
+        "bad usage exits 2 with a message",
+        arguments: [
+            ["thumbnail"],
+            ["thumbnail", "a.png", "-o", "out.gif"],
+            ["thumbnail", "a.png", "-o", "out.png", "--format", "jpeg"],
+            ["thumbnail", "a.png", "--format", "webp"],
+            ["thumbnail", "a.png", "--max-pixels", "0"],
+            ["frobnicate"],
+        ])
+    func usage(arguments: [String]) throws {
+        let result = try GlanceProcess.run(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.standardError)")
+        #expect(!result.standardError.isEmpty)
+    }
+
+    @Test("--help explains the command and exits 0")
+    func help() throws {
+        let result = try GlanceProcess.run(["thumbnail", "--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("--max-pixels"))
+        #expect(result.standardOutput.contains("fits 1024x1024"))
+    }
+
+    @Test("--verbose reports decoder warnings for a truncated JPEG but still renders it")
+    func verbose() throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try GlanceProcess.run([
+            "thumbnail", CLIAssets.path("corrupt/truncated.jpg"), "-o", folder + "/t.png", "-v",
+        ])
+        #expect(result.status == 0)
+        #expect(result.standardError.contains("warning: truncated JPEG data"))
+    }
+}

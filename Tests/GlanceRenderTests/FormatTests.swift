@@ -1,0 +1,122 @@
+import Testing
+
+@testable import GlanceRender
+
+/// Format-specific behaviour beyond what the manifest states.
+@Suite("Renderers")
+struct FormatTests {
+    @Test("every PNG colour type and bit depth decodes to the same picture as 8-bit RGB")
+    func pngColourTypes() throws {
+        // rgb16 and rgb8 hold the same gradient: scaled 16 -> 8 bits they must agree closely.
+        let rgb8 = try decodeFullSize(TestAssets.path("png/rgb8.png"))
+        let rgb16 = try decodeFullSize(TestAssets.path("png/rgb16.png"))
+        #expect(rgb8.width == rgb16.width)
+        if rgb8.width == rgb16.width && rgb8.height == rgb16.height {
+            #expect(PixelStatistics.meanAbsoluteDifference(rgb8, rgb16) < 1.0)
+        }
+        for name in ["rgba8", "rgba16", "gray-alpha8", "gray-alpha16", "palette8-trns", "gray8-trns", "rgb8-trns"] {
+            let image = try decodeFullSize(TestAssets.path("png/\(name).png"))
+            #expect(image.hasAlpha, "\(name) has transparency, the thumbnail must keep it")
+        }
+        for name in [
+            "gray1", "gray2", "gray4", "gray8", "gray16", "palette1", "palette2", "palette4", "palette8", "rgb8",
+        ] {
+            let image = try decodeFullSize(TestAssets.path("png/\(name).png"))
+            #expect(!image.hasAlpha, "\(name) is opaque")
+            // Gray stays gray when expanded to RGB.
+            if name.hasPrefix("gray") {
+                let p = image.pixel(x: image.width / 2, y: image.height / 2)
+                #expect(p.r == p.g && p.g == p.b, "\(name)")
+            }
+        }
+    }
+
+    @Test("CMYK and YCCK JPEGs match ImageMagick's colours", arguments: ["cmyk", "ycck"])
+    func cmykColours(_ name: String) throws {
+        let thumbnail = try Thumbnailer().render(RenderRequest(path: TestAssets.path("jpeg/\(name).jpg"))).thumbnail
+            .image
+        let reference = try decodeFullSize(TestAssets.path("jpeg/\(name).reference.png"))
+        #expect(thumbnail.width == reference.width && thumbnail.height == reference.height)
+        if thumbnail.width == reference.width && thumbnail.height == reference.height {
+            let difference = PixelStatistics.meanAbsoluteDifference(thumbnail, reference)
+            #expect(difference < 4, "\(name): mean difference \(difference)")
+        }
+    }
+
+    @Test(
+        "progressive, arithmetic, restart-marker and 4:4:4 JPEGs decode to the same picture",
+        arguments: [
+            "photo-progressive", "photo-arithmetic", "photo-restart", "photo-444",
+        ])
+    func jpegCodings(_ name: String) throws {
+        let baseline = try Thumbnailer().render(RenderRequest(path: TestAssets.path("jpeg/photo-baseline.jpg")))
+            .thumbnail.image
+        let other = try Thumbnailer().render(RenderRequest(path: TestAssets.path("jpeg/\(name).jpg"))).thumbnail.image
+        #expect(PixelStatistics.meanAbsoluteDifference(baseline, other) < 3)
+    }
+
+    @Test("a truncated JPEG renders what decoded and says so")
+    func truncatedJPEG() throws {
+        let rendered = try Thumbnailer().render(RenderRequest(path: TestAssets.path("corrupt/truncated.jpg"))).thumbnail
+        #expect(rendered.warnings.contains { $0.contains("truncated JPEG data") })
+    }
+
+    @Test("the pixel limit refuses before decoding, and can be raised or lowered")
+    func pixelLimit() throws {
+        let path = TestAssets.path("jpeg/photo-baseline.jpg")  // 1600x1200, decoded at full size
+        #expect(throws: ThumbnailError.tooLarge(width: 1600, height: 1200, limitMegapixels: 1)) {
+            try Thumbnailer().render(RenderRequest(path: path, maxPixels: 1_000_000))
+        }
+        _ = try Thumbnailer().render(RenderRequest(path: path, maxPixels: 2_000_000))
+        let huge = TestAssets.path("corrupt/huge-dimensions.png")
+        #expect(throws: ThumbnailError.tooLarge(width: 20000, height: 20000, limitMegapixels: 100)) {
+            try Thumbnailer().render(RenderRequest(path: huge))
+        }
+    }
+
+    @Test(
+        "PDF pages honour /Rotate and draw on white",
+        arguments: [
+            ("letter", 791, 1024), ("rotate-90", 1024, 791), ("rotate-180", 791, 1024), ("rotate-270", 1024, 791),
+        ])
+    func pdfRotation(name: String, width: Int, height: Int) throws {
+        let image = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/\(name).pdf"))).thumbnail.image
+        #expect(image.width == width && image.height == height)
+        let corner = image.pixel(x: 1, y: 1)
+        #expect(corner.r == 255 && corner.g == 255 && corner.b == 255, "paper is white")
+    }
+
+    @Test("a rotated page is the upright page turned")
+    func pdfRotationContent() throws {
+        let upright = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/letter.pdf"))).thumbnail.image
+        let turned = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/rotate-180.pdf"))).thumbnail
+            .image
+        let back = ExifOrientation.down.apply(to: turned)
+        #expect(PixelStatistics.meanAbsoluteDifference(upright, back) < 2)
+    }
+
+    @Test("encrypted PDFs: a user password is an error, an owner password alone is not")
+    func pdfEncryption() throws {
+        #expect(throws: ThumbnailError.encrypted) {
+            try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/encrypted-user.pdf")))
+        }
+        let owner = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/owner-only.pdf"))).thumbnail.image
+        let plain = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/letter.pdf"))).thumbnail.image
+        #expect(PixelStatistics.meanAbsoluteDifference(owner, plain) < 1)
+    }
+
+    @Test("encoders round-trip: PNG exactly, JPEG closely")
+    func encoders() throws {
+        let scratch = ScratchFolder()
+        let image = syntheticImage(width: 300, height: 200, alpha: true)
+        let png = try scratch.write(try ImageEncoder.encode(image, as: .png), to: "round.png")
+        #expect(try decodeFullSize(png) == image)
+        let opaque = syntheticImage(width: 300, height: 200)
+        let jpeg = try scratch.write(try ImageEncoder.encode(opaque, as: .jpeg), to: "round.jpg")
+        let decoded = try decodeFullSize(jpeg)
+        #expect(PixelStatistics.psnr(decoded, opaque) > 30)
+        #expect(ImageFormat.automatic(for: .jpeg, image: opaque) == .jpeg)
+        #expect(ImageFormat.automatic(for: .jpeg, image: image) == .png)
+        #expect(ImageFormat.automatic(for: .pdf, image: opaque) == .png)
+    }
+}

@@ -1,0 +1,91 @@
+import Testing
+
+@testable import GlanceRender
+
+/// The resampler through the PNG and JPEG renderers: sizes, colour drift, alpha edges.
+@Suite("Resampler")
+struct ResamplerTests {
+    @Test("exact output sizes over a sweep of PNG source sizes")
+    func exactSizesPNG() throws {
+        let scratch = ScratchFolder()
+        for (width, height) in [
+            (1, 1), (2, 3), (1025, 7), (7, 1025), (2047, 1536), (2048, 2048), (3001, 1999), (1024, 1), (4100, 300),
+        ] {
+            let image = syntheticImage(width: width, height: height)
+            let path = try scratch.write(try ImageEncoder.encode(image, as: .png), to: "\(width)x\(height).png")
+            let thumbnail = try Thumbnailer().render(RenderRequest(path: path)).thumbnail.image
+            let expected = ThumbnailGeometry.fit(width: width, height: height)
+            #expect(thumbnail.width == expected.width && thumbnail.height == expected.height, "\(width)x\(height)")
+        }
+    }
+
+    @Test("exact output sizes over a sweep of JPEG source sizes (DCT scaling at work)")
+    func exactSizesJPEG() throws {
+        let scratch = ScratchFolder()
+        for (width, height) in [(9, 9), (1023, 1025), (2049, 1000), (4001, 3001), (8200, 64), (1500, 8200)] {
+            let image = syntheticImage(width: width, height: height)
+            let path = try scratch.write(try ImageEncoder.encode(image, as: .jpeg), to: "\(width)x\(height).jpg")
+            let thumbnail = try Thumbnailer().render(RenderRequest(path: path)).thumbnail.image
+            let expected = ThumbnailGeometry.fit(width: width, height: height)
+            #expect(thumbnail.width == expected.width && thumbnail.height == expected.height, "\(width)x\(height)")
+        }
+    }
+
+    @Test("the mean colour survives downscaling", arguments: [(3000, 2000), (1500, 4500), (1025, 1025)])
+    func meanColourDrift(size: (Int, Int)) throws {
+        let scratch = ScratchFolder()
+        let source = syntheticImage(width: size.0, height: size.1)
+        let path = try scratch.write(try ImageEncoder.encode(source, as: .png), to: "drift.png")
+        let thumbnail = try Thumbnailer().render(RenderRequest(path: path)).thumbnail.image
+        let before = PixelStatistics.meanColour(source)
+        let after = PixelStatistics.meanColour(thumbnail)
+        #expect(abs(before.r - after.r) < 1.5 && abs(before.g - after.g) < 1.5 && abs(before.b - after.b) < 1.5)
+    }
+
+    @Test(
+        "close to an independent Lanczos-3 reference (ImageMagick), PNG and JPEG",
+        arguments: [
+            ("png/photo-like.png", "png/photo-like.reference.png"),
+            ("jpeg/photo-baseline.jpg", "jpeg/photo-baseline.reference.png"),
+        ])
+    func matchesReference(source: String, reference: String) throws {
+        let thumbnail = try Thumbnailer().render(RenderRequest(path: TestAssets.path(source))).thumbnail.image
+        let expected = try decodeFullSize(TestAssets.path(reference))
+        let difference = PixelStatistics.meanAbsoluteDifference(thumbnail, expected)
+        let psnr = PixelStatistics.psnr(thumbnail, expected)
+        #expect(difference < 3.0, "mean difference \(difference)")
+        #expect(psnr > 32, "PSNR \(psnr) dB")
+    }
+
+    @Test("alpha edges have no dark fringe")
+    func noDarkFringe() throws {
+        // An opaque red disc on transparent black: every pixel that is visible at all must stay
+        // pure red; premultiplied filtering gives partial alpha, not darker red.
+        let image = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/alpha-edge.png"))).thumbnail.image
+        #expect(image.hasAlpha)
+        var partial = 0
+        var fringe = 0
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let p = image.pixel(x: x, y: y)
+                guard p.a >= 8 else { continue }
+                if p.a < 255 { partial += 1 }
+                if p.r < 250 || p.g > 4 || p.b > 4 { fringe += 1 }
+            }
+        }
+        #expect(fringe == 0, "\(fringe) visible pixels are not pure red")
+        #expect(partial > 100, "the disc edge should be anti-aliased")
+    }
+
+    @Test("a tall streamed PNG gives the same thumbnail as its interlaced (whole-image) twin")
+    func streamingMatchesWholeImage() throws {
+        let plain = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/rgb8.png"))).thumbnail.image
+        let interlaced = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/interlaced-rgb8.png")))
+            .thumbnail.image
+        if plain.width == interlaced.width && plain.height == interlaced.height {
+            #expect(PixelStatistics.meanAbsoluteDifference(plain, interlaced) < 0.01)
+        }
+        let tall = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/tall-4000.png"))).thumbnail.image
+        #expect(tall.width == 102 && tall.height == 1024)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import GlanceStore
+import Testing
+
+/// Opening a store: the folder, its cache tag, the database, and the folders that are not stores.
+@Suite("Sidecar opening")
+struct SidecarOpeningTests {
+    @Test("a new store makes its folder, a CACHEDIR.TAG with the signature line, and the database")
+    func createsFolderAndTag() throws {
+        let folder = try TemporaryFolder()
+        let directory = folder.file("container/.thumbnails")
+        let store = try SidecarStore(directory: directory)
+        #expect(store.databasePath == directory + "/thumbnails.sqlite")
+
+        let tag = try String(contentsOfFile: directory + "/CACHEDIR.TAG", encoding: .utf8)
+        #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55\n"))
+        #expect(tag.contains("# This file marks a cache directory created by Glance"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o700 } == 0o700)
+        #expect(FileManager.default.fileExists(atPath: store.databasePath))
+        #expect(store.sizeOnDisk() > 0)
+        #expect(try store.checkIntegrity())
+    }
+
+    @Test("an existing tag is left as it is, and reopening keeps the records")
+    func reopen() throws {
+        let folder = try TemporaryFolder()
+        let tagPath = folder.file("CACHEDIR.TAG")
+        let custom = "Signature: 8a477f597d28d172789f06886806bc55\n# kept by the user\n"
+        try custom.write(toFile: tagPath, atomically: false, encoding: .utf8)
+        do {
+            let store = try SidecarStore(directory: folder.path)
+            try store.save(Fixtures.record("kept.pdf"), thumbnails: [Fixtures.image()])
+        }
+        let reopened = try SidecarStore(directory: folder.path)
+        #expect(try reopened.document(at: "kept.pdf", includingImageData: true)?.thumbnails == [Fixtures.image()])
+        #expect(try String(contentsOfFile: tagPath, encoding: .utf8) == custom)
+    }
+
+    @Test("the default folder is .thumbnails inside the container")
+    func defaultDirectory() {
+        #expect(SidecarStore.defaultDirectory(forContainer: "/srv/docs") == "/srv/docs/.thumbnails")
+        #expect(SidecarStore.defaultDirectory(forContainer: "/srv/docs/") == "/srv/docs/.thumbnails")
+        #expect(SidecarStore.databaseFileName == "thumbnails.sqlite")
+    }
+
+    @Test("a plain file where the folder should be is a StoreError, not a crash")
+    func folderIsAFile() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("store")
+        try "not a folder".write(toFile: path, atomically: false, encoding: .utf8)
+        let error = #expect(throws: StoreError.self) { try SidecarStore(directory: path) }
+        #expect(error?.message.contains("not a folder") == true)
+        #expect(error?.location == path)
+
+        let below = #expect(throws: StoreError.self) { try SidecarStore(directory: path + "/inner") }
+        #expect(below?.message.contains("cannot create the folder") == true)
+    }
+
+    @Test("a thumbnails.sqlite that is not a database is refused with a reason")
+    func notADatabase() throws {
+        let folder = try TemporaryFolder()
+        let junk = String(repeating: "this is not SQLite. ", count: 500)
+        try junk.write(toFile: folder.file("thumbnails.sqlite"), atomically: false, encoding: .utf8)
+        let error = #expect(throws: StoreError.self) { try SidecarStore(directory: folder.path) }
+        #expect(error?.message.contains("not a Glance thumbnail store") == true)
+    }
+
+    @Test("another program's SQLite database is refused, and left untouched")
+    func foreignDatabase() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("thumbnails.sqlite")
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in
+                try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+            }
+        }
+        let error = #expect(throws: StoreError.self) { try SidecarStore(directory: folder.path) }
+        #expect(error?.message.contains("not a Glance thumbnail store") == true)
+        #expect(error?.message.contains("photos") == true)
+        let tables = try DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        #expect(tables == ["photos"])
+    }
+
+    @Test("a store migrated by a newer Glance is refused")
+    func newerStore() throws {
+        let folder = try TemporaryFolder()
+        do {
+            _ = try SidecarStore(directory: folder.path)
+        }
+        let queue = try DatabaseQueue(path: folder.file("thumbnails.sqlite"))
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+        }
+        let error = #expect(throws: StoreError.self) { try SidecarStore(directory: folder.path) }
+        #expect(error?.message.contains("newer version of Glance") == true)
+    }
+
+    @Test("a damaged database is reported, never trusted")
+    func damagedDatabase() throws {
+        let folder = try TemporaryFolder()
+        do {
+            let store = try SidecarStore(directory: folder.path)
+            for index in 0..<40 {
+                try store.save(Fixtures.record("d\(index).pdf"), thumbnails: [Fixtures.image(byteCount: 3000)])
+            }
+            #expect(try store.checkIntegrity())
+        }
+        // Overwrite everything after the first page (the header and schema stay readable).
+        let handle = try #require(FileHandle(forWritingAtPath: folder.file("thumbnails.sqlite")))
+        let length = try handle.seekToEnd()
+        #expect(length > 16384)
+        try handle.seek(toOffset: 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(length) - 4096))
+        try handle.close()
+
+        do {
+            let store = try SidecarStore(directory: folder.path)
+            let healthy = try? store.checkIntegrity()
+            #expect(healthy != true)
+        } catch let error as StoreError {
+            #expect(!error.message.isEmpty)
+        }
+    }
+}
