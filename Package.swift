@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceRender"]),
         .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceStore"]),
         .testTarget(name: "GlancePipelineTests", dependencies: ["GlancePipeline", "GlanceStore"]),
-        .testTarget(name: "GlanceCLITests", dependencies: ["glance", "GlanceRender"]),
+        .testTarget(name: "GlanceCLITests", dependencies: ["glance", "GlanceRender", "GlanceStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,15 @@
 #include "glance_process.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 int glance_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int glance_die_with_parent(void) {
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return -1;
+    // The parent may have died before prctl took effect: then we were re-parented already.
+    return getppid() == parent ? 0 : -1;
+}

@@ -75,7 +75,22 @@ public final class BatchGenerator: Sendable {
             paths = paths.dropFirst(chunk.count)
             granted.formUnion(try store.claim(paths: chunk, pid: pid, staleAfterSeconds: 3600))
         }
-        let work = plan.toRender.filter { granted.contains($0.path) }
+        // Another batch may have finished some of these since the plan was made (its claim is
+        // released when its result is saved): look again, so each document is rendered once.
+        let policy = FreshnessPolicy(
+            generatorVersion: options.generatorVersion, force: options.force, retryFailed: options.retryFailed)
+        var doneElsewhere = 0
+        var work: [ScannedDocument] = []
+        for document in plan.toRender where granted.contains(document.path) {
+            let current = try store.document(at: document.path, includingImageData: false)
+            if current?.record.generatedAt ?? .distantPast > plan.madeAt,
+                case .keep = policy.decide(current, identity: document.identity)
+            {
+                doneElsewhere += 1
+                continue
+            }
+            work.append(document)
+        }
         let tally = TallyBox(total: work.count)
         events(.planned(total: work.count))
 

@@ -1,3 +1,4 @@
+import Foundation
 import GlanceStore
 
 /// What a batch will do with each document of a container, worked out from one scan and one
@@ -18,6 +19,8 @@ public struct GenerationPlan: Sendable {
     public var moves: [Move] = []
     /// Every record, by path, as read before the batch.
     public var records: [String: StoredDocument] = [:]
+    /// When the records were read.
+    public var madeAt = Date()
 
     /// Plans a batch over `documents` against `store`'s records.
     ///

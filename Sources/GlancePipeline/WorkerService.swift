@@ -1,3 +1,4 @@
+internal import CProcess
 import Foundation
 import GlanceRender
 
@@ -32,6 +33,7 @@ public struct WorkerService: Sendable {
 
     /// Applies the memory limit, then serves jobs until standard input ends.
     public func run() {
+        guard glance_die_with_parent() == 0 else { return }
         if memoryLimitBytes > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryLimitBytes), rlim_max: rlim_t(memoryLimitBytes))
             setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
@@ -49,7 +51,12 @@ public struct WorkerService: Sendable {
     /// Renders one job into an outcome.
     func handle(_ job: RenderJob, thumbnailer: Thumbnailer) -> RenderOutcome {
         let name = job.path.split(separator: "/").last.map(String.init) ?? job.path
-        if let pattern = triggers.crashOn, fnmatch(pattern, name, 0) == 0 { raise(SIGSEGV) }
+        if let pattern = triggers.crashOn, fnmatch(pattern, name, 0) == 0 {
+            // The Swift runtime's crash handler would catch a raised SIGSEGV and carry on;
+            // restore the default action so this dies the way a crash in a C library does.
+            signal(SIGSEGV, SIG_DFL)
+            raise(SIGSEGV)
+        }
         if let pattern = triggers.hangOn, fnmatch(pattern, name, 0) == 0 {
             while true { sleep(3600) }
         }

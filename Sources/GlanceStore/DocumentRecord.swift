@@ -64,7 +64,9 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
     /// The size key of the standard thumbnail.
     public static let standardSizeKey = "1024x1024"
 
-    public init(sizeKey: String = ThumbnailImage.standardSizeKey, format: ImageFormat, width: Int, height: Int, data: [UInt8]) {
+    public init(
+        sizeKey: String = ThumbnailImage.standardSizeKey, format: ImageFormat, width: Int, height: Int, data: [UInt8]
+    ) {
         self.sizeKey = sizeKey
         self.format = format
         self.width = width

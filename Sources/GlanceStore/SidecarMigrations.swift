@@ -13,30 +13,14 @@ enum SidecarMigrations {
         return migrator
     }()
 
-    /// How many times ``apply(to:location:)`` tries before giving up; see there.
-    private static let attempts = 3
-
     /// Checks that the database is a Glance store this version understands, then runs the
     /// migrations it lacks.
     ///
-    /// GRDB reads the list of applied migrations outside the transaction that applies one, so two
-    /// processes opening a new store at the same moment may both try to create the tables; the
-    /// slower one fails ("table already exists"), its transaction rolls back, and on the next try
-    /// it finds the migration applied. A real failure fails every try.
-    static func apply(to pool: DatabasePool, location: String) throws(StoreError) {
-        var lastError: (any Error)?
-        for _ in 0..<attempts {
-            do {
-                try checkIsGlanceStore(pool, location: location)
-                try migrator.migrate(pool)
-                return
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                lastError = error
-            }
-        }
-        throw StoreError(lastError!, location: location)
+    /// - Throws: ``StoreError`` when the database is not ours to migrate; GRDB's errors as they
+    ///   are otherwise, so that the caller can tell a race with another opener from a failure.
+    static func apply(to pool: DatabasePool, location: String) throws {
+        try checkIsGlanceStore(pool, location: location)
+        try migrator.migrate(pool)
     }
 
     /// Refuses a database that some other program made, or that a newer Glance migrated further

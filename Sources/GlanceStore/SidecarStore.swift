@@ -44,8 +44,7 @@ public final class SidecarStore: ThumbnailStore {
         self.directory = directory
         self.databasePath = directory + "/" + Self.databaseFileName
         try CacheDirectory.prepare(at: directory)
-        pool = try Self.openPool(at: databasePath, location: directory)
-        try SidecarMigrations.apply(to: pool, location: directory)
+        pool = try Self.openAndMigrate(at: databasePath, location: directory)
     }
 
     /// Bytes the store occupies on disk: the database and its `-wal` and `-shm` files.
@@ -66,7 +65,46 @@ public final class SidecarStore: ThumbnailStore {
 
     // MARK: - Opening
 
-    private static func openPool(at path: String, location: String) throws(StoreError) -> DatabasePool {
+    /// How many times opening is tried when it races with another process; see `openAndMigrate`.
+    private static let openingAttempts = 20
+
+    /// Opens the database and brings its schema up to date, retrying when another process is
+    /// opening the same new store at the same moment.
+    ///
+    /// Two races are possible, and both leave the file as it was: SQLite answers SQLITE_BUSY at
+    /// once, without waiting for the busy timeout, while another connection switches a new file
+    /// to WAL mode; and GRDB reads the applied migrations outside the transaction that applies
+    /// one, so the slower opener may try to create tables that now exist ("already exists"), and
+    /// its transaction rolls back. The next attempt finds the work done. What is not a race (a
+    /// file that is not a database, a corrupt one, no permission) fails at once.
+    private static func openAndMigrate(at path: String, location: String) throws(StoreError) -> DatabasePool {
+        var attempt = 1
+        while true {
+            var migrating = false
+            do {
+                let pool = try openPool(at: path)
+                migrating = true
+                try SidecarMigrations.apply(to: pool, location: location)
+                return pool
+            } catch let error as DatabaseError
+                where attempt < openingAttempts
+                && (isTransient(error) || (migrating && error.resultCode == .SQLITE_ERROR))
+            {
+                // A short pause, longer at each attempt, jittered so that openers spread out.
+                usleep(UInt32(min(attempt, 10) * 10_000 + Int.random(in: 0..<10_000)))
+                attempt += 1
+            } catch {
+                throw StoreError(error, location: location)
+            }
+        }
+    }
+
+    /// Whether SQLite gave up on a lock that another connection holds for a moment.
+    private static func isTransient(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    }
+
+    private static func openPool(at path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "GlanceStore"
         configuration.foreignKeysEnabled = true
@@ -78,16 +116,13 @@ public final class SidecarStore: ThumbnailStore {
             // WAL with synchronous = NORMAL never corrupts the database and survives a process
             // crash or `kill -9` with every committed transaction intact; only a power loss or an
             // OS crash may drop the last few commits. The sidecar is a rebuildable cache, so that
-            // is a fair price for not syncing the disk on every commit.
+            // is a fair price for not syncing the disk on every commit. (GRDB picks the same for
+            // WAL; saying it here keeps the decision visible.)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        do {
-            // DatabasePool always puts the database in WAL mode, which lets readers (a listing,
-            // a server) go on while a batch writes.
-            return try DatabasePool(path: path, configuration: configuration)
-        } catch {
-            throw StoreError(error, location: location)
-        }
+        // DatabasePool always puts the database in WAL mode, which lets readers (a listing, a
+        // server) go on while a batch writes.
+        return try DatabasePool(path: path, configuration: configuration)
     }
 
     // MARK: - Transactions with typed errors

@@ -44,8 +44,10 @@ struct SidecarClaimTests {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         let deadPID = try Fixtures.deadProcessID()
-        #expect(try store.claim(paths: ["x.png", "y.png"], pid: deadPID, staleAfterSeconds: 3600) == ["x.png", "y.png"])
-        #expect(try store.claim(paths: ["x.png", "y.png"], pid: livePID, staleAfterSeconds: 3600) == ["x.png", "y.png"])
+        #expect(
+            try store.claim(paths: ["x.png", "y.png"], pid: deadPID, staleAfterSeconds: 3600) == ["x.png", "y.png"])
+        #expect(
+            try store.claim(paths: ["x.png", "y.png"], pid: livePID, staleAfterSeconds: 3600) == ["x.png", "y.png"])
         #expect(try store.claim(paths: ["x.png"], pid: deadPID, staleAfterSeconds: 3600).isEmpty)
     }
 

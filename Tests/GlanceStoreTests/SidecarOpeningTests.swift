@@ -122,7 +122,7 @@ struct SidecarOpeningTests {
             let store = try SidecarStore(directory: folder.path)
             let healthy = try? store.checkIntegrity()
             #expect(healthy != true)
-        } catch let error as StoreError {
+        } catch {
             #expect(!error.message.isEmpty)
         }
     }

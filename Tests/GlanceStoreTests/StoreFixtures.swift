@@ -15,12 +15,9 @@ final class TemporaryFolder {
     let path: String
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/glance-store-test-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-        guard made != nil else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-        path = String(cString: template)
+        let base = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+        path = base.appendingPathComponent("glance-store-test-" + UUID().uuidString).path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
     /// The absolute path of `name` inside the folder.

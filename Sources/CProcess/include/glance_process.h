@@ -8,4 +8,9 @@
 /// _GNU_SOURCE, which Swift's Glibc module is not built with.
 int glance_pipe_cloexec(int fds[2]);
 
+/// Asks the kernel to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG), so
+/// that workers never outlive a batch that was killed with `kill -9`. Returns -1 if the parent
+/// is already gone. (prctl is variadic: Swift cannot call it.)
+int glance_die_with_parent(void);
+
 #endif

@@ -1,0 +1,255 @@
+import Foundation
+import GlanceStore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("glance generate, list, show, export, gc")
+struct GenerateCommandTests {
+    @Test("generate makes every thumbnail; list shows them fresh with the right sizes")
+    func generateThenList() throws {
+        let container = try SampleContainer.standard()
+        let (summary, result) = try container.generate()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(summary["rendered"] as? Int == 8)
+        #expect(summary["unsupported"] as? Int == 1)
+        #expect(summary["failed"] as? Int == 0)
+        let rows = try container.list()
+        #expect(rows.count == 9)
+        let expected = [
+            "photo.jpg": "1024x768", "albums/turned.jpg": "600x400", "albums/deep/gray.png": "200x150",
+            "screen.png": "200x150", "letter.pdf": "791x1024", "docs/rotated.pdf": "1024x791",
+            "notes.txt": "724x1024", "docs/japanese.txt": "724x1024",
+        ]
+        for (path, size) in expected {
+            #expect(rows[path]?["state"] as? String == "fresh", "\(path)")
+            #expect(thumbnailSize(rows[path]) == size, "\(path)")
+        }
+        #expect(rows["data.bin"]?["state"] as? String == "unsupported")
+        #expect(rows["photo.jpg"]?["mimeType"] as? String == "image/jpeg")
+        #expect(FileManager.default.fileExists(atPath: container.file(".thumbnails/CACHEDIR.TAG")))
+        let tag = try String(contentsOfFile: container.file(".thumbnails/CACHEDIR.TAG"), encoding: .utf8)
+        #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
+    }
+
+    @Test("a re-run renders nothing; touching one document re-renders exactly that one")
+    func rerun() throws {
+        let container = try SampleContainer.standard()
+        _ = try container.generate()
+        let (again, result) = try container.generate()
+        #expect(result.status == 0)
+        #expect(again["rendered"] as? Int == 0)
+        #expect(again["fresh"] as? Int == 8)
+        var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 5), timespec(tv_sec: 1_700_000_000, tv_nsec: 5)]
+        #expect(utimensat(AT_FDCWD, container.file("notes.txt"), &times, 0) == 0)
+        #expect(try container.list()["notes.txt"]?["state"] as? String == "stale")
+        let (touched, _) = try container.generate()
+        #expect(touched["rendered"] as? Int == 1)
+        #expect(touched["fresh"] as? Int == 7)
+    }
+
+    @Test("a renamed document keeps its thumbnail without rendering; gc drops records of deleted ones")
+    func renameAndGc() throws {
+        let container = try SampleContainer.standard()
+        _ = try container.generate()
+        let before = try GlanceProcess.run(["export", container.path, "photo.jpg", "-o", container.file(".before.jpg")])
+        #expect(before.status == 0)
+        try FileManager.default.createDirectory(atPath: container.file("moved"), withIntermediateDirectories: true)
+        #expect(rename(container.file("photo.jpg"), container.file("moved/holiday.jpg")) == 0)
+        let (summary, _) = try container.generate()
+        #expect(summary["rendered"] as? Int == 0)
+        #expect(summary["moved"] as? Int == 1)
+        let rows = try container.list()
+        #expect(rows["moved/holiday.jpg"]?["state"] as? String == "fresh")
+        #expect(rows["photo.jpg"] == nil)
+        let after = try GlanceProcess.run([
+            "export", container.path, "moved/holiday.jpg", "-o", container.file(".after.jpg"),
+        ])
+        #expect(after.status == 0)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: container.file(".before.jpg")))
+                == Data(contentsOf: URL(fileURLWithPath: container.file(".after.jpg"))))
+
+        try FileManager.default.removeItem(atPath: container.file("letter.pdf"))
+        let gc = try GlanceProcess.run(["gc", container.path])
+        #expect(gc.status == 0)
+        #expect(gc.standardOutput.hasPrefix("removed 1 record(s)"))
+        #expect(try container.store().document(at: "letter.pdf", includingImageData: false) == nil)
+    }
+
+    @Test("a document copied then deleted (new inode, same content) keeps its thumbnail too")
+    func copyAndDelete() throws {
+        let container = try SampleContainer.standard()
+        _ = try container.generate()
+        try FileManager.default.copyItem(
+            atPath: container.file("screen.png"), toPath: container.file("screen-copy.png"))
+        try FileManager.default.removeItem(atPath: container.file("screen.png"))
+        let (summary, _) = try container.generate()
+        #expect(summary["moved"] as? Int == 1)
+        #expect(summary["rendered"] as? Int == 0)
+    }
+
+    @Test("a worker that crashes costs one document: failed with the reason, others fresh, exit 1")
+    func crashingWorker() throws {
+        let container = try SampleContainer.standard()
+        try container.add("crash-me.png", from: "png/rgb8.png")
+        let (summary, result) = try container.generate(["--debug-crash-on", "crash-*"])
+        #expect(result.status == 1)
+        #expect(summary["rendered"] as? Int == 8)
+        #expect(summary["failed"] as? Int == 1)
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        #expect(failures.first?["path"] as? String == "crash-me.png")
+        #expect(failures.first?["error"] as? String == "renderer crashed (signal 11)")
+        #expect(result.errorLines == ["glance: \(container.file("crash-me.png")): renderer crashed (signal 11)"])
+        let rows = try container.list()
+        #expect(rows["crash-me.png"]?["state"] as? String == "failed")
+        #expect(rows["crash-me.png"]?["error"] as? String == "renderer crashed (signal 11)")
+        // Remembered: not retried until it changes, or until asked.
+        let (again, _) = try container.generate()
+        #expect(again["rendered"] as? Int == 0)
+        let (retried, retryResult) = try container.generate(["--retry-failed"])
+        #expect(retried["rendered"] as? Int == 1)
+        #expect(retryResult.status == 0)
+    }
+
+    @Test("a worker that hangs is killed at the time limit and replaced")
+    func hangingWorker() throws {
+        let container = try SampleContainer.standard()
+        try container.add("hang-1.png", from: "png/rgb8.png")
+        try container.add("hang-2.png", from: "png/rgb8.png")
+        let (summary, result) = try container.generate(["--debug-hang-on", "hang-*", "--timeout", "1"])
+        #expect(result.status == 1)
+        #expect(summary["rendered"] as? Int == 8)
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        #expect(failures.map { $0["error"] as? String } == ["timed out after 1 s", "timed out after 1 s"])
+    }
+
+    @Test("kill -9 in the middle of a batch leaves a sound store, and a re-run completes the job")
+    func killNine() throws {
+        let container = try SampleContainer([:])
+        for index in 0..<80 {
+            try container.add(String(format: "photo-%03d.jpg", index), from: "jpeg/photo-progressive.jpg")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        process.arguments = ["generate", container.path, "--quiet", "--jobs", "2"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill once the first thumbnails are in the store, while work remains.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let done = try? container.store().allDocuments().count, done >= 3 { break }
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let store = try container.store()
+        #expect(try store.checkIntegrity())
+        let stored = try store.allDocuments()
+        #expect(stored.count < 80, "the batch was killed before it finished")
+        for document in stored {
+            #expect(document.record.state == .fresh)
+            let full = try store.document(at: document.record.path, includingImageData: true)
+            let image = full?.thumbnails.first
+            #expect(image?.data?.count == image?.byteCount && (image?.byteCount ?? 0) > 0)
+        }
+        let (summary, result) = try container.generate()
+        #expect(result.status == 0)
+        #expect((summary["rendered"] as? Int ?? 0) + (summary["fresh"] as? Int ?? 0) == 80)
+        #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+    }
+
+    @Test("two batches and a listing on one container at once: no errors, each document rendered about once")
+    func concurrentBatches() throws {
+        let container = try SampleContainer([:])
+        for index in 0..<40 {
+            try container.add(String(format: "page-%02d.pdf", index), from: "pdf/with-photo.pdf")
+        }
+        func start() throws -> (Process, Pipe, Pipe) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+            process.arguments = ["generate", container.path, "--json", "--jobs", "1"]
+            let output = Pipe()
+            let error = Pipe()
+            process.standardOutput = output
+            process.standardError = error
+            try process.run()
+            return (process, output, error)
+        }
+        let first = try start()
+        let second = try start()
+        let listing = try GlanceProcess.run(["list", container.path, "--json"])
+        #expect(listing.status == 0, "\(listing.standardError)")
+        var rendered = 0
+        for (process, output, error) in [first, second] {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let messages = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(messages)")
+            let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            rendered += summary?["rendered"] as? Int ?? 0
+        }
+        #expect(rendered >= 40 && rendered <= 42, "rendered \(rendered) times for 40 documents")
+        #expect(try container.store().checkIntegrity())
+        #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+    }
+
+    @Test("--dry-run says what would be done and renders nothing")
+    func dryRun() throws {
+        let container = try SampleContainer.standard()
+        let result = try GlanceProcess.run(["generate", container.path, "--dry-run"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasPrefix("9 documents would be rendered"))
+        #expect(result.standardOutput.contains("estimated time"))
+        #expect(try container.store().allDocuments().isEmpty)
+    }
+
+    @Test("list filters by pattern, type and status, and sorts")
+    func listFilters() throws {
+        let container = try SampleContainer.standard()
+        _ = try container.generate()
+        #expect(Set(try container.list(["*.pdf"]).keys) == ["letter.pdf", "docs/rotated.pdf"])
+        #expect(Set(try container.list(["--type", "text"]).keys) == ["notes.txt", "docs/japanese.txt"])
+        #expect(Set(try container.list(["--status", "unsupported"]).keys) == ["data.bin"])
+        let bySize = try GlanceProcess.run(["list", container.path, "--sort", "size", "--reverse", "--json"])
+        let rows = try JSONSerialization.jsonObject(with: Data(bySize.standardOutput.utf8)) as? [[String: Any]] ?? []
+        let sizes = rows.compactMap { $0["size"] as? Int }
+        #expect(sizes == sizes.sorted(by: >) && sizes.count == 9)
+        let table = try GlanceProcess.run(["list", container.path])
+        #expect(table.standardOutput.hasPrefix("NAME"))
+        #expect(table.standardOutput.contains("724x1024 png"))
+    }
+
+    @Test("show prints one document's attributes; unknown documents and containers are clear errors")
+    func showAndErrors() throws {
+        let container = try SampleContainer.standard()
+        _ = try container.generate()
+        let show = try GlanceProcess.run(["show", container.path, "letter.pdf", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(show.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["state"] as? String == "fresh")
+        #expect(object?["kind"] as? String == "pdf")
+        let missing = try GlanceProcess.run(["show", container.path, "nope.pdf"])
+        #expect(missing.status == 1)
+        #expect(missing.errorLines.count == 1)
+        let notFolder = try GlanceProcess.run(["generate", container.file("notes.txt")])
+        #expect(notFolder.status == 2)
+        #expect(notFolder.standardError.contains("not a folder"))
+    }
+
+    @Test("hidden files, the sidecar and symlinks leading out of the container are not documents")
+    func scanRules() throws {
+        let container = try SampleContainer.standard()
+        try container.add(".hidden/secret.png", from: "png/rgb8.png")
+        try container.add(".dotfile.txt", from: "text/latin-utf8.txt")
+        #expect(symlink(CLIAssets.path("png/rgb8.png"), container.file("outside.png")) == 0)
+        #expect(symlink(container.file("screen.png"), container.file("inside-link.png")) == 0)
+        let (summary, _) = try container.generate()
+        #expect(summary["rendered"] as? Int == 9)
+        let rows = try container.list()
+        #expect(rows["outside.png"] == nil && rows[".dotfile.txt"] == nil && rows[".hidden/secret.png"] == nil)
+        #expect(rows["inside-link.png"]?["state"] as? String == "fresh")
+    }
+}

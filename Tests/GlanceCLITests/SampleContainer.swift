@@ -1,0 +1,74 @@
+import Foundation
+import GlanceStore
+import Testing
+
+/// A container made for one test in a scratch folder from files of `TestAssets/`; removed when
+/// dropped.
+final class SampleContainer {
+    let path: String
+
+    /// A container holding `files` (container path → TestAssets path).
+    init(_ files: [String: String]) throws {
+        path = try CLIAssets.scratchFolder()
+        for (name, asset) in files {
+            try add(name, from: asset)
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// The standard mix: two photos, PNGs, PDFs, texts, one unsupported file.
+    static func standard() throws -> SampleContainer {
+        try SampleContainer([
+            "photo.jpg": "jpeg/photo-baseline.jpg",
+            "albums/turned.jpg": "orientation/orient-6.jpg",
+            "albums/deep/gray.png": "png/gray8.png",
+            "screen.png": "png/rgba8.png",
+            "letter.pdf": "pdf/letter.pdf",
+            "docs/rotated.pdf": "pdf/rotate-90.pdf",
+            "notes.txt": "text/latin-utf8.txt",
+            "docs/japanese.txt": "text/japanese-utf8.txt",
+            "data.bin": "corrupt/unknown.bin",
+        ])
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func add(_ name: String, from asset: String) throws {
+        let target = URL(fileURLWithPath: file(name))
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CLIAssets.path(asset), toPath: target.path)
+    }
+
+    /// Runs `glance generate --json` on the container; returns the summary and the result.
+    func generate(_ extra: [String] = []) throws -> (summary: [String: Any], result: GlanceProcess.Result) {
+        let result = try GlanceProcess.run(["generate", path, "--json", "--jobs", "2"] + extra)
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        return (object ?? [:], result)
+    }
+
+    /// `glance list --json` as an array of objects keyed by path.
+    func list(_ extra: [String] = []) throws -> [String: [String: Any]] {
+        let result = try GlanceProcess.run(["list", path, "--json"] + extra)
+        #expect(result.status == 0, "\(result.standardError)")
+        let rows = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]] ?? []
+        var byPath: [String: [String: Any]] = [:]
+        for row in rows { byPath[row["path"] as? String ?? ""] = row }
+        return byPath
+    }
+
+    /// The store, opened directly.
+    func store() throws -> SidecarStore {
+        try SidecarStore(directory: SidecarStore.defaultDirectory(forContainer: path))
+    }
+}
+
+/// The standard thumbnail's size in a `list --json` row.
+func thumbnailSize(_ row: [String: Any]?) -> String? {
+    guard let thumbnails = row?["thumbnails"] as? [String: Any],
+        let standard = thumbnails["1024x1024"] as? [String: Any],
+        let width = standard["width"] as? Int, let height = standard["height"] as? Int
+    else { return nil }
+    return "\(width)x\(height)"
+}
