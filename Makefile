@@ -35,13 +35,16 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## demo: thumbnail the sample documents in TestAssets/samples and show what was made.
+## demo: copy the sample documents into a container, generate their thumbnails, list them.
 demo: release
-	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)/thumbnails
-	@for f in TestAssets/samples/*; do \
-	  $(GLANCE) thumbnail "$$f" -o "$(DEMO_DIR)/thumbnails/$$(basename "$$f").png" || true; \
-	done
-	@echo "Thumbnails are in $(DEMO_DIR)/thumbnails/"
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	@cp -R TestAssets/samples/. $(DEMO_DIR)/
+	$(GLANCE) generate $(DEMO_DIR)
+	$(GLANCE) list $(DEMO_DIR)
+	@echo
+	@echo "The thumbnails are in $(DEMO_DIR)/.thumbnails/ (an SQLite store). Try:"
+	@echo "  $(GLANCE) show $(DEMO_DIR) photo.jpg"
+	@echo "  $(GLANCE) export $(DEMO_DIR) photo.jpg -o photo-thumbnail.jpg"
 
 ## lint: check formatting with swift-format (ships with the toolchain).
 lint:

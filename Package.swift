@@ -74,7 +74,7 @@ let package = Package(
         // MARK: Tests, one target per module.
         .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceRender"]),
         .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceStore"]),
-        .testTarget(name: "GlancePipelineTests", dependencies: ["GlancePipeline", "GlanceStore"]),
+        .testTarget(name: "GlancePipelineTests", dependencies: ["glance", "GlancePipeline", "GlanceStore"]),
         .testTarget(name: "GlanceCLITests", dependencies: ["glance", "GlanceRender", "GlanceStore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -441,6 +441,13 @@ def make_png():
           encode_png(1, 1, 2, 8, [[200, 30, 60]]))
     ok_image("png/rgb8-1x1.png", "png", 1, 1, "single pixel, never enlarged")
 
+    # Interlaced images must be decoded whole: 4000x4000 RGBA is 64 MB in memory but a few KB on
+    # disk. The worker pool's memory-limit test renders it under a tight limit.
+    magick("-size", "4000x4000", "xc:rgba(200,30,60,0.5)", "-interlace", "PNG",
+           "png32:" + out("png/interlaced-4000-rgba.png"))
+    ok_image("png/interlaced-4000-rgba.png", "png", 4000, 4000,
+             "Adam7 4000x4000 RGBA, flat colour: 64 MB when decoded whole")
+
     # alpha fringe check: red disc on transparent black
     n, rad = 1600, 600
     rows = []

@@ -23,7 +23,8 @@ final class Downscaler {
             let handle = glance_scaler_create(
                 Int32(sourceWidth), Int32(sourceHeight), Int32(channels), Int32(width), Int32(height))
         else {
-            throw .corrupt(format: "image", detail: "cannot allocate a \(width)x\(height) scaler")
+            throw .outOfMemory(
+                detail: "cannot allocate a scaler for \(sourceWidth)x\(sourceHeight) to \(width)x\(height)")
         }
         self.handle = handle
         self.sourceWidth = sourceWidth

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Renders PNG images of every colour type and bit depth.
 ///
 /// Non-interlaced images are streamed row by row into the downscaler, so memory does not grow
@@ -27,8 +31,13 @@ public struct PNGRenderer: DocumentRenderer {
         let stride = header.width * channels
 
         if header.isInterlaced {
-            let image = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * header.height)
-            defer { image.deallocate() }
+            // malloc, not allocate(capacity:): running out of memory here must be an error for
+            // this document (the worker's memory limit), not a trap.
+            guard let raw = malloc(stride * header.height) else {
+                throw .outOfMemory(detail: "an interlaced \(header.width)x\(header.height) PNG is decoded whole")
+            }
+            defer { free(raw) }
+            let image = raw.assumingMemoryBound(to: UInt8.self)
             do { try decoder.readImage(into: image, stride: stride) } catch { throw Self.map(error) }
             scaler.push(rows: image, stride: stride, count: header.height)
         } else {

@@ -22,6 +22,8 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case tooLarge(width: Int, height: Int, limitMegapixels: Int)
     /// The decoder would need more working memory than allowed (huge progressive JPEGs).
     case needsTooMuchMemory(format: String, limitMegabytes: Int)
+    /// Memory ran out (the worker's memory limit, usually).
+    case outOfMemory(detail: String)
     /// A JPEG coding process that this libjpeg build does not decode (lossless, hierarchical).
     case unsupportedEncoding(format: String, detail: String)
     /// Rendering took longer than the time limit.
@@ -54,6 +56,8 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             return "image of \(width)x\(height) exceeds the \(limit)-megapixel limit"
         case .needsTooMuchMemory(let format, let limit):
             return "\(format) needs more than \(limit) MB of memory to decode"
+        case .outOfMemory(let detail):
+            return "out of memory: \(detail)"
         case .unsupportedEncoding(let format, let detail):
             return "unsupported \(format) encoding: \(detail)"
         case .timedOut(let seconds):

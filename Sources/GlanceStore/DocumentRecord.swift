@@ -22,16 +22,18 @@ public struct DocumentRecord: Sendable, Equatable, Codable {
     public var digest: String?
     /// The sniffed content type (nil when unsupported).
     public var contentType: ContentType?
+    /// Whether thumbnails were made, rendering failed, or the type is unsupported.
     public var state: DocumentState
     /// Why rendering failed, for `failed` (and the detail of `unsupported`).
     public var error: String?
     /// The Glance version that made this record.
     public var generatorVersion: String
-    /// When the record was made.
+    /// When the record was made (``SidecarStore`` keeps it to the millisecond).
     public var generatedAt: Date
     /// How long rendering took, in milliseconds (used to estimate future runs).
     public var renderMilliseconds: Int?
 
+    /// Creates a record; `generatedAt` defaults to now.
     public init(
         path: String, identity: FileIdentity, digest: String? = nil, contentType: ContentType?,
         state: DocumentState, error: String? = nil, generatorVersion: String, generatedAt: Date = Date(),
@@ -53,8 +55,11 @@ public struct DocumentRecord: Sendable, Equatable, Codable {
 public struct ThumbnailImage: Sendable, Equatable, Codable {
     /// The size key, like `NSThumbnail1024x1024SizeKey`: the box the image fits.
     public var sizeKey: String
+    /// How the image is encoded.
     public var format: ImageFormat
+    /// The image's width in pixels.
     public var width: Int
+    /// The image's height in pixels.
     public var height: Int
     /// Length of the encoded image in bytes.
     public var byteCount: Int
@@ -64,6 +69,7 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
     /// The size key of the standard thumbnail.
     public static let standardSizeKey = "1024x1024"
 
+    /// An entry with its encoded bytes; `byteCount` is their length.
     public init(
         sizeKey: String = ThumbnailImage.standardSizeKey, format: ImageFormat, width: Int, height: Int, data: [UInt8]
     ) {
@@ -75,6 +81,7 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
         self.data = data
     }
 
+    /// An entry without its bytes, as listings return it.
     public init(sizeKey: String, format: ImageFormat, width: Int, height: Int, byteCount: Int) {
         self.sizeKey = sizeKey
         self.format = format
@@ -87,10 +94,12 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
 
 /// A record with its thumbnail dictionary.
 public struct StoredDocument: Sendable, Equatable {
+    /// The document's attributes.
     public var record: DocumentRecord
     /// The thumbnail dictionary, by size key order; images carry `data` only when asked for.
     public var thumbnails: [ThumbnailImage]
 
+    /// Pairs a record with its thumbnail dictionary.
     public init(record: DocumentRecord, thumbnails: [ThumbnailImage]) {
         self.record = record
         self.thumbnails = thumbnails

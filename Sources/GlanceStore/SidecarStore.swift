@@ -80,6 +80,7 @@ public final class SidecarStore: ThumbnailStore {
     private static func openAndMigrate(at path: String, location: String) throws(StoreError) -> DatabasePool {
         var attempt = 1
         while true {
+            let began = ContinuousClock.now
             var migrating = false
             do {
                 let pool = try openPool(at: path)
@@ -88,7 +89,7 @@ public final class SidecarStore: ThumbnailStore {
                 return pool
             } catch let error as DatabaseError
                 where attempt < openingAttempts
-                && (isTransient(error) || (migrating && error.resultCode == .SQLITE_ERROR))
+                && isRace(error, migrating: migrating, after: ContinuousClock.now - began)
             {
                 // A short pause, longer at each attempt, jittered so that openers spread out.
                 usleep(UInt32(min(attempt, 10) * 10_000 + Int.random(in: 0..<10_000)))
@@ -99,9 +100,16 @@ public final class SidecarStore: ThumbnailStore {
         }
     }
 
-    /// Whether SQLite gave up on a lock that another connection holds for a moment.
-    private static func isTransient(_ error: DatabaseError) -> Bool {
-        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    /// Whether an error met while opening is one of the races `openAndMigrate` describes.
+    ///
+    /// A busy error that took long is the 30-second busy timeout running out: another process
+    /// holds the lock for real, and trying again would only make the user wait longer.
+    private static func isRace(_ error: DatabaseError, migrating: Bool, after elapsed: Duration) -> Bool {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: elapsed < .seconds(1)
+        case .SQLITE_ERROR: migrating
+        default: false
+        }
     }
 
     private static func openPool(at path: String) throws -> DatabasePool {

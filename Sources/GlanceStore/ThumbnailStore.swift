@@ -41,9 +41,12 @@ public protocol ThumbnailStore: Sendable {
 
 /// What ``ThumbnailStore/removeDocuments(at:)`` removed.
 public struct RemovalReport: Sendable, Equatable {
+    /// How many document records were deleted.
     public var documents: Int
+    /// The encoded bytes of their thumbnails, added up.
     public var thumbnailBytes: Int64
 
+    /// Creates a report.
     public init(documents: Int, thumbnailBytes: Int64) {
         self.documents = documents
         self.thumbnailBytes = thumbnailBytes
@@ -57,10 +60,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The store's location.
     public let location: String
 
+    /// Creates an error about the store at `location`.
     public init(message: String, location: String) {
         self.message = message
         self.location = location
     }
 
+    /// `thumbnail store LOCATION: MESSAGE`.
     public var description: String { "thumbnail store \(location): \(message)" }
 }
