@@ -64,3 +64,24 @@ assets:
 
 clean:
 	rm -rf .build $(DEMO_DIR)
+
+## bench: Glance against vipsthumbnail, ImageMagick, GraphicsMagick, pdftoppm and pango-view:
+## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full
+## one. Installs the anchors when missing; builds in .build-bench so as not to disturb .build.
+BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs \
+                  pango1.0-tools time
+BENCH_GLANCE   := .build-bench/release/glance
+
+.PHONY: bench
+bench: deps
+	@missing=""; for p in $(BENCH_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	python3 -c 'import numpy, scipy' 2>/dev/null || missing="$$missing python3-numpy python3-scipy"; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@python3 -c 'import numpy, scipy' || { echo "bench: python3 needs numpy and scipy"; exit 1; }
+	$(SWIFT) build -c release --product glance --scratch-path .build-bench
+	GLANCE=$(BENCH_GLANCE) python3 bench/run.py

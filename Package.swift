@@ -75,6 +75,7 @@ let package = Package(
         .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceRender"]),
         .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceStore"]),
         .testTarget(name: "GlancePipelineTests", dependencies: ["glance", "GlancePipeline", "GlanceStore"]),
+        .testTarget(name: "GlanceListingTests", dependencies: ["GlanceListing", "GlanceStore"]),
         .testTarget(name: "GlanceCLITests", dependencies: ["glance", "GlanceRender", "GlanceStore"]),
     ],
     swiftLanguageModes: [.v6]

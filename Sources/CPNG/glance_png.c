@@ -167,7 +167,8 @@ static void glance_png_on_encode_error(png_structp png, png_const_charp message)
 }
 
 int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                      int level, uint8_t **out, size_t *out_length, glance_png_error *error) {
+                      glance_png_compression compression, uint8_t **out, size_t *out_length,
+                      glance_png_error *error) {
     glance_png_sink sink = {0};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, error, glance_png_on_encode_error,
                                               glance_png_on_warning);
@@ -183,7 +184,9 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
         return GLANCE_PNG_FAILED;
     }
     png_set_write_fn(png, &sink, glance_png_write_data, glance_png_flush);
-    png_set_compression_level(png, level);
+    png_set_compression_level(png, compression.level);
+    png_set_compression_strategy(png, compression.strategy);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, compression.filters);
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
                  channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

@@ -1,6 +1,10 @@
 import Foundation
 import GlanceStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Turns attributes into what `glance list` and `glance show` print: aligned text or JSON with
 /// stable field names.
 public enum ListingFormatter {
@@ -44,9 +48,15 @@ public enum ListingFormatter {
         }
     }
 
-    /// ISO 8601 with seconds, UTC.
+    /// ISO 8601 with seconds, UTC (`2026-11-22T14:05:09Z`). Written out by hand from
+    /// `gmtime_r`: Foundation's formatters cost more than the rest of a 10,000-row listing.
     public static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// `2026-11-22 14:05` in UTC: sortable, and the same on every machine whatever its locale.

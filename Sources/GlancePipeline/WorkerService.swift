@@ -66,7 +66,7 @@ public struct WorkerService: Sendable {
             let request = RenderRequest(path: job.path, maxSide: job.maxSide, maxPixels: job.maxPixels)
             let (type, thumbnail) = try thumbnailer.render(request)
             let format = ImageFormat.automatic(for: type, image: thumbnail.image)
-            let data = try ImageEncoder.encode(thumbnail.image, as: format)
+            let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: type))
             let digest = job.computeDigest ? ContentDigest.sha256(ofFileAt: job.path) : nil
             return RenderOutcome(
                 id: job.id, status: .rendered, contentType: type, warnings: thumbnail.warnings, format: format,

@@ -49,7 +49,7 @@ struct ListCommand: ParsableCommand {
             throw CommandFailure.unusable(error.description)
         }
         if json {
-            print(ListingFormatter.json(items.map(ListingFormatter.Row.init)))
+            print(ListingJSONWriter.array(items.map(ListingFormatter.Row.init)))
         } else {
             print(ListingFormatter.table(items))
         }

@@ -60,7 +60,7 @@ struct ThumbnailCommand: ParsableCommand {
             let (type, thumbnail) = try Thumbnailer().render(request)
             let chosen = chosenFormat(for: type, image: thumbnail.image)
             let destination = output ?? Self.defaultOutput(for: file, format: chosen)
-            let bytes = try ImageEncoder.encode(thumbnail.image, as: chosen)
+            let bytes = try ImageEncoder.encode(thumbnail.image, as: chosen, content: PNGContent(source: type))
             try AtomicFileWriter.write(bytes, to: destination)
             if verbose {
                 StandardError.write(

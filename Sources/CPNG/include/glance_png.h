@@ -51,10 +51,18 @@ int glance_png_read_image(glance_png_decoder *decoder, uint8_t *image, size_t st
 /// Frees the decoder and closes its file.
 void glance_png_free(glance_png_decoder *decoder);
 
-/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG with zlib level `level`. On
-/// success `*out` is a malloc'd buffer that the caller frees with `glance_png_free_buffer`.
+/// How to compress: zlib level and strategy, and the PNG row filters libpng may choose from.
+typedef struct {
+    int level;                    ///< zlib level, 1..9
+    int strategy;                 ///< Z_DEFAULT_STRATEGY (0), Z_FILTERED (1), Z_RLE (3), ...
+    int filters;                  ///< PNG_FILTER_* mask (PNG_ALL_FILTERS = 0xF8)
+} glance_png_compression;
+
+/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG. On success `*out` is a malloc'd
+/// buffer that the caller frees with `glance_png_free_buffer`.
 int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                      int level, uint8_t **out, size_t *out_length, glance_png_error *error);
+                      glance_png_compression compression, uint8_t **out, size_t *out_length,
+                      glance_png_error *error);
 
 /// Frees a buffer returned by `glance_png_encode`.
 void glance_png_free_buffer(uint8_t *buffer);

@@ -1,0 +1,67 @@
+import Foundation
+import GlanceListing
+import GlanceRender
+import GlanceStore
+import Testing
+
+@Suite("Listing")
+struct ListingTests {
+    static func attributes(path: String, state: DocumentState?, changed: Bool = false) -> PromisedItemAttributes {
+        let identity = FileIdentity(device: 1, inode: 2, size: 3_000, modifiedNanoseconds: 1_700_000_000_123_456_789)
+        var stored: StoredDocument?
+        if let state {
+            let record = DocumentRecord(
+                path: path, identity: identity, contentType: .jpeg, state: state,
+                error: state == .failed ? "truncated \"JPEG\" data\n\tsee \\ here" : nil, generatorVersion: "0.1.0",
+                generatedAt: Date(timeIntervalSince1970: 1_700_000_100))
+            let images =
+                state == .fresh ? [ThumbnailImage(format: .jpeg, width: 1024, height: 683, data: [1, 2, 3])] : []
+            stored = StoredDocument(record: record, thumbnails: images)
+        }
+        var current = identity
+        if changed { current.size += 1 }
+        return PromisedItemAttributes(path: path, identity: current, stored: stored)
+    }
+
+    @Test("states: fresh, stale, missing, failed, unsupported")
+    func states() {
+        #expect(Self.attributes(path: "a.jpg", state: .fresh).state == .fresh)
+        #expect(Self.attributes(path: "a.jpg", state: .fresh, changed: true).state == .stale)
+        #expect(Self.attributes(path: "a.jpg", state: nil).state == .missing)
+        #expect(Self.attributes(path: "a.jpg", state: .failed).state == .failed)
+        #expect(Self.attributes(path: "a.bin", state: .unsupported).state == .unsupported)
+        // Never rendered: the kind is guessed from the name, and there is no thumbnail.
+        let missing = Self.attributes(path: "notes.TXT", state: nil)
+        #expect(missing.contentType == .text && missing.thumbnails.isEmpty)
+    }
+
+    @Test("the hand-written JSON is exactly what JSONEncoder writes for the same rows")
+    func jsonMatchesEncoder() {
+        let rows = [
+            Self.attributes(path: "dir/ünïcode photo.jpg", state: .fresh),
+            Self.attributes(path: "broken.jpg", state: .failed),
+            Self.attributes(path: "new.pdf", state: nil),
+        ].map(ListingFormatter.Row.init)
+        #expect(ListingJSONWriter.array(rows) == ListingFormatter.json(rows))
+        #expect(ListingJSONWriter.array([]) == ListingFormatter.json([ListingFormatter.Row]()))
+    }
+
+    @Test("patterns match the relative path; '*' crosses folders")
+    func patterns() {
+        let item = Self.attributes(path: "albums/2024/beach.jpg", state: .fresh)
+        #expect(ListingQuery(pattern: "*.jpg").matches(item))
+        #expect(ListingQuery(pattern: "albums/*").matches(item))
+        #expect(!ListingQuery(pattern: "*.png").matches(item))
+        #expect(ListingQuery(contentType: .jpeg, state: .fresh).matches(item))
+        #expect(!ListingQuery(state: .stale).matches(item))
+    }
+
+    @Test("dates are ISO 8601 in UTC; sizes read like people write them")
+    func formatting() {
+        #expect(ListingFormatter.iso8601(Date(timeIntervalSince1970: 1_700_000_000.9)) == "2023-11-14T22:13:20Z")
+        #expect(ListingFormatter.shortDate(Date(timeIntervalSince1970: 1_700_000_000)) == "2023-11-14 22:13")
+        #expect(ListingFormatter.byteCount(999) == "999 B")
+        #expect(ListingFormatter.byteCount(14_200) == "14 KB")
+        #expect(ListingFormatter.byteCount(3_100_000) == "3.1 MB")
+    }
+}

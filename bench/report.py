@@ -1,0 +1,158 @@
+"""Printing the results: a table per format, the extra measurements, the targets; the JSON file.
+
+Numbers in the tables
+  files/s      files in the folder / median wall time of the rounds
+  MP/s         input megapixels (source width x height, summed) / median wall time; JPEG, PNG
+  peak RSS     the largest peak resident set of any one process of the tool, over all rounds,
+               in MB (10^6 bytes); see tools.py for how it is measured
+  Glance/this  Glance's files/s divided by this tool's (> 1: Glance is faster)
+  PSNR, SSIM   average over the folder against the reference (see quality.py)
+"""
+
+import datetime
+import json
+import os
+
+MB = 1_000_000
+
+
+def mb(kib):
+    """KiB (as rusage reports) to MB."""
+    return kib * 1024 / MB
+
+
+def fmt_num(value, digits=1):
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def format_table(fmt, result):
+    """The lines of one format's table."""
+    files = result["files"]
+    mp = result.get("input_megapixels")
+    head = f"{fmt.upper()}: {files} files"
+    if mp:
+        head += f", {mp:.1f} MP"
+    head += f"; median of {result['rounds']} rounds"
+    lines = [head, f"  {'tool':<52} {'files/s':>8} {'MP/s':>7} {'peak RSS':>9} {'Glance/this':>11} "
+                   f"{'PSNR dB':>8} {'SSIM':>6}"]
+    glance_rate = result["tools"]["glance"]["files_per_s"]
+    for name, tool in result["tools"].items():
+        ratio = None if name == "glance" else glance_rate / tool["files_per_s"]
+        q = tool.get("quality") or {}
+        rss = f"{mb(tool['peak_rss_kib']):.0f} MB"
+        failed = "  FAILED: " + "; ".join(tool["failures"][:2]) if tool["failures"] else ""
+        lines.append(f"  {tool['label']:<52} {tool['files_per_s']:>8.2f} {fmt_num(tool.get('mp_per_s')):>7} "
+                     f"{rss:>9} {fmt_num(ratio, 2):>11} {fmt_num(q.get('psnr_db'), 2):>8} "
+                     f"{fmt_num(q.get('ssim'), 4):>6}{failed}")
+    side = result.get("sidecar")
+    if side:
+        lines.append(f"  on disk per thumbnail: Glance sidecar {side['glance_bytes_per_thumbnail'] / 1000:.0f} kB, "
+                     f"vipsthumbnail files {side['vips_bytes_per_thumbnail'] / 1000:.0f} kB "
+                     f"(ratio {side['glance_bytes_per_thumbnail'] / side['vips_bytes_per_thumbnail']:.2f})")
+    return lines
+
+
+def format_extras(extras):
+    """The lines for the 10,000-document runs and the single thumbnails."""
+    lines = []
+    many = extras.get("many")
+    if many:
+        lines.append(f"10,000 documents ({many['documents']} tiny PNGs; store cached in bench/work/many):")
+        if many.get("first_generate_seconds") is not None:
+            lines.append(f"  first generate (rendered {many['first_rendered']}): {many['first_generate_seconds']:.1f} s")
+        lines.append(f"  no-op re-run of generate: {many['noop_seconds']:.3f} s (median; rendered "
+                     f"{many['noop_rendered']}), peak RSS {mb(many['noop_peak_rss_kib']):.0f} MB")
+        lines.append(f"  glance list --json > /dev/null: {many['list_seconds']:.3f} s (median), "
+                     f"peak RSS {mb(many['list_peak_rss_kib']):.0f} MB")
+    singles = extras.get("single", [])
+    if singles:
+        lines.append("Single documents: `glance thumbnail` (/usr/bin/time) and a one-document "
+                     "`generate --jobs 1` (max of coordinator and worker):")
+        for s in singles:
+            lines.append(f"  {s['label']:<34} thumbnail {s['thumbnail_seconds']:.3f} s, "
+                         f"{mb(s['thumbnail_peak_rss_kib']):.0f} MB; worker <= {mb(s['worker_peak_rss_kib']):.0f} MB")
+    return lines
+
+
+def evaluate_targets(results, extras):
+    """[(target, measured text, ratio, passed)] for every target of the issue."""
+    targets = []
+
+    def speed(fmt, need):
+        tools = results.get(fmt, {}).get("tools")
+        if not tools:
+            return
+        best_name = max(("vips1", "vips2"), key=lambda n: tools[n]["files_per_s"])
+        ratio = tools["glance"]["files_per_s"] / tools[best_name]["files_per_s"]
+        targets.append((f"{fmt.upper()}: Glance >= {need}x vipsthumbnail (faster config: {tools[best_name]['label']})",
+                        f"{tools['glance']['files_per_s']:.2f} vs {tools[best_name]['files_per_s']:.2f} files/s",
+                        ratio, ratio >= need))
+
+    def quality(fmt, min_psnr=35.0, min_ssim=0.97):
+        tools = results.get(fmt, {}).get("tools")
+        if not tools or not tools["glance"].get("quality"):
+            return
+        g = tools["glance"]["quality"]
+        v = tools["vips1"].get("quality") or {}
+        targets.append((f"{fmt.upper()} quality: PSNR >= {min_psnr} dB", f"{g['psnr_db']:.2f} dB "
+                        f"(worst {g['worst_psnr_db']:.2f})", g["psnr_db"] / min_psnr, g["psnr_db"] >= min_psnr))
+        targets.append((f"{fmt.upper()} quality: SSIM >= {min_ssim}", f"{g['ssim']:.4f} (worst {g['worst_ssim']:.4f})",
+                        g["ssim"] / min_ssim, g["ssim"] >= min_ssim))
+        if v:
+            ok = g["psnr_db"] >= v["psnr_db"] and g["ssim"] >= v["ssim"]
+            targets.append((f"{fmt.upper()} quality: no worse than vipsthumbnail",
+                            f"PSNR {g['psnr_db']:.2f} vs {v['psnr_db']:.2f} dB, SSIM {g['ssim']:.4f} vs {v['ssim']:.4f}",
+                            g["psnr_db"] / v["psnr_db"], ok))
+
+    speed("jpeg", 1.25)
+    speed("png", 1.2)
+    speed("pdf", 1.2)
+    pdf = results.get("pdf", {}).get("tools")
+    if pdf and "pdftoppm" in pdf:
+        ratio = pdf["glance"]["files_per_s"] / pdf["pdftoppm"]["files_per_s"]
+        targets.append(("PDF: Glance >= 4x pdftoppm per file", f"{ratio:.2f}x", ratio, ratio >= 4))
+    text = results.get("text", {}).get("tools")
+    if text:
+        rate = text["glance"]["files_per_s"]
+        targets.append(("Text: >= 100 documents/s", f"{rate:.1f} documents/s", rate / 100, rate >= 100))
+    many = extras.get("many")
+    if many:
+        targets.append(("No-op re-run of 10,000 documents <= 1 s", f"{many['noop_seconds']:.3f} s",
+                        many["noop_seconds"] / 1.0, many["noop_seconds"] <= 1.0 and many["noop_rendered"] == 0))
+        targets.append(("list of 10,000 documents <= 0.3 s", f"{many['list_seconds']:.3f} s",
+                        many["list_seconds"] / 0.3, many["list_seconds"] <= 0.3))
+    by_key = {s["key"]: s for s in extras.get("single", [])}
+    for key, label in (("jpeg-6000x4000", "6000x4000 JPEG"), ("png-4000x3000", "4000x3000 PNG")):
+        if key in by_key:
+            peak = mb(max(by_key[key]["worker_peak_rss_kib"], by_key[key]["thumbnail_peak_rss_kib"]))
+            targets.append((f"Peak RSS per worker <= 150 MB on the {label}", f"{peak:.0f} MB", peak / 150, peak <= 150))
+    if "png-rows-1000" in by_key and "png-rows-4000" in by_key:
+        low = by_key["png-rows-1000"]["worker_peak_rss_kib"]
+        high = by_key["png-rows-4000"]["worker_peak_rss_kib"]
+        ratio = high / low
+        targets.append(("PNG worker RSS flat (+-10%) from 1000 to 4000 rows",
+                        f"{mb(low):.0f} MB -> {mb(high):.0f} MB", ratio, abs(ratio - 1) <= 0.10))
+    quality("jpeg")
+    quality("png")
+    quality("pdf")
+    return targets
+
+
+def format_targets(targets):
+    lines = ["Targets (ratio: Glance/anchor for speed, measured/target otherwise):"]
+    for name, measured, ratio, passed in targets:
+        lines.append(f"  {'PASS' if passed else 'FAIL'}  {ratio:6.2f}  {name}: {measured}")
+    passed = sum(1 for t in targets if t[3])
+    lines.append(f"  {passed} of {len(targets)} targets met")
+    return lines
+
+
+def write_json(results_dir, payload):
+    """Writes payload to results_dir/<UTC timestamp>.json and returns the path."""
+    os.makedirs(results_dir, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
+    path = os.path.join(results_dir, stamp + ".json")
+    with open(path, "w") as f:
+        json.dump(payload, f, indent=2, sort_keys=False)
+        f.write("\n")
+    return path

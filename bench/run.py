@@ -1,0 +1,420 @@
+"""Glance against the anchors: run with `make bench` (or `python3 bench/run.py` after a release build).
+
+    python3 bench/run.py [--rounds N] [--formats jpeg,png,pdf,text] [--no-quality] [--no-extras]
+                         [--glance PATH]
+
+Environment: BENCH_SCALE=1 for the full corpus; BENCH_ROUNDS (default 3); GLANCE (default
+.build-bench/release/glance, relative to the repository root).
+
+For each format the same files go through every tool, `rounds` times; in each round the order of
+the tools is rotated, so that background noise falls on all of them alike, and the median wall
+time is reported. Then the extras: 10,000 unchanged documents (no-op re-run, list), single big
+documents (time and memory), on-disk size per thumbnail. Then quality, then the targets. See
+bench/README.md for how to read the output.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import corpus
+import quality
+import report
+import tools
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_DIR = os.path.dirname(BENCH_DIR)
+WORK_DIR = os.path.join(BENCH_DIR, "work")
+OUT_DIR = os.path.join(WORK_DIR, "out")
+RESULTS_DIR = os.path.join(BENCH_DIR, "results")
+ROOT = None  # the corpus folder (corpus-small or corpus-full), set by main()
+REQUIRED = ("vipsthumbnail", "pdftoppm", "pdftocairo", "djpeg", "cjpeg", "pango-view", tools.CONVERT, tools.GM,
+            "/usr/bin/identify", "/usr/bin/time")
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def relative(path):
+    """A path as written to results: relative to the repository root."""
+    return os.path.relpath(path, REPO_DIR)
+
+
+# ---------------------------------------------------------------------------------------------
+# One format: every tool, several rounds
+# ---------------------------------------------------------------------------------------------
+
+
+def tool_plan(fmt, files, weights, sizes, glance, cores, text_heads):
+    """{name: (label, make(outdir) -> (jobs, parallel))} for the tools that handle this format."""
+    def glance_jobs(outdir):
+        return tools.glance_generate(glance, os.path.join(ROOT, fmt), os.path.join(outdir, "store"), cores,
+                                     os.path.join(outdir, "summary.json"))
+
+    plan = {"glance": (f"glance generate --jobs {cores}", glance_jobs)}
+    if fmt in ("jpeg", "png", "pdf"):
+        plan["vips1"] = ("vipsthumbnail, 1 process", lambda out: tools.vips_one_process(files, out, fmt))
+        plan["vips2"] = ("vipsthumbnail, 2 processes x VIPS_CONCURRENCY=1",
+                         lambda out: tools.vips_two_processes(files, out, fmt, weights))
+    if fmt in ("jpeg", "png"):
+        plan["imagemagick"] = (f"ImageMagick convert, per file, {cores} at a time",
+                               lambda out: tools.imagemagick(files, out, fmt, cores))
+        plan["graphicsmagick"] = (f"GraphicsMagick gm convert, per file, {cores} at a time",
+                                  lambda out: tools.graphicsmagick(files, out, fmt, cores))
+    if fmt == "jpeg":
+        plan["floor"] = (f"floor: djpeg -scale 1/2^k, {cores} at a time",
+                         lambda out: tools.djpeg_floor(files, sizes, cores))
+    if fmt == "png":
+        plan["floor"] = ("floor: zlib inflate of IDAT only, 2 processes", lambda out: tools.png_floor(files, weights))
+    if fmt == "pdf":
+        plan["pdftoppm"] = (f"pdftoppm -scale-to 1024, per file, {cores} at a time",
+                            lambda out: tools.pdftoppm(files, out, cores))
+    if fmt == "text":
+        plan["pango"] = (f"pango-view, first 4 KB, per file, {cores} at a time",
+                         lambda out: tools.pango_view(text_heads, out, cores))
+    return plan
+
+
+def text_heads(files):
+    """The first 4 KB of each text file (cut at a character boundary), for pango-view."""
+    folder = tools.fresh_dir(os.path.join(OUT_DIR, "text-heads"))
+    heads = []
+    for f in files:
+        with open(f, "rb") as src:
+            head = src.read(4096).decode("utf-8", errors="ignore").encode("utf-8")
+        path = os.path.join(folder, os.path.basename(f))
+        with open(path, "wb") as dst:
+            dst.write(head)
+        heads.append(path)
+    return heads
+
+
+def check_glance_run(outdir, count):
+    """Problems with a glance generate run, from its JSON summary."""
+    try:
+        with open(os.path.join(outdir, "summary.json")) as f:
+            summary = json.load(f)
+    except (OSError, ValueError) as error:
+        return [f"no JSON summary ({error})"]
+    problems = []
+    if summary.get("rendered") != count:
+        problems.append(f"rendered {summary.get('rendered')} of {count}")
+    for failure in summary.get("failures", [])[:3]:
+        problems.append(f"{failure.get('path')}: {failure.get('error')}")
+    return problems
+
+
+def bench_format(fmt, entries, glance, cores, rounds):
+    """Times every tool on the format's folder; returns the result dict for the report."""
+    files = [os.path.join(ROOT, fmt, e["file"]) for e in entries]
+    sizes = {os.path.join(ROOT, fmt, e["file"]): (e["width"], e["height"]) for e in entries if "width" in e}
+    weights = {f: (w * h) for f, (w, h) in sizes.items()} or {
+        os.path.join(ROOT, fmt, e["file"]): e["bytes"] for e in entries}
+    megapixels = sum(w * h for w, h in sizes.values()) / 1e6 if sizes else None
+    heads = text_heads(files) if fmt == "text" else []
+    plan = tool_plan(fmt, files, weights, sizes, glance, cores, heads)
+    for f in files:  # warm the page cache so no tool pays for the first read
+        with open(f, "rb") as src:
+            while src.read(1 << 20):
+                pass
+    names = list(plan)
+    seconds = {name: [] for name in names}
+    peaks = {name: 0 for name in names}
+    failures = {name: [] for name in names}
+    stderr_log = os.path.join(OUT_DIR, f"{fmt}-stderr.log")
+    if os.path.exists(stderr_log):
+        os.remove(stderr_log)
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            outdir = tools.fresh_dir(os.path.join(OUT_DIR, fmt, name))
+            jobs, parallel = plan[name][1](outdir)
+            timing = tools.run_jobs(jobs, parallel, stderr_path=stderr_log)
+            seconds[name].append(timing.seconds)
+            peaks[name] = max(peaks[name], timing.peak_rss_kib)
+            problems = timing.failures + (check_glance_run(outdir, len(files)) if name == "glance" else [])
+            if problems and not failures[name]:
+                failures[name] = problems
+        log(f"  {fmt} round {r + 1}/{rounds}: " + ", ".join(f"{n} {seconds[n][-1]:.2f}s" for n in names))
+    result = {"files": len(files), "input_megapixels": megapixels, "rounds": rounds, "tools": {}}
+    for name in names:
+        median = statistics.median(seconds[name])
+        result["tools"][name] = {
+            "label": plan[name][0],
+            "seconds": seconds[name],
+            "median_seconds": median,
+            "files_per_s": len(files) / median,
+            "mp_per_s": megapixels / median if megapixels else None,
+            "peak_rss_kib": peaks[name],
+            "failures": failures[name],
+        }
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Quality and size on disk, from the last round's outputs
+# ---------------------------------------------------------------------------------------------
+
+
+def disk_bytes(folder):
+    """Bytes the files under folder take on disk (allocated blocks, like du)."""
+    total = 0
+    for dirpath, _, names in os.walk(folder):
+        for n in names:
+            total += os.lstat(os.path.join(dirpath, n)).st_blocks * 512
+    return total
+
+
+def glance_listing(glance, container, store):
+    out = subprocess.run([glance, "list", container, "--store", store, "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def export_glance_thumbnails(glance, fmt, entries, outdir):
+    """Writes every stored thumbnail of the last glance run to outdir/export; returns {source: file}."""
+    container, store = os.path.join(ROOT, fmt), os.path.join(outdir, "store")
+    export_dir = tools.fresh_dir(os.path.join(outdir, "export"))
+    formats = {row["path"]: row["thumbnails"]["1024x1024"]["format"]
+               for row in glance_listing(glance, container, store) if row.get("thumbnails")}
+    exported = {}
+    for e in entries:
+        if e["file"] not in formats:
+            continue
+        source = os.path.join(container, e["file"])
+        target = os.path.join(export_dir, tools.stem(e["file"]) + (".jpg" if formats[e["file"]] == "jpeg" else ".png"))
+        subprocess.run([glance, "export", container, source, "--store", store, "-o", target], check=True,
+                       stdout=subprocess.DEVNULL)
+        exported[source] = target
+    return exported
+
+
+def tool_thumbnails(fmt, name, entries):
+    """{source: thumbnail file} for a tool's last output folder (by file stem)."""
+    outdir = os.path.join(OUT_DIR, fmt, name)
+    by_stem = {tools.stem(n): os.path.join(outdir, n) for n in os.listdir(outdir)}
+    found = {}
+    for e in entries:
+        thumb = by_stem.get(tools.stem(e["file"]))
+        if thumb:
+            found[os.path.join(ROOT, fmt, e["file"])] = thumb
+    return found
+
+
+def measure_quality(fmt, entries, result, glance, references):
+    """Adds average PSNR/SSIM to each tool that made thumbnails, and the on-disk sizes."""
+    thumbnails = {"glance": export_glance_thumbnails(glance, fmt, entries, os.path.join(OUT_DIR, fmt, "glance"))}
+    for name in ("vips1", "imagemagick", "graphicsmagick", "pdftoppm"):
+        if name in result["tools"]:
+            thumbnails[name] = tool_thumbnails(fmt, name, entries)
+    for name, mapping in thumbnails.items():
+        pairs = [(thumb, source) for source, thumb in mapping.items()]
+        result["tools"][name]["quality"] = quality.average_scores(pairs, fmt, references)
+        log(f"  {fmt} quality {name}: " + json.dumps(result["tools"][name]["quality"]))
+
+
+def measure_sidecar(fmt, result):
+    """Store folder size / thumbnails vs vipsthumbnail's output files / thumbnails."""
+    glance_store = os.path.join(OUT_DIR, fmt, "glance", "store")
+    count = result["files"]
+    sidecar = {"glance_bytes_per_thumbnail": disk_bytes(glance_store) / count}
+    vips_dir = os.path.join(OUT_DIR, fmt, "vips1")
+    if os.path.isdir(vips_dir) and os.listdir(vips_dir):
+        sidecar["vips_bytes_per_thumbnail"] = disk_bytes(vips_dir) / len(os.listdir(vips_dir))
+    else:
+        return
+    result["sidecar"] = sidecar
+
+
+# ---------------------------------------------------------------------------------------------
+# Extras: 10,000 documents, single big documents
+# ---------------------------------------------------------------------------------------------
+
+
+def glance_summary(glance, container, store, cores):
+    """Runs one generate, returns (Timing, summary dict)."""
+    summary_path = os.path.join(WORK_DIR, "many", "summary.json")
+    jobs, _ = tools.glance_generate(glance, container, store, cores, summary_path)
+    timing = tools.run_jobs(jobs)
+    with open(summary_path) as f:
+        return timing, json.load(f)
+
+
+def measure_many(glance, cores, rounds):
+    """Generate once over 10,000 tiny PNGs (cached store), then time no-op re-runs and list."""
+    docs = corpus.ensure_many()
+    store = os.path.join(WORK_DIR, "many", "store")
+    log("  10,000 documents: first generate (cached store: renders only what changed) ...")
+    first, summary = glance_summary(glance, docs, store, cores)
+    many = {"documents": corpus.MANY_COUNT, "first_rendered": summary.get("rendered"),
+            "first_generate_seconds": first.seconds}
+    noop, rendered, noop_peak = [], 0, 0
+    for _ in range(rounds):
+        timing, summary = glance_summary(glance, docs, store, cores)
+        noop.append(timing.seconds)
+        noop_peak = max(noop_peak, timing.peak_rss_kib)
+        rendered = max(rendered, summary.get("rendered", 0) + summary.get("failed", 0))
+    listing, list_peak = [], 0
+    for _ in range(rounds):
+        timing = tools.run_jobs([tools.Job([glance, "list", docs, "--store", store, "--json"])])
+        listing.append(timing.seconds)
+        list_peak = max(list_peak, timing.peak_rss_kib)
+    many.update(noop_seconds=statistics.median(noop), noop_all=noop, noop_rendered=rendered,
+                noop_peak_rss_kib=noop_peak, list_seconds=statistics.median(listing), list_all=listing,
+                list_peak_rss_kib=list_peak)
+    return many
+
+
+def time_thumbnail(glance, source, output):
+    """One `glance thumbnail` under /usr/bin/time: (seconds, peak RSS KiB)."""
+    time_file = output + ".time"
+    subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", time_file, glance, "thumbnail", source, "-o", output],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(time_file) as f:
+        elapsed, peak = f.read().split()[-2:]
+    return float(elapsed), int(peak)
+
+
+def worker_peak(glance, source, folder):
+    """Peak RSS (KiB) of `generate --jobs 1` over a container holding only source (hard link)."""
+    container = tools.fresh_dir(os.path.join(folder, "container"))
+    target = os.path.join(container, os.path.basename(source))
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+    summary_path = os.path.join(folder, "summary.json")
+    jobs, _ = tools.glance_generate(glance, container, tools.fresh_dir(os.path.join(folder, "store")), 1,
+                                    summary_path)
+    timing = tools.run_jobs(jobs)
+    with open(summary_path) as f:
+        summary = json.load(f)
+    if summary.get("rendered") != 1:
+        raise RuntimeError(f"{relative(source)}: generate rendered {summary.get('rendered')} of 1")
+    return timing.peak_rss_kib
+
+
+def measure_singles(glance, manifest, rounds):
+    """Time and memory of single big documents, plus a tiny PNG as the baseline."""
+    def first(fmt, **match):
+        for e in manifest:
+            if e["format"] == fmt and all(e.get(k) == v for k, v in match.items()):
+                return os.path.join(ROOT, fmt, e["file"])
+        return None
+
+    extras = os.path.join(WORK_DIR, "extras")
+    cases = [
+        ("jpeg-6000x4000", "6000x4000 JPEG", first("jpeg", width=6000, height=4000), ".jpg"),
+        ("png-4000x3000", "4000x3000 PNG (photo)", first("png", kind="photo", width=4000, height=3000), ".png"),
+        ("png-interlaced", "4000x3000 PNG (Adam7)", first("png", kind="interlaced"), ".png"),
+        ("png-rows-1000", "4000x1000 PNG (photo)", os.path.join(extras, "rows-1000.png"), ".png"),
+        ("png-rows-4000", "4000x4000 PNG (photo)", os.path.join(extras, "rows-4000.png"), ".png"),
+        ("baseline", "16x12 PNG (baseline)", os.path.join(WORK_DIR, "many", "docs", "d000", "tiny-00000.png"), ".png"),
+    ]
+    singles = []
+    for key, label, source, ext in cases:
+        if not source or not os.path.exists(source):
+            continue
+        folder = tools.fresh_dir(os.path.join(OUT_DIR, "single", key))
+        runs = [time_thumbnail(glance, source, os.path.join(folder, "thumbnail" + ext)) for _ in range(rounds)]
+        peak_worker = max(worker_peak(glance, source, folder) for _ in range(rounds))
+        singles.append({"key": key, "label": label, "file": relative(source),
+                        "thumbnail_seconds": statistics.median(r[0] for r in runs),
+                        "thumbnail_peak_rss_kib": max(r[1] for r in runs),
+                        "worker_peak_rss_kib": peak_worker})
+    return singles
+
+
+# ---------------------------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------------------------
+
+
+def tool_versions(glance):
+    def first_line(argv):
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=10)
+            return (done.stdout or done.stderr).strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.SubprocessError):
+            return "?"
+
+    return {"glance": first_line([glance, "--version"]), "vips": first_line(["vips", "--version"]),
+            "imagemagick": first_line([tools.CONVERT, "-version"]), "graphicsmagick": first_line([tools.GM, "version"]),
+            "pdftoppm": first_line(["pdftoppm", "-v"]), "djpeg": first_line(["djpeg", "-version"]),
+            "pango-view": first_line(["pango-view", "--version"])}
+
+
+def main():
+    global ROOT
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")))
+    parser.add_argument("--formats", default=",".join(corpus.FORMATS))
+    parser.add_argument("--no-quality", action="store_true", help="skip PSNR/SSIM")
+    parser.add_argument("--no-extras", action="store_true", help="skip the 10,000-document and single-file runs")
+    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-bench/release/glance"),
+                        help="the glance executable, relative to the repository root or absolute")
+    args = parser.parse_args()
+    glance = os.path.abspath(os.path.join(REPO_DIR, args.glance))
+    missing = [t for t in (glance,) + REQUIRED if not shutil.which(t)]
+    if missing:
+        sys.exit("bench: missing " + ", ".join(missing) + " (run `make bench`, which installs and builds them)")
+    formats = [f for f in args.formats.split(",") if f]
+    cores = os.cpu_count()
+    load_before = os.getloadavg()
+    started = time.time()
+
+    ROOT, manifest = corpus.ensure_corpus(log)
+    os.makedirs(OUT_DIR, exist_ok=True)
+    references = quality.References(os.path.join(WORK_DIR, "refs", os.path.basename(ROOT) + "-"
+                                                  + corpus.generator_hash(corpus.scale_is_full())))
+    log(f"Corpus {relative(ROOT)}; {cores} cores; load {load_before[0]:.2f} {load_before[1]:.2f} "
+        f"{load_before[2]:.2f}; {args.rounds} rounds")
+    results = {}
+    for fmt in formats:
+        entries = [e for e in manifest if e["format"] == fmt]
+        log(f"{fmt}: {len(entries)} files")
+        results[fmt] = bench_format(fmt, entries, glance, cores, args.rounds)
+        measure_sidecar(fmt, results[fmt])
+        if not args.no_quality and fmt != "text":
+            measure_quality(fmt, entries, results[fmt], glance, references)
+    extras = {}
+    if not args.no_extras:
+        extras["many"] = measure_many(glance, cores, args.rounds)
+        extras["single"] = measure_singles(glance, manifest, args.rounds)
+    load_after = os.getloadavg()
+
+    lines = [""]
+    for fmt in formats:
+        lines += report.format_table(fmt, results[fmt]) + [""]
+    lines += report.format_extras(extras) + [""]
+    targets = report.evaluate_targets(results, extras)
+    lines += report.format_targets(targets)
+    lines.append(f"Load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min); {cores} cores; "
+                 f"{time.time() - started:.0f} s in all")
+    payload = {
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "scale": "full" if corpus.scale_is_full() else "small",
+        "corpus": relative(ROOT),
+        "rounds": args.rounds,
+        "cores": cores,
+        "loadavg_before": list(load_before),
+        "loadavg_after": list(load_after),
+        "glance": relative(glance),
+        "versions": tool_versions(glance),
+        "formats": results,
+        "extras": extras,
+        "targets": [{"target": t[0], "measured": t[1], "ratio": t[2], "pass": t[3]} for t in targets],
+    }
+    path = report.write_json(RESULTS_DIR, payload)
+    lines.append(f"Results: {relative(path)}")
+    log("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

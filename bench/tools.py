@@ -1,0 +1,194 @@
+"""Running the tools: commands for Glance and each anchor, and a timer that records peak memory.
+
+Every command runs under GNU `/usr/bin/time -f %M -o FILE`, which reports the peak resident set
+(KiB) from the rusage that wait4 returns for its child. On Linux that number is the peak of the
+child *or of any descendant it waited for* (the kernel folds a reaped child's peak into its
+parent's): the largest single process of the tree, never a sum. So for `glance generate` it is
+the larger of the coordinator and its biggest worker (the coordinator reaps its workers), and
+for a batch of per-file commands we report the maximum over the commands.
+
+Why not wait4 from this script directly: a child spawned by a big Python process (numpy and
+scipy are loaded) inherits the parent's memory high-water mark at fork/exec, so its ru_maxrss
+would never be below this script's own size. /usr/bin/time is small, and it is what it reports
+for its child that we read.
+"""
+
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+CONVERT = "/usr/bin/convert"  # the `convert` first on PATH may be a stand-in script
+GM = "/usr/bin/gm"
+TIME = "/usr/bin/time"
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass
+class Job:
+    """One command: its arguments, extra environment, and where its stdout goes."""
+
+    argv: list
+    env: dict = field(default_factory=dict)
+    stdout: str = os.devnull
+
+
+@dataclass
+class Timing:
+    """What one batch of jobs cost: wall seconds, the largest peak RSS (KiB), failed commands."""
+
+    seconds: float
+    peak_rss_kib: int
+    failures: list
+
+
+def spawn(job, stderr_path):
+    """Starts a job with stdout and stderr redirected; returns its pid."""
+    env = dict(os.environ)
+    env.update(job.env)
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, job.stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+        (os.POSIX_SPAWN_OPEN, 2, stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644),
+    ]
+    return os.posix_spawnp(job.argv[0], job.argv, env, file_actions=actions)
+
+
+def run_jobs(jobs, parallel=1, stderr_path=os.devnull):
+    """Runs the jobs, at most `parallel` at a time, and times the whole batch.
+
+    Only our own children exist while this runs, so os.waitpid(-1) reaps exactly the jobs.
+    """
+    pending = list(enumerate(jobs))
+    running = {}
+    peak = 0
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="bench-rss-") as rss_dir:
+        start = time.perf_counter()
+        while pending or running:
+            while pending and len(running) < parallel:
+                number, job = pending.pop(0)
+                rss_file = os.path.join(rss_dir, str(number))
+                timed = Job([TIME, "-f", "%M", "-o", rss_file] + job.argv, job.env, job.stdout)
+                running[spawn(timed, stderr_path)] = (job, rss_file)
+            pid, status = os.waitpid(-1, 0)
+            if pid not in running:
+                continue
+            job, rss_file = running.pop(pid)
+            peak = max(peak, read_peak(rss_file))
+            code = os.waitstatus_to_exitcode(status)
+            if code != 0:
+                failures.append(" ".join(os.path.basename(a) for a in job.argv[:3]) + " ... exit %d" % code)
+        seconds = time.perf_counter() - start
+    return Timing(seconds, peak, failures)
+
+
+def read_peak(rss_file):
+    """The KiB that /usr/bin/time wrote (its last line; a signal note may come first)."""
+    try:
+        with open(rss_file) as f:
+            return int(f.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def fresh_dir(path):
+    """An empty folder at path (removed first if it was there)."""
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def stem(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def split_in_two(files, weights):
+    """Two halves of files with about equal total weight (greedy, largest first)."""
+    halves, totals = ([], []), [0, 0]
+    for f in sorted(files, key=lambda f: -weights.get(f, 0)):
+        side = 0 if totals[0] <= totals[1] else 1
+        halves[side].append(f)
+        totals[side] += weights.get(f, 0)
+    return [h for h in halves if h]
+
+
+# ---------------------------------------------------------------------------------------------
+# The tools. Each function returns (jobs, parallel): the commands for a folder's files and how
+# many of them run at once. Outputs go to outdir, which the caller empties before each run.
+# ---------------------------------------------------------------------------------------------
+
+
+def glance_generate(glance, container, store, cores, summary_path):
+    """One `glance generate` over the container with a fresh store; the JSON summary to a file."""
+    argv = [glance, "generate", container, "--jobs", str(cores), "--json", "--quiet", "--store", store]
+    return [Job(argv, stdout=summary_path)], 1
+
+
+def vips_output(fmt, outdir):
+    """vipsthumbnail's -o: JPEG at quality 85 for JPEG sources (like Glance's), PNG otherwise."""
+    return os.path.join(outdir, "%s.jpg[Q=85]" if fmt == "jpeg" else "%s.png")
+
+
+def vips_one_process(files, outdir, fmt):
+    """vipsthumbnail -s 1024 over the whole folder in one process (its default threading)."""
+    return [Job(["vipsthumbnail", "-s", "1024", "-o", vips_output(fmt, outdir)] + files)], 1
+
+
+def vips_two_processes(files, outdir, fmt, weights):
+    """Two vipsthumbnail processes at once, each over half the files, VIPS_CONCURRENCY=1."""
+    jobs = [Job(["vipsthumbnail", "-s", "1024", "-o", vips_output(fmt, outdir)] + half,
+                env={"VIPS_CONCURRENCY": "1"}) for half in split_in_two(files, weights)]
+    return jobs, 2
+
+
+def thumbnail_extension(fmt):
+    return ".jpg" if fmt == "jpeg" else ".png"
+
+
+def imagemagick(files, outdir, fmt, parallel):
+    """ImageMagick 6, per file: convert -define jpeg:size=1024x1024 IN -thumbnail 1024x1024 OUT."""
+    ext = thumbnail_extension(fmt)
+    return [Job([CONVERT, "-define", "jpeg:size=1024x1024", f, "-thumbnail", "1024x1024",
+                 os.path.join(outdir, stem(f) + ext)]) for f in files], parallel
+
+
+def graphicsmagick(files, outdir, fmt, parallel):
+    """GraphicsMagick, per file: gm convert -size 1024x1024 IN -thumbnail 1024x1024 OUT."""
+    ext = thumbnail_extension(fmt)
+    return [Job([GM, "convert", "-size", "1024x1024", f, "-thumbnail", "1024x1024",
+                 os.path.join(outdir, stem(f) + ext)]) for f in files], parallel
+
+
+def pdftoppm(files, outdir, parallel):
+    """pdftoppm, per file: page 1, longest side 1024, PNG."""
+    return [Job(["pdftoppm", "-f", "1", "-l", "1", "-singlefile", "-scale-to", "1024", "-png", f,
+                 os.path.join(outdir, stem(f))]) for f in files], parallel
+
+
+def pango_view(heads, outdir, parallel):
+    """pango-view, per file, over the first 4 KB (prepared beforehand), wrapped at A4 width."""
+    return [Job(["pango-view", "--no-display", "-q", "--pixels", "--font=DejaVu Sans 10", "--width=650",
+                 "--margin=37", "--output=" + os.path.join(outdir, stem(h) + ".png"), h])
+            for h in heads], parallel
+
+
+def djpeg_scale(width, height):
+    """The largest power-of-two DCT reduction (1/1..1/8) keeping the longest side >= 1024."""
+    longest, k = max(width, height), 0
+    while k < 3 and longest / 2 ** (k + 1) >= 1024:
+        k += 1
+    return 2 ** k
+
+
+def djpeg_floor(files, sizes, parallel):
+    """The JPEG floor: djpeg -scale 1/2^k decode of each file to /dev/null."""
+    return [Job(["djpeg", "-scale", "1/%d" % djpeg_scale(*sizes[f]), "-outfile", os.devnull, f])
+            for f in files], parallel
+
+
+def png_floor(files, weights):
+    """The PNG floor: zlib inflate of every IDAT stream (no unfiltering), two processes."""
+    script = os.path.join(BENCH_DIR, "inflate.py")
+    return [Job(["python3", script] + half) for half in split_in_two(files, weights)], 2
