@@ -6,7 +6,10 @@ Numbers in the tables
   peak RSS     the largest peak resident set of any one process of the tool, over all rounds,
                in MB (10^6 bytes); see tools.py for how it is measured
   Glance/this  Glance's files/s divided by this tool's (> 1: Glance is faster)
-  PSNR, SSIM   average over the folder against the reference (see quality.py)
+  PSNR, SSIM   average over the folder against the reference (see quality.py), of the
+               thumbnails as the tool wrote them (Glance: as stored, exported byte for byte).
+               JPEG has two more rows, untimed: both tools writing PNG, i.e. the resampling
+               without the loss of the JPEG encoder.
 """
 
 import datetime
@@ -44,11 +47,18 @@ def format_table(fmt, result):
         lines.append(f"  {tool['label']:<52} {tool['files_per_s']:>8.2f} {fmt_num(tool.get('mp_per_s')):>7} "
                      f"{rss:>9} {fmt_num(ratio, 2):>11} {fmt_num(q.get('psnr_db'), 2):>8} "
                      f"{fmt_num(q.get('ssim'), 4):>6}{failed}")
+    for row in result.get("resampling_only", {}).values():
+        q = row["quality"] or {}
+        lines.append(f"  {row['label']:<52} {'—':>8} {'—':>7} {'—':>9} {'—':>11} "
+                     f"{fmt_num(q.get('psnr_db'), 2):>8} {fmt_num(q.get('ssim'), 4):>6}")
     side = result.get("sidecar")
     if side:
-        lines.append(f"  on disk per thumbnail: Glance sidecar {side['glance_bytes_per_thumbnail'] / 1000:.0f} kB, "
-                     f"vipsthumbnail files {side['vips_bytes_per_thumbnail'] / 1000:.0f} kB "
+        line = (f"  on disk per thumbnail: Glance sidecar {side['glance_bytes_per_thumbnail'] / 1000:.0f} kB "
+                f"(encoded image {side['glance_encoded_bytes_per_thumbnail'] / 1000:.0f} kB)")
+        if side.get("vips_bytes_per_thumbnail"):
+            line += (f", vipsthumbnail files {side['vips_bytes_per_thumbnail'] / 1000:.0f} kB "
                      f"(ratio {side['glance_bytes_per_thumbnail'] / side['vips_bytes_per_thumbnail']:.2f})")
+        lines.append(line)
     return lines
 
 

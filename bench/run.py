@@ -219,16 +219,43 @@ def measure_quality(fmt, entries, result, glance, references):
         log(f"  {fmt} quality {name}: " + json.dumps(result["tools"][name]["quality"]))
 
 
-def measure_sidecar(fmt, result):
+def measure_resampling_only(fmt, entries, result, glance, references):
+    """Quality of PNG output from JPEG sources (untimed): the resampler without the JPEG encoder.
+
+    Glance stores JPEG (quality 85) for opaque photos and vipsthumbnail is run with Q=85 too, so
+    the table's JPEG scores include the encoder's loss; these rows show the resampling alone.
+    """
+    files = [os.path.join(ROOT, fmt, e["file"]) for e in entries]
+    glance_dir = tools.fresh_dir(os.path.join(OUT_DIR, fmt, "resample-glance"))
+    vips_dir = tools.fresh_dir(os.path.join(OUT_DIR, fmt, "resample-vips"))
+    glance_pairs = []
+    for f in files:
+        out = os.path.join(glance_dir, tools.stem(f) + ".png")
+        subprocess.run([glance, "thumbnail", f, "-o", out], check=True, stdout=subprocess.DEVNULL)
+        glance_pairs.append((out, f))
+    subprocess.run(["vipsthumbnail", "-s", "1024", "-o", os.path.join(vips_dir, "%s.png")] + files, check=True)
+    vips_pairs = [(os.path.join(vips_dir, tools.stem(f) + ".png"), f) for f in files]
+    result["resampling_only"] = {
+        "glance": {"label": "glance thumbnail -o X.png (untimed)",
+                   "quality": quality.average_scores(glance_pairs, fmt, references)},
+        "vips": {"label": "vipsthumbnail -o %s.png (untimed)",
+                 "quality": quality.average_scores(vips_pairs, fmt, references)},
+    }
+    for name, row in result["resampling_only"].items():
+        log(f"  {fmt} quality, PNG output, {name}: " + json.dumps(row["quality"]))
+
+
+def measure_sidecar(fmt, result, glance):
     """Store folder size / thumbnails vs vipsthumbnail's output files / thumbnails."""
     glance_store = os.path.join(OUT_DIR, fmt, "glance", "store")
     count = result["files"]
-    sidecar = {"glance_bytes_per_thumbnail": disk_bytes(glance_store) / count}
+    listing = glance_listing(glance, os.path.join(ROOT, fmt), glance_store)
+    encoded = sum(t["bytes"] for row in listing for t in (row.get("thumbnails") or {}).values())
+    sidecar = {"glance_bytes_per_thumbnail": disk_bytes(glance_store) / count,
+               "glance_encoded_bytes_per_thumbnail": encoded / count}
     vips_dir = os.path.join(OUT_DIR, fmt, "vips1")
     if os.path.isdir(vips_dir) and os.listdir(vips_dir):
         sidecar["vips_bytes_per_thumbnail"] = disk_bytes(vips_dir) / len(os.listdir(vips_dir))
-    else:
-        return
     result["sidecar"] = sidecar
 
 
@@ -380,9 +407,14 @@ def main():
         entries = [e for e in manifest if e["format"] == fmt]
         log(f"{fmt}: {len(entries)} files")
         results[fmt] = bench_format(fmt, entries, glance, cores, args.rounds)
-        measure_sidecar(fmt, results[fmt])
-        if not args.no_quality and fmt != "text":
-            measure_quality(fmt, entries, results[fmt], glance, references)
+        try:
+            measure_sidecar(fmt, results[fmt], glance)
+            if not args.no_quality and fmt != "text":
+                measure_quality(fmt, entries, results[fmt], glance, references)
+                if fmt == "jpeg":
+                    measure_resampling_only(fmt, entries, results[fmt], glance, references)
+        except (subprocess.CalledProcessError, OSError, ValueError) as error:
+            log(f"  {fmt}: size/quality not measured: {error}")
     extras = {}
     if not args.no_extras:
         extras["many"] = measure_many(glance, cores, args.rounds)

@@ -16,10 +16,13 @@ public struct WorkerService: Sendable {
     public struct DebugTriggers: Sendable {
         public var crashOn: String?
         public var hangOn: String?
+        /// Wait a second before reading the document (lets a test change it mid-render).
+        public var slowOn: String?
 
-        public init(crashOn: String? = nil, hangOn: String? = nil) {
+        public init(crashOn: String? = nil, hangOn: String? = nil, slowOn: String? = nil) {
             self.crashOn = crashOn
             self.hangOn = hangOn
+            self.slowOn = slowOn
         }
     }
 
@@ -61,6 +64,7 @@ public struct WorkerService: Sendable {
             while true { sleep(3600) }
         }
         let start = DispatchTime.now()
+        if let pattern = triggers.slowOn, fnmatch(pattern, name, 0) == 0 { sleep(1) }
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
         do {
             let request = RenderRequest(path: job.path, maxSide: job.maxSide, maxPixels: job.maxPixels)

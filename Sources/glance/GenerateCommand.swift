@@ -50,6 +50,7 @@ struct GenerateCommand: ParsableCommand {
 
     @Option(help: .hidden) var debugCrashOn: String?
     @Option(help: .hidden) var debugHangOn: String?
+    @Option(help: .hidden) var debugSlowOn: String?
 
     func validate() throws {
         if jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256.") }
@@ -63,7 +64,7 @@ struct GenerateCommand: ParsableCommand {
             generatorVersion: GlanceVersion.current, jobs: jobs, timeoutSeconds: timeout,
             workerExecutable: WorkerCommand.executablePath,
             workerArguments: WorkerCommand.arguments(
-                memoryLimitMiB: memoryLimit, crashOn: debugCrashOn, hangOn: debugHangOn))
+                memoryLimitMiB: memoryLimit, crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn))
         options.force = force
         options.retryFailed = retryFailed
         options.maxPixels = maxPixels

@@ -21,10 +21,13 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "Hang on documents whose file name matches this glob (for tests).")
     var debugHangOn: String?
 
+    @Option(help: "Wait a second before reading documents whose file name matches this glob (for tests).")
+    var debugSlowOn: String?
+
     func run() throws {
         WorkerService(
             memoryLimitBytes: memoryLimit << 20,
-            triggers: .init(crashOn: debugCrashOn, hangOn: debugHangOn)
+            triggers: .init(crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn)
         ).run()
     }
 
@@ -37,10 +40,11 @@ struct WorkerCommand: ParsableCommand {
     }
 
     /// The arguments that start a worker with these settings.
-    static func arguments(memoryLimitMiB: Int, crashOn: String?, hangOn: String?) -> [String] {
+    static func arguments(memoryLimitMiB: Int, crashOn: String?, hangOn: String?, slowOn: String?) -> [String] {
         var arguments = ["worker", "--memory-limit", String(memoryLimitMiB)]
         if let crashOn { arguments += ["--debug-crash-on", crashOn] }
         if let hangOn { arguments += ["--debug-hang-on", hangOn] }
+        if let slowOn { arguments += ["--debug-slow-on", slowOn] }
         return arguments
     }
 }

@@ -197,6 +197,32 @@ struct GenerateCommandTests {
         #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
+    @Test("a document changed while it is rendered is rendered again from its new content")
+    func changedDuringRender() throws {
+        let container = try SampleContainer(["slow-notes.txt": "text/latin-utf8.txt"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        process.arguments = ["generate", container.path, "--json", "--debug-slow-on", "slow-*"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        usleep(400_000)  // the worker now waits a second before reading the file: change it
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: container.file("slow-notes.txt")))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\nA line added while the thumbnail was being made.\n".utf8))
+        try handle.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        #expect(summary?["rendered"] as? Int == 1)
+        let size = try FileManager.default.attributesOfItem(atPath: container.file("slow-notes.txt"))[.size] as? Int
+        let record = try container.store().document(at: "slow-notes.txt", includingImageData: false)?.record
+        #expect(record?.state == .fresh)
+        #expect(record.map { Int($0.identity.size) } == size, "the record describes the file as it is now")
+        #expect(try container.list()["slow-notes.txt"]?["state"] as? String == "fresh")
+    }
+
     @Test("--dry-run says what would be done and renders nothing")
     func dryRun() throws {
         let container = try SampleContainer.standard()
