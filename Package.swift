@@ -2,7 +2,7 @@
 // Glance: thumbnails and previews for folders of documents.
 //
 // Layers, and the direction of dependencies (see docs/architecture.md):
-//   C shims (CJPEG, CPNG, CGraphics, CUchardet, CScaler, CProcess)
+//   C shims (CJPEG, CPNG, CGraphics, CUchardet, CScaler, CProcess, CDigest)
 //     -> GlanceRender (sniffing, decoders, renderers, resampler, encoders)
 //     -> GlanceStore (the sidecar: SQLite through GRDB, behind the ThumbnailStore protocol)
 //     -> GlancePipeline (container scan, freshness, supervised worker processes, batch generation)
@@ -38,6 +38,7 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O3", "-ffast-math", "-fno-math-errno"])]
         ),
         .target(name: "CProcess"),
+        .target(name: "CDigest", linkerSettings: [.linkedLibrary("z")]),
         .systemLibrary(
             name: "CGraphics",
             pkgConfig: "pangocairo",
@@ -52,7 +53,7 @@ let package = Package(
         // MARK: Swift layers.
         .target(
             name: "GlanceRender",
-            dependencies: ["CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet"]
+            dependencies: ["CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CDigest"]
         ),
         .target(
             name: "GlanceStore",

@@ -54,7 +54,7 @@ public final class BatchGenerator: Sendable {
         let policy = FreshnessPolicy(
             generatorVersion: options.generatorVersion, force: options.force, retryFailed: options.retryFailed)
         return try GenerationPlan.make(documents: scanner.scan(), store: store, policy: policy) { relative in
-            ContentDigest.sha256(ofFileAt: self.scanner.absolutePath(of: relative))
+            ContentDigest.fingerprint(ofFileAt: self.scanner.absolutePath(of: relative))
         }
     }
 

@@ -71,7 +71,7 @@ public struct WorkerService: Sendable {
             let (type, thumbnail) = try thumbnailer.render(request)
             let format = ImageFormat.automatic(for: type, image: thumbnail.image)
             let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: type))
-            let digest = job.computeDigest ? ContentDigest.sha256(ofFileAt: job.path) : nil
+            let digest = job.computeDigest ? ContentDigest.fingerprint(ofFileAt: job.path) : nil
             return RenderOutcome(
                 id: job.id, status: .rendered, contentType: type, warnings: thumbnail.warnings, format: format,
                 width: thumbnail.image.width, height: thumbnail.image.height, data: data, digest: digest,

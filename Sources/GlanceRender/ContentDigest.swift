@@ -1,33 +1,24 @@
-internal import CGraphics
+internal import CDigest
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The content digest of a file: SHA-256 (glib's), as lower-case hex.
+/// The content digest of a file: a fingerprint of its bytes.
 ///
-/// It identifies a document by content so that its thumbnail can follow it when it is moved by
-/// copy and delete (a new inode). Read in 256 KiB chunks: memory stays flat for any size.
+/// It lets a thumbnail follow its document when the document is moved by copy and delete (a new
+/// inode): among the records whose documents vanished, one with the same size and digest is the
+/// same document. That needs a fingerprint, not a cryptographic hash, so it is zlib's CRC-32 and
+/// Adler-32 of the whole file together (64 bits, read in 256 KiB chunks, several GB/s). glib's
+/// SHA-256, used before, cost about a sixth of a batch's CPU time on large photos.
 public enum ContentDigest {
-    /// SHA-256 of the file at `path`, or nil if it cannot be read.
-    public static func sha256(ofFileAt path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        guard let checksum = g_checksum_new(G_CHECKSUM_SHA256) else { return nil }
-        defer { g_checksum_free(checksum) }
-        let chunk = UnsafeMutableRawPointer.allocate(byteCount: 256 * 1024, alignment: 16)
-        defer { chunk.deallocate() }
-        while true {
-            let count = read(descriptor, chunk, 256 * 1024)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { break }
-            g_checksum_update(checksum, chunk.assumingMemoryBound(to: UInt8.self), count)
-        }
-        guard let hex = g_checksum_get_string(checksum) else { return nil }
-        return String(cString: hex)
+    /// `crc32-adler32:` and 16 hex digits, or nil if the file cannot be read.
+    public static func fingerprint(ofFileAt path: String) -> String? {
+        var crc: UInt32 = 0
+        var adler: UInt32 = 0
+        var length: UInt64 = 0
+        guard glance_digest_file(path, &crc, &adler, &length) == 0 else { return nil }
+        return "crc32-adler32:" + hex(crc) + hex(adler)
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 }
