@@ -14,7 +14,7 @@ Everything lands under bench/work/ (git-ignored):
 What is made
   JPEG  photographic pictures (numpy: gradients, soft and hard blobs, value noise at several
         scales, fine texture and sensor noise) of 1600x1200, 4000x3000 and 6000x4000, written
-        as PPM and encoded by cjpeg at quality 90; every third one progressive.
+        as PPM and encoded by cjpeg at quality 90; every fourth one progressive.
   PNG   photos, RGBA "screenshots" (window with shadow, flat UI areas, text-like word blocks),
         16-bit photos, palette images and one Adam7-interlaced 4000x3000 photo, encoded by
         ImageMagick (/usr/bin/convert, never the `convert` first on PATH).
@@ -58,7 +58,7 @@ def jpeg_plan(count):
     plan = []
     for i in range(count):
         width, height = JPEG_SIZES[i % 3]
-        progressive = i % 3 == 1 or (count > 8 and i % 5 == 0)
+        progressive = i % 4 == 1
         kind = "prog" if progressive else "base"
         plan.append((f"photo-{i:02d}-{width}x{height}-{kind}.jpg", width, height, progressive))
     return plan
@@ -509,12 +509,6 @@ def generator_hash(scale_full):
     with open(os.path.abspath(__file__), "rb") as f:
         source = f.read()
     return hashlib.sha256(source + (b"full" if scale_full else b"small")).hexdigest()[:16]
-
-
-def identify_size(path):
-    out = subprocess.run(["/usr/bin/identify", "-format", "%w %h\n", path], check=True,
-                         capture_output=True, text=True).stdout.split()
-    return int(out[0]), int(out[1])
 
 
 def build_corpus(root, scale_full, log):

@@ -160,6 +160,17 @@ static void glance_png_write_data(png_structp png, png_bytep data, size_t length
 
 static void glance_png_flush(png_structp png) { (void)png; }
 
+/// Whether every pixel of an RGB image has R == G == B.
+static int glance_png_is_gray(const uint8_t *pixels, int width, int height, size_t stride) {
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * stride;
+        for (int x = 0; x < width; x++) {
+            if (row[3 * x] != row[3 * x + 1] || row[3 * x] != row[3 * x + 2]) return 0;
+        }
+    }
+    return 1;
+}
+
 static void glance_png_on_encode_error(png_structp png, png_const_charp message) {
     glance_png_error *error = (glance_png_error *)png_get_error_ptr(png);
     if (error != NULL) snprintf(error->message, sizeof error->message, "%s", message);
@@ -170,17 +181,25 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
                       glance_png_compression compression, uint8_t **out, size_t *out_length,
                       glance_png_error *error) {
     glance_png_sink sink = {0};
+    // An RGB image whose pixels are all gray (text pages, most PDF pages, gray photos) is
+    // written as 8-bit gray: a third of the bytes to filter and deflate, and a smaller file.
+    int gray = channels == 3 && glance_png_is_gray(pixels, width, height, stride);
+    png_bytep gray_row = gray ? malloc((size_t)width) : NULL;
+    if (gray && gray_row == NULL) gray = 0;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, error, glance_png_on_encode_error,
                                               glance_png_on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (png == NULL || info == NULL) {
         if (error) snprintf(error->message, sizeof error->message, "out of memory");
         png_destroy_write_struct(&png, info ? &info : NULL);
+        free(gray_row);
         return GLANCE_PNG_FAILED;
     }
+    // gray and gray_row are set before setjmp and not changed after: safe to use after longjmp.
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         free(sink.bytes);
+        free(gray_row);
         return GLANCE_PNG_FAILED;
     }
     png_set_write_fn(png, &sink, glance_png_write_data, glance_png_flush);
@@ -188,12 +207,21 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
     png_set_compression_strategy(png, compression.strategy);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, compression.filters);
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
-                 channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+                 gray ? PNG_COLOR_TYPE_GRAY : channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
-    for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(pixels + (size_t)y * stride));
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * stride;
+        if (gray) {
+            for (int x = 0; x < width; x++) gray_row[x] = row[3 * x];
+            png_write_row(png, gray_row);
+        } else {
+            png_write_row(png, (png_const_bytep)row);
+        }
+    }
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
+    free(gray_row);
     *out = sink.bytes;
     *out_length = sink.length;
     return GLANCE_PNG_OK;

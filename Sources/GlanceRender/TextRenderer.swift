@@ -94,29 +94,35 @@ public struct TextRenderer: DocumentRenderer {
     /// become LF, a form feed ends the page, other control characters are dropped.
     static func pageText(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
+        // Counted here: `scalars.count` walks the whole view each time it is asked.
+        var characters = 0
         var lines = 0
         var previousWasCR = false
+        func append(_ scalar: Unicode.Scalar) {
+            scalars.append(scalar)
+            characters += 1
+        }
         for scalar in text.unicodeScalars {
-            if scalars.count >= maxCharacters || lines >= maxLines { break }
+            if characters >= maxCharacters || lines >= maxLines { break }
             switch scalar.value {
             case 0x0D:
-                scalars.append("\n")
+                append("\n")
                 lines += 1
                 previousWasCR = true
                 continue
             case 0x0A:
                 if !previousWasCR {
-                    scalars.append("\n")
+                    append("\n")
                     lines += 1
                 }
             case 0x0C:
                 lines = maxLines
             case 0x09:
-                scalars.append(scalar)
+                append(scalar)
             case 0x00..<0x20, 0x7F, 0xFEFF:
                 break
             default:
-                scalars.append(scalar)
+                append(scalar)
             }
             previousWasCR = false
         }
