@@ -2,6 +2,10 @@ import ArgumentParser
 import GlancePipeline
 import GlanceStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The options every container command shares.
 struct ContainerOptions: ParsableArguments {
     @Argument(help: "The container: a folder of documents.")
@@ -19,7 +23,22 @@ struct ContainerOptions: ParsableArguments {
         container.hasSuffix("/") ? container + relative : container + "/" + relative
     }
 
-    /// Opens the container and its store, or says why not (exit 2).
+    /// Opens the container and its store for reading: a container that has no store yet reads as
+    /// one whose documents are all `missing`, and nothing is created.
+    func openForReading() throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
+        let database = storeDirectory + "/" + SidecarStore.databaseFileName
+        if access(database, F_OK) != 0 {
+            do {
+                return (try ContainerScanner(container: container, excluding: [storeDirectory]), EmptyStore())
+            } catch {
+                throw CommandFailure.unusable("\(container): \(error.reason)")
+            }
+        }
+        let (scanner, store) = try open()
+        return (scanner, store)
+    }
+
+    /// Opens the container and its store (creating the store if needed), or says why not (exit 2).
     func open() throws -> (scanner: ContainerScanner, store: SidecarStore) {
         let scanner: ContainerScanner
         do {

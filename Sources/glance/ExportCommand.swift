@@ -22,7 +22,7 @@ struct ExportCommand: ParsableCommand {
     var sizeKey: String = ThumbnailImage.standardSizeKey
 
     func run() throws {
-        let (scanner, store) = try location.open()
+        let (scanner, store) = try location.openForReading()
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let stored: StoredDocument?
         do {

@@ -40,7 +40,7 @@ struct ListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (scanner, store) = try location.open()
+        let (scanner, store) = try location.openForReading()
         let query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
         let items: [PromisedItemAttributes]
         do {

@@ -18,7 +18,7 @@ struct ShowCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (scanner, store) = try location.open()
+        let (scanner, store) = try location.openForReading()
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let found: PromisedItemAttributes?
         do {

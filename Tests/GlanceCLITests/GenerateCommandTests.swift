@@ -223,6 +223,19 @@ struct GenerateCommandTests {
         #expect(try container.list()["slow-notes.txt"]?["state"] as? String == "fresh")
     }
 
+    @Test("listing a container that was never generated shows every document missing and creates nothing")
+    func listBeforeGenerate() throws {
+        let container = try SampleContainer.standard()
+        let rows = try container.list()
+        #expect(rows.count == 9)
+        #expect(rows.values.allSatisfy { $0["state"] as? String == "missing" })
+        #expect(rows["letter.pdf"]?["kind"] as? String == "pdf")
+        #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails")))
+        let export = try GlanceProcess.run(["export", container.path, "letter.pdf", "-o", container.file("x.png")])
+        #expect(export.status == 1)
+        #expect(export.standardError.contains("run 'glance generate' first"))
+    }
+
     @Test("--dry-run says what would be done and renders nothing")
     func dryRun() throws {
         let container = try SampleContainer.standard()
