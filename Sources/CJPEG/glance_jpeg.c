@@ -207,23 +207,47 @@ void glance_jpeg_free(glance_jpeg_decoder *decoder) {
     free(decoder);
 }
 
+/// A destination manager writing into the caller's buffer; running out is an error.
+typedef struct {
+    struct jpeg_destination_mgr base;
+    uint8_t *buffer;
+    size_t capacity;
+} glance_jpeg_destination;
+
+static void glance_destination_init(j_compress_ptr info) {
+    glance_jpeg_destination *destination = (glance_jpeg_destination *)info->dest;
+    destination->base.next_output_byte = destination->buffer;
+    destination->base.free_in_buffer = destination->capacity;
+}
+
+static boolean glance_destination_full(j_compress_ptr info) {
+    ERREXIT(info, JERR_BUFFER_SIZE);
+    return FALSE;
+}
+
+static void glance_destination_term(j_compress_ptr info) { (void)info; }
+
 int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                       int quality, uint8_t **out, size_t *out_length, glance_jpeg_error *error) {
+                       int quality, uint8_t *out, size_t capacity, size_t *out_length,
+                       glance_jpeg_error *error) {
     struct jpeg_compress_struct info;
     glance_error_manager errors;
-    unsigned char *buffer = NULL;
-    unsigned long length = 0;
+    glance_jpeg_destination destination;
     memset(&info, 0, sizeof info);
     info.err = &errors.base;
     glance_install_errors(&errors);
     if (setjmp(errors.jump)) {
         glance_copy_error(&errors, (j_common_ptr)&info, error);
         jpeg_destroy_compress(&info);
-        free(buffer);
         return GLANCE_JPEG_FAILED;
     }
     jpeg_create_compress(&info);
-    jpeg_mem_dest(&info, &buffer, &length);
+    destination.base.init_destination = glance_destination_init;
+    destination.base.empty_output_buffer = glance_destination_full;
+    destination.base.term_destination = glance_destination_term;
+    destination.buffer = out;
+    destination.capacity = capacity;
+    info.dest = &destination.base;
     info.image_width = (JDIMENSION)width;
     info.image_height = (JDIMENSION)height;
     info.input_components = channels;
@@ -237,10 +261,13 @@ int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channel
         jpeg_write_scanlines(&info, &row, 1);
     }
     jpeg_finish_compress(&info);
+    *out_length = capacity - destination.base.free_in_buffer;
     jpeg_destroy_compress(&info);
-    *out = buffer;
-    *out_length = length;
     return GLANCE_JPEG_OK;
 }
 
-void glance_jpeg_free_buffer(uint8_t *buffer) { free(buffer); }
+size_t glance_jpeg_encoded_bound(int width, int height, int channels) {
+    // Baseline JPEG at quality <= 95 stays well under the raw size; the margin covers headers
+    // and pathological noise on tiny images.
+    return (size_t)width * (size_t)height * (size_t)channels + 65536;
+}

@@ -137,23 +137,15 @@ void glance_png_free(glance_png_decoder *decoder) {
     free(decoder);
 }
 
-/// A growing memory buffer for the encoder.
+/// The caller's buffer the encoder writes into.
 typedef struct {
     uint8_t *bytes;
     size_t length, capacity;
-    int failed;
 } glance_png_sink;
 
 static void glance_png_write_data(png_structp png, png_bytep data, size_t length) {
     glance_png_sink *sink = (glance_png_sink *)png_get_io_ptr(png);
-    if (sink->length + length > sink->capacity) {
-        size_t capacity = sink->capacity ? sink->capacity : 65536;
-        while (capacity < sink->length + length) capacity *= 2;
-        uint8_t *bytes = realloc(sink->bytes, capacity);
-        if (bytes == NULL) { sink->failed = 1; png_error(png, "out of memory"); }
-        sink->bytes = bytes;
-        sink->capacity = capacity;
-    }
+    if (sink->length + length > sink->capacity) png_error(png, "encoded image larger than its bound");
     memcpy(sink->bytes + sink->length, data, length);
     sink->length += length;
 }
@@ -178,9 +170,9 @@ static void glance_png_on_encode_error(png_structp png, png_const_charp message)
 }
 
 int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                      glance_png_compression compression, uint8_t **out, size_t *out_length,
-                      glance_png_error *error) {
-    glance_png_sink sink = {0};
+                      glance_png_compression compression, uint8_t *out, size_t capacity,
+                      size_t *out_length, glance_png_error *error) {
+    glance_png_sink sink = {out, 0, capacity};
     // An RGB image whose pixels are all gray (text pages, most PDF pages, gray photos) is
     // written as 8-bit gray: a third of the bytes to filter and deflate, and a smaller file.
     int gray = channels == 3 && glance_png_is_gray(pixels, width, height, stride);
@@ -198,7 +190,6 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
     // gray and gray_row are set before setjmp and not changed after: safe to use after longjmp.
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        free(sink.bytes);
         free(gray_row);
         return GLANCE_PNG_FAILED;
     }
@@ -222,9 +213,13 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     free(gray_row);
-    *out = sink.bytes;
     *out_length = sink.length;
     return GLANCE_PNG_OK;
 }
 
-void glance_png_free_buffer(uint8_t *buffer) { free(buffer); }
+size_t glance_png_encoded_bound(int width, int height, int channels) {
+    // Deflate falls back to stored blocks when it cannot compress, so the stream is at most the
+    // filtered rows plus a few bytes per block; PNG adds 12 bytes per IDAT chunk (8 KiB each).
+    size_t raw = (size_t)height * (1 + (size_t)width * (size_t)channels);
+    return raw + raw / 64 + 4096;
+}

@@ -37,7 +37,7 @@ struct glance_scaler {
     float4 *column_sums;             // one target row of vertical sums
     int ring_rows;
     int target_rows_made;
-    uint8_t *target;
+    uint8_t *target;                 // the caller's buffer, set by glance_scaler_set_target
     const uint8_t *last_row;         // copy of the last source row, to pad a truncated image
     uint8_t *last_row_copy;
 };
@@ -123,9 +123,8 @@ glance_scaler *glance_scaler_create(int source_width, int source_height, int cha
     s->converted = calloc((size_t)source_width, sizeof(float4));
     s->ring = calloc((size_t)s->ring_rows * (size_t)target_width, sizeof(float4));
     s->column_sums = calloc((size_t)target_width, sizeof(float4));
-    s->target = calloc((size_t)target_width * (size_t)target_height, (size_t)channels);
     s->last_row_copy = malloc((size_t)source_width * (size_t)channels);
-    if (!ok || !s->block_row || !s->converted || !s->ring || !s->column_sums || !s->target || !s->last_row_copy) {
+    if (!ok || !s->block_row || !s->converted || !s->ring || !s->column_sums || !s->last_row_copy) {
         glance_scaler_free(s);
         return NULL;
     }
@@ -273,7 +272,9 @@ void glance_scaler_push_rows(glance_scaler *s, const uint8_t *rows, size_t strid
 
 int glance_scaler_rows_pushed(const glance_scaler *s) { return s->source_rows_pushed; }
 
-const uint8_t *glance_scaler_finish(glance_scaler *s) {
+void glance_scaler_set_target(glance_scaler *s, uint8_t *target) { s->target = target; }
+
+void glance_scaler_finish(glance_scaler *s) {
     if (s->source_rows_pushed == 0) {
         memset(s->last_row_copy, 0, (size_t)s->source_width * (size_t)s->channels);
     }
@@ -286,7 +287,6 @@ const uint8_t *glance_scaler_finish(glance_scaler *s) {
         glance_emit_target_row(s, s->target_rows_made);
         s->target_rows_made += 1;
     }
-    return s->target;
 }
 
 void glance_scaler_block_factors(const glance_scaler *s, int *kx, int *ky) {
@@ -304,7 +304,6 @@ void glance_scaler_free(glance_scaler *s) {
     free(s->converted);
     free(s->ring);
     free(s->column_sums);
-    free(s->target);
     free(s->last_row_copy);
     free(s);
 }

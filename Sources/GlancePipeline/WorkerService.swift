@@ -90,9 +90,9 @@ public struct WorkerService: Sendable {
 
     /// Writes the outcome's JSON line and its image bytes to standard output.
     static func send(_ outcome: RenderOutcome) -> Bool {
-        guard var bytes = try? JSONEncoder().encode(outcome).map({ $0 }) else { return false }
-        bytes.append(0x0A)
-        bytes.append(contentsOf: outcome.data)
-        return DescriptorIO.writeAll(bytes, to: 1)
+        guard var header = try? JSONEncoder().encode(outcome).map({ $0 }) else { return false }
+        header.append(0x0A)
+        // Two writes rather than one joined buffer: no extra copy of the image.
+        return DescriptorIO.writeAll(header, to: 1) && DescriptorIO.writeAll(outcome.data, to: 1)
     }
 }

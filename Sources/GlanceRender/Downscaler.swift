@@ -52,11 +52,26 @@ final class Downscaler {
         glance_scaler_push_rows(handle, rows, stride, Int32(count))
     }
 
-    /// Finishes (padding a source that ended early with its last row) and returns the image.
-    func finish() -> PixelBuffer {
-        let pointer = glance_scaler_finish(handle)!
+    /// Makes the thumbnail: `feed` pushes the source's rows (in order, in batches), and the
+    /// scaler writes its result straight into the returned image's storage, so the thumbnail
+    /// exists once in memory, never as a C buffer and a Swift copy. A source that ends early is
+    /// padded with its last row.
+    func scale(_ feed: (Downscaler) throws(ThumbnailError) -> Void) throws(ThumbnailError) -> PixelBuffer {
         let count = targetWidth * targetHeight * channels
-        let bytes = [UInt8](UnsafeBufferPointer(start: pointer, count: count))
+        var failure: ThumbnailError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            glance_scaler_set_target(handle, buffer.baseAddress)
+            defer { glance_scaler_set_target(handle, nil) }
+            do throws(ThumbnailError) {
+                try feed(self)
+                glance_scaler_finish(handle)
+                initialized = count
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
         return PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, bytes: bytes)
     }
 
@@ -66,9 +81,10 @@ final class Downscaler {
         let scaler = try Downscaler(
             sourceWidth: image.width, sourceHeight: image.height, channels: image.channels,
             targetWidth: width, targetHeight: height)
-        image.bytes.withUnsafeBufferPointer { buffer in
-            scaler.push(rows: buffer.baseAddress!, stride: image.rowBytes, count: image.height)
+        return try scaler.scale { scaler in
+            image.bytes.withUnsafeBufferPointer { buffer in
+                scaler.push(rows: buffer.baseAddress!, stride: image.rowBytes, count: image.height)
+            }
         }
-        return scaler.finish()
     }
 }

@@ -69,35 +69,43 @@ public enum ImageEncoder {
     }
 
     static func encodePNG(_ image: PixelBuffer, content: PNGContent) throws(ThumbnailError) -> [UInt8] {
-        var output: UnsafeMutablePointer<UInt8>? = nil
-        var length = 0
+        let capacity = glance_png_encoded_bound(Int32(image.width), Int32(image.height), Int32(image.channels))
         var error = glance_png_error()
-        let status = image.bytes.withUnsafeBufferPointer { buffer in
-            glance_png_encode(
-                buffer.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
-                content.compression, &output, &length, &error)
+        var status = Int32(GLANCE_PNG_OK.rawValue)
+        // Encoded straight into the array's storage: no second copy of the thumbnail. Pages of
+        // the bound that are never written are never resident.
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var length = 0
+            status = image.bytes.withUnsafeBufferPointer { pixels in
+                glance_png_encode(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
+                    image.rowBytes, content.compression, buffer.baseAddress, capacity, &length, &error)
+            }
+            count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
         }
-        guard status == Int32(GLANCE_PNG_OK.rawValue), let output else {
+        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
             throw .writeFailed(path: "PNG", reason: PNGError(error).message)
         }
-        defer { glance_png_free_buffer(output) }
-        return [UInt8](UnsafeBufferPointer(start: output, count: length))
+        return bytes
     }
 
     static func encodeJPEG(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
-        var output: UnsafeMutablePointer<UInt8>? = nil
-        var length = 0
+        let capacity = glance_jpeg_encoded_bound(Int32(image.width), Int32(image.height), 3)
         var error = glance_jpeg_error()
-        let status = image.bytes.withUnsafeBufferPointer { buffer in
-            glance_jpeg_encode(
-                buffer.baseAddress, Int32(image.width), Int32(image.height), 3, image.rowBytes,
-                Int32(jpegQuality), &output, &length, &error)
+        var status = Int32(GLANCE_JPEG_OK.rawValue)
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var length = 0
+            status = image.bytes.withUnsafeBufferPointer { pixels in
+                glance_jpeg_encode(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), 3, image.rowBytes,
+                    Int32(jpegQuality), buffer.baseAddress, capacity, &length, &error)
+            }
+            count = status == Int32(GLANCE_JPEG_OK.rawValue) ? length : 0
         }
-        guard status == Int32(GLANCE_JPEG_OK.rawValue), let output else {
+        guard status == Int32(GLANCE_JPEG_OK.rawValue) else {
             throw .writeFailed(path: "JPEG", reason: JPEGError(error).message)
         }
-        defer { glance_jpeg_free_buffer(output) }
-        return [UInt8](UnsafeBufferPointer(start: output, count: length))
+        return bytes
     }
 }
 

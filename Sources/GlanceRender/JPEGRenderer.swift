@@ -35,15 +35,17 @@ public struct JPEGRenderer: DocumentRenderer {
             sourceWidth: size.width, sourceHeight: size.height, channels: 3,
             targetWidth: target.0, targetHeight: target.1)
         let stride = size.width * 3
-        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
-        defer { rows.deallocate() }
-        while true {
-            let count: Int
-            do {
-                count = try decoder.readRows(into: rows, stride: stride, maxRows: Self.rowsPerBatch)
-            } catch { throw Self.map(error) }
-            if count == 0 { break }
-            scaler.push(rows: rows, stride: stride, count: count)
+        let decoded = try scaler.scale { scaler throws(ThumbnailError) in
+            let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
+            defer { rows.deallocate() }
+            while true {
+                let count: Int
+                do throws(JPEGError) {
+                    count = try decoder.readRows(into: rows, stride: stride, maxRows: Self.rowsPerBatch)
+                } catch { throw Self.map(error) }
+                if count == 0 { break }
+                scaler.push(rows: rows, stride: stride, count: count)
+            }
         }
 
         var warnings: [String] = []
@@ -56,7 +58,7 @@ public struct JPEGRenderer: DocumentRenderer {
         let otherWarnings = decoder.warningCount - (decoder.endOfDataRow == nil ? 0 : 1)
         if otherWarnings > 0 { warnings.append("libjpeg recovered from \(otherWarnings) corrupt-data warning(s)") }
 
-        let image = header.orientation.apply(to: scaler.finish())
+        let image = header.orientation.apply(to: decoded)
         return RenderedThumbnail(image: image, sourceWidth: displayed.0, sourceHeight: displayed.1, warnings: warnings)
     }
 

@@ -30,28 +30,33 @@ public struct PNGRenderer: DocumentRenderer {
             targetWidth: target.width, targetHeight: target.height)
         let stride = header.width * channels
 
-        if header.isInterlaced {
-            // malloc, not allocate(capacity:): running out of memory here must be an error for
-            // this document (the worker's memory limit), not a trap.
-            guard let raw = malloc(stride * header.height) else {
-                throw .outOfMemory(detail: "an interlaced \(header.width)x\(header.height) PNG is decoded whole")
-            }
-            defer { free(raw) }
-            let image = raw.assumingMemoryBound(to: UInt8.self)
-            do { try decoder.readImage(into: image, stride: stride) } catch { throw Self.map(error) }
-            scaler.push(rows: image, stride: stride, count: header.height)
-        } else {
-            let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
-            defer { rows.deallocate() }
-            var done = 0
-            while done < header.height {
-                let count = min(Self.rowsPerBatch, header.height - done)
-                do { try decoder.readRows(into: rows, stride: stride, count: count) } catch { throw Self.map(error) }
-                scaler.push(rows: rows, stride: stride, count: count)
-                done += count
+        var image = try scaler.scale { scaler throws(ThumbnailError) in
+            if header.isInterlaced {
+                // malloc, not allocate(capacity:): running out of memory here must be an error
+                // for this document (the worker's memory limit), not a trap.
+                guard let raw = malloc(stride * header.height) else {
+                    throw .outOfMemory(detail: "an interlaced \(header.width)x\(header.height) PNG is decoded whole")
+                }
+                defer { free(raw) }
+                let whole = raw.assumingMemoryBound(to: UInt8.self)
+                do throws(PNGError) { try decoder.readImage(into: whole, stride: stride) } catch {
+                    throw Self.map(error)
+                }
+                scaler.push(rows: whole, stride: stride, count: header.height)
+            } else {
+                let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
+                defer { rows.deallocate() }
+                var done = 0
+                while done < header.height {
+                    let count = min(Self.rowsPerBatch, header.height - done)
+                    do throws(PNGError) {
+                        try decoder.readRows(into: rows, stride: stride, count: count)
+                    } catch { throw Self.map(error) }
+                    scaler.push(rows: rows, stride: stride, count: count)
+                    done += count
+                }
             }
         }
-        var image = scaler.finish()
         // A tRNS colour that never occurs leaves an RGBA image that is opaque everywhere.
         if image.hasAlpha && image.isOpaque { image = image.droppingAlpha() }
         return RenderedThumbnail(image: image, sourceWidth: header.width, sourceHeight: header.height)

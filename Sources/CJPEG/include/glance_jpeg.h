@@ -71,12 +71,13 @@ long glance_jpeg_end_of_data_row(const glance_jpeg_decoder *decoder);
 void glance_jpeg_free(glance_jpeg_decoder *decoder);
 
 /// Encodes `height` rows of RGB (`channels` == 3) or gray (`channels` == 1) pixels as a baseline
-/// JPEG at `quality`. On success `*out` is a malloc'd buffer of `*out_length` bytes that the
-/// caller frees with `glance_jpeg_free_buffer`.
+/// JPEG at `quality` into `out` (`capacity` bytes, at least `glance_jpeg_encoded_bound`);
+/// `*out_length` is the JPEG's length.
 int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                       int quality, uint8_t **out, size_t *out_length, glance_jpeg_error *error);
+                       int quality, uint8_t *out, size_t capacity, size_t *out_length,
+                       glance_jpeg_error *error);
 
-/// Frees a buffer returned by `glance_jpeg_encode`.
-void glance_jpeg_free_buffer(uint8_t *buffer);
+/// A size that a JPEG of this image at quality <= 95 never exceeds.
+size_t glance_jpeg_encoded_bound(int width, int height, int channels);
 
 #endif

@@ -58,13 +58,14 @@ typedef struct {
     int filters;                  ///< PNG_FILTER_* mask (PNG_ALL_FILTERS = 0xF8)
 } glance_png_compression;
 
-/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG. On success `*out` is a malloc'd
-/// buffer that the caller frees with `glance_png_free_buffer`.
+/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG into `out`, which holds
+/// `capacity` bytes (at least `glance_png_encoded_bound`); `*out_length` is the PNG's length.
+/// Writing into the caller's buffer saves a copy of every thumbnail (and its peak memory).
 int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                      glance_png_compression compression, uint8_t **out, size_t *out_length,
-                      glance_png_error *error);
+                      glance_png_compression compression, uint8_t *out, size_t capacity,
+                      size_t *out_length, glance_png_error *error);
 
-/// Frees a buffer returned by `glance_png_encode`.
-void glance_png_free_buffer(uint8_t *buffer);
+/// The most bytes `glance_png_encode` can write for an image of this size.
+size_t glance_png_encoded_bound(int width, int height, int channels);
 
 #endif

@@ -26,6 +26,10 @@ typedef struct glance_scaler glance_scaler;
 glance_scaler *glance_scaler_create(int source_width, int source_height, int channels,
                                     int target_width, int target_height);
 
+/// Where the target pixels go: `target_width * target_height * channels` bytes owned by the
+/// caller (so that the thumbnail is made in place, never copied). Set before the first row.
+void glance_scaler_set_target(glance_scaler *scaler, uint8_t *target);
+
 /// Takes the next `count` source rows (`stride` bytes apart).
 void glance_scaler_push_rows(glance_scaler *scaler, const uint8_t *rows, size_t stride, int count);
 
@@ -33,9 +37,8 @@ void glance_scaler_push_rows(glance_scaler *scaler, const uint8_t *rows, size_t 
 int glance_scaler_rows_pushed(const glance_scaler *scaler);
 
 /// Flushes what the source left unfinished (a truncated image ends early: its last row is
-/// repeated to the full height) and returns the target pixels, `target_width * channels`
-/// bytes a row. Valid until the scaler is freed.
-const uint8_t *glance_scaler_finish(glance_scaler *scaler);
+/// repeated to the full height), completing the target.
+void glance_scaler_finish(glance_scaler *scaler);
 
 /// The box-shrink factors the scaler chose (for tests and --verbose).
 void glance_scaler_block_factors(const glance_scaler *scaler, int *kx, int *ky);
