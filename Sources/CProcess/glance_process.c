@@ -3,6 +3,7 @@
 #include "glance_process.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -15,3 +16,5 @@ int glance_die_with_parent(void) {
     // The parent may have died before prctl took effect: then we were re-parented already.
     return getppid() == parent ? 0 : -1;
 }
+
+int glance_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }

@@ -13,4 +13,9 @@ int glance_pipe_cloexec(int fds[2]);
 /// is already gone. (prctl is variadic: Swift cannot call it.)
 int glance_die_with_parent(void);
 
+/// mallopt(M_MMAP_THRESHOLD, bytes): blocks of at least `bytes` are mmapped and so returned to
+/// the system when freed; setting it also stops glibc raising it by itself. (malloc.h is not
+/// part of Swift's Glibc module.)
+int glance_fix_mmap_threshold(int bytes);
+
 #endif
