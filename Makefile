@@ -67,10 +67,9 @@ clean:
 
 ## bench: Glance against vipsthumbnail, ImageMagick, GraphicsMagick, pdftoppm and pango-view:
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full
-## one. Installs the anchors when missing; builds in .build-bench so as not to disturb .build.
+## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
 BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs \
                   pango1.0-tools time
-BENCH_GLANCE   := .build-bench/release/glance
 
 .PHONY: bench
 bench: deps
@@ -83,5 +82,5 @@ bench: deps
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@python3 -c 'import numpy, scipy' || { echo "bench: python3 needs numpy and scipy"; exit 1; }
-	$(SWIFT) build -c release --product glance --scratch-path .build-bench
-	GLANCE=$(BENCH_GLANCE) python3 bench/run.py
+	$(SWIFT) build -c release --product glance
+	GLANCE=$(GLANCE) python3 bench/run.py

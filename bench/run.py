@@ -4,7 +4,7 @@
                          [--glance PATH]
 
 Environment: BENCH_SCALE=1 for the full corpus; BENCH_ROUNDS (default 3); GLANCE (default
-.build-bench/release/glance, relative to the repository root).
+.build/release/glance, relative to the repository root).
 
 For each format the same files go through every tool, `rounds` times; in each round the order of
 the tools is rotated, so that background noise falls on all of them alike, and the median wall
@@ -142,7 +142,8 @@ def bench_format(fmt, entries, glance, cores, rounds):
             if problems and not failures[name]:
                 failures[name] = problems
         log(f"  {fmt} round {r + 1}/{rounds}: " + ", ".join(f"{n} {seconds[n][-1]:.2f}s" for n in names))
-    result = {"files": len(files), "input_megapixels": megapixels, "rounds": rounds, "tools": {}}
+    result = {"files": len(files), "input_megapixels": megapixels, "rounds": rounds, "tools": {},
+              "glance_processes": glance_process_peaks(fmt, glance, cores)}
     for name in names:
         median = statistics.median(seconds[name])
         result["tools"][name] = {
@@ -155,6 +156,16 @@ def bench_format(fmt, entries, glance, cores, rounds):
             "failures": failures[name],
         }
     return result
+
+
+def glance_process_peaks(fmt, glance, cores):
+    """One more, untimed, glance run on the folder, watching each process's own peak (VmHWM)."""
+    outdir = tools.fresh_dir(os.path.join(OUT_DIR, fmt, "glance-watched"))
+    jobs, _ = tools.glance_generate(glance, os.path.join(ROOT, fmt), os.path.join(outdir, "store"), cores,
+                                    os.path.join(outdir, "summary.json"))
+    code, coordinator, workers = tools.run_watching_tree(jobs[0])
+    return {"exit": code, "coordinator_peak_kib": coordinator, "worker_peak_kib": max(workers.values(), default=0),
+            "workers": len(workers)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,10 +288,10 @@ def measure_many(glance, cores, rounds):
     """Generate once over 10,000 tiny PNGs (cached store), then time no-op re-runs and list."""
     docs = corpus.ensure_many()
     store = os.path.join(WORK_DIR, "many", "store")
-    log("  10,000 documents: first generate (cached store: renders only what changed) ...")
+    log("  10,000 documents: warm-up generate (the store is kept: renders only what is not fresh) ...")
     first, summary = glance_summary(glance, docs, store, cores)
-    many = {"documents": corpus.MANY_COUNT, "first_rendered": summary.get("rendered"),
-            "first_generate_seconds": first.seconds}
+    many = {"documents": corpus.MANY_COUNT, "warmup_rendered": summary.get("rendered"),
+            "warmup_seconds": first.seconds}
     noop, rendered, noop_peak = [], 0, 0
     for _ in range(rounds):
         timing, summary = glance_summary(glance, docs, store, cores)
@@ -309,7 +320,8 @@ def time_thumbnail(glance, source, output):
 
 
 def worker_peak(glance, source, folder):
-    """Peak RSS (KiB) of `generate --jobs 1` over a container holding only source (hard link)."""
+    """Peak RSS (KiB) of the worker, and of the coordinator, of `generate --jobs 1` over a container
+    holding only source (a hard link), from each process's VmHWM."""
     container = tools.fresh_dir(os.path.join(folder, "container"))
     target = os.path.join(container, os.path.basename(source))
     try:
@@ -319,12 +331,12 @@ def worker_peak(glance, source, folder):
     summary_path = os.path.join(folder, "summary.json")
     jobs, _ = tools.glance_generate(glance, container, tools.fresh_dir(os.path.join(folder, "store")), 1,
                                     summary_path)
-    timing = tools.run_jobs(jobs)
+    _, coordinator, workers = tools.run_watching_tree(jobs[0])
     with open(summary_path) as f:
         summary = json.load(f)
     if summary.get("rendered") != 1:
         raise RuntimeError(f"{relative(source)}: generate rendered {summary.get('rendered')} of 1")
-    return timing.peak_rss_kib
+    return max(workers.values(), default=0), coordinator
 
 
 def measure_singles(glance, manifest, rounds):
@@ -350,11 +362,12 @@ def measure_singles(glance, manifest, rounds):
             continue
         folder = tools.fresh_dir(os.path.join(OUT_DIR, "single", key))
         runs = [time_thumbnail(glance, source, os.path.join(folder, "thumbnail" + ext)) for _ in range(rounds)]
-        peak_worker = max(worker_peak(glance, source, folder) for _ in range(rounds))
+        peaks = [worker_peak(glance, source, folder) for _ in range(rounds)]
         singles.append({"key": key, "label": label, "file": relative(source),
                         "thumbnail_seconds": statistics.median(r[0] for r in runs),
                         "thumbnail_peak_rss_kib": max(r[1] for r in runs),
-                        "worker_peak_rss_kib": peak_worker})
+                        "worker_peak_rss_kib": max(p[0] for p in peaks),
+                        "coordinator_peak_rss_kib": max(p[1] for p in peaks)})
     return singles
 
 
@@ -384,7 +397,7 @@ def main():
     parser.add_argument("--formats", default=",".join(corpus.FORMATS))
     parser.add_argument("--no-quality", action="store_true", help="skip PSNR/SSIM")
     parser.add_argument("--no-extras", action="store_true", help="skip the 10,000-document and single-file runs")
-    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-bench/release/glance"),
+    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build/release/glance"),
                         help="the glance executable, relative to the repository root or absolute")
     args = parser.parse_args()
     glance = os.path.abspath(os.path.join(REPO_DIR, args.glance))

@@ -192,3 +192,61 @@ def png_floor(files, weights):
     """The PNG floor: zlib inflate of every IDAT stream (no unfiltering), two processes."""
     script = os.path.join(BENCH_DIR, "inflate.py")
     return [Job(["python3", script] + half) for half in split_in_two(files, weights)], 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-process peaks of a process tree (untimed runs only: the polling costs a little CPU)
+# ---------------------------------------------------------------------------------------------
+
+
+def process_tree(root_pid):
+    """The pids of root_pid and all its descendants, from /proc/*/stat."""
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(name))
+    tree, todo = [], [root_pid]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, []))
+    return tree
+
+
+def high_water_mark(pid):
+    """VmHWM of a process in KiB: its own peak resident set since exec (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_watching_tree(job, interval=0.02):
+    """Runs one job, polling the VmHWM of every process in its tree until it exits.
+
+    VmHWM only grows, so the last sample of each process is its peak, short of what it gained in
+    its final `interval` (Glance's workers sit idle before they exit, so that is nothing).
+    Returns (exit code, root's peak KiB, {pid: peak KiB} of the descendants).
+    """
+    root = spawn(job, os.devnull)
+    peaks = {}
+    while True:
+        for pid in process_tree(root):
+            peaks[pid] = max(peaks.get(pid, 0), high_water_mark(pid))
+        done, status = os.waitpid(root, os.WNOHANG)
+        if done:
+            break
+        time.sleep(interval)
+    root_peak = peaks.pop(root, 0)
+    return os.waitstatus_to_exitcode(status), root_peak, peaks

@@ -17,4 +17,6 @@ int glance_die_with_parent(void) {
     return getppid() == parent ? 0 : -1;
 }
 
-int glance_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+int glance_fix_mmap_threshold(int bytes, int trim_bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes) && mallopt(M_TRIM_THRESHOLD, trim_bytes);
+}

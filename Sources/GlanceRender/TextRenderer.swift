@@ -10,10 +10,11 @@ public struct TextRenderer: DocumentRenderer {
 
     /// At most this much of the file is read: far more than one page can show.
     public static let maxBytesRead = 64 * 1024
-    /// Lines and characters laid out: a page holds about 65 lines of 85 characters, so this is
-    /// more than a page; the rest is clipped. Laying out less keeps long files fast.
-    static let maxLines = 120
-    static let maxCharacters = 12_000
+    /// Lines and characters laid out: a page holds about 65 lines of 85 characters (fewer for
+    /// wide CJK characters), so this is a little more than a page; the rest is clipped. Shaping
+    /// and rasterising only what can show keeps long files fast.
+    static let maxLines = 80
+    static let maxCharacters = 6_000
     /// The page's proportions: A4, 210 x 297 mm.
     static let pageAspect = 210.0 / 297.0
     /// Margin as a fraction of the page width (about 16 mm on A4).

@@ -13,9 +13,10 @@ int glance_pipe_cloexec(int fds[2]);
 /// is already gone. (prctl is variadic: Swift cannot call it.)
 int glance_die_with_parent(void);
 
-/// mallopt(M_MMAP_THRESHOLD, bytes): blocks of at least `bytes` are mmapped and so returned to
-/// the system when freed; setting it also stops glibc raising it by itself. (malloc.h is not
-/// part of Swift's Glibc module.)
-int glance_fix_mmap_threshold(int bytes);
+/// mallopt(M_MMAP_THRESHOLD, bytes) and mallopt(M_TRIM_THRESHOLD, trim_bytes): blocks of at
+/// least `bytes` are mmapped, and so returned to the system when freed; the heap's top is given
+/// back once more than `trim_bytes` of it is free. Setting them stops glibc adjusting both by
+/// itself. (malloc.h is not part of Swift's Glibc module.) Returns 1 on success.
+int glance_fix_mmap_threshold(int bytes, int trim_bytes);
 
 #endif
