@@ -72,12 +72,15 @@ let package = Package(
             ]
         ),
 
-        // MARK: Tests, one target per module.
-        .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceRender"]),
+        // MARK: Tests, one target per module, and one helper they share.
+        .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
+        .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceRender", "GlanceTestSupport"]),
         .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceStore"]),
-        .testTarget(name: "GlancePipelineTests", dependencies: ["glance", "GlancePipeline", "GlanceStore"]),
+        .testTarget(
+            name: "GlancePipelineTests", dependencies: ["glance", "GlancePipeline", "GlanceStore", "GlanceTestSupport"]),
         .testTarget(name: "GlanceListingTests", dependencies: ["GlanceListing", "GlanceStore"]),
-        .testTarget(name: "GlanceCLITests", dependencies: ["glance", "GlanceRender", "GlanceStore"]),
+        .testTarget(
+            name: "GlanceCLITests", dependencies: ["glance", "GlanceRender", "GlanceStore", "GlanceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

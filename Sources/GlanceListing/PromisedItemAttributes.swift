@@ -38,10 +38,7 @@ public struct PromisedItemAttributes: Sendable, Equatable {
         size = identity.size
         modified = Date(timeIntervalSince1970: Double(identity.modifiedNanoseconds) / 1e9)
         state = ThumbnailState(stored: stored, identity: identity)
-        let extensionGuess =
-            name.split(separator: ".").count > 1
-            ? ContentType(fileExtension: String(name.split(separator: ".").last!)) : nil
-        contentType = stored?.record.contentType ?? extensionGuess
+        contentType = stored?.record.contentType ?? ContentType(named: name)
         error = state == .failed || state == .unsupported ? stored?.record.error : nil
         thumbnails = state == .fresh || state == .stale ? stored?.thumbnails ?? [] : []
         generatedAt = stored?.record.generatedAt

@@ -31,7 +31,7 @@ public enum ContentSniffer {
 
     /// Sniffs `prefix`, the first bytes of a file named `fileName` (a path is fine).
     public static func sniff(prefix: [UInt8], isWholeFile: Bool, fileName: String) -> SniffResult {
-        let named = ContentType(fileExtension: Self.fileExtension(of: fileName))
+        let named = ContentType(named: fileName)
         if prefix.isEmpty {
             return named == .text ? .supported(.text) : .empty
         }
@@ -46,7 +46,7 @@ public enum ContentSniffer {
         }
         if let named, named != .text {
             return .unsupported(
-                detail: "named .\(fileExtension(of: fileName)) but the bytes are not \(named.displayName)")
+                detail: "named .\(ContentType.fileExtension(of: fileName)) but the bytes are not \(named.displayName)")
         }
         return .unsupported(detail: nil)
     }
@@ -60,12 +60,5 @@ public enum ContentSniffer {
             if bytes[start..<(start + marker.count)].elementsEqual(marker) { return true }
         }
         return false
-    }
-
-    /// The extension of the last path component, without the dot ("" if none).
-    static func fileExtension(of name: String) -> String {
-        let base = name.split(separator: "/").last.map(String.init) ?? name
-        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return "" }
-        return String(base[base.index(after: dot)...])
     }
 }

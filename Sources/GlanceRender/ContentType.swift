@@ -56,3 +56,19 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         self = match
     }
 }
+
+extension ContentType {
+    /// The type a file name suggests by its extension (`notes.TXT` → text), if any. Names decide
+    /// only what bytes cannot: see ``ContentSniffer``.
+    public init?(named name: String) {
+        self.init(fileExtension: ContentType.fileExtension(of: name))
+    }
+
+    /// The extension of a path's last component, without the dot; "" if none (a leading dot,
+    /// as in `.profile`, is not an extension).
+    public static func fileExtension(of path: String) -> String {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return "" }
+        return String(base[base.index(after: dot)...])
+    }
+}

@@ -28,7 +28,7 @@ public struct TextRenderer: DocumentRenderer {
         guard
             let decoded = TextEncodingDetector.detect(
                 prefix.bytes, isWholeFile: prefix.isWholeFile,
-                namedAsText: ContentType(fileExtension: ContentSniffer.fileExtension(of: request.path)) == .text)
+                namedAsText: ContentType(named: request.path) == .text)
         else {
             throw .unsupported(detail: "the bytes are not text in any known encoding")
         }

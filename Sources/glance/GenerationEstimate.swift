@@ -37,11 +37,9 @@ struct GenerationEstimate: Encodable {
         var milliseconds = 0.0
         var bytes = 0.0
         for document in plan.toRender {
-            let name = document.path.split(separator: "/").last.map(String.init) ?? document.path
-            let ext = name.contains(".") ? String(name.split(separator: ".").last!) : ""
             let key =
                 plan.records[document.path]?.record.contentType?.rawValue
-                ?? ContentType(fileExtension: ext)?.rawValue ?? "unknown"
+                ?? ContentType(named: document.path)?.rawValue ?? "unknown"
             byType[key, default: 0] += 1
             if let seen = history[key], seen.count >= 3 {
                 milliseconds += seen.milliseconds / seen.count

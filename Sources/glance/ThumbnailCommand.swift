@@ -43,7 +43,7 @@ struct ThumbnailCommand: ParsableCommand {
         if maxPixels < 1 { throw ValidationError("--max-pixels must be a positive number.") }
         if size < 1 || size > 16384 { throw ValidationError("--size must be between 1 and 16384.") }
         if let output {
-            let named = ImageFormat(fileExtension: Self.fileExtension(of: output))
+            let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output))
             if named == nil && format == .auto {
                 throw ValidationError(
                     "Cannot tell the format from '\(output)': use a .png or .jpg name, or --format png|jpeg.")
@@ -76,7 +76,7 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     private func chosenFormat(for type: ContentType, image: PixelBuffer) -> ImageFormat {
-        if let output, let named = ImageFormat(fileExtension: Self.fileExtension(of: output)) { return named }
+        if let output, let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output)) { return named }
         switch format {
         case .png: return .png
         case .jpeg: return .jpeg
@@ -88,11 +88,5 @@ struct ThumbnailCommand: ParsableCommand {
     static func defaultOutput(for file: String, format: ImageFormat) -> String {
         let base = file.split(separator: "/").last.map(String.init) ?? file
         return "\(base).thumbnail.\(format.fileExtension)"
-    }
-
-    static func fileExtension(of path: String) -> String {
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = base.lastIndex(of: ".") else { return "" }
-        return String(base[base.index(after: dot)...])
     }
 }

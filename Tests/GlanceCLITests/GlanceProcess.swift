@@ -1,20 +1,11 @@
 import Foundation
+import GlanceTestSupport
 import Testing
 
 /// Runs the built `glance` executable as a real child process and collects what it did.
 struct GlanceProcess {
-    /// The `glance` executable next to the test bundle (SwiftPM builds both into one folder).
-    static let executable: String = {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = testBinary.deletingLastPathComponent()
-        // The test bundle may be a directory (`X.xctest/...`) or a plain file.
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("glance").path),
-            folder.path != "/"
-        {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("glance").path
-    }()
+    /// The `glance` executable next to the test bundle.
+    static let executable = TestLocations.glance
 
     /// The outcome of one run.
     struct Result {
@@ -47,11 +38,7 @@ struct GlanceProcess {
 
 /// Paths of the repository's test assets and a scratch folder.
 enum CLIAssets {
-    static let root: String = {
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(3)
-        return components.joined(separator: "/") + "/TestAssets"
-    }()
+    static let root = TestLocations.assets
 
     static func path(_ relative: String) -> String { root + "/" + relative }
 

@@ -1,30 +1,33 @@
 import Foundation
 import GlancePipeline
+import GlanceTestSupport
 import Synchronization
 import Testing
 
 /// The `glance` executable built beside the tests: the pool starts it as its workers.
-let glanceExecutable: String = {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-    while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("glance").path),
-        folder.path != "/"
-    {
-        folder = folder.deletingLastPathComponent()
-    }
-    return folder.appendingPathComponent("glance").path
-}()
-
-let assets: String = {
-    var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-    components.removeLast(3)
-    return components.joined(separator: "/") + "/TestAssets"
-}()
+let glanceExecutable = TestLocations.glance
+let assets = TestLocations.assets
 
 @Suite("Worker pool")
 struct WorkerPoolTests {
     final class Recorder: Sendable {
         let finished = Mutex<[(Int, JobResult)]>([])
         let group = DispatchGroup()
+    }
+
+    /// Runs `jobs` (id, path) on `pool`, waits for all, shuts the pool down; results by id.
+    func run(_ jobs: [(Int, String)], on pool: WorkerPool) -> [Int: JobResult] {
+        let recorder = Recorder()
+        for (id, path) in jobs {
+            recorder.group.enter()
+            pool.submit(RenderJob(id: id, path: path)) { result in
+                recorder.finished.withLock { $0.append((id, result)) }
+                recorder.group.leave()
+            }
+        }
+        recorder.group.wait()
+        pool.shutdown()
+        return recorder.finished.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.0, $0.1) }) }
     }
 
     func pool(workers: Int, timeout: Double, arguments: [String] = []) -> WorkerPool {
@@ -66,20 +69,11 @@ struct WorkerPoolTests {
     @Test("a crashed worker is replaced and the next jobs succeed")
     func replacement() {
         let pool = pool(workers: 1, timeout: 30, arguments: ["--debug-crash-on", "crash-*"])
-        let recorder = Recorder()
-        for (id, path) in [
+        let jobs = [
             (0, "/x/crash-a.png"), (1, assets + "/png/rgb8.png"), (2, "/x/crash-b.png"),
             (3, assets + "/pdf/letter.pdf"),
-        ] {
-            recorder.group.enter()
-            pool.submit(RenderJob(id: id, path: path)) { result in
-                recorder.finished.withLock { $0.append((id, result)) }
-                recorder.group.leave()
-            }
-        }
-        recorder.group.wait()
-        pool.shutdown()
-        let results = recorder.finished.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.0, $0.1) }) }
+        ]
+        let results = run(jobs, on: pool)
         for id in [0, 2] {
             if case .crashed(let reason) = results[id] {
                 #expect(reason == "renderer crashed (signal 11)")
@@ -102,18 +96,8 @@ struct WorkerPoolTests {
         // 150 MiB of address space is plenty for ordinary documents, and too little for an
         // interlaced 4000x4000 RGBA PNG, which must be decoded whole (64 MB plus libpng's rows).
         let pool = pool(workers: 1, timeout: 30, arguments: ["--memory-limit", "150"])
-        let recorder = Recorder()
         let paths = ["/png/rgb8.png", "/png/interlaced-4000-rgba.png", "/pdf/letter.pdf"]
-        for (id, path) in paths.enumerated() {
-            recorder.group.enter()
-            pool.submit(RenderJob(id: id, path: assets + path)) { result in
-                recorder.finished.withLock { $0.append((id, result)) }
-                recorder.group.leave()
-            }
-        }
-        recorder.group.wait()
-        pool.shutdown()
-        let results = recorder.finished.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.0, $0.1) }) }
+        let results = run(paths.enumerated().map { ($0.offset, assets + $0.element) }, on: pool)
         for id in [0, 2] {
             if case .finished(let outcome) = results[id] {
                 #expect(outcome.status == .rendered, "\(paths[id])")

@@ -1,4 +1,5 @@
 import Foundation
+import GlanceTestSupport
 import Testing
 
 @testable import GlanceRender
@@ -10,11 +11,7 @@ import Testing
 /// Finds the repository's `TestAssets/` folder from this file's path, and reads its manifest.
 enum TestAssets {
     /// The absolute path of `TestAssets/`.
-    static let root: String = {
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(3)  // Tests/GlanceRenderTests/TestAssets.swift
-        return components.joined(separator: "/") + "/TestAssets"
-    }()
+    static let root = TestLocations.assets
 
     /// The absolute path of an asset, given relative to `TestAssets/`.
     static func path(_ relative: String) -> String { root + "/" + relative }
