@@ -10,16 +10,19 @@ public struct RenderJob: Codable, Sendable, Equatable {
     public var maxPixels: Int
     /// Whether the worker should also compute the content digest.
     public var computeDigest: Bool
+    /// The encoding to produce; nil picks it from the content (``ImageFormat/automatic(for:image:)``).
+    public var format: ImageFormat?
 
     public init(
         id: Int, path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide,
-        maxPixels: Int = RenderRequest.defaultMaxPixels, computeDigest: Bool = true
+        maxPixels: Int = RenderRequest.defaultMaxPixels, computeDigest: Bool = true, format: ImageFormat? = nil
     ) {
         self.id = id
         self.path = path
         self.maxSide = maxSide
         self.maxPixels = maxPixels
         self.computeDigest = computeDigest
+        self.format = format
     }
 }
 
@@ -44,11 +47,15 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var byteCount: Int
     public var digest: String?
     public var milliseconds: Int
+    /// The source's displayed size (pixels, or points for PDF), when rendered.
+    public var sourceWidth = 0
+    public var sourceHeight = 0
     /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, warnings, format, width, height, byteCount, digest, milliseconds
+        case sourceWidth, sourceHeight
     }
 
     public init(

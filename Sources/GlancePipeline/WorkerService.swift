@@ -76,13 +76,16 @@ public struct WorkerService: Sendable {
         do {
             let request = RenderRequest(path: job.path, maxSide: job.maxSide, maxPixels: job.maxPixels)
             let (type, thumbnail) = try thumbnailer.render(request)
-            let format = ImageFormat.automatic(for: type, image: thumbnail.image)
+            let format = job.format ?? ImageFormat.automatic(for: type, image: thumbnail.image)
             let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: type))
             let digest = job.computeDigest ? ContentDigest.fingerprint(ofFileAt: job.path) : nil
-            return RenderOutcome(
+            var outcome = RenderOutcome(
                 id: job.id, status: .rendered, contentType: type, warnings: thumbnail.warnings, format: format,
                 width: thumbnail.image.width, height: thumbnail.image.height, data: data, digest: digest,
                 milliseconds: elapsed())
+            outcome.sourceWidth = thumbnail.sourceWidth
+            outcome.sourceHeight = thumbnail.sourceHeight
+            return outcome
         } catch {
             let status: RenderOutcome.Status
             switch error {

@@ -1,5 +1,8 @@
 import ArgumentParser
+import Dispatch
+import GlancePipeline
 import GlanceRender
+import Synchronization
 
 /// `glance thumbnail FILE`: one document's thumbnail, written to a file; no container involved.
 struct ThumbnailCommand: ParsableCommand {
@@ -8,7 +11,9 @@ struct ThumbnailCommand: ParsableCommand {
         abstract: "Render one document's thumbnail (fits 1024x1024) to a file.",
         discussion: """
             Prints 'OUT WIDTHxHEIGHT' on success. On failure prints one line, \
-            'glance: FILE: reason', leaves no OUT behind and exits 1.
+            'glance: FILE: reason', leaves no OUT behind and exits 1. The document is decoded in a \
+            supervised worker process, as in 'glance generate': a crash or hang in a decoder is \
+            reported as a failure of this file (within --timeout), never a crash of glance.
             """
     )
 
@@ -36,12 +41,23 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "The box the thumbnail fits into, in pixels.")
     var size: Int = ThumbnailGeometry.defaultMaxSide
 
+    @Option(help: "Seconds the document may take before its worker is killed.")
+    var timeout: Double = 30
+
+    @Option(help: "Memory limit of the worker process, in MiB (address space).")
+    var memoryLimit: Int = 1024
+
+    @Option(help: .hidden) var debugCrashOn: String?
+    @Option(help: .hidden) var debugHangOn: String?
+
     @Flag(name: .shortAndLong, help: "Say what was found on the way (type, source size, decoder warnings) on stderr.")
     var verbose = false
 
     func validate() throws {
         if maxPixels < 1 { throw ValidationError("--max-pixels must be a positive number.") }
         if size < 1 || size > 16384 { throw ValidationError("--size must be between 1 and 16384.") }
+        if timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds.") }
+        if memoryLimit < 64 { throw ValidationError("--memory-limit must be at least 64 (MiB).") }
         if let output {
             let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output))
             if named == nil && format == .auto {
@@ -55,32 +71,69 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     func run() throws {
-        let request = RenderRequest(path: file, maxSide: size, maxPixels: maxPixels)
+        let outcome: RenderOutcome
+        switch renderInWorker() {
+        case .finished(let finished) where finished.status == .rendered:
+            outcome = finished
+        case .finished(let failed):
+            StandardError.report(path: file, failed.error ?? "failed")
+            throw ExitCode(1)
+        case .timedOut(let seconds):
+            StandardError.report(path: file, ThumbnailError.timedOut(seconds: seconds))
+            throw ExitCode(1)
+        case .crashed(let reason):
+            StandardError.report(path: file, reason)
+            throw ExitCode(1)
+        }
+        guard let format = outcome.format else {
+            StandardError.report(path: file, "the renderer returned no image")
+            throw ExitCode(1)
+        }
+        let destination = output ?? Self.defaultOutput(for: file, format: format)
         do {
-            let (type, thumbnail) = try Thumbnailer().render(request)
-            let chosen = chosenFormat(for: type, image: thumbnail.image)
-            let destination = output ?? Self.defaultOutput(for: file, format: chosen)
-            let bytes = try ImageEncoder.encode(thumbnail.image, as: chosen, content: PNGContent(source: type))
-            try AtomicFileWriter.write(bytes, to: destination)
-            if verbose {
-                StandardError.write(
-                    "glance: \(file): \(type.displayName), \(thumbnail.sourceWidth)x\(thumbnail.sourceHeight), \(bytes.count) bytes of \(chosen.rawValue)"
-                )
-                for warning in thumbnail.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
-            }
-            print("\(destination) \(thumbnail.image.width)x\(thumbnail.image.height)")
+            try AtomicFileWriter.write(outcome.data, to: destination)
         } catch {
             StandardError.report(path: file, error)
             throw ExitCode(1)
         }
+        if verbose {
+            let kind = outcome.contentType?.displayName ?? "document"
+            StandardError.write(
+                "glance: \(file): \(kind), \(outcome.sourceWidth)x\(outcome.sourceHeight), \(outcome.byteCount) bytes of \(format.rawValue), \(outcome.milliseconds) ms"
+            )
+            for warning in outcome.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
+        }
+        print("\(destination) \(outcome.width)x\(outcome.height)")
     }
 
-    private func chosenFormat(for type: ContentType, image: PixelBuffer) -> ImageFormat {
+    /// Renders and encodes the document in one supervised worker process.
+    private func renderInWorker() -> JobResult {
+        let pool = WorkerPool(
+            configuration: .init(
+                executable: WorkerCommand.executablePath,
+                arguments: WorkerCommand.arguments(
+                    memoryLimitMiB: memoryLimit, crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: nil),
+                workers: 1, timeoutSeconds: timeout))
+        defer { pool.shutdown() }
+        let result = Mutex<JobResult?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let job = RenderJob(
+            id: 1, path: file, maxSide: size, maxPixels: maxPixels, computeDigest: false, format: requestedFormat)
+        pool.submit(job, priority: .interactive) { finished in
+            result.withLock { $0 = finished }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 } ?? .crashed(reason: "no answer from the renderer")
+    }
+
+    /// The format asked for by `-o`'s extension or `--format`; nil lets the content decide.
+    private var requestedFormat: ImageFormat? {
         if let output, let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output)) { return named }
         switch format {
         case .png: return .png
         case .jpeg: return .jpeg
-        case .auto: return ImageFormat.automatic(for: type, image: image)
+        case .auto: return nil
         }
     }
 

@@ -56,6 +56,22 @@ struct ThumbnailCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing half-made left")
     }
 
+    @Test(
+        "a decoder that crashes or hangs costs this file only: one line, exit 1, no OUT",
+        arguments: [
+            (["--debug-crash-on", "*.png"], "renderer crashed (signal 11)"),
+            (["--debug-hang-on", "*.png", "--timeout", "1"], "timed out after 1 s"),
+        ])
+    func supervised(options: [String], reason: String) throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = CLIAssets.path("png/rgb8.png")
+        let result = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png"] + options)
+        #expect(result.status == 1)
+        #expect(result.standardError == "glance: \(path): \(reason)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test("--max-pixels lowers the limit")
     func maxPixels() throws {
         let folder = try CLIAssets.scratchFolder()
