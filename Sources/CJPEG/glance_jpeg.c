@@ -51,6 +51,7 @@ static void glance_copy_error(const glance_error_manager *manager, j_common_ptr 
     case JERR_NO_BACKING_STORE: case JERR_OUT_OF_MEMORY: case JERR_TFILE_CREATE:
         error->kind = GLANCE_JPEG_NEEDS_MEMORY; break;
     case JERR_NOT_COMPILED: case JERR_SOF_UNSUPPORTED: case JERR_NO_ARITH_TABLE: case JERR_ARITH_NOTIMPL:
+    case JERR_BAD_PRECISION:
         error->kind = GLANCE_JPEG_UNSUPPORTED; break;
     case JERR_IMAGE_TOO_BIG: case JERR_WIDTH_OVERFLOW:
         error->kind = GLANCE_JPEG_TOO_BIG; break;

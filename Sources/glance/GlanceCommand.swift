@@ -7,7 +7,8 @@ struct GlanceCommand: ParsableCommand {
         abstract: "Thumbnails and previews for folders of documents (PDF, PNG, JPEG, plain text).",
         discussion: """
             Exit status: 0 when everything was done, 1 when some document failed (each is named \
-            with its reason on stderr, as 'glance: FILE: reason'), 2 for bad usage.
+            with its reason on stderr, as 'glance: FILE: reason'), 2 for bad usage or an \
+            unusable container or store.
             """,
         version: GlanceVersion.current,
         subcommands: [

@@ -55,6 +55,23 @@ struct FormatTests {
         #expect(PixelStatistics.meanAbsoluteDifference(baseline, other) < 3)
     }
 
+    @Test("a 12-bit JPEG is an unsupported encoding, not corrupt data")
+    func twelveBitJPEG() throws {
+        var bytes = try TestAssets.readBytes(TestAssets.path("jpeg/gray.jpg"))
+        // The baseline frame header: FF C0, length (2 bytes), then the sample precision.
+        let sof = try #require((0..<(bytes.count - 4)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        #expect(bytes[sof + 4] == 8)
+        bytes[sof + 4] = 12
+        let scratch = ScratchFolder()
+        let path = try scratch.write(bytes, to: "twelve-bit.jpg")
+        let outcome = Result { () throws(ThumbnailError) in try Thumbnailer().render(RenderRequest(path: path)) }
+        guard case .failure(let error) = outcome else {
+            Issue.record("a 12-bit JPEG cannot decode with an 8-bit libjpeg")
+            return
+        }
+        #expect(error.description.hasPrefix("unsupported JPEG encoding"), "\(error)")
+    }
+
     @Test("a truncated JPEG renders what decoded and says so")
     func truncatedJPEG() throws {
         let rendered = try Thumbnailer().render(RenderRequest(path: TestAssets.path("corrupt/truncated.jpg"))).thumbnail
