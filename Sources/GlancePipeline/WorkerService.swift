@@ -38,8 +38,8 @@ public struct WorkerService: Sendable {
     public func run() {
         guard glance_die_with_parent() == 0 else { return }
         // glibc raises its mmap threshold each time a large block is freed, after which big image
-        // buffers come from the heap and stay resident: a long-lived worker grew from 35 MB to
-        // 115 MB over 45 photos. Fixed thresholds: blocks of 4 MiB and more (decoded images,
+        // buffers come from the heap and stay resident: a long-lived worker peaked at 115 MB over
+        // 45 photos whose largest needs 103 MB alone. Fixed thresholds: blocks of 4 MiB and more (decoded images,
         // coefficient buffers) are mmapped and returned when freed; smaller ones (page surfaces,
         // rows) are reused from the heap, which is trimmed past 32 MiB free. A 256 KiB threshold
         // cost 10% more CPU on text pages in page faults.
