@@ -39,10 +39,10 @@ public struct WorkerService: Sendable {
         guard glance_die_with_parent() == 0 else { return }
         // glibc raises its mmap threshold each time a large block is freed, after which big image
         // buffers come from the heap and stay resident: a long-lived worker peaked at 115 MB over
-        // 45 photos whose largest needs 103 MB alone. Fixed thresholds: blocks of 4 MiB and more (decoded images,
-        // coefficient buffers) are mmapped and returned when freed; smaller ones (page surfaces,
-        // rows) are reused from the heap, which is trimmed past 32 MiB free. A 256 KiB threshold
-        // cost 10% more CPU on text pages in page faults.
+        // 45 photos whose largest needs 103 MB alone. Fixed thresholds: blocks of 4 MiB and more
+        // (decoded images, coefficient buffers) are mmapped and returned when freed; smaller ones
+        // (page surfaces, rows) are reused from the heap, which is trimmed past 32 MiB free. A
+        // 256 KiB threshold cost 10% more CPU on text pages in page faults.
         _ = glance_fix_mmap_threshold(4 << 20, 32 << 20)
         if memoryLimitBytes > 0 {
             var limit = rlimit(rlim_cur: rlim_t(memoryLimitBytes), rlim_max: rlim_t(memoryLimitBytes))
