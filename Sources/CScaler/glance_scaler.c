@@ -270,7 +270,6 @@ void glance_scaler_push_rows(glance_scaler *s, const uint8_t *rows, size_t strid
     }
 }
 
-int glance_scaler_rows_pushed(const glance_scaler *s) { return s->source_rows_pushed; }
 
 void glance_scaler_set_target(glance_scaler *s, uint8_t *target) { s->target = target; }
 
@@ -287,11 +286,6 @@ void glance_scaler_finish(glance_scaler *s) {
         glance_emit_target_row(s, s->target_rows_made);
         s->target_rows_made += 1;
     }
-}
-
-void glance_scaler_block_factors(const glance_scaler *s, int *kx, int *ky) {
-    *kx = s->kx;
-    *ky = s->ky;
 }
 
 void glance_scaler_free(glance_scaler *s) {

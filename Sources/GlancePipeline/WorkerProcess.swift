@@ -1,5 +1,6 @@
 internal import CProcess
 import Foundation
+import GlanceRender
 
 #if canImport(Glibc)
     import Glibc
@@ -126,7 +127,7 @@ final class WorkerProcess {
         exited = true
         // WIFSIGNALED / WTERMSIG / WEXITSTATUS are macros; this is what they compute.
         let signal = status & 0x7F
-        if signal != 0 && signal != 0x7F { return "renderer crashed (signal \(signal))" }
+        if signal != 0 && signal != 0x7F { return ThumbnailError.rendererCrashed(signal: signal).description }
         return "renderer exited unexpectedly (status \((status >> 8) & 0xFF))"
     }
 }

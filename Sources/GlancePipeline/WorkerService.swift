@@ -73,14 +73,17 @@ public struct WorkerService: Sendable {
         let start = DispatchTime.now()
         if let pattern = triggers.slowOn, fnmatch(pattern, name, 0) == 0 { sleep(1) }
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
+        var type: ContentType?
         do {
             let request = RenderRequest(path: job.path, maxSide: job.maxSide, maxPixels: job.maxPixels)
-            let (type, thumbnail) = try thumbnailer.render(request)
-            let format = job.format ?? ImageFormat.automatic(for: type, image: thumbnail.image)
-            let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: type))
+            let sniffed = try thumbnailer.contentType(ofFileAt: job.path)
+            type = sniffed
+            let thumbnail = try thumbnailer.render(request, as: sniffed)
+            let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
+            let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: sniffed))
             let digest = job.computeDigest ? ContentDigest.fingerprint(ofFileAt: job.path) : nil
             var outcome = RenderOutcome(
-                id: job.id, status: .rendered, contentType: type, warnings: thumbnail.warnings, format: format,
+                id: job.id, status: .rendered, contentType: sniffed, warnings: thumbnail.warnings, format: format,
                 width: thumbnail.image.width, height: thumbnail.image.height, data: data, digest: digest,
                 milliseconds: elapsed())
             outcome.sourceWidth = thumbnail.sourceWidth
@@ -92,7 +95,6 @@ public struct WorkerService: Sendable {
             case .unsupported: status = .unsupported
             default: status = .failed
             }
-            let type = try? thumbnailer.contentType(ofFileAt: job.path)
             return RenderOutcome(
                 id: job.id, status: status, contentType: type, error: error.description, milliseconds: elapsed())
         }

@@ -36,17 +36,6 @@ final class Downscaler {
 
     deinit { glance_scaler_free(handle) }
 
-    /// Source rows taken so far.
-    var rowsPushed: Int { Int(glance_scaler_rows_pushed(handle)) }
-
-    /// The box factors chosen for the first stage.
-    var blockFactors: (x: Int, y: Int) {
-        var kx: Int32 = 1
-        var ky: Int32 = 1
-        glance_scaler_block_factors(handle, &kx, &ky)
-        return (Int(kx), Int(ky))
-    }
-
     /// Takes `count` rows starting at `rows`, `stride` bytes apart.
     func push(rows: UnsafePointer<UInt8>, stride: Int, count: Int) {
         glance_scaler_push_rows(handle, rows, stride, Int32(count))
@@ -73,18 +62,5 @@ final class Downscaler {
         }
         if let failure { throw failure }
         return PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, bytes: bytes)
-    }
-
-    /// Downscales a whole image held in memory.
-    static func downscale(_ image: PixelBuffer, toWidth width: Int, height: Int) throws(ThumbnailError) -> PixelBuffer {
-        if width == image.width && height == image.height { return image }
-        let scaler = try Downscaler(
-            sourceWidth: image.width, sourceHeight: image.height, channels: image.channels,
-            targetWidth: width, targetHeight: height)
-        return try scaler.scale { scaler in
-            image.bytes.withUnsafeBufferPointer { buffer in
-                scaler.push(rows: buffer.baseAddress!, stride: image.rowBytes, count: image.height)
-            }
-        }
     }
 }

@@ -36,7 +36,6 @@ public struct JPEGError: Error, Sendable, CustomStringConvertible {
 struct JPEGHeader {
     let width: Int
     let height: Int
-    let components: Int
     let isProgressive: Bool
     let orientation: ExifOrientation
 }
@@ -59,8 +58,8 @@ final class JPEGDecoder {
             orientation = ExifOrientation(exifPayload: UnsafeBufferPointer(start: exif, count: raw.exif_length))
         }
         header = JPEGHeader(
-            width: Int(raw.width), height: Int(raw.height), components: Int(raw.components),
-            isProgressive: raw.progressive != 0, orientation: orientation)
+            width: Int(raw.width), height: Int(raw.height), isProgressive: raw.progressive != 0,
+            orientation: orientation)
     }
 
     deinit { glance_jpeg_free(handle) }

@@ -25,7 +25,6 @@ struct PNGHeader {
     let width: Int
     let height: Int
     let isInterlaced: Bool
-    let hasAlpha: Bool
 }
 
 /// A libpng reader for one file; owns the C decoder and frees it. Used from one task only.
@@ -40,8 +39,7 @@ final class PNGDecoder {
         guard let handle = glance_png_open(path, &raw, &error) else { throw PNGError(error) }
         self.handle = handle
         header = PNGHeader(
-            width: Int(raw.width), height: Int(raw.height), isInterlaced: raw.interlaced != 0,
-            hasAlpha: raw.has_alpha != 0)
+            width: Int(raw.width), height: Int(raw.height), isInterlaced: raw.interlaced != 0)
     }
 
     deinit { glance_png_free(handle) }

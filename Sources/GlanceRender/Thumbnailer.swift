@@ -28,7 +28,12 @@ public struct Thumbnailer: Sendable {
         type: ContentType, thumbnail: RenderedThumbnail
     ) {
         let type = try contentType(ofFileAt: request.path)
-        let thumbnail = try renderers[type]!.render(request)
-        return (type, thumbnail)
+        return (type, try render(request, as: type))
+    }
+
+    /// Renders a document whose type is already known (sniffed by ``contentType(ofFileAt:)``).
+    public func render(_ request: RenderRequest, as type: ContentType) throws(ThumbnailError) -> RenderedThumbnail {
+        guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }
+        return try renderer.render(request)
     }
 }

@@ -17,9 +17,4 @@ public struct FileIdentity: Sendable, Codable, Equatable, Hashable {
         self.size = size
         self.modifiedNanoseconds = modifiedNanoseconds
     }
-
-    /// Whether this names the same file object (device and inode), whatever its content.
-    public func isSameFile(as other: FileIdentity) -> Bool {
-        device == other.device && inode == other.inode
-    }
 }

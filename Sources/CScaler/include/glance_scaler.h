@@ -33,15 +33,9 @@ void glance_scaler_set_target(glance_scaler *scaler, uint8_t *target);
 /// Takes the next `count` source rows (`stride` bytes apart).
 void glance_scaler_push_rows(glance_scaler *scaler, const uint8_t *rows, size_t stride, int count);
 
-/// Source rows taken so far.
-int glance_scaler_rows_pushed(const glance_scaler *scaler);
-
 /// Flushes what the source left unfinished (a truncated image ends early: its last row is
 /// repeated to the full height), completing the target.
 void glance_scaler_finish(glance_scaler *scaler);
-
-/// The box-shrink factors the scaler chose (for tests and --verbose).
-void glance_scaler_block_factors(const glance_scaler *scaler, int *kx, int *ky);
 
 void glance_scaler_free(glance_scaler *scaler);
 
