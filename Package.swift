@@ -2,7 +2,8 @@
 // Glance: thumbnails and previews for folders of documents.
 //
 // Layers, and the direction of dependencies (see docs/architecture.md):
-//   C shims (CJPEG, CPNG, CGraphics, CUchardet, CScaler, CProcess, CDigest)
+//   C shims (CJPEG, CPNG, CGraphics, CUchardet, CScaler, CProcess, CFileAccess, CDigest)
+//     -> GlanceCore (file names as bytes, display escaping, file identity, open files; no C)
 //     -> GlanceRender (sniffing, decoders, renderers, resampler, encoders)
 //     -> GlanceStore (the sidecar: SQLite through GRDB, behind the ThumbnailStore protocol)
 //     -> GlancePipeline (container scan, freshness, supervised worker processes, batch generation)
@@ -38,7 +39,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O3", "-ffast-math", "-fno-math-errno"])]
         ),
         .target(name: "CProcess"),
-        .target(name: "CDigest", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CFileAccess"),
+        .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
         .systemLibrary(
             name: "CGraphics",
             pkgConfig: "pangocairo",
@@ -51,19 +53,24 @@ let package = Package(
         ),
 
         // MARK: Swift layers.
+        .target(name: "GlanceCore"),
         .target(
             name: "GlanceRender",
-            dependencies: ["CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CDigest"]
+            dependencies: ["GlanceCore", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CDigest"]
         ),
         .target(
             name: "GlanceStore",
-            dependencies: ["GlanceRender", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["GlanceCore", "GlanceRender", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .target(name: "GlancePipeline", dependencies: ["CProcess", "GlanceRender", "GlanceStore"]),
-        .target(name: "GlanceListing", dependencies: ["GlanceRender", "GlanceStore", "GlancePipeline"]),
+        .target(
+            name: "GlancePipeline",
+            dependencies: ["CProcess", "CFileAccess", "GlanceCore", "GlanceRender", "GlanceStore"]),
+        .target(
+            name: "GlanceListing", dependencies: ["GlanceCore", "GlanceRender", "GlanceStore", "GlancePipeline"]),
         .executableTarget(
             name: "glance",
             dependencies: [
+                "GlanceCore",
                 "GlanceRender",
                 "GlanceStore",
                 "GlancePipeline",
@@ -74,13 +81,16 @@ let package = Package(
 
         // MARK: Tests, one target per module, and one helper they share.
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
-        .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceRender", "GlanceTestSupport"]),
-        .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceStore"]),
+        .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
+        .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport"]),
+        .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceCore", "GlanceStore"]),
         .testTarget(
-            name: "GlancePipelineTests", dependencies: ["glance", "GlancePipeline", "GlanceStore", "GlanceTestSupport"]),
-        .testTarget(name: "GlanceListingTests", dependencies: ["GlanceListing", "GlanceStore"]),
+            name: "GlancePipelineTests",
+            dependencies: ["glance", "GlanceCore", "GlancePipeline", "GlanceStore", "GlanceTestSupport"]),
+        .testTarget(name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceListing", "GlanceStore"]),
         .testTarget(
-            name: "GlanceCLITests", dependencies: ["glance", "GlanceRender", "GlanceStore", "GlanceTestSupport"]),
+            name: "GlanceCLITests",
+            dependencies: ["glance", "GlanceCore", "GlanceRender", "GlanceStore", "GlanceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -60,7 +60,7 @@ import zlib
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
-GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples"]
+GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1092,6 +1092,7 @@ def main():
         make_text()
         make_corrupt()
         make_samples()
+        make_collision()
     rows = sorted(MANIFEST)
     assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
     with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
@@ -1100,6 +1101,81 @@ def main():
             assert all("\t" not in c and "\n" not in c for c in row)
             f.write("\t".join(row) + "\n")
     print("wrote %d assets" % len(rows))
+
+
+# ---------------------------------------------------------------- collision
+
+def crc32_of(data):
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+def collision_pair():
+    """Two texts of one length, with equal CRC-32 and Adler-32, and different bytes.
+
+    Adler-32 sums the bytes (A) and the bytes weighted by their distance from the end (B). A
+    "quad" edit, +1 at i, -1 at i+k, -1 at j, +1 at j+k, leaves both sums as they were. CRC-32 is
+    linear over GF(2) for a fixed length: each quad changes it by a fixed XOR mask. With more
+    quads than the mask has bits, some non-empty subset of them XORs to zero (Gaussian
+    elimination finds it); applying that subset changes the text and neither checksum."""
+    base = bytearray(b"m" * 4096)  # 'm' can go to 'n' or 'l': all stay printable
+    for line in range(63, len(base), 64):
+        base[line] = 0x0A
+    k = 2
+    quads = []
+    position = 0
+    while len(quads) < 48:
+        i, j = position, position + 16
+        if all(base[p] == ord("m") for p in (i, i + k, j, j + k)):
+            quads.append((i, j))
+        position += 80
+    zero = crc32_of(bytes(len(base)))
+    masks = []
+    for i, j in quads:
+        edited = bytearray(base)
+        edited[i] += 1
+        edited[i + k] -= 1
+        edited[j] -= 1
+        edited[j + k] += 1
+        delta = bytes(a ^ b for a, b in zip(base, edited))
+        masks.append(crc32_of(delta) ^ zero)
+    # Gaussian elimination over GF(2), tracking which quads make up each row.
+    rows = [(mask, 1 << index) for index, mask in enumerate(masks)]
+    pivots = {}
+    subset = None
+    for mask, members in rows:
+        for bit in reversed(range(32)):
+            if not mask >> bit & 1:
+                continue
+            if bit in pivots:
+                mask ^= pivots[bit][0]
+                members ^= pivots[bit][1]
+            else:
+                pivots[bit] = (mask, members)
+                break
+        if mask == 0:
+            subset = members
+            break
+    assert subset
+    second = bytearray(base)
+    for index, (i, j) in enumerate(quads):
+        if subset >> index & 1:
+            second[i] += 1
+            second[i + k] -= 1
+            second[j] -= 1
+            second[j + k] += 1
+    first, second = bytes(base), bytes(second)
+    assert first != second and len(first) == len(second)
+    assert crc32_of(first) == crc32_of(second)
+    assert zlib.adler32(first) == zlib.adler32(second)
+    return first, second
+
+
+def make_collision():
+    first, second = collision_pair()
+    write("collision/first.txt", first)
+    write("collision/second.txt", second)
+    for rel in ("collision/first.txt", "collision/second.txt"):
+        record(rel, "text", "ok", (724, 1024), "same size, CRC-32 and Adler-32 as its pair; other bytes")
 
 
 # ---------------------------------------------------------------- texts

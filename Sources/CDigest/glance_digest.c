@@ -2,39 +2,41 @@
 #include "glance_digest.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <zlib.h>
 
-int glance_digest_file(const char *path, uint32_t *crc, uint32_t *adler, uint64_t *length) {
-    int descriptor = open(path, O_RDONLY | O_CLOEXEC);
-    if (descriptor < 0) return errno;
+#include <openssl/evp.h>
+
+int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *length) {
     enum { chunk_size = 256 * 1024 };
     unsigned char *chunk = malloc(chunk_size);
-    if (chunk == NULL) {
-        close(descriptor);
-        return ENOMEM;
+    if (chunk == NULL) return ENOMEM;
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context == NULL || EVP_DigestInit_ex(context, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(context);
+        free(chunk);
+        return EIO;
     }
-    uLong c = crc32(0L, Z_NULL, 0), a = adler32(0L, Z_NULL, 0);
     uint64_t total = 0;
     int status = 0;
     for (;;) {
-        ssize_t count = read(descriptor, chunk, chunk_size);
+        ssize_t count = pread(descriptor, chunk, chunk_size, (off_t)total);
         if (count < 0) {
             if (errno == EINTR) continue;
             status = errno;
             break;
         }
         if (count == 0) break;
-        c = crc32(c, chunk, (uInt)count);
-        a = adler32(a, chunk, (uInt)count);
+        if (EVP_DigestUpdate(context, chunk, (size_t)count) != 1) {
+            status = EIO;
+            break;
+        }
         total += (uint64_t)count;
     }
+    unsigned int written = 0;
+    if (status == 0 && (EVP_DigestFinal_ex(context, digest, &written) != 1 || written != 32)) status = EIO;
+    EVP_MD_CTX_free(context);
     free(chunk);
-    close(descriptor);
-    *crc = (uint32_t)c;
-    *adler = (uint32_t)a;
     *length = total;
     return status;
 }

@@ -2,6 +2,8 @@
 #include "glance_jpeg.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,14 +76,35 @@ static void glance_install_errors(glance_error_manager *manager) {
     manager->output_scanline = NULL;
 }
 
-glance_jpeg_decoder *glance_jpeg_open(const char *path, glance_jpeg_header *header,
+/// A stdio stream reading `descriptor` from its start, on a descriptor of its own (the caller
+/// keeps and closes `descriptor`; fclose closes the copy).
+static FILE *glance_jpeg_reopen(int descriptor) {
+    int copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return NULL;
+    FILE *file = fdopen(copy, "rb");
+    if (file == NULL) {
+        int saved = errno;
+        close(copy);
+        errno = saved;
+        return NULL;
+    }
+    if (fseeko(file, 0, SEEK_SET) != 0) {
+        int saved = errno;
+        fclose(file);
+        errno = saved;
+        return NULL;
+    }
+    return file;
+}
+
+glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header,
                                       glance_jpeg_error *error) {
     glance_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) {
         if (error) { error->code = ENOMEM; snprintf(error->message, sizeof error->message, "out of memory"); }
         return NULL;
     }
-    decoder->file = fopen(path, "rb");
+    decoder->file = glance_jpeg_reopen(descriptor);
     if (decoder->file == NULL) {
         if (error) { error->kind = GLANCE_JPEG_CANNOT_OPEN; error->code = errno; snprintf(error->message, sizeof error->message, "%s", strerror(errno)); }
         free(decoder);

@@ -2,6 +2,8 @@
 #include "glance_png.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,13 +45,34 @@ static int glance_png_fail(glance_png_decoder *decoder, glance_png_error *error)
     return GLANCE_PNG_FAILED;
 }
 
-glance_png_decoder *glance_png_open(const char *path, glance_png_header *header, glance_png_error *error) {
+/// A stdio stream reading `descriptor` from its start, on a descriptor of its own (the caller
+/// keeps and closes `descriptor`; fclose closes the copy).
+static FILE *glance_png_reopen(int descriptor) {
+    int copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return NULL;
+    FILE *file = fdopen(copy, "rb");
+    if (file == NULL) {
+        int saved = errno;
+        close(copy);
+        errno = saved;
+        return NULL;
+    }
+    if (fseeko(file, 0, SEEK_SET) != 0) {
+        int saved = errno;
+        fclose(file);
+        errno = saved;
+        return NULL;
+    }
+    return file;
+}
+
+glance_png_decoder *glance_png_open(int descriptor, glance_png_header *header, glance_png_error *error) {
     glance_png_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) {
         if (error) { error->code = ENOMEM; snprintf(error->message, sizeof error->message, "out of memory"); }
         return NULL;
     }
-    decoder->file = fopen(path, "rb");
+    decoder->file = glance_png_reopen(descriptor);
     if (decoder->file == NULL) {
         if (error) { error->code = errno; snprintf(error->message, sizeof error->message, "%s", strerror(errno)); }
         free(decoder);

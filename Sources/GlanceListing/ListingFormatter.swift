@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import GlanceStore
 
 #if canImport(Glibc)
@@ -99,8 +100,11 @@ public enum ListingFormatter {
         let header = ["NAME", "KIND", "SIZE", "MODIFIED", "STATE", "THUMBNAIL"]
         let rows = items.map { item -> [String] in
             let thumbnail = item.standardThumbnail.map { "\($0.width)x\($0.height) \($0.format.rawValue)" } ?? "-"
+            // Names and reasons are untrusted: escaped, so that no name can add a row or drive the
+            // terminal.
             return [
-                item.path, item.kind, byteCount(item.size), shortDate(item.modified), stateText(item), thumbnail,
+                DisplayText.escaped(item.path), item.kind, byteCount(item.size), shortDate(item.modified),
+                DisplayText.escaped(stateText(item)), thumbnail,
             ]
         }
         var widths = header.map(\.count)

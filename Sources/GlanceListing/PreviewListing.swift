@@ -75,7 +75,7 @@ public struct PreviewListing: Sendable {
     {
         var result: [PromisedItemAttributes?] = []
         for path in paths {
-            guard let identity = FileStatus.identity(ofFileAt: scanner.absolutePath(of: path)) else {
+            guard let identity = scanner.identity(of: path) else {
                 result.append(nil)
                 continue
             }

@@ -1,3 +1,4 @@
+import GlanceCore
 import GlanceStore
 
 /// The state of a document's thumbnail, as a listing shows it.

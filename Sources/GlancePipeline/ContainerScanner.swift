@@ -1,3 +1,5 @@
+internal import CFileAccess
+import GlanceCore
 import GlanceStore
 
 #if canImport(Glibc)
@@ -6,7 +8,8 @@ import GlanceStore
 
 /// A document found in a container: its path relative to the container and its identity.
 public struct ScannedDocument: Sendable, Equatable {
-    /// `/`-separated, relative to the container.
+    /// `/`-separated, relative to the container; bytes that are not UTF-8 are kept as
+    /// ``FileName`` escapes.
     public var path: String
     public var identity: FileIdentity
 
@@ -29,100 +32,172 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(path): \(reason)" }
 }
 
+/// What one walk of a container found: the documents, and what it passed over and why.
+public struct ContainerScan: Sendable {
+    /// Entries passed over on purpose, by reason.
+    public struct Skipped: Sendable, Equatable, Codable {
+        /// Names starting with `.` (hidden files and folders, the default sidecar among them).
+        public var hidden = 0
+        /// FIFOs, sockets, devices: not documents.
+        public var notRegularFiles = 0
+        /// Symbolic links that lead out of the container, are absolute, dangle or loop.
+        public var linksNotFollowed = 0
+        /// Paths longer than `PATH_MAX` (4096 bytes), which no file call can take whole.
+        public var pathsTooLong = 0
+
+        public init() {}
+
+        /// All of them together.
+        public var total: Int { hidden + notRegularFiles + linksNotFollowed + pathsTooLong }
+    }
+
+    /// A folder that could not be read: its documents are not in ``documents``.
+    public struct UnreadableFolder: Sendable, Equatable {
+        public var path: String
+        public var reason: String
+    }
+
+    /// Every document, sorted by path.
+    public var documents: [ScannedDocument] = []
+    public var skipped = Skipped()
+    public var unreadableFolders: [UnreadableFolder] = []
+}
+
 /// Walks a container: every regular file below it, by one `readdir` and one `stat` each.
 ///
-/// Skipped: names starting with `.` (hidden files and folders, and so the `.thumbnails` sidecar),
-/// the store's folder wherever it is, and symbolic links that lead out of the container. Links
-/// to files inside are listed under their own name; links to folders are not followed (a loop
-/// guard that costs nothing). The content of files is never read.
+/// The walk goes through descriptors (`openat` with `O_NOFOLLOW` for each folder), so a folder
+/// swapped for a symlink while it runs leads nowhere. Skipped, and counted: names starting with
+/// `.` (hidden files and folders, and so the `.thumbnails` sidecar), the store's folder wherever
+/// it is, paths longer than `PATH_MAX`, things that are not regular files, and symbolic links
+/// that are absolute or lead out of the container. Relative links to files inside are listed
+/// under their own name; links to folders are not followed (a loop guard that costs nothing).
+/// The content of files is never read.
 public struct ContainerScanner: Sendable {
     /// The container's absolute, resolved path.
     public let root: String
-    /// Absolute paths never to descend into (the store folder, when it lies inside).
-    public let excludedFolders: Set<String>
+    /// The container, open: every document is opened beneath it.
+    public let directory: ContainerDirectory
+    /// Folders never to descend into (the store folder, when it lies inside), by device and inode.
+    let excludedFolders: Set<FolderKey>
 
     /// A scanner for `container`; throws if it is not a readable folder.
     public init(container: String, excluding: [String] = []) throws(ContainerError) {
-        guard let resolved = realpath(container, nil) else {
-            throw ContainerError(path: container, reason: String(cString: strerror(errno)))
-        }
-        defer { free(resolved) }
-        root = String(cString: resolved)
-        var status = stat()
-        guard stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw ContainerError(path: container, reason: "not a folder")
-        }
-        var excluded = Set<String>()
+        directory = try ContainerDirectory(path: container)
+        root = directory.root
+        var excluded = Set<FolderKey>()
         for folder in excluding {
-            if let real = realpath(folder, nil) {
-                excluded.insert(String(cString: real))
-                free(real)
+            var status = stat()
+            if FileName.withCString(folder, { stat($0, &status) }) == 0 {
+                excluded.insert(FolderKey(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
             }
         }
         excludedFolders = excluded
     }
 
     /// Every document, sorted by path.
-    public func scan() -> [ScannedDocument] {
-        var found: [ScannedDocument] = []
-        walk(folder: root, relative: "", into: &found)
-        found.sort { $0.path < $1.path }
-        return found
+    public func scan() -> [ScannedDocument] { scanReporting().documents }
+
+    /// Every document, sorted by path, with what was skipped and which folders could not be read.
+    public func scanReporting() -> ContainerScan {
+        var scan = ContainerScan()
+        // A descriptor of its own: a dup would share the folder's read position between scans.
+        let root = openat(directory.descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        walk(folderDescriptor: root, relative: [], into: &scan)
+        scan.documents.sort { $0.path < $1.path }
+        return scan
     }
 
-    /// The absolute path of a document given relative to the container.
+    /// Opens the document at `relative` for reading, beneath the container (see
+    /// ``ContainerDirectory/open(_:)``).
+    public func open(_ relative: String) throws(FileAccessError) -> OpenFile {
+        try directory.open(relative)
+    }
+
+    /// The identity of the document at `relative` now, without opening its content; nil if it is
+    /// gone, not a regular file, or leads outside the container.
+    public func identity(of relative: String) -> FileIdentity? {
+        directory.identity(of: relative)
+    }
+
+    /// The absolute path of a document given relative to the container (for messages and for
+    /// links to the original; never for reading it).
     public func absolutePath(of relative: String) -> String { root + "/" + relative }
 
-    /// The relative path of `path` inside the container, if it is inside.
-    public func relativePath(of path: String) -> String? {
-        let absolute: String
-        if let real = realpath(path, nil) {
-            absolute = String(cString: real)
-            free(real)
-        } else if path.hasPrefix("/") {
-            absolute = path
-        } else {
-            guard let folder = getcwd(nil, 0) else { return nil }
-            defer { free(folder) }
-            absolute = String(cString: folder) + "/" + path
+    /// Walks the folder open at `folderDescriptor` (which this call closes).
+    private func walk(folderDescriptor: Int32, relative: [UInt8], into scan: inout ContainerScan) {
+        guard folderDescriptor >= 0, let stream = fdopendir(folderDescriptor) else {
+            let reason = String(cString: strerror(errno))
+            if folderDescriptor >= 0 { close(folderDescriptor) }
+            scan.unreadableFolders.append(.init(path: FileName.decode(relative), reason: reason))
+            return
         }
-        guard absolute.hasPrefix(root + "/") else { return nil }
-        return String(absolute.dropFirst(root.count + 1))
-    }
-
-    private func walk(folder: String, relative: String, into found: inout [ScannedDocument]) {
-        guard let directory = opendir(folder) else { return }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        defer { closedir(stream) }
+        let folder = dirfd(stream)
+        var subfolders: [(name: [UInt8], path: [UInt8])] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 {
+                    let reason = String(cString: strerror(errno))
+                    scan.unreadableFolders.append(.init(path: FileName.decode(relative), reason: reason))
+                }
+                break
             }
-            if name.hasPrefix(".") { continue }
-            let path = folder + "/" + name
-            let relativePath = relative.isEmpty ? name : relative + "/" + name
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            if name.first == 0x2E {
+                scan.skipped.hidden += 1
+                continue
+            }
+            let path = relative.isEmpty ? name : relative + [0x2F] + name
+            if path.count >= Int(PATH_MAX) {
+                scan.skipped.pathsTooLong += 1
+                continue
+            }
             var status = stat()
-            guard lstat(path, &status) == 0 else { continue }
+            let found = name.withUnsafeBufferPointer { buffer -> Int32 in
+                var terminated = Array(buffer)
+                terminated.append(0)
+                return terminated.withUnsafeBufferPointer { text in
+                    text.withMemoryRebound(to: CChar.self) {
+                        fstatat(folder, $0.baseAddress!, &status, AT_SYMLINK_NOFOLLOW)
+                    }
+                }
+            }
+            guard found == 0 else { continue }  // gone since readdir
             switch status.st_mode & S_IFMT {
             case S_IFDIR:
-                if !excludedFolders.contains(path) { walk(folder: path, relative: relativePath, into: &found) }
+                let key = FolderKey(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+                if !excludedFolders.contains(key) { subfolders.append((name, path)) }
             case S_IFREG:
-                found.append(ScannedDocument(path: relativePath, identity: FileStatus.identity(of: status)))
+                scan.documents.append(
+                    ScannedDocument(path: FileName.decode(path), identity: FileIdentity(status: status)))
             case S_IFLNK:
-                if let target = linkedFileInside(path) {
-                    found.append(ScannedDocument(path: relativePath, identity: target))
+                let decoded = FileName.decode(path)
+                if let target = directory.identity(of: decoded) {
+                    scan.documents.append(ScannedDocument(path: decoded, identity: target))
+                } else {
+                    scan.skipped.linksNotFollowed += 1
                 }
             default:
-                continue  // sockets, fifos, devices: not documents
+                scan.skipped.notRegularFiles += 1
             }
+        }
+        for (name, path) in subfolders {
+            var terminated = name
+            terminated.append(0)
+            let child = terminated.withUnsafeBufferPointer { text in
+                text.withMemoryRebound(to: CChar.self) {
+                    openat(folder, $0.baseAddress!, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }
+            }
+            walk(folderDescriptor: child, relative: path, into: &scan)
         }
     }
 
-    /// The identity of the regular file a symlink leads to, if that file is inside the container.
-    private func linkedFileInside(_ link: String) -> FileIdentity? {
-        guard let real = realpath(link, nil) else { return nil }
-        defer { free(real) }
-        let target = String(cString: real)
-        guard target.hasPrefix(root + "/") else { return nil }
-        return FileStatus.identity(ofFileAt: target)
+    /// A folder's device and inode.
+    struct FolderKey: Hashable, Sendable {
+        let device: UInt64
+        let inode: UInt64
     }
 }

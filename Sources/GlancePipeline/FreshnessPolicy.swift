@@ -1,3 +1,4 @@
+import GlanceCore
 import GlanceStore
 
 /// Decides, from a record and a `stat`, whether a document must be rendered again.

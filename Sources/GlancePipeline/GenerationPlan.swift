@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import GlanceStore
 
 /// What a batch will do with each document of a container, worked out from one scan and one
@@ -21,6 +22,10 @@ public struct GenerationPlan: Sendable {
     public var records: [String: StoredDocument] = [:]
     /// When the records were read.
     public var madeAt = Date()
+    /// What the scan passed over on purpose.
+    public var skipped = ContainerScan.Skipped()
+    /// Folders the scan could not read.
+    public var unreadableFolders: [ContainerScan.UnreadableFolder] = []
 
     /// Plans a batch over `documents` against `store`'s records.
     ///

@@ -18,8 +18,13 @@ public struct GenerationSummary: Codable, Sendable, Equatable {
     public var failures: [Failure] = []
     /// Renamed or moved documents whose thumbnails followed them.
     public var moved = 0
-    /// Documents left to another batch running on the same container.
+    /// Documents that another batch on the same store rendered while this one waited for them.
     public var renderedElsewhere = 0
+    /// Entries of the container passed over on purpose (hidden, not regular files, links that
+    /// lead out, paths too long), by reason.
+    public var skipped = ContainerScan.Skipped()
+    /// Folders that could not be read, with the reason: their documents were not seen.
+    public var unreadableFolders: [Failure] = []
     /// Wall-clock time of the run.
     public var seconds = 0.0
     /// Documents rendered per second.

@@ -1,11 +1,13 @@
 import GlanceRender
 
-/// A render job sent to a worker process: one line of JSON on its standard input.
+/// A render job sent to a worker process: one line of JSON on its standard input (a Unix
+/// socket), sent together with the document's open descriptor (`SCM_RIGHTS`). The worker reads
+/// that descriptor and never opens a document by name.
 public struct RenderJob: Codable, Sendable, Equatable {
     /// Identifies the job's reply.
     public var id: Int
-    /// The document's absolute path.
-    public var path: String
+    /// The document's name (for what a name tells, such as `.txt`, and for the debug triggers).
+    public var name: String
     public var maxSide: Int
     public var maxPixels: Int
     /// Whether the worker should also compute the content digest.
@@ -14,11 +16,11 @@ public struct RenderJob: Codable, Sendable, Equatable {
     public var format: ImageFormat?
 
     public init(
-        id: Int, path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide,
+        id: Int, name: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide,
         maxPixels: Int = RenderRequest.defaultMaxPixels, computeDigest: Bool = true, format: ImageFormat? = nil
     ) {
         self.id = id
-        self.path = path
+        self.name = name
         self.maxSide = maxSide
         self.maxPixels = maxPixels
         self.computeDigest = computeDigest
@@ -27,6 +29,10 @@ public struct RenderJob: Codable, Sendable, Equatable {
 }
 
 /// A worker's reply: one line of JSON, followed by `byteCount` bytes of encoded image.
+///
+/// The coordinator does not trust it: a reply whose id is not the job's, whose byte count is
+/// negative or beyond ``maximumByteCount``, or whose image size does not fit the job's box
+/// fails the job and costs the worker (see `WorkerProcess`).
 public struct RenderOutcome: Codable, Sendable, Equatable {
     /// How the job ended.
     public enum Status: String, Codable, Sendable {
@@ -34,6 +40,10 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
         case unsupported
         case failed
     }
+
+    /// The largest encoded thumbnail a reply may carry: a 4096x4096 RGBA PNG that did not
+    /// compress at all is 64 MiB; the rest is headroom.
+    public static let maximumByteCount = 96 << 20
 
     public var id: Int
     public var status: Status

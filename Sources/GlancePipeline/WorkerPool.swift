@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ public enum JobResult: Sendable {
     /// The worker answered (rendered, unsupported, or failed with a reason).
     case finished(RenderOutcome)
     /// No answer within the time limit: the worker was killed and replaced.
-    case timedOut(seconds: Int)
+    case timedOut(seconds: Double)
     /// The worker died on this job (a crash in a C library, or the memory limit) and was replaced.
     case crashed(reason: String)
 }
@@ -44,9 +45,11 @@ public final class WorkerPool: Sendable {
         case interactive
     }
 
-    /// A queued job and the closure that receives its result (on a pool thread).
+    /// A queued job, its open document, and the closure that receives its result (on a pool
+    /// thread).
     struct Entry: Sendable {
         let job: RenderJob
+        let file: OpenFile
         let completion: @Sendable (JobResult) -> Void
     }
 
@@ -90,11 +93,13 @@ public final class WorkerPool: Sendable {
         }
     }
 
-    /// Queues `job`; `completion` runs on a pool thread when it ends.
+    /// Queues `job` on the document open at `file` (held open until the job ends); `completion`
+    /// runs on a pool thread when it ends.
     public func submit(
-        _ job: RenderJob, priority: Priority = .normal, completion: @escaping @Sendable (JobResult) -> Void
+        _ job: RenderJob, file: OpenFile, priority: Priority = .normal,
+        completion: @escaping @Sendable (JobResult) -> Void
     ) {
-        let entry = Entry(job: job, completion: completion)
+        let entry = Entry(job: job, file: file, completion: completion)
         queue.withLock { queue in
             switch priority {
             case .normal: queue.normal.append(entry)
@@ -121,12 +126,12 @@ public final class WorkerPool: Sendable {
                 if closed { break }
                 continue
             }
-            entry.completion(run(entry.job, on: &worker))
+            entry.completion(run(entry.job, file: entry.file, on: &worker))
         }
         worker?.terminate()
     }
 
-    private func run(_ job: RenderJob, on worker: inout WorkerProcess?) -> JobResult {
+    private func run(_ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?) -> JobResult {
         if worker == nil {
             do {
                 worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments)
@@ -135,16 +140,16 @@ public final class WorkerPool: Sendable {
             }
         }
         guard let current = worker else { return .crashed(reason: "no worker") }
-        guard current.send(job) else {
+        guard current.send(job, file: file) else {
             worker = nil
             return .crashed(reason: "renderer exited before taking the job")
         }
-        switch current.receive(timeout: configuration.timeoutSeconds) {
+        switch current.receive(for: job, timeout: configuration.timeoutSeconds) {
         case .outcome(let outcome):
             return .finished(outcome)
         case .timedOut:
             worker = nil
-            return .timedOut(seconds: Int(configuration.timeoutSeconds.rounded()))
+            return .timedOut(seconds: configuration.timeoutSeconds)
         case .died(let reason):
             worker = nil
             return .crashed(reason: reason)

@@ -1,5 +1,7 @@
+internal import CFileAccess
 internal import CProcess
 import Foundation
+import GlanceCore
 import GlanceRender
 
 #if canImport(Glibc)
@@ -15,78 +17,82 @@ enum WorkerReply {
     case died(reason: String)
 }
 
-/// One supervised renderer process (`glance worker`), talked to over two pipes.
+/// One supervised renderer process (`glance worker`), talked to over a Unix socket pair: jobs
+/// go down with the document's descriptor attached, replies come back.
 ///
 /// Owned by one pool thread; not shared. The process is killed when this object goes away.
 final class WorkerProcess {
     let pid: pid_t
-    private let toWorker: Int32
-    private let fromWorker: Int32
+    /// Our end of the socket pair (the worker's is its standard input and output).
+    private let channel: Int32
     private var buffer: [UInt8] = []
     private var exited = false
 
-    /// Starts `executable` with `arguments`; its stdin/stdout are our pipes, stderr is discarded
-    /// (a dying C library's last words would break the one-line-per-failure promise).
+    /// Starts `executable` with `arguments`; its stdin and stdout are the other end of our socket
+    /// pair, stderr is discarded (a dying C library's last words would break the
+    /// one-line-per-failure promise).
     init(executable: String, arguments: [String]) throws(ContainerError) {
-        var input: [Int32] = [0, 0]
-        var output: [Int32] = [0, 0]
+        var ends: [Int32] = [0, 0]
         // Close-on-exec, so that no other worker inherits these ends: a worker's death must
-        // close the pipe, which is how its death is noticed.
-        guard glance_pipe_cloexec(&input) == 0 else { throw Self.failure("pipe") }
-        guard glance_pipe_cloexec(&output) == 0 else {
-            close(input[0])
-            close(input[1])
-            throw Self.failure("pipe")
-        }
+        // close the socket, which is how its death is noticed.
+        guard glance_socketpair_cloexec(&ends) == 0 else { throw Self.failure("socketpair") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
-        close(input[0])
-        close(output[1])
+        close(ends[1])
         guard status == 0 else {
-            close(input[1])
-            close(output[0])
+            close(ends[0])
             throw ContainerError(
                 path: executable, reason: "cannot start a worker: \(String(cString: strerror(status)))")
         }
         pid = child
-        toWorker = input[1]
-        fromWorker = output[0]
+        channel = ends[0]
     }
 
     deinit {
         terminate()
-        close(toWorker)
-        close(fromWorker)
+        close(channel)
     }
 
     private static func failure(_ call: String) -> ContainerError {
         ContainerError(path: call, reason: String(cString: strerror(errno)))
     }
 
-    /// Sends a job; false if the worker is gone.
-    func send(_ job: RenderJob) -> Bool {
+    /// Sends a job with the document's descriptor; false if the worker is gone.
+    func send(_ job: RenderJob, file: OpenFile) -> Bool {
         guard var line = try? JSONEncoder().encode(job).map({ $0 }) else { return false }
         line.append(0x0A)
-        return DescriptorIO.writeAll(line, to: toWorker)
+        // The descriptor rides on the first part; the rest of a long line follows without one.
+        let first = line.withUnsafeBytes {
+            glance_send_with_descriptor(channel, $0.baseAddress, $0.count, file.descriptor)
+        }
+        guard first > 0 else { return false }
+        return first == line.count || DescriptorWriter.writeAll(Array(line[first...]), to: channel)
     }
 
-    /// Waits up to `timeout` seconds for the reply to the job just sent.
-    func receive(timeout: Double) -> WorkerReply {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+    /// Waits up to `timeout` seconds for the reply to `job`, and checks it: a reply that does
+    /// not answer this job, or claims an impossible image, kills the worker (it is not to be
+    /// believed about anything else either).
+    func receive(for job: RenderJob, timeout: Double) -> WorkerReply {
+        // Options are checked to be finite and at most a day; clamp anyway, as a conversion of
+        // an infinite Double to an integer traps.
+        let nanoseconds = UInt64(min(max(timeout, 0), 86_400) * 1e9)
+        let deadline = DispatchTime.now().uptimeNanoseconds + nanoseconds
         var header: RenderOutcome?
         while true {
             if header == nil, let newline = buffer.firstIndex(of: 0x0A) {
-                guard let decoded = try? JSONDecoder().decode(RenderOutcome.self, from: Data(buffer[..<newline])) else {
+                guard let decoded = try? JSONDecoder().decode(RenderOutcome.self, from: Data(buffer[..<newline])),
+                    Self.isPlausible(decoded, for: job)
+                else {
                     terminate()
-                    return .died(reason: "renderer sent an unreadable reply")
+                    return .died(reason: "renderer sent an invalid reply")
                 }
                 buffer.removeFirst(newline + 1)
                 header = decoded
@@ -101,16 +107,27 @@ final class WorkerProcess {
                 terminate()
                 return .timedOut
             }
-            var poller = pollfd(fd: fromWorker, events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: channel, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(min(UInt64(Int32.max), (deadline - now) / 1_000_000 + 1)))
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            let count = chunk.withUnsafeMutableBytes { read(fromWorker, $0.baseAddress!, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { read(channel, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return .died(reason: reap()) }
             buffer.append(contentsOf: chunk[0..<count])
         }
+    }
+
+    /// Whether a reply header can be the answer to `job`: its id, a byte count the pipe may
+    /// carry, and for a rendered image a format and a size within the job's box.
+    static func isPlausible(_ outcome: RenderOutcome, for job: RenderJob) -> Bool {
+        guard outcome.id == job.id, (0...RenderOutcome.maximumByteCount).contains(outcome.byteCount) else {
+            return false
+        }
+        guard outcome.status == .rendered else { return outcome.byteCount == 0 }
+        return outcome.format != nil && (1...job.maxSide).contains(outcome.width)
+            && (1...job.maxSide).contains(outcome.height) && outcome.byteCount > 0
     }
 
     /// Kills the worker (if still running) and reaps it.

@@ -1,5 +1,6 @@
 internal import CProcess
 import Foundation
+import GlanceCore
 import GlanceRender
 
 #if canImport(Glibc)
@@ -18,11 +19,15 @@ public struct WorkerService: Sendable {
         public var hangOn: String?
         /// Wait a second before reading the document (lets a test change it mid-render).
         public var slowOn: String?
+        /// Answer with a forged reply (wrong id, impossible byte count), as a compromised worker
+        /// might.
+        public var forgeReplyOn: String?
 
-        public init(crashOn: String? = nil, hangOn: String? = nil, slowOn: String? = nil) {
+        public init(crashOn: String? = nil, hangOn: String? = nil, slowOn: String? = nil, forgeReplyOn: String? = nil) {
             self.crashOn = crashOn
             self.hangOn = hangOn
             self.slowOn = slowOn
+            self.forgeReplyOn = forgeReplyOn
         }
     }
 
@@ -48,19 +53,29 @@ public struct WorkerService: Sendable {
             var limit = rlimit(rlim_cur: rlim_t(memoryLimitBytes), rlim_max: rlim_t(memoryLimitBytes))
             setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
         }
-        let input = LineReader(descriptor: 0)
+        let input = JobReader(descriptor: 0)
         let decoder = JSONDecoder()
         let thumbnailer = Thumbnailer()
-        while let line = input.nextLine() {
+        while let (line, file) = input.nextJob() {
             guard let job = try? decoder.decode(RenderJob.self, from: Data(line)) else { continue }
-            let outcome = handle(job, thumbnailer: thumbnailer)
+            let outcome: RenderOutcome
+            if let file {
+                outcome = handle(job, file: file, thumbnailer: thumbnailer)
+            } else {
+                outcome = RenderOutcome(id: job.id, status: .failed, error: "no document came with the job")
+            }
             guard Self.send(outcome) else { return }
         }
     }
 
-    /// Renders one job into an outcome.
-    func handle(_ job: RenderJob, thumbnailer: Thumbnailer) -> RenderOutcome {
-        let name = job.path.split(separator: "/").last.map(String.init) ?? job.path
+    /// Renders one job, reading the document through `file`, into an outcome.
+    func handle(_ job: RenderJob, file: OpenFile, thumbnailer: Thumbnailer) -> RenderOutcome {
+        let name = job.name.split(separator: "/").last.map(String.init) ?? job.name
+        if let pattern = triggers.forgeReplyOn, fnmatch(pattern, name, 0) == 0 {
+            var forged = RenderOutcome(id: job.id + 1000, status: .rendered, format: .png, width: 10, height: 10)
+            forged.byteCount = -5
+            return forged
+        }
         if let pattern = triggers.crashOn, fnmatch(pattern, name, 0) == 0 {
             // The Swift runtime's crash handler would catch a raised SIGSEGV and carry on;
             // restore the default action so this dies the way a crash in a C library does.
@@ -75,13 +90,13 @@ public struct WorkerService: Sendable {
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
         var type: ContentType?
         do {
-            let request = RenderRequest(path: job.path, maxSide: job.maxSide, maxPixels: job.maxPixels)
-            let sniffed = try thumbnailer.contentType(ofFileAt: job.path)
+            let request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
+            let sniffed = try thumbnailer.contentType(of: file, named: job.name)
             type = sniffed
             let thumbnail = try thumbnailer.render(request, as: sniffed)
             let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
             let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: sniffed))
-            let digest = job.computeDigest ? ContentDigest.fingerprint(ofFileAt: job.path) : nil
+            let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
             var outcome = RenderOutcome(
                 id: job.id, status: .rendered, contentType: sniffed, warnings: thumbnail.warnings, format: format,
                 width: thumbnail.image.width, height: thumbnail.image.height, data: data, digest: digest,
@@ -105,6 +120,6 @@ public struct WorkerService: Sendable {
         guard var header = try? JSONEncoder().encode(outcome).map({ $0 }) else { return false }
         header.append(0x0A)
         // Two writes rather than one joined buffer: no extra copy of the image.
-        return DescriptorIO.writeAll(header, to: 1) && DescriptorIO.writeAll(outcome.data, to: 1)
+        return DescriptorWriter.writeAll(header, to: 1) && DescriptorWriter.writeAll(outcome.data, to: 1)
     }
 }

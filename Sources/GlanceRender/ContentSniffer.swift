@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import GlanceCore
 
 /// What sniffing found out about a file.
 public enum SniffResult: Sendable, Equatable {
@@ -23,10 +21,10 @@ public enum ContentSniffer {
     /// How many bytes sniffing reads: enough for the text detector to be confident.
     public static let prefixLength = 8192
 
-    /// Sniffs the file at `path`, reading at most ``prefixLength`` bytes of it.
-    public static func sniff(path: String) throws(ThumbnailError) -> SniffResult {
-        let prefix = try FileReader.readPrefix(path: path, maxBytes: prefixLength)
-        return sniff(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: path)
+    /// Sniffs the open `file` named `name`, reading at most ``prefixLength`` bytes of it.
+    public static func sniff(file: OpenFile, named name: String) throws(ThumbnailError) -> SniffResult {
+        let prefix = try FileReader.readPrefix(of: file, maxBytes: prefixLength)
+        return sniff(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
     }
 
     /// Sniffs `prefix`, the first bytes of a file named `fileName` (a path is fine).

@@ -1,7 +1,12 @@
+import GlanceCore
+
 /// What a renderer is asked for.
 public struct RenderRequest: Sendable {
-    /// The document's path in the file system.
-    public var path: String
+    /// The document, open for reading. Renderers read it through this descriptor only, never by
+    /// name, so the file cannot be swapped while it is rendered.
+    public var file: OpenFile
+    /// The document's name (or path), for what a name can tell: an empty `notes.txt` is text.
+    public var name: String
     /// The box the thumbnail must fit (1024 for the `1024x1024` size key).
     public var maxSide: Int
     /// Refuse images whose decoded pixel count would exceed this.
@@ -15,10 +20,12 @@ public struct RenderRequest: Sendable {
     public static let defaultMaxDecoderMemoryBytes = 512 << 20
 
     public init(
-        path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide, maxPixels: Int = defaultMaxPixels,
+        file: OpenFile, name: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide,
+        maxPixels: Int = defaultMaxPixels,
         maxDecoderMemoryBytes: Int = defaultMaxDecoderMemoryBytes
     ) {
-        self.path = path
+        self.file = file
+        self.name = name
         self.maxSide = maxSide
         self.maxPixels = maxPixels
         self.maxDecoderMemoryBytes = maxDecoderMemoryBytes
@@ -48,6 +55,6 @@ public struct RenderedThumbnail: Sendable {
 public protocol DocumentRenderer: Sendable {
     /// The content type this renderer draws.
     var contentType: ContentType { get }
-    /// Renders the thumbnail of the document at `request.path`.
+    /// Renders the thumbnail of the document open at `request.file`.
     func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail
 }

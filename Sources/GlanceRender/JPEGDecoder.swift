@@ -1,4 +1,5 @@
 internal import CJPEG
+import GlanceCore
 
 /// An error from libjpeg-turbo, copied out of its error manager.
 public struct JPEGError: Error, Sendable, CustomStringConvertible {
@@ -47,11 +48,11 @@ final class JPEGDecoder {
     private let handle: OpaquePointer
     let header: JPEGHeader
 
-    /// Opens `path` and reads the header (and EXIF orientation) without decoding pixels.
-    init(path: String) throws(JPEGError) {
+    /// Reads the header (and EXIF orientation) of the open `file` without decoding pixels.
+    init(file: OpenFile) throws(JPEGError) {
         var raw = glance_jpeg_header()
         var error = glance_jpeg_error()
-        guard let handle = glance_jpeg_open(path, &raw, &error) else { throw JPEGError(error) }
+        guard let handle = glance_jpeg_open(file.descriptor, &raw, &error) else { throw JPEGError(error) }
         self.handle = handle
         var orientation = ExifOrientation.up
         if let exif = raw.exif, raw.exif_length > 0 {

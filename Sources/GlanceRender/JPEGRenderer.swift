@@ -1,4 +1,5 @@
 internal import CJPEG
+import GlanceCore
 
 /// Renders JPEG photos: shrink on load with DCT scaling, stream rows into the downscaler, then
 /// turn the small result upright by its EXIF orientation.
@@ -12,7 +13,7 @@ public struct JPEGRenderer: DocumentRenderer {
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let decoder: JPEGDecoder
-        do { decoder = try JPEGDecoder(path: request.path) } catch { throw Self.map(error) }
+        do { decoder = try JPEGDecoder(file: request.file) } catch { throw Self.map(error) }
         let header = decoder.header
         let displayed = header.orientation.swapsAxes ? (header.height, header.width) : (header.width, header.height)
         let fitted = ThumbnailGeometry.fit(width: displayed.0, height: displayed.1, maxSide: request.maxSide)
@@ -23,7 +24,7 @@ public struct JPEGRenderer: DocumentRenderer {
         let decodedWidth = (header.width + denominator - 1) / denominator
         let decodedHeight = (header.height + denominator - 1) / denominator
         if decodedWidth * decodedHeight > request.maxPixels {
-            throw .tooLarge(width: header.width, height: header.height, limitMegapixels: request.maxPixels / 1_000_000)
+            throw .tooLarge(width: header.width, height: header.height, limitPixels: request.maxPixels)
         }
 
         let size: (width: Int, height: Int)

@@ -1,4 +1,5 @@
 internal import CGraphics
+import GlanceCore
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +8,7 @@ internal import CGraphics
 /// Renders page 1 of a PDF on white paper, drawn by cairo directly at the thumbnail's scale (no
 /// full-size raster), with the page's /Rotate applied.
 ///
-/// Documents are opened from a `file://` URI rather than from bytes: poppler then reads what it
+/// Documents are opened from a descriptor rather than from bytes: poppler then reads what it
 /// needs on demand instead of holding a copy of the whole file. A document is used by one thread
 /// only; different documents may render on different threads.
 public struct PDFRenderer: DocumentRenderer {
@@ -24,9 +25,15 @@ public struct PDFRenderer: DocumentRenderer {
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         _ = Self.logSilenced
-        let uri = try Self.fileURI(for: request.path)
+        // poppler takes ownership of the descriptor it is given: give it a copy, read from the start.
+        let copy = fcntl(request.file.descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0, lseek(copy, 0, SEEK_SET) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if copy >= 0 { close(copy) }
+            throw .unreadable(reason: reason)
+        }
         var error: UnsafeMutablePointer<GError>? = nil
-        guard let document = poppler_document_new_from_file(uri, nil, &error) else {
+        guard let document = poppler_document_new_from_fd(copy, nil, &error) else {
             guard let error else { throw .malformedPDF(detail: nil) }
             let popplerError = PopplerError(consuming: error)
             if popplerError.isEncrypted { throw .encrypted }
@@ -65,20 +72,5 @@ public struct PDFRenderer: DocumentRenderer {
         cairo_scale(cairo, Double(size.width) / pageWidth, Double(size.height) / pageHeight)
         poppler_page_render(page, cairo)
         return surface.rgbPixels()
-    }
-
-    /// `file://` URI of the absolute path (poppler takes URIs; the path may hold any character).
-    static func fileURI(for path: String) throws(ThumbnailError) -> String {
-        guard let absolute = realpath(path, nil) else {
-            throw .unreadable(reason: String(cString: strerror(errno)))
-        }
-        defer { free(absolute) }
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let uri = g_filename_to_uri(absolute, nil, &error) else {
-            let reason = error.map { PopplerError(consuming: $0).message } ?? "not a valid file name"
-            throw .unreadable(reason: reason)
-        }
-        defer { g_free(uri) }
-        return String(cString: uri)
     }
 }

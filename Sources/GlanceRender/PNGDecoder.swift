@@ -1,4 +1,5 @@
 internal import CPNG
+import GlanceCore
 
 /// An error from libpng, copied out of the shim.
 public struct PNGError: Error, Sendable, CustomStringConvertible {
@@ -32,11 +33,11 @@ final class PNGDecoder {
     private let handle: OpaquePointer
     let header: PNGHeader
 
-    /// Opens `path`, checks the signature and reads the chunks before the image data.
-    init(path: String) throws(PNGError) {
+    /// Checks the open `file`'s signature and reads the chunks before the image data.
+    init(file: OpenFile) throws(PNGError) {
         var raw = glance_png_header()
         var error = glance_png_error()
-        guard let handle = glance_png_open(path, &raw, &error) else { throw PNGError(error) }
+        guard let handle = glance_png_open(file.descriptor, &raw, &error) else { throw PNGError(error) }
         self.handle = handle
         header = PNGHeader(
             width: Int(raw.width), height: Int(raw.height), isInterlaced: raw.interlaced != 0)

@@ -1,3 +1,5 @@
+import GlanceCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -17,10 +19,10 @@ public struct PNGRenderer: DocumentRenderer {
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let decoder: PNGDecoder
-        do { decoder = try PNGDecoder(path: request.path) } catch { throw Self.map(error) }
+        do { decoder = try PNGDecoder(file: request.file) } catch { throw Self.map(error) }
         let header = decoder.header
         if header.width * header.height > request.maxPixels {
-            throw .tooLarge(width: header.width, height: header.height, limitMegapixels: request.maxPixels / 1_000_000)
+            throw .tooLarge(width: header.width, height: header.height, limitPixels: request.maxPixels)
         }
         let channels: Int
         do { channels = try decoder.start() } catch { throw Self.map(error) }

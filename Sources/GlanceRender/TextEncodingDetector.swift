@@ -32,7 +32,10 @@ public enum TextEncodingDetector {
             if text.unicodeScalars.contains(where: { $0.value == 0 }) { return nil }
             return DecodedText(text: text, encoding: bom.encoding, language: language(of: text))
         }
-        if bytes.contains(0) { return nil }
+        if bytes.contains(0) {
+            guard let (text, encoding) = utf16WithoutMark(bytes, isWholeFile: isWholeFile) else { return nil }
+            return DecodedText(text: text, encoding: encoding, language: language(of: text))
+        }
         if hasTooManyControlBytes(bytes) { return nil }
         if let text = decodeUTF8(bytes, isWholeFile: isWholeFile) {
             return DecodedText(text: text, encoding: "UTF-8", language: language(of: text))
@@ -48,6 +51,43 @@ public enum TextEncodingDetector {
         }
         guard let text = convert(bytes, from: encoding) else { return nil }
         return DecodedText(text: text, encoding: encoding, language: languageOfEncoding[encoding] ?? language(of: text))
+    }
+
+    /// UTF-16 without a byte-order mark, when the bytes leave no doubt: text that is mostly
+    /// ASCII has a NUL in every other byte (the high byte of each code unit: odd positions in
+    /// UTF-16LE, even ones in UTF-16BE) and almost none in the others. Binary data with NULs
+    /// rarely keeps to that pattern over a whole prefix; what decodes must still pass the
+    /// control-character test. uchardet 0.0.7 does not detect BOM-less UTF-16 itself.
+    static func utf16WithoutMark(_ bytes: [UInt8], isWholeFile: Bool) -> (text: String, encoding: String)? {
+        if isWholeFile && bytes.count % 2 != 0 { return nil }
+        var count = bytes.count & ~1
+        let units = count / 2
+        guard units >= 2 else { return nil }
+        var zeroLow = 0
+        var zeroHigh = 0
+        for index in stride(from: 0, to: count, by: 2) {
+            if bytes[index] == 0 { zeroLow += 1 }
+            if bytes[index + 1] == 0 { zeroHigh += 1 }
+        }
+        let encoding: String
+        let nearlyAll = units * 3 / 4
+        let nearlyNone = units / 100
+        if zeroHigh >= nearlyAll && zeroLow <= nearlyNone {
+            encoding = "UTF-16LE"
+        } else if zeroLow >= nearlyAll && zeroHigh <= nearlyNone {
+            encoding = "UTF-16BE"
+        } else {
+            return nil
+        }
+        // A prefix may end inside a surrogate pair: drop a trailing high surrogate.
+        if !isWholeFile && count >= 2 {
+            let last = encoding == "UTF-16LE" ? bytes[count - 1] : bytes[count - 2]
+            if (0xD8...0xDB).contains(last) { count -= 2 }
+        }
+        guard let text = convert(Array(bytes[..<count]), from: encoding),
+            !text.unicodeScalars.contains(where: { $0.value == 0 }), !hasTooManyControlBytes(Array(text.utf8))
+        else { return nil }
+        return (text, encoding)
     }
 
     /// Legacy encodings accepted from the detector, as uchardet names them.

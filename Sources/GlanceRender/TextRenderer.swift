@@ -1,4 +1,5 @@
 internal import CGraphics
+import GlanceCore
 
 /// Renders the start of a plain-text document as a printed first page: a portrait A4 sheet
 /// (724x1024 for the 1024 box), margins, wrapped lines, in a real font found by fontconfig so that
@@ -24,11 +25,11 @@ public struct TextRenderer: DocumentRenderer {
         "DejaVu Sans Mono,WenQuanYi Micro Hei Mono,Noto Sans Mono CJK JP,Droid Sans Fallback,monospace"
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
-        let prefix = try FileReader.readPrefix(path: request.path, maxBytes: Self.maxBytesRead)
+        let prefix = try FileReader.readPrefix(of: request.file, maxBytes: Self.maxBytesRead)
         guard
             let decoded = TextEncodingDetector.detect(
                 prefix.bytes, isWholeFile: prefix.isWholeFile,
-                namedAsText: ContentType(named: request.path) == .text)
+                namedAsText: ContentType(named: request.name) == .text)
         else {
             throw .unsupported(detail: "the bytes are not text in any known encoding")
         }

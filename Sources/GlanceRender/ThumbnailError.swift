@@ -19,7 +19,7 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The PDF is encrypted with a user password.
     case encrypted
     /// Decoding would need more pixels than the limit allows.
-    case tooLarge(width: Int, height: Int, limitMegapixels: Int)
+    case tooLarge(width: Int, height: Int, limitPixels: Int)
     /// The decoder would need more working memory than allowed (huge progressive JPEGs).
     case needsTooMuchMemory(format: String, limitMegabytes: Int)
     /// Memory ran out (the worker's memory limit, usually).
@@ -27,7 +27,7 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A JPEG coding process that this libjpeg build does not decode (lossless, hierarchical).
     case unsupportedEncoding(format: String, detail: String)
     /// Rendering took longer than the time limit.
-    case timedOut(seconds: Int)
+    case timedOut(seconds: Double)
     /// The renderer process died (a crash inside a C library).
     case rendererCrashed(signal: Int32)
     /// Writing the thumbnail failed.
@@ -53,7 +53,9 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
         case .encrypted:
             return "encrypted PDF, needs a password"
         case .tooLarge(let width, let height, let limit):
-            return "image of \(width)x\(height) exceeds the \(limit)-megapixel limit"
+            let named =
+                limit >= 1_000_000 && limit % 1_000_000 == 0 ? "\(limit / 1_000_000)-megapixel" : "\(limit)-pixel"
+            return "image of \(width)x\(height) exceeds the \(named) limit (--max-pixels)"
         case .needsTooMuchMemory(let format, let limit):
             return "\(format) needs more than \(limit) MB of memory to decode"
         case .outOfMemory(let detail):
@@ -61,11 +63,17 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
         case .unsupportedEncoding(let format, let detail):
             return "unsupported \(format) encoding: \(detail)"
         case .timedOut(let seconds):
-            return "timed out after \(seconds) s"
+            return "timed out after \(Self.seconds(seconds)) s"
         case .rendererCrashed(let signal):
             return "renderer crashed (signal \(signal))"
         case .writeFailed(let path, let reason):
             return "cannot write \(path): \(reason)"
         }
+    }
+
+    /// `30`, `1.5`, `0.001`: whole seconds without a fraction, others as given.
+    static func seconds(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int(value)) }
+        return String(value)
     }
 }

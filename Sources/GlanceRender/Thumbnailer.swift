@@ -1,3 +1,5 @@
+import GlanceCore
+
 /// The render layer's front door: sniffs a document, picks its renderer, renders the thumbnail.
 ///
 /// One renderer per content type, like Quick Look's generators; adding a format means adding a
@@ -12,10 +14,10 @@ public struct Thumbnailer: Sendable {
         self.renderers = table
     }
 
-    /// The content type of the file at `path`, by sniffing; throws for empty and unsupported
-    /// files.
-    public func contentType(ofFileAt path: String) throws(ThumbnailError) -> ContentType {
-        switch try ContentSniffer.sniff(path: path) {
+    /// The content type of the open `file` named `name`, by sniffing; throws for empty and
+    /// unsupported files.
+    public func contentType(of file: OpenFile, named name: String) throws(ThumbnailError) -> ContentType {
+        switch try ContentSniffer.sniff(file: file, named: name) {
         case .supported(let type) where renderers[type] != nil: return type
         case .supported(let type): throw .unsupported(detail: "no renderer for \(type.displayName)")
         case .empty: throw .empty
@@ -23,15 +25,7 @@ public struct Thumbnailer: Sendable {
         }
     }
 
-    /// Renders the thumbnail of the document at `request.path`.
-    public func render(_ request: RenderRequest) throws(ThumbnailError) -> (
-        type: ContentType, thumbnail: RenderedThumbnail
-    ) {
-        let type = try contentType(ofFileAt: request.path)
-        return (type, try render(request, as: type))
-    }
-
-    /// Renders a document whose type is already known (sniffed by ``contentType(ofFileAt:)``).
+    /// Renders a document whose type is already known (sniffed by ``contentType(of:named:)``).
     public func render(_ request: RenderRequest, as type: ContentType) throws(ThumbnailError) -> RenderedThumbnail {
         guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }
         return try renderer.render(request)

@@ -42,8 +42,7 @@ enum CacheDirectory {
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw StoreError(
-                    message: "not a folder: \(path) is a file; remove it or choose another --store",
-                    location: location)
+                    message: "\(path) exists and is not a folder; choose another --store", location: location)
             }
         case ENOENT:
             // A parent is missing: make it, then try again. Another process may make the same

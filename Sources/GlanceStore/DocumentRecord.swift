@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import GlanceRender
 
 /// The state of a document's thumbnail dictionary as recorded in the store.

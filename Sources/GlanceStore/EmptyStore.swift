@@ -1,3 +1,5 @@
+import GlanceCore
+
 /// A store with no documents, for reading a container that has never been generated: `list`
 /// and `show` then say every document is `missing` without creating a sidecar as a side effect.
 public struct EmptyStore: ThumbnailStore {
@@ -16,6 +18,8 @@ public struct EmptyStore: ThumbnailStore {
     }
     public func claim(paths: [String], pid: Int32, staleAfterSeconds: Double) throws(StoreError) -> [String] { [] }
     public func releaseClaims(pid: Int32) throws(StoreError) {}
+    public func releaseClaims(paths: [String], pid: Int32) throws(StoreError) {}
+    public func releaseClaimsOfEndedProcesses() throws(StoreError) {}
     public func sizeOnDisk() -> Int64 { 0 }
     public func checkIntegrity() throws(StoreError) -> Bool { true }
 }

@@ -52,6 +52,28 @@ extension SidecarStore {
         }
     }
 
+    /// Drops `pid`'s claims on `paths` (documents it will not render after all).
+    public func releaseClaims(paths: [String], pid: Int32) throws(StoreError) {
+        try write { db in
+            for chunk in paths.chunked(into: 500) {
+                _ = try ClaimRow.filter(ClaimRow.Columns.pid == pid).filter(chunk.contains(ClaimRow.Columns.path))
+                    .deleteAll(db)
+            }
+        }
+    }
+
+    /// Drops the claims of processes that no longer exist (a batch killed with `kill -9` cannot
+    /// release its own), so that they do not linger until someone claims the same paths.
+    public func releaseClaimsOfEndedProcesses() throws(StoreError) {
+        try write { db in
+            let holders = try Int32.fetchAll(db, ClaimRow.select(ClaimRow.Columns.pid, as: Int32.self).distinct())
+            let ended = holders.filter { !Self.isAlive($0) }
+            if !ended.isEmpty {
+                _ = try ClaimRow.filter(ended.contains(ClaimRow.Columns.pid)).deleteAll(db)
+            }
+        }
+    }
+
     /// Whether a process with this id exists on this machine.
     ///
     /// `kill(pid, 0)` sends nothing and only checks: ESRCH means no such process. EPERM means it

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GlanceCore
 
 /// Reading and writing document records and their thumbnail dictionaries.
 extension SidecarStore {
@@ -88,13 +89,13 @@ extension SidecarStore {
     /// Moves the record (and its thumbnails) at `oldPath` to `newPath` with the file's new
     /// identity. A record already at `newPath` is deleted first, thumbnails and all.
     ///
-    /// - Throws: ``StoreError`` when no record is at `oldPath`: the caller's picture of the store
-    ///   is out of date (another process may have moved or removed it), and it should know.
+    /// Idempotent: when no record is at `oldPath` any more (another batch that planned the same
+    /// rename moved it first, or it was removed), nothing happens; the document is then either
+    /// recorded at `newPath` already or rendered by the next plan.
     public func moveDocument(from oldPath: String, to newPath: String, identity: FileIdentity) throws(StoreError) {
-        let location = directory
         try write { db in
             guard var row = try DocumentRow.filter(DocumentRow.Columns.path == oldPath).fetchOne(db) else {
-                throw StoreError(message: "no record at \(oldPath) to move to \(newPath)", location: location)
+                return
             }
             if oldPath != newPath {
                 // The path column is UNIQUE, so the old target must go before the update.

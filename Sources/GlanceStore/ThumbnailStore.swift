@@ -1,3 +1,5 @@
+import GlanceCore
+
 /// Where thumbnail dictionaries and promised-item attributes are kept.
 ///
 /// The SQLite sidecar (``SidecarStore``) is the implementation today; the protocol lets a store
@@ -17,7 +19,8 @@ public protocol ThumbnailStore: Sendable {
 
     /// Moves the record (and its thumbnails) at `oldPath` to `newPath` with the file's new
     /// identity: a renamed document keeps its thumbnail without rendering again. A record
-    /// already at `newPath` is replaced.
+    /// already at `newPath` is replaced. Does nothing when no record is at `oldPath` (moved
+    /// already by another process).
     func moveDocument(from oldPath: String, to newPath: String, identity: FileIdentity) throws(StoreError)
 
     /// Deletes the records at `paths`; says how many went and how many thumbnail bytes with them.
@@ -31,6 +34,12 @@ public protocol ThumbnailStore: Sendable {
 
     /// Drops every claim held by `pid` (at the end of a batch, or after a crash was noticed).
     func releaseClaims(pid: Int32) throws(StoreError)
+
+    /// Drops `pid`'s claims on `paths`.
+    func releaseClaims(paths: [String], pid: Int32) throws(StoreError)
+
+    /// Drops the claims of processes that no longer exist.
+    func releaseClaimsOfEndedProcesses() throws(StoreError)
 
     /// Bytes the store occupies on disk (database and its journal files).
     func sizeOnDisk() -> Int64

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlanceCore
 import GlancePipeline
 import GlanceStore
 
@@ -27,12 +28,15 @@ struct ContainerOptions: ParsableArguments {
     /// one whose documents are all `missing`, and nothing is created.
     func openForReading() throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
         let database = storeDirectory + "/" + SidecarStore.databaseFileName
-        if access(database, F_OK) != 0 {
+        if FileName.withCString(database, { access($0, F_OK) }) != 0 {
+            let scanner: ContainerScanner
             do {
-                return (try ContainerScanner(container: container, excluding: [storeDirectory]), EmptyStore())
+                scanner = try ContainerScanner(container: container, excluding: [storeDirectory])
             } catch {
                 throw CommandFailure.unusable("\(container): \(error.reason)")
             }
+            try checkStoreLocation(scanner: scanner)
+            return (scanner, EmptyStore())
         }
         let (scanner, store) = try open()
         return (scanner, store)
@@ -46,10 +50,28 @@ struct ContainerOptions: ParsableArguments {
         } catch {
             throw CommandFailure.unusable("\(container): \(error.reason)")
         }
+        try checkStoreLocation(scanner: scanner)
         do {
             return (scanner, try SidecarStore(directory: storeDirectory))
         } catch {
             throw CommandFailure.unusable("\(storeDirectory): \(error.message)")
+        }
+    }
+}
+
+extension ContainerOptions {
+    /// Refuses a `--store` that is the container or a folder holding it: the store's
+    /// `CACHEDIR.TAG` would then mark the documents themselves as a cache for backup tools to
+    /// skip, and the store's files would be listed as documents. (A store inside the container
+    /// is fine: the scan passes over its folder.)
+    func checkStoreLocation(scanner: ContainerScanner) throws {
+        guard let resolved = FileName.withCString(storeDirectory, { realpath($0, nil) }) else { return }
+        let store = FileName.decode(cString: resolved)
+        free(resolved)
+        if store == scanner.root || scanner.root.hasPrefix(store.hasSuffix("/") ? store : store + "/") {
+            throw CommandFailure.unusable(
+                "\(storeDirectory): the store cannot be the container or a folder that holds it; "
+                    + "choose a folder outside the container (or leave out --store for CONTAINER/.thumbnails)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlanceCore
 import GlancePipeline
 import GlanceRender
 import GlanceStore
@@ -7,7 +8,12 @@ import GlanceStore
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a document's stored 1024x1024 thumbnail to a file, byte for byte.")
+        abstract: "Write a document's stored 1024x1024 thumbnail to a file, byte for byte.",
+        discussion: """
+            OUT may not lie inside the container (documents are never written; --force allows it) \
+            and, when it exists, must be a regular file, which is replaced atomically. '-o -' \
+            writes the bytes to standard output.
+            """)
 
     @OptionGroup var location: ContainerOptions
 
@@ -15,8 +21,12 @@ struct ExportCommand: ParsableCommand {
     var file: String
 
     @Option(
-        name: [.short, .customLong("output")], help: ArgumentHelp("Where to write the thumbnail.", valueName: "OUT"))
+        name: [.short, .customLong("output")],
+        help: ArgumentHelp("Where to write the thumbnail ('-' for standard output).", valueName: "OUT"))
     var output: String
+
+    @Flag(help: "Write OUT even when it lies inside the container.")
+    var force = false
 
     @Option(help: "The size key of the thumbnail dictionary entry.")
     var sizeKey: String = ThumbnailImage.standardSizeKey
@@ -40,17 +50,28 @@ struct ExportCommand: ParsableCommand {
             StandardError.report(path: file, reason ?? "no thumbnail yet: run 'glance generate' first")
             throw CommandFailure.documentsFailed
         }
-        if let current = FileStatus.identity(ofFileAt: scanner.absolutePath(of: relative)),
-            current != stored.record.identity
-        {
+        let current = scanner.identity(of: relative)
+        if let current, current != stored.record.identity {
             StandardError.write("glance: \(file): warning: the thumbnail is stale (the document changed since)")
         }
+        if output == "-" {
+            guard DescriptorWriter.writeAll(data, to: 1) else {
+                StandardError.report(path: "standard output", "write failed")
+                throw CommandFailure.documentsFailed
+            }
+            return
+        }
+        if !force, DocumentLocator.liesInside(output, root: scanner.root) {
+            StandardError.report(
+                path: output, "lies inside the container \(location.container); documents are never written (--force)")
+            throw CommandFailure.documentsFailed
+        }
         do {
-            try AtomicFileWriter.write(data, to: output)
+            try AtomicFileWriter.write(data, to: output, protecting: current.map { [$0] } ?? [])
         } catch {
             StandardError.report(path: output, error)
             throw CommandFailure.documentsFailed
         }
-        print("\(output) \(image.width)x\(image.height) \(image.format.rawValue)")
+        print("\(DisplayText.escaped(output)) \(image.width)x\(image.height) \(image.format.rawValue)")
     }
 }

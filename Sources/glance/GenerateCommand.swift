@@ -12,6 +12,10 @@ struct GenerateCommand: ParsableCommand {
         abstract: "Render the thumbnails of every document in a container that is not fresh.",
         discussion: """
             Unchanged documents are skipped after one stat each, so a re-run costs almost nothing. \
+            Passed over on purpose, and counted in the summary: hidden files and folders (names \
+            starting with '.'), the store's folder, things that are not regular files, symbolic \
+            links that are absolute or lead out of the container, paths longer than 4096 bytes. \
+            A folder that cannot be read is reported as a failure. \
             Renderers run in supervised worker processes: a crash, hang or memory blow-up costs one \
             document, which is recorded as failed with the reason and not retried until it changes \
             (or --retry-failed). Exit status: 0 all done, 1 some documents failed, 2 bad usage or an \
@@ -51,11 +55,18 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: .hidden) var debugCrashOn: String?
     @Option(help: .hidden) var debugHangOn: String?
     @Option(help: .hidden) var debugSlowOn: String?
+    @Option(help: .hidden) var debugForgeReplyOn: String?
+    /// `PATTERN=TARGET`: replace a matching document by a symlink to TARGET right after opening it.
+    @Option(help: .hidden) var debugSwapOn: String?
 
     func validate() throws {
-        if jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256.") }
-        if timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds.") }
-        if memoryLimit < 64 { throw ValidationError("--memory-limit must be at least 64 (MiB).") }
+        try OptionChecks.jobs(jobs)
+        try OptionChecks.timeout(timeout)
+        try OptionChecks.memoryLimit(memoryLimit)
+        try OptionChecks.maxPixels(maxPixels)
+        if let debugSwapOn, !debugSwapOn.contains("=") {
+            throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
+        }
     }
 
     func run() throws {
@@ -64,7 +75,14 @@ struct GenerateCommand: ParsableCommand {
             generatorVersion: GlanceVersion.current, jobs: jobs, timeoutSeconds: timeout,
             workerExecutable: WorkerCommand.executablePath,
             workerArguments: WorkerCommand.arguments(
-                memoryLimitMiB: memoryLimit, crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn))
+                memoryLimitMiB: memoryLimit,
+                triggers: .init(
+                    crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn)))
+        if let debugSwapOn, let equals = debugSwapOn.firstIndex(of: "=") {
+            options.debugSwap = (
+                String(debugSwapOn[..<equals]), String(debugSwapOn[debugSwapOn.index(after: equals)...])
+            )
+        }
         options.force = force
         options.retryFailed = retryFailed
         options.maxPixels = maxPixels
@@ -81,12 +99,16 @@ struct GenerateCommand: ParsableCommand {
             for failure in summary.failures {
                 StandardError.report(path: location.documentPath(failure.path), failure.error)
             }
+            for folder in summary.unreadableFolders {
+                StandardError.report(
+                    path: location.documentPath(folder.path), "cannot read the folder: \(folder.error)")
+            }
             if json {
                 print(ListingFormatter.json(summary))
             } else if !quiet {
                 print(SummaryText.describe(summary))
             }
-            if summary.failed > 0 { throw CommandFailure.documentsFailed }
+            if summary.failed > 0 || !summary.unreadableFolders.isEmpty { throw CommandFailure.documentsFailed }
         } catch let error as StoreError {
             throw CommandFailure.unusable(error.description)
         }

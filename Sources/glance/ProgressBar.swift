@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import GlancePipeline
 import Synchronization
 
@@ -64,7 +65,7 @@ final class ProgressBar: Sendable {
         let rate = seconds > 0 ? Double(state.done) / seconds : 0
         let left = rate > 0 ? Double(state.total - state.done) / rate : 0
         let eta = state.done == 0 ? "--" : Self.duration(left)
-        var name = state.current
+        var name = DisplayText.escaped(state.current)
         if name.count > 40 { name = "…" + name.suffix(39) }
         return "[\(bar)] \(state.done)/\(state.total) \(String(format: "%.1f", rate))/s ETA \(eta) \(name)"
     }

@@ -1,7 +1,12 @@
 import ArgumentParser
+import GlanceCore
 import GlanceListing
 import GlancePipeline
 import GlanceStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `glance show CONTAINER FILE`: one document's promised-item attributes.
 struct ShowCommand: ParsableCommand {
@@ -35,11 +40,11 @@ struct ShowCommand: ParsableCommand {
             return
         }
         var lines = [
-            "path        \(item.path)",
+            "path        \(DisplayText.escaped(item.path))",
             "kind        \(item.kind) (\(item.mimeType))",
             "size        \(ListingFormatter.byteCount(item.size)) (\(item.size) bytes)",
             "modified    \(ListingFormatter.iso8601(item.modified))",
-            "state       \(ListingFormatter.stateText(item))",
+            "state       \(DisplayText.escaped(ListingFormatter.stateText(item)))",
         ]
         for image in item.thumbnails {
             lines.append(
@@ -55,12 +60,64 @@ struct ShowCommand: ParsableCommand {
 
 /// Turns a FILE argument into a path inside the container.
 enum DocumentLocator {
-    /// `file` as given relative to the container, or as a path from the current folder that
-    /// lies inside it.
+    /// `file` as a path relative to the container: taken relative to the container when it names
+    /// an entry there (or is a plain relative path that stays inside), else as a path from the
+    /// current folder that must lie inside the container. Containment is decided from the path's
+    /// folders (resolved) and its last name (not resolved: a symlink in the container is its own
+    /// document), so it does not depend on the document existing, and `/etc/passwd` is outside.
     static func relativePath(of file: String, in scanner: ContainerScanner, container: String) throws -> String {
-        if let relative = scanner.relativePath(of: file) { return relative }
-        if let relative = scanner.relativePath(of: scanner.absolutePath(of: file)) { return relative }
+        if !file.hasPrefix("/"), !file.hasPrefix("./"), !file.hasPrefix("../"), let inside = normalized(file),
+            !inside.isEmpty
+        {
+            var status = stat()
+            if FileName.withCString(scanner.absolutePath(of: inside), { lstat($0, &status) }) == 0 { return inside }
+            if let fromHere = relativeFromHere(file, root: scanner.root) { return fromHere }
+            return inside
+        }
+        if let fromHere = relativeFromHere(file, root: scanner.root) { return fromHere }
         StandardError.report(path: file, "not inside the container \(container)")
         throw CommandFailure.documentsFailed
+    }
+
+    /// `path` with `.` and empty components dropped and `..` applied; nil if `..` climbs above
+    /// its start.
+    static func normalized(_ path: String) -> String? {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..":
+                guard !parts.isEmpty else { return nil }
+                parts.removeLast()
+            default: parts.append(part)
+            }
+        }
+        return parts.joined(separator: "/")
+    }
+
+    /// Whether `path` (seen from the current folder) lies inside the folder `root`.
+    static func liesInside(_ path: String, root: String) -> Bool {
+        relativeFromHere(path, root: root) != nil
+    }
+
+    /// `file` seen from the current folder, relative to `root` if it lies inside it.
+    private static func relativeFromHere(_ file: String, root: String) -> String? {
+        var absolute = file
+        if !file.hasPrefix("/") {
+            guard let folder = getcwd(nil, 0) else { return nil }
+            absolute = FileName.decode(cString: folder) + "/" + file
+            free(folder)
+        }
+        guard let lexical = normalized(absolute), !lexical.isEmpty else { return nil }
+        var parts = lexical.split(separator: "/").map(String.init)
+        let name = parts.removeLast()
+        var parent = "/" + parts.joined(separator: "/")
+        if let resolved = FileName.withCString(parent, { realpath($0, nil) }) {
+            parent = FileName.decode(cString: resolved)
+            free(resolved)
+        }
+        let full = parent == "/" ? "/" + name : parent + "/" + name
+        guard full.hasPrefix(root + "/") else { return nil }
+        return String(full.dropFirst(root.count + 1))
     }
 }

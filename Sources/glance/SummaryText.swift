@@ -14,7 +14,16 @@ enum SummaryText {
         if summary.moved > 0 { lines.append("moved        \(summary.moved) (thumbnails followed renamed documents)") }
         if summary.renderedElsewhere > 0 {
             lines.append(
-                "elsewhere    \(summary.renderedElsewhere) (being rendered by another glance on this container)")
+                "elsewhere    \(summary.renderedElsewhere) (rendered meanwhile by another glance on this container)")
+        }
+        let skipped = summary.skipped
+        if skipped.total > 0 {
+            var reasons: [String] = []
+            if skipped.hidden > 0 { reasons.append("\(skipped.hidden) hidden") }
+            if skipped.notRegularFiles > 0 { reasons.append("\(skipped.notRegularFiles) not regular files") }
+            if skipped.linksNotFollowed > 0 { reasons.append("\(skipped.linksNotFollowed) links leading out") }
+            if skipped.pathsTooLong > 0 { reasons.append("\(skipped.pathsTooLong) paths too long") }
+            lines.append("skipped      \(skipped.total) (\(reasons.joined(separator: ", ")))")
         }
         lines.append(
             "time         \(String(format: "%.2f", summary.seconds)) s, \(String(format: "%.1f", summary.documentsPerSecond)) documents/s"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import GlanceCore
 import GlancePipeline
 import GlanceRender
 import Synchronization
@@ -10,10 +11,13 @@ struct ThumbnailCommand: ParsableCommand {
         commandName: "thumbnail",
         abstract: "Render one document's thumbnail (fits 1024x1024) to a file.",
         discussion: """
-            Prints 'OUT WIDTHxHEIGHT' on success. On failure prints one line, \
-            'glance: FILE: reason', leaves no OUT behind and exits 1. The document is decoded in a \
-            supervised worker process, as in 'glance generate': a crash or hang in a decoder is \
-            reported as a failure of this file (within --timeout), never a crash of glance.
+            Prints 'OUT WIDTHxHEIGHT' on success ('-o -' writes the image to standard output \
+            instead). On failure prints one line, 'glance: FILE: reason', leaves no OUT behind and \
+            exits 1. The document is decoded in a supervised worker process, as in 'glance \
+            generate': a crash or hang in a decoder is reported as a failure of this file (within \
+            --timeout), never a crash of glance. FILE must be a regular file; OUT is never the \
+            document itself, and an OUT that exists must be a regular file (it is replaced \
+            atomically).
             """
     )
 
@@ -28,7 +32,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(
         name: [.short, .customLong("output")],
         help: ArgumentHelp(
-            "Where to write the thumbnail; its extension (.png, .jpg) picks the format. Default: FILE's name + '.thumbnail.png' (or '.jpg') in the current folder.",
+            "Where to write the thumbnail; its extension (.png, .jpg) picks the format; '-' is standard output (PNG unless --format jpeg). Default: FILE's name + '.thumbnail.png' (or '.jpg') in the current folder.",
             valueName: "OUT"))
     var output: String?
 
@@ -38,7 +42,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Refuse images that would need more than this many decoded pixels.")
     var maxPixels: Int = RenderRequest.defaultMaxPixels
 
-    @Option(help: "The box the thumbnail fits into, in pixels.")
+    @Option(help: "The box the thumbnail fits into, in pixels (1 to 4096).")
     var size: Int = ThumbnailGeometry.defaultMaxSide
 
     @Option(help: "Seconds the document may take before its worker is killed.")
@@ -47,18 +51,22 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Memory limit of the worker process, in MiB (address space).")
     var memoryLimit: Int = 1024
 
+    @Flag(help: "Write OUT even when it is the document itself (a hard link to it, or the same path).")
+    var force = false
+
     @Option(help: .hidden) var debugCrashOn: String?
     @Option(help: .hidden) var debugHangOn: String?
+    @Option(help: .hidden) var debugForgeReplyOn: String?
 
     @Flag(name: .shortAndLong, help: "Say what was found on the way (type, source size, decoder warnings) on stderr.")
     var verbose = false
 
     func validate() throws {
-        if maxPixels < 1 { throw ValidationError("--max-pixels must be a positive number.") }
-        if size < 1 || size > 16384 { throw ValidationError("--size must be between 1 and 16384.") }
-        if timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds.") }
-        if memoryLimit < 64 { throw ValidationError("--memory-limit must be at least 64 (MiB).") }
-        if let output {
+        try OptionChecks.maxPixels(maxPixels)
+        try OptionChecks.size(size)
+        try OptionChecks.timeout(timeout)
+        try OptionChecks.memoryLimit(memoryLimit)
+        if let output, output != "-" {
             let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output))
             if named == nil && format == .auto {
                 throw ValidationError(
@@ -71,8 +79,25 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     func run() throws {
+        let document: OpenFile
+        do {
+            document = try OpenFile.regularFile(atPath: file)
+        } catch {
+            StandardError.report(path: file, ThumbnailError.unreadable(reason: error.description))
+            throw ExitCode(1)
+        }
+        let protected = force ? [] : document.identity().map { [$0] } ?? []
+        if let output, output != "-" {
+            // Refuse a bad OUT before spending a render on it.
+            do {
+                try AtomicFileWriter.checkDestination(output, protecting: protected)
+            } catch {
+                StandardError.report(path: file, error)
+                throw ExitCode(1)
+            }
+        }
         let outcome: RenderOutcome
-        switch renderInWorker() {
+        switch renderInWorker(document) {
         case .finished(let finished) where finished.status == .rendered:
             outcome = finished
         case .finished(let failed):
@@ -89,37 +114,51 @@ struct ThumbnailCommand: ParsableCommand {
             StandardError.report(path: file, "the renderer returned no image")
             throw ExitCode(1)
         }
+        if output == "-" {
+            guard DescriptorWriter.writeAll(outcome.data, to: 1) else {
+                StandardError.report(
+                    path: file, ThumbnailError.writeFailed(path: "standard output", reason: "write failed"))
+                throw ExitCode(1)
+            }
+            reportVerbose(outcome, format: format)
+            return
+        }
         let destination = output ?? Self.defaultOutput(for: file, format: format)
         do {
-            try AtomicFileWriter.write(outcome.data, to: destination)
+            try AtomicFileWriter.write(outcome.data, to: destination, protecting: protected)
         } catch {
             StandardError.report(path: file, error)
             throw ExitCode(1)
         }
-        if verbose {
-            let kind = outcome.contentType?.displayName ?? "document"
-            StandardError.write(
-                "glance: \(file): \(kind), \(outcome.sourceWidth)x\(outcome.sourceHeight), \(outcome.byteCount) bytes of \(format.rawValue), \(outcome.milliseconds) ms"
-            )
-            for warning in outcome.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
-        }
-        print("\(destination) \(outcome.width)x\(outcome.height)")
+        reportVerbose(outcome, format: format)
+        print("\(DisplayText.escaped(destination)) \(outcome.width)x\(outcome.height)")
     }
 
-    /// Renders and encodes the document in one supervised worker process.
-    private func renderInWorker() -> JobResult {
+    /// With `-v`: what was found on the way, on stderr.
+    private func reportVerbose(_ outcome: RenderOutcome, format: ImageFormat) {
+        guard verbose else { return }
+        let kind = outcome.contentType?.displayName ?? "document"
+        StandardError.write(
+            "glance: \(file): \(kind), \(outcome.sourceWidth)x\(outcome.sourceHeight), \(outcome.byteCount) bytes of \(format.rawValue), \(outcome.milliseconds) ms"
+        )
+        for warning in outcome.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
+    }
+
+    /// Renders and encodes the open document in one supervised worker process.
+    private func renderInWorker(_ document: OpenFile) -> JobResult {
         let pool = WorkerPool(
             configuration: .init(
                 executable: WorkerCommand.executablePath,
                 arguments: WorkerCommand.arguments(
-                    memoryLimitMiB: memoryLimit, crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: nil),
+                    memoryLimitMiB: memoryLimit,
+                    triggers: .init(crashOn: debugCrashOn, hangOn: debugHangOn, forgeReplyOn: debugForgeReplyOn)),
                 workers: 1, timeoutSeconds: timeout))
         defer { pool.shutdown() }
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)
         let job = RenderJob(
-            id: 1, path: file, maxSide: size, maxPixels: maxPixels, computeDigest: false, format: requestedFormat)
-        pool.submit(job, priority: .interactive) { finished in
+            id: 1, name: file, maxSide: size, maxPixels: maxPixels, computeDigest: false, format: requestedFormat)
+        pool.submit(job, file: document, priority: .interactive) { finished in
             result.withLock { $0 = finished }
             done.signal()
         }
@@ -129,7 +168,10 @@ struct ThumbnailCommand: ParsableCommand {
 
     /// The format asked for by `-o`'s extension or `--format`; nil lets the content decide.
     private var requestedFormat: ImageFormat? {
-        if let output, let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output)) { return named }
+        if let output, output != "-", let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output)) {
+            return named
+        }
+        if output == "-" && format == .auto { return .png }
         switch format {
         case .png: return .png
         case .jpeg: return .jpeg

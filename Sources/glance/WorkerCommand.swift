@@ -24,10 +24,18 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "Wait a second before reading documents whose file name matches this glob (for tests).")
     var debugSlowOn: String?
 
+    @Option(help: "Send a forged reply for documents whose file name matches this glob (for tests).")
+    var debugForgeReplyOn: String?
+
+    func validate() throws {
+        if memoryLimit != 0 { try OptionChecks.memoryLimit(memoryLimit) }
+    }
+
     func run() throws {
         WorkerService(
             memoryLimitBytes: memoryLimit << 20,
-            triggers: .init(crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn)
+            triggers: .init(
+                crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn)
         ).run()
     }
 
@@ -40,11 +48,12 @@ struct WorkerCommand: ParsableCommand {
     }
 
     /// The arguments that start a worker with these settings.
-    static func arguments(memoryLimitMiB: Int, crashOn: String?, hangOn: String?, slowOn: String?) -> [String] {
+    static func arguments(memoryLimitMiB: Int, triggers: WorkerService.DebugTriggers = .init()) -> [String] {
         var arguments = ["worker", "--memory-limit", String(memoryLimitMiB)]
-        if let crashOn { arguments += ["--debug-crash-on", crashOn] }
-        if let hangOn { arguments += ["--debug-hang-on", hangOn] }
-        if let slowOn { arguments += ["--debug-slow-on", slowOn] }
+        if let crashOn = triggers.crashOn { arguments += ["--debug-crash-on", crashOn] }
+        if let hangOn = triggers.hangOn { arguments += ["--debug-hang-on", hangOn] }
+        if let slowOn = triggers.slowOn { arguments += ["--debug-slow-on", slowOn] }
+        if let forge = triggers.forgeReplyOn { arguments += ["--debug-forge-reply-on", forge] }
         return arguments
     }
 }

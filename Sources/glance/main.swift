@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlanceCore
 
 #if canImport(Glibc)
     import Glibc
@@ -6,8 +7,18 @@ import ArgumentParser
 
 // Entry point. ArgumentParser's own exit codes are mapped to Glance's: 0 done, 1 some documents
 // failed (commands throw ExitCode(1) after naming them), 2 bad usage (ArgumentParser says 64).
+// File names are bytes: arguments are decoded so that a name that is not UTF-8 reaches the
+// commands exactly (see FileName), instead of with U+FFFD where its bytes were.
+let arguments = (1..<Int(CommandLine.argc)).compactMap { index in
+    CommandLine.unsafeArgv[index].map { FileName.decode(cString: $0) }
+}
+if arguments.isEmpty {
+    // No command is bad usage: say what there is, and exit 2.
+    StandardError.writeRaw(GlanceCommand.helpMessage() + "\n")
+    exit(2)
+}
 do {
-    var command = try GlanceCommand.parseAsRoot()
+    var command = try GlanceCommand.parseAsRoot(arguments)
     try command.run()
 } catch CommandFailure.documentsFailed {
     exit(1)

@@ -54,7 +54,9 @@ struct GenerateCommandTests {
     func renameAndGc() throws {
         let container = try SampleContainer.standard()
         _ = try container.generate()
-        let before = try GlanceProcess.run(["export", container.path, "photo.jpg", "-o", container.file(".before.jpg")])
+        let before = try GlanceProcess.run([
+            "export", container.path, "photo.jpg", "-o", container.output("before.jpg"),
+        ])
         #expect(before.status == 0)
         try FileManager.default.createDirectory(atPath: container.file("moved"), withIntermediateDirectories: true)
         #expect(rename(container.file("photo.jpg"), container.file("moved/holiday.jpg")) == 0)
@@ -65,12 +67,12 @@ struct GenerateCommandTests {
         #expect(rows["moved/holiday.jpg"]?["state"] as? String == "fresh")
         #expect(rows["photo.jpg"] == nil)
         let after = try GlanceProcess.run([
-            "export", container.path, "moved/holiday.jpg", "-o", container.file(".after.jpg"),
+            "export", container.path, "moved/holiday.jpg", "-o", container.output("after.jpg"),
         ])
         #expect(after.status == 0)
         #expect(
-            try Data(contentsOf: URL(fileURLWithPath: container.file(".before.jpg")))
-                == Data(contentsOf: URL(fileURLWithPath: container.file(".after.jpg"))))
+            try Data(contentsOf: URL(fileURLWithPath: container.output("before.jpg")))
+                == Data(contentsOf: URL(fileURLWithPath: container.output("after.jpg"))))
 
         try FileManager.default.removeItem(atPath: container.file("letter.pdf"))
         let gc = try GlanceProcess.run(["gc", container.path])
@@ -231,7 +233,7 @@ struct GenerateCommandTests {
         #expect(rows.values.allSatisfy { $0["state"] as? String == "missing" })
         #expect(rows["letter.pdf"]?["kind"] as? String == "pdf")
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails")))
-        let export = try GlanceProcess.run(["export", container.path, "letter.pdf", "-o", container.file("x.png")])
+        let export = try GlanceProcess.run(["export", container.path, "letter.pdf", "-o", container.output("x.png")])
         #expect(export.status == 1)
         #expect(export.standardError.contains("run 'glance generate' first"))
     }
@@ -284,11 +286,17 @@ struct GenerateCommandTests {
         try container.add(".hidden/secret.png", from: "png/rgb8.png")
         try container.add(".dotfile.txt", from: "text/latin-utf8.txt")
         #expect(symlink(CLIAssets.path("png/rgb8.png"), container.file("outside.png")) == 0)
-        #expect(symlink(container.file("screen.png"), container.file("inside-link.png")) == 0)
+        #expect(symlink("screen.png", container.file("inside-link.png")) == 0)
+        // An absolute link is not followed, even to a document inside (see ContainerScanner).
+        #expect(symlink(container.file("screen.png"), container.file("absolute-link.png")) == 0)
         let (summary, _) = try container.generate()
         #expect(summary["rendered"] as? Int == 9)
         let rows = try container.list()
         #expect(rows["outside.png"] == nil && rows[".dotfile.txt"] == nil && rows[".hidden/secret.png"] == nil)
+        #expect(rows["absolute-link.png"] == nil)
+        let skipped = summary["skipped"] as? [String: Int]
+        #expect(skipped?["hidden"] == 3)  // .hidden, .dotfile.txt and the .thumbnails sidecar
+        #expect(skipped?["linksNotFollowed"] == 2)
         #expect(rows["inside-link.png"]?["state"] as? String == "fresh")
     }
 }

@@ -2,6 +2,10 @@ import Foundation
 import GlanceTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs the built `glance` executable as a real child process and collects what it did.
 struct GlanceProcess {
     /// The `glance` executable next to the test bundle.
@@ -46,5 +50,44 @@ enum CLIAssets {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glance-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.path
+    }
+}
+
+/// Runs `glance` with arguments given as raw bytes (names that are not UTF-8 cannot pass through
+/// `Process`, which encodes Swift strings), collecting raw output.
+enum RawGlanceProcess {
+    struct Result {
+        let status: Int32
+        let standardOutput: [UInt8]
+        let standardError: [UInt8]
+    }
+
+    static func run(_ arguments: [[UInt8]]) throws -> Result {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outPath = folder + "/out"
+        let errPath = folder + "/err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let all = [Array(GlanceProcess.executable.utf8)] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] =
+            all.map { bytes in
+                let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+                for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
+                pointer[bytes.count] = 0
+                return pointer
+            } + [nil]
+        defer { argv.forEach { $0?.deallocate() } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, GlanceProcess.executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let output = try [UInt8](Data(contentsOf: URL(fileURLWithPath: outPath)))
+        let error = try [UInt8](Data(contentsOf: URL(fileURLWithPath: errPath)))
+        return Result(status: (status >> 8) & 0xFF, standardOutput: output, standardError: error)
     }
 }

@@ -6,16 +6,25 @@ import Testing
 /// dropped.
 final class SampleContainer {
     let path: String
+    /// A scratch folder beside the container, for what commands write (never inside it).
+    let outputs: String
 
     /// A container holding `files` (container path → TestAssets path).
     init(_ files: [String: String]) throws {
         path = try CLIAssets.scratchFolder()
+        outputs = try CLIAssets.scratchFolder()
         for (name, asset) in files {
             try add(name, from: asset)
         }
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.removeItem(atPath: outputs)
+    }
+
+    /// A path in ``outputs``.
+    func output(_ name: String) -> String { outputs + "/" + name }
 
     /// The standard mix: two photos, PNGs, PDFs, texts, one unsupported file.
     static func standard() throws -> SampleContainer {

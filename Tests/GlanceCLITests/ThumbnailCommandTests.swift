@@ -36,7 +36,7 @@ struct ThumbnailCommandTests {
         arguments: [
             ("pdf/encrypted-user.pdf", "encrypted PDF, needs a password"),
             ("corrupt/truncated-header.jpg", "truncated JPEG data"),
-            ("corrupt/huge-dimensions.png", "image of 20000x20000 exceeds the 100-megapixel limit"),
+            ("corrupt/huge-dimensions.png", "image of 20000x20000 exceeds the 100-megapixel limit (--max-pixels)"),
             ("corrupt/unknown.bin", "not a supported document type"),
             ("corrupt/empty.jpg", "empty file"),
             ("corrupt/bad-crc.png", "corrupt PNG data"),
@@ -79,7 +79,9 @@ struct ThumbnailCommandTests {
         let path = CLIAssets.path("png/photo-like.png")
         let result = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", "--max-pixels", "1000000"])
         #expect(result.status == 1)
-        #expect(result.standardError == "glance: \(path): image of 2000x1500 exceeds the 1-megapixel limit\n")
+        #expect(
+            result.standardError == "glance: \(path): image of 2000x1500 exceeds the 1-megapixel limit (--max-pixels)\n"
+        )
     }
 
     @Test(

@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import GlanceListing
 import GlanceRender
 import GlanceStore

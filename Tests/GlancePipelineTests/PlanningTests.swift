@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import GlancePipeline
 import GlanceRender
 import GlanceStore
@@ -20,6 +21,8 @@ final class MemoryStore: ThumbnailStore {
     }
     func claim(paths: [String], pid: Int32, staleAfterSeconds: Double) throws(StoreError) -> [String] { paths }
     func releaseClaims(pid: Int32) throws(StoreError) {}
+    func releaseClaims(paths: [String], pid: Int32) throws(StoreError) {}
+    func releaseClaimsOfEndedProcesses() throws(StoreError) {}
     func sizeOnDisk() -> Int64 { 0 }
     func checkIntegrity() throws(StoreError) -> Bool { true }
 }
@@ -112,12 +115,25 @@ struct ScannerTests {
             try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/" + file))
         }
         try manager.createSymbolicLink(atPath: root + "/out.txt", withDestinationPath: "/etc/hostname")
-        try manager.createSymbolicLink(atPath: root + "/in.txt", withDestinationPath: root + "/one.txt")
+        try manager.createSymbolicLink(atPath: root + "/in.txt", withDestinationPath: "one.txt")
+        try manager.createSymbolicLink(atPath: root + "/a/up.txt", withDestinationPath: "../one.txt")
+        // Absolute links are not followed, even to a file inside: resolving them would depend on
+        // the path above the container, which the container does not control.
+        try manager.createSymbolicLink(atPath: root + "/absolute.txt", withDestinationPath: root + "/one.txt")
+        try manager.createSymbolicLink(atPath: root + "/climb.txt", withDestinationPath: "../../etc/hostname")
         try manager.createSymbolicLink(atPath: root + "/loop", withDestinationPath: root)
+        #expect(mkfifo(root + "/fifo.txt", 0o644) == 0)
         let scanner = try ContainerScanner(container: root, excluding: [root + "/store"])
-        #expect(scanner.scan().map(\.path) == ["a/b/three.txt", "a/two.txt", "in.txt", "one.txt"])
-        #expect(scanner.relativePath(of: root + "/a/two.txt") == "a/two.txt")
-        #expect(scanner.relativePath(of: "/etc/hostname") == nil)
+        let scan = scanner.scanReporting()
+        #expect(scan.documents.map(\.path) == ["a/b/three.txt", "a/two.txt", "a/up.txt", "in.txt", "one.txt"])
+        #expect(scan.skipped.hidden == 2)
+        #expect(scan.skipped.linksNotFollowed == 4)
+        #expect(scan.skipped.notRegularFiles == 1)
+        #expect(scan.unreadableFolders.isEmpty)
+        #expect(scanner.identity(of: "in.txt") == scanner.identity(of: "one.txt"))
+        #expect(scanner.identity(of: "../etc/hostname") == nil)
+        #expect(throws: FileAccessError.outside) { try scanner.open("climb.txt") }
+        #expect(throws: FileAccessError.notRegularFile(kind: "a FIFO")) { try scanner.open("fifo.txt") }
         #expect(throws: ContainerError.self) { try ContainerScanner(container: root + "/one.txt") }
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
-import GlancePipeline
+import GlanceCore
 import GlanceTestSupport
 import Synchronization
 import Testing
+
+@testable import GlancePipeline
 
 /// The `glance` executable built beside the tests: the pool starts it as its workers.
 let glanceExecutable = TestLocations.glance
@@ -15,12 +17,20 @@ struct WorkerPoolTests {
         let group = DispatchGroup()
     }
 
-    /// Runs `jobs` (id, path) on `pool`, waits for all, shuts the pool down; results by id.
-    func run(_ jobs: [(Int, String)], on pool: WorkerPool) -> [Int: JobResult] {
+    /// A job for the file at `path`, opened as the pipeline opens documents, under `name` (which
+    /// the debug triggers match).
+    func job(_ id: Int, _ path: String, name: String? = nil) -> (RenderJob, OpenFile) {
+        let file = try! OpenFile.regularFile(atPath: path)
+        return (RenderJob(id: id, name: name ?? path), file)
+    }
+
+    /// Runs `jobs` (id, path, name) on `pool`, waits for all, shuts the pool down; results by id.
+    func run(_ jobs: [(Int, String, String?)], on pool: WorkerPool) -> [Int: JobResult] {
         let recorder = Recorder()
-        for (id, path) in jobs {
+        for (id, path, name) in jobs {
             recorder.group.enter()
-            pool.submit(RenderJob(id: id, path: path)) { result in
+            let (job, file) = job(id, path, name: name)
+            pool.submit(job, file: file) { result in
                 recorder.finished.withLock { $0.append((id, result)) }
                 recorder.group.leave()
             }
@@ -43,14 +53,15 @@ struct WorkerPoolTests {
         // interactive job queue up. The interactive one must be served next.
         let pool = pool(workers: 1, timeout: 1, arguments: ["--debug-hang-on", "hang-*"])
         let recorder = Recorder()
-        func submit(_ id: Int, _ path: String, _ priority: WorkerPool.Priority) {
+        func submit(_ id: Int, _ path: String, _ priority: WorkerPool.Priority, name: String? = nil) {
             recorder.group.enter()
-            pool.submit(RenderJob(id: id, path: path), priority: priority) { result in
+            let (job, file) = job(id, path, name: name)
+            pool.submit(job, file: file, priority: priority) { result in
                 recorder.finished.withLock { $0.append((id, result)) }
                 recorder.group.leave()
             }
         }
-        submit(0, "/nonexistent/hang-first.png", .normal)
+        submit(0, assets + "/png/rgb8.png", .normal, name: "hang-first.png")
         usleep(200_000)
         for id in 1...3 { submit(id, assets + "/png/rgb8.png", .normal) }
         submit(9, assets + "/png/gray8.png", .interactive)
@@ -69,9 +80,9 @@ struct WorkerPoolTests {
     @Test("a crashed worker is replaced and the next jobs succeed")
     func replacement() {
         let pool = pool(workers: 1, timeout: 30, arguments: ["--debug-crash-on", "crash-*"])
-        let jobs = [
-            (0, "/x/crash-a.png"), (1, assets + "/png/rgb8.png"), (2, "/x/crash-b.png"),
-            (3, assets + "/pdf/letter.pdf"),
+        let jobs: [(Int, String, String?)] = [
+            (0, assets + "/png/rgb8.png", "crash-a.png"), (1, assets + "/png/rgb8.png", nil),
+            (2, assets + "/png/rgb8.png", "crash-b.png"), (3, assets + "/pdf/letter.pdf", nil),
         ]
         let results = run(jobs, on: pool)
         for id in [0, 2] {
@@ -97,7 +108,7 @@ struct WorkerPoolTests {
         // interlaced 4000x4000 RGBA PNG, which must be decoded whole (64 MB plus libpng's rows).
         let pool = pool(workers: 1, timeout: 30, arguments: ["--memory-limit", "150"])
         let paths = ["/png/rgb8.png", "/png/interlaced-4000-rgba.png", "/pdf/letter.pdf"]
-        let results = run(paths.enumerated().map { ($0.offset, assets + $0.element) }, on: pool)
+        let results = run(paths.enumerated().map { ($0.offset, assets + $0.element, nil) }, on: pool)
         for id in [0, 2] {
             if case .finished(let outcome) = results[id] {
                 #expect(outcome.status == .rendered, "\(paths[id])")
@@ -110,5 +121,43 @@ struct WorkerPoolTests {
         case .crashed: break
         default: Issue.record("expected a failure under the memory limit, got \(String(describing: results[1]))")
         }
+    }
+
+    @Test("a forged reply (wrong id, negative byte count) fails the job and replaces the worker")
+    func forgedReply() {
+        let pool = pool(workers: 1, timeout: 30, arguments: ["--debug-forge-reply-on", "forge-*"])
+        let jobs: [(Int, String, String?)] = [
+            (0, assets + "/png/rgb8.png", "forge-a.png"), (1, assets + "/png/rgb8.png", nil),
+        ]
+        let results = run(jobs, on: pool)
+        if case .crashed(let reason) = results[0] {
+            #expect(reason == "renderer sent an invalid reply")
+        } else {
+            Issue.record("the forged reply should fail its job, got \(String(describing: results[0]))")
+        }
+        if case .finished(let outcome) = results[1] {
+            #expect(outcome.status == .rendered && outcome.id == 1)
+        } else {
+            Issue.record("the next job should render on a new worker, got \(String(describing: results[1]))")
+        }
+    }
+
+    @Test("replies are checked against their job")
+    func plausibility() {
+        let job = RenderJob(id: 7, name: "a.png", maxSide: 1024)
+        var reply = RenderOutcome(id: 7, status: .rendered, format: .png, width: 1024, height: 10, data: [1])
+        #expect(WorkerProcess.isPlausible(reply, for: job))
+        reply.id = 8
+        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        reply.id = 7
+        reply.byteCount = -1
+        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        reply.byteCount = Int.max
+        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        reply.byteCount = 1
+        reply.width = 1025
+        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        let failed = RenderOutcome(id: 7, status: .failed, error: "corrupt")
+        #expect(WorkerProcess.isPlausible(failed, for: job))
     }
 }

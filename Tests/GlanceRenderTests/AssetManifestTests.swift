@@ -15,7 +15,7 @@ struct AssetManifestTests {
 
     @Test("sniffing names the kind of every asset", arguments: TestAssets.manifest)
     func sniffs(_ entry: TestAssets.Entry) throws {
-        let result = try ContentSniffer.sniff(path: TestAssets.path(entry.path))
+        let result = try sniffDocument(path: TestAssets.path(entry.path))
         switch result {
         case .supported(let type):
             #expect(type.rawValue == entry.kind, "\(entry.path): sniffed as \(type)")
@@ -26,8 +26,7 @@ struct AssetManifestTests {
 
     @Test("every asset renders as expected", arguments: TestAssets.manifest)
     func renders(_ entry: TestAssets.Entry) throws {
-        let request = RenderRequest(path: TestAssets.path(entry.path))
-        let outcome = Result { () throws(ThumbnailError) in try Thumbnailer().render(request) }
+        let outcome = Result { () throws(ThumbnailError) in try renderDocument(path: TestAssets.path(entry.path)) }
         switch (outcome, entry.outcome) {
         case (.success(let rendered), "ok"):
             let image = rendered.thumbnail.image

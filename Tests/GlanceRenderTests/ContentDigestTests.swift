@@ -1,18 +1,26 @@
+import GlanceCore
 import Testing
 
 @testable import GlanceRender
 
 @Suite("Content digest")
 struct ContentDigestTests {
-    @Test("the fingerprint is CRC-32 and Adler-32 of the bytes")
-    func knownValue() throws {
-        let scratch = ScratchFolder()
-        // The standard check value of both checksums: "123456789".
-        let path = try scratch.write(Array("123456789".utf8), to: "check.txt")
-        #expect(ContentDigest.fingerprint(ofFileAt: path) == "crc32-adler32:cbf43926091e01de")
+    func digest(_ path: String) -> String? {
+        guard let file = try? OpenFile.regularFile(atPath: path) else { return nil }
+        return ContentDigest.sha256(of: file)
     }
 
-    @Test("equal bytes give equal fingerprints, a one-byte change a different one")
+    @Test("the digest is SHA-256 of the bytes")
+    func knownValue() throws {
+        let scratch = ScratchFolder()
+        // FIPS 180-2's test vector: SHA-256("abc").
+        let path = try scratch.write(Array("abc".utf8), to: "check.txt")
+        #expect(digest(path) == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let empty = try scratch.write([], to: "empty.txt")
+        #expect(digest(empty) == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test("equal bytes give equal digests, a one-byte change a different one, whatever the offset")
     func sameAndDifferent() throws {
         let scratch = ScratchFolder()
         var bytes = [UInt8](repeating: 0, count: 700_000)
@@ -21,8 +29,45 @@ struct ContentDigestTests {
         let copy = try scratch.write(bytes, to: "b.bin")
         bytes[400_000] ^= 1
         let changed = try scratch.write(bytes, to: "c.bin")
-        #expect(ContentDigest.fingerprint(ofFileAt: first) == ContentDigest.fingerprint(ofFileAt: copy))
-        #expect(ContentDigest.fingerprint(ofFileAt: first) != ContentDigest.fingerprint(ofFileAt: changed))
-        #expect(ContentDigest.fingerprint(ofFileAt: scratch.file("missing")) == nil)
+        #expect(digest(first) == digest(copy))
+        #expect(digest(first) != digest(changed))
+        // The descriptor's offset does not matter: the digest reads from the start.
+        let file = try OpenFile.regularFile(atPath: first)
+        _ = try file.read(count: 10, at: 0)
+        #expect(ContentDigest.sha256(of: file) == digest(copy))
+    }
+
+    @Test("files with equal CRC-32, Adler-32 and size get different digests")
+    func forgedChecksums() throws {
+        let first = TestAssets.path("collision/first.txt")
+        let second = TestAssets.path("collision/second.txt")
+        let a = try OpenFile.regularFile(atPath: first).read(count: 1 << 20, at: 0)
+        let b = try OpenFile.regularFile(atPath: second).read(count: 1 << 20, at: 0)
+        #expect(a.count == b.count && a != b)
+        #expect(ChecksumReference.crc32(a) == ChecksumReference.crc32(b))
+        #expect(ChecksumReference.adler32(a) == ChecksumReference.adler32(b))
+        #expect(digest(first) != digest(second))
+    }
+}
+
+/// Plain CRC-32 and Adler-32, to show that the collision assets collide.
+enum ChecksumReference {
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func adler32(_ bytes: [UInt8]) -> UInt32 {
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        return b << 16 | a
     }
 }

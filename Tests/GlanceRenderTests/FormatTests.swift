@@ -33,7 +33,7 @@ struct FormatTests {
 
     @Test("CMYK and YCCK JPEGs match ImageMagick's colours", arguments: ["cmyk", "ycck"])
     func cmykColours(_ name: String) throws {
-        let thumbnail = try Thumbnailer().render(RenderRequest(path: TestAssets.path("jpeg/\(name).jpg"))).thumbnail
+        let thumbnail = try renderDocument(path: TestAssets.path("jpeg/\(name).jpg")).thumbnail
             .image
         let reference = try decodeFullSize(TestAssets.path("jpeg/\(name).reference.png"))
         #expect(thumbnail.width == reference.width && thumbnail.height == reference.height)
@@ -49,9 +49,9 @@ struct FormatTests {
             "photo-progressive", "photo-arithmetic", "photo-restart", "photo-444",
         ])
     func jpegCodings(_ name: String) throws {
-        let baseline = try Thumbnailer().render(RenderRequest(path: TestAssets.path("jpeg/photo-baseline.jpg")))
+        let baseline = try renderDocument(path: TestAssets.path("jpeg/photo-baseline.jpg"))
             .thumbnail.image
-        let other = try Thumbnailer().render(RenderRequest(path: TestAssets.path("jpeg/\(name).jpg"))).thumbnail.image
+        let other = try renderDocument(path: TestAssets.path("jpeg/\(name).jpg")).thumbnail.image
         #expect(PixelStatistics.meanAbsoluteDifference(baseline, other) < 3)
     }
 
@@ -64,7 +64,7 @@ struct FormatTests {
         bytes[sof + 4] = 12
         let scratch = ScratchFolder()
         let path = try scratch.write(bytes, to: "twelve-bit.jpg")
-        let outcome = Result { () throws(ThumbnailError) in try Thumbnailer().render(RenderRequest(path: path)) }
+        let outcome = Result { () throws(ThumbnailError) in try renderDocument(path: path) }
         guard case .failure(let error) = outcome else {
             Issue.record("a 12-bit JPEG cannot decode with an 8-bit libjpeg")
             return
@@ -74,20 +74,20 @@ struct FormatTests {
 
     @Test("a truncated JPEG renders what decoded and says so")
     func truncatedJPEG() throws {
-        let rendered = try Thumbnailer().render(RenderRequest(path: TestAssets.path("corrupt/truncated.jpg"))).thumbnail
+        let rendered = try renderDocument(path: TestAssets.path("corrupt/truncated.jpg")).thumbnail
         #expect(rendered.warnings.contains { $0.contains("truncated JPEG data") })
     }
 
     @Test("the pixel limit refuses before decoding, and can be raised or lowered")
     func pixelLimit() throws {
         let path = TestAssets.path("jpeg/photo-baseline.jpg")  // 1600x1200, decoded at full size
-        #expect(throws: ThumbnailError.tooLarge(width: 1600, height: 1200, limitMegapixels: 1)) {
-            try Thumbnailer().render(RenderRequest(path: path, maxPixels: 1_000_000))
+        #expect(throws: ThumbnailError.tooLarge(width: 1600, height: 1200, limitPixels: 1_000_000)) {
+            try renderDocument(path: path, maxPixels: 1_000_000)
         }
-        _ = try Thumbnailer().render(RenderRequest(path: path, maxPixels: 2_000_000))
+        _ = try renderDocument(path: path, maxPixels: 2_000_000)
         let huge = TestAssets.path("corrupt/huge-dimensions.png")
-        #expect(throws: ThumbnailError.tooLarge(width: 20000, height: 20000, limitMegapixels: 100)) {
-            try Thumbnailer().render(RenderRequest(path: huge))
+        #expect(throws: ThumbnailError.tooLarge(width: 20000, height: 20000, limitPixels: 100_000_000)) {
+            try renderDocument(path: huge)
         }
     }
 
@@ -97,7 +97,7 @@ struct FormatTests {
             ("letter", 791, 1024), ("rotate-90", 1024, 791), ("rotate-180", 791, 1024), ("rotate-270", 1024, 791),
         ])
     func pdfRotation(name: String, width: Int, height: Int) throws {
-        let image = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/\(name).pdf"))).thumbnail.image
+        let image = try renderDocument(path: TestAssets.path("pdf/\(name).pdf")).thumbnail.image
         #expect(image.width == width && image.height == height)
         let corner = image.pixel(x: 1, y: 1)
         #expect(corner.r == 255 && corner.g == 255 && corner.b == 255, "paper is white")
@@ -105,8 +105,8 @@ struct FormatTests {
 
     @Test("a rotated page is the upright page turned")
     func pdfRotationContent() throws {
-        let upright = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/letter.pdf"))).thumbnail.image
-        let turned = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/rotate-180.pdf"))).thumbnail
+        let upright = try renderDocument(path: TestAssets.path("pdf/letter.pdf")).thumbnail.image
+        let turned = try renderDocument(path: TestAssets.path("pdf/rotate-180.pdf")).thumbnail
             .image
         let back = ExifOrientation.down.apply(to: turned)
         #expect(PixelStatistics.meanAbsoluteDifference(upright, back) < 2)
@@ -115,10 +115,10 @@ struct FormatTests {
     @Test("encrypted PDFs: a user password is an error, an owner password alone is not")
     func pdfEncryption() throws {
         #expect(throws: ThumbnailError.encrypted) {
-            try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/encrypted-user.pdf")))
+            try renderDocument(path: TestAssets.path("pdf/encrypted-user.pdf"))
         }
-        let owner = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/owner-only.pdf"))).thumbnail.image
-        let plain = try Thumbnailer().render(RenderRequest(path: TestAssets.path("pdf/letter.pdf"))).thumbnail.image
+        let owner = try renderDocument(path: TestAssets.path("pdf/owner-only.pdf")).thumbnail.image
+        let plain = try renderDocument(path: TestAssets.path("pdf/letter.pdf")).thumbnail.image
         #expect(PixelStatistics.meanAbsoluteDifference(owner, plain) < 1)
     }
 

@@ -9,7 +9,7 @@ struct OrientationTests {
     @Test("every orientation displays like the upright picture", arguments: files)
     func upright(_ name: String) throws {
         let upright = try decodeFullSize(TestAssets.path("orientation/upright.png"))
-        let thumbnail = try Thumbnailer().render(RenderRequest(path: TestAssets.path("orientation/\(name).jpg")))
+        let thumbnail = try renderDocument(path: TestAssets.path("orientation/\(name).jpg"))
             .thumbnail.image
         #expect(thumbnail.width == upright.width && thumbnail.height == upright.height)
         guard thumbnail.width == upright.width && thumbnail.height == upright.height else { return }

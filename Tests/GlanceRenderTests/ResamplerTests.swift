@@ -13,7 +13,7 @@ struct ResamplerTests {
         ] {
             let image = syntheticImage(width: width, height: height)
             let path = try scratch.write(try ImageEncoder.encode(image, as: .png), to: "\(width)x\(height).png")
-            let thumbnail = try Thumbnailer().render(RenderRequest(path: path)).thumbnail.image
+            let thumbnail = try renderDocument(path: path).thumbnail.image
             let expected = ThumbnailGeometry.fit(width: width, height: height)
             #expect(thumbnail.width == expected.width && thumbnail.height == expected.height, "\(width)x\(height)")
         }
@@ -25,7 +25,7 @@ struct ResamplerTests {
         for (width, height) in [(9, 9), (1023, 1025), (2049, 1000), (4001, 3001), (8200, 64), (1500, 8200)] {
             let image = syntheticImage(width: width, height: height)
             let path = try scratch.write(try ImageEncoder.encode(image, as: .jpeg), to: "\(width)x\(height).jpg")
-            let thumbnail = try Thumbnailer().render(RenderRequest(path: path)).thumbnail.image
+            let thumbnail = try renderDocument(path: path).thumbnail.image
             let expected = ThumbnailGeometry.fit(width: width, height: height)
             #expect(thumbnail.width == expected.width && thumbnail.height == expected.height, "\(width)x\(height)")
         }
@@ -36,7 +36,7 @@ struct ResamplerTests {
         let scratch = ScratchFolder()
         let source = syntheticImage(width: size.0, height: size.1)
         let path = try scratch.write(try ImageEncoder.encode(source, as: .png), to: "drift.png")
-        let thumbnail = try Thumbnailer().render(RenderRequest(path: path)).thumbnail.image
+        let thumbnail = try renderDocument(path: path).thumbnail.image
         let before = PixelStatistics.meanColour(source)
         let after = PixelStatistics.meanColour(thumbnail)
         #expect(abs(before.r - after.r) < 1.5 && abs(before.g - after.g) < 1.5 && abs(before.b - after.b) < 1.5)
@@ -49,7 +49,7 @@ struct ResamplerTests {
             ("jpeg/photo-baseline.jpg", "jpeg/photo-baseline.reference.png"),
         ])
     func matchesReference(source: String, reference: String) throws {
-        let thumbnail = try Thumbnailer().render(RenderRequest(path: TestAssets.path(source))).thumbnail.image
+        let thumbnail = try renderDocument(path: TestAssets.path(source)).thumbnail.image
         let expected = try decodeFullSize(TestAssets.path(reference))
         let difference = PixelStatistics.meanAbsoluteDifference(thumbnail, expected)
         let psnr = PixelStatistics.psnr(thumbnail, expected)
@@ -61,7 +61,7 @@ struct ResamplerTests {
     func noDarkFringe() throws {
         // An opaque red disc on transparent black: every pixel that is visible at all must stay
         // pure red; premultiplied filtering gives partial alpha, not darker red.
-        let image = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/alpha-edge.png"))).thumbnail.image
+        let image = try renderDocument(path: TestAssets.path("png/alpha-edge.png")).thumbnail.image
         #expect(image.hasAlpha)
         var partial = 0
         var fringe = 0
@@ -79,13 +79,13 @@ struct ResamplerTests {
 
     @Test("a tall streamed PNG gives the same thumbnail as its interlaced (whole-image) twin")
     func streamingMatchesWholeImage() throws {
-        let plain = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/rgb8.png"))).thumbnail.image
-        let interlaced = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/interlaced-rgb8.png")))
+        let plain = try renderDocument(path: TestAssets.path("png/rgb8.png")).thumbnail.image
+        let interlaced = try renderDocument(path: TestAssets.path("png/interlaced-rgb8.png"))
             .thumbnail.image
         if plain.width == interlaced.width && plain.height == interlaced.height {
             #expect(PixelStatistics.meanAbsoluteDifference(plain, interlaced) < 0.01)
         }
-        let tall = try Thumbnailer().render(RenderRequest(path: TestAssets.path("png/tall-4000.png"))).thumbnail.image
+        let tall = try renderDocument(path: TestAssets.path("png/tall-4000.png")).thumbnail.image
         #expect(tall.width == 102 && tall.height == 1024)
     }
 }

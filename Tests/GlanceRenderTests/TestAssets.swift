@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import GlanceTestSupport
 import Testing
 
@@ -144,7 +145,7 @@ enum PixelStatistics {
 
 /// Decodes an image file at its own size (no scaling) through Glance's renderers.
 func decodeFullSize(_ path: String) throws -> PixelBuffer {
-    try Thumbnailer().render(RenderRequest(path: path, maxSide: 1 << 20)).thumbnail.image
+    try renderDocument(path: path, maxSide: 1 << 20).thumbnail.image
 }
 
 /// A synthetic RGB test image: smooth gradients plus a few hard-edged bars.
@@ -161,4 +162,24 @@ func syntheticImage(width: Int, height: Int, alpha: Bool = false) -> PixelBuffer
         }
     }
     return PixelBuffer(width: width, height: height, channels: channels, bytes: bytes)
+}
+
+/// Sniffs and renders the document at `path` the way a worker does: opened once, read through
+/// its descriptor.
+func renderDocument(
+    path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide, maxPixels: Int = RenderRequest.defaultMaxPixels
+) throws(ThumbnailError) -> (type: ContentType, thumbnail: RenderedThumbnail) {
+    let file: OpenFile
+    do { file = try OpenFile.regularFile(atPath: path) } catch { throw .unreadable(reason: error.description) }
+    let thumbnailer = Thumbnailer()
+    let type = try thumbnailer.contentType(of: file, named: path)
+    let request = RenderRequest(file: file, name: path, maxSide: maxSide, maxPixels: maxPixels)
+    return (type, try thumbnailer.render(request, as: type))
+}
+
+/// Sniffs the document at `path` through a descriptor, as a worker does.
+func sniffDocument(path: String) throws(ThumbnailError) -> SniffResult {
+    let file: OpenFile
+    do { file = try OpenFile.regularFile(atPath: path) } catch { throw .unreadable(reason: error.description) }
+    return try ContentSniffer.sniff(file: file, named: path)
 }

@@ -34,7 +34,7 @@ struct TextTests {
             "big5",
         ])
     func glyphs(_ name: String) throws {
-        let rendered = try Thumbnailer().render(RenderRequest(path: TestAssets.path("text/\(name).txt"))).thumbnail
+        let rendered = try renderDocument(path: TestAssets.path("text/\(name).txt")).thumbnail
         #expect(rendered.image.width == 724 && rendered.image.height == 1024)
         #expect(rendered.warnings.isEmpty, "\(name): \(rendered.warnings)")
         // Something was drawn: the page is not blank.
@@ -45,7 +45,7 @@ struct TextTests {
 
     @Test("an empty text file is a blank page")
     func emptyPage() throws {
-        let image = try Thumbnailer().render(RenderRequest(path: TestAssets.path("text/empty.txt"))).thumbnail.image
+        let image = try renderDocument(path: TestAssets.path("text/empty.txt")).thumbnail.image
         #expect(image.width == 724 && image.height == 1024)
         #expect(image.bytes.allSatisfy { $0 == 255 })
     }
@@ -74,9 +74,27 @@ struct TextTests {
     @Test("long files are cut to a page quickly")
     func longFiles() throws {
         for name in ["long-line", "big"] {
-            let image = try Thumbnailer().render(RenderRequest(path: TestAssets.path("text/\(name).txt"))).thumbnail
+            let image = try renderDocument(path: TestAssets.path("text/\(name).txt")).thumbnail
                 .image
             #expect(image.width == 724 && image.height == 1024)
         }
+    }
+
+    @Test("UTF-16 without a byte-order mark is recognised when mostly ASCII, either byte order")
+    func utf16WithoutMark() throws {
+        let text = "Meeting notes, 23 November\nAgenda: budget, café, naïve résumé — done.\n"
+        let little = Array(text.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let big = Array(text.utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let decodedLittle = try #require(TextEncodingDetector.detect(little, isWholeFile: true))
+        #expect(decodedLittle.encoding == "UTF-16LE" && decodedLittle.text == text)
+        let decodedBig = try #require(TextEncodingDetector.detect(big, isWholeFile: true))
+        #expect(decodedBig.encoding == "UTF-16BE" && decodedBig.text == text)
+        // A prefix cut in the middle of a code unit is still UTF-16.
+        #expect(TextEncodingDetector.detect(Array(little.dropLast(1)), isWholeFile: false)?.encoding == "UTF-16LE")
+        // NULs in no such pattern stay binary; so do UTF-16 control characters.
+        let binary: [UInt8] = (0..<512).map { $0 % 3 == 0 ? 0 : UInt8(truncatingIfNeeded: $0 &* 7) }
+        #expect(TextEncodingDetector.detect(binary, isWholeFile: true) == nil)
+        let controls: [UInt8] = (0..<400).flatMap { [UInt8($0 % 32), 0] }
+        #expect(TextEncodingDetector.detect(controls, isWholeFile: true) == nil)
     }
 }

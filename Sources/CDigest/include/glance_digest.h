@@ -1,11 +1,13 @@
-// C shim for the content fingerprint of a file (zlib's checksums).
+// C shim for the content digest of a document: SHA-256 from OpenSSL's libcrypto.
 #ifndef GLANCE_DIGEST_H
 #define GLANCE_DIGEST_H
 
 #include <stdint.h>
 
-/// Reads the file at `path` in 256 KiB chunks and computes its CRC-32 and Adler-32 (zlib's,
-/// which run at several GB/s). Returns 0 on success, or an errno value.
-int glance_digest_file(const char *path, uint32_t *crc, uint32_t *adler, uint64_t *length);
+/// Reads the file open at `descriptor` from its start (pread: the descriptor's offset is left
+/// alone) in 256 KiB chunks and computes its SHA-256 into `digest`, and its length. libcrypto
+/// uses the CPU's SHA extensions where it has them (about 1.5 GB/s here). Returns 0 on
+/// success, or an errno value (EIO if libcrypto itself failed).
+int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *length);
 
 #endif

@@ -48,8 +48,9 @@ typedef struct {
 
 typedef struct glance_jpeg_decoder glance_jpeg_decoder;
 
-/// Opens `path` and reads its header. Returns NULL and fills `error` on failure.
-glance_jpeg_decoder *glance_jpeg_open(const char *path, glance_jpeg_header *header,
+/// Reads the header of the file open at `descriptor` (from its start; the descriptor stays the
+/// caller's). Returns NULL and fills `error` on failure.
+glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header,
                                       glance_jpeg_error *error);
 
 /// Starts decompression at scale 1/`scale_denom` (1, 2, 4 or 8), producing RGB (3 bytes a

@@ -33,8 +33,9 @@ typedef struct {
 
 typedef struct glance_png_decoder glance_png_decoder;
 
-/// Opens `path`, checks the signature and reads the header chunks. NULL and `error` on failure.
-glance_png_decoder *glance_png_open(const char *path, glance_png_header *header, glance_png_error *error);
+/// Reads the file open at `descriptor` (from its start; the descriptor stays the caller's),
+/// checks the signature and reads the header chunks. NULL and `error` on failure.
+glance_png_decoder *glance_png_open(int descriptor, glance_png_header *header, glance_png_error *error);
 
 /// Sets the transforms that turn any PNG into 8-bit RGB (3 bytes a pixel) or, when the header
 /// says `has_alpha`, 8-bit RGBA with straight alpha. `*channels` is 3 or 4.

@@ -1,0 +1,39 @@
+// C shim for opening files so that a path cannot be swapped under the opener, and for handing
+// an open file to another process. Swift's Glibc module exposes neither openat2 (no glibc
+// wrapper exists) nor the CMSG_* macros that SCM_RIGHTS messages are built with.
+#ifndef GLANCE_FILE_ACCESS_H
+#define GLANCE_FILE_ACCESS_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+/// Opens `path`, relative to the folder `directory`, without ever leaving that folder:
+/// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS. `..` that climbs out, an absolute
+/// path, an absolute symlink or a relative one that leads out all fail with EXDEV; symlinks that
+/// stay inside are followed. `flags` are open(2) flags (O_CLOEXEC is always added).
+///
+/// On kernels without openat2 (before 5.6: ENOSYS) the path is walked one component at a time
+/// with openat(O_NOFOLLOW): safe, but then no symlink is followed at all (ELOOP).
+/// Returns the descriptor, or -1 with errno set.
+int glance_open_beneath(int directory, const char *path, int flags);
+
+/// `fstat` of what `path` leads to beneath `directory` (as glance_open_beneath resolves it),
+/// opened with O_PATH: a FIFO does not block and no content is opened. Returns 0, or -1 with
+/// errno set.
+int glance_stat_beneath(int directory, const char *path, struct stat *status);
+
+/// Sends `length` bytes of `bytes` on the Unix socket `socket`, with the descriptor
+/// `descriptor` attached (SCM_RIGHTS) unless it is negative. Returns the bytes sent, or -1 with
+/// errno set. The receiver gets its own descriptor for the same open file.
+long glance_send_with_descriptor(int socket, const void *bytes, size_t length, int descriptor);
+
+/// Receives up to `capacity` bytes from the Unix socket `socket` into `bytes`; a descriptor
+/// that came with them is stored in `*descriptor` (close-on-exec), else -1 is. Descriptors
+/// beyond the first in one message are closed. Returns the bytes received (0 at the end), or -1
+/// with errno set. A message whose descriptors did not fit (MSG_CTRUNC) fails with EBADMSG.
+long glance_receive_with_descriptor(int socket, void *bytes, size_t capacity, int *descriptor);
+
+/// socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC): both ends closed in every child at exec.
+int glance_socketpair_cloexec(int ends[2]);
+
+#endif

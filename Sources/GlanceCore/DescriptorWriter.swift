@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one place that writes a whole buffer to a descriptor (files, sockets, standard output and
+/// error), retrying short writes and interrupted ones.
+public enum DescriptorWriter {
+    /// Writes all of `bytes` to `descriptor`; false on a write error (errno set), such as the
+    /// other end of a socket being gone.
+    @discardableResult
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let count = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+    }
+}

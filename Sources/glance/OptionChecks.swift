@@ -1,0 +1,43 @@
+import ArgumentParser
+
+/// Range checks for the numeric options several commands share: each bad value is a usage error
+/// (exit 2) that names the option and its range, never a trap further down (an infinite
+/// `--timeout` once crashed the worker code when converted to nanoseconds).
+enum OptionChecks {
+    /// The longest `--timeout`: a day.
+    static let maximumTimeout = 86_400.0
+    /// The largest `--size`: a 4096x4096 page is 64 MiB of pixels already.
+    static let maximumSize = 4096
+    /// The largest `--memory-limit`, in MiB: 1 TiB.
+    static let maximumMemoryLimit = 1 << 20
+    /// The largest `--max-pixels`: a trillion.
+    static let maximumPixels = 1_000_000_000_000
+
+    static func timeout(_ value: Double) throws {
+        guard value.isFinite, value > 0, value <= maximumTimeout else {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400.")
+        }
+    }
+
+    static func memoryLimit(_ value: Int) throws {
+        guard (64...maximumMemoryLimit).contains(value) else {
+            throw ValidationError("--memory-limit must be between 64 and \(maximumMemoryLimit) (MiB).")
+        }
+    }
+
+    static func maxPixels(_ value: Int) throws {
+        guard (1...maximumPixels).contains(value) else {
+            throw ValidationError("--max-pixels must be between 1 and \(maximumPixels).")
+        }
+    }
+
+    static func size(_ value: Int) throws {
+        guard (1...maximumSize).contains(value) else {
+            throw ValidationError("--size must be between 1 and \(maximumSize).")
+        }
+    }
+
+    static func jobs(_ value: Int) throws {
+        guard (1...256).contains(value) else { throw ValidationError("--jobs must be between 1 and 256.") }
+    }
+}

@@ -1,0 +1,347 @@
+import Foundation
+import GlanceStore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The defects found by hostile testing (issue "Defects found by hostile testing"): each test
+/// tries what an attacker or a careless user would, and checks that Glance neither escapes the
+/// container, nor writes what it must not, nor crashes, nor claims success it did not see.
+@Suite("Hostile input")
+struct HostileInputTests {
+    // MARK: 1. Escapes
+
+    @Test("a document swapped for a symlink that leads out, after it was opened, is not stored from outside")
+    func symlinkSwapMidBatch() throws {
+        let container = try SampleContainer([:])
+        for index in 1...5 {
+            try Data("inside document \(index)\n".utf8).write(to: URL(fileURLWithPath: container.file("a\(index).txt")))
+        }
+        #expect(symlink("a1.txt", container.file("zzz.txt")) == 0)
+        let secret = container.output("secret.txt")
+        try Data("THE SECRET\n".utf8).write(to: URL(fileURLWithPath: secret))
+        let outsideName = (container.outputs as NSString).lastPathComponent
+        // Right after glance opens zzz.txt (a link to a1.txt) and a3.txt (a regular file), both
+        // are replaced by links to the secret outside the container.
+        for name in ["zzz.txt", "a3.txt"] {
+            let result = try GlanceProcess.run([
+                "generate", container.path, "--jobs", "1", "--json", "--force", "--debug-swap-on",
+                "\(name)=../\(outsideName)/secret.txt",
+            ])
+            #expect(result.status == 1, "\(result.standardError)")
+            #expect(result.standardError.contains("\(name): cannot read the file: leads outside the container"))
+        }
+        let store = try container.store()
+        for name in ["zzz.txt", "a3.txt"] {
+            let record = try #require(try store.document(at: name, includingImageData: true))
+            #expect(record.record.state == .failed)
+            #expect(record.thumbnails.count == 0)
+        }
+        #expect(try store.document(at: "a2.txt", includingImageData: false)?.record.state == .fresh)
+    }
+
+    // MARK: 2, 3. Overwrites
+
+    @Test("-o never writes through a symlink planted at a temporary name")
+    func plantedTemporary() throws {
+        let container = try SampleContainer([:])
+        let victim = container.output("victim.txt")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        let out = container.output("out.png")
+        // The old temporary name was OUT.partial-PID: plant links for the next few hundred pids.
+        let last =
+            Int(
+                (try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        for pid in (last + 1)...(last + 400) { _ = symlink(victim, "\(out).partial-\(pid)") }
+        let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png"), "-o", out])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        var status = stat()
+        #expect(lstat(out, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: container.outputs)
+            .filter { $0.hasSuffix(".partial") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("-o that names a FIFO or a folder is refused and left as it is")
+    func outputNotRegular() throws {
+        let container = try SampleContainer([:])
+        let fifo = container.output("fifo.png")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png"), "-o", fifo])
+        #expect(result.status == 1)
+        #expect(result.errorLines.count == 1)
+        #expect(result.standardError.contains("not a regular file"))
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
+        try FileManager.default.createDirectory(atPath: container.output("dir.png"), withIntermediateDirectories: true)
+        let folder = try GlanceProcess.run([
+            "thumbnail", CLIAssets.path("png/rgb8.png"), "-o", container.output("dir.png"),
+        ])
+        #expect(folder.status == 1 && folder.standardError.contains("a folder"))
+    }
+
+    @Test("the source document is never overwritten: -o FILE itself, a hard link to it, export into the container")
+    func documentsNeverWritten() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png", "doc.txt": "text/latin-utf8.txt"])
+        let original = try Data(contentsOf: URL(fileURLWithPath: container.file("a.png")))
+        let same = try GlanceProcess.run(["thumbnail", container.file("a.png"), "-o", container.file("a.png")])
+        #expect(same.status == 1)
+        #expect(same.standardError.contains("it is the document itself"))
+        #expect(link(container.file("a.png"), container.output("hard.png")) == 0)
+        let hard = try GlanceProcess.run(["thumbnail", container.file("a.png"), "-o", container.output("hard.png")])
+        #expect(hard.status == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: container.file("a.png"))) == original)
+
+        _ = try container.generate()
+        let text = try Data(contentsOf: URL(fileURLWithPath: container.file("doc.txt")))
+        let export = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", container.file("doc.txt")])
+        #expect(export.status == 1)
+        #expect(export.standardError.contains("lies inside the container"))
+        let beside = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", container.file("new.png")])
+        #expect(beside.status == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: container.file("doc.txt"))) == text)
+        #expect(!FileManager.default.fileExists(atPath: container.file("new.png")))
+        let forced = try GlanceProcess.run([
+            "export", container.path, "doc.txt", "-o", container.file("new.png"), "--force",
+        ])
+        #expect(forced.status == 0, "\(forced.standardError)")
+    }
+
+    // MARK: 4. Numbers
+
+    @Test("non-finite or out-of-range numbers are usage errors (exit 2), never a crash")
+    func numericOptions() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        for value in ["inf", "nan", "1e300", "-1", "0"] {
+            let thumbnail = try GlanceProcess.run([
+                "thumbnail", container.file("a.png"), "-o", container.output("x.png"), "--timeout", value,
+            ])
+            #expect(thumbnail.status == 2, "--timeout \(value): \(thumbnail.standardError)")
+            #expect(thumbnail.standardError.contains("--timeout"))
+            let generate = try GlanceProcess.run(["generate", container.path, "--timeout", value])
+            #expect(generate.status == 2, "--timeout \(value)")
+        }
+        for arguments in [
+            ["--size", "16384"], ["--size", "0"], ["--memory-limit", "99999999999999"], ["--max-pixels", "0"],
+        ] {
+            let result = try GlanceProcess.run(
+                ["thumbnail", container.file("a.png"), "-o", container.output("x.png")] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.standardError)")
+        }
+        let small = try GlanceProcess.run([
+            "thumbnail", CLIAssets.path("jpeg/photo-baseline.jpg"), "-o", container.output("x.png"), "--max-pixels",
+            "1",
+        ])
+        #expect(small.standardError.contains("exceeds the 1-pixel limit"))
+        let quick = try GlanceProcess.run([
+            "thumbnail", container.file("a.png"), "-o", container.output("x.png"), "--timeout", "0.25",
+            "--debug-hang-on", "*",
+        ])
+        #expect(quick.standardError.contains("timed out after 0.25 s"))
+    }
+
+    // MARK: 5. False success
+
+    @Test("a second generate waits for the first one's documents, and renders them when the first is killed")
+    func claimsOfAKilledBatch() throws {
+        let container = try SampleContainer([:])
+        for index in 0..<12 {
+            try Data("document \(index)\n".utf8).write(to: URL(fileURLWithPath: container.file("d\(index).txt")))
+        }
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        first.arguments = ["generate", container.path, "--jobs", "1", "--quiet", "--debug-slow-on", "*"]
+        try first.run()
+        // Wait until the first batch has claimed the documents.
+        let database = container.file(".thumbnails/thumbnails.sqlite")
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: database) { usleep(50_000) }
+        usleep(700_000)
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        second.arguments = ["generate", container.path, "--jobs", "2", "--json"]
+        let output = Pipe()
+        second.standardOutput = output
+        try second.run()
+        usleep(800_000)
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let summaryData = output.fileHandleForReading.readDataToEndOfFile()
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 0)
+        let summary = try JSONSerialization.jsonObject(with: summaryData) as? [String: Any]
+        #expect((summary?["rendered"] as? Int ?? 0) >= 1)
+        let rows = try container.list()
+        #expect(rows.count == 12)
+        #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" }, "\(rows.mapValues { $0["state"] ?? "" })")
+    }
+
+    // MARK: 6, 7. Names
+
+    @Test("names that are not UTF-8, or hold control characters, stay exact and print escaped")
+    func hostileNames() throws {
+        let container = try SampleContainer([:])
+        let names: [[UInt8]] = [
+            Array("x".utf8) + [0xFF] + Array(".txt".utf8),
+            Array("x\u{FFFD}.txt".utf8),
+            Array("evil\nglance: spoofed.txt".utf8),
+            Array("esc\u{1B}[2J.txt".utf8),
+        ]
+        for (index, name) in names.enumerated() {
+            let path = Array(container.path.utf8) + [0x2F] + name + [0]
+            let descriptor = path.withUnsafeBufferPointer {
+                $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) }
+            }
+            #expect(descriptor >= 0)
+            let text = Array("document number \(index)\n".utf8)
+            _ = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+        }
+        // A corrupt PNG whose name tries to forge a second error line.
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]).write(
+            to: URL(fileURLWithPath: container.file("bad\nglance: forged.png: all fine.png")))
+        let (summary, result) = try container.generate()
+        #expect(summary["rendered"] as? Int == 4)
+        #expect(result.errorLines.count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("bad\\nglance: forged.png"))
+
+        let list = try GlanceProcess.run(["list", container.path])
+        #expect(list.status == 0)
+        #expect(!list.standardOutput.contains("\u{1B}"))
+        #expect(list.standardOutput.split(separator: "\n").count == 6)  // a header and five rows
+        #expect(list.standardOutput.contains("x\\xFF.txt"))
+        #expect(list.standardOutput.contains("evil\\nglance: spoofed.txt"))
+
+        let rows = try container.list()
+        #expect(rows.count == 5)
+        #expect(rows.values.filter { $0["state"] as? String == "fresh" }.count == 4)
+
+        // show and export reach the document by its exact bytes.
+        let show = try RawGlanceProcess.run([
+            Array("show".utf8), Array(container.path.utf8), names[0], Array("--json".utf8),
+        ])
+        #expect(show.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(show.standardOutput)) as? [String: Any]
+        #expect(object?["state"] as? String == "fresh")
+        let other = try RawGlanceProcess.run([Array("show".utf8), Array(container.path.utf8), names[1]])
+        #expect(other.status == 0)
+        #expect(String(decoding: other.standardOutput, as: UTF8.self).contains("x\u{FFFD}.txt"))
+        let export = try RawGlanceProcess.run([
+            Array("export".utf8), Array(container.path.utf8), names[0], Array("-o".utf8),
+            Array(container.output("x.png").utf8),
+        ])
+        #expect(export.status == 0, "\(String(decoding: export.standardError, as: UTF8.self))")
+    }
+
+    @Test("a folder that cannot be read is reported, not skipped in silence", .enabled(if: getuid() != 0))
+    func unreadableFolder() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png", "locked/b.png": "png/rgb8.png"])
+        chmod(container.file("locked"), 0)
+        defer { chmod(container.file("locked"), 0o755) }
+        let (_, result) = try container.generate()
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("locked: cannot read the folder"))
+    }
+
+    // MARK: 8. Not regular files
+
+    @Test("a FIFO is refused at once, not after the timeout")
+    func fifo() throws {
+        let container = try SampleContainer([:])
+        #expect(mkfifo(container.file("f.txt"), 0o644) == 0)
+        let result = try GlanceProcess.run([
+            "thumbnail", container.file("f.txt"), "-o", container.output("o.png"), "--timeout", "60",
+        ])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("not a regular file (a FIFO)"))
+        #expect(!result.standardError.contains("timed out"))
+    }
+
+    // MARK: 9. The store's place
+
+    @Test("--store equal to the container, or holding it, is refused; nothing is written among the documents")
+    func storeInsideContainer() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        for store in [container.path, (container.path as NSString).deletingLastPathComponent] {
+            let result = try GlanceProcess.run(["generate", container.path, "--store", store])
+            #expect(result.status == 2)
+            #expect(result.standardError.contains("the store cannot be the container"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: container.file("CACHEDIR.TAG")))
+        let device = try GlanceProcess.run(["generate", container.path, "--store", "/dev/null"])
+        #expect(device.status == 2)
+        #expect(!device.standardError.contains("remove it"))
+    }
+
+    // MARK: 10. Wrong or unclear results
+
+    @Test("a forged worker reply fails the document, never the command")
+    func forgedReply() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png", "b.png": "png/gray8.png"])
+        let thumbnail = try GlanceProcess.run([
+            "thumbnail", container.file("a.png"), "-o", container.output("a.png"), "--debug-forge-reply-on", "*",
+        ])
+        #expect(thumbnail.status == 1)
+        #expect(thumbnail.standardError.contains("renderer sent an invalid reply"))
+        let (summary, result) = try container.generate(["--debug-forge-reply-on", "a.png"])
+        #expect(result.status == 1)
+        #expect(summary["rendered"] as? Int == 1)
+    }
+
+    @Test("export and show name what lies outside the container, and a link in it is its own document")
+    func containment() throws {
+        let container = try SampleContainer(["letter.pdf": "pdf/letter.pdf"])
+        #expect(symlink("letter.pdf", container.file("link.pdf")) == 0)
+        _ = try container.generate()
+        let passwd = try GlanceProcess.run(["export", container.path, "/etc/passwd", "-o", container.output("x.png")])
+        #expect(passwd.status == 1)
+        #expect(passwd.standardError.contains("not inside the container"))
+        let missing = try GlanceProcess.run(["show", container.path, "../../nowhere/file.pdf"])
+        #expect(missing.standardError.contains("not inside the container"))
+        let link = try GlanceProcess.run(["show", container.path, "link.pdf", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(link.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["path"] as? String == "link.pdf")
+    }
+
+    // MARK: 11. Forged digests
+
+    @Test("a file with the same size, CRC-32 and Adler-32 does not inherit a vanished document's thumbnail")
+    func forgedFingerprint() throws {
+        let container = try SampleContainer(["first.txt": "collision/first.txt"])
+        _ = try container.generate()
+        try FileManager.default.removeItem(atPath: container.file("first.txt"))
+        try container.add("dropped.txt", from: "collision/second.txt")
+        let (summary, _) = try container.generate()
+        #expect(summary["moved"] as? Int == 0)
+        #expect(summary["rendered"] as? Int == 1)
+        // A real copy and delete still follows by digest.
+        try FileManager.default.copyItem(atPath: container.file("dropped.txt"), toPath: container.output("keep.txt"))
+        try FileManager.default.removeItem(atPath: container.file("dropped.txt"))
+        try FileManager.default.copyItem(atPath: container.output("keep.txt"), toPath: container.file("copied.txt"))
+        let (again, _) = try container.generate()
+        #expect(again["moved"] as? Int == 1)
+        #expect(again["rendered"] as? Int == 0)
+    }
+
+    // MARK: 12. Conveniences
+
+    @Test("-o - writes the thumbnail to standard output; glance alone prints help and exits 2")
+    func conveniences() throws {
+        let stdout = try RawGlanceProcess.run([
+            Array("thumbnail".utf8), Array(CLIAssets.path("png/rgb8.png").utf8), Array("-o".utf8), Array("-".utf8),
+        ])
+        #expect(stdout.status == 0)
+        #expect(stdout.standardOutput.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let jpeg = try RawGlanceProcess.run([
+            Array("thumbnail".utf8), Array(CLIAssets.path("png/rgb8.png").utf8), Array("-o".utf8), Array("-".utf8),
+            Array("--format".utf8), Array("jpeg".utf8),
+        ])
+        #expect(jpeg.standardOutput.starts(with: [0xFF, 0xD8, 0xFF]))
+        let bare = try GlanceProcess.run([])
+        #expect(bare.status == 2)
+        #expect(bare.standardError.contains("USAGE"))
+    }
+}

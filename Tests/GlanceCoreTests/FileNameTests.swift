@@ -1,0 +1,42 @@
+import GlanceCore
+import Testing
+
+@Suite("File names as bytes")
+struct FileNameTests {
+    @Test(
+        "every name round-trips exactly",
+        arguments: [
+            Array("plain.txt".utf8), Array("日本語.txt".utf8), [0x78, 0xFF, 0x2E, 0x74], [0x78, 0xEF, 0xBF, 0xBD],
+            [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0x80],
+            [0xE2, 0x82], Array(0x01...0xFF).map(UInt8.init),
+        ] as [[UInt8]])
+    func roundTrip(bytes: [UInt8]) {
+        #expect(FileName.encode(FileName.decode(bytes)) == bytes)
+    }
+
+    @Test("names that differ in bytes stay different strings")
+    func distinct() {
+        let invalid = FileName.decode([0x78, 0xFF, 0x2E, 0x74, 0x78, 0x74])
+        let replacement = FileName.decode(Array("x\u{FFFD}.txt".utf8))
+        let privateUse = FileName.decode(Array("x\u{10FFFF}.txt".utf8))
+        #expect(invalid != replacement)
+        #expect(invalid != privateUse)
+        #expect(privateUse != replacement)
+        #expect(FileName.hasEscapedBytes(invalid))
+        #expect(!FileName.hasEscapedBytes(replacement))
+        #expect(FileName.decode(Array("plain.txt".utf8)) == "plain.txt")
+    }
+
+    @Test("display text escapes control characters, separators and raw bytes, one line always")
+    func display() {
+        #expect(DisplayText.escaped("plain name.pdf") == "plain name.pdf")
+        #expect(DisplayText.escaped("evil\nglance: spoofed.pdf") == "evil\\nglance: spoofed.pdf")
+        #expect(DisplayText.escaped("\u{1B}[31mred") == "\\x1B[31mred")
+        #expect(DisplayText.escaped("a\\b") == "a\\\\b")
+        #expect(DisplayText.escaped("right\u{202E}txt.exe") == "right\\u{202E}txt.exe")
+        #expect(DisplayText.escaped(FileName.decode([0x78, 0xFF])) == "x\\xFF")
+        #expect(DisplayText.escaped("日本語") == "日本語")
+        let everything = String(String.UnicodeScalarView((0..<0xA0).compactMap(Unicode.Scalar.init)))
+        #expect(!DisplayText.escaped(everything).contains { $0.isNewline || $0 == "\u{1B}" })
+    }
+}
