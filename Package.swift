@@ -40,6 +40,7 @@ let package = Package(
         ),
         .target(name: "CProcess"),
         .target(name: "CFileAccess"),
+        .target(name: "CRenderGuard", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
         .systemLibrary(
             name: "CGraphics",
@@ -56,7 +57,9 @@ let package = Package(
         .target(name: "GlanceCore"),
         .target(
             name: "GlanceRender",
-            dependencies: ["GlanceCore", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CDigest"]
+            dependencies: [
+                "GlanceCore", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CDigest", "CRenderGuard",
+            ]
         ),
         .target(
             name: "GlanceStore",

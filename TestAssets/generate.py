@@ -60,7 +60,7 @@ import zlib
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
-GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision"]
+GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1093,6 +1093,7 @@ def main():
         make_corrupt()
         make_samples()
         make_collision()
+        make_hostile()
     rows = sorted(MANIFEST)
     assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
     with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
@@ -1168,6 +1169,39 @@ def collision_pair():
     assert crc32_of(first) == crc32_of(second)
     assert zlib.adler32(first) == zlib.adler32(second)
     return first, second
+
+
+def make_hostile():
+    """Files for the hostile-input tests, outside the manifest (they need a worker's limits)."""
+    # A page with one 9000x9000 grey image: poppler draws it through a full-size cairo surface
+    # (324 MB), which a worker under --memory-limit 200 cannot allocate; the page must fail, not
+    # come out blank. Zlib packs the uniform pixels to a few dozen KB.
+    side = 9000
+    packer = zlib.compressobj(9)
+    row = bytes([0x40]) * side
+    data = b"".join(packer.compress(row) for _ in range(side)) + packer.flush()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n" % (side, side, len(data))
+        + data + b"\nendstream",
+    ]
+    content = b"q 500 0 0 600 56 96 cm /Im1 Do Q"
+    objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    pdf = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(pdf))
+        pdf += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(pdf)
+    pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        pdf += b"%010d 00000 n \n" % offset
+    pdf += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    write("hostile/huge-image.pdf", bytes(pdf))
 
 
 def make_collision():

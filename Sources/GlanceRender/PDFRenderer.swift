@@ -1,4 +1,5 @@
 internal import CGraphics
+internal import CRenderGuard
 import GlanceCore
 
 #if canImport(Glibc)
@@ -70,7 +71,14 @@ public struct PDFRenderer: DocumentRenderer {
         cairo_set_source_rgb(cairo, 1, 1, 1)
         cairo_paint(cairo)
         cairo_scale(cairo, Double(size.width) / pageWidth, Double(size.height) / pageHeight)
+        _ = glance_take_failed_surface_count()
         poppler_page_render(page, cairo)
+        // poppler skips, in silence, an image whose full-size surface it could not allocate:
+        // such a page is not a good thumbnail (see CRenderGuard).
+        if glance_take_failed_surface_count() > 0 || cairo_status(cairo) != CAIRO_STATUS_SUCCESS {
+            throw .outOfMemory(
+                detail: "page 1 holds an image too large to draw within the worker's memory limit (--memory-limit)")
+        }
         return surface.rgbPixels()
     }
 }

@@ -278,6 +278,22 @@ struct HostileInputTests {
 
     // MARK: 10. Wrong or unclear results
 
+    @Test("a PDF page whose image cannot be drawn within the memory limit fails; it is never stored blank")
+    func pdfImageOverMemoryLimit() throws {
+        let container = try SampleContainer(["big.pdf": "hostile/huge-image.pdf", "letter.pdf": "pdf/letter.pdf"])
+        let (summary, result) = try container.generate(["--memory-limit", "200"])
+        #expect(result.status == 1)
+        #expect(summary["rendered"] as? Int == 1)
+        let rows = try container.list()
+        #expect(rows["big.pdf"]?["state"] as? String == "failed")
+        #expect((rows["big.pdf"]?["error"] as? String)?.contains("--memory-limit") == true)
+        // With room for its full-size surface, the same page renders.
+        let roomy = try GlanceProcess.run([
+            "thumbnail", container.file("big.pdf"), "-o", container.output("big.png"), "--memory-limit", "1024",
+        ])
+        #expect(roomy.status == 0, "\(roomy.standardError)")
+    }
+
     @Test("a forged worker reply fails the document, never the command")
     func forgedReply() throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "b.png": "png/gray8.png"])
