@@ -19,10 +19,10 @@ struct GlanceProcess {
         var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
     }
 
-    /// Runs `glance` with `arguments` in `folder` and waits for it.
-    static func run(_ arguments: [String], in folder: String? = nil) throws -> Result {
+    /// Runs `glance` (or `executable`, which starts it) with `arguments` in `folder` and waits.
+    static func run(_ arguments: [String], in folder: String? = nil, executable: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let output = Pipe()

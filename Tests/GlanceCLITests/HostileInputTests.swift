@@ -236,14 +236,22 @@ struct HostileInputTests {
         #expect(export.status == 0, "\(String(decoding: export.standardError, as: UTF8.self))")
     }
 
-    @Test("a folder that cannot be read is reported, not skipped in silence", .enabled(if: getuid() != 0))
+    @Test("a folder that cannot be read is reported, not skipped in silence")
     func unreadableFolder() throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "locked/b.png": "png/rgb8.png"])
         chmod(container.file("locked"), 0)
         defer { chmod(container.file("locked"), 0o755) }
-        let (_, result) = try container.generate()
-        #expect(result.status == 1)
-        #expect(result.standardError.contains("locked: cannot read the folder"))
+        // Root reads any folder: as root (CI), glance runs as nobody, with a store it may write.
+        chmod(container.outputs, 0o777)
+        var command = ["generate", container.path, "--store", container.output("store"), "--json"]
+        if getuid() == 0 {
+            command = ["--reuid=65534", "--regid=65534", "--clear-groups", GlanceProcess.executable] + command
+        }
+        let result = try GlanceProcess.run(command, executable: getuid() == 0 ? "/usr/bin/setpriv" : nil)
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("locked: cannot read the folder: Permission denied"))
+        let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        #expect(summary?["rendered"] as? Int == 1)
     }
 
     // MARK: 8. Not regular files
