@@ -2,13 +2,15 @@
 // Glance: thumbnails and previews for folders of documents.
 //
 // Layers, and the direction of dependencies (see docs/architecture.md):
-//   C shims (CJPEG, CPNG, CGraphics, CUchardet, CScaler, CProcess, CFileAccess, CDigest)
-//     -> GlanceCore (file names as bytes, display escaping, file identity, open files; no C)
-//     -> GlanceRender (sniffing, decoders, renderers, resampler, encoders)
-//     -> GlanceStore (the sidecar: SQLite through GRDB, behind the ThumbnailStore protocol)
-//     -> GlancePipeline (container scan, freshness, supervised worker processes, batch generation)
-//     -> GlanceListing (promised-item attributes, the preview listing)
-//     -> glance (the command line)
+//   GlanceCore: shared types, no C (content types, records, the store protocol, the freshness
+//     rule, the worker protocol, file names as bytes, open files)
+//   GlanceRender -> Core + decoder shims: sniffing, decoders, renderers, resampler, encoders
+//   GlanceStore -> Core + GRDB: the SQLite sidecar behind the ThumbnailStore protocol
+//   GlanceContainer -> Core: the container opened, walked and read beneath its root
+//   GlancePipeline -> Core + Container: supervised workers, the pool, the indexer, batches
+//   GlanceWorker -> Core + Render: what runs in a worker process
+//   GlanceListing -> Core + Container: promised-item attributes, the preview listing
+//   glance (the command line) and glance-worker (the renderer process): executables
 import PackageDescription
 
 let package = Package(
@@ -16,6 +18,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "glance", targets: ["glance"]),
+        .executable(name: "glance-worker", targets: ["glance-worker"]),
         .library(name: "GlanceRender", targets: ["GlanceRender"]),
     ],
     dependencies: [
@@ -57,29 +60,39 @@ let package = Package(
         .target(name: "GlanceCore"),
         .target(
             name: "GlanceRender",
-            dependencies: [
-                "GlanceCore", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CDigest", "CRenderGuard",
-            ]
+            dependencies: ["GlanceCore", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CRenderGuard"]
         ),
         .target(
             name: "GlanceStore",
-            dependencies: ["GlanceCore", "GlanceRender", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["GlanceCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .target(name: "GlanceContainer", dependencies: ["GlanceCore", "CFileAccess", "CDigest"]),
+        .target(name: "GlancePipeline", dependencies: ["GlanceCore", "GlanceContainer", "CProcess", "CFileAccess"]),
         .target(
-            name: "GlancePipeline",
-            dependencies: ["CProcess", "CFileAccess", "GlanceCore", "GlanceRender", "GlanceStore"]),
-        .target(
-            name: "GlanceListing", dependencies: ["GlanceCore", "GlanceRender", "GlanceStore", "GlancePipeline"]),
+            name: "GlanceWorker",
+            dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess"]),
+        .target(name: "GlanceListing", dependencies: ["GlanceCore", "GlanceContainer"]),
         .executableTarget(
             name: "glance",
             dependencies: [
                 "GlanceCore",
-                "GlanceRender",
                 "GlanceStore",
+                "GlanceContainer",
                 "GlancePipeline",
                 "GlanceListing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The renderer process: the only executable that links the decoders (libjpeg, libpng,
+        // poppler, cairo, pango), so that `glance` itself starts quickly.
+        .executableTarget(
+            name: "glance-worker",
+            dependencies: [
+                "GlanceCore",
+                "GlanceWorker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/GlanceWorkerMain"
         ),
 
         // MARK: Tests, one target per module, and one helper they share.
@@ -88,12 +101,18 @@ let package = Package(
         .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport"]),
         .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceCore", "GlanceStore"]),
         .testTarget(
+            name: "GlanceContainerTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceTestSupport"]),
+        .testTarget(
             name: "GlancePipelineTests",
-            dependencies: ["glance", "GlanceCore", "GlancePipeline", "GlanceStore", "GlanceTestSupport"]),
-        .testTarget(name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceListing", "GlanceStore"]),
+            dependencies: [
+                "glance", "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceStore",
+                "GlanceTestSupport",
+            ]),
+        .testTarget(
+            name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceListing", "GlanceStore"]),
         .testTarget(
             name: "GlanceCLITests",
-            dependencies: ["glance", "GlanceCore", "GlanceRender", "GlanceStore", "GlanceTestSupport"]),
+            dependencies: ["glance", "glance-worker", "GlanceCore", "GlanceStore", "GlanceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

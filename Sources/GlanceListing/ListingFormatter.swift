@@ -1,6 +1,5 @@
 import Foundation
 import GlanceCore
-import GlanceStore
 
 #if canImport(Glibc)
     import Glibc

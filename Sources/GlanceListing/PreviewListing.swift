@@ -1,7 +1,6 @@
 import Foundation
-import GlancePipeline
-import GlanceRender
-import GlanceStore
+import GlanceContainer
+import GlanceCore
 
 #if canImport(Glibc)
     import Glibc
@@ -46,10 +45,13 @@ public struct ListingQuery: Sendable {
 public struct PreviewListing: Sendable {
     public let scanner: ContainerScanner
     public let store: any ThumbnailStore
+    /// The freshness rule that gives each document its state.
+    public let policy: FreshnessPolicy
 
-    public init(scanner: ContainerScanner, store: any ThumbnailStore) {
+    public init(scanner: ContainerScanner, store: any ThumbnailStore, policy: FreshnessPolicy) {
         self.scanner = scanner
         self.store = store
+        self.policy = policy
     }
 
     /// The documents matching `query`, in its order.
@@ -57,7 +59,7 @@ public struct PreviewListing: Sendable {
         var records: [String: StoredDocument] = [:]
         for stored in try store.allDocuments() { records[stored.record.path] = stored }
         var items = scanner.scan().map {
-            PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path])
+            PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path], policy: policy)
         }
         items = items.filter(query.matches)
         switch query.order {
@@ -80,7 +82,7 @@ public struct PreviewListing: Sendable {
                 continue
             }
             let stored = try store.document(at: path, includingImageData: includingImageData)
-            result.append(PromisedItemAttributes(path: path, identity: identity, stored: stored))
+            result.append(PromisedItemAttributes(path: path, identity: identity, stored: stored, policy: policy))
         }
         return result
     }

@@ -1,7 +1,5 @@
 import Foundation
 import GlanceCore
-import GlanceRender
-import GlanceStore
 
 /// A document's attributes as the store promises them: read from the sidecar and one `stat`,
 /// never by opening the document, so they stay readable while the content is absent or being
@@ -32,13 +30,14 @@ public struct PromisedItemAttributes: Sendable, Equatable {
     /// A short kind for people (`JPEG`, `PDF`, `text`, `unknown`).
     public var kind: String { contentType?.rawValue ?? "unknown" }
 
-    /// Attributes from a document's `stat` identity and its record (if any).
-    public init(path: String, identity: FileIdentity, stored: StoredDocument?) {
+    /// Attributes from a document's `stat` identity and its record (if any), its state as
+    /// `policy` (the one freshness rule) sees it.
+    public init(path: String, identity: FileIdentity, stored: StoredDocument?, policy: FreshnessPolicy) {
         self.path = path
         name = path.split(separator: "/").last.map(String.init) ?? path
         size = identity.size
         modified = Date(timeIntervalSince1970: Double(identity.modifiedNanoseconds) / 1e9)
-        state = ThumbnailState(stored: stored, identity: identity)
+        state = policy.state(of: stored, identity: identity)
         contentType = stored?.record.contentType ?? ContentType(named: name)
         error = state == .failed || state == .unsupported ? stored?.record.error : nil
         thumbnails = state == .fresh || state == .stale ? stored?.thumbnails ?? [] : []

@@ -1,7 +1,6 @@
 import Foundation
+import GlanceContainer
 import GlanceCore
-import GlanceRender
-import GlanceStore
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,8 +18,8 @@ public final class BatchGenerator: Sendable {
         public var timeoutSeconds: Double
         public var force = false
         public var retryFailed = false
-        public var maxSide = ThumbnailGeometry.defaultMaxSide
-        public var maxPixels = RenderRequest.defaultMaxPixels
+        public var maxSide = ThumbnailLimits.defaultMaxSide
+        public var maxPixels = ThumbnailLimits.defaultMaxPixels
         /// The `glance` executable and the arguments that start a worker.
         public var workerExecutable: String
         public var workerArguments: [String]

@@ -1,6 +1,6 @@
 import Foundation
+import GlanceContainer
 import GlanceCore
-import GlanceStore
 
 /// What a batch will do with each document of a container, worked out from one scan and one
 /// read of the store before anything is rendered.

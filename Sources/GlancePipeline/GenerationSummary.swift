@@ -1,3 +1,5 @@
+import GlanceContainer
+
 /// What a batch did: the `--json` output of `glance generate`, and its closing summary.
 public struct GenerationSummary: Codable, Sendable, Equatable {
     /// A document without a thumbnail, and why.

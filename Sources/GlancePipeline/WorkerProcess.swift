@@ -1,8 +1,8 @@
 internal import CFileAccess
 internal import CProcess
 import Foundation
+import GlanceContainer
 import GlanceCore
-import GlanceRender
 
 #if canImport(Glibc)
     import Glibc

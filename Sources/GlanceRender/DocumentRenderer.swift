@@ -15,7 +15,7 @@ public struct RenderRequest: Sendable {
     public var maxDecoderMemoryBytes: Int
 
     /// The default pixel limit: 100 megapixels.
-    public static let defaultMaxPixels = 100_000_000
+    public static let defaultMaxPixels = ThumbnailLimits.defaultMaxPixels
     /// The default libjpeg working-memory cap: 512 MiB.
     public static let defaultMaxDecoderMemoryBytes = 512 << 20
 

@@ -1,4 +1,5 @@
 internal import CScaler
+import GlanceCore
 
 /// A streaming, high-quality downscaler: source rows go in, in order; the thumbnail comes out.
 ///

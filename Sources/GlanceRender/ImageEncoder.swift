@@ -1,26 +1,8 @@
 internal import CJPEG
 internal import CPNG
+import GlanceCore
 
-/// The encodings a thumbnail is stored or written in.
-public enum ImageFormat: String, Sendable, Codable, CaseIterable {
-    case png
-    case jpeg
-
-    /// The file extension, without the dot.
-    public var fileExtension: String { self == .png ? "png" : "jpg" }
-
-    /// The MIME type.
-    public var mimeType: String { self == .png ? "image/png" : "image/jpeg" }
-
-    /// The format named by a file extension (`png`, `jpg`, `jpeg`), if any.
-    public init?(fileExtension: String) {
-        switch fileExtension.lowercased() {
-        case "png": self = .png
-        case "jpg", "jpeg", "jpe": self = .jpeg
-        default: return nil
-        }
-    }
-
+extension ImageFormat {
     /// The format `auto` picks: JPEG for opaque photographs (JPEG sources), PNG for the rest
     /// (screenshots, transparency, text and PDF pages, where JPEG would smear sharp edges).
     public static func automatic(for source: ContentType, image: PixelBuffer) -> ImageFormat {

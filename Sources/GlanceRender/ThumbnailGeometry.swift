@@ -1,7 +1,9 @@
+import GlanceCore
+
 /// The sizes of a thumbnail: how it fits its box, and how much to shrink while decoding.
 public enum ThumbnailGeometry {
     /// The box every thumbnail fits into (the `1024x1024` size key).
-    public static let defaultMaxSide = 1024
+    public static let defaultMaxSide = ThumbnailLimits.defaultMaxSide
 
     /// Fits `width` x `height` into a `maxSide` square, keeping the aspect ratio.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import GlanceCore
-import GlanceRender
 
 /// A row of the `document` table: one ``DocumentRecord`` as SQLite stores it.
 ///

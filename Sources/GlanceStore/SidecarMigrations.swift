@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GlanceCore
 
 /// The sidecar's schema, as a list of named migrations.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GlanceCore
 
 #if canImport(Glibc)
     import Glibc

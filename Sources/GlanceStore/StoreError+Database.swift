@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GlanceCore
 
 extension StoreError {
     /// A ``StoreError`` for any error met while using the database at `location`, in words a user

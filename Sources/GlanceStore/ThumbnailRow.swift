@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GlanceRender
+import GlanceCore
 
 /// A row of the `thumbnail` table: one entry of a document's thumbnail dictionary, image included.
 struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlanceContainer
 import GlanceCore
 import GlancePipeline
 import GlanceStore
@@ -14,6 +15,9 @@ struct ContainerOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Where the thumbnail store lives. Default: CONTAINER/.thumbnails.", valueName: "DIR"))
     var store: String?
+
+    /// The freshness rule of this Glance version, shared by every command.
+    var freshness: FreshnessPolicy { FreshnessPolicy(generatorVersion: GlanceVersion.current) }
 
     /// The store's folder.
     var storeDirectory: String { store ?? SidecarStore.defaultDirectory(forContainer: container) }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import GlanceCore
 import GlancePipeline
-import GlanceRender
 import GlanceStore
 
 /// `glance export CONTAINER FILE -o OUT`: the stored thumbnail's bytes, as they are.
@@ -51,7 +50,7 @@ struct ExportCommand: ParsableCommand {
             throw CommandFailure.documentsFailed
         }
         let current = scanner.identity(of: relative)
-        if let current, current != stored.record.identity {
+        if let current, location.freshness.state(of: stored, identity: current) != .fresh {
             StandardError.write("glance: \(file): warning: the thumbnail is stale (the document changed since)")
         }
         if output == "-" {

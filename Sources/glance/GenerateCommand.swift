@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import GlanceCore
 import GlanceListing
 import GlancePipeline
-import GlanceRender
 import GlanceStore
 
 /// `glance generate CONTAINER`: make every thumbnail that is not fresh.
@@ -50,7 +50,7 @@ struct GenerateCommand: ParsableCommand {
     var memoryLimit: Int = 1024
 
     @Option(help: "Refuse images that would need more than this many decoded pixels.")
-    var maxPixels: Int = RenderRequest.defaultMaxPixels
+    var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
 
     @Option(help: .hidden) var debugCrashOn: String?
     @Option(help: .hidden) var debugHangOn: String?
@@ -73,8 +73,8 @@ struct GenerateCommand: ParsableCommand {
         let (scanner, store) = try location.open()
         var options = BatchGenerator.Options(
             generatorVersion: GlanceVersion.current, jobs: jobs, timeoutSeconds: timeout,
-            workerExecutable: WorkerCommand.executablePath,
-            workerArguments: WorkerCommand.arguments(
+            workerExecutable: WorkerLauncher.executablePath,
+            workerArguments: WorkerLauncher.arguments(
                 memoryLimitMiB: memoryLimit,
                 triggers: .init(
                     crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn)))

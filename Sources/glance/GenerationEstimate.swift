@@ -1,7 +1,7 @@
 import Foundation
+import GlanceCore
 import GlanceListing
 import GlancePipeline
-import GlanceRender
 import GlanceStore
 
 /// What `generate --dry-run` prints: how many documents would be rendered, and a guess at the

@@ -1,6 +1,6 @@
 import ArgumentParser
+import GlanceCore
 import GlanceListing
-import GlanceRender
 import GlanceStore
 
 extension ContentType: ExpressibleByArgument {}
@@ -44,7 +44,8 @@ struct ListCommand: ParsableCommand {
         let query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
         let items: [PromisedItemAttributes]
         do {
-            items = try PreviewListing(scanner: scanner, store: store).items(matching: query)
+            items = try PreviewListing(scanner: scanner, store: store, policy: location.freshness).items(
+                matching: query)
         } catch {
             throw CommandFailure.unusable(error.description)
         }

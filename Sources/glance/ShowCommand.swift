@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlanceContainer
 import GlanceCore
 import GlanceListing
 import GlancePipeline
@@ -27,7 +28,10 @@ struct ShowCommand: ParsableCommand {
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let found: PromisedItemAttributes?
         do {
-            found = try PreviewListing(scanner: scanner, store: store).attributes(forPaths: [relative]).first ?? nil
+            found =
+                try PreviewListing(scanner: scanner, store: store, policy: location.freshness).attributes(forPaths: [
+                    relative
+                ]).first ?? nil
         } catch {
             throw CommandFailure.unusable(error.description)
         }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import GlanceCore
 import GlancePipeline
-import GlanceRender
 import Synchronization
 
 /// `glance thumbnail FILE`: one document's thumbnail, written to a file; no container involved.
@@ -40,10 +39,10 @@ struct ThumbnailCommand: ParsableCommand {
     var format: FormatChoice = .auto
 
     @Option(help: "Refuse images that would need more than this many decoded pixels.")
-    var maxPixels: Int = RenderRequest.defaultMaxPixels
+    var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
 
     @Option(help: "The box the thumbnail fits into, in pixels (1 to 4096).")
-    var size: Int = ThumbnailGeometry.defaultMaxSide
+    var size: Int = ThumbnailLimits.defaultMaxSide
 
     @Option(help: "Seconds the document may take before its worker is killed.")
     var timeout: Double = 30
@@ -148,8 +147,8 @@ struct ThumbnailCommand: ParsableCommand {
     private func renderInWorker(_ document: OpenFile) -> JobResult {
         let pool = WorkerPool(
             configuration: .init(
-                executable: WorkerCommand.executablePath,
-                arguments: WorkerCommand.arguments(
+                executable: WorkerLauncher.executablePath,
+                arguments: WorkerLauncher.arguments(
                     memoryLimitMiB: memoryLimit,
                     triggers: .init(crashOn: debugCrashOn, hangOn: debugHangOn, forgeReplyOn: debugForgeReplyOn)),
                 workers: 1, timeoutSeconds: timeout))

@@ -299,4 +299,31 @@ struct GenerateCommandTests {
         #expect(skipped?["linksNotFollowed"] == 2)
         #expect(rows["inside-link.png"]?["state"] as? String == "fresh")
     }
+
+    @Test("one freshness rule: after a version change, list, show, export and generate agree on what is stale")
+    func oneFreshnessRule() throws {
+        let container = try SampleContainer.standard()
+        _ = try container.generate()
+        // As if an older Glance had found data.bin unsupported and letter.pdf fresh.
+        let store = try container.store()
+        for path in ["data.bin", "letter.pdf"] {
+            var stored = try #require(try store.document(at: path, includingImageData: true))
+            stored.record.generatorVersion = "0.0.1"
+            try store.save(stored.record, thumbnails: stored.thumbnails)
+        }
+        let rows = try container.list()
+        #expect(rows["data.bin"]?["state"] as? String == "stale")
+        #expect(rows["letter.pdf"]?["state"] as? String == "fresh")
+        let show = try GlanceProcess.run(["show", container.path, "data.bin", "--json"])
+        let shown = try JSONSerialization.jsonObject(with: Data(show.standardOutput.utf8)) as? [String: Any]
+        #expect(shown?["state"] as? String == "stale")
+        let export = try GlanceProcess.run(["export", container.path, "letter.pdf", "-o", container.output("l.png")])
+        #expect(export.status == 0)
+        #expect(!export.standardError.contains("stale"))
+        let (summary, _) = try container.generate()
+        #expect(summary["rendered"] as? Int == 0)
+        #expect(summary["unsupported"] as? Int == 1)
+        #expect(try container.list()["data.bin"]?["state"] as? String == "unsupported")
+        #expect(try store.document(at: "data.bin", includingImageData: false)?.record.generatorVersion != "0.0.1")
+    }
 }

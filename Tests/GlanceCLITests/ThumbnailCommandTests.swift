@@ -1,5 +1,4 @@
 import Foundation
-import GlanceRender
 import Testing
 
 @Suite("glance thumbnail")

@@ -1,7 +1,6 @@
 import Foundation
 import GlanceCore
 import GlanceListing
-import GlanceRender
 import GlanceStore
 import Testing
 
@@ -21,7 +20,8 @@ struct ListingTests {
         }
         var current = identity
         if changed { current.size += 1 }
-        return PromisedItemAttributes(path: path, identity: current, stored: stored)
+        return PromisedItemAttributes(
+            path: path, identity: current, stored: stored, policy: FreshnessPolicy(generatorVersion: "0.1.0"))
     }
 
     @Test("states: fresh, stale, missing, failed, unsupported")

@@ -7,7 +7,7 @@ import Testing
 @testable import GlancePipeline
 
 /// The `glance` executable built beside the tests: the pool starts it as its workers.
-let glanceExecutable = TestLocations.glance
+let workerExecutable = TestLocations.worker
 let assets = TestLocations.assets
 
 @Suite("Worker pool")
@@ -43,7 +43,7 @@ struct WorkerPoolTests {
     func pool(workers: Int, timeout: Double, arguments: [String] = []) -> WorkerPool {
         WorkerPool(
             configuration: .init(
-                executable: glanceExecutable, arguments: ["worker"] + arguments, workers: workers,
+                executable: workerExecutable, arguments: arguments, workers: workers,
                 timeoutSeconds: timeout))
     }
 

@@ -1,3 +1,4 @@
+import GlanceCore
 import Testing
 
 @testable import GlanceRender

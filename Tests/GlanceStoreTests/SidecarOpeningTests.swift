@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GlanceCore
 import GlanceStore
 import Testing
 

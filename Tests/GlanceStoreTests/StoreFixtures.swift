@@ -1,6 +1,5 @@
 import Foundation
 import GlanceCore
-import GlanceRender
 import GlanceStore
 import Testing
 

@@ -25,4 +25,9 @@ public enum TestLocations {
         }
         return folder.appendingPathComponent("glance").path
     }()
+
+    /// The `glance-worker` executable beside `glance`.
+    public static let worker: String = {
+        (glance as NSString).deletingLastPathComponent + "/glance-worker"
+    }()
 }

@@ -1,5 +1,6 @@
 internal import CProcess
 import Foundation
+import GlanceContainer
 import GlanceCore
 import GlanceRender
 
@@ -13,28 +14,10 @@ import GlanceRender
 /// Everything that touches untrusted bytes happens here, in a process that the pool can lose:
 /// a crash, a hang or a memory blow-up in a C library costs this process, not the batch.
 public struct WorkerService: Sendable {
-    /// Test hooks: make the worker crash or hang on documents whose file name matches a glob.
-    public struct DebugTriggers: Sendable {
-        public var crashOn: String?
-        public var hangOn: String?
-        /// Wait a second before reading the document (lets a test change it mid-render).
-        public var slowOn: String?
-        /// Answer with a forged reply (wrong id, impossible byte count), as a compromised worker
-        /// might.
-        public var forgeReplyOn: String?
-
-        public init(crashOn: String? = nil, hangOn: String? = nil, slowOn: String? = nil, forgeReplyOn: String? = nil) {
-            self.crashOn = crashOn
-            self.hangOn = hangOn
-            self.slowOn = slowOn
-            self.forgeReplyOn = forgeReplyOn
-        }
-    }
-
     public var memoryLimitBytes: Int
-    public var triggers: DebugTriggers
+    public var triggers: WorkerDebugTriggers
 
-    public init(memoryLimitBytes: Int, triggers: DebugTriggers = DebugTriggers()) {
+    public init(memoryLimitBytes: Int, triggers: WorkerDebugTriggers = WorkerDebugTriggers()) {
         self.memoryLimitBytes = memoryLimitBytes
         self.triggers = triggers
     }

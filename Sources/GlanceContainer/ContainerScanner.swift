@@ -1,6 +1,5 @@
 internal import CFileAccess
 import GlanceCore
-import GlanceStore
 
 #if canImport(Glibc)
     import Glibc

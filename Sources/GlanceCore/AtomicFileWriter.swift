@@ -1,5 +1,3 @@
-import GlanceCore
-
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,5 +1,3 @@
-import GlanceCore
-
 /// A store with no documents, for reading a container that has never been generated: `list`
 /// and `show` then say every document is `missing` without creating a sidecar as a side effect.
 public struct EmptyStore: ThumbnailStore {

@@ -1,5 +1,3 @@
-import GlanceCore
-
 /// Where thumbnail dictionaries and promised-item attributes are kept.
 ///
 /// The SQLite sidecar (``SidecarStore``) is the implementation today; the protocol lets a store

@@ -1,5 +1,3 @@
-import GlanceRender
-
 /// A render job sent to a worker process: one line of JSON on its standard input (a Unix
 /// socket), sent together with the document's open descriptor (`SCM_RIGHTS`). The worker reads
 /// that descriptor and never opens a document by name.
@@ -16,8 +14,8 @@ public struct RenderJob: Codable, Sendable, Equatable {
     public var format: ImageFormat?
 
     public init(
-        id: Int, name: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide,
-        maxPixels: Int = RenderRequest.defaultMaxPixels, computeDigest: Bool = true, format: ImageFormat? = nil
+        id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,
+        maxPixels: Int = ThumbnailLimits.defaultMaxPixels, computeDigest: Bool = true, format: ImageFormat? = nil
     ) {
         self.id = id
         self.name = name
@@ -85,5 +83,33 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
         self.data = data
         self.digest = digest
         self.milliseconds = milliseconds
+    }
+}
+
+/// Test hooks of a worker: make it crash, hang, dawdle or lie on documents whose name matches a
+/// glob. Passed on its command line; never set in normal use.
+public struct WorkerDebugTriggers: Sendable, Equatable {
+    public var crashOn: String?
+    public var hangOn: String?
+    /// Wait a second before reading the document (lets a test change it mid-render).
+    public var slowOn: String?
+    /// Answer with a forged reply (wrong id, impossible byte count), as a compromised worker might.
+    public var forgeReplyOn: String?
+
+    public init(crashOn: String? = nil, hangOn: String? = nil, slowOn: String? = nil, forgeReplyOn: String? = nil) {
+        self.crashOn = crashOn
+        self.hangOn = hangOn
+        self.slowOn = slowOn
+        self.forgeReplyOn = forgeReplyOn
+    }
+
+    /// The `glance-worker` arguments that start a worker with these triggers.
+    public var arguments: [String] {
+        var arguments: [String] = []
+        if let crashOn { arguments += ["--debug-crash-on", crashOn] }
+        if let hangOn { arguments += ["--debug-hang-on", hangOn] }
+        if let slowOn { arguments += ["--debug-slow-on", slowOn] }
+        if let forgeReplyOn { arguments += ["--debug-forge-reply-on", forgeReplyOn] }
+        return arguments
     }
 }

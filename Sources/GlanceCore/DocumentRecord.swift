@@ -1,6 +1,4 @@
 import Foundation
-import GlanceCore
-import GlanceRender
 
 /// The state of a document's thumbnail dictionary as recorded in the store.
 public enum DocumentState: String, Sendable, Codable, CaseIterable {

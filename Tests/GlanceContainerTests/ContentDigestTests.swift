@@ -1,7 +1,23 @@
+import Foundation
+import GlanceContainer
 import GlanceCore
+import GlanceTestSupport
 import Testing
 
-@testable import GlanceRender
+/// A scratch folder removed when dropped.
+final class ScratchFolder {
+    let path: String
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("digest-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+    func write(_ bytes: [UInt8], to name: String) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
+        return file(name)
+    }
+}
 
 @Suite("Content digest")
 struct ContentDigestTests {
@@ -39,8 +55,8 @@ struct ContentDigestTests {
 
     @Test("files with equal CRC-32, Adler-32 and size get different digests")
     func forgedChecksums() throws {
-        let first = TestAssets.path("collision/first.txt")
-        let second = TestAssets.path("collision/second.txt")
+        let first = TestLocations.asset("collision/first.txt")
+        let second = TestLocations.asset("collision/second.txt")
         let a = try OpenFile.regularFile(atPath: first).read(count: 1 << 20, at: 0)
         let b = try OpenFile.regularFile(atPath: second).read(count: 1 << 20, at: 0)
         #expect(a.count == b.count && a != b)

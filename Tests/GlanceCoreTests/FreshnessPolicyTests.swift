@@ -1,0 +1,60 @@
+import Foundation
+import GlanceCore
+import Testing
+
+@Suite("The freshness rule")
+struct FreshnessPolicyTests {
+    static let identity = FileIdentity(device: 1, inode: 2, size: 3_000, modifiedNanoseconds: 1_700_000_000_000_000_001)
+
+    static func stored(_ state: DocumentState, version: String = "2.0", thumbnail: Bool = true) -> StoredDocument {
+        let record = DocumentRecord(
+            path: "a.jpg", identity: identity, contentType: .jpeg, state: state,
+            error: state == .failed ? "corrupt" : nil, generatorVersion: version)
+        let images = thumbnail && state == .fresh ? [ThumbnailImage(format: .jpeg, width: 9, height: 9, data: [1])] : []
+        return StoredDocument(record: record, thumbnails: images)
+    }
+
+    let policy = FreshnessPolicy(generatorVersion: "2.0")
+
+    @Test("size and modification time decide; device and inode do not (NFS clients, restores)")
+    func identityRule() {
+        var moved = Self.identity
+        moved.device = 77
+        moved.inode = 88
+        #expect(policy.state(of: Self.stored(.fresh), identity: moved) == .fresh)
+        var grown = Self.identity
+        grown.size += 1
+        #expect(policy.state(of: Self.stored(.fresh), identity: grown) == .stale)
+        var touched = Self.identity
+        touched.modifiedNanoseconds += 1
+        #expect(policy.state(of: Self.stored(.fresh), identity: touched) == .stale)
+        #expect(policy.state(of: nil, identity: Self.identity) == .missing)
+    }
+
+    @Test("after a version change, failures and unsupported files are stale; thumbnails stay fresh")
+    func versionChange() {
+        #expect(policy.state(of: Self.stored(.fresh, version: "1.0"), identity: Self.identity) == .fresh)
+        #expect(policy.state(of: Self.stored(.failed, version: "1.0"), identity: Self.identity) == .stale)
+        #expect(policy.state(of: Self.stored(.unsupported, version: "1.0"), identity: Self.identity) == .stale)
+        #expect(policy.state(of: Self.stored(.failed), identity: Self.identity) == .failed)
+        #expect(policy.state(of: Self.stored(.fresh, thumbnail: false), identity: Self.identity) == .stale)
+    }
+
+    @Test("a batch renders exactly what the listing calls stale or missing (and more only when asked)")
+    func decisionsFollowStates() {
+        let cases: [StoredDocument?] = [
+            nil, Self.stored(.fresh), Self.stored(.fresh, version: "1.0"), Self.stored(.failed),
+            Self.stored(.failed, version: "1.0"), Self.stored(.unsupported), Self.stored(.unsupported, version: "1.0"),
+            Self.stored(.fresh, thumbnail: false),
+        ]
+        for stored in cases {
+            let state = policy.state(of: stored, identity: Self.identity)
+            let renders = policy.decide(stored, identity: Self.identity) == .render
+            #expect(renders == (state == .stale || state == .missing), "\(state)")
+            let retry = FreshnessPolicy(generatorVersion: "2.0", retryFailed: true)
+            #expect((retry.decide(stored, identity: Self.identity) == .render) == (renders || state == .failed))
+            let force = FreshnessPolicy(generatorVersion: "2.0", force: true)
+            #expect(force.decide(stored, identity: Self.identity) == .render)
+        }
+    }
+}
