@@ -1,7 +1,7 @@
 import Foundation
 
 /// The state of a document's thumbnail dictionary as recorded in the store.
-public enum DocumentState: String, Sendable, Codable, CaseIterable {
+public enum DocumentState: String, Sendable, Codable, CaseIterable, CodingKeyRepresentable {
     /// Thumbnails were made from the file as its identity describes.
     case fresh
     /// Rendering failed; the record's `error` says why. Not retried until the file changes, the

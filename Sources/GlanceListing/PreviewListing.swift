@@ -19,16 +19,22 @@ public struct ListingQuery: Sendable {
     public var state: ThumbnailState?
     public var order: Order = .name
     public var reversed = false
+    /// Skip this many matching documents (paging).
+    public var offset = 0
+    /// At most this many documents (nil: all).
+    public var limit: Int?
 
     public init(
         pattern: String? = nil, contentType: ContentType? = nil, state: ThumbnailState? = nil, order: Order = .name,
-        reversed: Bool = false
+        reversed: Bool = false, offset: Int = 0, limit: Int? = nil
     ) {
         self.pattern = pattern
         self.contentType = contentType
         self.state = state
         self.order = order
         self.reversed = reversed
+        self.offset = offset
+        self.limit = limit
     }
 
     /// Whether a document passes the pattern and filters.
@@ -55,10 +61,37 @@ public struct PreviewListing: Sendable {
     }
 
     /// The documents matching `query`, in its order.
-    public func items(matching query: ListingQuery = ListingQuery()) throws(StoreError) -> [PromisedItemAttributes] {
+    ///
+    /// One walk of the container (documents with no record are listed too, as `missing`) and one
+    /// read of the records, without image bytes. With `query.limit` set and nothing to filter or
+    /// sort by that needs the records (kind, state), only the page's records are read.
+    public func items(matching query: ListingQuery = ListingQuery()) async throws(StoreError)
+        -> [PromisedItemAttributes]
+    {
+        var documents = scanner.scan()
+        if let pattern = query.pattern {
+            documents = documents.filter { fnmatch(pattern, $0.path, 0) == 0 }
+        }
+        let needsRecordsFirst = query.contentType != nil || query.state != nil
+        if !needsRecordsFirst {
+            switch query.order {
+            case .name: documents.sort { $0.path < $1.path }
+            case .date:
+                documents.sort {
+                    ($0.identity.modifiedNanoseconds, $0.path) < ($1.identity.modifiedNanoseconds, $1.path)
+                }
+            case .size: documents.sort { ($0.identity.size, $0.path) < ($1.identity.size, $1.path) }
+            }
+            if query.reversed { documents.reverse() }
+            documents = Array(documents.dropFirst(query.offset).prefix(query.limit ?? Int.max))
+            let records = try await store.documents(at: documents.map(\.path))
+            return documents.map {
+                PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path], policy: policy)
+            }
+        }
         var records: [String: StoredDocument] = [:]
-        for stored in try store.allDocuments() { records[stored.record.path] = stored }
-        var items = scanner.scan().map {
+        for stored in try await store.allDocuments() { records[stored.record.path] = stored }
+        var items = documents.map {
             PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path], policy: policy)
         }
         items = items.filter(query.matches)
@@ -67,12 +100,13 @@ public struct PreviewListing: Sendable {
         case .date: items.sort { ($0.modified, $0.path) < ($1.modified, $1.path) }
         case .size: items.sort { ($0.size, $0.path) < ($1.size, $1.path) }
         }
-        return query.reversed ? items.reversed() : items
+        if query.reversed { items.reverse() }
+        return Array(items.dropFirst(query.offset).prefix(query.limit ?? Int.max))
     }
 
     /// The attributes of the documents at `paths` (relative to the container), in that order;
     /// nil for a path that is not a document. Image bytes only if `includingImageData`.
-    public func attributes(forPaths paths: [String], includingImageData: Bool = false) throws(StoreError)
+    public func attributes(forPaths paths: [String], includingImageData: Bool = false) async throws(StoreError)
         -> [PromisedItemAttributes?]
     {
         var result: [PromisedItemAttributes?] = []
@@ -81,7 +115,7 @@ public struct PreviewListing: Sendable {
                 result.append(nil)
                 continue
             }
-            let stored = try store.document(at: path, includingImageData: includingImageData)
+            let stored = try await store.document(at: path, includingImageData: includingImageData)
             result.append(PromisedItemAttributes(path: path, identity: identity, stored: stored, policy: policy))
         }
         return result

@@ -22,6 +22,8 @@ public struct GenerationPlan: Sendable {
     public var records: [String: StoredDocument] = [:]
     /// When the records were read.
     public var madeAt = Date()
+    /// The rule the plan was made with (with the batch's `force` and `retryFailed`).
+    public var policy = FreshnessPolicy(generatorVersion: "")
     /// What the scan passed over on purpose.
     public var skipped = ContainerScan.Skipped()
     /// Folders the scan could not read.
@@ -35,9 +37,9 @@ public struct GenerationPlan: Sendable {
     public static func make(
         documents: [ScannedDocument], store: any ThumbnailStore, policy: FreshnessPolicy,
         digestOf: (String) -> String?
-    ) throws(StoreError) -> GenerationPlan {
+    ) async throws(StoreError) -> GenerationPlan {
         var plan = GenerationPlan()
-        for stored in try store.allDocuments() { plan.records[stored.record.path] = stored }
+        for stored in try await store.allDocuments() { plan.records[stored.record.path] = stored }
         let present = Set(documents.map(\.path))
         var orphansByFile: [FileKey: StoredDocument] = [:]
         var orphansBySize: [Int64: [StoredDocument]] = [:]

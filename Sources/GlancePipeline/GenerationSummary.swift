@@ -31,7 +31,7 @@ public struct GenerationSummary: Codable, Sendable, Equatable {
     public var seconds = 0.0
     /// Documents rendered per second.
     public var documentsPerSecond = 0.0
-    /// The store's size on disk at the end.
+    /// The store's size on disk at the end (filled in by the front end that knows the store).
     public var sidecarBytes: Int64 = 0
 
     public init() {}

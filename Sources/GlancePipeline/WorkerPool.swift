@@ -109,6 +109,14 @@ public final class WorkerPool: Sendable {
         available.signal()
     }
 
+    /// Runs `job` on the document open at `file` and waits for its result without blocking a
+    /// thread.
+    public func run(_ job: RenderJob, file: OpenFile, priority: Priority = .normal) async -> JobResult {
+        await withCheckedContinuation { continuation in
+            submit(job, file: file, priority: priority) { continuation.resume(returning: $0) }
+        }
+    }
+
     /// Lets the queued jobs finish, then stops the threads and their workers.
     public func shutdown() {
         queue.withLock { $0.closed = true }

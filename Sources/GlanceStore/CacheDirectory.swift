@@ -43,21 +43,21 @@ enum CacheDirectory {
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw StoreError(
-                    message: "\(path) exists and is not a folder; choose another --store", location: location)
+                    .io, message: "\(path) exists and is not a folder; choose another --store", location: location)
             }
         case ENOENT:
             // A parent is missing: make it, then try again. Another process may make the same
             // folder meanwhile, which the EEXIST case above accepts.
             let parent = (path as NSString).deletingLastPathComponent
             guard !parent.isEmpty, parent != path else {
-                throw StoreError(message: "cannot create the folder: \(describe(code))", location: location)
+                throw StoreError(.io, message: "cannot create the folder: \(describe(code))", location: location)
             }
             try makeDirectory(parent, location: location)
             if mkdir(path, 0o755) != 0, errno != EEXIST {
-                throw StoreError(message: "cannot create the folder: \(describe(errno))", location: location)
+                throw StoreError(.io, message: "cannot create the folder: \(describe(errno))", location: location)
             }
         default:
-            throw StoreError(message: "cannot create the folder: \(describe(code))", location: location)
+            throw StoreError(.io, message: "cannot create the folder: \(describe(code))", location: location)
         }
     }
 
@@ -71,7 +71,7 @@ enum CacheDirectory {
             if code == EEXIST {
                 return
             }
-            throw StoreError(message: "cannot write \(tagFileName): \(describe(code))", location: directory)
+            throw StoreError(.io, message: "cannot write \(tagFileName): \(describe(code))", location: directory)
         }
         defer { close(fd) }
         let bytes = Array(tagContent.utf8)
@@ -87,7 +87,7 @@ enum CacheDirectory {
                 let code = errno
                 // A half-written tag would fool a later open into keeping it; remove it.
                 unlink(tagPath)
-                throw StoreError(message: "cannot write \(tagFileName): \(describe(code))", location: directory)
+                throw StoreError(.io, message: "cannot write \(tagFileName): \(describe(code))", location: directory)
             }
             written += result
         }

@@ -1,18 +1,26 @@
 import Foundation
 import GRDB
 
-/// A row of the `claim` table: process `pid` is rendering the document at `path` since
-/// `claimedAt` (seconds since 1970, wall clock).
+/// A row of the `claim` table: the document at `path` of `container` is being rendered under the
+/// lease `token`, held by process `pid` on `host`, until `expiresAt` (seconds since 1970, wall
+/// clock) unless renewed.
 struct ClaimRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "claim"
 
+    var container: String
     var path: String
+    var token: String
+    var host: String
     var pid: Int32
-    var claimedAt: Double
+    var expiresAt: Double
 
-    /// The columns, for queries written by hand.
+    /// The columns, the one place their names are spelled.
     enum Columns {
+        static let container = Column(CodingKeys.container)
         static let path = Column(CodingKeys.path)
+        static let token = Column(CodingKeys.token)
+        static let host = Column(CodingKeys.host)
         static let pid = Column(CodingKeys.pid)
+        static let expiresAt = Column(CodingKeys.expiresAt)
     }
 }

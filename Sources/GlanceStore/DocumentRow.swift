@@ -10,6 +10,8 @@ struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "document"
 
     var id: Int64?
+    /// The container key: which of the store's containers the document belongs to.
+    var container: String
     var path: String
     // SQLite integers are signed 64-bit; device and inode numbers are unsigned, so they are
     // stored as the same 64 bits read as signed (an identity only ever needs equality).
@@ -23,17 +25,23 @@ struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
     var error: String?
     var generatorVersion: String
     /// Stored as GRDB stores dates: UTC text with millisecond precision ("2026-11-22 02:23:05.736").
-    var generatedAt: Date?
+    var generatedAt: Date
     var renderMilliseconds: Int?
 
-    /// The columns, for queries written by hand.
+    /// The columns, the one place their names are spelled.
     enum Columns {
         static let id = Column(CodingKeys.id)
+        static let container = Column(CodingKeys.container)
         static let path = Column(CodingKeys.path)
+        static let device = Column(CodingKeys.device)
+        static let inode = Column(CodingKeys.inode)
+        static let digest = Column(CodingKeys.digest)
+        static let state = Column(CodingKeys.state)
     }
 
-    init(_ record: DocumentRecord, id: Int64? = nil) {
+    init(_ record: DocumentRecord, container: String, id: Int64? = nil) {
         self.id = id
+        self.container = container
         path = record.path
         device = 0
         inode = 0
@@ -68,19 +76,20 @@ struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
     /// know (a store written by a newer Glance).
     func record(location: String) throws(StoreError) -> DocumentRecord {
         guard let documentState = DocumentState(rawValue: state) else {
-            throw StoreError(message: "record of \(path) has an unknown state '\(state)'", location: location)
+            throw StoreError(.invalid, message: "record of \(path) has an unknown state '\(state)'", location: location)
         }
         var type: ContentType?
         if let contentType {
             guard let known = ContentType(rawValue: contentType) else {
                 throw StoreError(
-                    message: "record of \(path) has an unknown content type '\(contentType)'", location: location)
+                    .invalid, message: "record of \(path) has an unknown content type '\(contentType)'",
+                    location: location)
             }
             type = known
         }
         return DocumentRecord(
             path: path, identity: identity, digest: digest, contentType: type, state: documentState, error: error,
-            generatorVersion: generatorVersion, generatedAt: generatedAt ?? Date(timeIntervalSince1970: 0),
+            generatorVersion: generatorVersion, generatedAt: generatedAt,
             renderMilliseconds: renderMilliseconds)
     }
 

@@ -11,6 +11,8 @@ enum SidecarMigrations {
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: documents, thumbnails, claims", migrate: createDocumentsThumbnailsClaims)
+        migrator.registerMigration(
+            "v2: container key, NOT NULL columns, leased claims", migrate: addContainerKeyAndLeases)
         return migrator
     }()
 
@@ -27,25 +29,25 @@ enum SidecarMigrations {
     /// Refuses a database that some other program made, or that a newer Glance migrated further
     /// than this version knows: writing to either could destroy data that is not ours.
     private static func checkIsGlanceStore(_ pool: DatabasePool, location: String) throws {
-        let (applied, tables) = try pool.read { db in
+        let (applied, tables) = try pool.read { db -> (Set<String>, [String]) in
             let applied = try migrator.appliedIdentifiers(db)
             let tables = try String.fetchAll(
                 db,
                 sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             return (applied, tables.filter { $0 != "grdb_migrations" })
         }
-        let known = Set(migrator.migrations)
         // Our first migration made every store; a database with tables but without it (or without
         // any record of migrations) belongs to someone else.
         if !tables.isEmpty, !applied.contains(migrator.migrations[0]) {
             let names = tables.prefix(3).joined(separator: ", ")
             throw StoreError(
+                .notAStore,
                 message: "not a Glance thumbnail store (\(SidecarStore.databaseFileName) holds other tables: \(names))",
                 location: location)
         }
-        if !applied.isSubset(of: known) {
+        if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
             throw StoreError(
-                message: "made by a newer version of Glance; use that version, or another --store",
+                .newerSchema, message: "made by a newer version of Glance; use that version, or another --store",
                 location: location)
         }
     }
@@ -93,5 +95,73 @@ enum SidecarMigrations {
             table.column("pid", .integer).notNull()
             table.column("claimedAt", .double).notNull()
         }
+    }
+
+    /// v2: a container key (one database may hold several containers), NOT NULL wherever the
+    /// record types are not optional, and claims held under leases with an expiry instead of by
+    /// process id. SQLite cannot add NOT NULL to a column, so `document` and `thumbnail` are
+    /// rebuilt and copied; claims are transient and start empty.
+    private static func addContainerKeyAndLeases(_ db: Database) throws {
+        try db.create(table: "document_v2") { table in
+            table.column("id", .integer).primaryKey()
+            table.column("container", .text).notNull().defaults(to: "")
+            table.column("path", .text).notNull()
+            table.column("device", .integer).notNull()
+            table.column("inode", .integer).notNull()
+            table.column("size", .integer).notNull()
+            table.column("modifiedNs", .integer).notNull()
+            table.column("digest", .text)
+            table.column("contentType", .text)
+            table.column("state", .text).notNull()
+            table.column("error", .text)
+            table.column("generatorVersion", .text).notNull()
+            table.column("generatedAt", .datetime).notNull()
+            table.column("renderMilliseconds", .integer)
+            table.uniqueKey(["container", "path"])
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO document_v2 (id, container, path, device, inode, size, modifiedNs, digest, contentType,
+                    state, error, generatorVersion, generatedAt, renderMilliseconds)
+                SELECT id, '', path, IFNULL(device, 0), IFNULL(inode, 0), IFNULL(size, -1), IFNULL(modifiedNs, -1),
+                    digest, contentType, state, error, generatorVersion, IFNULL(generatedAt, '1970-01-01 00:00:00.000'),
+                    renderMilliseconds
+                FROM document
+                """)
+        try db.create(table: "thumbnail_v2") { table in
+            table.column("documentId", .integer).notNull().references("document", onDelete: .cascade)
+            table.column("sizeKey", .text).notNull()
+            table.column("format", .text).notNull()
+            table.column("width", .integer).notNull()
+            table.column("height", .integer).notNull()
+            table.column("byteCount", .integer).notNull()
+            table.column("data", .blob).notNull()
+            table.primaryKey(["documentId", "sizeKey"])
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO thumbnail_v2 SELECT documentId, sizeKey, format, IFNULL(width, 0), IFNULL(height, 0),
+                    IFNULL(byteCount, length(data)), data
+                FROM thumbnail
+                """)
+        // The new thumbnail table's foreign key names "document", which becomes document_v2
+        // once renamed; drop the old tables first (children before parents).
+        try db.drop(table: "thumbnail")
+        try db.drop(table: "claim")
+        try db.drop(table: "document")
+        try db.rename(table: "document_v2", to: "document")
+        try db.rename(table: "thumbnail_v2", to: "thumbnail")
+        try db.create(index: "document_on_device_inode", on: "document", columns: ["container", "device", "inode"])
+        try db.create(index: "document_on_digest", on: "document", columns: ["container", "digest"])
+        try db.create(table: "claim") { table in
+            table.column("container", .text).notNull()
+            table.column("path", .text).notNull()
+            table.column("token", .text).notNull()
+            table.column("host", .text).notNull()
+            table.column("pid", .integer).notNull()
+            table.column("expiresAt", .double).notNull()
+            table.primaryKey(["container", "path"])
+        }
+        try db.create(index: "claim_on_token", on: "claim", columns: ["token"])
     }
 }

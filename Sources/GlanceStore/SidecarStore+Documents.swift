@@ -4,22 +4,27 @@ import GlanceCore
 
 /// Reading and writing document records and their thumbnail dictionaries.
 extension SidecarStore {
+    /// This instance's documents: every query is scoped to its container key.
+    private var ownDocuments: QueryInterfaceRequest<DocumentRow> {
+        DocumentRow.filter(DocumentRow.Columns.container == container)
+    }
+
     /// The document recorded at `path`, with image bytes only if `includingImageData`.
-    public func document(at path: String, includingImageData: Bool) throws(StoreError) -> StoredDocument? {
+    public func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
         let location = directory
-        let rows = try read { db -> (DocumentRow, [ThumbnailRow]?, [ThumbnailSummaryRow]?)? in
-            guard let row = try DocumentRow.filter(DocumentRow.Columns.path == path).fetchOne(db),
-                let id = row.id
+        let documents = ownDocuments
+        let rows = try await read { db -> (DocumentRow, [ThumbnailRow]?, [ThumbnailSummaryRow]?)? in
+            guard let row = try documents.filter(DocumentRow.Columns.path == path).fetchOne(db), let id = row.id
             else {
                 return nil
             }
             if includingImageData {
-                let thumbnails = try ThumbnailRow.filter(Column("documentId") == id).order(Column("sizeKey"))
-                    .fetchAll(db)
+                let thumbnails = try ThumbnailRow.filter(ThumbnailRow.Columns.documentId == id)
+                    .order(ThumbnailRow.Columns.sizeKey).fetchAll(db)
                 return (row, thumbnails, nil)
             }
-            let summaries = try ThumbnailSummaryRow.filter(Column("documentId") == id).order(Column("sizeKey"))
-                .fetchAll(db)
+            let summaries = try ThumbnailSummaryRow.filter(ThumbnailRow.Columns.documentId == id)
+                .order(ThumbnailRow.Columns.sizeKey).fetchAll(db)
             return (row, nil, summaries)
         }
         guard let (row, thumbnails, summaries) = rows else {
@@ -35,27 +40,77 @@ extension SidecarStore {
         return StoredDocument(record: try row.record(location: location), thumbnails: images)
     }
 
-    /// Every recorded document by path, thumbnails without their bytes.
+    /// The documents recorded at `paths`, thumbnails without bytes.
+    public func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] {
+        let documents = ownDocuments
+        let wanted = Array(Set(paths))
+        let (rows, summaries) = try await read { db in
+            var rows: [DocumentRow] = []
+            // Chunks keep each statement well under SQLite's limit on bound parameters.
+            for chunk in wanted.chunked(into: 500) {
+                rows += try documents.filter(chunk.contains(DocumentRow.Columns.path)).fetchAll(db)
+            }
+            var summaries: [ThumbnailSummaryRow] = []
+            for chunk in rows.compactMap(\.id).chunked(into: 500) {
+                summaries += try ThumbnailSummaryRow.filter(chunk.contains(ThumbnailRow.Columns.documentId))
+                    .order(ThumbnailRow.Columns.documentId, ThumbnailRow.Columns.sizeKey).fetchAll(db)
+            }
+            return (rows, summaries)
+        }
+        var byPath: [String: StoredDocument] = [:]
+        for document in try assemble(rows, summaries) { byPath[document.record.path] = document }
+        return byPath
+    }
+
+    /// Up to `limit` records in path order after `path`, thumbnails without bytes.
+    public func documents(after path: String?, limit: Int) async throws(StoreError) -> [StoredDocument] {
+        var request = ownDocuments.order(DocumentRow.Columns.path).limit(max(0, limit))
+        if let path { request = request.filter(DocumentRow.Columns.path > path) }
+        let page = request
+        let (rows, summaries) = try await read { db in
+            let rows = try page.fetchAll(db)
+            let ids = rows.compactMap(\.id)
+            let summaries = try ThumbnailSummaryRow.filter(ids.contains(ThumbnailRow.Columns.documentId))
+                .order(ThumbnailRow.Columns.documentId, ThumbnailRow.Columns.sizeKey).fetchAll(db)
+            return (rows, summaries)
+        }
+        return try assemble(rows, summaries)
+    }
+
+    /// Every recorded document, thumbnails without their bytes.
     ///
     /// Two queries, joined here: one for the documents and one for every thumbnail's columns but
     /// its image. A JOIN would repeat each document's columns per thumbnail, and one query per
     /// document would cost 10,000 round trips on a large container.
-    public func allDocuments() throws(StoreError) -> [StoredDocument] {
-        let location = directory
-        let (rows, summaries) = try read { db in
-            let rows = try DocumentRow.order(DocumentRow.Columns.path).fetchAll(db)
-            let summaries = try ThumbnailSummaryRow.order(Column("documentId"), Column("sizeKey")).fetchAll(db)
+    public func allDocuments() async throws(StoreError) -> [StoredDocument] {
+        let documents = ownDocuments
+        let container = container
+        let (rows, summaries) = try await read { db in
+            let rows = try documents.order(DocumentRow.Columns.path).fetchAll(db)
+            let summaries =
+                try ThumbnailSummaryRow
+                .filter(
+                    sql: "documentId IN (SELECT id FROM document WHERE container = ?)", arguments: [container]
+                )
+                .order(ThumbnailRow.Columns.documentId, ThumbnailRow.Columns.sizeKey).fetchAll(db)
             return (rows, summaries)
         }
+        return try assemble(rows, summaries)
+    }
+
+    /// Pairs document rows with their thumbnail summaries, keeping the rows' order.
+    private func assemble(_ rows: [DocumentRow], _ summaries: [ThumbnailSummaryRow]) throws(StoreError)
+        -> [StoredDocument]
+    {
         var imagesByDocument: [Int64: [ThumbnailImage]] = [:]
         for summary in summaries {
-            imagesByDocument[summary.documentId, default: []].append(try summary.image(location: location))
+            imagesByDocument[summary.documentId, default: []].append(try summary.image(location: directory))
         }
         var documents: [StoredDocument] = []
         documents.reserveCapacity(rows.count)
         for row in rows {
             let images = row.id.flatMap { imagesByDocument[$0] } ?? []
-            documents.append(StoredDocument(record: try row.record(location: location), thumbnails: images))
+            documents.append(StoredDocument(record: try row.record(location: directory), thumbnails: images))
         }
         return documents
     }
@@ -64,12 +119,14 @@ extension SidecarStore {
     /// claim on its path, in one transaction.
     ///
     /// A record already at the path keeps its id and is updated in place.
-    public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) throws(StoreError) {
+    public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {
         let location = directory
-        try write { db in
+        let container = container
+        let documents = ownDocuments
+        try await write { db in
             let existingId = try Int64.fetchOne(
-                db, DocumentRow.select(DocumentRow.Columns.id).filter(DocumentRow.Columns.path == record.path))
-            var row = DocumentRow(record, id: existingId)
+                db, documents.select(DocumentRow.Columns.id).filter(DocumentRow.Columns.path == record.path))
+            var row = DocumentRow(record, container: container, id: existingId)
             if existingId == nil {
                 try row.insert(db)
             } else {
@@ -78,11 +135,12 @@ extension SidecarStore {
             guard let id = row.id else {
                 preconditionFailure("a document row has an id once inserted")
             }
-            try ThumbnailRow.filter(Column("documentId") == id).deleteAll(db)
+            try ThumbnailRow.filter(ThumbnailRow.Columns.documentId == id).deleteAll(db)
             for image in thumbnails {
                 try ThumbnailRow(image, documentId: id, path: record.path, location: location).insert(db)
             }
-            try ClaimRow.deleteOne(db, key: record.path)
+            try ClaimRow.filter(ClaimRow.Columns.container == container && ClaimRow.Columns.path == record.path)
+                .deleteAll(db)
         }
     }
 
@@ -92,14 +150,16 @@ extension SidecarStore {
     /// Idempotent: when no record is at `oldPath` any more (another batch that planned the same
     /// rename moved it first, or it was removed), nothing happens; the document is then either
     /// recorded at `newPath` already or rendered by the next plan.
-    public func moveDocument(from oldPath: String, to newPath: String, identity: FileIdentity) throws(StoreError) {
-        try write { db in
-            guard var row = try DocumentRow.filter(DocumentRow.Columns.path == oldPath).fetchOne(db) else {
+    public func moveDocument(from oldPath: String, to newPath: String, identity: FileIdentity) async throws(StoreError)
+    {
+        let documents = ownDocuments
+        try await write { db in
+            guard var row = try documents.filter(DocumentRow.Columns.path == oldPath).fetchOne(db) else {
                 return
             }
             if oldPath != newPath {
-                // The path column is UNIQUE, so the old target must go before the update.
-                try DocumentRow.filter(DocumentRow.Columns.path == newPath).deleteAll(db)
+                // (container, path) is UNIQUE, so the old target must go before the update.
+                try documents.filter(DocumentRow.Columns.path == newPath).deleteAll(db)
             }
             row.path = newPath
             row.setIdentity(identity)
@@ -109,18 +169,21 @@ extension SidecarStore {
 
     /// Deletes the records at `paths`; says how many went and how many thumbnail bytes with them.
     /// Paths without a record are ignored.
-    public func removeDocuments(at paths: [String]) throws(StoreError) -> RemovalReport {
-        try write { db in
+    public func removeDocuments(at paths: [String]) async throws(StoreError) -> RemovalReport {
+        let documents = ownDocuments
+        let unique = Array(Set(paths))
+        return try await write { db in
             var report = RemovalReport(documents: 0, thumbnailBytes: 0)
-            // Chunks keep each statement well under SQLite's limit on bound parameters.
-            for chunk in Set(paths).chunked(into: 500) {
+            for chunk in unique.chunked(into: 500) {
                 let ids = try Int64.fetchAll(
-                    db, DocumentRow.select(DocumentRow.Columns.id).filter(chunk.contains(DocumentRow.Columns.path)))
+                    db, documents.select(DocumentRow.Columns.id).filter(chunk.contains(DocumentRow.Columns.path)))
                 if ids.isEmpty {
                     continue
                 }
                 let bytes = try Int64.fetchOne(
-                    db, ThumbnailRow.select(sum(Column("byteCount"))).filter(ids.contains(Column("documentId"))))
+                    db,
+                    ThumbnailRow.select(sum(ThumbnailRow.Columns.byteCount))
+                        .filter(ids.contains(ThumbnailRow.Columns.documentId)))
                 // The thumbnails go with their documents: ON DELETE CASCADE.
                 try DocumentRow.deleteAll(db, keys: ids)
                 report.documents += ids.count
@@ -128,6 +191,31 @@ extension SidecarStore {
             }
             return report
         }
+    }
+
+    /// Counts of this container's records by state, and the bytes of their thumbnails.
+    public func totals() async throws(StoreError) -> StoreTotals {
+        let container = container
+        let (states, bytes) = try await read { db -> ([String: Int], Int64) in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT state, COUNT(*) FROM document WHERE container = ? GROUP BY state",
+                arguments: [container])
+            var states: [String: Int] = [:]
+            for row in rows { states[row[0]] = row[1] }
+            let bytes =
+                try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT SUM(byteCount) FROM thumbnail
+                        WHERE documentId IN (SELECT id FROM document WHERE container = ?)
+                        """, arguments: [container]) ?? 0
+            return (states, bytes)
+        }
+        var totals = StoreTotals(thumbnailBytes: bytes)
+        for (name, count) in states {
+            if let state = DocumentState(rawValue: name) { totals.documents[state] = count }
+        }
+        return totals
     }
 }
 

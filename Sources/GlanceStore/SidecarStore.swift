@@ -27,6 +27,10 @@ public final class SidecarStore: ThumbnailStore {
     /// The full path of the database file.
     public let databasePath: String
 
+    /// The container key of this instance: which of the database's containers it reads and
+    /// writes. The default sidecar, inside its container, holds one container, keyed "".
+    public let container: String
+
     /// The connection pool: one writer and several readers, all in WAL mode.
     let pool: DatabasePool
 
@@ -41,8 +45,9 @@ public final class SidecarStore: ThumbnailStore {
     ///
     /// - Throws: ``StoreError`` when the folder cannot be made or written, when the database there
     ///   is not a Glance store (or was made by a newer Glance), or when it is corrupt.
-    public init(directory: String) throws(StoreError) {
+    public init(directory: String, container: String = "") throws(StoreError) {
         self.directory = directory
+        self.container = container
         self.databasePath = directory + "/" + Self.databaseFileName
         try CacheDirectory.prepare(at: directory)
         pool = try Self.openAndMigrate(at: databasePath, location: directory)
@@ -59,8 +64,8 @@ public final class SidecarStore: ThumbnailStore {
     }
 
     /// Runs `PRAGMA integrity_check`; true when SQLite answers with the single row `ok`.
-    public func checkIntegrity() throws(StoreError) -> Bool {
-        let rows = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    public func checkIntegrity() async throws(StoreError) -> Bool {
+        let rows = try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         return rows == ["ok"]
     }
 
@@ -75,8 +80,8 @@ public final class SidecarStore: ThumbnailStore {
     /// Two races are possible, and both leave the file as it was: SQLite answers SQLITE_BUSY at
     /// once, without waiting for the busy timeout, while another connection switches a new file
     /// to WAL mode; and GRDB reads the applied migrations outside the transaction that applies
-    /// one, so the slower opener may try to create tables that now exist ("already exists"), and
-    /// its transaction rolls back. The next attempt finds the work done. What is not a race (a
+    /// one, so the slower opener may try to apply a migration again ("already exists", "no such
+    /// table", or a duplicate row in grdb_migrations), and its transaction rolls back. The next attempt finds the work done. What is not a race (a
     /// file that is not a database, a corrupt one, no permission) fails at once.
     private static func openAndMigrate(at path: String, location: String) throws(StoreError) -> DatabasePool {
         var attempt = 1
@@ -108,7 +113,9 @@ public final class SidecarStore: ThumbnailStore {
     private static func isRace(_ error: DatabaseError, migrating: Bool, after elapsed: Duration) -> Bool {
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: elapsed < .seconds(1)
-        case .SQLITE_ERROR: migrating
+        // "already exists", "no such table", or a migration recorded twice (UNIQUE on
+        // grdb_migrations): another opener applied the same migration first.
+        case .SQLITE_ERROR, .SQLITE_CONSTRAINT: migrating
         default: false
         }
     }
@@ -136,19 +143,20 @@ public final class SidecarStore: ThumbnailStore {
 
     // MARK: - Transactions with typed errors
 
-    /// Runs `body` in one read transaction (a consistent snapshot of the database).
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// Runs `body` in one read transaction (a consistent snapshot of the database), off the
+    /// caller's thread: GRDB's async access suspends instead of blocking a task's thread.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
         do {
-            return try pool.read(body)
+            return try await pool.read(body)
         } catch {
             throw StoreError(error, location: directory)
         }
     }
 
     /// Runs `body` in one IMMEDIATE write transaction, committed when `body` returns.
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
         do {
-            return try pool.write(body)
+            return try await pool.write(body)
         } catch {
             throw StoreError(error, location: directory)
         }

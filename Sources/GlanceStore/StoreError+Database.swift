@@ -12,10 +12,23 @@ extension StoreError {
         }
         guard let databaseError = error as? DatabaseError else {
             // Record decoding and other non-SQLite failures: a row this version cannot read.
-            self.init(message: "unreadable record: \(error)", location: location)
+            self.init(.invalid, message: "unreadable record: \(error)", location: location)
             return
         }
-        self.init(message: Self.message(for: databaseError), location: location)
+        self.init(Self.kind(of: databaseError), message: Self.message(for: databaseError), location: location)
+    }
+
+    /// The kind of failure a database error is.
+    private static func kind(of error: DatabaseError) -> Kind {
+        switch error.resultCode {
+        case .SQLITE_CORRUPT: .corrupt
+        case .SQLITE_NOTADB: .notAStore
+        case .SQLITE_BUSY, .SQLITE_LOCKED: .busy
+        case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH, .SQLITE_IOERR,
+            .SQLITE_NOMEM:
+            .io
+        default: .invalid
+        }
     }
 
     /// What a database error means for the person running Glance. The store is a cache, so the

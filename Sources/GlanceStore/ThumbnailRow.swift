@@ -6,6 +6,13 @@ import GlanceCore
 struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "thumbnail"
 
+    /// The columns, the one place their names are spelled (the summary row shares them).
+    enum Columns {
+        static let documentId = Column(CodingKeys.documentId)
+        static let sizeKey = Column(CodingKeys.sizeKey)
+        static let byteCount = Column(CodingKeys.byteCount)
+    }
+
     var documentId: Int64
     var sizeKey: String
     var format: String
@@ -19,7 +26,8 @@ struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
     init(_ image: ThumbnailImage, documentId: Int64, path: String, location: String) throws(StoreError) {
         guard let bytes = image.data else {
             throw StoreError(
-                message: "thumbnail \(image.sizeKey) of \(path) has no image data to store", location: location)
+                .invalid, message: "thumbnail \(image.sizeKey) of \(path) has no image data to store",
+                location: location)
         }
         self.documentId = documentId
         sizeKey = image.sizeKey
@@ -47,8 +55,8 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
     /// Every column but `data`: GRDB selects these instead of `*`.
     static var databaseSelection: [any SQLSelectable] {
         [
-            Column(CodingKeys.documentId), Column(CodingKeys.sizeKey), Column(CodingKeys.format),
-            Column(CodingKeys.width), Column(CodingKeys.height), Column(CodingKeys.byteCount),
+            ThumbnailRow.Columns.documentId, ThumbnailRow.Columns.sizeKey, Column(CodingKeys.format),
+            Column(CodingKeys.width), Column(CodingKeys.height), ThumbnailRow.Columns.byteCount,
         ]
     }
 
@@ -69,7 +77,7 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
     /// The format named by a `format` column.
     static func imageFormat(_ name: String, location: String) throws(StoreError) -> ImageFormat {
         guard let format = ImageFormat(rawValue: name) else {
-            throw StoreError(message: "a thumbnail has an unknown image format '\(name)'", location: location)
+            throw StoreError(.invalid, message: "a thumbnail has an unknown image format '\(name)'", location: location)
         }
         return format
     }

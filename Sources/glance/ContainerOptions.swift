@@ -19,6 +19,13 @@ struct ContainerOptions: ParsableArguments {
     /// The freshness rule of this Glance version, shared by every command.
     var freshness: FreshnessPolicy { FreshnessPolicy(generatorVersion: GlanceVersion.current) }
 
+    /// The container key in the store: "" for the sidecar inside the container (it holds that
+    /// container only, wherever the container moves), the container's absolute path for a
+    /// `--store` elsewhere (which several containers may share).
+    func containerKey(_ scanner: ContainerScanner) -> String {
+        store == nil ? "" : scanner.root
+    }
+
     /// The store's folder.
     var storeDirectory: String { store ?? SidecarStore.defaultDirectory(forContainer: container) }
 
@@ -56,7 +63,7 @@ struct ContainerOptions: ParsableArguments {
         }
         try checkStoreLocation(scanner: scanner)
         do {
-            return (scanner, try SidecarStore(directory: storeDirectory))
+            return (scanner, try SidecarStore(directory: storeDirectory, container: containerKey(scanner)))
         } catch {
             throw CommandFailure.unusable("\(storeDirectory): \(error.message)")
         }

@@ -4,7 +4,7 @@ import GlancePipeline
 import GlanceStore
 
 /// `glance export CONTAINER FILE -o OUT`: the stored thumbnail's bytes, as they are.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a document's stored 1024x1024 thumbnail to a file, byte for byte.",
@@ -30,12 +30,12 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "The size key of the thumbnail dictionary entry.")
     var sizeKey: String = ThumbnailImage.standardSizeKey
 
-    func run() throws {
+    func run() async throws {
         let (scanner, store) = try location.openForReading()
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let stored: StoredDocument?
         do {
-            stored = try store.document(at: relative, includingImageData: true)
+            stored = try await store.document(at: relative, includingImageData: true)
         } catch {
             throw CommandFailure.unusable(error.description)
         }

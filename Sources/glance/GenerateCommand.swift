@@ -6,7 +6,7 @@ import GlancePipeline
 import GlanceStore
 
 /// `glance generate CONTAINER`: make every thumbnail that is not fresh.
-struct GenerateCommand: ParsableCommand {
+struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Render the thumbnails of every document in a container that is not fresh.",
@@ -69,32 +69,35 @@ struct GenerateCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let (scanner, store) = try location.open()
-        var options = BatchGenerator.Options(
-            generatorVersion: GlanceVersion.current, jobs: jobs, timeoutSeconds: timeout,
-            workerExecutable: WorkerLauncher.executablePath,
-            workerArguments: WorkerLauncher.arguments(
-                memoryLimitMiB: memoryLimit,
-                triggers: .init(
-                    crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn)))
+        var options = Indexer.Options(generatorVersion: GlanceVersion.current)
+        options.maxPixels = maxPixels
         if let debugSwapOn, let equals = debugSwapOn.firstIndex(of: "=") {
             options.debugSwap = (
                 String(debugSwapOn[..<equals]), String(debugSwapOn[debugSwapOn.index(after: equals)...])
             )
         }
-        options.force = force
-        options.retryFailed = retryFailed
-        options.maxPixels = maxPixels
-        let generator = BatchGenerator(scanner: scanner, store: store, options: options)
+        let pool = WorkerPool(
+            configuration: .init(
+                executable: WorkerLauncher.executablePath,
+                arguments: WorkerLauncher.arguments(
+                    memoryLimitMiB: memoryLimit,
+                    triggers: .init(
+                        crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn
+                    )),
+                workers: jobs, timeoutSeconds: timeout))
+        defer { pool.shutdown() }
+        let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
         do {
-            let plan = try generator.plan()
+            let plan = try await indexer.plan(force: force, retryFailed: retryFailed)
             if dryRun {
                 print(GenerationEstimate(plan: plan, jobs: jobs).report(json: json))
                 return
             }
             let progress = ProgressBar(enabled: !quiet && !json && ProgressBar.standardErrorIsTerminal)
-            let summary = try generator.run(plan) { progress.update($0) }
+            var summary = try await indexer.catchUp(plan) { progress.update($0) }
+            summary.sidecarBytes = store.sizeOnDisk()
             progress.finish()
             for failure in summary.failures {
                 StandardError.report(path: location.documentPath(failure.path), failure.error)

@@ -8,7 +8,7 @@ extension ThumbnailState: ExpressibleByArgument {}
 extension ListingQuery.Order: ExpressibleByArgument {}
 
 /// `glance list CONTAINER [PATTERN]`: the preview listing, from the sidecar and `stat` only.
-struct ListCommand: ParsableCommand {
+struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List a container's documents with kind, size, date and thumbnail state.",
@@ -39,12 +39,12 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of objects (path, name, kind, mimeType, size, modified, state, error, thumbnails).")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let (scanner, store) = try location.openForReading()
         let query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
         let items: [PromisedItemAttributes]
         do {
-            items = try PreviewListing(scanner: scanner, store: store, policy: location.freshness).items(
+            items = try await PreviewListing(scanner: scanner, store: store, policy: location.freshness).items(
                 matching: query)
         } catch {
             throw CommandFailure.unusable(error.description)

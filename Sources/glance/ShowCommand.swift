@@ -10,7 +10,7 @@ import GlanceStore
 #endif
 
 /// `glance show CONTAINER FILE`: one document's promised-item attributes.
-struct ShowCommand: ParsableCommand {
+struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one document's attributes and thumbnail dictionary (from the store and a stat).")
@@ -23,15 +23,16 @@ struct ShowCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let (scanner, store) = try location.openForReading()
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let found: PromisedItemAttributes?
         do {
             found =
-                try PreviewListing(scanner: scanner, store: store, policy: location.freshness).attributes(forPaths: [
-                    relative
-                ]).first ?? nil
+                try await PreviewListing(scanner: scanner, store: store, policy: location.freshness).attributes(
+                    forPaths: [
+                        relative
+                    ]).first ?? nil
         } catch {
             throw CommandFailure.unusable(error.description)
         }

@@ -17,9 +17,19 @@ if arguments.isEmpty {
     StandardError.writeRaw(GlanceCommand.helpMessage() + "\n")
     exit(2)
 }
+/// Runs the parsed command: asynchronous commands (those that use the store or the indexer)
+/// through their `async` entry point.
+func execute(_ command: any ParsableCommand) async throws {
+    if var asynchronous = command as? any AsyncParsableCommand {
+        try await asynchronous.run()
+    } else {
+        var synchronous = command
+        try synchronous.run()
+    }
+}
+
 do {
-    var command = try GlanceCommand.parseAsRoot(arguments)
-    try command.run()
+    try await execute(try GlanceCommand.parseAsRoot(arguments))
 } catch CommandFailure.documentsFailed {
     exit(1)
 } catch CommandFailure.unusable(let message) {

@@ -9,7 +9,7 @@ import Testing
 @Suite("glance generate, list, show, export, gc")
 struct GenerateCommandTests {
     @Test("generate makes every thumbnail; list shows them fresh with the right sizes")
-    func generateThenList() throws {
+    func generateThenList() async throws {
         let container = try SampleContainer.standard()
         let (summary, result) = try container.generate()
         #expect(result.status == 0, "\(result.standardError)")
@@ -35,7 +35,7 @@ struct GenerateCommandTests {
     }
 
     @Test("a re-run renders nothing; touching one document re-renders exactly that one")
-    func rerun() throws {
+    func rerun() async throws {
         let container = try SampleContainer.standard()
         _ = try container.generate()
         let (again, result) = try container.generate()
@@ -51,7 +51,7 @@ struct GenerateCommandTests {
     }
 
     @Test("a renamed document keeps its thumbnail without rendering; gc drops records of deleted ones")
-    func renameAndGc() throws {
+    func renameAndGc() async throws {
         let container = try SampleContainer.standard()
         _ = try container.generate()
         let before = try GlanceProcess.run([
@@ -78,11 +78,11 @@ struct GenerateCommandTests {
         let gc = try GlanceProcess.run(["gc", container.path])
         #expect(gc.status == 0)
         #expect(gc.standardOutput.hasPrefix("removed 1 record(s)"))
-        #expect(try container.store().document(at: "letter.pdf", includingImageData: false) == nil)
+        #expect(try await container.store().document(at: "letter.pdf", includingImageData: false) == nil)
     }
 
     @Test("a document copied then deleted (new inode, same content) keeps its thumbnail too")
-    func copyAndDelete() throws {
+    func copyAndDelete() async throws {
         let container = try SampleContainer.standard()
         _ = try container.generate()
         try FileManager.default.copyItem(
@@ -94,7 +94,7 @@ struct GenerateCommandTests {
     }
 
     @Test("a worker that crashes costs one document: failed with the reason, others fresh, exit 1")
-    func crashingWorker() throws {
+    func crashingWorker() async throws {
         let container = try SampleContainer.standard()
         try container.add("crash-me.png", from: "png/rgb8.png")
         let (summary, result) = try container.generate(["--debug-crash-on", "crash-*"])
@@ -117,7 +117,7 @@ struct GenerateCommandTests {
     }
 
     @Test("a worker that hangs is killed at the time limit and replaced")
-    func hangingWorker() throws {
+    func hangingWorker() async throws {
         let container = try SampleContainer.standard()
         try container.add("hang-1.png", from: "png/rgb8.png")
         try container.add("hang-2.png", from: "png/rgb8.png")
@@ -129,7 +129,7 @@ struct GenerateCommandTests {
     }
 
     @Test("kill -9 in the middle of a batch leaves a sound store, and a re-run completes the job")
-    func killNine() throws {
+    func killNine() async throws {
         let container = try SampleContainer([:])
         for index in 0..<80 {
             try container.add(String(format: "photo-%03d.jpg", index), from: "jpeg/photo-progressive.jpg")
@@ -143,18 +143,22 @@ struct GenerateCommandTests {
         // Kill once the first thumbnails are in the store, while work remains.
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            if let done = try? container.store().allDocuments().count, done >= 3 { break }
+            // Asked of another process, synchronously: a test task that awaited here could be
+            // starved of threads by the other tests while the batch runs to its end.
+            let fresh = try GlanceProcess.run(["list", container.path, "--status", "fresh", "--json"])
+            let rows = (try? JSONSerialization.jsonObject(with: Data(fresh.standardOutput.utf8)) as? [Any]) ?? []
+            if rows.count >= 3 { break }
             usleep(20_000)
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let store = try container.store()
-        #expect(try store.checkIntegrity())
-        let stored = try store.allDocuments()
+        #expect(try await store.checkIntegrity())
+        let stored = try await store.allDocuments()
         #expect(stored.count < 80, "the batch was killed before it finished")
         for document in stored {
             #expect(document.record.state == .fresh)
-            let full = try store.document(at: document.record.path, includingImageData: true)
+            let full = try await store.document(at: document.record.path, includingImageData: true)
             let image = full?.thumbnails.first
             #expect(image?.data?.count == image?.byteCount && (image?.byteCount ?? 0) > 0)
         }
@@ -165,7 +169,7 @@ struct GenerateCommandTests {
     }
 
     @Test("two batches and a listing on one container at once: no errors, each document rendered about once")
-    func concurrentBatches() throws {
+    func concurrentBatches() async throws {
         let container = try SampleContainer([:])
         for index in 0..<40 {
             try container.add(String(format: "page-%02d.pdf", index), from: "pdf/with-photo.pdf")
@@ -195,12 +199,12 @@ struct GenerateCommandTests {
             rendered += summary?["rendered"] as? Int ?? 0
         }
         #expect(rendered >= 40 && rendered <= 42, "rendered \(rendered) times for 40 documents")
-        #expect(try container.store().checkIntegrity())
+        #expect(try await container.store().checkIntegrity())
         #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
     @Test("a document changed while it is rendered is rendered again from its new content")
-    func changedDuringRender() throws {
+    func changedDuringRender() async throws {
         let container = try SampleContainer(["slow-notes.txt": "text/latin-utf8.txt"])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
@@ -219,14 +223,14 @@ struct GenerateCommandTests {
         let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         #expect(summary?["rendered"] as? Int == 1)
         let size = try FileManager.default.attributesOfItem(atPath: container.file("slow-notes.txt"))[.size] as? Int
-        let record = try container.store().document(at: "slow-notes.txt", includingImageData: false)?.record
+        let record = try await container.store().document(at: "slow-notes.txt", includingImageData: false)?.record
         #expect(record?.state == .fresh)
         #expect(record.map { Int($0.identity.size) } == size, "the record describes the file as it is now")
         #expect(try container.list()["slow-notes.txt"]?["state"] as? String == "fresh")
     }
 
     @Test("listing a container that was never generated shows every document missing and creates nothing")
-    func listBeforeGenerate() throws {
+    func listBeforeGenerate() async throws {
         let container = try SampleContainer.standard()
         let rows = try container.list()
         #expect(rows.count == 9)
@@ -239,17 +243,17 @@ struct GenerateCommandTests {
     }
 
     @Test("--dry-run says what would be done and renders nothing")
-    func dryRun() throws {
+    func dryRun() async throws {
         let container = try SampleContainer.standard()
         let result = try GlanceProcess.run(["generate", container.path, "--dry-run"])
         #expect(result.status == 0)
         #expect(result.standardOutput.hasPrefix("9 documents would be rendered"))
         #expect(result.standardOutput.contains("estimated time"))
-        #expect(try container.store().allDocuments().isEmpty)
+        #expect(try await container.store().allDocuments().isEmpty)
     }
 
     @Test("list filters by pattern, type and status, and sorts")
-    func listFilters() throws {
+    func listFilters() async throws {
         let container = try SampleContainer.standard()
         _ = try container.generate()
         #expect(Set(try container.list(["*.pdf"]).keys) == ["letter.pdf", "docs/rotated.pdf"])
@@ -265,7 +269,7 @@ struct GenerateCommandTests {
     }
 
     @Test("show prints one document's attributes; unknown documents and containers are clear errors")
-    func showAndErrors() throws {
+    func showAndErrors() async throws {
         let container = try SampleContainer.standard()
         _ = try container.generate()
         let show = try GlanceProcess.run(["show", container.path, "letter.pdf", "--json"])
@@ -281,7 +285,7 @@ struct GenerateCommandTests {
     }
 
     @Test("hidden files, the sidecar and symlinks leading out of the container are not documents")
-    func scanRules() throws {
+    func scanRules() async throws {
         let container = try SampleContainer.standard()
         try container.add(".hidden/secret.png", from: "png/rgb8.png")
         try container.add(".dotfile.txt", from: "text/latin-utf8.txt")
@@ -301,15 +305,15 @@ struct GenerateCommandTests {
     }
 
     @Test("one freshness rule: after a version change, list, show, export and generate agree on what is stale")
-    func oneFreshnessRule() throws {
+    func oneFreshnessRule() async throws {
         let container = try SampleContainer.standard()
         _ = try container.generate()
         // As if an older Glance had found data.bin unsupported and letter.pdf fresh.
         let store = try container.store()
         for path in ["data.bin", "letter.pdf"] {
-            var stored = try #require(try store.document(at: path, includingImageData: true))
+            var stored = try #require(try await store.document(at: path, includingImageData: true))
             stored.record.generatorVersion = "0.0.1"
-            try store.save(stored.record, thumbnails: stored.thumbnails)
+            try await store.save(stored.record, thumbnails: stored.thumbnails)
         }
         let rows = try container.list()
         #expect(rows["data.bin"]?["state"] as? String == "stale")
@@ -324,6 +328,6 @@ struct GenerateCommandTests {
         #expect(summary["rendered"] as? Int == 0)
         #expect(summary["unsupported"] as? Int == 1)
         #expect(try container.list()["data.bin"]?["state"] as? String == "unsupported")
-        #expect(try store.document(at: "data.bin", includingImageData: false)?.record.generatorVersion != "0.0.1")
+        #expect(try await store.document(at: "data.bin", includingImageData: false)?.record.generatorVersion != "0.0.1")
     }
 }

@@ -14,7 +14,7 @@ struct HostileInputTests {
     // MARK: 1. Escapes
 
     @Test("a document swapped for a symlink that leads out, after it was opened, is not stored from outside")
-    func symlinkSwapMidBatch() throws {
+    func symlinkSwapMidBatch() async throws {
         let container = try SampleContainer([:])
         for index in 1...5 {
             try Data("inside document \(index)\n".utf8).write(to: URL(fileURLWithPath: container.file("a\(index).txt")))
@@ -35,17 +35,17 @@ struct HostileInputTests {
         }
         let store = try container.store()
         for name in ["zzz.txt", "a3.txt"] {
-            let record = try #require(try store.document(at: name, includingImageData: true))
+            let record = try #require(try await store.document(at: name, includingImageData: true))
             #expect(record.record.state == .failed)
             #expect(record.thumbnails.count == 0)
         }
-        #expect(try store.document(at: "a2.txt", includingImageData: false)?.record.state == .fresh)
+        #expect(try await store.document(at: "a2.txt", includingImageData: false)?.record.state == .fresh)
     }
 
     // MARK: 2, 3. Overwrites
 
     @Test("-o never writes through a symlink planted at a temporary name")
-    func plantedTemporary() throws {
+    func plantedTemporary() async throws {
         let container = try SampleContainer([:])
         let victim = container.output("victim.txt")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
@@ -67,7 +67,7 @@ struct HostileInputTests {
     }
 
     @Test("-o that names a FIFO or a folder is refused and left as it is")
-    func outputNotRegular() throws {
+    func outputNotRegular() async throws {
         let container = try SampleContainer([:])
         let fifo = container.output("fifo.png")
         #expect(mkfifo(fifo, 0o644) == 0)
@@ -85,7 +85,7 @@ struct HostileInputTests {
     }
 
     @Test("the source document is never overwritten: -o FILE itself, a hard link to it, export into the container")
-    func documentsNeverWritten() throws {
+    func documentsNeverWritten() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "doc.txt": "text/latin-utf8.txt"])
         let original = try Data(contentsOf: URL(fileURLWithPath: container.file("a.png")))
         let same = try GlanceProcess.run(["thumbnail", container.file("a.png"), "-o", container.file("a.png")])
@@ -114,7 +114,7 @@ struct HostileInputTests {
     // MARK: 4. Numbers
 
     @Test("non-finite or out-of-range numbers are usage errors (exit 2), never a crash")
-    func numericOptions() throws {
+    func numericOptions() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
         for value in ["inf", "nan", "1e300", "-1", "0"] {
             let thumbnail = try GlanceProcess.run([
@@ -147,7 +147,7 @@ struct HostileInputTests {
     // MARK: 5. False success
 
     @Test("a second generate waits for the first one's documents, and renders them when the first is killed")
-    func claimsOfAKilledBatch() throws {
+    func claimsOfAKilledBatch() async throws {
         let container = try SampleContainer([:])
         for index in 0..<12 {
             try Data("document \(index)\n".utf8).write(to: URL(fileURLWithPath: container.file("d\(index).txt")))
@@ -182,7 +182,7 @@ struct HostileInputTests {
     // MARK: 6, 7. Names
 
     @Test("names that are not UTF-8, or hold control characters, stay exact and print escaped")
-    func hostileNames() throws {
+    func hostileNames() async throws {
         let container = try SampleContainer([:])
         let names: [[UInt8]] = [
             Array("x".utf8) + [0xFF] + Array(".txt".utf8),
@@ -237,7 +237,7 @@ struct HostileInputTests {
     }
 
     @Test("a folder that cannot be read is reported, not skipped in silence")
-    func unreadableFolder() throws {
+    func unreadableFolder() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "locked/b.png": "png/rgb8.png"])
         chmod(container.file("locked"), 0)
         defer { chmod(container.file("locked"), 0o755) }
@@ -257,7 +257,7 @@ struct HostileInputTests {
     // MARK: 8. Not regular files
 
     @Test("a FIFO is refused at once, not after the timeout")
-    func fifo() throws {
+    func fifo() async throws {
         let container = try SampleContainer([:])
         #expect(mkfifo(container.file("f.txt"), 0o644) == 0)
         let result = try GlanceProcess.run([
@@ -271,7 +271,7 @@ struct HostileInputTests {
     // MARK: 9. The store's place
 
     @Test("--store equal to the container, or holding it, is refused; nothing is written among the documents")
-    func storeInsideContainer() throws {
+    func storeInsideContainer() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
         for store in [container.path, (container.path as NSString).deletingLastPathComponent] {
             let result = try GlanceProcess.run(["generate", container.path, "--store", store])
@@ -287,7 +287,7 @@ struct HostileInputTests {
     // MARK: 10. Wrong or unclear results
 
     @Test("a PDF page whose image cannot be drawn within the memory limit fails; it is never stored blank")
-    func pdfImageOverMemoryLimit() throws {
+    func pdfImageOverMemoryLimit() async throws {
         let container = try SampleContainer(["big.pdf": "hostile/huge-image.pdf", "letter.pdf": "pdf/letter.pdf"])
         let (summary, result) = try container.generate(["--memory-limit", "200"])
         #expect(result.status == 1)
@@ -303,7 +303,7 @@ struct HostileInputTests {
     }
 
     @Test("a forged worker reply fails the document, never the command")
-    func forgedReply() throws {
+    func forgedReply() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "b.png": "png/gray8.png"])
         let thumbnail = try GlanceProcess.run([
             "thumbnail", container.file("a.png"), "-o", container.output("a.png"), "--debug-forge-reply-on", "*",
@@ -316,7 +316,7 @@ struct HostileInputTests {
     }
 
     @Test("export and show name what lies outside the container, and a link in it is its own document")
-    func containment() throws {
+    func containment() async throws {
         let container = try SampleContainer(["letter.pdf": "pdf/letter.pdf"])
         #expect(symlink("letter.pdf", container.file("link.pdf")) == 0)
         _ = try container.generate()
@@ -333,7 +333,7 @@ struct HostileInputTests {
     // MARK: 11. Forged digests
 
     @Test("a file with the same size, CRC-32 and Adler-32 does not inherit a vanished document's thumbnail")
-    func forgedFingerprint() throws {
+    func forgedFingerprint() async throws {
         let container = try SampleContainer(["first.txt": "collision/first.txt"])
         _ = try container.generate()
         try FileManager.default.removeItem(atPath: container.file("first.txt"))
@@ -353,7 +353,7 @@ struct HostileInputTests {
     // MARK: 12. Conveniences
 
     @Test("-o - writes the thumbnail to standard output; glance alone prints help and exits 2")
-    func conveniences() throws {
+    func conveniences() async throws {
         let stdout = try RawGlanceProcess.run([
             Array("thumbnail".utf8), Array(CLIAssets.path("png/rgb8.png").utf8), Array("-o".utf8), Array("-".utf8),
         ])

@@ -7,24 +7,29 @@ import Testing
 
 /// A store held in memory, enough to plan against (the real one is tested in GlanceStoreTests).
 final class MemoryStore: ThumbnailStore {
-    let documents: [StoredDocument]
-    init(_ documents: [StoredDocument]) { self.documents = documents }
+    let stored: [StoredDocument]
+    init(_ documents: [StoredDocument]) { self.stored = documents }
 
-    func document(at path: String, includingImageData: Bool) throws(StoreError) -> StoredDocument? {
-        documents.first { $0.record.path == path }
+    func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
+        stored.first { $0.record.path == path }
     }
-    func allDocuments() throws(StoreError) -> [StoredDocument] { documents }
-    func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) throws(StoreError) {}
-    func moveDocument(from oldPath: String, to newPath: String, identity: FileIdentity) throws(StoreError) {}
-    func removeDocuments(at paths: [String]) throws(StoreError) -> RemovalReport {
+    func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] {
+        Dictionary(stored.filter { paths.contains($0.record.path) }.map { ($0.record.path, $0) }) { a, _ in a }
+    }
+    func documents(after path: String?, limit: Int) async throws(StoreError) -> [StoredDocument] {
+        Array(stored.filter { $0.record.path > (path ?? "") }.prefix(limit))
+    }
+    func allDocuments() async throws(StoreError) -> [StoredDocument] { stored }
+    func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {}
+    func moveDocument(from oldPath: String, to newPath: String, identity: FileIdentity) async throws(StoreError) {}
+    func removeDocuments(at paths: [String]) async throws(StoreError) -> RemovalReport {
         RemovalReport(documents: 0, thumbnailBytes: 0)
     }
-    func claim(paths: [String], pid: Int32, staleAfterSeconds: Double) throws(StoreError) -> [String] { paths }
-    func releaseClaims(pid: Int32) throws(StoreError) {}
-    func releaseClaims(paths: [String], pid: Int32) throws(StoreError) {}
-    func releaseClaimsOfEndedProcesses() throws(StoreError) {}
-    func sizeOnDisk() -> Int64 { 0 }
-    func checkIntegrity() throws(StoreError) -> Bool { true }
+    func claim(paths: [String], under lease: Lease) async throws(StoreError) -> [String] { paths }
+    func renew(_ lease: Lease) async throws(StoreError) {}
+    func release(_ lease: Lease, paths: [String]?) async throws(StoreError) {}
+    func releaseAbandonedClaims() async throws(StoreError) {}
+    func totals() async throws(StoreError) -> StoreTotals { StoreTotals() }
 }
 
 func identity(_ inode: UInt64, size: Int64 = 100, mtime: Int64 = 1_000) -> FileIdentity {
@@ -70,28 +75,28 @@ struct PlanningTests {
     }
 
     @Test("a record follows its renamed document by inode; a reused inode with other content does not match")
-    func renames() throws {
+    func renames() async throws {
         let store = MemoryStore([stored("old.png", identity(7)), stored("gone.png", identity(9, mtime: 5))])
         let documents = [
             ScannedDocument(path: "new.png", identity: identity(7)),
             // Inode 9 reused by a different file (other mtime): it must be rendered.
             ScannedDocument(path: "other.png", identity: identity(9, mtime: 6)),
         ]
-        let plan = try GenerationPlan.make(documents: documents, store: store, policy: policy) { _ in nil }
+        let plan = try await GenerationPlan.make(documents: documents, store: store, policy: policy) { _ in nil }
         #expect(plan.moves.map(\.from) == ["old.png"])
         #expect(plan.moves.map(\.to) == ["new.png"])
         #expect(plan.toRender.map(\.path) == ["other.png"])
     }
 
     @Test("a record follows a copied-then-deleted document by digest, computed only for same-size candidates")
-    func copies() throws {
+    func copies() async throws {
         let store = MemoryStore([stored("old.png", identity(7, size: 300), digest: "abc")])
         let documents = [
             ScannedDocument(path: "copy.png", identity: identity(20, size: 300)),
             ScannedDocument(path: "unrelated.png", identity: identity(21, size: 999)),
         ]
         var digested: [String] = []
-        let plan = try GenerationPlan.make(documents: documents, store: store, policy: policy) { path in
+        let plan = try await GenerationPlan.make(documents: documents, store: store, policy: policy) { path in
             digested.append(path)
             return path == "copy.png" ? "abc" : "zzz"
         }

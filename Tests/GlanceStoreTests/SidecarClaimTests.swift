@@ -1,77 +1,85 @@
 import Foundation
+import GlanceCore
 import GlanceStore
 import Testing
 
 #if canImport(Glibc)
     import Glibc
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
-/// Claims: two batches on one container must not render the same document twice.
+/// Claims under leases: two batches on one container, on one machine or several, must not render
+/// the same document twice, and a dead batch's claims must not linger.
 @Suite("Sidecar claims")
 struct SidecarClaimTests {
-    /// This test process: alive for as long as the test runs.
-    let livePID = getpid()
+    /// A lease held by this test process (alive while the test runs).
+    let mine = Lease(token: "mine", host: Lease.thisHost, pid: getpid(), seconds: 3600)
     /// Another batch that is alive too: the process that started this one.
-    let otherPID = getppid()
+    let other = Lease(token: "other", host: Lease.thisHost, pid: getppid(), seconds: 3600)
 
-    @Test("unclaimed paths are granted; another live process's fresh claims are not")
-    func grantedAndRefused() throws {
-        #expect(otherPID != livePID)
+    @Test("unclaimed paths are granted; another live lease's claims are not")
+    func grantedAndRefused() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
-        #expect(try store.claim(paths: ["a", "b", "a"], pid: livePID, staleAfterSeconds: 3600) == ["a", "b"])
-        #expect(try store.claim(paths: ["b", "c"], pid: otherPID, staleAfterSeconds: 3600) == ["c"])
-        // The claimant may claim its own paths again (a refresh).
-        #expect(try store.claim(paths: ["a", "b", "c"], pid: livePID, staleAfterSeconds: 3600) == ["a", "b"])
+        #expect(try await store.claim(paths: ["a", "b", "a"], under: mine) == ["a", "b"])
+        #expect(try await store.claim(paths: ["b", "c"], under: other) == ["c"])
+        // The holder may claim its own paths again (a refresh of their expiry).
+        #expect(try await store.claim(paths: ["a", "b", "c"], under: mine) == ["a", "b"])
     }
 
-    @Test("a claim older than the limit is taken over")
-    func staleByAge() throws {
+    @Test("an expired lease is taken over; a renewed one is not")
+    func expiry() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
-        #expect(try store.claim(paths: ["slow.pdf"], pid: livePID, staleAfterSeconds: 3600) == ["slow.pdf"])
-        Thread.sleep(forTimeInterval: 0.05)
-        #expect(try store.claim(paths: ["slow.pdf"], pid: otherPID, staleAfterSeconds: 3600).isEmpty)
-        #expect(try store.claim(paths: ["slow.pdf"], pid: otherPID, staleAfterSeconds: 0.01) == ["slow.pdf"])
-        // Now the other process holds it, freshly.
-        #expect(try store.claim(paths: ["slow.pdf"], pid: livePID, staleAfterSeconds: 3600).isEmpty)
+        // Another machine's leases: their processes cannot be checked, only their expiry. A
+        // negative duration makes a claim that has expired the moment it is made.
+        let live = Lease(token: "remote", host: "elsewhere.example", pid: 1, seconds: 3600)
+        var lapsed = Lease(token: "lapsed", host: "elsewhere.example", pid: 1, seconds: -1)
+        #expect(try await store.claim(paths: ["busy.pdf"], under: live) == ["busy.pdf"])
+        #expect(try await store.claim(paths: ["slow.pdf"], under: lapsed) == ["slow.pdf"])
+        #expect(try await store.claim(paths: ["busy.pdf", "slow.pdf"], under: mine) == ["slow.pdf"])
+        // A heartbeat moves the expiry: the lapsed lease, renewed with a real duration, holds.
+        #expect(try await store.claim(paths: ["kept.pdf"], under: lapsed) == ["kept.pdf"])
+        lapsed.seconds = 3600
+        try await store.renew(lapsed)
+        #expect(try await store.claim(paths: ["kept.pdf"], under: mine).isEmpty)
     }
 
-    @Test("a claim by a process that is gone is taken over at once")
-    func staleByDeadProcess() throws {
+    @Test("a claim by a process of this host that is gone is taken over at once, and swept")
+    func deadHolder() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
-        let deadPID = try Fixtures.deadProcessID()
-        #expect(
-            try store.claim(paths: ["x.png", "y.png"], pid: deadPID, staleAfterSeconds: 3600) == ["x.png", "y.png"])
-        #expect(
-            try store.claim(paths: ["x.png", "y.png"], pid: livePID, staleAfterSeconds: 3600) == ["x.png", "y.png"])
-        #expect(try store.claim(paths: ["x.png"], pid: deadPID, staleAfterSeconds: 3600).isEmpty)
+        let dead = Lease(token: "dead", host: Lease.thisHost, pid: try Fixtures.deadProcessID(), seconds: 3600)
+        #expect(try await store.claim(paths: ["x.png", "y.png"], under: dead) == ["x.png", "y.png"])
+        #expect(try await store.claim(paths: ["x.png"], under: mine) == ["x.png"])
+        try await store.releaseAbandonedClaims()
+        // y.png's claim is gone: anyone may take it, the dead lease included.
+        #expect(try await store.claim(paths: ["y.png"], under: other) == ["y.png"])
     }
 
-    @Test("saving a document releases its claim; releaseClaims drops the rest of a batch's")
-    func release() throws {
+    @Test("saving a document releases its claim; release drops the rest of a lease's")
+    func release() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
-        #expect(try store.claim(paths: ["p", "q", "r"], pid: livePID, staleAfterSeconds: 3600) == ["p", "q", "r"])
-        try store.save(Fixtures.record("p"), thumbnails: [Fixtures.image()])
-        #expect(try store.claim(paths: ["p", "q"], pid: otherPID, staleAfterSeconds: 3600) == ["p"])
-
-        try store.releaseClaims(pid: livePID)
-        #expect(try store.claim(paths: ["q", "r"], pid: otherPID, staleAfterSeconds: 3600) == ["q", "r"])
-        // Releasing another batch's claims leaves these alone.
-        try store.releaseClaims(pid: livePID)
-        #expect(try store.claim(paths: ["q"], pid: livePID, staleAfterSeconds: 3600).isEmpty)
+        #expect(try await store.claim(paths: ["p", "q", "r"], under: mine) == ["p", "q", "r"])
+        try await store.save(Fixtures.record("p"), thumbnails: [Fixtures.image()])
+        #expect(try await store.claim(paths: ["p", "q"], under: other) == ["p"])
+        try await store.release(mine, paths: ["q"])
+        #expect(try await store.claim(paths: ["q", "r"], under: other) == ["q"])
+        try await store.release(mine, paths: nil)
+        #expect(try await store.claim(paths: ["r"], under: other) == ["r"])
+        // Releasing another lease's claims leaves these alone.
+        try await store.release(mine, paths: nil)
+        #expect(try await store.claim(paths: ["r"], under: mine).isEmpty)
     }
 
-    @Test("claims are seen by every store on the same folder")
-    func sharedBetweenStores() throws {
+    @Test("claims are seen by every store on the same folder, per container key")
+    func sharedBetweenStores() async throws {
         let folder = try TemporaryFolder()
         let first = try SidecarStore(directory: folder.path)
         let second = try SidecarStore(directory: folder.path)
-        #expect(try first.claim(paths: ["shared.pdf"], pid: livePID, staleAfterSeconds: 3600) == ["shared.pdf"])
-        #expect(try second.claim(paths: ["shared.pdf"], pid: otherPID, staleAfterSeconds: 3600).isEmpty)
+        let otherContainer = try SidecarStore(directory: folder.path, container: "/srv/other")
+        #expect(try await first.claim(paths: ["shared.pdf"], under: mine) == ["shared.pdf"])
+        #expect(try await second.claim(paths: ["shared.pdf"], under: other).isEmpty)
+        #expect(try await otherContainer.claim(paths: ["shared.pdf"], under: other) == ["shared.pdf"])
     }
 }

@@ -1,94 +1,114 @@
 import Foundation
+import GlanceCore
 import GlanceStore
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Several stores on one folder at once, as a batch, a watcher and a server would be.
 @Suite("Sidecar concurrency")
 struct SidecarConcurrencyTests {
-    @Test("two stores on one folder save 2 × 200 documents from several threads, losing none")
-    func concurrentSaves() throws {
+    @Test("two stores on one folder save 2 × 200 documents from several tasks, losing none")
+    func concurrentSaves() async throws {
         let folder = try TemporaryFolder()
         let stores = [try SidecarStore(directory: folder.path), try SidecarStore(directory: folder.path)]
         let workers = 8
         let savesPerWorker = 50
-        let errors = Mutex<[String]>([])
-
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let store = stores[worker % 2]
-            for index in 0..<savesPerWorker {
-                let path = "w\(worker)/doc\(index).pdf"
-                do {
-                    try store.save(Fixtures.record(path), thumbnails: [Fixtures.image(seed: UInt8(index))])
-                    // Reads interleave with the other store's writes.
-                    if index.isMultiple(of: 10) {
-                        _ = try store.document(at: path, includingImageData: true)
+        let errors = await withTaskGroup(of: [String].self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    let store = stores[worker % 2]
+                    var errors: [String] = []
+                    for index in 0..<savesPerWorker {
+                        let path = "w\(worker)/doc\(index).pdf"
+                        do {
+                            try await store.save(
+                                Fixtures.record(path), thumbnails: [Fixtures.image(seed: UInt8(index))])
+                            // Reads interleave with the other store's writes.
+                            if index.isMultiple(of: 10) {
+                                _ = try await store.document(at: path, includingImageData: true)
+                            }
+                        } catch {
+                            errors.append("\(path): \(error)")
+                        }
                     }
-                } catch {
-                    errors.withLock { $0.append("\(path): \(error)") }
+                    return errors
                 }
             }
+            return await group.reduce(into: []) { $0 += $1 }
         }
 
-        #expect(errors.withLock { $0 }.isEmpty)
+        #expect(errors.isEmpty)
         for store in stores {
-            let documents = try store.allDocuments()
+            let documents = try await store.allDocuments()
             #expect(documents.count == workers * savesPerWorker)
             #expect(documents.allSatisfy { $0.thumbnails.count == 1 })
         }
-        let sample = try #require(try stores[0].document(at: "w7/doc49.pdf", includingImageData: true))
+        let sample = try #require(try await stores[0].document(at: "w7/doc49.pdf", includingImageData: true))
         #expect(sample.thumbnails == [Fixtures.image(seed: 49)])
-        #expect(try stores[1].checkIntegrity())
+        #expect(try await stores[1].checkIntegrity())
     }
 
     @Test("several stores opening a new folder at the same moment all succeed")
-    func concurrentOpening() throws {
+    func concurrentOpening() async throws {
         let folder = try TemporaryFolder()
         let directory = folder.file("fresh")
-        let opened = Mutex<[SidecarStore]>([])
-        let errors = Mutex<[String]>([])
-
-        DispatchQueue.concurrentPerform(iterations: 6) { index in
-            do {
-                let store = try SidecarStore(directory: directory)
-                try store.save(Fixtures.record("opener\(index).txt"), thumbnails: [])
-                opened.withLock { $0.append(store) }
-            } catch {
-                errors.withLock { $0.append("\(error)") }
+        let results = await withTaskGroup(of: Result<SidecarStore, any Error>.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    do {
+                        let store = try SidecarStore(directory: directory)
+                        try await store.save(Fixtures.record("opener\(index).txt"), thumbnails: [])
+                        return .success(store)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
             }
+            return await group.reduce(into: []) { $0.append($1) }
         }
 
-        #expect(errors.withLock { $0 }.isEmpty)
-        let stores = opened.withLock { $0 }
+        let stores = results.compactMap { try? $0.get() }
+        #expect(stores.count == 6, "\(results)")
         #expect(stores.count == 6)
-        let paths = try #require(stores.first).allDocuments().map(\.record.path)
+        let paths = try await #require(stores.first).allDocuments().map(\.record.path)
         #expect(paths == (0..<6).map { "opener\($0).txt" })
     }
 
     @Test("a claim race between two stores grants each path to exactly one batch")
-    func claimRace() throws {
+    func claimRace() async throws {
         let folder = try TemporaryFolder()
         let stores = [try SidecarStore(directory: folder.path), try SidecarStore(directory: folder.path)]
-        // Two live processes: this one and its parent.
-        let pids = [getpid(), getppid()]
+        // Two live leases: this process and its parent.
+        let leases = [
+            Lease(token: "a", host: Lease.thisHost, pid: getpid(), seconds: 3600),
+            Lease(token: "b", host: Lease.thisHost, pid: getppid(), seconds: 3600),
+        ]
         let paths = (0..<300).map { "race/\($0).pdf" }
-        let granted = Mutex<[[String]]>([[], []])
-        let errors = Mutex<[String]>([])
-
-        DispatchQueue.concurrentPerform(iterations: 2) { side in
-            for chunk in stride(from: 0, to: paths.count, by: 10) {
-                do {
-                    let got = try stores[side].claim(
-                        paths: Array(paths[chunk..<chunk + 10]), pid: pids[side], staleAfterSeconds: 3600)
-                    granted.withLock { $0[side].append(contentsOf: got) }
-                } catch {
-                    errors.withLock { $0.append("\(error)") }
+        let results = await withTaskGroup(of: (Int, [String], [String]).self) { group in
+            for side in 0..<2 {
+                group.addTask {
+                    var granted: [String] = []
+                    var errors: [String] = []
+                    for chunk in stride(from: 0, to: paths.count, by: 10) {
+                        do {
+                            granted += try await stores[side].claim(
+                                paths: Array(paths[chunk..<chunk + 10]), under: leases[side])
+                        } catch {
+                            errors.append("\(error)")
+                        }
+                    }
+                    return (side, granted, errors)
                 }
             }
+            return await group.reduce(into: []) { $0.append($1) }.sorted { $0.0 < $1.0 }
         }
 
-        #expect(errors.withLock { $0 }.isEmpty)
-        let (first, second) = granted.withLock { ($0[0], $0[1]) }
+        #expect(results.allSatisfy { $0.2.isEmpty })
+        let (first, second) = (results[0].1, results[1].1)
         #expect(Set(first).isDisjoint(with: second))
         #expect(Set(first).union(second) == Set(paths))
     }

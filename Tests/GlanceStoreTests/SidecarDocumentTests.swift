@@ -7,137 +7,137 @@ import Testing
 @Suite("Sidecar documents")
 struct SidecarDocumentTests {
     @Test("a saved record and its thumbnails load back, with and without image data")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         let record = Fixtures.record("reports/2026/q3.pdf")
         let large = Fixtures.image(byteCount: 5000, seed: 3)
         let small = Fixtures.image(sizeKey: "256x256", format: .jpeg, byteCount: 700, seed: 9)
-        try store.save(record, thumbnails: [large, small])
+        try await store.save(record, thumbnails: [large, small])
 
-        let full = try #require(try store.document(at: record.path, includingImageData: true))
+        let full = try #require(try await store.document(at: record.path, includingImageData: true))
         #expect(full.record == record)
         // Size keys come back in order: "1024x1024" sorts before "256x256".
         #expect(full.thumbnails == [large, small])
 
-        let light = try #require(try store.document(at: record.path, includingImageData: false))
+        let light = try #require(try await store.document(at: record.path, includingImageData: false))
         #expect(light.record == record)
         #expect(light.thumbnails == [Fixtures.withoutData(large), Fixtures.withoutData(small)])
         #expect(light.thumbnails.allSatisfy { $0.data == nil })
         #expect(light.thumbnails.map(\.byteCount) == [5000, 700])
 
-        #expect(try store.document(at: "reports/2026/q4.pdf", includingImageData: true) == nil)
+        #expect(try await store.document(at: "reports/2026/q4.pdf", includingImageData: true) == nil)
     }
 
     @Test("failed and unsupported records keep their reason, with no thumbnails")
-    func failedRecord() throws {
+    func failedRecord() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         var record = Fixtures.record("locked.pdf", state: .failed, error: "encrypted PDF, needs a password")
         record.contentType = nil
         record.digest = nil
         record.renderMilliseconds = nil
-        try store.save(record, thumbnails: [])
-        let loaded = try #require(try store.document(at: "locked.pdf", includingImageData: true))
+        try await store.save(record, thumbnails: [])
+        let loaded = try #require(try await store.document(at: "locked.pdf", includingImageData: true))
         #expect(loaded.record == record)
         #expect(loaded.thumbnails.isEmpty)
     }
 
     @Test("generatedAt keeps millisecond precision")
-    func datePrecision() throws {
+    func datePrecision() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         var record = Fixtures.record("now.txt")
         record.generatedAt = Date()
-        try store.save(record, thumbnails: [])
-        let loaded = try #require(try store.document(at: "now.txt", includingImageData: false))
+        try await store.save(record, thumbnails: [])
+        let loaded = try #require(try await store.document(at: "now.txt", includingImageData: false))
         #expect(abs(loaded.record.generatedAt.timeIntervalSince(record.generatedAt)) < 0.001)
     }
 
     @Test("saving again at a path replaces the record and its whole thumbnail dictionary")
-    func upsertReplacesThumbnails() throws {
+    func upsertReplacesThumbnails() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
-        try store.save(
+        try await store.save(
             Fixtures.record("a.png", size: 10),
             thumbnails: [Fixtures.image(seed: 1), Fixtures.image(sizeKey: "256x256", seed: 2)])
         let replacement = Fixtures.image(format: .jpeg, byteCount: 90, seed: 5)
         let newer = Fixtures.record("a.png", size: 20)
-        try store.save(newer, thumbnails: [replacement])
+        try await store.save(newer, thumbnails: [replacement])
 
-        let loaded = try #require(try store.document(at: "a.png", includingImageData: true))
+        let loaded = try #require(try await store.document(at: "a.png", includingImageData: true))
         #expect(loaded.record == newer)
         #expect(loaded.thumbnails == [replacement])
-        #expect(try store.allDocuments().count == 1)
+        #expect(try await store.allDocuments().count == 1)
     }
 
     @Test("a thumbnail without image data is refused, and the store is left as it was")
-    func saveWithoutDataFails() throws {
+    func saveWithoutDataFails() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         let original = Fixtures.image(seed: 4)
-        try store.save(Fixtures.record("b.pdf"), thumbnails: [original])
-        let error = #expect(throws: StoreError.self) {
-            try store.save(Fixtures.record("b.pdf", size: 99), thumbnails: [Fixtures.withoutData(original)])
+        try await store.save(Fixtures.record("b.pdf"), thumbnails: [original])
+        let error = await #expect(throws: StoreError.self) {
+            try await store.save(Fixtures.record("b.pdf", size: 99), thumbnails: [Fixtures.withoutData(original)])
         }
         #expect(error?.message.contains("no image data") == true)
-        let loaded = try #require(try store.document(at: "b.pdf", includingImageData: true))
+        let loaded = try #require(try await store.document(at: "b.pdf", includingImageData: true))
         #expect(loaded.record.identity.size == 1234, "the failed save rolled back")
         #expect(loaded.thumbnails == [original])
     }
 
     @Test("a move keeps the thumbnails, takes the new identity and replaces a record at the target")
-    func moveDocument() throws {
+    func moveDocument() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         let moved = Fixtures.image(byteCount: 400, seed: 7)
-        try store.save(Fixtures.record("old/name.pdf", inode: 1), thumbnails: [moved])
-        try store.save(Fixtures.record("new/name.pdf", inode: 2), thumbnails: [Fixtures.image(seed: 8)])
+        try await store.save(Fixtures.record("old/name.pdf", inode: 1), thumbnails: [moved])
+        try await store.save(Fixtures.record("new/name.pdf", inode: 2), thumbnails: [Fixtures.image(seed: 8)])
 
         let identity = FileIdentity(device: 5, inode: 77, size: 4321, modifiedNanoseconds: 99)
-        try store.moveDocument(from: "old/name.pdf", to: "new/name.pdf", identity: identity)
+        try await store.moveDocument(from: "old/name.pdf", to: "new/name.pdf", identity: identity)
 
-        #expect(try store.document(at: "old/name.pdf", includingImageData: false) == nil)
-        let loaded = try #require(try store.document(at: "new/name.pdf", includingImageData: true))
+        #expect(try await store.document(at: "old/name.pdf", includingImageData: false) == nil)
+        let loaded = try #require(try await store.document(at: "new/name.pdf", includingImageData: true))
         #expect(loaded.record.identity == identity)
         #expect(loaded.record.path == "new/name.pdf")
         #expect(loaded.record.digest == Fixtures.record("x").digest)
         #expect(loaded.thumbnails == [moved])
-        #expect(try store.allDocuments().map(\.record.path) == ["new/name.pdf"])
+        #expect(try await store.allDocuments().map(\.record.path) == ["new/name.pdf"])
     }
 
     @Test("moving a path that has no record does nothing: two batches may plan the same move")
-    func moveMissing() throws {
+    func moveMissing() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         let record = Fixtures.record("a.pdf")
-        try store.save(record, thumbnails: [])
-        try store.moveDocument(from: "a.pdf", to: "b.pdf", identity: record.identity)
+        try await store.save(record, thumbnails: [])
+        try await store.moveDocument(from: "a.pdf", to: "b.pdf", identity: record.identity)
         // The second batch's move of the same rename finds nothing at a.pdf.
-        try store.moveDocument(from: "a.pdf", to: "b.pdf", identity: record.identity)
-        try store.moveDocument(from: "ghost.pdf", to: "c.pdf", identity: record.identity)
-        #expect(try store.allDocuments().map(\.record.path) == ["b.pdf"])
+        try await store.moveDocument(from: "a.pdf", to: "b.pdf", identity: record.identity)
+        try await store.moveDocument(from: "ghost.pdf", to: "c.pdf", identity: record.identity)
+        #expect(try await store.allDocuments().map(\.record.path) == ["b.pdf"])
     }
 
     @Test("removal reports the documents and thumbnail bytes it removed")
-    func removeDocuments() throws {
+    func removeDocuments() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
-        try store.save(
+        try await store.save(
             Fixtures.record("one.pdf"),
             thumbnails: [Fixtures.image(byteCount: 100), Fixtures.image(sizeKey: "256x256", byteCount: 20)])
-        try store.save(Fixtures.record("two.pdf"), thumbnails: [Fixtures.image(byteCount: 1000)])
-        try store.save(Fixtures.record("three.pdf"), thumbnails: [Fixtures.image(byteCount: 7)])
-        try store.save(Fixtures.record("failed.pdf", state: .failed, error: "truncated"), thumbnails: [])
+        try await store.save(Fixtures.record("two.pdf"), thumbnails: [Fixtures.image(byteCount: 1000)])
+        try await store.save(Fixtures.record("three.pdf"), thumbnails: [Fixtures.image(byteCount: 7)])
+        try await store.save(Fixtures.record("failed.pdf", state: .failed, error: "truncated"), thumbnails: [])
 
-        let report = try store.removeDocuments(at: ["one.pdf", "two.pdf", "failed.pdf", "absent.pdf", "one.pdf"])
+        let report = try await store.removeDocuments(at: ["one.pdf", "two.pdf", "failed.pdf", "absent.pdf", "one.pdf"])
         #expect(report == RemovalReport(documents: 3, thumbnailBytes: 1120))
-        #expect(try store.allDocuments().map(\.record.path) == ["three.pdf"])
-        #expect(try store.removeDocuments(at: []) == RemovalReport(documents: 0, thumbnailBytes: 0))
+        #expect(try await store.allDocuments().map(\.record.path) == ["three.pdf"])
+        #expect(try await store.removeDocuments(at: []) == RemovalReport(documents: 0, thumbnailBytes: 0))
     }
 
     @Test("allDocuments over 2,000 documents lists every thumbnail without its bytes")
-    func allDocumentsWithoutBlobs() throws {
+    func allDocumentsWithoutBlobs() async throws {
         let folder = try TemporaryFolder()
         let store = try SidecarStore(directory: folder.path)
         let count = 2000
@@ -146,11 +146,11 @@ struct SidecarDocumentTests {
             if index.isMultiple(of: 3) {
                 thumbnails.append(Fixtures.image(sizeKey: "256x256", format: .jpeg, byteCount: 64))
             }
-            try store.save(Fixtures.record(String(format: "docs/%05d.pdf", index)), thumbnails: thumbnails)
+            try await store.save(Fixtures.record(String(format: "docs/%05d.pdf", index)), thumbnails: thumbnails)
         }
         let clock = ContinuousClock()
         var documents: [StoredDocument] = []
-        let elapsed = try clock.measure { documents = try store.allDocuments() }
+        let elapsed = try await clock.measure { documents = try await store.allDocuments() }
 
         #expect(documents.count == count)
         #expect(documents.map(\.record.path) == (0..<count).map { String(format: "docs/%05d.pdf", $0) })

@@ -8,7 +8,7 @@ import Testing
 @Suite("Sidecar opening")
 struct SidecarOpeningTests {
     @Test("a new store makes its folder, a CACHEDIR.TAG with the signature line, and the database")
-    func createsFolderAndTag() throws {
+    func createsFolderAndTag() async throws {
         let folder = try TemporaryFolder()
         let directory = folder.file("container/.thumbnails")
         let store = try SidecarStore(directory: directory)
@@ -21,21 +21,21 @@ struct SidecarOpeningTests {
         #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o700 } == 0o700)
         #expect(FileManager.default.fileExists(atPath: store.databasePath))
         #expect(store.sizeOnDisk() > 0)
-        #expect(try store.checkIntegrity())
+        #expect(try await store.checkIntegrity())
     }
 
     @Test("an existing tag is left as it is, and reopening keeps the records")
-    func reopen() throws {
+    func reopen() async throws {
         let folder = try TemporaryFolder()
         let tagPath = folder.file("CACHEDIR.TAG")
         let custom = "Signature: 8a477f597d28d172789f06886806bc55\n# kept by the user\n"
         try custom.write(toFile: tagPath, atomically: false, encoding: .utf8)
         do {
             let store = try SidecarStore(directory: folder.path)
-            try store.save(Fixtures.record("kept.pdf"), thumbnails: [Fixtures.image()])
+            try await store.save(Fixtures.record("kept.pdf"), thumbnails: [Fixtures.image()])
         }
         let reopened = try SidecarStore(directory: folder.path)
-        #expect(try reopened.document(at: "kept.pdf", includingImageData: true)?.thumbnails == [Fixtures.image()])
+        #expect(try await reopened.document(at: "kept.pdf", includingImageData: true)?.thumbnails == [Fixtures.image()])
         #expect(try String(contentsOfFile: tagPath, encoding: .utf8) == custom)
     }
 
@@ -47,7 +47,7 @@ struct SidecarOpeningTests {
     }
 
     @Test("a plain file where the folder should be is a StoreError, not a crash")
-    func folderIsAFile() throws {
+    func folderIsAFile() async throws {
         let folder = try TemporaryFolder()
         let path = folder.file("store")
         try "not a folder".write(toFile: path, atomically: false, encoding: .utf8)
@@ -60,7 +60,7 @@ struct SidecarOpeningTests {
     }
 
     @Test("a thumbnails.sqlite that is not a database is refused with a reason")
-    func notADatabase() throws {
+    func notADatabase() async throws {
         let folder = try TemporaryFolder()
         let junk = String(repeating: "this is not SQLite. ", count: 500)
         try junk.write(toFile: folder.file("thumbnails.sqlite"), atomically: false, encoding: .utf8)
@@ -69,32 +69,32 @@ struct SidecarOpeningTests {
     }
 
     @Test("another program's SQLite database is refused, and left untouched")
-    func foreignDatabase() throws {
+    func foreignDatabase() async throws {
         let folder = try TemporaryFolder()
         let path = folder.file("thumbnails.sqlite")
         do {
             let queue = try DatabaseQueue(path: path)
-            try queue.write { db in
+            try await queue.write { db in
                 try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
             }
         }
         let error = #expect(throws: StoreError.self) { try SidecarStore(directory: folder.path) }
         #expect(error?.message.contains("not a Glance thumbnail store") == true)
         #expect(error?.message.contains("photos") == true)
-        let tables = try DatabaseQueue(path: path).read { db in
+        let tables = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         }
         #expect(tables == ["photos"])
     }
 
     @Test("a store migrated by a newer Glance is refused")
-    func newerStore() throws {
+    func newerStore() async throws {
         let folder = try TemporaryFolder()
         do {
             _ = try SidecarStore(directory: folder.path)
         }
         let queue = try DatabaseQueue(path: folder.file("thumbnails.sqlite"))
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
         }
         let error = #expect(throws: StoreError.self) { try SidecarStore(directory: folder.path) }
@@ -102,14 +102,14 @@ struct SidecarOpeningTests {
     }
 
     @Test("a damaged database is reported, never trusted")
-    func damagedDatabase() throws {
+    func damagedDatabase() async throws {
         let folder = try TemporaryFolder()
         do {
             let store = try SidecarStore(directory: folder.path)
             for index in 0..<40 {
-                try store.save(Fixtures.record("d\(index).pdf"), thumbnails: [Fixtures.image(byteCount: 3000)])
+                try await store.save(Fixtures.record("d\(index).pdf"), thumbnails: [Fixtures.image(byteCount: 3000)])
             }
-            #expect(try store.checkIntegrity())
+            #expect(try await store.checkIntegrity())
         }
         // Overwrite everything after the first page (the header and schema stay readable).
         let handle = try #require(FileHandle(forWritingAtPath: folder.file("thumbnails.sqlite")))
@@ -121,7 +121,7 @@ struct SidecarOpeningTests {
 
         do {
             let store = try SidecarStore(directory: folder.path)
-            let healthy = try? store.checkIntegrity()
+            let healthy = try? await store.checkIntegrity()
             #expect(healthy != true)
         } catch {
             #expect(!error.message.isEmpty)

@@ -1,0 +1,299 @@
+import Foundation
+import GlanceContainer
+import GlanceCore
+import Synchronization
+
+/// The one engine behind every use of Glance: it keeps a container's store up to date with a
+/// worker pool it is given (and may share with other containers' indexers).
+///
+/// Front doors ask it for work in two lanes: ``refresh(_:)`` and ``render(_:)`` for on-save and
+/// interactive requests (the pool's interactive lane, no container scan), ``catchUp(_:progress:)``
+/// for batch work (the normal lane). Concurrent ``render(_:)`` calls for one document share one
+/// render. Subscribers of ``events()`` hear of every document refreshed, failed, moved or removed.
+public final class Indexer: Sendable {
+    /// How the indexer renders.
+    public struct Options: Sendable {
+        /// The Glance version written into each record.
+        public var generatorVersion: String
+        /// The box thumbnails fit.
+        public var maxSide = ThumbnailLimits.defaultMaxSide
+        /// The pixel limit.
+        public var maxPixels = ThumbnailLimits.defaultMaxPixels
+        /// How long a batch's claims last without a heartbeat.
+        public var leaseSeconds = 60.0
+        /// Test hook: right after opening a document whose path matches `pattern`, replace it by
+        /// a symlink to `target` (an attacker's swap at the worst moment).
+        public var debugSwap: (pattern: String, target: String)?
+
+        public init(generatorVersion: String) {
+            self.generatorVersion = generatorVersion
+        }
+    }
+
+    /// A document whose file changed while it was being rendered is tried this often.
+    static let attemptsPerDocument = 3
+
+    public let scanner: ContainerScanner
+    public let store: any ThumbnailStore
+    public let pool: WorkerPool
+    public let options: Options
+    /// Renders in flight for interactive callers, by path: the "waiting room" that makes ten
+    /// requests for one document cost one render.
+    private let inFlight = Mutex<[String: Task<DocumentOutcome, Never>]>([:])
+    private let subscribers = Mutex<Subscribers>(Subscribers())
+    /// How many renders each path had (for tests and the benchmark: one render per request).
+    private let renderCount = Atomic<Int>(0)
+
+    private struct Subscribers {
+        var next = 0
+        var continuations: [Int: AsyncStream<IndexerEvent>.Continuation] = [:]
+    }
+
+    public init(scanner: ContainerScanner, store: any ThumbnailStore, pool: WorkerPool, options: Options) {
+        self.scanner = scanner
+        self.store = store
+        self.pool = pool
+        self.options = options
+    }
+
+    /// The freshness rule this indexer applies.
+    public var policy: FreshnessPolicy { FreshnessPolicy(generatorVersion: options.generatorVersion) }
+
+    /// Renders started so far (each attempt counts).
+    public var rendersStarted: Int { renderCount.load(ordering: .relaxed) }
+
+    // MARK: - Events
+
+    /// A stream of what happens to documents from now on; it ends when the caller stops
+    /// iterating. Slow subscribers lose the oldest events beyond 1,000 rather than hold the
+    /// indexer up.
+    public func events() -> AsyncStream<IndexerEvent> {
+        let (stream, continuation) = AsyncStream<IndexerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1000))
+        let id = subscribers.withLock { subscribers in
+            let id = subscribers.next
+            subscribers.next += 1
+            subscribers.continuations[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func publish(_ event: IndexerEvent) {
+        let continuations = subscribers.withLock { Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(event) }
+    }
+
+    // MARK: - On-save and interactive work
+
+    /// Brings the records of `paths` (relative to the container) up to date now, ahead of any
+    /// batch work and without scanning the container: each is rendered when it changed, its
+    /// record dropped when its file is gone. Results come in the order of `paths`.
+    public func refresh(_ paths: [String]) async -> [DocumentOutcome] {
+        await withTaskGroup(of: (Int, DocumentOutcome).self) { group in
+            for (index, path) in paths.enumerated() {
+                group.addTask { (index, await self.refresh(path)) }
+            }
+            var outcomes = [DocumentOutcome?](repeating: nil, count: paths.count)
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes.map { $0! }
+        }
+    }
+
+    /// One document of ``refresh(_:)``: fresh records are kept after one `stat`.
+    func refresh(_ path: String) async -> DocumentOutcome {
+        guard let identity = scanner.identity(of: path) else { return await render(path) }
+        do {
+            let stored = try await store.document(at: path, includingImageData: false)
+            if case .keep = policy.decide(stored, identity: identity), let stored { return .recorded(stored) }
+        } catch {
+            return .storeFailed(path: path, error: error)
+        }
+        return await render(path)
+    }
+
+    /// Renders the document at `path` in the interactive lane and records the result; callers
+    /// asking for the same document while it renders share this one render, and get a result
+    /// that describes the file as it is when they asked.
+    public func render(_ path: String) async -> DocumentOutcome {
+        while true {
+            let (task, joined) = inFlight.withLock { inFlight -> (Task<DocumentOutcome, Never>, Bool) in
+                if let running = inFlight[path] { return (running, true) }
+                let task = Task { await self.renderNow(path, priority: .interactive) }
+                inFlight[path] = task
+                return (task, false)
+            }
+            let outcome = await task.value
+            if !joined {
+                inFlight.withLock { inFlight in
+                    if inFlight[path] == task { inFlight[path] = nil }
+                }
+                return outcome
+            }
+            // A render that began before this call may have read an older file: use it only if
+            // it still describes the file now.
+            if case .recorded(let stored) = outcome, let now = scanner.identity(of: path),
+                FreshnessPolicy.describes(stored.record, now)
+            {
+                return outcome
+            }
+            if case .removed = outcome, scanner.identity(of: path) == nil { return outcome }
+            await Task.yield()
+        }
+    }
+
+    /// Opens, renders and records one document, trying again when it changes while read.
+    func renderNow(_ path: String, priority: WorkerPool.Priority, attempt: Int = 1) async -> DocumentOutcome {
+        let file: OpenFile
+        let opened: FileIdentity
+        do throws(FileAccessError) {
+            file = try scanner.open(path)
+            guard let identity = file.identity() else { throw FileAccessError(errno: errno) }
+            opened = identity
+        } catch {
+            if case .system(let code) = error, code == ENOENT { return await forget(path) }
+            let record = DocumentRecord(
+                path: path,
+                identity: scanner.identity(of: path)
+                    ?? FileIdentity(device: 0, inode: 0, size: -1, modifiedNanoseconds: -1),
+                contentType: nil, state: .failed,
+                error: ThumbnailError.unreadable(reason: error.description).description,
+                generatorVersion: options.generatorVersion)
+            return await save(record, thumbnails: [])
+        }
+        if let swap = options.debugSwap, fnmatch(swap.pattern, path, 0) == 0, attempt == 1 {
+            // Test hook: an attacker replaces the document by a symlink right after it was opened.
+            let absolute = scanner.absolutePath(of: path)
+            _ = FileName.withCString(absolute) { unlink($0) }
+            _ = FileName.withCString(absolute) { link in swap.target.withCString { symlink($0, link) } }
+        }
+        let id = renderCount.add(1, ordering: .relaxed).newValue
+        let job = RenderJob(id: id, name: path, maxSide: options.maxSide, maxPixels: options.maxPixels)
+        let result = await pool.run(job, file: file, priority: priority)
+        // Never keep a render of a half-written or replaced file: if the open file changed while
+        // the worker read it, or the path now leads to another file, throw the result away and
+        // render what is there now (opened beneath the container again, so a path swapped for a
+        // link that leads out is refused, not followed).
+        let changed = file.identity() != opened || scanner.identity(of: path) != opened
+        if changed && attempt < Self.attemptsPerDocument {
+            return await renderNow(path, priority: priority, attempt: attempt + 1)
+        }
+        let (record, thumbnails) = Self.record(
+            for: ScannedDocument(path: path, identity: opened), result: result, changedDuringRender: changed,
+            generatorVersion: options.generatorVersion)
+        return await save(record, thumbnails: thumbnails)
+    }
+
+    /// Saves a record and tells subscribers.
+    private func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async -> DocumentOutcome {
+        do {
+            try await store.save(record, thumbnails: thumbnails)
+        } catch {
+            return .storeFailed(path: record.path, error: error)
+        }
+        let stored = StoredDocument(
+            record: record,
+            thumbnails: thumbnails.map {
+                ThumbnailImage(
+                    sizeKey: $0.sizeKey, format: $0.format, width: $0.width, height: $0.height, byteCount: $0.byteCount)
+            })
+        publish(record.state == .failed ? .failed(stored) : .refreshed(stored))
+        return .recorded(stored)
+    }
+
+    /// Drops the record of a document whose file is gone.
+    func forget(_ path: String) async -> DocumentOutcome {
+        do {
+            _ = try await store.removeDocuments(at: [path])
+        } catch {
+            return .storeFailed(path: path, error: error)
+        }
+        publish(.removed(path: path))
+        return .removed(path: path)
+    }
+
+    /// Moves a record with its renamed document, without rendering.
+    public func move(from oldPath: String, to newPath: String) async -> DocumentOutcome {
+        guard let identity = scanner.identity(of: newPath) else { return await forget(oldPath) }
+        do {
+            try await store.moveDocument(from: oldPath, to: newPath, identity: identity)
+            guard let stored = try await store.document(at: newPath, includingImageData: false) else {
+                return await render(newPath)
+            }
+            publish(.moved(from: oldPath, to: newPath))
+            if case .keep = policy.decide(stored, identity: identity) { return .recorded(stored) }
+        } catch {
+            return .storeFailed(path: newPath, error: error)
+        }
+        return await render(newPath)
+    }
+
+    /// The record (and thumbnail dictionary) a job's result leads to.
+    static func record(
+        for document: ScannedDocument, result: JobResult, changedDuringRender: Bool, generatorVersion: String
+    ) -> (DocumentRecord, [ThumbnailImage]) {
+        var record = DocumentRecord(
+            path: document.path, identity: document.identity, contentType: nil, state: .failed,
+            generatorVersion: generatorVersion)
+        switch result {
+        case .finished(let outcome):
+            record.contentType = outcome.contentType
+            record.renderMilliseconds = outcome.milliseconds
+            record.digest = outcome.digest
+            switch outcome.status {
+            case .rendered:
+                guard let format = outcome.format, !changedDuringRender else {
+                    record.error = "the document kept changing while it was being read"
+                    return (record, [])
+                }
+                record.state = .fresh
+                let image = ThumbnailImage(
+                    format: format, width: outcome.width, height: outcome.height, data: outcome.data)
+                return (record, [image])
+            case .unsupported:
+                record.state = .unsupported
+                record.error = outcome.error
+            case .failed:
+                record.error = outcome.error
+            }
+        case .timedOut(let seconds):
+            record.error = ThumbnailError.timedOut(seconds: seconds).description
+        case .crashed(let reason):
+            record.error = reason
+        }
+        return (record, [])
+    }
+}
+
+/// What became of one document an indexer was asked about.
+public enum DocumentOutcome: Sendable, Equatable {
+    /// Its record, as saved (fresh, failed with a reason, or unsupported); thumbnails without bytes.
+    case recorded(StoredDocument)
+    /// Its file is gone; its record was dropped.
+    case removed(path: String)
+    /// The store refused the result.
+    case storeFailed(path: String, error: StoreError)
+
+    public static func == (left: DocumentOutcome, right: DocumentOutcome) -> Bool {
+        switch (left, right) {
+        case (.recorded(let a), .recorded(let b)): a == b
+        case (.removed(let a), .removed(let b)): a == b
+        case (.storeFailed(let a, let x), .storeFailed(let b, let y)): a == b && x.description == y.description
+        default: false
+        }
+    }
+}
+
+/// What an indexer tells its subscribers (a watcher's log, a server's live page).
+public enum IndexerEvent: Sendable, Equatable {
+    /// A document has a fresh thumbnail (or is recorded as unsupported).
+    case refreshed(StoredDocument)
+    /// Rendering a document failed; the record says why.
+    case failed(StoredDocument)
+    /// A record moved with its renamed document.
+    case moved(from: String, to: String)
+    /// A document is gone and its record dropped.
+    case removed(path: String)
+}
