@@ -28,7 +28,7 @@ build: deps
 
 ## release: optimised build of the glance executable.
 release: deps
-	$(SWIFT) build -c release --product glance
+	$(SWIFT) build -c release
 
 ## test: the whole test suite (Swift Testing).
 test: deps
@@ -82,5 +82,5 @@ bench: deps
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@python3 -c 'import numpy, scipy' || { echo "bench: python3 needs numpy and scipy"; exit 1; }
-	$(SWIFT) build -c release --product glance
+	$(SWIFT) build -c release
 	GLANCE=$(GLANCE) python3 bench/run.py

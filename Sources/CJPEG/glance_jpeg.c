@@ -126,12 +126,7 @@ glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header
     memset(header, 0, sizeof *header);
     header->width = (int)decoder->info.image_width;
     header->height = (int)decoder->info.image_height;
-    header->components = decoder->info.num_components;
-    header->color_space = decoder->info.jpeg_color_space;
     header->progressive = decoder->info.progressive_mode;
-    header->arithmetic = decoder->info.arith_code;
-    header->saw_adobe_marker = decoder->info.saw_Adobe_marker;
-    header->adobe_transform = decoder->info.Adobe_transform;
     for (jpeg_saved_marker_ptr marker = decoder->info.marker_list; marker; marker = marker->next) {
         if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 &&
             memcmp(marker->data, "Exif\0\0", 6) == 0) {
@@ -251,7 +246,7 @@ static boolean glance_destination_full(j_compress_ptr info) {
 
 static void glance_destination_term(j_compress_ptr info) { (void)info; }
 
-int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
                        int quality, uint8_t *out, size_t capacity, size_t *out_length,
                        glance_jpeg_error *error) {
     struct jpeg_compress_struct info;
@@ -274,8 +269,8 @@ int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channel
     info.dest = &destination.base;
     info.image_width = (JDIMENSION)width;
     info.image_height = (JDIMENSION)height;
-    info.input_components = channels;
-    info.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    info.input_components = 3;
+    info.in_color_space = JCS_RGB;
     jpeg_set_defaults(&info);
     jpeg_set_quality(&info, quality, TRUE);
     info.optimize_coding = TRUE;
@@ -290,8 +285,8 @@ int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channel
     return GLANCE_JPEG_OK;
 }
 
-size_t glance_jpeg_encoded_bound(int width, int height, int channels) {
+size_t glance_jpeg_encoded_bound(int width, int height) {
     // Baseline JPEG at quality <= 95 stays well under the raw size; the margin covers headers
     // and pathological noise on tiny images.
-    return (size_t)width * (size_t)height * (size_t)channels + 65536;
+    return (size_t)width * (size_t)height * 3 + 65536;
 }

@@ -1,5 +1,6 @@
 internal import CFileAccess
 import GlanceCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -16,6 +17,12 @@ public final class ContainerDirectory: Sendable {
     public let root: String
     /// The folder, open for reading.
     public let descriptor: Int32
+    /// How many times the container has been walked (a scan), for tests and the benchmark: on-save
+    /// work must not walk it.
+    let walkCount = Atomic<Int>(0)
+
+    /// How many times the container has been walked since it was opened.
+    public var walks: Int { walkCount.load(ordering: .relaxed) }
 
     /// Opens the folder at `path`; throws if it is not a folder that can be opened.
     public init(path: String) throws(ContainerError) {

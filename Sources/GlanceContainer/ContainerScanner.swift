@@ -99,6 +99,7 @@ public struct ContainerScanner: Sendable {
     /// Every document, sorted by path, with what was skipped and which folders could not be read.
     public func scanReporting() -> ContainerScan {
         var scan = ContainerScan()
+        directory.walkCount.add(1, ordering: .relaxed)
         // A descriptor of its own: a dup would share the folder's read position between scans.
         let root = openat(directory.descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         walk(folderDescriptor: root, relative: [], into: &scan)

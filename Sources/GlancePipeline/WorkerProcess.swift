@@ -17,6 +17,11 @@ enum WorkerReply {
     case died(reason: String)
 }
 
+/// Why a worker process could not be started; the job it was for fails with `reason`.
+struct WorkerStartError: Error {
+    let reason: String
+}
+
 /// One supervised renderer process (`glance worker`), talked to over a Unix socket pair: jobs
 /// go down with the document's descriptor attached, replies come back.
 ///
@@ -31,7 +36,7 @@ final class WorkerProcess {
     /// Starts `executable` with `arguments`; its stdin and stdout are the other end of our socket
     /// pair, stderr is discarded (a dying C library's last words would break the
     /// one-line-per-failure promise).
-    init(executable: String, arguments: [String]) throws(ContainerError) {
+    init(executable: String, arguments: [String]) throws(WorkerStartError) {
         var ends: [Int32] = [0, 0]
         // Close-on-exec, so that no other worker inherits these ends: a worker's death must
         // close the socket, which is how its death is noticed.
@@ -49,8 +54,7 @@ final class WorkerProcess {
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
-            throw ContainerError(
-                path: executable, reason: "cannot start a worker: \(String(cString: strerror(status)))")
+            throw WorkerStartError(reason: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         pid = child
         channel = ends[0]
@@ -61,8 +65,8 @@ final class WorkerProcess {
         close(channel)
     }
 
-    private static func failure(_ call: String) -> ContainerError {
-        ContainerError(path: call, reason: String(cString: strerror(errno)))
+    private static func failure(_ call: String) -> WorkerStartError {
+        WorkerStartError(reason: "cannot start a worker: \(call): \(String(cString: strerror(errno)))")
     }
 
     /// Sends a job with the document's descriptor; false if the worker is gone.

@@ -18,35 +18,68 @@ public enum SniffResult: Sendable, Equatable {
 /// a blank text page, empty `photo.jpg` is an error) and lets a text file in a legacy encoding
 /// that the detector cannot name be read as Windows-1252.
 public enum ContentSniffer {
-    /// How many bytes sniffing reads: enough for the text detector to be confident.
+    /// How many bytes sniffing reads to recognise an image or a PDF by its signature.
     public static let prefixLength = 8192
 
-    /// Sniffs the open `file` named `name`, reading at most ``prefixLength`` bytes of it.
-    public static func sniff(file: OpenFile, named name: String) throws(ThumbnailError) -> SniffResult {
-        let prefix = try FileReader.readPrefix(of: file, maxBytes: prefixLength)
-        return sniff(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
+    /// What sniffing a file found: its type, and for text the decoded start of it, so that the
+    /// text renderer lays out exactly what the detector accepted (detected once, not twice).
+    public struct Sniffed: Sendable {
+        public var result: SniffResult
+        public var text: DecodedText?
+    }
+
+    /// Sniffs the open `file` named `name`: ``prefixLength`` bytes for the signatures, and, when
+    /// none matches, up to ``TextRenderer/maxBytesRead`` bytes decoded as text.
+    public static func sniff(file: OpenFile, named name: String) throws(ThumbnailError) -> Sniffed {
+        var prefix = try FileReader.readPrefix(of: file, maxBytes: prefixLength)
+        if !prefix.isWholeFile && !hasSignature(prefix.bytes, fileName: name) {
+            prefix = try FileReader.readPrefix(of: file, maxBytes: TextRenderer.maxBytesRead)
+        }
+        return classify(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
     }
 
     /// Sniffs `prefix`, the first bytes of a file named `fileName` (a path is fine).
     public static func sniff(prefix: [UInt8], isWholeFile: Bool, fileName: String) -> SniffResult {
+        classify(prefix: prefix, isWholeFile: isWholeFile, fileName: fileName).result
+    }
+
+    /// Whether `prefix` starts like a PNG, a JPEG or a PDF.
+    static func hasSignature(_ prefix: [UInt8], fileName: String) -> Bool {
+        switch classify(prefix: prefix, isWholeFile: true, fileName: fileName, textAllowed: false).result {
+        case .supported: true
+        default: false
+        }
+    }
+
+    /// The type of the file that starts with `prefix`, and its decoded text when it is text.
+    static func classify(prefix: [UInt8], isWholeFile: Bool, fileName: String, textAllowed: Bool = true) -> Sniffed {
         let named = ContentType(named: fileName)
         if prefix.isEmpty {
-            return named == .text ? .supported(.text) : .empty
+            if named == .text {
+                return Sniffed(result: .supported(.text), text: DecodedText(text: "", encoding: "UTF-8", language: nil))
+            }
+            return Sniffed(result: .empty, text: nil)
         }
-        if prefix.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .supported(.png) }
-        if prefix.starts(with: [0xFF, 0xD8, 0xFF]) { return .supported(.jpeg) }
+        if prefix.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            return Sniffed(result: .supported(.png), text: nil)
+        }
+        if prefix.starts(with: [0xFF, 0xD8, 0xFF]) { return Sniffed(result: .supported(.jpeg), text: nil) }
         // A start-of-image marker followed by damage: a JPEG if the name agrees, so that the
         // error says "corrupt JPEG data" rather than "not a supported type".
-        if prefix.starts(with: [0xFF, 0xD8]) && named == .jpeg { return .supported(.jpeg) }
-        if containsPDFHeader(prefix) { return .supported(.pdf) }
-        if TextEncodingDetector.detect(prefix, isWholeFile: isWholeFile, namedAsText: named == .text) != nil {
-            return .supported(.text)
+        if prefix.starts(with: [0xFF, 0xD8]) && named == .jpeg { return Sniffed(result: .supported(.jpeg), text: nil) }
+        if containsPDFHeader(prefix) { return Sniffed(result: .supported(.pdf), text: nil) }
+        guard textAllowed else { return Sniffed(result: .unsupported(detail: nil), text: nil) }
+        if let text = TextEncodingDetector.detect(prefix, isWholeFile: isWholeFile, namedAsText: named == .text) {
+            return Sniffed(result: .supported(.text), text: text)
         }
         if let named, named != .text {
-            return .unsupported(
-                detail: "named .\(ContentType.fileExtension(of: fileName)) but the bytes are not \(named.displayName)")
+            return Sniffed(
+                result: .unsupported(
+                    detail:
+                        "named .\(ContentType.fileExtension(of: fileName)) but the bytes are not \(named.displayName)"),
+                text: nil)
         }
-        return .unsupported(detail: nil)
+        return Sniffed(result: .unsupported(detail: nil), text: nil)
     }
 
     /// `%PDF-` in the first KiB (some producers put junk before it; readers accept that).

@@ -13,6 +13,8 @@ public struct RenderRequest: Sendable {
     public var maxPixels: Int
     /// Working-memory cap for libjpeg (progressive JPEGs keep every coefficient in memory).
     public var maxDecoderMemoryBytes: Int
+    /// For text, the start of the document as sniffing decoded it (nil: the renderer reads it).
+    public var text: DecodedText?
 
     /// The default pixel limit: 100 megapixels.
     public static let defaultMaxPixels = ThumbnailLimits.defaultMaxPixels

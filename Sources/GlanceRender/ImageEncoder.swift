@@ -72,14 +72,15 @@ public enum ImageEncoder {
     }
 
     static func encodeJPEG(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
-        let capacity = glance_jpeg_encoded_bound(Int32(image.width), Int32(image.height), 3)
+        precondition(image.channels == 3, "JPEG takes RGB: flatten alpha first")
+        let capacity = glance_jpeg_encoded_bound(Int32(image.width), Int32(image.height))
         var error = glance_jpeg_error()
         var status = Int32(GLANCE_JPEG_OK.rawValue)
         let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             var length = 0
             status = image.bytes.withUnsafeBufferPointer { pixels in
                 glance_jpeg_encode(
-                    pixels.baseAddress, Int32(image.width), Int32(image.height), 3, image.rowBytes,
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), image.rowBytes,
                     Int32(jpegQuality), buffer.baseAddress, capacity, &length, &error)
             }
             count = status == Int32(GLANCE_JPEG_OK.rawValue) ? length : 0

@@ -25,6 +25,7 @@ public struct TextRenderer: DocumentRenderer {
         "DejaVu Sans Mono,WenQuanYi Micro Hei Mono,Noto Sans Mono CJK JP,Droid Sans Fallback,monospace"
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        if let text = request.text { return try render(text, maxSide: request.maxSide) }
         let prefix = try FileReader.readPrefix(of: request.file, maxBytes: Self.maxBytesRead)
         guard
             let decoded = TextEncodingDetector.detect(

@@ -14,18 +14,21 @@ public struct Thumbnailer: Sendable {
         self.renderers = table
     }
 
-    /// The content type of the open `file` named `name`, by sniffing; throws for empty and
-    /// unsupported files.
-    public func contentType(of file: OpenFile, named name: String) throws(ThumbnailError) -> ContentType {
-        switch try ContentSniffer.sniff(file: file, named: name) {
-        case .supported(let type) where renderers[type] != nil: return type
+    /// The content type of the open `file` named `name`, by sniffing, and for text its decoded
+    /// start (to put in the ``RenderRequest``); throws for empty and unsupported files.
+    public func sniff(_ file: OpenFile, named name: String) throws(ThumbnailError) -> (
+        type: ContentType, text: DecodedText?
+    ) {
+        let sniffed = try ContentSniffer.sniff(file: file, named: name)
+        switch sniffed.result {
+        case .supported(let type) where renderers[type] != nil: return (type, sniffed.text)
         case .supported(let type): throw .unsupported(detail: "no renderer for \(type.displayName)")
         case .empty: throw .empty
         case .unsupported(let detail): throw .unsupported(detail: detail)
         }
     }
 
-    /// Renders a document whose type is already known (sniffed by ``contentType(of:named:)``).
+    /// Renders a document whose type is already known (sniffed by ``sniff(_:named:)``).
     public func render(_ request: RenderRequest, as type: ContentType) throws(ThumbnailError) -> RenderedThumbnail {
         guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }
         return try renderer.render(request)

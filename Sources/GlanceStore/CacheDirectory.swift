@@ -74,22 +74,11 @@ enum CacheDirectory {
             throw StoreError(.io, message: "cannot write \(tagFileName): \(describe(code))", location: directory)
         }
         defer { close(fd) }
-        let bytes = Array(tagContent.utf8)
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                write(fd, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR {
-                    continue
-                }
-                let code = errno
-                // A half-written tag would fool a later open into keeping it; remove it.
-                unlink(tagPath)
-                throw StoreError(.io, message: "cannot write \(tagFileName): \(describe(code))", location: directory)
-            }
-            written += result
+        guard DescriptorWriter.writeAll(Array(tagContent.utf8), to: fd) else {
+            let code = errno
+            // A half-written tag would fool a later open into keeping it; remove it.
+            unlink(tagPath)
+            throw StoreError(.io, message: "cannot write \(tagFileName): \(describe(code))", location: directory)
         }
     }
 

@@ -73,9 +73,10 @@ public struct WorkerService: Sendable {
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
         var type: ContentType?
         do {
-            let request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
-            let sniffed = try thumbnailer.contentType(of: file, named: job.name)
+            var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
+            let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
+            request.text = text
             let thumbnail = try thumbnailer.render(request, as: sniffed)
             let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
             let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: sniffed))

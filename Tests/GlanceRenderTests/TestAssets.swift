@@ -172,8 +172,9 @@ func renderDocument(
     let file: OpenFile
     do { file = try OpenFile.regularFile(atPath: path) } catch { throw .unreadable(reason: error.description) }
     let thumbnailer = Thumbnailer()
-    let type = try thumbnailer.contentType(of: file, named: path)
-    let request = RenderRequest(file: file, name: path, maxSide: maxSide, maxPixels: maxPixels)
+    let (type, text) = try thumbnailer.sniff(file, named: path)
+    var request = RenderRequest(file: file, name: path, maxSide: maxSide, maxPixels: maxPixels)
+    request.text = text
     return (type, try thumbnailer.render(request, as: type))
 }
 
@@ -181,5 +182,5 @@ func renderDocument(
 func sniffDocument(path: String) throws(ThumbnailError) -> SniffResult {
     let file: OpenFile
     do { file = try OpenFile.regularFile(atPath: path) } catch { throw .unreadable(reason: error.description) }
-    return try ContentSniffer.sniff(file: file, named: path)
+    return try ContentSniffer.sniff(file: file, named: path).result
 }

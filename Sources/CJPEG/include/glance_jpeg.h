@@ -36,12 +36,7 @@ typedef struct {
 /// The header of a JPEG, read without decoding any pixel.
 typedef struct {
     int width, height;
-    int components;
-    int color_space;              ///< J_COLOR_SPACE of the file
     int progressive;
-    int arithmetic;
-    int saw_adobe_marker;
-    int adobe_transform;
     const uint8_t *exif;          ///< APP1 "Exif" payload, or NULL; valid until the decoder is freed
     size_t exif_length;
 } glance_jpeg_header;
@@ -71,14 +66,13 @@ long glance_jpeg_end_of_data_row(const glance_jpeg_decoder *decoder);
 /// Frees the decoder and closes its file.
 void glance_jpeg_free(glance_jpeg_decoder *decoder);
 
-/// Encodes `height` rows of RGB (`channels` == 3) or gray (`channels` == 1) pixels as a baseline
-/// JPEG at `quality` into `out` (`capacity` bytes, at least `glance_jpeg_encoded_bound`);
-/// `*out_length` is the JPEG's length.
-int glance_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+/// Encodes `height` rows of RGB pixels as a baseline JPEG at `quality` into `out` (`capacity`
+/// bytes, at least `glance_jpeg_encoded_bound`); `*out_length` is the JPEG's length.
+int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
                        int quality, uint8_t *out, size_t capacity, size_t *out_length,
                        glance_jpeg_error *error);
 
 /// A size that a JPEG of this image at quality <= 95 never exceeds.
-size_t glance_jpeg_encoded_bound(int width, int height, int channels);
+size_t glance_jpeg_encoded_bound(int width, int height);
 
 #endif

@@ -1,0 +1,129 @@
+import Foundation
+import GlanceContainer
+import GlanceCore
+import GlancePipeline
+import GlanceStore
+import GlanceTestSupport
+import Testing
+
+/// A container in a scratch folder with an indexer over it: a real SQLite sidecar and real
+/// worker processes.
+final class IndexedContainer: Sendable {
+    let root: String
+    let indexer: Indexer
+    let store: SidecarStore
+    let pool: WorkerPool
+
+    init(files: [String: String], workers: Int = 2, workerArguments: [String] = []) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("indexer-\(UUID().uuidString)").path
+        for (name, asset) in files {
+            let target = root + "/" + name
+            try FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: TestLocations.asset(asset), toPath: target)
+        }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
+        store = try SidecarStore(directory: root + "/.thumbnails")
+        pool = WorkerPool(
+            configuration: .init(
+                executable: TestLocations.worker, arguments: workerArguments, workers: workers, timeoutSeconds: 30))
+        indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
+    }
+
+    deinit {
+        pool.shutdown()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func file(_ name: String) -> String { root + "/" + name }
+}
+
+@Suite("Indexer")
+struct IndexerTests {
+    @Test("ten concurrent renders of one document share one render")
+    func coalescing() async throws {
+        // A slow worker keeps the first render in flight while the other nine ask.
+        let container = try IndexedContainer(
+            files: ["slow.png": "png/rgb8.png"], workerArguments: ["--debug-slow-on", "slow.png"])
+        let indexer = container.indexer
+        let outcomes = await withTaskGroup(of: DocumentOutcome.self) { group in
+            for _ in 0..<10 { group.addTask { await indexer.render("slow.png") } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(container.indexer.rendersStarted == 1)
+        #expect(outcomes.count == 10)
+        for outcome in outcomes {
+            guard case .recorded(let stored) = outcome else {
+                Issue.record("expected a record, got \(outcome)")
+                continue
+            }
+            #expect(stored.record.state == .fresh)
+        }
+    }
+
+    @Test("refresh renders only what changed, drops what is gone, and tells subscribers")
+    func refresh() async throws {
+        let container = try IndexedContainer(files: [
+            "a.png": "png/rgb8.png", "b.txt": "text/latin-utf8.txt", "c.pdf": "pdf/letter.pdf",
+        ])
+        let events = container.indexer.events()
+        let first = await container.indexer.refresh(["a.png", "b.txt"])
+        #expect(container.indexer.rendersStarted == 2)
+        #expect(first.allSatisfy { if case .recorded(let s) = $0 { s.record.state == .fresh } else { false } })
+        // Unchanged: a stat, no render. Gone: the record is dropped.
+        try FileManager.default.removeItem(atPath: container.file("b.txt"))
+        let second = await container.indexer.refresh(["a.png", "b.txt"])
+        #expect(container.indexer.rendersStarted == 2)
+        #expect(second.last == .removed(path: "b.txt"))
+        #expect(try await container.store.document(at: "b.txt", includingImageData: false) == nil)
+        // c.pdf was never asked for: refresh does not scan.
+        #expect(try await container.store.document(at: "c.pdf", includingImageData: false) == nil)
+
+        var seen: [IndexerEvent] = []
+        for await event in events {
+            seen.append(event)
+            if seen.count == 3 { break }
+        }
+        #expect(seen.filter { if case .refreshed = $0 { true } else { false } }.count == 2)
+        #expect(seen.last == .removed(path: "b.txt"))
+    }
+
+    @Test("refreshing one document of 10,000 costs no scan of the container")
+    func refreshWithoutScan() async throws {
+        let container = try IndexedContainer(files: ["target.txt": "text/latin-utf8.txt"])
+        // 10,000 other documents, which a scan would walk past one stat each.
+        for folder in 0..<10 {
+            let path = container.file("bulk-\(folder)")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for index in 0..<1000 {
+                FileManager.default.createFile(atPath: path + "/\(index).txt", contents: Data("x".utf8))
+            }
+        }
+        let outcome = await container.indexer.refresh(["target.txt"])
+        #expect(outcome.count == 1)
+        #expect(container.indexer.rendersStarted == 1)
+        #expect(container.indexer.scanner.directory.walks == 0)
+        // Nothing but the one document has a record.
+        #expect(try await container.store.allDocuments().map(\.record.path) == ["target.txt"])
+        // A batch, by contrast, walks the container once.
+        let plan = try await container.indexer.plan()
+        #expect(container.indexer.scanner.directory.walks == 1)
+        #expect(plan.toRender.count == 10_000)
+    }
+
+    @Test("a rename moves the record without a render")
+    func move() async throws {
+        let container = try IndexedContainer(files: ["old.png": "png/rgb8.png"])
+        _ = await container.indexer.refresh(["old.png"])
+        try FileManager.default.moveItem(atPath: container.file("old.png"), toPath: container.file("new.png"))
+        let outcome = await container.indexer.move(from: "old.png", to: "new.png")
+        #expect(container.indexer.rendersStarted == 1)
+        guard case .recorded(let stored) = outcome else {
+            Issue.record("expected the moved record, got \(outcome)")
+            return
+        }
+        #expect(stored.record.path == "new.png" && stored.record.state == .fresh)
+        #expect(try await container.store.document(at: "old.png", includingImageData: false) == nil)
+    }
+}
