@@ -24,6 +24,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // MARK: C shims, one per concern.
@@ -44,6 +45,7 @@ let package = Package(
         .target(name: "CProcess"),
         .target(name: "CFileAccess"),
         .target(name: "CRenderGuard", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CWatch"),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
         .systemLibrary(
             name: "CGraphics",
@@ -72,6 +74,12 @@ let package = Package(
             name: "GlanceWorker",
             dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess"]),
         .target(name: "GlanceListing", dependencies: ["GlanceCore", "GlanceContainer"]),
+        .target(
+            name: "GlanceOnSave",
+            dependencies: [
+                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "CWatch",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "glance",
             dependencies: [
@@ -80,7 +88,9 @@ let package = Package(
                 "GlanceContainer",
                 "GlancePipeline",
                 "GlanceListing",
+                "GlanceOnSave",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The renderer process: the only executable that links the decoders (libjpeg, libpng,
@@ -107,6 +117,12 @@ let package = Package(
             dependencies: [
                 "glance", "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceStore",
                 "GlanceTestSupport",
+            ]),
+        .testTarget(
+            name: "GlanceOnSaveTests",
+            dependencies: [
+                "glance", "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceOnSave",
+                "GlanceStore", "GlanceTestSupport",
             ]),
         .testTarget(
             name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceListing", "GlanceStore"]),

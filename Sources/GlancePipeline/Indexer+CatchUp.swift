@@ -154,7 +154,7 @@ extension Indexer {
                 }
             case .storeFailed(_, let error):
                 tally.storeError = tally.storeError ?? error
-            case .removed, nil:
+            case .removed, .cancelled, nil:
                 break
             }
             tally.done += 1

@@ -172,6 +172,7 @@ public final class Indexer: Sendable {
         let id = renderCount.add(1, ordering: .relaxed).newValue
         let job = RenderJob(id: id, name: path, maxSide: options.maxSide, maxPixels: options.maxPixels)
         let result = await pool.run(job, file: file, priority: priority)
+        if case .cancelled = result { return .cancelled(path: path) }
         // Never keep a render of a half-written or replaced file: if the open file changed while
         // the worker read it, or the path now leads to another file, throw the result away and
         // render what is there now (opened beneath the container again, so a path swapped for a
@@ -203,8 +204,29 @@ public final class Indexer: Sendable {
         return .recorded(stored)
     }
 
+    /// Drops the records of every document under `folder` (a folder deleted or moved out).
+    public func forgetFolder(_ folder: String) async -> [DocumentOutcome] {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        var paths: [String] = []
+        var after: String? = prefix
+        do {
+            while true {
+                let page = try await store.documents(after: after, limit: 500)
+                let inside = page.map(\.record.path).prefix { $0.hasPrefix(prefix) }
+                paths += inside
+                guard inside.count == page.count, let last = page.last else { break }
+                after = last.record.path
+            }
+        } catch {
+            return [.storeFailed(path: folder, error: error)]
+        }
+        var outcomes: [DocumentOutcome] = []
+        for path in paths where scanner.identity(of: path) == nil { outcomes.append(await forget(path)) }
+        return outcomes
+    }
+
     /// Drops the record of a document whose file is gone.
-    func forget(_ path: String) async -> DocumentOutcome {
+    public func forget(_ path: String) async -> DocumentOutcome {
         do {
             _ = try await store.removeDocuments(at: [path])
         } catch {
@@ -215,15 +237,28 @@ public final class Indexer: Sendable {
     }
 
     /// Moves a record with its renamed document, without rendering.
+    ///
+    /// Renames are applied in the order they happened, and the file may have moved on again by
+    /// the time one is applied (a file renamed into a folder that is then renamed): the record
+    /// then moves anyway, keeping the identity it had, and the next rename carries it further.
     public func move(from oldPath: String, to newPath: String) async -> DocumentOutcome {
-        guard let identity = scanner.identity(of: newPath) else { return await forget(oldPath) }
         do {
-            try await store.moveDocument(from: oldPath, to: newPath, identity: identity)
-            guard let stored = try await store.document(at: newPath, includingImageData: false) else {
-                return await render(newPath)
+            let existing = try await store.document(at: oldPath, includingImageData: false)
+            let now = scanner.identity(of: newPath)
+            guard let identity = now ?? existing?.record.identity else { return .removed(path: oldPath) }
+            if existing != nil {
+                try await store.moveDocument(from: oldPath, to: newPath, identity: identity)
+                publish(.moved(from: oldPath, to: newPath))
             }
-            publish(.moved(from: oldPath, to: newPath))
-            if case .keep = policy.decide(stored, identity: identity) { return .recorded(stored) }
+            guard now != nil else {
+                let moved = try await store.document(at: newPath, includingImageData: false)
+                return moved.map(DocumentOutcome.recorded) ?? .removed(path: oldPath)
+            }
+            if let stored = try await store.document(at: newPath, includingImageData: false),
+                case .keep = policy.decide(stored, identity: identity)
+            {
+                return .recorded(stored)
+            }
         } catch {
             return .storeFailed(path: newPath, error: error)
         }
@@ -262,6 +297,8 @@ public final class Indexer: Sendable {
             record.error = ThumbnailError.timedOut(seconds: seconds).description
         case .crashed(let reason):
             record.error = reason
+        case .cancelled:
+            record.error = "the render was cancelled"
         }
         return (record, [])
     }
@@ -275,11 +312,22 @@ public enum DocumentOutcome: Sendable, Equatable {
     case removed(path: String)
     /// The store refused the result.
     case storeFailed(path: String, error: StoreError)
+    /// The pool was stopped before the document was rendered; nothing was recorded.
+    case cancelled(path: String)
+
+    /// The document's path.
+    public var path: String {
+        switch self {
+        case .recorded(let stored): stored.record.path
+        case .removed(let path), .storeFailed(let path, _), .cancelled(let path): path
+        }
+    }
 
     public static func == (left: DocumentOutcome, right: DocumentOutcome) -> Bool {
         switch (left, right) {
         case (.recorded(let a), .recorded(let b)): a == b
         case (.removed(let a), .removed(let b)): a == b
+        case (.cancelled(let a), .cancelled(let b)): a == b
         case (.storeFailed(let a, let x), .storeFailed(let b, let y)): a == b && x.description == y.description
         default: false
         }

@@ -14,6 +14,8 @@ public enum JobResult: Sendable {
     case timedOut(seconds: Double)
     /// The worker died on this job (a crash in a C library, or the memory limit) and was replaced.
     case crashed(reason: String)
+    /// The pool was stopped before the job ended: nothing is known about the document.
+    case cancelled
 }
 
 /// A pool of long-lived, supervised renderer processes.
@@ -58,6 +60,10 @@ public final class WorkerPool: Sendable {
         var normal: [Entry] = []
         var normalStart = 0
         var closed = false
+        /// Set by `stop()`: queued jobs are dropped, running ones abandoned.
+        var cancelled = false
+        /// The process of each pool thread's current worker, so that `stop()` can kill it.
+        var running: [Int: pid_t] = [:]
 
         mutating func next() -> Entry? {
             if !interactive.isEmpty { return interactive.removeFirst() }
@@ -85,7 +91,7 @@ public final class WorkerPool: Sendable {
         for index in 0..<configuration.workers {
             stopped.enter()
             let thread = Thread { [self] in
-                self.serve()
+                self.serve(slot: index)
                 self.stopped.leave()
             }
             thread.name = "glance-worker-\(index)"
@@ -124,8 +130,26 @@ public final class WorkerPool: Sendable {
         stopped.wait()
     }
 
+    /// Stops at once (SIGINT, SIGTERM): queued jobs end `cancelled` without running, running
+    /// workers are killed and their jobs end `cancelled` too; returns when every thread is done.
+    public func stop() {
+        let (dropped, running) = queue.withLock { queue -> ([Entry], [pid_t]) in
+            queue.closed = true
+            queue.cancelled = true
+            let dropped = queue.interactive + queue.normal[queue.normalStart...]
+            queue.interactive = []
+            queue.normal = []
+            queue.normalStart = 0
+            return (dropped, Array(queue.running.values))
+        }
+        for pid in running { kill(pid, SIGKILL) }
+        for entry in dropped { entry.completion(.cancelled) }
+        for _ in 0..<configuration.workers { available.signal() }
+        stopped.wait()
+    }
+
     /// One pool thread: take a job, hand it to this thread's worker, report, repeat.
-    private func serve() {
+    private func serve(slot: Int) {
         var worker: WorkerProcess?
         while true {
             available.wait()
@@ -134,15 +158,24 @@ public final class WorkerPool: Sendable {
                 if closed { break }
                 continue
             }
-            entry.completion(run(entry.job, file: entry.file, on: &worker))
+            let result = run(entry.job, file: entry.file, on: &worker, slot: slot)
+            let cancelled = queue.withLock { $0.cancelled }
+            entry.completion(cancelled ? .cancelled : result)
         }
         worker?.terminate()
     }
 
-    private func run(_ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?) -> JobResult {
+    private func run(_ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?, slot: Int) -> JobResult {
         if worker == nil {
             do {
-                worker = try WorkerProcess(executable: configuration.executable, arguments: configuration.arguments)
+                let started = try WorkerProcess(
+                    executable: configuration.executable, arguments: configuration.arguments)
+                worker = started
+                let cancelled = queue.withLock { queue in
+                    queue.running[slot] = started.pid
+                    return queue.cancelled
+                }
+                if cancelled { started.terminate() }
             } catch {
                 return .crashed(reason: error.reason)
             }

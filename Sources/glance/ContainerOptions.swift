@@ -26,6 +26,16 @@ struct ContainerOptions: ParsableArguments {
         store == nil ? "" : scanner.root
     }
 
+    /// The folders of the container never to watch or list, relative to it: the store's, when
+    /// `--store` puts it inside the container.
+    func excludedFolders(of scanner: ContainerScanner) -> Set<String> {
+        guard let resolved = FileName.withCString(storeDirectory, { realpath($0, nil) }) else { return [] }
+        let store = FileName.decode(cString: resolved)
+        free(resolved)
+        guard store.hasPrefix(scanner.root + "/") else { return [] }
+        return [String(store.dropFirst(scanner.root.count + 1))]
+    }
+
     /// The store's folder.
     var storeDirectory: String { store ?? SidecarStore.defaultDirectory(forContainer: container) }
 

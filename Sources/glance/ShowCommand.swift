@@ -100,6 +100,11 @@ enum DocumentLocator {
         return parts.joined(separator: "/")
     }
 
+    /// `path` (absolute, or seen from the current folder) relative to `root` if it lies inside.
+    static func relativeInside(_ path: String, root: String) -> String? {
+        relativeFromHere(path, root: root)
+    }
+
     /// Whether `path` (seen from the current folder) lies inside the folder `root`.
     static func liesInside(_ path: String, root: String) -> Bool {
         relativeFromHere(path, root: root) != nil

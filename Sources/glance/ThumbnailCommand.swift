@@ -108,6 +108,9 @@ struct ThumbnailCommand: ParsableCommand {
         case .crashed(let reason):
             StandardError.report(path: file, reason)
             throw ExitCode(1)
+        case .cancelled:
+            StandardError.report(path: file, "cancelled")
+            throw ExitCode(1)
         }
         guard let format = outcome.format else {
             StandardError.report(path: file, "the renderer returned no image")

@@ -1,0 +1,216 @@
+import Foundation
+import GlanceCore
+import GlancePipeline
+import Logging
+import Synchronization
+
+/// `glance watch`'s engine: keeps a container's thumbnails fresh as documents are saved, renamed
+/// and deleted, from inotify, through an ``Indexer``.
+///
+/// It starts with a catch-up pass (the same plan as `generate`, in the pool's normal lane) while
+/// it already watches, so nothing saved meanwhile is missed; saves go to the interactive lane and
+/// never wait behind the catch-up. Bursts are debounced per path: an editor's save-by-rename, or a
+/// hundred writes of one file in a second, cost one render of the final content. A rename inside
+/// the container moves the record without a render; a delete or a move out drops it. When the
+/// kernel's queue overflows, events were lost, and another catch-up pass finds what changed.
+public final class ContainerWatcher: Sendable {
+    /// How the watcher behaves.
+    public struct Options: Sendable {
+        /// How long a path must stay quiet after a write before it is rendered.
+        public var debounce: Duration = .milliseconds(100)
+        /// Run a catch-up pass when watching starts.
+        public var catchUpFirst = true
+
+        public init() {}
+    }
+
+    public let indexer: Indexer
+    public let options: Options
+    let logger: Logger
+    /// Folders (relative to the container) never watched: the store's, when it lies inside.
+    let excluded: Set<String>
+    private let catchUps = Mutex(CatchUpState())
+
+    private struct CatchUpState {
+        var running = false
+        var again = false
+        var passes = 0
+    }
+
+    public init(
+        indexer: Indexer, excludingFolders excluded: Set<String> = [], logger: Logger, options: Options = .init()
+    ) {
+        self.indexer = indexer
+        self.excluded = excluded
+        self.logger = logger
+        self.options = options
+    }
+
+    /// How many catch-up passes have finished (for tests: an overflow must cause one).
+    public var catchUpPasses: Int { catchUps.withLock { $0.passes } }
+
+    /// Watches until the calling task is cancelled; throws if the container cannot be watched at
+    /// all. Work in flight when it is cancelled ends with the pool (see `WorkerPool.stop()`).
+    public func run() async throws(WatchError) {
+        let (stream, continuation) = AsyncStream<[ContainerChange]>.makeStream()
+        let reader = try ChangeReader(root: indexer.scanner.root, excluding: excluded, changes: continuation)
+        defer { reader.stop() }
+        logger.info("watching", metadata: ["container": "\(indexer.scanner.root)"])
+        // Moves and deletions are applied one after another, in the order they happened: a file
+        // renamed into a folder that is then renamed must move twice, in that order.
+        let (structural, structuralQueue) = AsyncStream<ContainerChange>.makeStream()
+        await withDiscardingTaskGroup { group in
+            if options.catchUpFirst { requestCatchUp(in: &group) }
+            group.addTask {
+                for await change in structural { await self.apply(change) }
+            }
+            var pending: [String: ContinuousClock.Instant] = [:]
+            for await batch in stream {
+                let now = ContinuousClock.now
+                for change in batch { handle(change, pending: &pending, now: now, structural: structuralQueue) }
+                for (path, last) in pending where now - last >= options.debounce {
+                    pending[path] = nil
+                    group.addTask { await self.refresh(path, savedAt: last) }
+                }
+                if catchUps.withLock({ !$0.running && $0.again }) { requestCatchUp(in: &group) }
+                if Task.isCancelled { break }
+            }
+            structuralQueue.finish()
+            reader.stop()
+        }
+        logger.info("stopped watching", metadata: ["container": "\(indexer.scanner.root)"])
+    }
+
+    /// Acts on one change: writes wait for quiet, moves and deletions go to the structural queue.
+    private func handle(
+        _ change: ContainerChange, pending: inout [String: ContinuousClock.Instant], now: ContinuousClock.Instant,
+        structural: AsyncStream<ContainerChange>.Continuation
+    ) {
+        switch change {
+        case .written(let path):
+            pending[path] = now
+        case .moved(let from, let to):
+            if pending.removeValue(forKey: from) != nil {
+                // Written, then renamed before it was rendered: render it under its new name.
+                pending[to] = now
+            } else {
+                structural.yield(change)
+            }
+        case .deleted(let path):
+            pending[path] = nil
+            structural.yield(change)
+        case .folderAppeared(_, let files):
+            for file in files { pending[file] = now }
+        case .folderMoved(let from, let to, _):
+            // Writes pending under the old folder are rendered under the new one.
+            for (path, last) in pending where path.hasPrefix(from + "/") {
+                pending[path] = nil
+                pending[to + path.dropFirst(from.count)] = last
+            }
+            structural.yield(change)
+        case .folderDeleted(let folder):
+            for path in pending.keys where path.hasPrefix(folder + "/") { pending[path] = nil }
+            structural.yield(change)
+        case .overflow:
+            logger.warning("inotify queue overflowed: events were lost; running a catch-up pass")
+            catchUps.withLock { $0.again = true }
+        case .watchFailed(let error):
+            logger.error("\(error.description)")
+        }
+    }
+
+    /// Applies a move or a deletion (one at a time, in order).
+    private func apply(_ change: ContainerChange) async {
+        let started = ContinuousClock.now
+        switch change {
+        case .moved(let from, let to):
+            await move(from: from, to: to)
+        case .deleted(let path):
+            log(await indexer.forget(path), change: "deleted", since: started)
+        case .folderMoved(let from, let to, let files):
+            for file in files { await move(from: from + file.dropFirst(to.count), to: file) }
+        case .folderDeleted(let folder):
+            for outcome in await indexer.forgetFolder(folder) { log(outcome, change: "deleted", since: started) }
+        default:
+            break
+        }
+    }
+
+    /// Renders (or keeps) one saved document and logs how long the save took to become fresh.
+    private func refresh(_ path: String, savedAt: ContinuousClock.Instant) async {
+        let outcome = await indexer.refresh([path])[0]
+        log(outcome, change: "saved", since: savedAt)
+    }
+
+    /// Moves a record with its renamed document.
+    private func move(from: String, to: String) async {
+        let started = ContinuousClock.now
+        let outcome = await indexer.move(from: from, to: to)
+        log(outcome, change: "moved from \(from)", since: started)
+    }
+
+    /// Starts a catch-up pass unless one runs; an overflow during a pass asks for another.
+    private func requestCatchUp(in group: inout DiscardingTaskGroup) {
+        let start = catchUps.withLock { state -> Bool in
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            state.again = false
+            return true
+        }
+        guard start else { return }
+        group.addTask {
+            await self.catchUp()
+            self.catchUps.withLock { state in
+                state.running = false
+                state.passes += 1
+            }
+        }
+    }
+
+    private func catchUp() async {
+        do {
+            let plan = try await indexer.plan()
+            logger.info("catch-up", metadata: ["toRender": "\(plan.toRender.count)", "moves": "\(plan.moves.count)"])
+            let summary = try await indexer.catchUp(plan)
+            logger.info(
+                "catch-up done",
+                metadata: [
+                    "rendered": "\(summary.rendered)", "fresh": "\(summary.fresh)", "failed": "\(summary.failed)",
+                    "seconds": "\(String(format: "%.2f", summary.seconds))",
+                ])
+        } catch {
+            logger.error("catch-up failed: \(error.description)")
+        }
+    }
+
+    /// One log line per document: path, what happened, outcome, and the latency.
+    private func log(_ outcome: DocumentOutcome, change: String, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        var metadata: Logger.Metadata = [
+            "path": "\(DisplayText.escaped(outcome.path))", "change": "\(change)",
+            "latencyMs": "\(Int(milliseconds.rounded()))",
+        ]
+        switch outcome {
+        case .recorded(let stored):
+            metadata["outcome"] = "\(HookAnswer(stored).summary)"
+            if stored.record.state == .failed {
+                logger.warning("refreshed", metadata: metadata)
+            } else {
+                logger.info("refreshed", metadata: metadata)
+            }
+        case .removed:
+            metadata["outcome"] = "removed"
+            logger.info("refreshed", metadata: metadata)
+        case .cancelled:
+            metadata["outcome"] = "cancelled"
+            logger.debug("refreshed", metadata: metadata)
+        case .storeFailed(_, let error):
+            metadata["outcome"] = "store error: \(error.message)"
+            logger.error("refreshed", metadata: metadata)
+        }
+    }
+}

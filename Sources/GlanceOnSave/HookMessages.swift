@@ -1,0 +1,83 @@
+import GlanceCore
+import GlancePipeline
+
+/// What `glance hook` asks a running watcher: refresh these documents (paths relative to the
+/// container). One JSON line on the hook socket.
+public struct HookRequest: Codable, Sendable, Equatable {
+    public var paths: [String]
+
+    public init(paths: [String]) { self.paths = paths }
+}
+
+/// What became of one document of a hook request: one JSON line each on the hook socket, and what
+/// `glance hook` prints (`PATH fresh 1024x683 jpeg`, `PATH failed: reason`, `PATH removed`).
+public struct HookAnswer: Codable, Sendable, Equatable {
+    public var path: String
+    /// `fresh`, `failed`, `unsupported`, `removed`, or `error` (the request could not be served).
+    public var state: String
+    public var width: Int?
+    public var height: Int?
+    public var format: String?
+    public var error: String?
+
+    public init(path: String, state: String, error: String? = nil) {
+        self.path = path
+        self.state = state
+        self.error = error
+    }
+
+    /// The answer for a saved record.
+    public init(_ stored: StoredDocument) {
+        path = stored.record.path
+        state = stored.record.state.rawValue
+        error = stored.record.error
+        if let image = stored.thumbnails.first(where: { $0.sizeKey == ThumbnailImage.standardSizeKey }) {
+            width = image.width
+            height = image.height
+            format = image.format.rawValue
+        }
+    }
+
+    /// The answer for an indexer's outcome.
+    public init(_ outcome: DocumentOutcome) {
+        switch outcome {
+        case .recorded(let stored): self.init(stored)
+        case .removed(let path): self.init(path: path, state: "removed")
+        case .cancelled(let path): self.init(path: path, state: "error", error: "cancelled: the watcher is stopping")
+        case .storeFailed(let path, let error): self.init(path: path, state: "error", error: error.description)
+        }
+    }
+
+    /// What follows the path on `glance hook`'s line: `fresh 1024x683 jpeg`, `failed: reason`.
+    public var summary: String {
+        switch state {
+        case "fresh":
+            if let width, let height, let format { return "fresh \(width)x\(height) \(format)" }
+            return "fresh"
+        case "failed", "error": return "\(state): \(error ?? "unknown reason")"
+        case "unsupported": return error.map { "unsupported (\($0))" } ?? "unsupported"
+        default: return state
+        }
+    }
+
+    /// Whether this document counts as failed for the exit status.
+    public var isFailure: Bool { state == "failed" || state == "error" }
+}
+
+/// Where a running watcher listens for hooks: a Unix socket in the store's folder.
+public enum HookSocket {
+    /// The socket's file name in the store's folder.
+    public static let fileName = "hook.sock"
+
+    /// The socket's path for a store folder.
+    public static func path(inStore directory: String) -> String { directory + "/" + fileName }
+
+    /// `path` normalised as a document path of the container, or nil if it is not one (absolute,
+    /// climbing out with `..`, or empty).
+    public static func checkedPath(_ path: String) -> String? {
+        guard !path.hasPrefix("/") else { return nil }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        guard !parts.isEmpty, !parts.contains("..") else { return nil }
+        return parts.joined(separator: "/")
+    }
+}

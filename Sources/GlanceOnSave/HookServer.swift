@@ -1,0 +1,199 @@
+internal import CWatch
+import Foundation
+import GlanceCore
+import GlancePipeline
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Why the hook socket could not be served or reached.
+public struct HookError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// The hook socket of a running watcher: `glance hook` connects, sends a ``HookRequest`` and
+/// reads one ``HookAnswer`` per document, so a save pays neither a process start of the renderer
+/// nor a cold worker. The socket is in the store's folder, owner-only (0600).
+public final class HookServer: Sendable {
+    let path: String
+    let listener: Int32
+    let indexer: Indexer
+    let logger: Logger
+    private let state = StopState()
+
+    final class StopState: Sendable {
+        let stopping = Atomic<Bool>(false)
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    /// Binds the socket at `path`. A socket left by a watcher that died is replaced; one that a
+    /// running watcher answers on is not (two watchers on one container would race).
+    public init(path: String, indexer: Indexer, logger: Logger) throws(HookError) {
+        self.path = path
+        self.indexer = indexer
+        self.logger = logger
+        guard var address = Self.address(path) else {
+            throw HookError(message: "\(path): the socket path is longer than a Unix socket allows")
+        }
+        if let probe = try? HookClient.connect(to: path) {
+            close(probe)
+            throw HookError(message: "\(path): another glance watch (or serve --watch) is running on this container")
+        }
+        _ = FileName.withCString(path) { unlink($0) }
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { throw HookError(message: "socket: \(String(cString: strerror(errno)))") }
+        // Owner-only from the start: the socket exists with mode 0600 before anyone can connect.
+        let previous = umask(0o077)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        umask(previous)
+        guard bound == 0, FileName.withCString(path, { chmod($0, 0o600) }) == 0, listen(socket, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(socket)
+            throw HookError(message: "\(path): cannot listen: \(reason)")
+        }
+        listener = socket
+    }
+
+    deinit {
+        close(listener)
+        _ = FileName.withCString(path) { unlink($0) }
+    }
+
+    /// The `sockaddr_un` for `path`, or nil if the path does not fit.
+    static func address(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = FileName.encode(path)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// Serves connections until the calling task is cancelled.
+    public func run() async {
+        let (connections, continuation) = AsyncStream<Int32>.makeStream()
+        let thread = Thread { [listener, state] in
+            defer {
+                continuation.finish()
+                state.finished.signal()
+            }
+            while !state.stopping.load(ordering: .relaxed) {
+                var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                let connection = glance_accept_cloexec(listener)
+                if connection >= 0 { continuation.yield(connection) }
+            }
+        }
+        thread.name = "glance-hook"
+        thread.start()
+        await withDiscardingTaskGroup { group in
+            for await connection in connections {
+                group.addTask { await self.serve(connection) }
+                if Task.isCancelled { break }
+            }
+            state.stopping.store(true, ordering: .relaxed)
+        }
+        state.stopping.store(true, ordering: .relaxed)
+        state.finished.wait()
+    }
+
+    /// Answers one connection: a request line in, an answer line per document out.
+    private func serve(_ connection: Int32) async {
+        defer { close(connection) }
+        guard let line = HookClient.readLine(from: connection, timeoutMilliseconds: 5000),
+            let request = try? JSONDecoder().decode(HookRequest.self, from: Data(line))
+        else {
+            logger.warning("hook: unreadable request")
+            return
+        }
+        var answers = [HookAnswer?](repeating: nil, count: request.paths.count)
+        var valid: [(Int, String)] = []
+        for (index, path) in request.paths.enumerated() {
+            if let checked = HookSocket.checkedPath(path) {
+                valid.append((index, checked))
+            } else {
+                answers[index] = HookAnswer(path: path, state: "error", error: "not inside the container")
+            }
+        }
+        let outcomes = await indexer.refresh(valid.map(\.1))
+        for ((index, _), outcome) in zip(valid, outcomes) { answers[index] = HookAnswer(outcome) }
+        let encoder = JSONEncoder()
+        for answer in answers.compactMap({ $0 }) {
+            guard var bytes = try? encoder.encode(answer).map({ $0 }) else { continue }
+            bytes.append(0x0A)
+            guard DescriptorWriter.writeAll(bytes, to: connection) else { return }
+        }
+        logger.debug("hook served", metadata: ["documents": "\(request.paths.count)"])
+    }
+}
+
+/// The client side of the hook socket, for `glance hook`.
+public enum HookClient {
+    /// Connects to the socket at `path`; throws when nobody listens there.
+    public static func connect(to path: String) throws(HookError) -> Int32 {
+        guard var address = HookServer.address(path) else { throw HookError(message: "socket path too long") }
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { throw HookError(message: String(cString: strerror(errno))) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(socket)
+            throw HookError(message: reason)
+        }
+        return socket
+    }
+
+    /// Sends `request` to the watcher at `path` and returns its answers, or nil when no watcher
+    /// answers there (no socket, a stale one, or a watcher that stopped mid-way).
+    public static func ask(_ request: HookRequest, at path: String, timeoutSeconds: Double) -> [HookAnswer]? {
+        guard let socket = try? connect(to: path) else { return nil }
+        defer { close(socket) }
+        guard var line = try? JSONEncoder().encode(request).map({ $0 }) else { return nil }
+        line.append(0x0A)
+        guard DescriptorWriter.writeAll(line, to: socket) else { return nil }
+        var answers: [HookAnswer] = []
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
+        while answers.count < request.paths.count {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(max(0, min(Double(Int32.max), Double(left.components.seconds) * 1000)))
+            guard milliseconds > 0, let reply = readLine(from: socket, timeoutMilliseconds: milliseconds),
+                let answer = try? JSONDecoder().decode(HookAnswer.self, from: Data(reply))
+            else { return nil }
+            answers.append(answer)
+        }
+        return answers
+    }
+
+    /// One newline-terminated line from `socket` (without the newline), reading a byte at a time
+    /// is too slow for images but fine for these short lines; nil on a timeout or the end.
+    static func readLine(from socket: Int32, timeoutMilliseconds: Int32) -> [UInt8]? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, timeoutMilliseconds) > 0 else { return nil }
+            let count = read(socket, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return nil }
+            if byte == 0x0A { return line }
+            line.append(byte)
+            if line.count > 1 << 20 { return nil }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import GlanceContainer
+import GlanceCore
+import GlanceListing
+import GlanceOnSave
+import GlancePipeline
+
+/// `glance hook CONTAINER FILE...`: a document store's post-save hook; refreshes exactly these
+/// documents now, through a running watcher when there is one.
+struct HookCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hook",
+        abstract: "Refresh the thumbnails of the given documents now (an on-save hook); no container scan.",
+        discussion: """
+            Prints one line per document: 'PATH fresh 1024x683 jpeg', 'PATH failed: reason', \\
+            'PATH unsupported' or 'PATH removed' (the file is gone, so is its record). When a \\
+            'glance watch' (or 'glance serve --watch') runs on the container, the documents are \\
+            handed to it over its socket in the store's folder, so a save pays no process start \\
+            or cold worker; otherwise glance renders them itself. FILE is a path inside the \\
+            container: relative to it, or absolute. Exit status: 0 all fresh (or unsupported, or \\
+            removed), 1 some document failed, 2 bad usage or a FILE outside the container.
+            """)
+
+    @OptionGroup var location: ContainerOptions
+
+    @Argument(help: "The saved documents: paths relative to the container, or absolute paths inside it.")
+    var files: [String]
+
+    @Flag(help: "Print a JSON array of objects (path, state, width, height, format, error).")
+    var json = false
+
+    @Option(help: "Seconds to wait for the documents (a running watcher's answer, or one render each).")
+    var timeout: Double = 30
+
+    @Option(name: .shortAndLong, help: "Worker processes when no watcher runs (default: up to the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Memory limit of each worker process, in MiB (address space), when no watcher runs.")
+    var memoryLimit: Int = 1024
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("Name at least one document.") }
+        try OptionChecks.timeout(timeout)
+        try OptionChecks.jobs(jobs)
+        try OptionChecks.memoryLimit(memoryLimit)
+    }
+
+    func run() async throws {
+        let scanner: ContainerScanner
+        do {
+            scanner = try ContainerScanner(container: location.container, excluding: [location.storeDirectory])
+        } catch {
+            throw CommandFailure.unusable("\(location.container): \(error.reason)")
+        }
+        var paths: [String] = []
+        for file in files {
+            guard let path = Self.documentPath(file, root: scanner.root) else {
+                throw CommandFailure.unusable("\(file): not inside the container \(location.container)")
+            }
+            paths.append(path)
+        }
+        let request = HookRequest(paths: paths)
+        let socket = HookSocket.path(inStore: location.storeDirectory)
+        let answers: [HookAnswer]
+        if let fromWatcher = HookClient.ask(request, at: socket, timeoutSeconds: timeout) {
+            answers = fromWatcher
+        } else {
+            answers = try await refreshHere(paths)
+        }
+        if json {
+            print(ListingFormatter.json(answers))
+        } else {
+            for answer in answers {
+                print("\(DisplayText.escaped(answer.path)) \(DisplayText.escaped(answer.summary))")
+            }
+        }
+        if answers.contains(where: \.isFailure) { throw CommandFailure.documentsFailed }
+    }
+
+    /// No watcher runs: render here, with a pool of our own.
+    private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
+        let (scanner, store) = try location.open()
+        let pool = WorkerPool(
+            configuration: .init(
+                executable: WorkerLauncher.executablePath,
+                arguments: WorkerLauncher.arguments(memoryLimitMiB: memoryLimit),
+                workers: min(jobs, paths.count), timeoutSeconds: timeout))
+        defer { pool.shutdown() }
+        let indexer = Indexer(
+            scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
+        return await indexer.refresh(paths).map(HookAnswer.init)
+    }
+
+    /// `file` as a path relative to the container `root`: an absolute path must lie inside it
+    /// (its folders resolved, its last name not); a relative one is taken relative to the
+    /// container and may not climb out.
+    static func documentPath(_ file: String, root: String) -> String? {
+        if file.hasPrefix("/") {
+            guard let inside = DocumentLocator.relativeInside(file, root: root) else { return nil }
+            return HookSocket.checkedPath(inside)
+        }
+        return HookSocket.checkedPath(file)
+    }
+}

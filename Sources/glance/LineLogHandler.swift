@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import GlanceCore
+import GlanceListing
+import Logging
+
+/// swift-log's output for `glance watch` and `glance serve`: one line per event on standard
+/// error, as text (`2026-11-23T07:01:02Z info refreshed path=a.jpg latencyMs=120`) or as one JSON
+/// object per line for log collectors.
+struct LineLogHandler: LogHandler {
+    enum Format: String, CaseIterable, Sendable {
+        case text, json
+    }
+
+    let label: String
+    let format: Format
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var fields = metadata
+        if let extra = event.metadata { fields.merge(extra) { $1 } }
+        let time = ListingFormatter.iso8601(Date())
+        let line: String
+        switch format {
+        case .text:
+            let pairs = fields.sorted { $0.key < $1.key }.map { key, value in
+                let text = DisplayText.escaped("\(value)")
+                return text.contains(" ") || text.isEmpty ? "\(key)=\"\(text)\"" : "\(key)=\(text)"
+            }
+            line = ([time, event.level.rawValue, DisplayText.escaped("\(event.message)")] + pairs).joined(
+                separator: " ")
+        case .json:
+            var object: [String: String] = ["time": time, "level": event.level.rawValue, "message": "\(event.message)"]
+            for (key, value) in fields { object[key] = "\(value)" }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            line = (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        }
+        StandardError.writeRaw(line + "\n")
+    }
+}
+
+extension LineLogHandler.Format: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}

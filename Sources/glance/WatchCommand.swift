@@ -1,0 +1,146 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import GlanceContainer
+import GlanceCore
+import GlanceOnSave
+import GlancePipeline
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `glance watch CONTAINER`: keeps thumbnails fresh as documents are saved (inotify), and answers
+/// `glance hook` over a socket in the store's folder.
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Keep a container's thumbnails fresh as documents are saved, renamed and deleted (inotify).",
+        discussion: """
+            Starts with a catch-up pass (what 'glance generate' would do), in the background, \\
+            then renders each saved document within moments, ahead of any batch work. A rename \\
+            inside the container moves the thumbnail without rendering; a delete drops it. \\
+            Logs one line per document (path, outcome, save-to-fresh latency). Answers \\
+            'glance hook' on the socket hook.sock in the store's folder. SIGINT or SIGTERM \\
+            stops it within 2 seconds with the store consistent (exit 0). Exit 2 when the \\
+            container cannot be watched.
+            """)
+
+    @OptionGroup var location: ContainerOptions
+
+    @Option(name: .shortAndLong, help: "Worker processes (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Log lines as text or json.")
+    var logFormat: LineLogHandler.Format = .text
+
+    @Option(help: "Least important log level shown: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+
+    @Option(help: "Seconds one document may take before its worker is killed.")
+    var timeout: Double = 30
+
+    @Option(help: "Memory limit of each worker process, in MiB (address space).")
+    var memoryLimit: Int = 1024
+
+    @Flag(help: "Skip the catch-up pass at start: only watch.")
+    var noCatchUp = false
+
+    @Option(help: .hidden) var debugSlowOn: String?
+
+    func validate() throws {
+        try OptionChecks.jobs(jobs)
+        try OptionChecks.timeout(timeout)
+        try OptionChecks.memoryLimit(memoryLimit)
+    }
+
+    func run() async throws {
+        let format = logFormat
+        let level = logLevel
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
+        let logger = Logger(label: "glance.watch")
+        let (scanner, store) = try location.open()
+        let pool = WorkerPool(
+            configuration: .init(
+                executable: WorkerLauncher.executablePath,
+                arguments: WorkerLauncher.arguments(
+                    memoryLimitMiB: memoryLimit, triggers: .init(slowOn: debugSlowOn)),
+                workers: jobs, timeoutSeconds: timeout))
+        let indexer = Indexer(
+            scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
+        var options = ContainerWatcher.Options()
+        options.catchUpFirst = !noCatchUp
+        let watcher = ContainerWatcher(
+            indexer: indexer, excludingFolders: location.excludedFolders(of: scanner), logger: logger,
+            options: options)
+        var hooks: HookServer?
+        do {
+            hooks = try HookServer(
+                path: HookSocket.path(inStore: location.storeDirectory), indexer: indexer, logger: logger)
+        } catch {
+            if error.message.contains("another glance") {
+                pool.stop()
+                throw CommandFailure.unusable(error.message)
+            }
+            logger.warning("hook socket unavailable: \(error.message); glance hook will render by itself")
+        }
+        let signals = StopSignals()
+        let server = hooks
+        let failure = await withTaskGroup(of: WatchError?.self) { group -> WatchError? in
+            group.addTask {
+                do throws(WatchError) {
+                    try await watcher.run()
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let server {
+                group.addTask {
+                    await server.run()
+                    return nil
+                }
+            }
+            group.addTask {
+                await signals.next()
+                return nil
+            }
+            let first = await group.next() ?? nil
+            // Stopping: work in flight ends now (workers killed, queued jobs dropped), so that
+            // the tasks waiting for it return; every saved record was one transaction.
+            pool.stop()
+            group.cancelAll()
+            return first
+        }
+        if let failure { throw CommandFailure.unusable(failure.description) }
+    }
+}
+
+/// SIGINT and SIGTERM as something a task can await (the default action, dying at once, would
+/// skip the orderly stop).
+final class StopSignals: Sendable {
+    private let stream: AsyncStream<Int32>
+    /// Kept so that the sources live as long as this object.
+    private let sources: Mutex<[any DispatchSourceSignal]>
+
+    init() {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        self.stream = stream
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = Mutex(sources)
+    }
+
+    /// Returns when the first signal arrives (or the waiting task is cancelled).
+    func next() async {
+        for await _ in stream { return }
+    }
+}

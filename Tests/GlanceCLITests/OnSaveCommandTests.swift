@@ -1,0 +1,103 @@
+import Foundation
+import GlanceStore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `glance hook` and `glance watch` as a document store's scripts and an operator run them.
+@Suite("glance hook and watch")
+struct OnSaveCommandTests {
+    /// Starts `glance watch` on `container`; waits until its hook socket is there.
+    static func startWatch(_ container: SampleContainer, _ extra: [String] = []) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        process.arguments = ["watch", container.path, "--log-level", "debug", "--jobs", "2"] + extra
+        let log = Pipe()
+        process.standardError = log
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let socket = container.file(".thumbnails/hook.sock")
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(25_000) }
+        return (process, log)
+    }
+
+    @Test("hook without a watcher renders the named documents itself, one line each, and nothing else")
+    func hookAlone() throws {
+        let container = try SampleContainer([
+            "a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt", "bad.jpg": "corrupt/truncated-header.jpg",
+            "other.pdf": "pdf/letter.pdf",
+        ])
+        let result = try GlanceProcess.run([
+            "hook", container.path, "a.png", container.file("docs/b.txt"), "never-there.txt",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardOutput.split(separator: "\n") == [
+                "a.png fresh 200x150 png", "docs/b.txt fresh 724x1024 png", "never-there.txt removed",
+            ])
+        let rows = try container.list()
+        #expect(rows["other.pdf"]?["state"] as? String == "missing")
+        let failed = try GlanceProcess.run(["hook", container.path, "bad.jpg", "--json"])
+        #expect(failed.status == 1)
+        let answers = try JSONSerialization.jsonObject(with: Data(failed.standardOutput.utf8)) as? [[String: Any]]
+        #expect(answers?.first?["state"] as? String == "failed")
+        for outside in ["../elsewhere.txt", "/etc/passwd"] {
+            let refused = try GlanceProcess.run(["hook", container.path, outside])
+            #expect(refused.status == 2)
+            #expect(refused.standardError.contains("not inside the container"))
+        }
+    }
+
+    @Test("hook with a watcher running hands the documents to it over the socket")
+    func hookThroughWatcher() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let (watch, log) = try Self.startWatch(container, ["--no-catch-up"])
+        defer {
+            if watch.isRunning { kill(watch.processIdentifier, SIGKILL) }
+        }
+        var status = stat()
+        #expect(lstat(container.file(".thumbnails/hook.sock"), &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        try Data("saved by the store\n".utf8).write(to: URL(fileURLWithPath: container.file("saved.txt")))
+        let result = try GlanceProcess.run(["hook", container.path, "saved.txt", "a.png"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardOutput.split(separator: "\n") == ["saved.txt fresh 724x1024 png", "a.png fresh 200x150 png"])
+        kill(watch.processIdentifier, SIGTERM)
+        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        watch.waitUntilExit()
+        #expect(messages.contains("hook served"))
+        #expect(watch.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/hook.sock")))
+    }
+
+    @Test("SIGTERM during a burst of saves: exit 0 within 2 s, a sound store, no worker left")
+    func stopDuringBurst() async throws {
+        let container = try SampleContainer([:])
+        let (watch, log) = try Self.startWatch(container, ["--no-catch-up"])
+        for index in 0..<60 {
+            try container.add("photo-\(index).jpg", from: "jpeg/photo-progressive.jpg")
+        }
+        usleep(400_000)
+        let signalled = ContinuousClock.now
+        kill(watch.processIdentifier, SIGTERM)
+        _ = log.fileHandleForReading.readDataToEndOfFile()
+        watch.waitUntilExit()
+        let took = ContinuousClock.now - signalled
+        #expect(watch.terminationStatus == 0)
+        #expect(took < .seconds(2), "stopped after \(took)")
+        #expect(try await container.store().checkIntegrity())
+        // Every record that exists is whole: fresh with its thumbnail.
+        for stored in try await container.store().allDocuments() {
+            #expect(stored.record.state == .fresh && stored.thumbnails.count == 1)
+        }
+        let workers = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter {
+            pid in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            return status.contains("PPid:\t\(watch.processIdentifier)\n")
+        }
+        #expect(workers.isEmpty)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GlanceContainer
+import GlanceCore
+import GlanceOnSave
+import GlancePipeline
+import GlanceStore
+import GlanceTestSupport
+import Logging
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A container in a scratch folder with a real watcher (real inotify, real worker processes, a
+/// real SQLite sidecar) running on it for the length of a test.
+final class WatchedContainer: Sendable {
+    let root: String
+    let store: SidecarStore
+    let pool: WorkerPool
+    let indexer: Indexer
+    let watcher: ContainerWatcher
+    private let task: Task<Void, Never>
+
+    init(files: [String: String] = [:], catchUpFirst: Bool = false) async throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for (name, asset) in files {
+            try Self.copy(TestLocations.asset(asset), to: root + "/" + name)
+        }
+        let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
+        store = try SidecarStore(directory: root + "/.thumbnails")
+        pool = WorkerPool(
+            configuration: .init(executable: TestLocations.worker, arguments: [], workers: 2, timeoutSeconds: 30))
+        indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
+        var options = ContainerWatcher.Options()
+        options.catchUpFirst = catchUpFirst
+        var logger = Logger(label: "test.watch")
+        logger.logLevel = .critical
+        let watcher = ContainerWatcher(indexer: indexer, logger: logger, options: options)
+        self.watcher = watcher
+        task = Task { try? await watcher.run() }
+        // The watches are in place once the first tick has passed.
+        try await Task.sleep(for: .milliseconds(150))
+    }
+
+    deinit {
+        task.cancel()
+        pool.stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func file(_ name: String) -> String { root + "/" + name }
+
+    static func copy(_ source: String, to target: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: source, toPath: target)
+    }
+
+    /// `glance list --json`, by path.
+    func list() throws -> [String: [String: Any]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestLocations.glance)
+        process.arguments = ["list", root, "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let rows = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        var byPath: [String: [String: Any]] = [:]
+        for row in rows { byPath[row["path"] as? String ?? ""] = row }
+        return byPath
+    }
+
+    /// Waits (up to 15 s) until `condition` holds for the listing; returns the last listing.
+    @discardableResult
+    func listing(until condition: ([String: [String: Any]]) -> Bool) async throws -> [String: [String: Any]] {
+        let deadline = ContinuousClock.now + .seconds(15)
+        var rows = try list()
+        while !condition(rows) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            rows = try list()
+        }
+        return rows
+    }
+
+    /// Waits until nothing has changed for a while (pending debounces and renders done).
+    func settle() async throws {
+        var last = -1
+        while true {
+            try await Task.sleep(for: .milliseconds(400))
+            let now = indexer.rendersStarted
+            if now == last { return }
+            last = now
+        }
+    }
+}
+
+/// A listing row's state and size.
+func state(_ row: [String: Any]?) -> String? { row?["state"] as? String }
+func size(_ row: [String: Any]?) -> Int? { (row?["size"] as? NSNumber)?.intValue }
