@@ -23,6 +23,7 @@ import sys
 import time
 
 import corpus
+import onsave
 import quality
 import report
 import tools
@@ -432,6 +433,8 @@ def main():
     if not args.no_extras:
         extras["many"] = measure_many(glance, cores, args.rounds)
         extras["single"] = measure_singles(glance, manifest, args.rounds)
+        log("on-save: saves during a 10,000-document catch-up, and hook round trips")
+        extras["onsave"] = onsave.measure_onsave(glance, ROOT, manifest, corpus.ensure_many(), WORK_DIR, log)
     load_after = os.getloadavg()
 
     lines = [""]
