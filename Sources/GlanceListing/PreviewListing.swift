@@ -84,7 +84,14 @@ public struct PreviewListing: Sendable {
             }
             if query.reversed { documents.reverse() }
             documents = Array(documents.dropFirst(query.offset).prefix(query.limit ?? Int.max))
-            let records = try await store.documents(at: documents.map(\.path))
+            // A page reads its own records; a whole listing reads them all at once, which is one
+            // query instead of one per 500 paths.
+            var records: [String: StoredDocument] = [:]
+            if documents.count <= 1000 {
+                records = try await store.documents(at: documents.map(\.path))
+            } else {
+                for stored in try await store.allDocuments() { records[stored.record.path] = stored }
+            }
             return documents.map {
                 PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path], policy: policy)
             }

@@ -41,7 +41,7 @@ public final class HookServer: Sendable {
         }
         if let probe = try? HookClient.connect(to: path) {
             close(probe)
-            throw HookError(message: "\(path): another glance watch (or serve --watch) is running on this container")
+            throw HookError(message: "\(path): another glance watch is running on this container")
         }
         _ = FileName.withCString(path) { unlink($0) }
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

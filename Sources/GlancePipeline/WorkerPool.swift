@@ -21,7 +21,7 @@ public enum JobResult: Sendable {
 /// A pool of long-lived, supervised renderer processes.
 ///
 /// `workers` threads each own one `glance worker` process and feed it jobs from a shared queue:
-/// a priority lane first (an interactive request from `hook` or `serve` goes ahead of a running
+/// a priority lane first (an on-save request from `hook` or `watch` goes ahead of a running
 /// batch), then the normal lane. A worker that crashes, hangs past the time limit or is killed
 /// by its memory limit costs its current job only: the job is reported and a new worker starts.
 public final class WorkerPool: Sendable {

@@ -4,7 +4,7 @@ import GlanceCore
 import GlanceListing
 import Logging
 
-/// swift-log's output for `glance watch` and `glance serve`: one line per event on standard
+/// swift-log's output for `glance watch`: one line per event on standard
 /// error, as text (`2026-11-23T07:01:02Z info refreshed path=a.jpg latencyMs=120`) or as one JSON
 /// object per line for log collectors.
 struct LineLogHandler: LogHandler {
