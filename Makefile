@@ -5,7 +5,7 @@ SWIFT        ?= swift
 GLANCE       := .build/release/glance
 DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
-                libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev fonts-dejavu-core fonts-wqy-microhei
+                libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev git fonts-dejavu-core fonts-wqy-microhei
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release test demo lint format conformance assets clean
