@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -19,4 +20,8 @@ int glance_die_with_parent(void) {
 
 int glance_fix_mmap_threshold(int bytes, int trim_bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes) && mallopt(M_TRIM_THRESHOLD, trim_bytes);
+}
+
+int glance_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }

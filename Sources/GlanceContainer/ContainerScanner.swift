@@ -102,7 +102,7 @@ public struct ContainerScanner: Sendable {
         directory.walkCount.add(1, ordering: .relaxed)
         // A descriptor of its own: a dup would share the folder's read position between scans.
         let root = openat(directory.descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        walk(folderDescriptor: root, relative: [], into: &scan)
+        walk(folderDescriptor: root, relative: "", relativeBytes: 0, into: &scan)
         scan.documents.sort { $0.path < $1.path }
         return scan
     }
@@ -123,59 +123,66 @@ public struct ContainerScanner: Sendable {
     /// links to the original; never for reading it).
     public func absolutePath(of relative: String) -> String { root + "/" + relative }
 
-    /// Walks the folder open at `folderDescriptor` (which this call closes).
-    private func walk(folderDescriptor: Int32, relative: [UInt8], into scan: inout ContainerScan) {
+    /// Walks the folder open at `folderDescriptor` (which this call closes). `relative` is the
+    /// folder's path (decoded), `relativeBytes` its length in bytes on disk.
+    private func walk(folderDescriptor: Int32, relative: String, relativeBytes: Int, into scan: inout ContainerScan) {
         guard folderDescriptor >= 0, let stream = fdopendir(folderDescriptor) else {
             let reason = String(cString: strerror(errno))
             if folderDescriptor >= 0 { close(folderDescriptor) }
-            scan.unreadableFolders.append(.init(path: FileName.decode(relative), reason: reason))
+            scan.unreadableFolders.append(.init(path: relative, reason: reason))
             return
         }
         defer { closedir(stream) }
         let folder = dirfd(stream)
-        var subfolders: [(name: [UInt8], path: [UInt8])] = []
+        var subfolders: [(name: [CChar], path: String, bytes: Int)] = []
         while true {
             errno = 0
             guard let entry = readdir(stream) else {
                 if errno != 0 {
                     let reason = String(cString: strerror(errno))
-                    scan.unreadableFolders.append(.init(path: FileName.decode(relative), reason: reason))
+                    scan.unreadableFolders.append(.init(path: relative, reason: reason))
                 }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            if name.first == 0x2E {
+            // The name is read in place (d_name is NUL-terminated): no copy for the common case.
+            var status = stat()
+            let (name, length, found) = withUnsafeBytes(of: &entry.pointee.d_name) {
+                raw -> (String?, Int, Int32) in
+                let text = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                let length = strlen(text)
+                if text[0] == 0x2E {
+                    let isLink = length == 1 || (length == 2 && text[1] == 0x2E)
+                    return (isLink ? nil : "", length, -2)  // "." and "..": nil; hidden: ""
+                }
+                let found = fstatat(folder, text, &status, AT_SYMLINK_NOFOLLOW)
+                return (FileName.decode(cString: text), length, found)
+            }
+            guard let name else { continue }
+            if found == -2 {
                 scan.skipped.hidden += 1
                 continue
             }
-            let path = relative.isEmpty ? name : relative + [0x2F] + name
-            if path.count >= Int(PATH_MAX) {
+            let bytes = relative.isEmpty ? length : relativeBytes + 1 + length
+            if bytes >= Int(PATH_MAX) {
                 scan.skipped.pathsTooLong += 1
                 continue
             }
-            var status = stat()
-            let found = name.withUnsafeBufferPointer { buffer -> Int32 in
-                var terminated = Array(buffer)
-                terminated.append(0)
-                return terminated.withUnsafeBufferPointer { text in
-                    text.withMemoryRebound(to: CChar.self) {
-                        fstatat(folder, $0.baseAddress!, &status, AT_SYMLINK_NOFOLLOW)
-                    }
-                }
-            }
             guard found == 0 else { continue }  // gone since readdir
+            let path = relative.isEmpty ? name : relative + "/" + name
             switch status.st_mode & S_IFMT {
             case S_IFDIR:
                 let key = FolderKey(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-                if !excludedFolders.contains(key) { subfolders.append((name, path)) }
+                if !excludedFolders.contains(key) {
+                    let raw = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                        Array(raw.bindMemory(to: CChar.self).prefix(length + 1))
+                    }
+                    subfolders.append((raw, path, bytes))
+                }
             case S_IFREG:
-                scan.documents.append(
-                    ScannedDocument(path: FileName.decode(path), identity: FileIdentity(status: status)))
+                scan.documents.append(ScannedDocument(path: path, identity: FileIdentity(status: status)))
             case S_IFLNK:
-                let decoded = FileName.decode(path)
-                if let target = directory.identity(of: decoded) {
-                    scan.documents.append(ScannedDocument(path: decoded, identity: target))
+                if let target = directory.identity(of: path) {
+                    scan.documents.append(ScannedDocument(path: path, identity: target))
                 } else {
                     scan.skipped.linksNotFollowed += 1
                 }
@@ -183,15 +190,11 @@ public struct ContainerScanner: Sendable {
                 scan.skipped.notRegularFiles += 1
             }
         }
-        for (name, path) in subfolders {
-            var terminated = name
-            terminated.append(0)
-            let child = terminated.withUnsafeBufferPointer { text in
-                text.withMemoryRebound(to: CChar.self) {
-                    openat(folder, $0.baseAddress!, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                }
+        for (name, path, bytes) in subfolders {
+            let child = name.withUnsafeBufferPointer {
+                openat(folder, $0.baseAddress!, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
-            walk(folderDescriptor: child, relative: path, into: &scan)
+            walk(folderDescriptor: child, relative: path, relativeBytes: bytes, into: &scan)
         }
     }
 

@@ -19,4 +19,13 @@ int glance_die_with_parent(void);
 /// itself. (malloc.h is not part of Swift's Glibc module.) Returns 1 on success.
 int glance_fix_mmap_threshold(int bytes, int trim_bytes);
 
+#include <spawn.h>
+
+/// posix_spawn_file_actions_addclosefrom_np(actions, lowest): the child closes every descriptor
+/// from `lowest` up before it runs. A worker must inherit nothing but its socket: not another
+/// worker's socket (its death would go unnoticed), not a pipe the parent reads to its end
+/// (the reader would wait for an end that never comes), not an open document. glibc declares it
+/// only under _GNU_SOURCE (glibc 2.34 and later). Returns 0 or an error number.
+int glance_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
 #endif
