@@ -10,6 +10,7 @@ import GlanceCore
 public enum ListingFormatter {
     /// The JSON form of one document (field names are part of Glance's interface: keep them).
     public struct Row: Codable, Sendable, Equatable {
+        /// One entry of the thumbnail dictionary, without its bytes.
         public struct Thumbnail: Codable, Sendable, Equatable {
             public var width: Int
             public var height: Int

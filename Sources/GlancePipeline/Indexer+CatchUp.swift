@@ -90,7 +90,7 @@ extension Indexer {
         // Enough queued to keep every worker busy; more would only hold open files.
         let window = pool.configuration.workers * 2
         var firstPass = true
-        while !pending.isEmpty {
+        while !pending.isEmpty && !Task.isCancelled {
             if !firstPass { try? await Task.sleep(for: Self.claimPollInterval) }
             firstPass = false
             var granted = Set<String>()
@@ -121,7 +121,7 @@ extension Indexer {
             await withTaskGroup(of: (String, DocumentOutcome).self) { group in
                 var next = 0
                 func startNext() {
-                    guard next < mine.count else { return }
+                    guard next < mine.count, !Task.isCancelled else { return }
                     let document = mine[next]
                     next += 1
                     progress(.started(path: document.path))

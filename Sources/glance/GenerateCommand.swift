@@ -15,7 +15,8 @@ struct GenerateCommand: AsyncParsableCommand {
             Passed over on purpose, and counted in the summary: hidden files and folders (names \
             starting with '.'), the store's folder, things that are not regular files, symbolic \
             links that are absolute or lead out of the container, paths longer than 4096 bytes. \
-            A folder that cannot be read is reported as a failure. \
+            A folder that cannot be read is reported as a failure. SIGINT or SIGTERM stops the \
+            batch at once (exit 130); what was rendered is saved. \
             Renderers run in supervised worker processes: a crash, hang or memory blow-up costs one \
             document, which is recorded as failed with the reason and not retried until it changes \
             (or --retry-failed). Exit status: 0 all done, 1 some documents failed, 2 bad usage or an \
@@ -96,7 +97,42 @@ struct GenerateCommand: AsyncParsableCommand {
                 return
             }
             let progress = ProgressBar(enabled: !quiet && !json && ProgressBar.standardErrorIsTerminal)
-            var summary = try await indexer.catchUp(plan) { progress.update($0) }
+            // SIGINT or SIGTERM: stop the pool (queued jobs dropped, workers killed), let the
+            // catch-up end with what is saved, and exit 130; every saved record was one
+            // transaction, and a re-run finishes the job.
+            let signals = StopSignals()
+            let finished = await withTaskGroup(of: Result<GenerationSummary, StoreError>?.self) { group in
+                group.addTask {
+                    do throws(StoreError) {
+                        return .success(try await indexer.catchUp(plan) { progress.update($0) })
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                group.addTask {
+                    await signals.next()
+                    return nil
+                }
+                var result: Result<GenerationSummary, StoreError>?
+                while let next = await group.next() {
+                    guard let next else {
+                        // The signal came first.
+                        pool.stop()
+                        group.cancelAll()
+                        continue
+                    }
+                    result = result ?? next
+                    group.cancelAll()
+                }
+                return result
+            }
+            if signals.received {
+                progress.finish()
+                StandardError.write("glance: interrupted; what was rendered is saved, a re-run renders the rest")
+                throw ExitCode(130)
+            }
+            guard let finished else { throw CommandFailure.unusable("the batch ended without a result") }
+            var summary = try finished.get()
             summary.sidecarBytes = store.sizeOnDisk()
             progress.finish()
             for failure in summary.failures {

@@ -139,8 +139,15 @@ final class StopSignals: Sendable {
         self.sources = Mutex(sources)
     }
 
+    /// Whether a signal has arrived.
+    var received: Bool { arrived.withLock { $0 } }
+    private let arrived = Mutex(false)
+
     /// Returns when the first signal arrives (or the waiting task is cancelled).
     func next() async {
-        for await _ in stream { return }
+        for await _ in stream {
+            arrived.withLock { $0 = true }
+            return
+        }
     }
 }

@@ -330,4 +330,35 @@ struct GenerateCommandTests {
         #expect(try container.list()["data.bin"]?["state"] as? String == "unsupported")
         #expect(try await store.document(at: "data.bin", includingImageData: false)?.record.generatorVersion != "0.0.1")
     }
+
+    @Test("SIGINT during a batch: exit 130 within 2 s, the store sound, no worker left, a re-run finishes")
+    func interrupted() async throws {
+        let container = try SampleContainer([:])
+        for index in 0..<40 {
+            try container.add(String(format: "photo-%02d.jpg", index), from: "jpeg/photo-progressive.jpg")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        process.arguments = ["generate", container.path, "--quiet", "--jobs", "2"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        usleep(600_000)
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGINT)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(ContinuousClock.now - signalled < .seconds(2))
+        #expect(process.terminationStatus == 130)
+        #expect(message.contains("interrupted"))
+        let children = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter {
+            ((try? String(contentsOfFile: "/proc/\($0)/status", encoding: .utf8)) ?? "")
+                .contains("PPid:\t\(process.processIdentifier)\n")
+        }
+        #expect(children.isEmpty)
+        #expect(try await container.store().checkIntegrity())
+        let (summary, result) = try container.generate()
+        #expect(result.status == 0)
+        #expect((summary["rendered"] as? Int ?? 0) + (summary["fresh"] as? Int ?? 0) == 40)
+    }
 }
