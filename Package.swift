@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // MARK: C shims, one per concern.
@@ -80,6 +82,13 @@ let package = Package(
                 "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "CWatch",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .target(
+            name: "GlanceServer",
+            dependencies: [
+                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .executableTarget(
             name: "glance",
             dependencies: [
@@ -89,7 +98,9 @@ let package = Package(
                 "GlancePipeline",
                 "GlanceListing",
                 "GlanceOnSave",
+                "GlanceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -123,6 +134,13 @@ let package = Package(
             dependencies: [
                 "glance", "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceOnSave",
                 "GlanceStore", "GlanceTestSupport",
+            ]),
+        .testTarget(
+            name: "GlanceServerTests",
+            dependencies: [
+                "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceServer", "GlanceStore",
+                "GlanceTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceListing", "GlanceStore"]),

@@ -13,7 +13,7 @@ struct GlanceCommand: ParsableCommand {
         version: GlanceVersion.current,
         subcommands: [
             ThumbnailCommand.self, GenerateCommand.self, ListCommand.self, ShowCommand.self, ExportCommand.self,
-            GcCommand.self, HookCommand.self, WatchCommand.self,
+            GcCommand.self, HookCommand.self, WatchCommand.self, ServeCommand.self,
         ]
     )
 }

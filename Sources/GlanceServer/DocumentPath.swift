@@ -1,0 +1,31 @@
+import Foundation
+import GlanceContainer
+
+/// A document path taken from a URL, checked before anything is opened.
+///
+/// Every path the server is asked for goes through here: percent-decoded component by component,
+/// and refused (404) when a component is empty, `.` or `..`, holds a `/` (an encoded `%2f`) or a
+/// NUL, or starts with `.` (hidden files and the sidecar are not documents). What passes is then
+/// opened beneath the container only, so a symlink that leads out answers 404 as well.
+enum DocumentPath {
+    /// The relative path for URL path components, or nil when they cannot name a document.
+    static func from(components: [Substring]) -> String? {
+        guard !components.isEmpty else { return nil }
+        var parts: [String] = []
+        for component in components {
+            guard let decoded = String(component).removingPercentEncoding, !decoded.isEmpty, decoded != ".",
+                decoded != "..", !decoded.hasPrefix("."), !decoded.contains("/"), !decoded.contains("\0")
+            else { return nil }
+            parts.append(decoded)
+        }
+        return parts.joined(separator: "/")
+    }
+
+    /// The URL path for a document path: each component percent-encoded.
+    static func encoded(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%;")
+        return path.split(separator: "/").map { String($0).addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+            .joined(separator: "/")
+    }
+}

@@ -1,0 +1,38 @@
+import Hummingbird
+
+/// What can go wrong serving a request, and the one place where it becomes an HTTP status: a
+/// request that cannot be served is answered, never a 500.
+enum ServerError: Error, HTTPResponseError {
+    /// The path is not a document of the container (or escapes it, or is hidden).
+    case notFound
+    /// The document has no thumbnail: it failed (the reason) or is not a supported type.
+    case noThumbnail(String)
+    /// An on-demand render did not end within the time limit.
+    case renderTimedOut
+    /// A query parameter has a value the server does not know.
+    case badQuery(String)
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .notFound, .noThumbnail: .notFound
+        case .renderTimedOut: .serviceUnavailable
+        case .badQuery: .badRequest
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .notFound: "no such document"
+        case .noThumbnail(let reason): "no thumbnail: \(reason)"
+        case .renderTimedOut: "the thumbnail is being made; try again shortly"
+        case .badQuery(let name): "bad value for the query parameter '\(name)'"
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        if case .renderTimedOut = self { headers[.retryAfter] = "5" }
+        return Response(
+            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}

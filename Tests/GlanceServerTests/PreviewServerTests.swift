@@ -1,0 +1,187 @@
+import Foundation
+import GlanceContainer
+import GlanceCore
+import GlancePipeline
+import GlanceServer
+import GlanceStore
+import GlanceTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A container with a server over it: a real sidecar and real worker processes, the HTTP side
+/// tested in-process.
+final class ServedContainer: Sendable {
+    let root: String
+    let outside: String
+    let pool: WorkerPool
+    let server: PreviewServer
+
+    init(workerArguments: [String] = [], renderTimeout: Duration = .seconds(30)) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
+        outside = root + "-outside"
+        let files = [
+            "a.png": "png/rgb8.png", "notes.txt": "text/latin-utf8.txt", "sub/letter.pdf": "pdf/letter.pdf",
+            "broken.jpg": "corrupt/truncated-header.jpg",
+        ]
+        for (name, asset) in files {
+            let target = root + "/" + name
+            try FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: TestLocations.asset(asset), toPath: target)
+        }
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try Data("secret\n".utf8).write(to: URL(fileURLWithPath: outside + "/secret.txt"))
+        _ = symlink("../" + (outside as NSString).lastPathComponent + "/secret.txt", root + "/escape.txt")
+        let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
+        let store = try SidecarStore(directory: root + "/.thumbnails")
+        pool = WorkerPool(
+            configuration: .init(
+                executable: TestLocations.worker, arguments: workerArguments, workers: 2, timeoutSeconds: 30))
+        let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
+        server = PreviewServer(indexer: indexer, renderTimeout: renderTimeout)
+    }
+
+    deinit {
+        pool.stop()
+        try? FileManager.default.removeItem(atPath: root)
+        try? FileManager.default.removeItem(atPath: outside)
+    }
+
+    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let application = Application(router: server.router())
+        try await application.test(.router) { client in try await body(client) }
+    }
+}
+
+@Suite("Preview server")
+struct PreviewServerTests {
+    @Test("the listing API: every document, filters, paging, and one document's attributes")
+    func api() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            try await client.execute(uri: "/api/items", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[HTTPField.Name("X-Total-Count")!] == "4")
+                let rows = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
+                #expect(rows?.map { $0["path"] as? String } == ["a.png", "broken.jpg", "notes.txt", "sub/letter.pdf"])
+            }
+            try await client.execute(uri: "/api/items?type=pdf", method: .get) { response in
+                let rows = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
+                #expect(rows?.count == 1)
+            }
+            try await client.execute(uri: "/api/items?limit=2&offset=1&sort=name", method: .get) { response in
+                let rows = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
+                #expect(rows?.map { $0["path"] as? String } == ["broken.jpg", "notes.txt"])
+            }
+            try await client.execute(uri: "/api/items?type=gif", method: .get) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/api/items/sub/letter.pdf", method: .get) { response in
+                let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                #expect(object?["kind"] as? String == "pdf" && object?["state"] as? String == "missing")
+            }
+            try await client.execute(uri: "/api/items/nope.pdf", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test(
+        "thumbnails: made on demand, a strong ETag, 304, HEAD, immutable when versioned; a failure is a 404 with its reason"
+    )
+    func thumbnails() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            let tag = try await client.execute(uri: "/thumbnails/a.png", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.headers[.cacheControl] == "no-cache")
+                #expect(Array(Data(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+                return response.headers[.eTag] ?? ""
+            }
+            #expect(tag.hasPrefix("\"") && tag.hasSuffix("-test\""))
+            try await client.execute(uri: "/thumbnails/a.png", method: .get, headers: [.ifNoneMatch: tag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: "/thumbnails/a.png", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(Int(response.headers[.contentLength] ?? "") ?? 0 > 0)
+                #expect(response.body.readableBytes == 0)
+            }
+            let version = String(tag.dropFirst().prefix(64))
+            try await client.execute(uri: "/thumbnails/a.png?v=\(version)", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            }
+            try await client.execute(uri: "/thumbnails/broken.jpg", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).hasPrefix("no thumbnail: "))
+            }
+        }
+    }
+
+    @Test("a render that outlasts the time limit is a 503 with Retry-After, never a 500")
+    func renderTimeout() async throws {
+        let served = try ServedContainer(
+            workerArguments: ["--debug-slow-on", "a.png"], renderTimeout: .milliseconds(200))
+        try await served.test { client in
+            try await client.execute(uri: "/thumbnails/a.png", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "5")
+            }
+        }
+    }
+
+    @Test("documents: the original, with Range (206) and an unsatisfiable range (416)")
+    func documents() async throws {
+        let served = try ServedContainer()
+        let original = try Data(contentsOf: URL(fileURLWithPath: served.root + "/notes.txt"))
+        try await served.test { client in
+            try await client.execute(uri: "/documents/notes.txt", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/plain")
+                #expect(Data(buffer: response.body) == original)
+            }
+            try await client.execute(uri: "/documents/notes.txt", method: .get, headers: [.range: "bytes=5-14"]) {
+                response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 5-14/\(original.count)")
+                #expect(Data(buffer: response.body) == original[5...14])
+            }
+            try await client.execute(uri: "/documents/notes.txt", method: .get, headers: [.range: "bytes=-4"]) {
+                response in
+                #expect(Data(buffer: response.body) == original.suffix(4))
+            }
+            try await client.execute(uri: "/documents/notes.txt", method: .get, headers: [.range: "bytes=99999-"]) {
+                response in
+                #expect(response.status == .rangeNotSatisfiable)
+                #expect(response.headers[.contentRange] == "bytes */\(original.count)")
+            }
+        }
+    }
+
+    @Test("every escape is a 404; every method but GET and HEAD is a 405")
+    func safety() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            for uri in [
+                "/documents/../notes.txt", "/documents/%2e%2e/%2e%2e/etc/passwd",
+                "/documents/sub%2f..%2f..%2fetc%2fpasswd",
+                "/documents//etc/passwd", "/documents/escape.txt", "/documents/.thumbnails/thumbnails.sqlite",
+                "/documents/notes.txt%00.png", "/thumbnails/escape.txt", "/api/items/escape.txt", "/documents/",
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound, "\(uri)")
+                    #expect(!String(buffer: response.body).contains("secret"))
+                }
+            }
+            for method in [HTTPRequest.Method.post, .put, .delete] {
+                try await client.execute(uri: "/documents/notes.txt", method: method) { response in
+                    #expect(response.status == .methodNotAllowed)
+                }
+            }
+        }
+    }
+}
