@@ -32,11 +32,13 @@ let package = Package(
         // MARK: C shims, one per concern.
         .target(
             name: "CJPEG",
+            dependencies: ["CFileAccess"],
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
         .target(
             name: "CPNG",
+            dependencies: ["CFileAccess"],
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("png16")]
         ),
@@ -64,7 +66,9 @@ let package = Package(
         .target(name: "GlanceCore"),
         .target(
             name: "GlanceRender",
-            dependencies: ["GlanceCore", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CRenderGuard"]
+            dependencies: [
+                "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CRenderGuard",
+            ]
         ),
         .target(
             name: "GlanceStore",

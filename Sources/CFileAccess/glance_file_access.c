@@ -146,3 +146,22 @@ long glance_receive_with_descriptor(int socket, void *bytes, size_t capacity, in
 }
 
 int glance_socketpair_cloexec(int ends[2]) { return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends); }
+
+FILE *glance_stream_from_start(int descriptor) {
+    int copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return NULL;
+    FILE *file = fdopen(copy, "rb");
+    if (file == NULL) {
+        int saved = errno;
+        close(copy);
+        errno = saved;
+        return NULL;
+    }
+    if (fseeko(file, 0, SEEK_SET) != 0) {
+        int saved = errno;
+        fclose(file);
+        errno = saved;
+        return NULL;
+    }
+    return file;
+}

@@ -1,5 +1,6 @@
 // The libjpeg-turbo shim: see include/glance_jpeg.h for why it exists.
 #include "glance_jpeg.h"
+#include "glance_file_access.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,27 +77,6 @@ static void glance_install_errors(glance_error_manager *manager) {
     manager->output_scanline = NULL;
 }
 
-/// A stdio stream reading `descriptor` from its start, on a descriptor of its own (the caller
-/// keeps and closes `descriptor`; fclose closes the copy).
-static FILE *glance_jpeg_reopen(int descriptor) {
-    int copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
-    if (copy < 0) return NULL;
-    FILE *file = fdopen(copy, "rb");
-    if (file == NULL) {
-        int saved = errno;
-        close(copy);
-        errno = saved;
-        return NULL;
-    }
-    if (fseeko(file, 0, SEEK_SET) != 0) {
-        int saved = errno;
-        fclose(file);
-        errno = saved;
-        return NULL;
-    }
-    return file;
-}
-
 glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header,
                                       glance_jpeg_error *error) {
     glance_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
@@ -104,7 +84,7 @@ glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header
         if (error) { error->code = ENOMEM; snprintf(error->message, sizeof error->message, "out of memory"); }
         return NULL;
     }
-    decoder->file = glance_jpeg_reopen(descriptor);
+    decoder->file = glance_stream_from_start(descriptor);
     if (decoder->file == NULL) {
         if (error) { error->kind = GLANCE_JPEG_CANNOT_OPEN; error->code = errno; snprintf(error->message, sizeof error->message, "%s", strerror(errno)); }
         free(decoder);

@@ -1,5 +1,6 @@
 // The libpng shim: see include/glance_png.h for why it exists.
 #include "glance_png.h"
+#include "glance_file_access.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,34 +46,13 @@ static int glance_png_fail(glance_png_decoder *decoder, glance_png_error *error)
     return GLANCE_PNG_FAILED;
 }
 
-/// A stdio stream reading `descriptor` from its start, on a descriptor of its own (the caller
-/// keeps and closes `descriptor`; fclose closes the copy).
-static FILE *glance_png_reopen(int descriptor) {
-    int copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
-    if (copy < 0) return NULL;
-    FILE *file = fdopen(copy, "rb");
-    if (file == NULL) {
-        int saved = errno;
-        close(copy);
-        errno = saved;
-        return NULL;
-    }
-    if (fseeko(file, 0, SEEK_SET) != 0) {
-        int saved = errno;
-        fclose(file);
-        errno = saved;
-        return NULL;
-    }
-    return file;
-}
-
 glance_png_decoder *glance_png_open(int descriptor, glance_png_header *header, glance_png_error *error) {
     glance_png_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) {
         if (error) { error->code = ENOMEM; snprintf(error->message, sizeof error->message, "out of memory"); }
         return NULL;
     }
-    decoder->file = glance_png_reopen(descriptor);
+    decoder->file = glance_stream_from_start(descriptor);
     if (decoder->file == NULL) {
         if (error) { error->code = errno; snprintf(error->message, sizeof error->message, "%s", strerror(errno)); }
         free(decoder);

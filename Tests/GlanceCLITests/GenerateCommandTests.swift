@@ -351,10 +351,7 @@ struct GenerateCommandTests {
         #expect(ContinuousClock.now - signalled < .seconds(2))
         #expect(process.terminationStatus == 130)
         #expect(message.contains("interrupted"))
-        let children = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter {
-            ((try? String(contentsOfFile: "/proc/\($0)/status", encoding: .utf8)) ?? "")
-                .contains("PPid:\t\(process.processIdentifier)\n")
-        }
+        let children = try childProcesses(of: process.processIdentifier)
         #expect(children.isEmpty)
         #expect(try await container.store().checkIntegrity())
         let (summary, result) = try container.generate()

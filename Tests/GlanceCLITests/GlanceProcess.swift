@@ -91,3 +91,10 @@ enum RawGlanceProcess {
         return Result(status: (status >> 8) & 0xFF, standardOutput: output, standardError: error)
     }
 }
+
+/// The processes whose parent is `pid` (read from /proc): a stopped glance must leave none.
+func childProcesses(of pid: Int32) throws -> [Int32] {
+    try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter {
+        ((try? String(contentsOfFile: "/proc/\($0)/status", encoding: .utf8)) ?? "").contains("PPid:\t\(pid)\n")
+    }
+}

@@ -93,11 +93,7 @@ struct OnSaveCommandTests {
         for stored in try await container.store().allDocuments() {
             #expect(stored.record.state == .fresh && stored.thumbnails.count == 1)
         }
-        let workers = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init).filter {
-            pid in
-            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            return status.contains("PPid:\t\(watch.processIdentifier)\n")
-        }
+        let workers = try childProcesses(of: watch.processIdentifier)
         #expect(workers.isEmpty)
     }
 }

@@ -5,6 +5,7 @@
 #define GLANCE_FILE_ACCESS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 /// Opens `path`, relative to the folder `directory`, without ever leaving that folder:
@@ -21,6 +22,11 @@ int glance_open_beneath(int directory, const char *path, int flags);
 /// opened with O_PATH: a FIFO does not block and no content is opened. Returns 0, or -1 with
 /// errno set.
 int glance_stat_beneath(int directory, const char *path, struct stat *status);
+
+/// A stdio stream reading the file open at `descriptor` from its start, on a descriptor of its
+/// own (the caller keeps and closes `descriptor`; fclose closes the copy). For decoders that read
+/// through stdio (libjpeg, libpng). NULL with errno set on failure.
+FILE *glance_stream_from_start(int descriptor);
 
 /// Sends `length` bytes of `bytes` on the Unix socket `socket`, with the descriptor
 /// `descriptor` attached (SCM_RIGHTS) unless it is negative. Returns the bytes sent, or -1 with
