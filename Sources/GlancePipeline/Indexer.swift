@@ -121,7 +121,12 @@ public final class Indexer: Sendable {
         while true {
             let (task, joined) = inFlight.withLock { inFlight -> (Task<DocumentOutcome, Never>, Bool) in
                 if let running = inFlight[path] { return (running, true) }
-                let task = Task { await self.renderNow(path, priority: .interactive) }
+                let task = Task {
+                    // A render that ended between the caller's look at the store and now (its
+                    // entry gone from the waiting room) may have made the record current already.
+                    if let current = await self.currentRecord(path) { return DocumentOutcome.recorded(current) }
+                    return await self.renderNow(path, priority: .interactive)
+                }
                 inFlight[path] = task
                 return (task, false)
             }
@@ -142,6 +147,15 @@ public final class Indexer: Sendable {
             if case .removed = outcome, scanner.identity(of: path) == nil { return outcome }
             await Task.yield()
         }
+    }
+
+    /// The record of `path` if it is current for the file as it is now (nothing to render).
+    private func currentRecord(_ path: String) async -> StoredDocument? {
+        guard let identity = scanner.identity(of: path),
+            let stored = try? await store.document(at: path, includingImageData: false),
+            case .keep = policy.decide(stored, identity: identity)
+        else { return nil }
+        return stored
     }
 
     /// Opens, renders and records one document, trying again when it changes while read.

@@ -22,7 +22,7 @@ final class WatchedContainer: Sendable {
     let watcher: ContainerWatcher
     private let task: Task<Void, Never>
 
-    init(files: [String: String] = [:], catchUpFirst: Bool = false) async throws {
+    init(files: [String: String] = [:], catchUpFirst: Bool = false, watching: Bool = true) async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         for (name, asset) in files {
@@ -39,7 +39,9 @@ final class WatchedContainer: Sendable {
         logger.logLevel = .critical
         let watcher = ContainerWatcher(indexer: indexer, logger: logger, options: options)
         self.watcher = watcher
-        task = Task { try? await watcher.run() }
+        task = Task {
+            if watching { try? await watcher.run() }
+        }
         // The watches are in place once the first tick has passed.
         try await Task.sleep(for: .milliseconds(150))
     }
