@@ -32,12 +32,7 @@ final class ChangeReader: Sendable {
     /// The kernel queues both halves of a rename together, so this is generous.
     static let pairingWindow: Duration = .milliseconds(100)
 
-    private let state = StopState()
-    /// The reading thread's stop flag and its "I have ended" signal.
-    final class StopState: Sendable {
-        let stopping = Atomic<Bool>(false)
-        let finished = DispatchSemaphore(value: 0)
-    }
+    private let state = ThreadStop()
 
     /// Starts watching `root` (every folder below it but the `excluded` ones) on a thread of its
     /// own; the initial watches are in place when this returns (or it throws). Batches of changes
@@ -78,7 +73,7 @@ final class ChangeReader: Sendable {
 
     /// The thread's loop.
     private static func run(
-        _ watch: FolderWatch, changes: AsyncStream<[ContainerChange]>.Continuation, state: StopState
+        _ watch: FolderWatch, changes: AsyncStream<[ContainerChange]>.Continuation, state: ThreadStop
     ) {
         // Halves of renames waiting for their other half: cookie -> (path, is a folder, when).
         var movedOut: [UInt32: (path: String, isFolder: Bool, at: ContinuousClock.Instant)] = [:]

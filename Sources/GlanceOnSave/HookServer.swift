@@ -23,12 +23,7 @@ public final class HookServer: Sendable {
     let listener: Int32
     let indexer: Indexer
     let logger: Logger
-    private let state = StopState()
-
-    final class StopState: Sendable {
-        let stopping = Atomic<Bool>(false)
-        let finished = DispatchSemaphore(value: 0)
-    }
+    private let state = ThreadStop()
 
     /// Binds the socket at `path`. A socket left by a watcher that died is replaced; one that a
     /// running watcher answers on is not (two watchers on one container would race).
