@@ -10,6 +10,8 @@
 //   GlancePipeline -> Core + Container: supervised workers, the pool, the indexer, batches
 //   GlanceWorker -> Core + Render: what runs in a worker process
 //   GlanceListing -> Core + Container: promised-item attributes, the preview listing
+//   GlanceOnSave -> Pipeline + Listing: inotify watcher, document library, the hook socket
+//   GlanceServer -> Pipeline + Listing + Hummingbird + Mustache: `glance serve`'s routes and pages
 //   glance (the command line) and glance-worker (the renderer process): executables
 import PackageDescription
 
@@ -27,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // MARK: C shims, one per concern.
@@ -92,6 +96,9 @@ let package = Package(
                 "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "glance",
@@ -106,6 +113,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The renderer process: the only executable that links the decoders (libjpeg, libpng,

@@ -88,6 +88,7 @@ def format_extras(extras):
         lines.append(f"  glance hook round trip (small text): with a watcher p50 {saves['hook_with_watcher_p50_ms']:.0f} ms, "
                      f"p95 {saves['hook_with_watcher_p95_ms']:.0f} ms; without p50 "
                      f"{saves['hook_without_watcher_p50_ms']:.0f} ms, p95 {saves['hook_without_watcher_p95_ms']:.0f} ms")
+    lines += format_serve(extras.get("serve"))
     singles = extras.get("single", [])
     if singles:
         lines.append("Single documents: `glance thumbnail` (wall time, peak RSS from /usr/bin/time) and the same "
@@ -96,6 +97,50 @@ def format_extras(extras):
             lines.append(f"  {s['label']:<26} thumbnail {s['thumbnail_seconds']:.2f} s, "
                          f"{mb(s['thumbnail_peak_rss_kib']):.0f} MB; generate: worker {mb(s['worker_peak_rss_kib']):.0f} MB, "
                          f"coordinator {mb(s['coordinator_peak_rss_kib']):.0f} MB")
+    return lines
+
+
+SERVE_CASES = (("get", "thumbnail GET ?v=DIGEST"), ("revalidate", "If-None-Match -> 304"))
+
+
+def format_serve(serve):
+    """The lines for `glance serve` under wrk against nginx, and the 10,000-document pages."""
+    if not serve:
+        return []
+    lines = []
+    if serve.get("documents"):
+        lines.append(f"glance serve against nginx (same bytes, static files): {serve['documents']} thumbnails of the "
+                     f"corpus, {serve['thumbnail_bytes_average'] / 1000:.0f} kB on average; wrk, {serve['threads']} "
+                     f"threads, {serve['connections']} connections, {serve['seconds']:g} s each, loopback:")
+        lines.append(f"  {'requests':<26} {'server':<7} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} "
+                     f"{'CPU ms/req':>10} {'Glance/this':>11}")
+    for case, label in SERVE_CASES:
+        runs = serve.get(case, {})
+        if "glance" not in runs or "nginx" not in runs:
+            continue
+        for server in ("glance", "nginx"):
+            run = runs[server]
+            ratio = "—" if server == "glance" else f"{runs['glance']['requests_per_s'] / run['requests_per_s']:.2f}"
+            lines.append(f"  {label if server == 'glance' else '':<26} {server:<7} {run['requests_per_s']:>7.0f} "
+                         f"{run['p50_ms']:>7.2f} {run['p99_ms']:>7.2f} {run['max_ms']:>7.1f} "
+                         f"{fmt_num(run.get('server_cpu_ms_per_request'), 3):>10} {ratio:>11}")
+    if serve.get("glance_serve_peak_rss_kib"):
+        lines.append(f"  glance serve peak RSS (VmHWM) after the load: {mb(serve['glance_serve_peak_rss_kib']):.0f} MB")
+    for key, label in (("grid", "grid page"), ("api_page", "listing page")):
+        row = serve.get(key)
+        if not row:
+            continue
+        head = f"  GET {row['path']} ({label}) over 10,000 documents:"
+        if row["measured"]:
+            lines.append(f"{head} median {row['median_ms']:.1f} ms, max {row['max_ms']:.1f} ms of {row['requests']}, "
+                         f"{row['bytes'] / 1000:.0f} kB")
+        else:
+            lines.append(f"{head} NOT MEASURED: status {row['status']}")
+    if serve.get("many_startup_seconds") is not None:
+        lines.append(f"  glance serve on 10,000 documents: URL printed after {serve['many_startup_seconds']:.2f} s, "
+                     f"peak RSS {mb(serve.get('many_peak_rss_kib', 0)):.0f} MB")
+    for problem in serve.get("problems", []):
+        lines.append(f"  PROBLEM: {problem}")
     return lines
 
 
@@ -154,6 +199,18 @@ def evaluate_targets(results, extras):
         targets.append(("On-save: glance hook round trip p95 <= 50 ms with a watcher",
                         f"{saves['hook_with_watcher_p95_ms']:.0f} ms", saves["hook_with_watcher_p95_ms"] / 50,
                         saves["hook_with_watcher_p95_ms"] <= 50))
+    serve = extras.get("serve") or {}
+    for case, label in SERVE_CASES:
+        runs = serve.get(case, {})
+        if "glance" not in runs or "nginx" not in runs:
+            continue
+        g, n = runs["glance"], runs["nginx"]
+        ratio = g["requests_per_s"] / n["requests_per_s"]
+        connections = serve["connections"]
+        targets.append((f"Serve, {label} at {connections} connections: glance >= 0.7x nginx requests/s",
+                        f"{g['requests_per_s']:.0f} vs {n['requests_per_s']:.0f} requests/s", ratio, ratio >= 0.7))
+        targets.append((f"Serve, {label} at {connections} connections: glance p99 <= 10 ms", f"{g['p99_ms']:.2f} ms",
+                        g["p99_ms"] / 10, g["p99_ms"] <= 10))
     by_key = {s["key"]: s for s in extras.get("single", [])}
     for key, label in (("jpeg-6000x4000", "6000x4000 JPEG"), ("png-4000x3000", "4000x3000 PNG")):
         if key in by_key:

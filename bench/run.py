@@ -9,8 +9,9 @@ Environment: BENCH_SCALE=1 for the full corpus; BENCH_ROUNDS (default 3); GLANCE
 For each format the same files go through every tool, `rounds` times; in each round the order of
 the tools is rotated, so that background noise falls on all of them alike, and the median wall
 time is reported. Then the extras: 10,000 unchanged documents (no-op re-run, list), single big
-documents (time and memory), on-disk size per thumbnail. Then quality, then the targets. See
-bench/README.md for how to read the output.
+documents (time and memory), on-save latency, `glance serve` under load against nginx (serve.py;
+BENCH_SERVE_SECONDS per wrk run, default 5), on-disk size per thumbnail. Then quality, then the
+targets. See bench/README.md for how to read the output.
 """
 
 import argparse
@@ -26,6 +27,7 @@ import corpus
 import onsave
 import quality
 import report
+import serve
 import tools
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -388,7 +390,8 @@ def tool_versions(glance):
     return {"glance": first_line([glance, "--version"]), "vips": first_line(["vips", "--version"]),
             "imagemagick": first_line([tools.CONVERT, "-version"]), "graphicsmagick": first_line([tools.GM, "version"]),
             "pdftoppm": first_line(["pdftoppm", "-v"]), "djpeg": first_line(["djpeg", "-version"]),
-            "pango-view": first_line(["pango-view", "--version"])}
+            "pango-view": first_line(["pango-view", "--version"]), "wrk": first_line(["wrk", "-v"]),
+            "nginx": first_line(["nginx", "-v"])}
 
 
 def main():
@@ -397,7 +400,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")))
     parser.add_argument("--formats", default=",".join(corpus.FORMATS))
     parser.add_argument("--no-quality", action="store_true", help="skip PSNR/SSIM")
-    parser.add_argument("--no-extras", action="store_true", help="skip the 10,000-document and single-file runs")
+    parser.add_argument("--no-extras", action="store_true",
+                        help="skip the 10,000-document, single-file, on-save and serve runs")
     parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build/release/glance"),
                         help="the glance executable, relative to the repository root or absolute")
     args = parser.parse_args()
@@ -435,6 +439,9 @@ def main():
         extras["single"] = measure_singles(glance, manifest, args.rounds)
         log("on-save: saves during a 10,000-document catch-up, and hook round trips")
         extras["onsave"] = onsave.measure_onsave(glance, ROOT, manifest, corpus.ensure_many(), WORK_DIR, log)
+        log("serve: glance serve and nginx under wrk, and the pages of 10,000 documents")
+        extras["serve"] = serve.measure_serve(glance, ROOT, corpus.ensure_many(),
+                                              os.path.join(WORK_DIR, "many", "store"), WORK_DIR, cores, log)
     load_after = os.getloadavg()
 
     lines = [""]

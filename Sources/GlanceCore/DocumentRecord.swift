@@ -64,13 +64,17 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
     public var byteCount: Int
     /// The encoded bytes; nil when the caller asked for the dictionary without the images.
     public var data: [UInt8]?
+    /// The image's average colour (`#rrggbb`, over white): a placeholder to show until the image
+    /// arrives. Nil for thumbnails made before Glance recorded it.
+    public var averageColour: String?
 
     /// The size key of the standard thumbnail.
     public static let standardSizeKey = "1024x1024"
 
     /// An entry with its encoded bytes; `byteCount` is their length.
     public init(
-        sizeKey: String = ThumbnailImage.standardSizeKey, format: ImageFormat, width: Int, height: Int, data: [UInt8]
+        sizeKey: String = ThumbnailImage.standardSizeKey, format: ImageFormat, width: Int, height: Int, data: [UInt8],
+        averageColour: String? = nil
     ) {
         self.sizeKey = sizeKey
         self.format = format
@@ -78,16 +82,20 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
         self.height = height
         self.byteCount = data.count
         self.data = data
+        self.averageColour = averageColour
     }
 
     /// An entry without its bytes, as listings return it.
-    public init(sizeKey: String, format: ImageFormat, width: Int, height: Int, byteCount: Int) {
+    public init(
+        sizeKey: String, format: ImageFormat, width: Int, height: Int, byteCount: Int, averageColour: String? = nil
+    ) {
         self.sizeKey = sizeKey
         self.format = format
         self.width = width
         self.height = height
         self.byteCount = byteCount
         self.data = nil
+        self.averageColour = averageColour
     }
 }
 

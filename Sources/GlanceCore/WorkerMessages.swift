@@ -58,12 +58,14 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     /// The source's displayed size (pixels, or points for PDF), when rendered.
     public var sourceWidth = 0
     public var sourceHeight = 0
+    /// The thumbnail's average colour (`#rrggbb`), when rendered: its placeholder in pages.
+    public var averageColour: String?
     /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, warnings, format, width, height, byteCount, digest, milliseconds
-        case sourceWidth, sourceHeight
+        case sourceWidth, sourceHeight, averageColour
     }
 
     public init(

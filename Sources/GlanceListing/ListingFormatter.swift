@@ -16,10 +16,14 @@ public enum ListingFormatter {
             public var height: Int
             public var format: String
             public var bytes: Int
+            /// The placeholder colour, `#rrggbb`.
+            public var averageColour: String?
         }
 
         public var path: String
         public var name: String
+        /// The content's digest when it was last rendered (`sha256:` and hex).
+        public var digest: String?
         public var kind: String
         public var mimeType: String
         public var size: Int64
@@ -33,6 +37,7 @@ public enum ListingFormatter {
         public init(_ item: PromisedItemAttributes) {
             path = item.path
             name = item.name
+            digest = item.digest
             kind = item.kind
             mimeType = item.mimeType
             size = item.size
@@ -42,7 +47,8 @@ public enum ListingFormatter {
             thumbnails = [:]
             for image in item.thumbnails {
                 thumbnails[image.sizeKey] = Thumbnail(
-                    width: image.width, height: image.height, format: image.format.rawValue, bytes: image.byteCount)
+                    width: image.width, height: image.height, format: image.format.rawValue, bytes: image.byteCount,
+                    averageColour: image.averageColour)
             }
             generatedAt = item.generatedAt.map(ListingFormatter.iso8601)
             generatorVersion = item.generatorVersion

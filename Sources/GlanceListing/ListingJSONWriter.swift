@@ -22,6 +22,7 @@ public enum ListingJSONWriter {
     static func append(_ row: ListingFormatter.Row, to text: inout String, indent: String) {
         let inner = indent + "  "
         var fields: [(String, String)] = []
+        if let digest = row.digest { fields.append(("digest", quoted(digest))) }
         if let error = row.error { fields.append(("error", quoted(error))) }
         if let generatedAt = row.generatedAt { fields.append(("generatedAt", quoted(generatedAt))) }
         if let version = row.generatorVersion { fields.append(("generatorVersion", quoted(version))) }
@@ -50,6 +51,7 @@ public enum ListingJSONWriter {
         for (index, key) in keys.enumerated() {
             let image = thumbnails[key]!
             text += inner + quoted(key) + " : {\n"
+            if let colour = image.averageColour { text += deeper + "\"averageColour\" : " + quoted(colour) + ",\n" }
             text += deeper + "\"bytes\" : \(image.bytes),\n"
             text += deeper + "\"format\" : " + quoted(image.format) + ",\n"
             text += deeper + "\"height\" : \(image.height),\n"

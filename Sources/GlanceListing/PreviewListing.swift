@@ -68,21 +68,18 @@ public struct PreviewListing: Sendable {
     public func items(matching query: ListingQuery = ListingQuery()) async throws(StoreError)
         -> [PromisedItemAttributes]
     {
+        try await page(matching: query).items
+    }
+
+    /// The page of documents that `query`'s offset and limit select, and how many match in all.
+    public func page(matching query: ListingQuery = ListingQuery()) async throws(StoreError) -> ListingPage {
         var documents = scanner.scan()
         if let pattern = query.pattern {
             documents = documents.filter { fnmatch(pattern, $0.path, 0) == 0 }
         }
-        let needsRecordsFirst = query.contentType != nil || query.state != nil
-        if !needsRecordsFirst {
-            switch query.order {
-            case .name: documents.sort { $0.path < $1.path }
-            case .date:
-                documents.sort {
-                    ($0.identity.modifiedNanoseconds, $0.path) < ($1.identity.modifiedNanoseconds, $1.path)
-                }
-            case .size: documents.sort { ($0.identity.size, $0.path) < ($1.identity.size, $1.path) }
-            }
-            if query.reversed { documents.reverse() }
+        if !Self.needsRecords(query) {
+            Self.sort(&documents, query)
+            let total = documents.count
             documents = Array(documents.dropFirst(query.offset).prefix(query.limit ?? Int.max))
             // A page reads its own records; a whole listing reads them all at once, which is one
             // query instead of one per 500 paths.
@@ -92,10 +89,57 @@ public struct PreviewListing: Sendable {
             } else {
                 for stored in try await store.allDocuments() { records[stored.record.path] = stored }
             }
-            return documents.map {
+            let items = documents.map {
                 PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path], policy: policy)
             }
+            return ListingPage(items: items, totalCount: total)
         }
+        let items = try await filtered(documents, query)
+        return ListingPage(
+            items: Array(items.dropFirst(query.offset).prefix(query.limit ?? Int.max)), totalCount: items.count)
+    }
+
+    /// The paths of every document matching `query` (its offset and limit aside), in its order:
+    /// what previous / next step through. Reads no record unless the query filters by kind or
+    /// state.
+    public func paths(matching query: ListingQuery) async throws(StoreError) -> [String] {
+        var documents = scanner.scan()
+        if let pattern = query.pattern {
+            documents = documents.filter { fnmatch(pattern, $0.path, 0) == 0 }
+        }
+        guard Self.needsRecords(query) else {
+            Self.sort(&documents, query)
+            return documents.map(\.path)
+        }
+        return try await filtered(documents, query).map(\.path)
+    }
+
+    /// Whether `query` filters on something only the records know.
+    private static func needsRecords(_ query: ListingQuery) -> Bool {
+        query.contentType != nil || query.state != nil
+    }
+
+    /// Sorts scanned documents in `query`'s order (ties broken by path).
+    private static func sort(_ documents: inout [ScannedDocument], _ query: ListingQuery) {
+        switch query.order {
+        case .name: documents.sort { precedes($0.path, $1.path) }
+        case .date:
+            documents.sort {
+                $0.identity.modifiedNanoseconds != $1.identity.modifiedNanoseconds
+                    ? $0.identity.modifiedNanoseconds < $1.identity.modifiedNanoseconds : precedes($0.path, $1.path)
+            }
+        case .size:
+            documents.sort {
+                $0.identity.size != $1.identity.size ? $0.identity.size < $1.identity.size : precedes($0.path, $1.path)
+            }
+        }
+        if query.reversed { documents.reverse() }
+    }
+
+    /// Every document of `documents` with its record, filtered and sorted by `query`.
+    private func filtered(_ documents: [ScannedDocument], _ query: ListingQuery) async throws(StoreError)
+        -> [PromisedItemAttributes]
+    {
         var records: [String: StoredDocument] = [:]
         for stored in try await store.allDocuments() { records[stored.record.path] = stored }
         var items = documents.map {
@@ -103,12 +147,12 @@ public struct PreviewListing: Sendable {
         }
         items = items.filter(query.matches)
         switch query.order {
-        case .name: items.sort { $0.path < $1.path }
-        case .date: items.sort { ($0.modified, $0.path) < ($1.modified, $1.path) }
-        case .size: items.sort { ($0.size, $0.path) < ($1.size, $1.path) }
+        case .name: items.sort { precedes($0.path, $1.path) }
+        case .date: items.sort { $0.modified != $1.modified ? $0.modified < $1.modified : precedes($0.path, $1.path) }
+        case .size: items.sort { $0.size != $1.size ? $0.size < $1.size : precedes($0.path, $1.path) }
         }
         if query.reversed { items.reverse() }
-        return Array(items.dropFirst(query.offset).prefix(query.limit ?? Int.max))
+        return items
     }
 
     /// The attributes of the documents at `paths` (relative to the container), in that order;
@@ -127,4 +171,24 @@ public struct PreviewListing: Sendable {
         }
         return result
     }
+}
+
+/// One page of a listing and the number of documents that match in all.
+public struct ListingPage: Sendable {
+    /// The documents of the page, in order.
+    public var items: [PromisedItemAttributes]
+    /// How many documents match the query before paging.
+    public var totalCount: Int
+
+    public init(items: [PromisedItemAttributes], totalCount: Int) {
+        self.items = items
+        self.totalCount = totalCount
+    }
+}
+
+/// Path order: by the UTF-8 bytes, as `ls` sorts in the C locale. The same as `String`'s order
+/// for ASCII names, and several times faster on 10,000 paths (no Unicode normalisation).
+@inline(__always)
+func precedes(_ left: String, _ right: String) -> Bool {
+    left.utf8.lexicographicallyPrecedes(right.utf8)
 }

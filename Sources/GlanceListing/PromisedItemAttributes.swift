@@ -23,6 +23,8 @@ public struct PromisedItemAttributes: Sendable, Equatable {
     /// When the thumbnails were made, and by which Glance version.
     public var generatedAt: Date?
     public var generatorVersion: String?
+    /// The digest of the content the record was made from (`sha256:` and hex), if recorded.
+    public var digest: String?
 
     /// The MIME type (`application/octet-stream` when unknown).
     public var mimeType: String { contentType?.mimeType ?? "application/octet-stream" }
@@ -43,6 +45,7 @@ public struct PromisedItemAttributes: Sendable, Equatable {
         thumbnails = state == .fresh || state == .stale ? stored?.thumbnails ?? [] : []
         generatedAt = stored?.record.generatedAt
         generatorVersion = stored?.record.generatorVersion
+        digest = stored?.record.digest
     }
 
     /// The standard (`1024x1024`) thumbnail, if there is one.

@@ -212,7 +212,8 @@ public final class Indexer: Sendable {
             record: record,
             thumbnails: thumbnails.map {
                 ThumbnailImage(
-                    sizeKey: $0.sizeKey, format: $0.format, width: $0.width, height: $0.height, byteCount: $0.byteCount)
+                    sizeKey: $0.sizeKey, format: $0.format, width: $0.width, height: $0.height, byteCount: $0.byteCount,
+                    averageColour: $0.averageColour)
             })
         publish(record.state == .failed ? .failed(stored) : .refreshed(stored))
         return .recorded(stored)
@@ -298,8 +299,10 @@ public final class Indexer: Sendable {
                     return (record, [])
                 }
                 record.state = .fresh
+                // A colour is only kept in the one form a page may put in a style attribute.
                 let image = ThumbnailImage(
-                    format: format, width: outcome.width, height: outcome.height, data: outcome.data)
+                    format: format, width: outcome.width, height: outcome.height, data: outcome.data,
+                    averageColour: outcome.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil })
                 return (record, [image])
             case .unsupported:
                 record.state = .unsupported

@@ -1,3 +1,5 @@
+import GlanceCore
+
 /// An 8-bit sRGB image in memory: RGB (3 bytes a pixel) or RGBA with straight alpha (4 bytes).
 ///
 /// A plain value, safe to send between tasks; the renderers produce it and the encoders take it.
@@ -28,6 +30,28 @@ public struct PixelBuffer: Sendable, Equatable {
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * width + x) * channels
         return (bytes[i], bytes[i + 1], bytes[i + 2], channels == 4 ? bytes[i + 3] : 255)
+    }
+
+    /// The image's average colour over white, as `#rrggbb`: the placeholder a page shows while
+    /// the thumbnail itself loads. Every fourth row and column is enough for a mean.
+    public var averageColour: String {
+        var sums = (r: 0, g: 0, b: 0)
+        var count = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for y in stride(from: 0, to: height, by: 4) {
+                for x in stride(from: 0, to: width, by: 4) {
+                    let i = (y * width + x) * channels
+                    let alpha = channels == 4 ? Int(buffer[i + 3]) : 255
+                    // Straight alpha over a white page: c * a + 255 * (1 - a).
+                    sums.r += (Int(buffer[i]) * alpha + 255 * (255 - alpha)) / 255
+                    sums.g += (Int(buffer[i + 1]) * alpha + 255 * (255 - alpha)) / 255
+                    sums.b += (Int(buffer[i + 2]) * alpha + 255 * (255 - alpha)) / 255
+                    count += 1
+                }
+            }
+        }
+        guard count > 0 else { return "#ffffff" }
+        return HexColour.text(red: sums.r / count, green: sums.g / count, blue: sums.b / count)
     }
 
     /// Whether every pixel is fully opaque (true for RGB images).

@@ -1,14 +1,27 @@
 import GlanceContainer
 import GlanceCore
 import GlancePipeline
+import HTTPTypes
 import Hummingbird
 
 /// `GET /thumbnails/PATH`: the stored 1024x1024 thumbnail, made on demand when missing or stale.
 extension PreviewServer {
     func thumbnail(_ components: [Substring], request: Request) async throws -> Response {
-        let path = try resolve(components)
-        guard let identity = indexer.scanner.identity(of: path) else { throw ServerError.notFound }
-        var stored = try await indexer.store.document(at: path, includingImageData: true)
+        guard let path = DocumentPath.from(components: components), let identity = indexer.scanner.identity(of: path)
+        else { throw ServerError.notFound }
+        if let (entry, needsCheck) = cache.entry(for: path, identity: identity) {
+            if !needsCheck { return Self.response(entry, request: request) }
+            // Trusted a while: ask the store (without the image) whether it still holds this one.
+            let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
+            if let stored, indexer.policy.state(of: stored, identity: identity) == .fresh,
+                Self.entityTag(stored.record) == entry.entityTag
+            {
+                cache.confirm(path)
+                return Self.response(entry, request: request)
+            }
+            cache.remove(path)
+        }
+        var stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: true) }
         switch indexer.policy.state(of: stored, identity: identity) {
         case .fresh:
             break
@@ -25,29 +38,38 @@ extension PreviewServer {
                 }
                 throw ServerError.notFound
             }
-            stored = try await indexer.store.document(at: path, includingImageData: true)
+            stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: true) }
         }
         guard let stored, let image = stored.thumbnails.first(where: { $0.sizeKey == ThumbnailImage.standardSizeKey }),
             let data = image.data
         else { throw ServerError.notFound }
-        let tag = Self.entityTag(stored.record)
-        var headers: HTTPFields = [.contentType: image.format.mimeType, .eTag: tag]
-        // A URL that names the content (`?v=` the digest) never changes: browsers keep it for a
-        // year without asking again. Any other URL is checked on every use.
-        let versioned =
-            stored.record.digest != nil
-            && request.uri.queryParameters["v"].map(String.init) == Self.version(stored.record)
+        let entry = ThumbnailCache.Entry(
+            identity: stored.record.identity, entityTag: Self.entityTag(stored.record),
+            version: Self.version(stored.record), contentType: image.format.mimeType, body: ByteBuffer(bytes: data),
+            checkedAt: .now)
+        // Kept only when made for the file as it is now (not for one that changed meanwhile).
+        if entry.identity == identity { cache.insert(entry, for: path) }
+        return Self.response(entry, request: request)
+    }
+
+    /// The response for a thumbnail: `304` when the client has it, else the bytes (shared with
+    /// the cache, not copied). A URL with `?v=` the digest never changes, so browsers keep it for
+    /// a year without asking again; any other URL (or an outdated `?v=`) is checked on every use.
+    static func response(_ entry: ThumbnailCache.Entry, request: Request) -> Response {
+        var headers: HTTPFields = [.eTag: entry.entityTag]
+        let versioned = entry.version != nil && request.uri.queryParameters["v"].map(String.init) == entry.version
         headers[.cacheControl] = versioned ? "public, max-age=31536000, immutable" : "no-cache"
         if let match = request.headers[.ifNoneMatch],
             match.split(separator: ",").contains(where: {
-                $0.trimmingSpaces == tag || $0.trimmingSpaces == "*"
+                $0.trimmingSpaces == entry.entityTag || $0.trimmingSpaces == "*"
             })
         {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentLength] = String(data.count)
+        headers[.contentType] = entry.contentType
+        headers[.contentLength] = String(entry.body.readableBytes)
         if request.method == .head { return Response(status: .ok, headers: headers) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: entry.body))
     }
 
     /// The version part of a thumbnail URL: the document's digest (without its `sha256:`).

@@ -6,75 +6,87 @@ import GlancePipeline
 import HTTPTypes
 import Hummingbird
 
-/// The HTTP side of the preview listing, for one container: the listing and one document's
-/// attributes as JSON, the stored thumbnails (made on demand, ahead of batch work, when missing or
-/// stale), and the originals with `Range` support. Only `GET` and `HEAD`; every path is resolved
-/// inside the container, and anything else answers 404.
+/// The HTTP side of the preview listing, for one container: the grid and preview pages, the
+/// listing and one document's attributes as JSON, the stored thumbnails (made on demand, ahead of
+/// batch work, when missing or stale), the originals with `Range` support, and a stream of
+/// changes. Only `GET` and `HEAD`; every path is resolved inside the container, and anything else
+/// answers 404. ``PreviewSite`` puts one or several of these behind one listener.
 public struct PreviewServer: Sendable {
     /// The container's indexer: its store, its scanner, and the pool that renders on demand.
     public let indexer: Indexer
     /// How long a request waits for an on-demand render before it answers 503.
     public var renderTimeout: Duration
+    /// The container's name in page titles.
+    public var title: String
+    /// Whether pages subscribe to `/events` (a watcher keeps the container fresh).
+    public var liveUpdates = false
+    /// Where this container's routes live: `""`, or `/c/NAME` beside other containers.
+    var links = PageLinks(prefix: "")
+    /// The list of containers, when there are several.
+    var siteURL: String?
+    let assets = PageAssets()
+    /// Thumbnails in memory, ready to send.
+    let cache: ThumbnailCache
 
-    public init(indexer: Indexer, renderTimeout: Duration = .seconds(30)) {
+    /// A server for `indexer`'s container; `memoryCacheBytes` of thumbnails are kept in memory.
+    public init(
+        indexer: Indexer, renderTimeout: Duration = .seconds(30), title: String? = nil,
+        memoryCacheBytes: Int = 256 << 20
+    ) {
         self.indexer = indexer
         self.renderTimeout = renderTimeout
+        cache = ThumbnailCache(capacityBytes: memoryCacheBytes)
+        self.title = title ?? indexer.scanner.root.split(separator: "/").last.map(String.init) ?? "/"
     }
 
-    /// The routes.
+    /// The routes, for this container alone (at the root).
     public func router() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.add(middleware: MethodFilter())
-        router.get("/api/items") { request, _ in try await self.items(request) }
-        router.get("/api/items/**") { _, context in try await self.item(context.parameters.getCatchAll()) }
+        PreviewSite(containers: [self]).router()
+    }
+
+    /// Adds this container's routes to `routes` (a router, or the group of its prefix).
+    func addRoutes(to routes: some RouterMethods<BasicRequestContext>) {
+        routes.get("/api/items") { request, _ in try await self.items(request) }
+        routes.get("/api/items/**") { _, context in try await self.item(context.parameters.getCatchAll()) }
+        routes.get("/events") { request, _ in self.events(request) }
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/thumbnails/**", method: method) { request, context in
+            routes.on("/", method: method) { request, _ in try await self.gridPage(request) }
+            routes.on("/preview/**", method: method) { request, context in
+                try await self.previewPage(context.parameters.getCatchAll(), request: request)
+            }
+            routes.on("/thumbnails/**", method: method) { request, context in
                 try await self.thumbnail(context.parameters.getCatchAll(), request: request)
             }
-            router.on("/documents/**", method: method) { request, context in
+            routes.on("/documents/**", method: method) { request, context in
                 try await self.document(context.parameters.getCatchAll(), request: request)
             }
         }
-        return router
     }
 
     // MARK: - API
 
     /// `GET /api/items`: the listing as `glance list --json` writes it, with its filters and sort
     /// as query parameters (`pattern`, `type`, `status`, `sort`, `reverse`) and paging (`offset`,
-    /// `limit`); the number of matches before paging is in `X-Total-Count`.
+    /// `limit`, at most 1,000; everything without one); the number of matches before paging is in
+    /// `X-Total-Count`.
     func items(_ request: Request) async throws -> Response {
-        let parameters = request.uri.queryParameters
-        var query = ListingQuery()
-        query.pattern = parameters["pattern"].map(String.init)
-        if let type = parameters["type"] {
-            guard let parsed = ContentType(rawValue: String(type)) else { throw ServerError.badQuery("type") }
-            query.contentType = parsed
-        }
-        if let status = parameters["status"] {
-            guard let parsed = ThumbnailState(rawValue: String(status)) else { throw ServerError.badQuery("status") }
-            query.state = parsed
-        }
-        if let sort = parameters["sort"] {
-            guard let parsed = ListingQuery.Order(rawValue: String(sort)) else { throw ServerError.badQuery("sort") }
-            query.order = parsed
-        }
-        query.reversed = parameters["reverse"].map { $0 == "1" || $0 == "true" } ?? false
-        let all = try await listing.items(matching: query)
-        let offset = parameters["offset"].flatMap { Int($0) } ?? 0
-        let limit = parameters["limit"].flatMap { Int($0) } ?? all.count
-        guard offset >= 0, limit >= 0 else { throw ServerError.badQuery("offset") }
-        let page = all.dropFirst(offset).prefix(limit)
+        let query = try PageQuery(query: request.uri.query)
+        var listingQuery = query.listingQuery
+        listingQuery.offset = query.offset
+        listingQuery.limit = query.limit
+        let page = try await storeCall { try await listing.page(matching: listingQuery) }
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        headers[HTTPField.Name("X-Total-Count")!] = String(all.count)
-        let json = ListingJSONWriter.array(page.map(ListingFormatter.Row.init))
+        headers[HTTPField.Name("X-Total-Count")!] = String(page.totalCount)
+        let json = ListingJSONWriter.array(page.items.map(ListingFormatter.Row.init))
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }
 
     /// `GET /api/items/PATH`: one document's attributes, as `glance show --json` writes them.
     func item(_ components: [Substring]) async throws -> Response {
         let path = try resolve(components)
-        guard let item = try await listing.attributes(forPaths: [path]).first ?? nil else { throw ServerError.notFound }
+        guard let item = try await storeCall({ try await listing.attributes(forPaths: [path]).first ?? nil }) else {
+            throw ServerError.notFound
+        }
         let json = ListingFormatter.json(ListingFormatter.Row(item))
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
@@ -83,6 +95,17 @@ public struct PreviewServer: Sendable {
 
     var listing: PreviewListing {
         PreviewListing(scanner: indexer.scanner, store: indexer.store, policy: indexer.policy)
+    }
+
+    /// The value of a store read; a store that cannot be read is a 503 that says why.
+    func storeCall<Value>(_ body: () async throws -> Value) async throws(ServerError) -> Value {
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw .storeUnavailable(error.description)
+        } catch {
+            throw .storeUnavailable(String(describing: error))
+        }
     }
 
     /// The document path for URL components, if it names a regular file inside the container.

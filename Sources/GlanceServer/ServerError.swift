@@ -11,11 +11,13 @@ enum ServerError: Error, HTTPResponseError {
     case renderTimedOut
     /// A query parameter has a value the server does not know.
     case badQuery(String)
+    /// The store cannot be read (the reason).
+    case storeUnavailable(String)
 
     var status: HTTPResponse.Status {
         switch self {
         case .notFound, .noThumbnail: .notFound
-        case .renderTimedOut: .serviceUnavailable
+        case .renderTimedOut, .storeUnavailable: .serviceUnavailable
         case .badQuery: .badRequest
         }
     }
@@ -26,6 +28,7 @@ enum ServerError: Error, HTTPResponseError {
         case .noThumbnail(let reason): "no thumbnail: \(reason)"
         case .renderTimedOut: "the thumbnail is being made; try again shortly"
         case .badQuery(let name): "bad value for the query parameter '\(name)'"
+        case .storeUnavailable(let reason): "the thumbnail store cannot be read: \(reason)"
         }
     }
 

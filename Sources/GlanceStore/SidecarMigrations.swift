@@ -13,6 +13,7 @@ enum SidecarMigrations {
         migrator.registerMigration("v1: documents, thumbnails, claims", migrate: createDocumentsThumbnailsClaims)
         migrator.registerMigration(
             "v2: container key, NOT NULL columns, leased claims", migrate: addContainerKeyAndLeases)
+        migrator.registerMigration("v3: thumbnail placeholder colour", migrate: addAverageColour)
         return migrator
     }()
 
@@ -163,5 +164,11 @@ enum SidecarMigrations {
             table.primaryKey(["container", "path"])
         }
         try db.create(index: "claim_on_token", on: "claim", columns: ["token"])
+    }
+
+    /// v3: each thumbnail's average colour, the placeholder a page shows until the image loads.
+    /// Thumbnails made before have none (pages fall back to a neutral colour).
+    private static func addAverageColour(_ db: Database) throws {
+        try db.alter(table: "thumbnail") { table in table.add(column: "averageColour", .text) }
     }
 }

@@ -20,6 +20,7 @@ struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
     var height: Int
     var byteCount: Int
     var data: Data
+    var averageColour: String?
 
     /// The row for `image` of document `documentId`; a ``StoreError`` when the image carries no
     /// bytes (a dictionary loaded without its images cannot be saved back).
@@ -37,13 +38,14 @@ struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
         // The bytes themselves are the truth; a caller's count could be stale.
         byteCount = bytes.count
         data = Data(bytes)
+        averageColour = image.averageColour
     }
 
     /// The public image, bytes included.
     func image(location: String) throws(StoreError) -> ThumbnailImage {
         ThumbnailImage(
             sizeKey: sizeKey, format: try ThumbnailSummaryRow.imageFormat(format, location: location), width: width,
-            height: height, data: [UInt8](data))
+            height: height, data: [UInt8](data), averageColour: averageColour)
     }
 }
 
@@ -57,6 +59,7 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
         [
             ThumbnailRow.Columns.documentId, ThumbnailRow.Columns.sizeKey, Column(CodingKeys.format),
             Column(CodingKeys.width), Column(CodingKeys.height), ThumbnailRow.Columns.byteCount,
+            Column(CodingKeys.averageColour),
         ]
     }
 
@@ -66,12 +69,13 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
     var width: Int
     var height: Int
     var byteCount: Int
+    var averageColour: String?
 
     /// The public image, without bytes.
     func image(location: String) throws(StoreError) -> ThumbnailImage {
         ThumbnailImage(
             sizeKey: sizeKey, format: try Self.imageFormat(format, location: location), width: width, height: height,
-            byteCount: byteCount)
+            byteCount: byteCount, averageColour: averageColour)
     }
 
     /// The format named by a `format` column.

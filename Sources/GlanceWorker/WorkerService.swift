@@ -87,6 +87,7 @@ public struct WorkerService: Sendable {
                 milliseconds: elapsed())
             outcome.sourceWidth = thumbnail.sourceWidth
             outcome.sourceHeight = thumbnail.sourceHeight
+            outcome.averageColour = thumbnail.image.averageColour
             return outcome
         } catch {
             let status: RenderOutcome.Status

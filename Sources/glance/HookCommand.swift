@@ -13,12 +13,12 @@ struct HookCommand: AsyncParsableCommand {
         commandName: "hook",
         abstract: "Refresh the thumbnails of the given documents now (an on-save hook); no container scan.",
         discussion: """
-            Prints one line per document: 'PATH fresh 1024x683 jpeg', 'PATH failed: reason', \\
-            'PATH unsupported' or 'PATH removed' (the file is gone, so is its record). When a \\
-            'glance watch' runs on the container, the documents are handed to it over its socket \\
-            in the store's folder, so a save pays no process start \\
-            or cold worker; otherwise glance renders them itself. FILE is a path inside the \\
-            container: relative to it, or absolute. Exit status: 0 all fresh (or unsupported, or \\
+            Prints one line per document: 'PATH fresh 1024x683 jpeg', 'PATH failed: reason', \
+            'PATH unsupported' or 'PATH removed' (the file is gone, so is its record). When a \
+            'glance watch' runs on the container, the documents are handed to it over its socket \
+            in the store's folder, so a save pays no process start \
+            or cold worker; otherwise glance renders them itself. FILE is a path inside the \
+            container: relative to it, or absolute. Exit status: 0 all fresh (or unsupported, or \
             removed), 1 some document failed, 2 bad usage or a FILE outside the container.
             """)
 

@@ -1,26 +1,39 @@
 import ArgumentParser
 import Foundation
 import GlanceCore
+import GlanceOnSave
 import GlancePipeline
 import GlanceServer
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
-/// `glance serve CONTAINER`: the preview listing over HTTP (the API, thumbnails and originals).
+/// `glance serve CONTAINER...`: the preview listing over HTTP: the grid and preview pages, the
+/// JSON API, thumbnails and originals; with `--watch`, kept fresh and live.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve a container's thumbnails and listing over HTTP (loopback by default).",
+        abstract: "Serve containers' thumbnails, grid and preview pages over HTTP (loopback by default).",
         discussion: """
-            Routes: /api/items (the listing as JSON: pattern, type, status, sort, reverse, offset, \\
-            limit), /api/items/PATH (one document), /thumbnails/PATH (the stored thumbnail, made on \\
-            demand when missing or stale; ETag, 304, ?v=DIGEST for an immutable URL), \\
-            /documents/PATH (the original, with Range). Only GET and HEAD; a path outside the \\
-            container, hidden or through a link that leads out answers 404. SIGINT or SIGTERM \\
-            stops it gracefully.
+            Pages: / (the grid: filter by name, kind and state, sort by name, date or size, a page \
+            of 120 at a time) and /preview/PATH (one document large; previous and next with the \
+            arrow keys, Esc back to the grid). API: /api/items (the listing as JSON, with the \
+            same filters and offset/limit), /api/items/PATH, /thumbnails/PATH (made on demand \
+            when missing or stale; ETag, 304, ?v=DIGEST for an immutable URL), /documents/PATH \
+            (the original, with Range), /events (changes, as Server-Sent Events). With several \
+            containers each is under /c/NAME/ and / lists them. Only GET and HEAD; a path \
+            outside a container, hidden or through a link that leads out answers 404. \
+            SIGINT or SIGTERM stops it gracefully. See docs/http-api.md.
             """)
 
-    @OptionGroup var location: ContainerOptions
+    @Argument(help: "The containers: folders of documents (several are served side by side).")
+    var containers: [String]
+
+    @Option(
+        help: ArgumentHelp(
+            "Where the thumbnail store lives (one container only). Default: CONTAINER/.thumbnails.",
+            valueName: "DIR"))
+    var store: String?
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -28,41 +41,101 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0: any free port).")
     var port = 8080
 
-    @Option(name: .shortAndLong, help: "Worker processes for on-demand renders (default: the number of cores).")
+    @Flag(
+        help: """
+            Keep the thumbnails fresh as documents are saved (what 'glance watch' does, for each \
+            container, answering 'glance hook' too) and update open pages as they change.
+            """)
+    var watch = false
+
+    @Option(name: .shortAndLong, help: "Worker processes for renders (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Seconds a request waits for an on-demand render before it answers 503.")
     var timeout: Double = 30
 
-    @Option(help: "Least important log level shown.")
+    @Option(help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
+    var memoryCache = 256
+
+    @Option(help: "Least important log level shown (info: one line per page or API request; debug: thumbnails too).")
     var logLevel: Logger.Level = .info
 
+    @Option(help: "Log lines as text or json.")
+    var logFormat: LineLogHandler.Format = .text
+
     func validate() throws {
+        guard !containers.isEmpty else { throw ValidationError("Name at least one container.") }
+        guard store == nil || containers.count == 1 else {
+            throw ValidationError("--store applies to one container; with several, each keeps its own sidecar.")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         try OptionChecks.jobs(jobs)
         try OptionChecks.timeout(timeout)
+        guard (0...1 << 20).contains(memoryCache) else {
+            throw ValidationError("--memory-cache must be between 0 and 1048576 MiB.")
+        }
     }
 
     func run() async throws {
         let level = logLevel
-        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: .text, logLevel: level) }
-        let (scanner, store) = try location.open()
+        let format = logFormat
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
+        let logger = Logger(label: "glance.serve")
         let pool = WorkerPool(
             configuration: .init(
                 executable: WorkerLauncher.executablePath, arguments: WorkerLauncher.arguments(memoryLimitMiB: 1024),
                 workers: jobs, timeoutSeconds: timeout))
         defer { pool.stop() }
-        let indexer = Indexer(
-            scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
-        let server = PreviewServer(indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)))
-        let application = server.application(host: host, port: port, logger: Logger(label: "glance.serve")) { url in
-            // Written at once (print's buffer would hold it while stdout is a pipe or a file).
-            DescriptorWriter.writeAll(Array("serving \(DisplayText.escaped(scanner.root)) at \(url)\n".utf8), to: 1)
+        var servers: [PreviewServer] = []
+        var services: [any Service] = []
+        for container in containers {
+            let location = try ContainerOptions.parse([container] + (store.map { ["--store", $0] } ?? []))
+            let (scanner, store) = try location.open()
+            let indexer = Indexer(
+                scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
+            var server = PreviewServer(
+                indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)), memoryCacheBytes: memoryCache << 20
+            )
+            server.liveUpdates = watch
+            servers.append(server)
+            guard watch else { continue }
+            do {
+                let live = try LiveContainer(
+                    indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
+                    hookSocket: HookSocket.path(inStore: location.storeDirectory), logger: logger)
+                services.append(LiveContainerService(live: live))
+            } catch {
+                throw CommandFailure.unusable(error.message)
+            }
         }
+        let site = PreviewSite(containers: servers)
+        let names = containers.map(DisplayText.escaped).joined(separator: ", ")
+        let host = host
+        let port = port
+        let application = site.application(host: host, port: port, logger: logger) { url in
+            // Written at once (print's buffer would hold it while stdout is a pipe or a file).
+            DescriptorWriter.writeAll(Array("serving \(names) at \(url)\n".utf8), to: 1)
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: ([application] + services).map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await application.runService()
+            try await group.run()
+        } catch let error as WatchError {
+            throw CommandFailure.unusable(error.description)
         } catch {
             throw CommandFailure.unusable("cannot serve on \(host):\(port): \(error)")
         }
+    }
+}
+
+/// A container's watcher and hook socket as a service beside the HTTP server: it stops when the
+/// server shuts down, and its failure stops the server.
+struct LiveContainerService: Service {
+    let live: LiveContainer
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown { try await live.run() }
     }
 }

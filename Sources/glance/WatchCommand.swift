@@ -19,12 +19,12 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Keep a container's thumbnails fresh as documents are saved, renamed and deleted (inotify).",
         discussion: """
-            Starts with a catch-up pass (what 'glance generate' would do), in the background, \\
-            then renders each saved document within moments, ahead of any batch work. A rename \\
-            inside the container moves the thumbnail without rendering; a delete drops it. \\
-            Logs one line per document (path, outcome, save-to-fresh latency). Answers \\
-            'glance hook' on the socket hook.sock in the store's folder. SIGINT or SIGTERM \\
-            stops it within 2 seconds with the store consistent (exit 0). Exit 2 when the \\
+            Starts with a catch-up pass (what 'glance generate' would do), in the background, \
+            then renders each saved document within moments, ahead of any batch work. A rename \
+            inside the container moves the thumbnail without rendering; a delete drops it. \
+            Logs one line per document (path, outcome, save-to-fresh latency). Answers \
+            'glance hook' on the socket hook.sock in the store's folder. SIGINT or SIGTERM \
+            stops it within 2 seconds with the store consistent (exit 0). Exit 2 when the \
             container cannot be watched.
             """)
 
@@ -72,35 +72,23 @@ struct WatchCommand: AsyncParsableCommand {
             scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
         var options = ContainerWatcher.Options()
         options.catchUpFirst = !noCatchUp
-        let watcher = ContainerWatcher(
-            indexer: indexer, excludingFolders: location.excludedFolders(of: scanner), logger: logger,
-            options: options)
-        var hooks: HookServer?
+        let live: LiveContainer
         do {
-            hooks = try HookServer(
-                path: HookSocket.path(inStore: location.storeDirectory), indexer: indexer, logger: logger)
+            live = try LiveContainer(
+                indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
+                hookSocket: HookSocket.path(inStore: location.storeDirectory), logger: logger, options: options)
         } catch {
-            if error.message.contains("another glance") {
-                pool.stop()
-                throw CommandFailure.unusable(error.message)
-            }
-            logger.warning("hook socket unavailable: \(error.message); glance hook will render by itself")
+            pool.stop()
+            throw CommandFailure.unusable(error.message)
         }
         let signals = StopSignals()
-        let server = hooks
         let failure = await withTaskGroup(of: WatchError?.self) { group -> WatchError? in
             group.addTask {
                 do throws(WatchError) {
-                    try await watcher.run()
+                    try await live.run()
                     return nil
                 } catch {
                     return error
-                }
-            }
-            if let server {
-                group.addTask {
-                    await server.run()
-                    return nil
                 }
             }
             group.addTask {

@@ -1,0 +1,163 @@
+import GlanceCore
+import GlanceListing
+import Mustache
+
+/// What the grid template shows: one container's documents, a page at a time, with the filters
+/// and counts. Built from the listing; every URL in it is already percent-encoded, every text is
+/// left for the template engine to escape.
+struct GridPage: Sendable {
+    /// One document's tile.
+    struct Item: Sendable {
+        /// The name as shown (control characters, bidi overrides and raw bytes made visible).
+        let name: String
+        let path: String
+        let previewURL: String
+        /// Nil when there is no thumbnail to show (failed, unsupported): `note` says why.
+        let thumbnailURL: String?
+        /// The image's size, so the page lays out before it arrives.
+        let width: Int
+        let height: Int
+        /// The placeholder colour shown until the image arrives.
+        let colour: String
+        let note: String
+        let kind: String
+        let size: String
+        let modified: String
+        let modifiedISO: String
+        let state: String
+        let stateText: String
+    }
+
+    /// One choice of a filter menu.
+    struct Option: Sendable {
+        let value: String
+        let label: String
+        let selected: Bool
+    }
+
+    let title: String
+    let assets: PageAssets.Links
+    let prefetch: [String] = []
+    /// The live-update stream, with `--watch`.
+    let events: String?
+    /// The list of containers, when the server has several.
+    let siteURL: String?
+    let gridURL: String
+    /// `1–120 of 10,000 documents`.
+    let range: String
+    /// The store's totals: `9,990 fresh · 10 failed · 412 MB of thumbnails`.
+    let totals: String
+    let pattern: String
+    let kinds: [Option]
+    let states: [Option]
+    let orders: [Option]
+    let reversed: Bool
+    let items: [Item]
+    let previousPageURL: String?
+    let nextPageURL: String?
+}
+
+extension GridPage.Item {
+    /// The tile of `item`; `links` makes its URLs.
+    init(_ item: PromisedItemAttributes, links: PageLinks, query: PageQuery) {
+        name = DisplayText.escaped(item.name)
+        path = DisplayText.escaped(item.path)
+        previewURL = links.preview(item.path, query: query)
+        let image = item.standardThumbnail
+        thumbnailURL = links.thumbnail(for: item)
+        width = image?.width ?? ThumbnailLimits.defaultMaxSide
+        height = image?.height ?? ThumbnailLimits.defaultMaxSide
+        colour = image?.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil } ?? PageLinks.neutralColour
+        note = PageLinks.note(for: item)
+        kind = item.kind
+        size = ListingFormatter.byteCount(item.size)
+        modified = ListingFormatter.shortDate(item.modified)
+        modifiedISO = ListingFormatter.iso8601(item.modified)
+        state = item.state.rawValue
+        stateText = DisplayText.escaped(ListingFormatter.stateText(item))
+    }
+}
+
+/// The URLs of one container's pages and files, under its prefix (`""`, or `/c/NAME` when a
+/// server has several containers).
+struct PageLinks: Sendable {
+    /// The placeholder of a thumbnail whose colour is not known.
+    static let neutralColour = "#8e8e93"
+
+    let prefix: String
+
+    var grid: String { prefix + "/" }
+
+    func grid(_ query: PageQuery, offset: Int? = nil) -> String {
+        withQuery(grid, query.queryString(offset: offset))
+    }
+
+    func preview(_ path: String, query: PageQuery) -> String {
+        withQuery(prefix + "/preview/" + DocumentPath.encoded(path), query.queryString(includingPage: false))
+    }
+
+    func document(_ path: String) -> String { prefix + "/documents/" + DocumentPath.encoded(path) }
+
+    func item(_ path: String) -> String { prefix + "/api/items/" + DocumentPath.encoded(path) }
+
+    var events: String { prefix + "/events" }
+
+    /// The thumbnail's URL: versioned by the content's digest when the stored one is fresh (so
+    /// the browser keeps it for good), plain when it is missing or stale (made on demand), nil
+    /// when there is none to show.
+    func thumbnail(for item: PromisedItemAttributes) -> String? {
+        let url = prefix + "/thumbnails/" + DocumentPath.encoded(item.path)
+        switch item.state {
+        case .fresh:
+            guard let digest = item.digest, let hex = digest.split(separator: ":").last else { return url }
+            return url + "?v=" + hex
+        case .missing, .stale: return url
+        case .failed, .unsupported: return nil
+        }
+    }
+
+    /// What a tile without an image says: the failure's reason, or the kind that is not supported.
+    static func note(for item: PromisedItemAttributes) -> String {
+        switch item.state {
+        case .failed: DisplayText.escaped(item.error ?? "failed")
+        case .unsupported: "\(item.kind == "unknown" ? "This kind of file" : item.kind) is not supported"
+        default: ""
+        }
+    }
+}
+
+// The grid draws a hundred tiles of a dozen values each: named lookups instead of the template
+// engine's reflection (which walks every property for every value) make the page several times
+// faster to draw.
+extension GridPage.Item: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "name": self.name
+        case "path": path
+        case "previewURL": previewURL
+        case "thumbnailURL": thumbnailURL
+        case "width": width
+        case "height": height
+        case "colour": colour
+        case "note": note
+        case "kind": kind
+        case "size": size
+        case "modified": modified
+        case "modifiedISO": modifiedISO
+        case "state": state
+        case "stateText": stateText
+        default: nil
+        }
+    }
+}
+
+extension GridPage.Option: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "value": value
+        case "label": label
+        case "selected": selected
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Mustache
+
+/// The HTML of the pages, as Mustache templates compiled into the binary (one file is enough to
+/// run `glance serve`).
+///
+/// Every value goes in through `{{name}}`, which the template engine HTML-escapes (`<`, `>`, `&`,
+/// quotes); no template uses the unescaped `{{{name}}}` form, and a test checks that. URLs are
+/// percent-encoded by the page models before they get here, so escaping is the engine's alone.
+enum PageTemplates {
+    /// The templates by name: `grid`, `preview`, `site`, and the `head` partial they share.
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        for (name, text) in sources {
+            // The templates are constants of this file: a parse error is a bug that every test
+            // of the pages shows at once.
+            try! library.register(text, named: name)
+        }
+        return library
+    }()
+
+    /// The template sources, by name (a test reads them to check that nothing is unescaped).
+    static let sources: [(String, String)] = [("head", head), ("grid", grid), ("preview", preview), ("site", site)]
+
+    /// `<head>` and the page's top bar; every page sets `title`, `assets`, `events`.
+    static let head = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>{{title}} · Glance</title>
+        <link rel="stylesheet" href="{{assets.stylesheet}}">
+        <script src="{{assets.script}}" defer></script>
+        {{#prefetch}}<link rel="prefetch" href="{{.}}">{{/prefetch}}
+        </head>
+        """
+
+    /// The grid of a container: filters, counts, one tile per document, pages.
+    static let grid = """
+        {{> head}}
+        <body class="grid-page"{{#events}} data-events="{{events}}"{{/events}}>
+        <header class="bar">
+        {{#siteURL}}<a class="up" href="{{siteURL}}">Containers</a>{{/siteURL}}
+        <h1>{{title}}</h1>
+        <p class="counts" id="counts">{{range}} · {{totals}}</p>
+        </header>
+        <form class="filters" method="get" action="{{gridURL}}">
+        <label>Name <input type="search" name="pattern" value="{{pattern}}" placeholder="part of a name, or *.pdf"></label>
+        <label>Kind <select name="type">{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/kinds}}</select></label>
+        <label>State <select name="status">{{#states}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/states}}</select></label>
+        <label>Sort <select name="sort">{{#orders}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/orders}}</select></label>
+        <label class="check"><input type="checkbox" name="reverse" value="1"{{#reversed}} checked{{/reversed}}> Reverse</label>
+        <button type="submit">Show</button>
+        </form>
+        <main>
+        <ul class="grid" id="grid">
+        {{#items}}
+        <li class="item state-{{state}}" data-path="{{path}}">
+        <a class="open" href="{{previewURL}}">
+        <span class="tile" style="background-color: {{colour}}">
+        {{#thumbnailURL}}<img src="{{thumbnailURL}}" width="{{width}}" height="{{height}}" loading="lazy" decoding="async" alt="">{{/thumbnailURL}}
+        {{^thumbnailURL}}<span class="no-thumbnail">{{note}}</span>{{/thumbnailURL}}
+        </span>
+        <span class="name">{{name}}</span>
+        </a>
+        <span class="meta"><span class="kind">{{kind}}</span> · <span class="size">{{size}}</span> · <time datetime="{{modifiedISO}}">{{modified}}</time></span>
+        <span class="state">{{stateText}}</span>
+        </li>
+        {{/items}}
+        </ul>
+        {{^items}}<p class="empty">No documents match.</p>{{/items}}
+        <nav class="pages">
+        {{#previousPageURL}}<a rel="prev" id="previous-page" href="{{previousPageURL}}">← Previous page</a>{{/previousPageURL}}
+        {{#nextPageURL}}<a rel="next" id="next-page" href="{{nextPageURL}}">Next page →</a>{{/nextPageURL}}
+        </nav>
+        </main>
+        </body>
+        </html>
+        """
+
+    /// One document large, its attributes, previous / next in the grid's order.
+    static let preview = """
+        {{> head}}
+        <body class="preview-page"{{#events}} data-events="{{events}}"{{/events}} data-path="{{path}}">
+        <header class="bar">
+        <a class="up" id="up" href="{{gridURL}}">All documents</a>
+        <h1>{{name}}</h1>
+        <p class="counts">{{position}} of {{count}}</p>
+        </header>
+        <main class="preview" id="preview">
+        <nav class="step">
+        {{#previousURL}}<a id="previous" rel="prev" href="{{previousURL}}" title="Previous (←)">← Previous</a>{{/previousURL}}
+        {{^previousURL}}<span class="end">← Previous</span>{{/previousURL}}
+        {{#nextURL}}<a id="next" rel="next" href="{{nextURL}}" title="Next (→)">Next →</a>{{/nextURL}}
+        {{^nextURL}}<span class="end">Next →</span>{{/nextURL}}
+        </nav>
+        <figure class="large state-{{state}}">
+        {{#thumbnailURL}}<img id="preview-image" src="{{thumbnailURL}}" width="{{width}}" height="{{height}}" style="background-color: {{colour}}" alt="Thumbnail of {{name}}">{{/thumbnailURL}}
+        {{^thumbnailURL}}<p class="no-thumbnail" id="reason">{{note}}</p>{{/thumbnailURL}}
+        </figure>
+        <dl class="attributes">
+        {{#attributes}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/attributes}}
+        </dl>
+        <p><a id="original" href="{{documentURL}}">Open the original</a> · <a href="{{itemURL}}">JSON</a></p>
+        </main>
+        </body>
+        </html>
+        """
+
+    /// The list of containers, when one server serves several.
+    static let site = """
+        {{> head}}
+        <body class="site-page">
+        <header class="bar"><h1>{{title}}</h1></header>
+        <main>
+        <ul class="containers">
+        {{#containers}}<li><a href="{{url}}">{{name}}</a> <span class="meta">{{totals}}</span></li>{{/containers}}
+        </ul>
+        </main>
+        </body>
+        </html>
+        """
+}

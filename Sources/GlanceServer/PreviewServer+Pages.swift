@@ -1,0 +1,106 @@
+import Foundation
+import GlanceCore
+import GlanceListing
+import GlancePipeline
+import HTTPTypes
+import Hummingbird
+
+/// The pages: the grid of a container (`/`) and one document large (`/preview/PATH`).
+extension PreviewServer {
+    /// `GET /`: a page of the grid, with the filters, sort and page of the query.
+    func gridPage(_ request: Request) async throws -> Response {
+        let query = try PageQuery(query: request.uri.query)
+        let pageSize = query.limit ?? PageQuery.defaultPageSize
+        var listingQuery = query.listingQuery
+        listingQuery.offset = query.offset
+        listingQuery.limit = pageSize
+        // The totals are read on the store's own thread while this one walks the container.
+        async let totalsRead = storeCall { try await indexer.store.totals() }
+        let page = try await storeCall { try await listing.page(matching: listingQuery) }
+        let totals = try await totalsRead
+        let first = min(query.offset + 1, page.totalCount)
+        let last = query.offset + page.items.count
+        let grid = GridPage(
+            title: title, assets: assets.links, events: liveUpdates ? links.events : nil, siteURL: siteURL,
+            gridURL: links.grid,
+            range: "\(first)–\(last) of \(grouped(page.totalCount)) document\(page.totalCount == 1 ? "" : "s")",
+            totals: totalsText(totals), pattern: query.pattern ?? "",
+            kinds: [GridPage.Option(value: "", label: "All kinds", selected: query.contentType == nil)]
+                + ContentType.allCases.map {
+                    GridPage.Option(value: $0.rawValue, label: $0.displayName, selected: query.contentType == $0)
+                },
+            states: [GridPage.Option(value: "", label: "Any state", selected: query.state == nil)]
+                + ThumbnailState.allCases.map {
+                    GridPage.Option(value: $0.rawValue, label: $0.rawValue, selected: query.state == $0)
+                },
+            orders: ListingQuery.Order.allCases.map {
+                GridPage.Option(value: $0.rawValue, label: "by \($0.rawValue)", selected: query.order == $0)
+            },
+            reversed: query.reversed,
+            items: page.items.map { GridPage.Item($0, links: links, query: query) },
+            previousPageURL: query.offset > 0 ? links.grid(query, offset: max(0, query.offset - pageSize)) : nil,
+            nextPageURL: last < page.totalCount ? links.grid(query, offset: last) : nil)
+        return html(PageTemplates.library.render(grid, withTemplate: "grid"), request: request)
+    }
+
+    /// `GET /preview/PATH`: one document large, with previous / next in the query's order.
+    func previewPage(_ components: [Substring], request: Request) async throws -> Response {
+        let path = try resolve(components)
+        let query = try PageQuery(query: request.uri.query)
+        let paths = try await storeCall { try await listing.paths(matching: query.listingQuery) }
+        guard let item = try await storeCall({ try await listing.attributes(forPaths: [path]).first ?? nil }) else {
+            throw ServerError.notFound
+        }
+        // A document outside the filter (a link kept from another view) is shown alone.
+        let index = paths.firstIndex(of: path)
+        let previous = index.flatMap { $0 > 0 ? paths[$0 - 1] : nil }
+        let next = index.flatMap { $0 + 1 < paths.count ? paths[$0 + 1] : nil }
+        let neighbours = try await storeCall {
+            try await listing.attributes(forPaths: [previous, next].compactMap { $0 })
+        }
+        let pageSize = query.limit ?? PageQuery.defaultPageSize
+        let image = item.standardThumbnail
+        let preview = PreviewPage(
+            title: DisplayText.escaped(item.name), assets: assets.links,
+            prefetch: neighbours.compactMap { $0.flatMap(links.thumbnail(for:)) },
+            events: liveUpdates ? links.events : nil, name: DisplayText.escaped(item.name),
+            path: DisplayText.escaped(item.path),
+            gridURL: links.grid(query, offset: index.map { $0 / pageSize * pageSize } ?? 0),
+            position: (index ?? 0) + 1, count: index == nil ? 1 : paths.count,
+            previousURL: previous.map { links.preview($0, query: query) },
+            nextURL: next.map { links.preview($0, query: query) },
+            thumbnailURL: links.thumbnail(for: item),
+            width: image?.width ?? ThumbnailLimits.defaultMaxSide,
+            height: image?.height ?? ThumbnailLimits.defaultMaxSide,
+            colour: image?.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil } ?? PageLinks.neutralColour,
+            note: PageLinks.note(for: item), state: item.state.rawValue, attributes: PreviewPage.attributes(of: item),
+            documentURL: links.document(item.path), itemURL: links.item(item.path))
+        return html(PageTemplates.library.render(preview, withTemplate: "preview"), request: request)
+    }
+
+    /// A page's response: HTML that the browser checks again on every visit, under a content
+    /// security policy that allows this server's own script and styles only.
+    func html(_ text: String?, request: Request) -> Response {
+        let body = text ?? "<!doctype html><title>Glance</title><p>This page could not be drawn.</p>"
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
+            .contentLength: String(body.utf8.count),
+        ]
+        headers[.contentSecurityPolicy] = PreviewSite.contentSecurityPolicy
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+/// `12,345`: a count with thousands separators, the same in every locale.
+func grouped(_ count: Int) -> String {
+    let digits = Array(String(count))
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+        if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+        text.append(digit)
+    }
+    return text
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Everything one `glance serve` listens for: one container at `/`, or several, each under
+/// `/c/NAME/` with `/` listing them; the pages' stylesheet and script under `/assets/`; a line
+/// of log per request.
+public struct PreviewSite: Sendable {
+    /// The containers with their URL names, in the order given.
+    public let containers: [(name: String, server: PreviewServer)]
+
+    /// The policy every page is served with: this server's own script, styles and images only
+    /// (inline `style` attributes carry the placeholder colours, which are checked hex values).
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+        + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'"
+
+    /// A site for `containers`. With several, each gets a URL name from its folder's name (only
+    /// letters, digits, `.`, `_` and `-`; a number appended when two folders share a name).
+    public init(containers servers: [PreviewServer]) {
+        var used: Set<String> = []
+        var containers: [(String, PreviewServer)] = []
+        for var server in servers {
+            guard servers.count > 1 else {
+                containers.append(("", server))
+                break
+            }
+            let base = Self.urlName(server.title)
+            var name = base
+            var number = 2
+            while used.contains(name) {
+                name = "\(base)-\(number)"
+                number += 1
+            }
+            used.insert(name)
+            server.links = PageLinks(prefix: "/c/" + name)
+            server.siteURL = "/"
+            containers.append((name, server))
+        }
+        self.containers = containers
+    }
+
+    /// `title` with every character outside `[A-Za-z0-9._-]` replaced by `-`.
+    static func urlName(_ title: String) -> String {
+        let name = String(
+            title.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                    ? Character(scalar) : "-"
+            })
+        return name.isEmpty || name.allSatisfy({ $0 == "." }) ? "container" : name
+    }
+
+    /// The routes of the whole site.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: RequestLogger())
+        router.add(middleware: MethodFilter())
+        let assets = PageAssets()
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/assets/:name", method: method) { request, context in
+                guard let name = context.parameters.get("name"), let asset = assets.asset(named: name[...]) else {
+                    throw ServerError.notFound
+                }
+                var headers: HTTPFields = [.contentType: asset.contentType]
+                headers[.cacheControl] =
+                    request.uri.queryParameters["v"].map(String.init) == asset.version
+                    ? "public, max-age=31536000, immutable" : "no-cache"
+                headers[.contentLength] = String(asset.text.utf8.count)
+                if request.method == .head { return Response(status: .ok, headers: headers) }
+                return Response(
+                    status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
+            }
+        }
+        if containers.count == 1, let only = containers.first {
+            only.server.addRoutes(to: router)
+            return router
+        }
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/", method: method) { request, _ in try await self.sitePage(request) }
+        }
+        for (name, server) in containers {
+            server.addRoutes(to: router.group(RouterPath("c/\(name)")))
+        }
+        return router
+    }
+
+    /// `GET /` with several containers: their names, links and totals.
+    func sitePage(_ request: Request) async throws -> Response {
+        var entries: [SitePage.Container] = []
+        for (name, server) in containers {
+            let totals = try await server.storeCall { try await server.indexer.store.totals() }
+            entries.append(SitePage.Container(name: server.title, url: "/c/\(name)/", totals: totalsText(totals)))
+        }
+        let page = SitePage(title: "Glance", assets: PageAssets().links, containers: entries)
+        guard let first = containers.first?.server else { throw ServerError.notFound }
+        return first.html(PageTemplates.library.render(page, withTemplate: "site"), request: request)
+    }
+
+    /// An application serving the site on `host:port` (port 0 picks a free one); `ready` is
+    /// called with the address once it listens.
+    public func application(
+        host: String, port: Int, logger: Logger, ready: @escaping @Sendable (String) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "glance"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                await ready("http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/")
+            },
+            logger: logger)
+    }
+}
+
+/// One log line per request at `info`: method, path, status, milliseconds (at `debug` for
+/// thumbnails and assets, which a grid asks for by the hundred).
+struct RequestLogger: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let start = ContinuousClock.now
+        let path = request.uri.path
+        let level: Logger.Level =
+            path.contains("/thumbnails/") || path.hasPrefix("/assets/") ? .debug : .info
+        do {
+            let response = try await next(request, context)
+            log(request, status: response.status.code, since: start, level: level, logger: context.logger)
+            return response
+        } catch let error as HTTPResponseError {
+            log(request, status: error.status.code, since: start, level: level, logger: context.logger)
+            throw error
+        }
+    }
+
+    private func log(
+        _ request: Request, status: Int, since start: ContinuousClock.Instant, level: Logger.Level, logger: Logger
+    ) {
+        guard logger.logLevel <= level else { return }
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        logger.log(
+            level: level, "\(request.method) \(request.uri.path) \(status) \(String(format: "%.1f", milliseconds)) ms")
+    }
+}

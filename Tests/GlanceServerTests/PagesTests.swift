@@ -1,0 +1,257 @@
+import Foundation
+import GlanceCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import GlanceServer
+
+/// The grid and preview pages, the site of several containers, the assets, and the thumbnail
+/// cache, against a real sidecar and real workers.
+@Suite("Preview pages")
+struct PagesTests {
+    /// The `<li class="item ...">` blocks of a grid page, in order.
+    static func items(_ html: String) -> [String] {
+        html.components(separatedBy: "<li class=\"item ").dropFirst().map { $0.components(separatedBy: "</li>")[0] }
+    }
+
+    /// The `data-path` of each grid item.
+    static func paths(_ html: String) -> [String] {
+        items(html).compactMap { item in
+            item.components(separatedBy: "data-path=\"").dropFirst().first?.components(separatedBy: "\"").first
+        }
+    }
+
+    /// The `href` of the element with `id`, unescaped (`&amp;` to `&`), or nil.
+    static func link(_ id: String, in html: String) -> String? {
+        guard let mark = html.range(of: "id=\"\(id)\""),
+            let open = html[..<mark.lowerBound].lastIndex(of: "<"),
+            let close = html[mark.upperBound...].firstIndex(of: ">")
+        else { return nil }
+        let tag = html[open..<close]
+        guard let href = tag.range(of: "href=\"") else { return nil }
+        let value = tag[href.upperBound...].prefix { $0 != "\"" }
+        return value.replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    @Test("the grid: every document, a failed one with its reason and no image, the store's totals, a policy")
+    func grid() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            // Render two: one thumbnail, one failure.
+            try await client.execute(uri: "/thumbnails/a.png", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/thumbnails/broken.jpg", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(response.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+                let html = String(buffer: response.body)
+                #expect(Self.paths(html) == ["a.png", "broken.jpg", "notes.txt", "sub/letter.pdf"])
+                let items = Self.items(html)
+                // A fresh one: a versioned, lazy image with its size and its placeholder colour.
+                #expect(items[0].hasPrefix("state-fresh"))
+                #expect(items[0].contains("<img src=\"/thumbnails/a.png?v="))
+                #expect(items[0].contains("loading=\"lazy\""))
+                #expect(items[0].range(of: #"width="\d+" height="\d+""#, options: .regularExpression) != nil)
+                #expect(items[0].range(of: "background-color: #[0-9a-f]{6}", options: .regularExpression) != nil)
+                // The failed one shows why, without an image to break.
+                #expect(items[1].hasPrefix("state-failed"))
+                #expect(!items[1].contains("<img"))
+                #expect(items[1].contains("class=\"no-thumbnail\">"))
+                #expect(items[1].contains("JPEG") || items[1].contains("jpeg"))
+                // Never rendered: a plain URL, made on demand when the browser asks.
+                #expect(items[2].contains("<img src=\"/thumbnails/notes.txt\""))
+                #expect(html.contains("1–4 of 4 documents"))
+                #expect(html.contains("1 fresh") && html.contains("1 failed"))
+            }
+            try await client.execute(uri: "/", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.readableBytes == 0)
+            }
+        }
+    }
+
+    @Test("filters, sort and pages come from the query, and every link keeps them")
+    func filtersAndPages() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            try await client.execute(uri: "/?type=pdf", method: .get) { response in
+                #expect(Self.paths(String(buffer: response.body)) == ["sub/letter.pdf"])
+            }
+            try await client.execute(uri: "/?pattern=not", method: .get) { response in
+                #expect(Self.paths(String(buffer: response.body)) == ["notes.txt"])
+            }
+            try await client.execute(uri: "/?pattern=*.PNG", method: .get) { response in
+                #expect(Self.paths(String(buffer: response.body)).isEmpty)
+                #expect(String(buffer: response.body).contains("No documents match."))
+            }
+            let sizes = try [
+                "a.png", "broken.jpg", "notes.txt", "sub/letter.pdf",
+            ].map { path in
+                (path, try FileManager.default.attributesOfItem(atPath: served.root + "/" + path)[.size] as! Int)
+            }
+            let bySize = sizes.sorted { ($0.1, $0.0) > ($1.1, $1.0) }.map(\.0)
+            let first = try await client.execute(uri: "/?sort=size&reverse=1&limit=3", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(Self.paths(html) == Array(bySize.prefix(3)))
+                #expect(html.contains("1–3 of 4 documents"))
+                #expect(Self.link("previous-page", in: html) == nil)
+                // The preview links keep the view (without the page).
+                #expect(html.contains("/preview/\(bySize[0])?sort=size&amp;reverse=1\""))
+                return Self.link("next-page", in: html)
+            }
+            #expect(first == "/?sort=size&reverse=1&offset=3&limit=3")
+            try await client.execute(uri: first ?? "/", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(Self.paths(html) == [bySize[3]])
+                #expect(html.contains("4–4 of 4 documents"))
+                #expect(Self.link("next-page", in: html) == nil)
+                #expect(Self.link("previous-page", in: html) == "/?sort=size&reverse=1&limit=3")
+            }
+            for bad in ["/?sort=colour", "/?limit=0", "/?offset=-1", "/?status=shiny", "/?pattern=%zz"] {
+                try await client.execute(uri: bad, method: .get) { #expect($0.status == .badRequest, "\(bad)") }
+            }
+        }
+    }
+
+    @Test("the preview: previous / next in the grid's order and filter, the grid's page, attributes, 404s")
+    func preview() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            try await client.execute(uri: "/preview/notes.txt", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(Self.link("previous", in: html) == "/preview/broken.jpg")
+                #expect(Self.link("next", in: html) == "/preview/sub/letter.pdf")
+                #expect(Self.link("up", in: html) == "/")
+                #expect(Self.link("original", in: html) == "/documents/notes.txt")
+                #expect(html.contains("3 of 4"))
+                #expect(html.contains("<dt>Kind</dt><dd>text</dd>"))
+                #expect(html.contains("id=\"preview-image\" src=\"/thumbnails/notes.txt\""))
+            }
+            // In a filtered view the neighbours are those of the filter; the first has no previous.
+            try await client.execute(uri: "/preview/a.png?pattern=*.p*", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(Self.link("previous", in: html) == nil)
+                #expect(Self.link("next", in: html) == "/preview/sub/letter.pdf?pattern=%2A.p%2A")
+                #expect(html.contains("1 of 2"))
+            }
+            // The way back lands on the page that holds the document.
+            try await client.execute(uri: "/preview/sub/letter.pdf?limit=2", method: .get) { response in
+                #expect(Self.link("up", in: String(buffer: response.body)) == "/?offset=2&limit=2")
+            }
+            for uri in ["/preview/nope.txt", "/preview/escape.txt", "/preview/../notes.txt", "/preview/.thumbnails"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .notFound, "\(uri)") }
+            }
+        }
+    }
+
+    @Test("a file named like markup shows as text in the grid and the preview; bidi overrides are made visible")
+    func hostileNames() async throws {
+        let served = try ServedContainer()
+        let script = "<img src=x onerror=alert(1)>.txt"
+        let bidi = "invoice\u{202E}fdp.txt"
+        for name in [script, bidi] {
+            try Data("hello\n".utf8).write(to: URL(fileURLWithPath: served.root + "/" + name))
+        }
+        try await served.test { client in
+            let html = try await client.execute(uri: "/", method: .get) { String(buffer: $0.body) }
+            #expect(!html.contains("<img src=x"))
+            #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;.txt"))
+            #expect(!html.contains("\u{202E}"))
+            // Its links are percent-encoded, so the path comes back whole.
+            #expect(html.contains("/preview/%3Cimg%20src=x%20onerror=alert(1)%3E.txt"))
+            try await client.execute(uri: "/preview/%3Cimg%20src=x%20onerror=alert(1)%3E.txt", method: .get) {
+                response in
+                let page = String(buffer: response.body)
+                #expect(response.status == .ok)
+                #expect(!page.contains("<img src=x"))
+                #expect(page.contains("<h1>&lt;img src=x onerror=alert(1)&gt;.txt</h1>"))
+            }
+        }
+    }
+
+    @Test("no template writes a value unescaped")
+    func templatesEscape() {
+        for (name, text) in PageTemplates.sources {
+            #expect(!text.contains("{{{") && !text.contains("{{&"), "\(name)")
+        }
+    }
+
+    @Test("assets: versioned URLs are immutable, others are checked; an unknown one is a 404")
+    func assets() async throws {
+        let served = try ServedContainer()
+        let links = PageAssets().links
+        try await served.test { client in
+            try await client.execute(uri: links.script, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                #expect(String(buffer: response.body).contains("ArrowLeft"))
+            }
+            try await client.execute(uri: "/assets/glance.css", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "no-cache")
+            }
+            try await client.execute(uri: "/assets/passwd", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test("several containers: each under /c/NAME/, / lists them, names made unique and URL-safe")
+    func site() async throws {
+        let first = try ServedContainer()
+        let second = try ServedContainer()
+        var one = first.server
+        one.title = "Photos 2024"
+        var two = second.server
+        two.title = "Photos 2024"
+        let site = PreviewSite(containers: [one, two])
+        #expect(site.containers.map(\.name) == ["Photos-2024", "Photos-2024-2"])
+        let application = Application(router: site.router())
+        try await application.test(.router) { client in
+            try await client.execute(uri: "/", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(html.contains("href=\"/c/Photos-2024/\""))
+                #expect(html.contains("href=\"/c/Photos-2024-2/\""))
+            }
+            try await client.execute(uri: "/c/Photos-2024-2/", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(Self.paths(html).count == 4)
+                #expect(html.contains("href=\"/c/Photos-2024-2/preview/a.png\""))
+                #expect(html.contains("<img src=\"/c/Photos-2024-2/thumbnails/a.png\""))
+                #expect(html.contains("href=\"/\">Containers</a>"))
+            }
+            try await client.execute(uri: "/c/Photos-2024/thumbnails/a.png", method: .get) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: "/c/Photos-2024/api/items", method: .get) {
+                #expect($0.headers[HTTPField.Name("X-Total-Count")!] == "4")
+            }
+            try await client.execute(uri: "/thumbnails/a.png", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/c/nope/", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test("the thumbnail kept in memory goes when its document changes: new bytes, new ETag")
+    func cacheFollowsTheDocument() async throws {
+        let served = try ServedContainer()
+        let path = served.root + "/notes.txt"
+        try await served.test { client in
+            let before = try await client.execute(uri: "/thumbnails/notes.txt", method: .get) { response in
+                (response.headers[.eTag] ?? "", Data(buffer: response.body))
+            }
+            // Served again from memory: the same answer.
+            try await client.execute(uri: "/thumbnails/notes.txt", method: .get) { response in
+                #expect(response.headers[.eTag] == before.0)
+                #expect(Data(buffer: response.body) == before.1)
+            }
+            try Data(String(repeating: "A different text altogether.\n", count: 40).utf8).write(
+                to: URL(fileURLWithPath: path))
+            try await client.execute(uri: "/thumbnails/notes.txt", method: .get, headers: [.ifNoneMatch: before.0]) {
+                response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.eTag] != before.0)
+                #expect(Data(buffer: response.body) != before.1)
+            }
+        }
+    }
+}
