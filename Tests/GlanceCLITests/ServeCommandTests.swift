@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A plain TCP connection to a server on loopback: requests written by hand, the answer read as
+/// it comes (a stream of events never ends, so reading stops at a marker or a time limit).
+final class LoopbackConnection {
+    let socket: Int32
+
+    init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(socket) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Everything read until `marker` shows up in it, the peer closes, or `seconds` pass.
+    func read(until marker: String?, seconds: Double) -> String {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[..<count]
+            if let marker, String(decoding: received, as: UTF8.self).contains(marker) { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// One `GET` on a connection of its own; the whole answer.
+    static func get(_ path: String, port: Int) throws -> String {
+        let connection = try LoopbackConnection(port: port)
+        connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        return connection.read(until: nil, seconds: 10)
+    }
+}
+
+/// `glance serve` as an operator runs it: a real process on a real loopback port.
+@Suite("glance serve")
+struct ServeCommandTests {
+    /// Starts `glance serve` with `arguments`; returns it, its port (from the line it prints) and
+    /// its log.
+    static func startServe(_ arguments: [String]) throws -> (Process, Int, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        process.arguments = ["serve", "--port", "0"] + arguments
+        let output = Pipe()
+        let log = Pipe()
+        process.standardOutput = output
+        process.standardError = log
+        try process.run()
+        var line: [UInt8] = []
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        let port = text.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        return (process, port, log)
+    }
+
+    @Test("--watch: a saved document reaches an open event stream and the grid; hooks go through serve's socket")
+    func watchAndEvents() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png", "notes.txt": "text/latin-utf8.txt"])
+        let (serve, port, log) = try Self.startServe([container.path, "--watch", "--jobs", "2", "--log-level", "debug"])
+        defer {
+            if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
+        }
+        #expect(port > 0)
+        let events = try LoopbackConnection(port: port)
+        events.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let opening = events.read(until: ": connected", seconds: 10)
+        #expect(opening.contains("text/event-stream"))
+        // The catch-up renders the two documents; then a document arrives as a store saves it.
+        try container.add("arrived.png", from: "png/rgba8.png")
+        let stream = events.read(until: "\"path\":\"arrived.png\"", seconds: 20)
+        #expect(stream.contains("event: change\ndata: {\"kind\":\"refreshed\",\"path\":\"arrived.png\"}"))
+        let grid = try LoopbackConnection.get("/", port: port)
+        #expect(grid.contains("data-path=\"arrived.png\""))
+        #expect(grid.contains("data-events=\"/events\""))
+        // glance hook finds serve's socket, as it finds glance watch's.
+        try Data("written by the store\n".utf8).write(to: URL(fileURLWithPath: container.file("hooked.txt")))
+        let hook = try GlanceProcess.run(["hook", container.path, "hooked.txt"])
+        #expect(hook.status == 0, "\(hook.standardError)")
+        #expect(hook.standardOutput == "hooked.txt fresh 724x1024 png\n")
+        // SIGTERM with the event stream still open: a graceful stop, within 2 seconds.
+        let start = Date()
+        kill(serve.processIdentifier, SIGTERM)
+        serve.waitUntilExit()
+        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(serve.terminationStatus == 0)
+        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(messages.contains("hook served"))
+        #expect(messages.contains("GET / 200"))
+        #expect(messages.contains("GET /events 200"))
+        #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/hook.sock")))
+    }
+
+    @Test("several containers side by side; --store with several, a bad port and a busy port are refused")
+    func containersAndRefusals() throws {
+        let first = try SampleContainer(["a.png": "png/rgb8.png"])
+        let second = try SampleContainer(["b.txt": "text/latin-utf8.txt"])
+        let (serve, port, _) = try Self.startServe([first.path, second.path])
+        defer {
+            if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
+        }
+        let site = try LoopbackConnection.get("/", port: port)
+        let names = [first.path, second.path].map { ($0 as NSString).lastPathComponent }
+        for name in names { #expect(site.contains("href=\"/c/\(name)/\"")) }
+        #expect(try LoopbackConnection.get("/c/\(names[1])/api/items/b.txt", port: port).contains("\"name\" : \"b.txt\""))
+        let busy = try GlanceProcess.run(["serve", first.path, "--port", String(port)])
+        #expect(busy.status == 2)
+        #expect(busy.standardError.contains("cannot serve on 127.0.0.1:\(port)"))
+        kill(serve.processIdentifier, SIGINT)
+        serve.waitUntilExit()
+        #expect(serve.terminationStatus == 0)
+        let shared = try GlanceProcess.run(["serve", first.path, second.path, "--store", first.output("store")])
+        #expect(shared.status != 0)
+        #expect(shared.standardError.contains("--store applies to one container"))
+        let badPort = try GlanceProcess.run(["serve", first.path, "--port", "70000"])
+        #expect(badPort.status != 0)
+        #expect(badPort.standardError.contains("--port must be between 0 and 65535"))
+    }
+}
