@@ -131,7 +131,8 @@ struct ServeCommandTests {
         let site = try LoopbackConnection.get("/", port: port)
         let names = [first.path, second.path].map { ($0 as NSString).lastPathComponent }
         for name in names { #expect(site.contains("href=\"/c/\(name)/\"")) }
-        #expect(try LoopbackConnection.get("/c/\(names[1])/api/items/b.txt", port: port).contains("\"name\" : \"b.txt\""))
+        #expect(
+            try LoopbackConnection.get("/c/\(names[1])/api/items/b.txt", port: port).contains("\"name\" : \"b.txt\""))
         let busy = try GlanceProcess.run(["serve", first.path, "--port", String(port)])
         #expect(busy.status == 2)
         #expect(busy.standardError.contains("cannot serve on 127.0.0.1:\(port)"))
