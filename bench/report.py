@@ -124,6 +124,10 @@ def format_serve(serve):
             lines.append(f"  {label if server == 'glance' else '':<26} {server:<7} {run['requests_per_s']:>7.0f} "
                          f"{run['p50_ms']:>7.2f} {run['p99_ms']:>7.2f} {run['max_ms']:>7.1f} "
                          f"{fmt_num(run.get('server_cpu_ms_per_request'), 3):>10} {ratio:>11}")
+    if serve.get("ceiling"):
+        run = serve["ceiling"]
+        lines.append(f"  the HTTP stack's ceiling here (glance serve's 3 kB stylesheet from memory): "
+                     f"{run['requests_per_s']:.0f} req/s, p99 {run['p99_ms']:.2f} ms")
     if serve.get("glance_serve_peak_rss_kib"):
         lines.append(f"  glance serve peak RSS (VmHWM) after the load: {mb(serve['glance_serve_peak_rss_kib']):.0f} MB")
     for key, label in (("grid", "grid page"), ("api_page", "listing page")):

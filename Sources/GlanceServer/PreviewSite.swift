@@ -103,6 +103,9 @@ public struct PreviewSite: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             router: router(),
+            // A connection that sends no complete request for 30 s (a slow or stalled client) is
+            // closed; a response in progress, an event stream included, is not cut.
+            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
             configuration: .init(address: .hostname(host, port: port), serverName: "glance"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port

@@ -133,6 +133,14 @@ struct ServeCommandTests {
         for name in names { #expect(site.contains("href=\"/c/\(name)/\"")) }
         #expect(
             try LoopbackConnection.get("/c/\(names[1])/api/items/b.txt", port: port).contains("\"name\" : \"b.txt\""))
+        // Bounded requests: a huge header or URI is a 400, and the server goes on.
+        let hugeHeader = try LoopbackConnection(port: port)
+        hugeHeader.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n")
+        #expect(hugeHeader.read(until: "\r\n", seconds: 10).hasPrefix("HTTP/1.1 400"))
+        let hugeURI = try LoopbackConnection(port: port)
+        hugeURI.send("GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(hugeURI.read(until: "\r\n", seconds: 10).hasPrefix("HTTP/1.1 400"))
+        #expect(try LoopbackConnection.get("/", port: port).hasPrefix("HTTP/1.1 200"))
         let busy = try GlanceProcess.run(["serve", first.path, "--port", String(port)])
         #expect(busy.status == 2)
         #expect(busy.standardError.contains("cannot serve on 127.0.0.1:\(port)"))

@@ -1,0 +1,777 @@
+#!/usr/bin/env python3
+"""The grid and preview pages of `glance serve` in a real browser.
+
+Headless Chromium, driven through chromedriver by the small WebDriver client below (WebDriver is
+JSON over HTTP; only the Python standard library is used). The test fills a temporary container
+from TestAssets/, runs `glance generate` on it, serves it with `glance serve --watch`, then checks
+the grid, the preview and its keys, that a hostile file name stays text, that a new document
+appears without a reload, and saves screenshots at phone and desktop widths.
+
+    python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+
+Exit status: 0 when every check passes, 1 when one fails (each failure is named), 2 when the test
+could not run (no chromium or chromedriver, glance would not start, overall timeout).
+Needs the Debian packages `chromium` and `chromium-driver` (`make deps` installs them).
+"""
+
+import argparse
+import base64
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSETS = ROOT / "TestAssets"
+
+# The container: name in the container -> file in TestAssets/.
+DOCUMENTS = {
+    "photo.jpg": "samples/photo.jpg",
+    "exif-rotated.jpg": "samples/exif-rotated.jpg",
+    "report.pdf": "samples/report.pdf",
+    "rotated.pdf": "samples/rotated.pdf",
+    "screenshot.png": "samples/screenshot.png",
+    "japanese.txt": "samples/japanese.txt",
+    "notes.txt": "samples/README.txt",
+    "truncated-header.jpg": "corrupt/truncated-header.jpg",
+}
+FAILED_DOCUMENT = "truncated-header.jpg"
+FAILED_REASON = "truncated jpeg data"  # TestAssets/assets.tsv, compared without case
+HOSTILE_NAME = "<img src=x onerror=alert(1)>.txt"
+HOSTILE_TEXT = "A text file whose name is an HTML element.\n"
+LIVE_NAME = "added-while-watching.png"
+LIVE_SOURCE = "png/rgba8.png"
+PREVIEW_SHOT = "photo.jpg"  # the document the preview screenshots show
+
+SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
+
+# WebDriver's codes for keys (the WebDriver spec, "Keyboard actions").
+KEY_LEFT, KEY_RIGHT, KEY_ESCAPE = "\ue012", "\ue014", "\ue00c"
+
+# Requests to chromedriver and glance never go through a proxy: everything here is loopback.
+HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class TestError(Exception):
+    """The test cannot go on (setup failed, a process died): exit 2."""
+
+
+class CheckFailed(Exception):
+    """One check's failure; its message says what was expected and what was found."""
+
+
+class WebDriverError(Exception):
+    def __init__(self, status, error, message):
+        super().__init__(f"{error}: {message.splitlines()[0] if message else ''} (HTTP {status})")
+        self.error = error
+
+
+def log(message):
+    print(message, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
+class Process:
+    """A child process in its own process group, its output in a file; stopped by its id."""
+
+    def __init__(self, name, argv, log_dir, env=None):
+        self.name = name
+        self.output_path = Path(log_dir) / f"{name}.log"
+        self.output = open(self.output_path, "wb")
+        self.popen = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
+            start_new_session=True, env=env)
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    def text(self):
+        try:
+            return self.output_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def tail(self, lines=20):
+        return "\n".join(self.text().splitlines()[-lines:])
+
+    def stop(self, grace=5.0):
+        """SIGTERM to the process group (a graceful stop), SIGKILL if it is still there."""
+        if self.alive():
+            self._signal(signal.SIGTERM)
+            try:
+                self.popen.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        # Children (glance-worker, chromium's helpers) share the group: make sure none is left.
+        self._signal(signal.SIGKILL)
+        try:
+            self.popen.wait(grace)
+        except subprocess.TimeoutExpired:
+            pass
+        self.output.close()
+
+    def _signal(self, number):
+        try:
+            os.killpg(self.popen.pid, number)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def kill_processes_mentioning(marker):
+    """Kills processes whose command line holds `marker` (our own temporary profile folder), by
+    pid: a chromium that left chromedriver's process group must not outlive the test."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in command:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(what, predicate, timeout, interval=0.1):
+    """Polls `predicate` until it returns a true value (returned) or `timeout` seconds pass
+    (CheckFailed naming `what`, with the last value or error seen)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            value = predicate()
+            if value:
+                return value
+            last = value
+        except WebDriverError as error:
+            last = error
+        if time.monotonic() >= deadline:
+            raise CheckFailed(f"{what}: not so after {timeout:g} s (last: {last!r})")
+        time.sleep(interval)
+
+
+# ---------------------------------------------------------------------------------------------
+# A small WebDriver client
+
+
+class WebDriver:
+    def __init__(self, base_url):
+        self.base_url = base_url.rstrip("/")
+        self.session = None
+
+    def request(self, method, path, body=None, timeout=60):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base_url + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json; charset=utf-8")
+        try:
+            with HTTP.open(request, timeout=timeout) as response:
+                payload = json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as error:
+            text = error.read()
+            try:
+                value = json.loads(text).get("value", {})
+            except ValueError:
+                value = {"error": "unknown error", "message": text.decode(errors="replace")}
+            raise WebDriverError(error.code, value.get("error"), value.get("message", "")) from None
+        return payload.get("value")
+
+    def command(self, method, path, body=None, timeout=60):
+        return self.request(method, f"/session/{self.session}{path}", body, timeout)
+
+    def start(self, capabilities):
+        value = self.request("POST", "/session", {"capabilities": {"alwaysMatch": capabilities}}, timeout=90)
+        self.session = value["sessionId"]
+        return value["capabilities"]
+
+    def quit(self):
+        if self.session:
+            try:
+                self.request("DELETE", f"/session/{self.session}", timeout=20)
+            finally:
+                self.session = None
+
+    def get(self, url):
+        self.command("POST", "/url", {"url": url})
+
+    def url(self):
+        return self.command("GET", "/url")
+
+    def script(self, source, *args):
+        return self.command("POST", "/execute/sync", {"script": source, "args": list(args)})
+
+    def find(self, selector, parent=None):
+        """The element's reference, or None."""
+        path = f"/element/{parent}/element" if parent else "/element"
+        try:
+            value = self.command("POST", path, {"using": "css selector", "value": selector})
+        except WebDriverError as error:
+            if error.error == "no such element":
+                return None
+            raise
+        return next(iter(value.values()))
+
+    def find_all(self, selector):
+        value = self.command("POST", "/elements", {"using": "css selector", "value": selector})
+        return [next(iter(item.values())) for item in value]
+
+    def property(self, element, name):
+        return self.command("GET", f"/element/{element}/property/{name}")
+
+    def click(self, element):
+        self.command("POST", f"/element/{element}/click", {})
+
+    def press(self, key):
+        """One key down and up through the Actions API, to the focused element."""
+        self.command("POST", "/actions", {"actions": [{
+            "type": "key", "id": "keyboard",
+            "actions": [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]})
+        self.command("DELETE", "/actions")
+
+    def set_window(self, width, height):
+        self.command("POST", "/window/rect", {"width": width, "height": height})
+
+    def screenshot(self):
+        return base64.b64decode(self.command("GET", "/screenshot"))
+
+    def alert_text(self):
+        """The text of an open alert, or None when there is none."""
+        try:
+            return self.command("GET", "/alert/text")
+        except WebDriverError as error:
+            if error.error == "no such alert":
+                return None
+            raise
+
+    def browser_log(self):
+        """The console's entries since the last call (chromedriver's `goog:loggingPrefs`), or
+        None when this chromedriver does not give them."""
+        for path in ("/se/log", "/log"):
+            try:
+                return self.command("POST", path, {"type": "browser"})
+            except WebDriverError as error:
+                if error.error not in ("unknown command", "unknown method", "unsupported operation"):
+                    raise
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The test
+
+
+class PageTest:
+    def __init__(self, args):
+        self.args = args
+        self.glance = Path(args.glance).resolve()
+        self.results = []  # (name, error or None)
+        self.processes = []
+        self.temp = Path(tempfile.mkdtemp(prefix="glance-browser-"))
+        self.container = self.temp / "container"
+        self.profile = self.temp / "chromium-profile"
+        self.shots = Path(args.screenshots)
+        self.driver = None
+        self.base = None
+        self.order = []  # data-path of the grid's items, in order
+        self.hrefs = {}  # data-path -> absolute preview URL, as the grid links it
+        self.log_notes = []
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    def make_container(self):
+        self.container.mkdir()
+        for name, source in DOCUMENTS.items():
+            shutil.copyfile(ASSETS / source, self.container / name)
+        (self.container / HOSTILE_NAME).write_text(HOSTILE_TEXT)
+        self.documents = sorted(list(DOCUMENTS) + [HOSTILE_NAME])
+        result = subprocess.run(
+            [str(self.glance), "generate", str(self.container), "--quiet"],
+            capture_output=True, text=True, timeout=120)
+        # 1: some documents failed, as the corrupt JPEG must; 2 and up: unusable.
+        if result.returncode not in (0, 1):
+            raise TestError(f"glance generate exited {result.returncode}:\n{result.stderr}")
+        others = [line for line in result.stderr.splitlines() if line and FAILED_DOCUMENT not in line]
+        if others:
+            raise TestError("glance generate reported unexpected failures:\n" + "\n".join(others))
+
+    def start_glance(self):
+        process = Process("glance-serve", [
+            str(self.glance), "serve", str(self.container), "--port", "0", "--watch",
+            "--log-level", "warning"], self.temp)
+        self.processes.append(process)
+
+        def serving():
+            if not process.alive():
+                raise TestError(f"glance serve exited {process.popen.returncode}:\n{process.tail()}")
+            for line in process.text().splitlines():
+                if line.startswith("serving ") and " at http://" in line:
+                    return line.rsplit(" at ", 1)[1].strip()
+            return None
+
+        try:
+            url = wait_for("glance serve prints its URL", serving, 30)
+        except CheckFailed as error:
+            raise TestError(f"{error}\n{process.tail()}") from None
+        self.base = url if url.endswith("/") else url + "/"
+        log(f"glance serving at {self.base}")
+
+    def start_browser(self):
+        chromium = self.args.chromium or shutil.which("chromium") or shutil.which("chromium-browser")
+        chromedriver = self.args.chromedriver or shutil.which("chromedriver")
+        if not chromium or not chromedriver:
+            raise TestError("needs chromium and chromedriver (Debian: apt-get install chromium chromium-driver)")
+        port = free_port()
+        process = Process("chromedriver", [chromedriver, f"--port={port}"], self.temp)
+        self.processes.append(process)
+        self.driver = WebDriver(f"http://127.0.0.1:{port}")
+
+        def ready():
+            if not process.alive():
+                raise TestError(f"chromedriver exited {process.popen.returncode}:\n{process.tail()}")
+            try:
+                return self.driver.request("GET", "/status", timeout=5).get("ready")
+            except (OSError, WebDriverError):
+                return False
+
+        try:
+            wait_for("chromedriver is ready", ready, 30)
+        except CheckFailed as error:
+            raise TestError(f"{error}\n{process.tail()}") from None
+
+        width, height = SIZES["desktop"]
+        arguments = [
+            "--headless=new",
+            "--disable-gpu",
+            f"--user-data-dir={self.profile}",
+            f"--window-size={width},{height}",
+            # Containers often give /dev/shm only 64 MB, too little for Chromium's shared memory.
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--hide-scrollbars",
+        ]
+        if os.geteuid() == 0:
+            # Chromium refuses to start as root with its sandbox on (the sandbox drops privileges
+            # in ways that do not work for uid 0), and CI runs as root. The pages it loads come
+            # from the glance this test just started on loopback.
+            arguments.append("--no-sandbox")
+        capabilities = self.driver.start({
+            "browserName": "chrome",
+            "pageLoadStrategy": "normal",
+            # An alert() would stay open and the next command would fail with "unexpected alert
+            # open": that is how a script run by a hostile name would show.
+            "unhandledPromptBehavior": "dismiss and notify",
+            "timeouts": {"pageLoad": 30000, "script": 30000, "implicit": 0},
+            "goog:loggingPrefs": {"browser": "ALL"},
+            "goog:chromeOptions": {"binary": chromium, "args": arguments},
+        })
+        log(f"browser: {capabilities.get('browserName')} {capabilities.get('browserVersion')}")
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def load(self, url):
+        self.driver.get(url)
+        wait_for(f"{url} loads", lambda: self.driver.script("return document.readyState") == "complete", 30)
+
+    def wait_for_images(self, what, timeout=20):
+        """Scrolls the page's lazy images into view and waits until every one has loaded. The
+        page replaces an image that fails with a 'No thumbnail' note, so notes are failures."""
+        script = """
+            const images = Array.from(document.querySelectorAll('main img'));
+            window.scrollTo(0, document.documentElement.scrollHeight);
+            for (const image of images) if (!image.complete) image.scrollIntoView({block: 'nearest'});
+            const waiting = images.filter((image) => !(image.complete && image.naturalWidth > 0));
+            return {count: images.length, waiting: waiting.map((image) => image.getAttribute('src'))};
+        """
+        state = {}
+
+        def loaded():
+            state.update(self.driver.script(script))
+            return not state["waiting"]
+
+        try:
+            wait_for(what, loaded, timeout, interval=0.2)
+        except CheckFailed:
+            raise CheckFailed(f"{what}: {len(state['waiting'])} of {state['count']} images not loaded "
+                              f"after {timeout} s: {state['waiting']}") from None
+        finally:
+            self.driver.script("window.scrollTo(0, 0)")
+        return state["count"]
+
+    def grid_items(self):
+        return self.driver.script("""
+            return Array.from(document.querySelectorAll('li.item')).map((item) => ({
+              path: item.dataset.path,
+              href: item.querySelector('a.open') && item.querySelector('a.open').href,
+              images: item.querySelectorAll('img').length,
+            }));
+        """)
+
+    def check_browser_log(self, where):
+        entries = self.driver.browser_log()
+        if entries is None:
+            self.log_notes.append("chromedriver gave no browser log")
+            return
+        errors = []
+        for entry in entries:
+            message = entry.get("message", "")
+            if entry.get("level") != "SEVERE":
+                continue
+            # Browsers ask for /favicon.ico on their own; glance has none (not the pages' doing).
+            if "/favicon.ico" in message:
+                self.log_notes.append(f"ignored: {message}")
+                continue
+            errors.append(message)
+        if errors:
+            raise CheckFailed(f"errors in the browser's console ({where}):\n  " + "\n  ".join(errors))
+
+    def check(self, name, function):
+        started = time.monotonic()
+        try:
+            function()
+        except CheckFailed as error:
+            self.results.append((name, str(error)))
+            log(f"FAIL {name}: {error}")
+            return False
+        except WebDriverError as error:
+            if error.error == "unexpected alert open":
+                message = f"an alert opened, so a page ran a script: {error}"
+            else:
+                message = f"WebDriver: {error}"
+            self.results.append((name, message))
+            log(f"FAIL {name}: {message}")
+            return False
+        log(f"ok   {name} ({time.monotonic() - started:.1f} s)")
+        self.results.append((name, None))
+        return True
+
+    # -- the checks --------------------------------------------------------------------------
+
+    def check_grid(self):
+        self.load(self.base)
+        items = self.grid_items()
+        paths = [item["path"] for item in items]
+        if sorted(paths) != self.documents:
+            raise CheckFailed(f"li.item data-paths {paths}, expected the {len(self.documents)} documents "
+                              f"{self.documents}")
+        self.order = paths
+        self.hrefs = {item["path"]: item["href"] for item in items}
+        images = self.wait_for_images("grid images load")
+        if images != len(self.documents) - 1:
+            raise CheckFailed(f"{images} images in the grid, expected {len(self.documents) - 1} "
+                              "(one per document but the failed one)")
+        failed = self.driver.script("""
+            const item = Array.from(document.querySelectorAll('li.item'))
+              .find((item) => item.dataset.path === arguments[0]);
+            if (!item) return null;
+            const note = item.querySelector('.no-thumbnail');
+            return {note: note && note.textContent.trim(), images: item.querySelectorAll('img').length};
+        """, FAILED_DOCUMENT)
+        if failed is None:
+            raise CheckFailed(f"no li.item with data-path {FAILED_DOCUMENT!r}")
+        if failed["images"]:
+            raise CheckFailed(f"the failed document's tile has {failed['images']} img element(s)")
+        if not failed["note"] or FAILED_REASON not in failed["note"].lower():
+            raise CheckFailed(f"the failed document's .no-thumbnail says {failed['note']!r}, "
+                              f"expected its reason ({FAILED_REASON!r})")
+        notes = self.driver.script(
+            "return Array.from(document.querySelectorAll('li.item .no-thumbnail')).length")
+        if notes != 1:
+            raise CheckFailed(f"{notes} tiles show .no-thumbnail, expected only the failed document's")
+
+    def hostile_name_checks(self, where, name_selector):
+        found = self.driver.script("""
+            const [name, selector] = arguments;
+            let element = null;
+            if (selector === 'grid') {
+              const item = Array.from(document.querySelectorAll('li.item'))
+                .find((item) => item.dataset.path === name);
+              element = item && item.querySelector('.name');
+            } else {
+              element = document.querySelector(selector);
+            }
+            return {
+              text: element && element.textContent,
+              children: element ? element.childElementCount : null,
+              xImages: Array.from(document.images).filter((image) =>
+                image.getAttribute('src') === 'x' || image.src.endsWith('/x')).length,
+              handlers: document.querySelectorAll('[onerror]').length,
+            };
+        """, HOSTILE_NAME, name_selector)
+        if found["text"] is None:
+            raise CheckFailed(f"{where}: no element shows the name {HOSTILE_NAME!r}")
+        if found["text"] != HOSTILE_NAME:
+            raise CheckFailed(f"{where}: the name shows as {found['text']!r}, expected {HOSTILE_NAME!r}")
+        if found["children"]:
+            raise CheckFailed(f"{where}: the name's element has {found['children']} element children")
+        if found["xImages"] or found["handlers"]:
+            raise CheckFailed(f"{where}: the name became markup ({found['xImages']} img src=x, "
+                              f"{found['handlers']} onerror attributes)")
+        alert = self.driver.alert_text()
+        if alert is not None:
+            raise CheckFailed(f"{where}: an alert is open ({alert!r}): a script ran")
+
+    def check_hostile_name(self):
+        self.load(self.base)
+        self.hostile_name_checks("grid", "grid")
+        self.load(self.hrefs[HOSTILE_NAME])
+        self.hostile_name_checks("preview", ".bar h1")
+        self.check_browser_log("grid and the hostile name's preview")
+
+    def check_preview_keys(self):
+        if len(self.order) < 3:
+            raise CheckFailed("the grid check found no order to step through")
+        first, second = self.order[0], self.order[1]
+        self.load(self.base)
+        link = self.find_required("li.item a.open")
+        self.driver.click(link)
+        wait_for(f"the click opens {first!r}'s preview", lambda: self.driver.url() == self.hrefs[first], 15)
+        wait_for("the preview is loaded", lambda: self.driver.script("return document.readyState") == "complete", 15)
+        self.wait_preview_image(first)
+        # Keys go to the focused element: the body, not a link the click left focused.
+        self.driver.script("if (document.activeElement) document.activeElement.blur()")
+        self.driver.press(KEY_RIGHT)
+        wait_for(f"ArrowRight opens {second!r}'s preview ({self.hrefs[second]})",
+                 lambda: self.driver.url() == self.hrefs[second], 15)
+        wait_for("the preview is loaded", lambda: self.driver.script("return document.readyState") == "complete", 15)
+        self.driver.press(KEY_LEFT)
+        wait_for(f"ArrowLeft goes back to {first!r}'s preview ({self.hrefs[first]})",
+                 lambda: self.driver.url() == self.hrefs[first], 15)
+        wait_for("the preview is loaded", lambda: self.driver.script("return document.readyState") == "complete", 15)
+        self.driver.press(KEY_ESCAPE)
+        wait_for(f"Escape goes back to the grid ({self.base})", lambda: self.driver.url() == self.base, 15)
+
+    def find_required(self, selector):
+        element = self.driver.find(selector)
+        if element is None:
+            raise CheckFailed(f"no element matches {selector!r}")
+        return element
+
+    def wait_preview_image(self, path):
+        image = self.find_required("#preview-image")
+        wait_for(f"{path!r}'s #preview-image loads",
+                 lambda: self.driver.property(image, "complete") and self.driver.property(image, "naturalWidth") > 0,
+                 20)
+
+    def check_preview_links(self):
+        problems = []
+        for index, path in enumerate(self.order):
+            self.load(self.hrefs[path])
+            found = self.driver.script("""
+                const link = (id) => { const a = document.getElementById(id); return a ? a.href : null; };
+                const reason = document.getElementById('reason');
+                return {path: document.body.dataset.path, previous: link('previous'), next: link('next'),
+                        up: link('up'), image: !!document.getElementById('preview-image'),
+                        reason: reason && reason.textContent};
+            """)
+            expected_previous = self.hrefs[self.order[index - 1]] if index > 0 else None
+            expected_next = self.hrefs[self.order[index + 1]] if index + 1 < len(self.order) else None
+            if found["path"] != path:
+                problems.append(f"{path!r}: body data-path is {found['path']!r}")
+            if found["previous"] != expected_previous:
+                problems.append(f"{path!r}: #previous is {found['previous']!r}, expected {expected_previous!r}")
+            if found["next"] != expected_next:
+                problems.append(f"{path!r}: #next is {found['next']!r}, expected {expected_next!r}")
+            if found["up"] != self.base:
+                problems.append(f"{path!r}: #up is {found['up']!r}, expected {self.base!r}")
+            if path == FAILED_DOCUMENT:
+                if found["image"] or FAILED_REASON not in (found["reason"] or "").lower():
+                    problems.append(f"{path!r}: expected #reason with {FAILED_REASON!r} and no image, found "
+                                    f"image={found['image']} reason={found['reason']!r}")
+            elif not found["image"]:
+                problems.append(f"{path!r}: no #preview-image")
+            else:
+                try:
+                    self.wait_preview_image(path)
+                except CheckFailed as error:
+                    problems.append(str(error))
+        if problems:
+            raise CheckFailed("\n  " + "\n  ".join(problems))
+
+    def check_live_update(self):
+        self.load(self.base)
+        wait_for("the grid's EventSource opens (body data-live = yes)",
+                 lambda: self.driver.script("return document.body.dataset.live") == "yes", 15)
+        marker = f"marker-{os.getpid()}-{time.time()}"
+        self.driver.script("window.__glanceMarker = arguments[0]", marker)
+        # Written under a hidden name (passed over) and renamed: the watcher sees one whole file.
+        hidden = self.container / f".{LIVE_NAME}.part"
+        shutil.copyfile(ASSETS / LIVE_SOURCE, hidden)
+        os.rename(hidden, self.container / LIVE_NAME)
+        started = time.monotonic()
+        wait_for(f"a li.item with data-path {LIVE_NAME!r} appears within 15 s",
+                 lambda: LIVE_NAME in [item["path"] for item in self.grid_items()], 15, interval=0.2)
+        log(f"     the new document showed after {time.monotonic() - started:.1f} s")
+        still = self.driver.script("return window.__glanceMarker")
+        if still != marker:
+            raise CheckFailed(f"window.__glanceMarker is {still!r} after the update: the page reloaded")
+        count = len(self.grid_items())
+        if count != len(self.documents) + 1:
+            raise CheckFailed(f"{count} li.item after the update, expected {len(self.documents) + 1}")
+        self.wait_for_images("the grid's images load after the update")
+
+    def check_screenshots(self):
+        self.shots.mkdir(parents=True, exist_ok=True)
+        saved = []
+        for label, (width, height) in SIZES.items():
+            self.driver.set_window(width, height)
+            inner = self.driver.script("return window.innerWidth")
+            if inner != width:
+                raise CheckFailed(f"{label}: window.innerWidth is {inner} after setting the window "
+                                  f"to {width}x{height}")
+            self.load(self.base)
+            self.wait_for_images(f"{label}: grid images load")
+            saved.append(self.save_screenshot(f"grid-{label}.png", width))
+            self.load(self.hrefs[PREVIEW_SHOT])
+            self.wait_preview_image(PREVIEW_SHOT)
+            saved.append(self.save_screenshot(f"preview-{label}.png", width))
+        self.driver.set_window(*SIZES["desktop"])
+        for path in saved:
+            log(f"     screenshot: {path}")
+
+    def save_screenshot(self, name, width):
+        data = self.driver.screenshot()
+        if data[:8] != b"\x89PNG\r\n\x1a\n":
+            raise CheckFailed(f"{name}: the screenshot is not a PNG")
+        shot_width, shot_height = struct.unpack(">II", data[16:24])
+        # Device pixels: a multiple of the CSS width (1 in headless Chromium by default).
+        if shot_width % width:
+            raise CheckFailed(f"{name}: screenshot is {shot_width}x{shot_height}, expected a width of {width}")
+        path = self.shots / name
+        path.write_bytes(data)
+        return path
+
+    def check_no_console_errors(self):
+        self.check_browser_log("all pages")
+
+    # -- running -----------------------------------------------------------------------------
+
+    def run(self):
+        self.make_container()
+        self.start_glance()
+        self.start_browser()
+        grid_ok = self.check("grid: every tile, its image or its failure", self.check_grid)
+        if not grid_ok and not self.order:
+            # The rest needs the grid's order; read it even though the check failed.
+            self.load(self.base)
+            items = self.grid_items()
+            self.order = [item["path"] for item in items]
+            self.hrefs = {item["path"]: item["href"] for item in items}
+        self.check("hostile name: shown as text, no script ran", self.check_hostile_name)
+        self.check("preview: click, image, ArrowRight, ArrowLeft, Escape", self.check_preview_keys)
+        self.check("preview: #previous, #next, #up follow the grid's order", self.check_preview_links)
+        self.check("live update: a new document appears without a reload", self.check_live_update)
+        self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
+        self.check("browser console: no errors", self.check_no_console_errors)
+        for note in self.log_notes:
+            log(f"     note: {note}")
+        for process in self.processes:
+            if not process.alive():
+                self.results.append((process.name, f"exited {process.popen.returncode} during the test"))
+        return [result for result in self.results if result[1] is not None]
+
+    def close(self):
+        if self.driver:
+            try:
+                self.driver.quit()
+            except Exception:
+                pass
+        for process in reversed(self.processes):
+            process.stop()
+        kill_processes_mentioning(str(self.profile))
+        if self.args.keep:
+            log(f"kept {self.temp}")
+        else:
+            shutil.rmtree(self.temp, ignore_errors=True)
+
+    def dump_logs(self):
+        for process in self.processes:
+            text = process.tail(30)
+            if text:
+                log(f"--- {process.name} (last lines)\n{text}")
+
+
+class OverallTimeout(BaseException):
+    """Raised by SIGALRM: a BaseException, so no `except Exception` on the way swallows it."""
+
+
+def overall_timeout(signum, frame):
+    raise OverallTimeout()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--glance", default=str(ROOT / ".build/debug/glance"),
+                        help="the glance executable (glance-worker beside it)")
+    parser.add_argument("--chromium", help="the browser (default: chromium on the PATH)")
+    parser.add_argument("--chromedriver", help="the driver (default: chromedriver on the PATH)")
+    parser.add_argument("--screenshots", default=str(ROOT / ".build/browser-screenshots"),
+                        help="where the screenshots go")
+    parser.add_argument("--timeout", type=int, default=180, help="seconds before the whole test fails")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary container and logs")
+    args = parser.parse_args()
+
+    glance = Path(args.glance)
+    if not glance.is_file() or not (glance.parent / "glance-worker").is_file():
+        print(f"test_pages: {glance} (with glance-worker beside it) not found: build Glance first "
+              "(swift build)", file=sys.stderr)
+        return 2
+
+    started = time.monotonic()
+    signal.signal(signal.SIGALRM, overall_timeout)
+    signal.alarm(args.timeout)
+    test = PageTest(args)
+    failures = None
+    status = 2
+    try:
+        failures = test.run()
+        status = 1 if failures else 0
+    except OverallTimeout:
+        print(f"test_pages: FAILED: the whole test took longer than {args.timeout} s "
+              f"(checks done: {[name for name, _ in test.results]})", file=sys.stderr)
+        test.dump_logs()
+    except TestError as error:
+        print(f"test_pages: cannot run: {error}", file=sys.stderr)
+        test.dump_logs()
+    except Exception:
+        print("test_pages: unexpected error:", file=sys.stderr)
+        traceback.print_exc()
+        test.dump_logs()
+    finally:
+        signal.alarm(0)
+        if status == 1:
+            test.dump_logs()
+        test.close()
+
+    elapsed = time.monotonic() - started
+    if status == 0:
+        log(f"test_pages: all {len(test.results)} checks passed in {elapsed:.1f} s")
+    elif failures:
+        print(f"test_pages: {len(failures)} of {len(test.results)} checks FAILED in {elapsed:.1f} s:",
+              file=sys.stderr)
+        for name, message in failures:
+            print(f"  - {name}: " + message.strip().replace("\n", "\n    "), file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
