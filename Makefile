@@ -6,21 +6,32 @@ GLANCE       := .build/release/glance
 DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev git fonts-dejavu-core fonts-wqy-microhei
+# What only the tests need: a real browser for the pages.
+TEST_PACKAGES := chromium chromium-driver
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo lint format conformance assets clean
+.PHONY: all deps test-deps build release test test-browser demo lint format conformance assets clean
 
 all: build
 
-## deps: install the Debian packages that are missing (C libraries, fonts).
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# Installs the Debian packages of $(1) that are missing.
+define install_missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+## deps: install the Debian packages that are missing (C libraries, fonts).
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
+
+## test-deps: and what the tests need besides (headless Chromium and chromedriver).
+test-deps: deps
+	$(call install_missing,$(TEST_PACKAGES))
 
 ## build: debug build.
 build: deps
@@ -30,10 +41,16 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: the whole test suite (Swift Testing).
-test: deps
+## test: the whole test suite (Swift Testing), then the pages in a real browser.
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+
+## test-browser: the grid and preview pages in headless Chromium through chromedriver, against
+## the debug build (build it first); screenshots in .build/browser-screenshots/.
+test-browser: test-deps
+	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
 
 ## demo: copy the sample documents into a container, generate their thumbnails, list them.
 demo: release

@@ -81,6 +81,7 @@ struct PageAssets: Sendable {
           overflow-wrap: anywhere; }
         .state-failed .no-thumbnail, .state-failed .state { color: var(--failed); }
         .name { font-size: 0.9rem; overflow-wrap: anywhere; }
+        .meta time { white-space: nowrap; }
         .item .open:focus-visible .tile, .item .open:hover .tile { outline: 2px solid var(--accent); }
         .pages, .step { display: flex; justify-content: space-between; gap: 1rem; padding: 1rem 0; }
         .end { color: var(--muted); }
@@ -150,11 +151,28 @@ struct PageAssets: Sendable {
             }
             body.dataset.updates = String(Number(body.dataset.updates || "0") + 1);
           };
-          const source = new EventSource(events);
-          source.addEventListener("change", () => {
-            if (pending === null) pending = setTimeout(refresh, 200);
+          // The stream is closed when the page is left: a page kept in the browser's
+          // back/forward cache must not hold one of the few connections a browser allows per
+          // server. Coming back, it opens again and catches up once.
+          let source = null;
+          const connect = () => {
+            source = new EventSource(events);
+            source.addEventListener("change", () => {
+              if (pending === null) pending = setTimeout(refresh, 200);
+            });
+            source.addEventListener("open", () => { body.dataset.live = "yes"; });
+          };
+          connect();
+          window.addEventListener("pagehide", () => {
+            if (source) source.close();
+            source = null;
+            body.dataset.live = "no";
           });
-          source.addEventListener("open", () => { body.dataset.live = "yes"; });
+          window.addEventListener("pageshow", (event) => {
+            if (!event.persisted) return;
+            connect();
+            refresh();
+          });
         })();
         """
 }

@@ -58,7 +58,7 @@ enum PageTemplates {
         {{#items}}
         <li class="item state-{{state}}" data-path="{{path}}">
         <a class="open" href="{{previewURL}}">
-        <span class="tile" style="background-color: {{colour}}">
+        <span class="tile"{{#thumbnailURL}} style="background-color: {{colour}}"{{/thumbnailURL}}>
         {{#thumbnailURL}}<img src="{{thumbnailURL}}" width="{{width}}" height="{{height}}" loading="lazy" decoding="async" alt="">{{/thumbnailURL}}
         {{^thumbnailURL}}<span class="no-thumbnail">{{note}}</span>{{/thumbnailURL}}
         </span>
