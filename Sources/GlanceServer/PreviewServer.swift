@@ -46,10 +46,12 @@ public struct PreviewServer: Sendable {
 
     /// Adds this container's routes to `routes` (a router, or the group of its prefix).
     func addRoutes(to routes: some RouterMethods<BasicRequestContext>) {
-        routes.get("/api/items") { request, _ in try await self.items(request) }
-        routes.get("/api/items/**") { _, context in try await self.item(context.parameters.getCatchAll()) }
-        routes.get("/events") { request, _ in self.events(request) }
         for method in [HTTPRequest.Method.get, .head] {
+            routes.on("/api/items", method: method) { request, _ in try await self.items(request).head(request) }
+            routes.on("/api/items/**", method: method) { request, context in
+                try await self.item(context.parameters.getCatchAll()).head(request)
+            }
+            routes.on("/events", method: method) { request, _ in self.events(request).head(request) }
             routes.on("/", method: method) { request, _ in try await self.gridPage(request) }
             routes.on("/preview/**", method: method) { request, context in
                 try await self.previewPage(context.parameters.getCatchAll(), request: request)
@@ -128,5 +130,12 @@ struct MethodFilter: RouterMiddleware {
             return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"])
         }
         return try await next(request, context)
+    }
+}
+
+extension Response {
+    /// The response as `HEAD` wants it: the same status and headers, no body.
+    func head(_ request: Request) -> Response {
+        request.method == .head ? Response(status: status, headers: headers) : self
     }
 }

@@ -71,6 +71,8 @@ public struct PreviewSite: Sendable {
                     status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
             }
         }
+        // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
+        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         if containers.count == 1, let only = containers.first {
             only.server.addRoutes(to: router)
             return router

@@ -65,10 +65,13 @@ struct PagesTests {
                 #expect(html.contains("1–4 of 4 documents"))
                 #expect(html.contains("1 fresh") && html.contains("1 failed"))
             }
-            try await client.execute(uri: "/", method: .head) { response in
-                #expect(response.status == .ok)
-                #expect(response.body.readableBytes == 0)
+            for uri in ["/", "/api/items", "/api/items/a.png", "/events"] {
+                try await client.execute(uri: uri, method: .head) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    #expect(response.body.readableBytes == 0, "\(uri)")
+                }
             }
+            try await client.execute(uri: "/favicon.ico", method: .get) { #expect($0.status == .noContent) }
         }
     }
 
