@@ -59,7 +59,7 @@ extension PreviewServer {
             try await listing.attributes(forPaths: [previous, next].compactMap { $0 })
         }
         let pageSize = query.limit ?? PageQuery.defaultPageSize
-        let image = item.standardThumbnail
+        let box = PageLinks.box(of: item.standardThumbnail)
         let preview = PreviewPage(
             title: DisplayText.escaped(item.name), assets: assets.links,
             prefetch: neighbours.compactMap { $0.flatMap(links.thumbnail(for:)) },
@@ -70,9 +70,7 @@ extension PreviewServer {
             previousURL: previous.map { links.preview($0, query: query) },
             nextURL: next.map { links.preview($0, query: query) },
             thumbnailURL: links.thumbnail(for: item),
-            width: image?.width ?? ThumbnailLimits.defaultMaxSide,
-            height: image?.height ?? ThumbnailLimits.defaultMaxSide,
-            colour: image?.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil } ?? PageLinks.neutralColour,
+            width: box.width, height: box.height, colour: box.colour,
             note: PageLinks.note(for: item), state: item.state.rawValue, attributes: PreviewPage.attributes(of: item),
             documentURL: links.document(item.path), itemURL: links.item(item.path))
         return html(PageTemplates.library.render(preview, withTemplate: "preview"), request: request)

@@ -7,8 +7,7 @@ import Hummingbird
 /// `GET /thumbnails/PATH`: the stored 1024x1024 thumbnail, made on demand when missing or stale.
 extension PreviewServer {
     func thumbnail(_ components: [Substring], request: Request) async throws -> Response {
-        guard let path = DocumentPath.from(components: components), let identity = indexer.scanner.identity(of: path)
-        else { throw ServerError.notFound }
+        let (path, identity) = try resolveWithIdentity(components)
         if let (entry, needsCheck) = cache.entry(for: path, identity: identity) {
             if !needsCheck { return Self.response(entry, request: request) }
             // Trusted a while: ask the store (without the image) whether it still holds this one.

@@ -112,10 +112,14 @@ public struct PreviewServer: Sendable {
 
     /// The document path for URL components, if it names a regular file inside the container.
     func resolve(_ components: [Substring]) throws(ServerError) -> String {
-        guard let path = DocumentPath.from(components: components), indexer.scanner.identity(of: path) != nil else {
-            throw .notFound
-        }
-        return path
+        try resolveWithIdentity(components).path
+    }
+
+    /// The document path for URL components and the document's `stat` identity, as ``resolve(_:)``.
+    func resolveWithIdentity(_ components: [Substring]) throws(ServerError) -> (path: String, identity: FileIdentity) {
+        guard let path = DocumentPath.from(components: components), let identity = indexer.scanner.identity(of: path)
+        else { throw .notFound }
+        return (path, identity)
     }
 }
 

@@ -65,9 +65,7 @@ extension GridPage.Item {
         previewURL = links.preview(item.path, query: query)
         let image = item.standardThumbnail
         thumbnailURL = links.thumbnail(for: item)
-        width = image?.width ?? ThumbnailLimits.defaultMaxSide
-        height = image?.height ?? ThumbnailLimits.defaultMaxSide
-        colour = image?.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil } ?? PageLinks.neutralColour
+        (width, height, colour) = PageLinks.box(of: image)
         note = PageLinks.note(for: item)
         kind = item.kind
         size = ListingFormatter.byteCount(item.size)
@@ -114,6 +112,15 @@ struct PageLinks: Sendable {
         case .missing, .stale: return url
         case .failed, .unsupported: return nil
         }
+    }
+
+    /// How a page lays out a thumbnail before it arrives: its size (the full box when not made
+    /// yet) and its placeholder colour (neutral when unknown or not a checked `#rrggbb`).
+    static func box(of image: ThumbnailImage?) -> (width: Int, height: Int, colour: String) {
+        (
+            image?.width ?? ThumbnailLimits.defaultMaxSide, image?.height ?? ThumbnailLimits.defaultMaxSide,
+            image?.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil } ?? neutralColour
+        )
     }
 
     /// What a tile without an image says: the failure's reason, or the kind that is not supported.
