@@ -10,6 +10,7 @@
 //   GlancePipeline -> Core + Container: supervised workers, the pool, the indexer, batches
 //   GlanceWorker -> Core + Render: what runs in a worker process
 //   GlanceListing -> Core + Container: promised-item attributes, the preview listing
+//   GlanceDesktopCache -> Core: the freedesktop.org thumbnail cache (`--xdg`)
 //   GlanceOnSave -> Pipeline + Listing: inotify watcher, document library, the hook socket
 //   GlanceServer -> Pipeline + Listing + Hummingbird + Mustache: `glance serve`'s routes and pages
 //   glance (the command line) and glance-worker (the renderer process): executables
@@ -84,6 +85,7 @@ let package = Package(
             name: "GlanceWorker",
             dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess"]),
         .target(name: "GlanceListing", dependencies: ["GlanceCore", "GlanceContainer"]),
+        .target(name: "GlanceDesktopCache", dependencies: ["GlanceCore", "CDigest"]),
         .target(
             name: "GlanceOnSave",
             dependencies: [
@@ -110,6 +112,7 @@ let package = Package(
                 "GlanceListing",
                 "GlanceOnSave",
                 "GlanceServer",
+                "GlanceDesktopCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,6 +157,9 @@ let package = Package(
                 "GlanceTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
+        .testTarget(
+            name: "GlanceDesktopCacheTests",
+            dependencies: ["GlanceCore", "GlanceDesktopCache", "GlanceTestSupport"]),
         .testTarget(
             name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceListing", "GlanceStore"]),
         .testTarget(

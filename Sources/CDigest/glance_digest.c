@@ -40,3 +40,9 @@ int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *lengt
     *length = total;
     return status;
 }
+
+int glance_md5(const void *bytes, size_t length, uint8_t digest[16]) {
+    unsigned int written = 0;
+    if (EVP_Digest(bytes, length, digest, &written, EVP_md5(), NULL) != 1 || written != 16) return EIO;
+    return 0;
+}

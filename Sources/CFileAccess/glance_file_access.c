@@ -7,6 +7,7 @@
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -164,4 +165,26 @@ FILE *glance_stream_from_start(int descriptor) {
         return NULL;
     }
     return file;
+}
+
+int glance_memory_file(const void *bytes, size_t length) {
+    int descriptor = memfd_create("glance-bytes", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (descriptor < 0) return -1;
+    const char *next = bytes;
+    size_t left = length;
+    while (left > 0) {
+        ssize_t written = write(descriptor, next, left);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            int saved = errno;
+            close(descriptor);
+            errno = saved;
+            return -1;
+        }
+        next += written;
+        left -= (size_t)written;
+    }
+    fcntl(descriptor, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+    lseek(descriptor, 0, SEEK_SET);
+    return descriptor;
 }

@@ -12,10 +12,14 @@ public struct RenderJob: Codable, Sendable, Equatable {
     public var computeDigest: Bool
     /// The encoding to produce; nil picks it from the content (``ImageFormat/automatic(for:image:)``).
     public var format: ImageFormat?
+    /// The boxes of the extra renditions to make from the same pixels (RGBA PNG, see
+    /// ``Rendition``), each at most `maxSide`; empty for none.
+    public var renditions: [Int]
 
     public init(
         id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,
-        maxPixels: Int = ThumbnailLimits.defaultMaxPixels, computeDigest: Bool = true, format: ImageFormat? = nil
+        maxPixels: Int = ThumbnailLimits.defaultMaxPixels, computeDigest: Bool = true, format: ImageFormat? = nil,
+        renditions: [Int] = []
     ) {
         self.id = id
         self.name = name
@@ -23,6 +27,32 @@ public struct RenderJob: Codable, Sendable, Equatable {
         self.maxPixels = maxPixels
         self.computeDigest = computeDigest
         self.format = format
+        self.renditions = renditions
+    }
+}
+
+/// An extra encoding of a thumbnail, made in the worker from the thumbnail's own pixels (no
+/// second decode of the document): an 8-bit, non-interlaced RGBA PNG that fits a `side`-pixel
+/// box, as the freedesktop.org thumbnail cache wants them.
+public struct Rendition: Codable, Sendable, Equatable {
+    /// The box it fits (1024, 512, 256, 128 for the cache's sizes).
+    public var side: Int
+    public var width: Int
+    public var height: Int
+    public var byteCount: Int
+    /// The PNG (not part of the JSON line: it follows the main image on the pipe).
+    public var data: [UInt8] = []
+
+    enum CodingKeys: String, CodingKey {
+        case side, width, height, byteCount
+    }
+
+    public init(side: Int, width: Int, height: Int, data: [UInt8]) {
+        self.side = side
+        self.width = width
+        self.height = height
+        self.byteCount = data.count
+        self.data = data
     }
 }
 
@@ -60,12 +90,20 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var sourceHeight = 0
     /// The thumbnail's average colour (`#rrggbb`), when rendered: its placeholder in pages.
     public var averageColour: String?
+    /// The renditions the job asked for, when rendered, in the job's order; their bytes follow
+    /// the main image's on the pipe.
+    public var renditions: [Rendition] = []
     /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, warnings, format, width, height, byteCount, digest, milliseconds
-        case sourceWidth, sourceHeight, averageColour
+        case sourceWidth, sourceHeight, averageColour, renditions
+    }
+
+    /// Bytes that follow the JSON line: the main image's and every rendition's.
+    public var trailingByteCount: Int {
+        renditions.reduce(byteCount) { $0 + $1.byteCount }
     }
 
     public init(

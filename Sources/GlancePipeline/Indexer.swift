@@ -21,6 +21,8 @@ public final class Indexer: Sendable {
         public var maxPixels = ThumbnailLimits.defaultMaxPixels
         /// How long a batch's claims last without a heartbeat.
         public var leaseSeconds = 60.0
+        /// A second home for thumbnails (the desktop's cache, `--xdg`), told of every record saved.
+        public var mirror: (any ThumbnailMirror)?
         /// Test hook: right after opening a document whose path matches `pattern`, replace it by
         /// a symlink to `target` (an attacker's swap at the worst moment).
         public var debugSwap: (pattern: String, target: String)?
@@ -42,7 +44,7 @@ public final class Indexer: Sendable {
     private let inFlight = Mutex<[String: Task<DocumentOutcome, Never>]>([:])
     private let subscribers = Mutex<Subscribers>(Subscribers())
     /// How many renders each path had (for tests and the benchmark: one render per request).
-    private let renderCount = Atomic<Int>(0)
+    let renderCount = Atomic<Int>(0)
 
     private struct Subscribers {
         var next = 0
@@ -184,7 +186,9 @@ public final class Indexer: Sendable {
             _ = FileName.withCString(absolute) { link in swap.target.withCString { symlink($0, link) } }
         }
         let id = renderCount.add(1, ordering: .relaxed).newValue
-        let job = RenderJob(id: id, name: path, maxSide: options.maxSide, maxPixels: options.maxPixels)
+        let job = RenderJob(
+            id: id, name: path, maxSide: options.maxSide, maxPixels: options.maxPixels,
+            renditions: options.mirror?.renditionSides ?? [])
         let result = await pool.run(job, file: file, priority: priority)
         if case .cancelled = result { return .cancelled(path: path) }
         // Never keep a render of a half-written or replaced file: if the open file changed while
@@ -198,7 +202,16 @@ public final class Indexer: Sendable {
         let (record, thumbnails) = Self.record(
             for: ScannedDocument(path: path, identity: opened), result: result, changedDuringRender: changed,
             generatorVersion: options.generatorVersion)
-        return await save(record, thumbnails: thumbnails)
+        let outcome = await save(record, thumbnails: thumbnails)
+        if let mirror = options.mirror, case .recorded = outcome {
+            if case .finished(let finished) = result, record.state == .fresh {
+                let size = PixelSize(width: finished.sourceWidth, height: finished.sourceHeight)
+                mirror.update(record, renditions: finished.renditions, sourceSize: size)
+            } else {
+                mirror.update(record, renditions: [], sourceSize: nil)
+            }
+        }
+        return outcome
     }
 
     /// Saves a record and tells subscribers.

@@ -103,9 +103,15 @@ final class WorkerProcess {
                 buffer.removeFirst(newline + 1)
                 header = decoded
             }
-            if var outcome = header, buffer.count >= outcome.byteCount {
+            if var outcome = header, buffer.count >= outcome.trailingByteCount {
                 outcome.data = Array(buffer[..<outcome.byteCount])
-                buffer.removeFirst(outcome.byteCount)
+                var offset = outcome.byteCount
+                for index in outcome.renditions.indices {
+                    let count = outcome.renditions[index].byteCount
+                    outcome.renditions[index].data = Array(buffer[offset..<(offset + count)])
+                    offset += count
+                }
+                buffer.removeFirst(offset)
                 return .outcome(outcome)
             }
             let now = DispatchTime.now().uptimeNanoseconds
@@ -125,15 +131,25 @@ final class WorkerProcess {
         }
     }
 
-    /// Whether a reply header can be the answer to `job`: its id, a byte count the pipe may
-    /// carry, and for a rendered image a format and a size within the job's box.
+    /// Whether a reply header can be the answer to `job`: its id, byte counts the pipe may
+    /// carry, and for a rendered image a format and a size within the job's box, and exactly
+    /// the renditions asked for, each within its own box.
     static func isPlausible(_ outcome: RenderOutcome, for job: RenderJob) -> Bool {
-        guard outcome.id == job.id, (0...RenderOutcome.maximumByteCount).contains(outcome.byteCount) else {
+        let counts = [outcome.byteCount] + outcome.renditions.map(\.byteCount)
+        guard outcome.id == job.id, counts.allSatisfy({ (0...RenderOutcome.maximumByteCount).contains($0) }),
+            counts.reduce(0, +) <= RenderOutcome.maximumByteCount
+        else {
             return false
         }
-        guard outcome.status == .rendered else { return outcome.byteCount == 0 }
+        guard outcome.status == .rendered else { return outcome.byteCount == 0 && outcome.renditions.isEmpty }
+        let renditionsFit =
+            outcome.renditions.map(\.side) == job.renditions
+            && outcome.renditions.allSatisfy { rendition in
+                let box = 1...min(rendition.side, job.maxSide)
+                return box.contains(rendition.width) && box.contains(rendition.height) && rendition.byteCount > 0
+            }
         return outcome.format != nil && (1...job.maxSide).contains(outcome.width)
-            && (1...job.maxSide).contains(outcome.height) && outcome.byteCount > 0
+            && (1...job.maxSide).contains(outcome.height) && outcome.byteCount > 0 && renditionsFit
     }
 
     /// Kills the worker (if still running) and reaps it.

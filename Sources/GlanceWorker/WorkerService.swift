@@ -79,7 +79,10 @@ public struct WorkerService: Sendable {
             request.text = text
             let thumbnail = try thumbnailer.render(request, as: sniffed)
             let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
-            let data = try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: sniffed))
+            let content = PNGContent(source: sniffed)
+            let data = try ImageEncoder.encode(thumbnail.image, as: format, content: content)
+            let renditions = try RenditionMaker.renditions(
+                of: thumbnail.image, fitting: job.renditions, content: content)
             let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
             var outcome = RenderOutcome(
                 id: job.id, status: .rendered, contentType: sniffed, warnings: thumbnail.warnings, format: format,
@@ -88,6 +91,7 @@ public struct WorkerService: Sendable {
             outcome.sourceWidth = thumbnail.sourceWidth
             outcome.sourceHeight = thumbnail.sourceHeight
             outcome.averageColour = thumbnail.image.averageColour
+            outcome.renditions = renditions
             return outcome
         } catch {
             let status: RenderOutcome.Status
@@ -106,5 +110,6 @@ public struct WorkerService: Sendable {
         header.append(0x0A)
         // Two writes rather than one joined buffer: no extra copy of the image.
         return DescriptorWriter.writeAll(header, to: 1) && DescriptorWriter.writeAll(outcome.data, to: 1)
+            && outcome.renditions.allSatisfy { DescriptorWriter.writeAll($0.data, to: 1) }
     }
 }

@@ -2,6 +2,7 @@
 #ifndef GLANCE_DIGEST_H
 #define GLANCE_DIGEST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Reads the file open at `descriptor` from its start (pread: the descriptor's offset is left
@@ -9,5 +10,10 @@
 /// uses the CPU's SHA extensions where it has them (about 1.5 GB/s here). Returns 0 on
 /// success, or an errno value (EIO if libcrypto itself failed).
 int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *length);
+
+/// The MD5 of `length` bytes at `bytes` into `digest` (the freedesktop.org thumbnail cache names
+/// its files by the MD5 of a URI; not used for anything that needs a secure hash). Returns 0, or
+/// EIO if libcrypto failed.
+int glance_md5(const void *bytes, size_t length, uint8_t digest[16]);
 
 #endif

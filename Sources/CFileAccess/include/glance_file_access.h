@@ -42,4 +42,9 @@ long glance_receive_with_descriptor(int socket, void *bytes, size_t capacity, in
 /// socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC): both ends closed in every child at exec.
 int glance_socketpair_cloexec(int ends[2]);
 
+/// A sealed, read-only file in memory holding a copy of `length` bytes (memfd_create): lets a
+/// worker read bytes the coordinator holds (a stored thumbnail) through the same descriptor
+/// protocol as a document. Returns the descriptor (close-on-exec, offset 0), or -1 with errno.
+int glance_memory_file(const void *bytes, size_t length);
+
 #endif
