@@ -101,21 +101,28 @@ public enum ListingFormatter {
         return String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
     }
 
-    /// An aligned table: name, kind, size, modified, state, thumbnail.
-    public static func table(_ items: [PromisedItemAttributes]) -> String {
-        let header = ["NAME", "KIND", "SIZE", "MODIFIED", "STATE", "THUMBNAIL"]
-        let rows = items.map { item -> [String] in
+    /// An aligned table: name, kind, size, modified, state, thumbnail, and an `extra` column
+    /// (a title and one cell per item, already safe to print) when given.
+    public static func table(_ items: [PromisedItemAttributes], extra: (title: String, cells: [String])? = nil)
+        -> String
+    {
+        var header = ["NAME", "KIND", "SIZE", "MODIFIED", "STATE", "THUMBNAIL"]
+        if let extra { header.append(extra.title) }
+        let rows = items.enumerated().map { index, item -> [String] in
             let thumbnail = item.standardThumbnail.map { "\($0.width)x\($0.height) \($0.format.rawValue)" } ?? "-"
             // Names and reasons are untrusted: escaped, so that no name can add a row or drive the
             // terminal.
-            return [
+            let cells = [
                 DisplayText.escaped(item.path), item.kind, byteCount(item.size), shortDate(item.modified),
                 DisplayText.escaped(stateText(item)), thumbnail,
             ]
+            return extra.map { cells + [$0.cells[index]] } ?? cells
         }
         var widths = header.map(\.count)
         for row in rows {
-            for (index, cell) in row.enumerated() where index < 5 { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in row.enumerated() where index < row.count - 1 {
+                widths[index] = max(widths[index], cell.count)
+            }
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in

@@ -1,4 +1,5 @@
 internal import CFileAccess
+import Foundation
 import GlanceContainer
 import GlanceCore
 
@@ -21,10 +22,11 @@ extension Indexer {
     }
 
     /// Brings the mirror up to date for every record that describes its file as it is now.
-    /// Records the batch just saved were mirrored as they were saved and are found held.
-    public func fillMirror(progress: @escaping @Sendable (GenerationEvent) -> Void = { _ in })
-        async throws(StoreError) -> MirrorFill
-    {
+    /// Records made after `savedSince` (by the batch that just ran, which mirrored each as it saved
+    /// it) are passed over.
+    public func fillMirror(
+        savedSince: Date = .distantFuture, progress: @escaping @Sendable (GenerationEvent) -> Void = { _ in }
+    ) async throws(StoreError) -> MirrorFill {
         var fill = MirrorFill()
         guard let mirror = options.mirror else { return fill }
         var toFill: [DocumentRecord] = []
@@ -35,7 +37,8 @@ extension Indexer {
             after = last.record.path
             for stored in page {
                 let record = stored.record
-                guard record.state != .unsupported, let now = scanner.identity(of: record.path),
+                guard record.state != .unsupported, record.generatedAt < savedSince,
+                    let now = scanner.identity(of: record.path),
                     FreshnessPolicy.describes(record, now)
                 else { continue }
                 if mirror.holds(record) {

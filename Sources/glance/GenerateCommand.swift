@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlanceCore
+import GlanceDesktopCache
 import GlanceListing
 import GlancePipeline
 import GlanceStore
@@ -25,6 +26,8 @@ struct GenerateCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var location: ContainerOptions
+
+    @OptionGroup var desktop: DesktopCacheOptions
 
     @Option(name: .shortAndLong, help: "Worker processes to run at once (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -65,6 +68,7 @@ struct GenerateCommand: AsyncParsableCommand {
         try OptionChecks.timeout(timeout)
         try OptionChecks.memoryLimit(memoryLimit)
         try OptionChecks.maxPixels(maxPixels)
+        _ = try desktop.sizes()
         if let debugSwapOn, !debugSwapOn.contains("=") {
             throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
         }
@@ -74,6 +78,12 @@ struct GenerateCommand: AsyncParsableCommand {
         let (scanner, store) = try location.open()
         var options = Indexer.Options(generatorVersion: GlanceVersion.current)
         options.maxPixels = maxPixels
+        let mirror = try desktop.openCache().map { cache in
+            DesktopCacheMirror(
+                cache: cache, containerPath: DesktopCacheOptions.absolutePath(location.container), sizes: cache.sizes,
+                rewrite: force)
+        }
+        options.mirror = mirror
         if let debugSwapOn, let equals = debugSwapOn.firstIndex(of: "=") {
             options.debugSwap = (
                 String(debugSwapOn[..<equals]), String(debugSwapOn[debugSwapOn.index(after: equals)...])
@@ -101,10 +111,14 @@ struct GenerateCommand: AsyncParsableCommand {
             // catch-up end with what is saved, and exit 130; every saved record was one
             // transaction, and a re-run finishes the job.
             let signals = StopSignals()
-            let finished = await withTaskGroup(of: Result<GenerationSummary, StoreError>?.self) { group in
+            let finished = await withTaskGroup(of: Result<(GenerationSummary, Indexer.MirrorFill), StoreError>?.self) {
+                group in
                 group.addTask {
                     do throws(StoreError) {
-                        return .success(try await indexer.catchUp(plan) { progress.update($0) })
+                        let summary = try await indexer.catchUp(plan) { progress.update($0) }
+                        // Documents fresh before this run get their desktop entries from the store.
+                        let fill = try await indexer.fillMirror(savedSince: plan.madeAt) { progress.update($0) }
+                        return .success((summary, fill))
                     } catch {
                         return .failure(error)
                     }
@@ -113,7 +127,7 @@ struct GenerateCommand: AsyncParsableCommand {
                     await signals.next()
                     return nil
                 }
-                var result: Result<GenerationSummary, StoreError>?
+                var result: Result<(GenerationSummary, Indexer.MirrorFill), StoreError>?
                 while let next = await group.next() {
                     guard let next else {
                         // The signal came first.
@@ -132,7 +146,7 @@ struct GenerateCommand: AsyncParsableCommand {
                 throw ExitCode(130)
             }
             guard let finished else { throw CommandFailure.unusable("the batch ended without a result") }
-            var summary = try finished.get()
+            var (summary, fill) = try finished.get()
             summary.sidecarBytes = store.sizeOnDisk()
             progress.finish()
             for failure in summary.failures {
@@ -142,14 +156,38 @@ struct GenerateCommand: AsyncParsableCommand {
                 StandardError.report(
                     path: location.documentPath(folder.path), "cannot read the folder: \(folder.error)")
             }
-            if json {
-                print(ListingFormatter.json(summary))
-            } else if !quiet {
-                print(SummaryText.describe(summary))
+            var desktopReport = mirror?.summary
+            desktopReport?.unchanged += fill.held
+            for error in desktopReport?.errors ?? [] {
+                StandardError.report(path: location.documentPath(error.path), "desktop cache: \(error.error)")
             }
-            if summary.failed > 0 || !summary.unreadableFolders.isEmpty { throw CommandFailure.documentsFailed }
+            if json {
+                print(ListingFormatter.json(GenerateReport(summary: summary, desktopCache: desktopReport)))
+            } else if !quiet {
+                print(SummaryText.describe(summary, desktopCache: desktopReport))
+            }
+            if summary.failed > 0 || !summary.unreadableFolders.isEmpty || !(desktopReport?.errors.isEmpty ?? true) {
+                throw CommandFailure.documentsFailed
+            }
         } catch let error as StoreError {
             throw CommandFailure.unusable(error.description)
         }
+    }
+}
+
+/// `glance generate --json`'s object: the batch's summary, and with `--xdg` what the desktop
+/// cache received (`desktopCache`).
+struct GenerateReport: Encodable {
+    var summary: GenerationSummary
+    var desktopCache: DesktopCacheMirror.Report?
+
+    enum CodingKeys: String, CodingKey {
+        case desktopCache
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(desktopCache, forKey: .desktopCache)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GlanceCore
+import GlanceDesktopCache
 import GlanceListing
 import GlanceStore
 
@@ -39,6 +40,14 @@ struct ListCommand: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of objects (path, name, kind, mimeType, size, modified, state, error, thumbnails).")
     var json = false
 
+    @Flag(
+        help: """
+            Also say whether the desktop's thumbnail cache ($XDG_CACHE_HOME/thumbnails) holds a valid \
+            entry for each document, judged as GIO judges it: the largest valid size, or stale, \
+            failed (a valid failure entry), missing.
+            """)
+    var xdg = false
+
     func run() async throws {
         let (scanner, store) = try location.openForReading()
         let query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
@@ -49,10 +58,61 @@ struct ListCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.unusable(error.description)
         }
+        let desktop = try xdg ? desktopStatus(of: items) : nil
         if json {
-            print(ListingJSONWriter.array(items.map(ListingFormatter.Row.init)))
+            if let desktop {
+                let rows = zip(items, desktop).map { DesktopRow(row: ListingFormatter.Row($0), desktopCache: $1) }
+                print(ListingFormatter.json(rows))
+            } else {
+                print(ListingJSONWriter.array(items.map(ListingFormatter.Row.init)))
+            }
         } else {
-            print(ListingFormatter.table(items))
+            let cells = desktop?.map { $0.sizes.first ?? $0.state }
+            print(ListingFormatter.table(items, extra: cells.map { ("DESKTOP", $0) }))
         }
+    }
+
+    /// What the desktop's cache holds for each item, as of the file now.
+    private func desktopStatus(of items: [PromisedItemAttributes]) throws -> [DesktopStatus] {
+        let cache = try DesktopCacheOptions.readCache()
+        let root = DesktopCacheOptions.absolutePath(location.container)
+        return items.map { item in
+            let seconds = Int64(item.modified.timeIntervalSince1970.rounded(.down))
+            let document = CacheDocument(
+                uri: FileURI.of(absolutePath: root == "/" ? "/" + item.path : root + "/" + item.path),
+                modifiedSeconds: seconds, size: item.size)
+            let status = cache.status(of: document)
+            return DesktopStatus(
+                state: status.summary, sizes: status.valid.map(\.folderName), stale: status.stale.map(\.folderName),
+                path: status.path)
+        }
+    }
+}
+
+/// `desktopCache` of `glance list --xdg --json`.
+struct DesktopStatus: Encodable {
+    /// valid, stale, failed or missing.
+    var state: String
+    /// The sizes with a valid entry, largest first.
+    var sizes: [String]
+    /// The sizes whose entry describes an older version of the document.
+    var stale: [String]
+    /// The entry GIO shows: the largest valid one.
+    var path: String?
+}
+
+/// A listing row with the desktop cache's state added.
+struct DesktopRow: Encodable {
+    var row: ListingFormatter.Row
+    var desktopCache: DesktopStatus
+
+    enum CodingKeys: String, CodingKey {
+        case desktopCache
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try row.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(desktopCache, forKey: .desktopCache)
     }
 }

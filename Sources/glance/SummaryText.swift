@@ -1,10 +1,12 @@
 import Foundation
+import GlanceCore
+import GlanceDesktopCache
 import GlanceListing
 import GlancePipeline
 
 /// The closing summary of `glance generate`, for people.
 enum SummaryText {
-    static func describe(_ summary: GenerationSummary) -> String {
+    static func describe(_ summary: GenerationSummary, desktopCache: DesktopCacheMirror.Report? = nil) -> String {
         var lines = [
             "rendered     \(summary.rendered)",
             "fresh        \(summary.fresh)",
@@ -29,6 +31,12 @@ enum SummaryText {
             "time         \(String(format: "%.2f", summary.seconds)) s, \(String(format: "%.1f", summary.documentsPerSecond)) documents/s"
         )
         lines.append("sidecar      \(ListingFormatter.byteCount(summary.sidecarBytes))")
+        if let desktop = desktopCache {
+            var parts = ["\(desktop.written) written", "\(desktop.unchanged) already valid"]
+            if desktop.failureEntries > 0 { parts.append("\(desktop.failureEntries) failure entries") }
+            if !desktop.errors.isEmpty { parts.append("\(desktop.errors.count) not written") }
+            lines.append("desktop      \(parts.joined(separator: ", ")) in \(DisplayText.escaped(desktop.folder))")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import GlanceCore
+import GlanceDesktopCache
 import GlancePipeline
 import Synchronization
 
@@ -16,7 +17,9 @@ struct ThumbnailCommand: ParsableCommand {
             generate': a crash or hang in a decoder is reported as a failure of this file (within \
             --timeout), never a crash of glance. FILE must be a regular file; OUT is never the \
             document itself, and an OUT that exists must be a regular file (it is replaced \
-            atomically).
+            atomically). With --xdg the thumbnail also goes into the desktop's thumbnail cache (each \
+            of --xdg-sizes, printed as 'ENTRY WIDTHxHEIGHT'), and OUT is written only when -o \
+            names it; a document that fails gets the cache's failure entries.
             """
     )
 
@@ -53,6 +56,8 @@ struct ThumbnailCommand: ParsableCommand {
     @Flag(help: "Write OUT even when it is the document itself (a hard link to it, or the same path).")
     var force = false
 
+    @OptionGroup var desktop: DesktopCacheOptions
+
     @Option(help: .hidden) var debugCrashOn: String?
     @Option(help: .hidden) var debugHangOn: String?
     @Option(help: .hidden) var debugForgeReplyOn: String?
@@ -65,6 +70,11 @@ struct ThumbnailCommand: ParsableCommand {
         try OptionChecks.size(size)
         try OptionChecks.timeout(timeout)
         try OptionChecks.memoryLimit(memoryLimit)
+        if desktop.xdg, let largest = try desktop.sizes().first, largest.side > size {
+            throw ValidationError(
+                "--size \(size) is smaller than the cache's \(largest.folderName) (\(largest.side) px): raise --size or drop that size from --xdg-sizes."
+            )
+        }
         if let output, output != "-" {
             let named = ImageFormat(fileExtension: ContentType.fileExtension(of: output))
             if named == nil && format == .auto {
@@ -86,6 +96,7 @@ struct ThumbnailCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let protected = force ? [] : document.identity().map { [$0] } ?? []
+        let cache = try desktop.openCache()
         if let output, output != "-" {
             // Refuse a bad OUT before spending a render on it.
             do {
@@ -96,7 +107,12 @@ struct ThumbnailCommand: ParsableCommand {
             }
         }
         let outcome: RenderOutcome
-        switch renderInWorker(document) {
+        let result = renderInWorker(document, renditions: cache?.sizes.map(\.side) ?? [])
+        var cacheFailed = false
+        if let cache, let identity = document.identity() {
+            cacheFailed = !recordInCache(cache, result: result, identity: identity)
+        }
+        switch result {
         case .finished(let finished) where finished.status == .rendered:
             outcome = finished
         case .finished(let failed):
@@ -111,6 +127,11 @@ struct ThumbnailCommand: ParsableCommand {
         case .cancelled:
             StandardError.report(path: file, "cancelled")
             throw ExitCode(1)
+        }
+        if cache != nil && output == nil {
+            reportVerbose(outcome, format: outcome.format ?? .png)
+            if cacheFailed { throw ExitCode(1) }
+            return
         }
         guard let format = outcome.format else {
             StandardError.report(path: file, "the renderer returned no image")
@@ -134,6 +155,7 @@ struct ThumbnailCommand: ParsableCommand {
         }
         reportVerbose(outcome, format: format)
         print("\(DisplayText.escaped(destination)) \(outcome.width)x\(outcome.height)")
+        if cacheFailed { throw ExitCode(1) }
     }
 
     /// With `-v`: what was found on the way, on stderr.
@@ -146,8 +168,48 @@ struct ThumbnailCommand: ParsableCommand {
         for warning in outcome.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
     }
 
+    /// Writes the desktop cache's entries for the result (failure entries for a failure), and
+    /// prints each entry's path; a cache that cannot be written fails the command.
+    private func recordInCache(_ cache: FreedesktopCache, result: JobResult, identity: FileIdentity) -> Bool {
+        var imageSize: PixelSize?
+        var mimeType: String?
+        var renditions: [Rendition] = []
+        if case .finished(let finished) = result {
+            mimeType = finished.contentType?.mimeType
+            renditions = finished.status == .rendered ? finished.renditions : []
+            if finished.contentType == .png || finished.contentType == .jpeg {
+                imageSize = PixelSize(width: finished.sourceWidth, height: finished.sourceHeight)
+            }
+            // Another thumbnailer may know a type Glance does not: no failure entry for it.
+            if finished.status == .unsupported { return true }
+        }
+        if case .cancelled = result { return true }
+        let target = CacheDocument(
+            absolutePath: DesktopCacheOptions.absolutePath(file), identity: identity, mimeType: mimeType,
+            imageSize: imageSize)
+        do throws(DesktopCacheError) {
+            if renditions.isEmpty {
+                try cache.writeFailure(for: target)
+                return true
+            }
+            var pngs: [CacheSize: (png: [UInt8], width: Int, height: Int)] = [:]
+            for (size, rendition) in zip(cache.sizes, renditions) {
+                pngs[size] = (rendition.data, rendition.width, rendition.height)
+            }
+            try cache.write(pngs, for: target)
+            for (size, rendition) in zip(cache.sizes, renditions) {
+                print(
+                    "\(DisplayText.escaped(cache.path(of: target, size: size))) \(rendition.width)x\(rendition.height)")
+            }
+            return true
+        } catch {
+            StandardError.report(path: file, "desktop cache: \(error)")
+            return false
+        }
+    }
+
     /// Renders and encodes the open document in one supervised worker process.
-    private func renderInWorker(_ document: OpenFile) -> JobResult {
+    private func renderInWorker(_ document: OpenFile, renditions: [Int] = []) -> JobResult {
         let pool = WorkerPool(
             configuration: .init(
                 executable: WorkerLauncher.executablePath,
@@ -159,7 +221,8 @@ struct ThumbnailCommand: ParsableCommand {
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)
         let job = RenderJob(
-            id: 1, name: file, maxSide: size, maxPixels: maxPixels, computeDigest: false, format: requestedFormat)
+            id: 1, name: file, maxSide: size, maxPixels: maxPixels, computeDigest: false, format: requestedFormat,
+            renditions: renditions)
         pool.submit(job, file: document, priority: .interactive) { finished in
             result.withLock { $0 = finished }
             done.signal()
