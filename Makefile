@@ -6,8 +6,9 @@ GLANCE       := .build/release/glance
 DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev git fonts-dejavu-core fonts-wqy-microhei
-# What only the tests need: a real browser for the pages.
-TEST_PACKAGES := chromium chromium-driver
+# What only the tests need: a real browser for the pages, GIO (the desktop cache's client) and
+# bubblewrap (the sandbox GNOME runs thumbnailers in).
+TEST_PACKAGES := chromium chromium-driver libglib2.0-bin bubblewrap
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build release test test-browser demo lint format conformance assets clean

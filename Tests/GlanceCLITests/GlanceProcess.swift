@@ -19,12 +19,19 @@ struct GlanceProcess {
         var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
     }
 
-    /// Runs `glance` (or `executable`, which starts it) with `arguments` in `folder` and waits.
-    static func run(_ arguments: [String], in folder: String? = nil, executable: String? = nil) throws -> Result {
+    /// Runs `glance` (or `executable`, which starts it) with `arguments` in `folder` and waits;
+    /// `environment` adds to (or replaces) this process's variables.
+    static func run(
+        _ arguments: [String], in folder: String? = nil, executable: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
