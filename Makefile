@@ -10,8 +10,18 @@ DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev li
 # bubblewrap (the sandbox GNOME runs thumbnailers in).
 TEST_PACKAGES := chromium chromium-driver libglib2.0-bin bubblewrap
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# make install: where, and a build of its own with the Swift runtime linked in, so that the
+# installed programs need nothing of the toolchain (GNOME runs thumbnailers in a sandbox that
+# shows only /usr). The two libraries are ones Foundation's static archive needs but does not name.
+PREFIX         ?= /usr/local
+DESTDIR        ?=
+INSTALL_CONFIG ?= release
+STATIC_BUILD   := .build-static
+STATIC_FLAGS   := --static-swift-stdlib -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims
+THUMBNAILER_STAGE := $(STATIC_BUILD)/stage
 
-.PHONY: all deps test-deps build release test test-browser demo lint format conformance assets clean
+.PHONY: all deps test-deps build release test test-browser test-thumbnailer demo install uninstall lint format \
+        conformance assets clean
 
 all: build
 
@@ -47,6 +57,28 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+	$(MAKE) --no-print-directory test-thumbnailer
+
+## test-thumbnailer: install into a staging folder (a debug build, quicker to make) and run
+## glance.thumbnailer's Exec line under bubblewrap the way GNOME runs thumbnailers.
+test-thumbnailer: test-deps
+	rm -rf $(THUMBNAILER_STAGE)
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(THUMBNAILER_STAGE)) PREFIX=/usr/local INSTALL_CONFIG=debug
+	python3 Tests/Desktop/test_thumbnailer.py --prefix $(THUMBNAILER_STAGE)/usr/local --assets TestAssets
+
+## install: glance, glance-worker and glance.thumbnailer into $(DESTDIR)$(PREFIX) (bin/ and
+## share/thumbnailers/), built with the Swift runtime linked in.
+install: deps
+	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/thumbnailers
+	install -m 755 $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance-worker \
+	  $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 dist/glance.thumbnailer $(DESTDIR)$(PREFIX)/share/thumbnailers/
+
+## uninstall: remove what install put in $(DESTDIR)$(PREFIX).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/glance $(DESTDIR)$(PREFIX)/bin/glance-worker \
+	  $(DESTDIR)$(PREFIX)/share/thumbnailers/glance.thumbnailer
 
 ## test-browser: the grid and preview pages in headless Chromium through chromedriver, against
 ## the debug build (build it first); screenshots in .build/browser-screenshots/.
@@ -81,7 +113,7 @@ assets:
 	python3 TestAssets/generate.py
 
 clean:
-	rm -rf .build $(DEMO_DIR)
+	rm -rf .build $(STATIC_BUILD) $(DEMO_DIR)
 
 ## bench: Glance against vipsthumbnail, ImageMagick, GraphicsMagick, pdftoppm and pango-view:
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full

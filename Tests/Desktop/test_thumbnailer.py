@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Glance as the desktop's thumbnailer, run the way GNOME runs one.
+
+Reads the installed `glance.thumbnailer` (from `make install DESTDIR=...`), and runs its Exec
+line inside bubblewrap with the arguments GNOME's thumbnail factory (gnome-desktop) uses: /usr
+read-only, new namespaces of every kind (no network), /proc and /dev, the input file bound
+read-only as /tmp/gnome-desktop-file-to-thumbnail.EXT and the output folder as /tmp. The
+staged install is bound over /usr/local, where `make install` puts it. Nothing of the Swift
+toolchain is visible inside: the binaries must carry their runtime.
+
+Usage: test_thumbnailer.py --prefix STAGE/usr/local --assets TestAssets
+Exit status 0 when every check passed; each failure is one line on stderr.
+"""
+
+import argparse
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def check(condition, message):
+    if condition:
+        print(f"ok    {message}")
+    else:
+        print(f"FAIL  {message}", file=sys.stderr)
+        FAILURES.append(message)
+
+
+def read_entry(path):
+    """The [Thumbnailer Entry] group of a .thumbnailer key file, as a dict."""
+    entry = {}
+    group = None
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("["):
+                group = line
+                continue
+            if group == "[Thumbnailer Entry]" and "=" in line:
+                key, value = line.split("=", 1)
+                entry[key.strip()] = value.strip()
+    return entry
+
+
+def gnome_bwrap_arguments(output_folder, input_file, sandboxed_input, prefix):
+    """bwrap's arguments as gnome-desktop's thumbnail script builds them."""
+    arguments = ["bwrap", "--ro-bind", "/usr", "/usr"]
+    if os.path.exists("/etc/ld.so.cache"):
+        arguments += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    for name in ("bin", "lib64", "lib", "sbin"):
+        absolute = "/" + name
+        if not os.path.lexists(absolute):
+            continue
+        if os.path.islink(absolute) and os.readlink(absolute).lstrip("/").startswith("usr/"):
+            arguments += ["--symlink", "/usr" + absolute, absolute]
+        else:
+            arguments += ["--ro-bind", absolute, absolute]
+    arguments += [
+        "--proc", "/proc", "--dev", "/dev", "--chdir", "/",
+        "--setenv", "GIO_USE_VFS", "local", "--unshare-all", "--die-with-parent",
+        # What `make install` put under /usr/local on a real system.
+        "--ro-bind", prefix, "/usr/local",
+        "--bind", output_folder, "/tmp",
+        "--ro-bind", input_file, sandboxed_input,
+    ]
+    return arguments
+
+
+def expand_exec(exec_line, size, input_path, output_path):
+    """The Exec line's words with %s, %i, %u, %o and %% replaced, as the factory does."""
+    words = []
+    for word in shlex.split(exec_line):
+        word = (word.replace("%%", "\0").replace("%s", str(size)).replace("%i", input_path)
+                .replace("%u", "file://" + input_path).replace("%o", output_path).replace("\0", "%"))
+        words.append(word)
+    return words
+
+
+def png_size(path):
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR" or not data.endswith(b"IEND\xaeB`\x82"):
+        return None
+    return struct.unpack(">II", data[16:24])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--prefix", required=True, help="the staged install's PREFIX (STAGE/usr/local)")
+    parser.add_argument("--assets", default="TestAssets")
+    parser.add_argument("--keep", help="copy the text document's thumbnail here, to look at")
+    options = parser.parse_args()
+    prefix = os.path.abspath(options.prefix)
+    assets = os.path.abspath(options.assets)
+    if shutil.which("bwrap") is None:
+        print("FAIL  bubblewrap is not installed: `make test-deps` installs it", file=sys.stderr)
+        return 1
+
+    entry_path = os.path.join(prefix, "share", "thumbnailers", "glance.thumbnailer")
+    check(os.path.isfile(entry_path), "make install put glance.thumbnailer in share/thumbnailers/")
+    entry = read_entry(entry_path)
+    check(entry.get("TryExec") == "glance", "TryExec=glance")
+    exec_line = entry.get("Exec", "")
+    check(all(key in exec_line for key in ("%s", "%i", "%o")), "Exec takes the size, the input and the output")
+    mime_types = set(filter(None, entry.get("MimeType", "").split(";")))
+    check(mime_types == {"application/pdf", "image/png", "image/jpeg", "text/plain"}, "MimeType lists Glance's four types")
+    for binary in ("glance", "glance-worker"):
+        path = os.path.join(prefix, "bin", binary)
+        check(os.access(path, os.X_OK), f"bin/{binary} is installed")
+        linked = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+        check("libswift" not in linked and "libFoundation" not in linked,
+              f"bin/{binary} carries the Swift runtime (no toolchain library is linked)")
+
+    documents = [
+        ("jpeg/photo-baseline.jpg", "jpg", [128, 256, 512, 1024]),
+        ("png/rgba8.png", "png", [256]),
+        ("pdf/letter.pdf", "pdf", [256, 1024]),
+        ("text/latin-utf8.txt", "txt", [256]),
+        ("orientation/orient-6.jpg", "jpg", [512]),
+    ]
+    environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    for asset, extension, sizes in documents:
+        for size in sizes:
+            with tempfile.TemporaryDirectory(prefix="glance-thumbnailer-") as output_folder:
+                sandboxed_input = f"/tmp/gnome-desktop-file-to-thumbnail.{extension}"
+                sandboxed_output = "/tmp/gnome-desktop-thumbnailer.png"
+                command = gnome_bwrap_arguments(output_folder, os.path.join(assets, asset), sandboxed_input, prefix)
+                command += expand_exec(exec_line, size, sandboxed_input, sandboxed_output)
+                run = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120)
+                made = os.path.join(output_folder, "gnome-desktop-thumbnailer.png")
+                check(run.returncode == 0, f"{asset} at {size}: exit {run.returncode} {run.stderr.strip()}")
+                dimensions = png_size(made) if os.path.exists(made) else None
+                check(dimensions is not None and max(dimensions) <= size and min(dimensions) >= 1,
+                      f"{asset} at {size}: a PNG within {size}x{size} ({dimensions})")
+                # bwrap leaves the input's mount point (an empty file) in the output folder.
+                left = sorted(set(os.listdir(output_folder)) - {os.path.basename(sandboxed_input)})
+                check(left == ["gnome-desktop-thumbnailer.png"], f"{asset} at {size}: nothing else written ({left})")
+                if asset.startswith("text/") and options.keep:
+                    shutil.copy(made, options.keep)
+
+    # A corrupt document: a one-line reason, exit 1, no output.
+    with tempfile.TemporaryDirectory(prefix="glance-thumbnailer-") as output_folder:
+        sandboxed_input = "/tmp/gnome-desktop-file-to-thumbnail.jpg"
+        command = gnome_bwrap_arguments(output_folder, os.path.join(assets, "corrupt/truncated-header.jpg"),
+                                        sandboxed_input, prefix)
+        command += expand_exec(exec_line, 256, sandboxed_input, "/tmp/gnome-desktop-thumbnailer.png")
+        run = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120)
+        check(run.returncode == 1, f"a corrupt JPEG fails with exit 1 (got {run.returncode})")
+        lines = run.stderr.strip().splitlines()
+        check(len(lines) == 1 and "gnome-desktop-file-to-thumbnail.jpg" in lines[0],
+              f"a corrupt JPEG gets one line naming the file ({lines})")
+        left = set(os.listdir(output_folder)) - {os.path.basename(sandboxed_input)}
+        check(not left, f"a corrupt JPEG leaves no output behind ({sorted(left)})")
+
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed", file=sys.stderr)
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
