@@ -15,6 +15,7 @@ Numbers in the tables
 import datetime
 import json
 import os
+import xdg
 
 MB = 1_000_000
 
@@ -89,6 +90,7 @@ def format_extras(extras):
                      f"p95 {saves['hook_with_watcher_p95_ms']:.0f} ms; without p50 "
                      f"{saves['hook_without_watcher_p50_ms']:.0f} ms, p95 {saves['hook_without_watcher_p95_ms']:.0f} ms")
     lines += format_serve(extras.get("serve"))
+    lines += xdg.format_xdg(extras.get("xdg"))
     singles = extras.get("single", [])
     if singles:
         lines.append("Single documents: `glance thumbnail` (wall time, peak RSS from /usr/bin/time) and the same "
@@ -215,6 +217,11 @@ def evaluate_targets(results, extras):
                         f"{g['requests_per_s']:.0f} vs {n['requests_per_s']:.0f} requests/s", ratio, ratio >= 0.7))
         targets.append((f"Serve, {label} at {connections} connections: glance p99 <= 10 ms", f"{g['p99_ms']:.2f} ms",
                         g["p99_ms"] / 10, g["p99_ms"] <= 10))
+    desktop = extras.get("xdg") or {}
+    if desktop.get("ratio"):
+        targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",
+                        f"{desktop['glance_per_s']:.1f} vs {desktop['desktop_per_s']:.1f} documents/s",
+                        desktop["ratio"], desktop["ratio"] >= 3 and not desktop.get("problems")))
     by_key = {s["key"]: s for s in extras.get("single", [])}
     for key, label in (("jpeg-6000x4000", "6000x4000 JPEG"), ("png-4000x3000", "4000x3000 PNG")):
         if key in by_key:

@@ -9,7 +9,8 @@ Environment: BENCH_SCALE=1 for the full corpus; BENCH_ROUNDS (default 3); GLANCE
 For each format the same files go through every tool, `rounds` times; in each round the order of
 the tools is rotated, so that background noise falls on all of them alike, and the median wall
 time is reported. Then the extras: 10,000 unchanged documents (no-op re-run, list), single big
-documents (time and memory), on-save latency, `glance serve` under load against nginx (serve.py;
+documents (time and memory), on-save latency, the desktop cache against the desktop's own thumbnailers
+(xdg.py), `glance serve` under load against nginx (serve.py;
 BENCH_SERVE_SECONDS per wrk run, default 5), on-disk size per thumbnail. Then quality, then the
 targets. See bench/README.md for how to read the output.
 """
@@ -29,6 +30,7 @@ import quality
 import report
 import serve
 import tools
+import xdg
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -442,6 +444,8 @@ def main():
         log("serve: glance serve and nginx under wrk, and the pages of 10,000 documents")
         extras["serve"] = serve.measure_serve(glance, ROOT, corpus.ensure_many(),
                                               os.path.join(WORK_DIR, "many", "store"), WORK_DIR, cores, log)
+        log("xdg: filling the desktop's xx-large cache, glance against one thumbnailer process a file")
+        extras["xdg"] = xdg.measure_xdg(glance, ROOT, WORK_DIR, cores, args.rounds, log)
     load_after = os.getloadavg()
 
     lines = [""]
