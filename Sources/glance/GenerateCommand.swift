@@ -78,7 +78,7 @@ struct GenerateCommand: AsyncParsableCommand {
         let (scanner, store) = try location.open()
         var options = Indexer.Options(generatorVersion: GlanceVersion.current)
         options.maxPixels = maxPixels
-        let mirror = try desktop.openCache().map { cache in
+        let mirror = try (dryRun ? nil : desktop.openCache()).map { cache in
             DesktopCacheMirror(
                 cache: cache, containerPath: DesktopCacheOptions.absolutePath(location.container), sizes: cache.sizes,
                 rewrite: force)
