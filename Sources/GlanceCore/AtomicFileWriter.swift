@@ -72,8 +72,9 @@ public enum AtomicFileWriter {
         return (String(path[...slash]), String(path[path.index(after: slash)...]))
     }
 
-    /// 12 random letters and digits from the kernel's random source.
-    private static func randomSuffix() -> String {
+    /// 12 random letters and digits from the kernel's random source: a temporary name nobody
+    /// can guess.
+    public static func randomSuffix() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         var generator = SystemRandomNumberGenerator()
         return String((0..<12).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })

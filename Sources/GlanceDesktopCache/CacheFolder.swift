@@ -38,8 +38,9 @@ final class CacheFolder: Sendable {
     deinit { close(descriptor) }
 
     /// The first `limit` bytes of the regular file `name` in this folder, or nil (missing, not a
-    /// regular file, a symbolic link, unreadable).
-    func read(_ name: String, limit: Int = 64 << 10) -> [UInt8]? {
+    /// regular file, a symbolic link, unreadable). The default is enough for an entry's header
+    /// and text chunks, which come before the image data; the image itself is never read.
+    func read(_ name: String, limit: Int = 16 << 10) -> [UInt8]? {
         let file = name.withCString { openat(descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard file >= 0 else { return nil }
         let open = OpenFile(adopting: file)
@@ -54,7 +55,7 @@ final class CacheFolder: Sendable {
         var temporary = ""
         var file: Int32 = -1
         for _ in 0..<16 {
-            temporary = ".\(name).\(Self.randomSuffix()).partial"
+            temporary = ".\(name).\(AtomicFileWriter.randomSuffix()).partial"
             file = temporary.withCString {
                 openat(descriptor, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             }
@@ -79,11 +80,5 @@ final class CacheFolder: Sendable {
     /// Removes the entry `name` if it is there (a stale failure entry).
     func remove(_ name: String) {
         _ = name.withCString { unlinkat(descriptor, $0, 0) }
-    }
-
-    private static func randomSuffix() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<10).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
     }
 }

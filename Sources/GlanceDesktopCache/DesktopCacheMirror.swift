@@ -83,15 +83,7 @@ public final class DesktopCacheMirror: ThumbnailMirror {
                 try cache.writeFailure(for: target)
                 report.withLock { $0.failureEntries += 1 }
             case .fresh:
-                var pngs: [CacheSize: (png: [UInt8], width: Int, height: Int)] = [:]
-                for size in sizes {
-                    guard let rendition = renditions.first(where: { $0.side == size.side }) else {
-                        noteFailure(path: record.path, reason: "the renderer made no \(size.folderName) image")
-                        return
-                    }
-                    pngs[size] = (rendition.data, rendition.width, rendition.height)
-                }
-                try cache.write(pngs, for: target)
+                try cache.write(renditions, for: target)
                 report.withLock { $0.written += 1 }
             }
         } catch {

@@ -160,19 +160,25 @@ public final class FreedesktopCache: Sendable {
 
     // MARK: - Writing
 
-    /// Writes `document`'s entries: `pngs[size]` is an RGBA PNG that fits the size's box (its
-    /// pixel size given with it). Sizes this cache does not write are ignored. A failure entry
-    /// left by an earlier run of Glance is removed.
-    public func write(_ pngs: [CacheSize: (png: [UInt8], width: Int, height: Int)], for document: CacheDocument)
-        throws(DesktopCacheError)
+    /// Writes `document`'s entries, one for each size of this cache, from the renditions of its
+    /// render (each an RGBA PNG fitting its size's box). A failure entry left by an earlier run
+    /// of Glance is removed. Returns each entry's path with its rendition.
+    @discardableResult
+    public func write(_ renditions: [Rendition], for document: CacheDocument) throws(DesktopCacheError)
+        -> [(path: String, rendition: Rendition)]
     {
         let name = Self.entryName(for: document.uri)
-        for (size, image) in pngs {
-            guard let folder = sizeFolders[size] else { continue }
-            guard let tagged = PNGTextChunks.inserting(texts(for: document, full: true), into: image.png) else {
+        var written: [(path: String, rendition: Rendition)] = []
+        for size in sizes {
+            let folder = sizeFolders[size]!
+            guard let rendition = renditions.first(where: { $0.side == size.side }) else {
+                throw .write(path: "\(folder.path)/\(name)", reason: "the renderer made no \(size.folderName) image")
+            }
+            guard let tagged = PNGTextChunks.inserting(texts(for: document, full: true), into: rendition.data) else {
                 throw .write(path: "\(folder.path)/\(name)", reason: "the renderer's PNG has no header")
             }
             try folder.write(tagged, as: name)
+            written.append(("\(folder.path)/\(name)", rendition))
         }
         ownFailureFolder?.remove(name)
         if let folder = desktopFailureFolder, let texts = folder.read(name).flatMap(PNGTextChunks.read),
@@ -180,6 +186,7 @@ public final class FreedesktopCache: Sendable {
         {
             folder.remove(name)
         }
+        return written
     }
 
     /// Writes `document`'s failure entries (Glance's own, and GNOME's that GIO reads).

@@ -82,4 +82,20 @@ public struct PixelBuffer: Sendable, Equatable {
         }
         return PixelBuffer(width: width, height: height, channels: 3, bytes: rgb)
     }
+
+    /// The same pixels with four channels: an opaque alpha channel added to RGB.
+    public func withOpaqueAlpha() -> PixelBuffer {
+        guard channels == 3 else { return self }
+        var rgba = [UInt8](repeating: 255, count: width * height * 4)
+        bytes.withUnsafeBufferPointer { source in
+            rgba.withUnsafeMutableBufferPointer { target in
+                for pixel in 0..<(width * height) {
+                    target[4 * pixel] = source[3 * pixel]
+                    target[4 * pixel + 1] = source[3 * pixel + 1]
+                    target[4 * pixel + 2] = source[3 * pixel + 2]
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 4, bytes: rgba)
+    }
 }

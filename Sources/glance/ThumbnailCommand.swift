@@ -192,14 +192,8 @@ struct ThumbnailCommand: ParsableCommand {
                 try cache.writeFailure(for: target)
                 return true
             }
-            var pngs: [CacheSize: (png: [UInt8], width: Int, height: Int)] = [:]
-            for (size, rendition) in zip(cache.sizes, renditions) {
-                pngs[size] = (rendition.data, rendition.width, rendition.height)
-            }
-            try cache.write(pngs, for: target)
-            for (size, rendition) in zip(cache.sizes, renditions) {
-                print(
-                    "\(DisplayText.escaped(cache.path(of: target, size: size))) \(rendition.width)x\(rendition.height)")
+            for (path, rendition) in try cache.write(renditions, for: target) {
+                print("\(DisplayText.escaped(path)) \(rendition.width)x\(rendition.height)")
             }
             return true
         } catch {

@@ -61,9 +61,7 @@ struct DesktopCacheTests {
         let document = CacheDocument(
             uri: "file:///docs/a%20b.png", modifiedSeconds: 1_700_000_123, size: 4567, mimeType: "image/png",
             imageSize: PixelSize(width: 3000, height: 2000))
-        var pngs: [CacheSize: (png: [UInt8], width: Int, height: Int)] = [:]
-        for size in CacheSize.allCases { pngs[size] = (PNGTextChunks.emptyImage(with: []), 1, 1) }
-        try cache.write(pngs, for: document)
+        try cache.write(CacheSize.allCases.map(blank), for: document)
         let status = cache.status(of: document)
         #expect(status.valid == [.xxLarge, .xLarge, .large, .normal])
         #expect(status.summary == "valid")
@@ -113,7 +111,7 @@ struct DesktopCacheTests {
             #expect(texts["Thumb::MTime"] == "5")
             #expect(mode(of: path) == 0o600)
         }
-        try cache.write([.large: (PNGTextChunks.emptyImage(with: []), 1, 1)], for: document)
+        try cache.write([blank(.large)], for: document)
         #expect(!FileManager.default.fileExists(atPath: "\(root)/fail/glance-2.0/\(name)"))
         #expect(!FileManager.default.fileExists(atPath: "\(root)/fail/gnome-thumbnail-factory/\(name)"))
         #expect(cache.status(of: document).valid == [.large])
@@ -129,7 +127,7 @@ struct DesktopCacheTests {
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
         let entry = cache.path(of: document, size: .normal)
         try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: victim)
-        try cache.write([.normal: (PNGTextChunks.emptyImage(with: []), 1, 1)], for: document)
+        try cache.write([blank(.normal)], for: document)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
         #expect(cache.status(of: document).valid == [.normal])
         // Read back, a link is not an entry.
@@ -152,6 +150,11 @@ struct DesktopCacheTests {
     }
 
     // MARK: - Helpers
+
+    /// A 1x1 PNG standing in for a rendition of `size`.
+    private func blank(_ size: CacheSize) -> Rendition {
+        Rendition(side: size.side, width: 1, height: 1, data: PNGTextChunks.emptyImage(with: []))
+    }
 
     private func findChunk(_ type: String, in png: [UInt8]) -> Int? {
         var offset = 8
