@@ -5,7 +5,7 @@ SWIFT        ?= swift
 GLANCE       := .build/release/glance
 DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
-                libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev git fonts-dejavu-core fonts-wqy-microhei
+                libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev git fonts-dejavu-core fonts-wqy-microhei
 # What only the tests need: a real browser for the pages, GIO (the desktop cache's client) and
 # bubblewrap (the sandbox GNOME runs thumbnailers in).
 TEST_PACKAGES := chromium chromium-driver libglib2.0-bin bubblewrap

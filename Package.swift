@@ -56,6 +56,7 @@ let package = Package(
         .target(name: "CRenderGuard", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CWatch"),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .systemLibrary(
             name: "CGraphics",
             pkgConfig: "pangocairo",
@@ -83,7 +84,7 @@ let package = Package(
         .target(name: "GlancePipeline", dependencies: ["GlanceCore", "GlanceContainer", "CProcess", "CFileAccess"]),
         .target(
             name: "GlanceWorker",
-            dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess"]),
+            dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess", "CSandbox"]),
         .target(name: "GlanceListing", dependencies: ["GlanceCore", "GlanceContainer"]),
         .target(name: "GlanceDesktopCache", dependencies: ["GlanceCore", "CDigest"]),
         .target(

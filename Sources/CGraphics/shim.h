@@ -9,6 +9,7 @@
 #include <cairo.h>
 #include <poppler/glib/poppler.h>
 #include <pango/pangocairo.h>
+#include <fontconfig/fontconfig.h>
 
 /// `g_object_unref` for any GObject pointer: Swift sees typed pointers, GObject wants gpointer.
 static inline void glance_object_unref(void *object) {

@@ -30,6 +30,13 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case timedOut(seconds: Double)
     /// The renderer process died (a crash inside a C library).
     case rendererCrashed(signal: Int32)
+    /// The renderer made a system call its sandbox forbids (a socket, exec, writing a file) and
+    /// was killed: the document tried to escape, or a library does something new.
+    case sandboxViolated
+    /// The renderer used more CPU time than the limit allows (`--cpu-limit`).
+    case cpuLimitExceeded(seconds: Int)
+    /// The renderer was asked to confine itself and could not.
+    case sandboxUnavailable
     /// Writing the thumbnail failed.
     case writeFailed(path: String, reason: String)
 
@@ -66,6 +73,12 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             return "timed out after \(Self.seconds(seconds)) s"
         case .rendererCrashed(let signal):
             return "renderer crashed (signal \(signal))"
+        case .sandboxViolated:
+            return "renderer violated its sandbox (a forbidden system call) and was killed"
+        case .cpuLimitExceeded(let seconds):
+            return "renderer used more than \(seconds) s of CPU time (--cpu-limit)"
+        case .sandboxUnavailable:
+            return "renderer could not enter its sandbox (seccomp unavailable here; --no-sandbox runs without one)"
         case .writeFailed(let path, let reason):
             return "cannot write \(path): \(reason)"
         }

@@ -93,12 +93,15 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     /// The renditions the job asked for, when rendered, in the job's order; their bytes follow
     /// the main image's on the pipe.
     public var renditions: [Rendition] = []
+    /// CPU time the worker process has used so far, all jobs and threads together: the pool
+    /// replaces a worker before its lifetime CPU limit could cut a document short.
+    public var workerCPUMilliseconds: Int?
     /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, warnings, format, width, height, byteCount, digest, milliseconds
-        case sourceWidth, sourceHeight, averageColour, renditions
+        case sourceWidth, sourceHeight, averageColour, renditions, workerCPUMilliseconds
     }
 
     /// Bytes that follow the JSON line: the main image's and every rendition's.
@@ -126,8 +129,8 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     }
 }
 
-/// Test hooks of a worker: make it crash, hang, dawdle or lie on documents whose name matches a
-/// glob. Passed on its command line; never set in normal use.
+/// Test hooks of a worker: make it crash, hang, dawdle, lie or try to escape its sandbox on
+/// documents whose name matches a glob. Passed on its command line; never set in normal use.
 public struct WorkerDebugTriggers: Sendable, Equatable {
     public var crashOn: String?
     public var hangOn: String?
@@ -135,21 +138,34 @@ public struct WorkerDebugTriggers: Sendable, Equatable {
     public var slowOn: String?
     /// Answer with a forged reply (wrong id, impossible byte count), as a compromised worker might.
     public var forgeReplyOn: String?
+    /// Burn CPU time without end (the CPU-time limit's test).
+    public var spinOn: String?
+    /// Do what a compromised renderer would: open a network socket, create a file, run a program.
+    public var socketOn: String?
+    public var writeOn: String?
+    public var execOn: String?
 
-    public init(crashOn: String? = nil, hangOn: String? = nil, slowOn: String? = nil, forgeReplyOn: String? = nil) {
+    public init(
+        crashOn: String? = nil, hangOn: String? = nil, slowOn: String? = nil, forgeReplyOn: String? = nil,
+        spinOn: String? = nil, socketOn: String? = nil, writeOn: String? = nil, execOn: String? = nil
+    ) {
         self.crashOn = crashOn
         self.hangOn = hangOn
         self.slowOn = slowOn
         self.forgeReplyOn = forgeReplyOn
+        self.spinOn = spinOn
+        self.socketOn = socketOn
+        self.writeOn = writeOn
+        self.execOn = execOn
     }
 
     /// The `glance-worker` arguments that start a worker with these triggers.
     public var arguments: [String] {
-        var arguments: [String] = []
-        if let crashOn { arguments += ["--debug-crash-on", crashOn] }
-        if let hangOn { arguments += ["--debug-hang-on", hangOn] }
-        if let slowOn { arguments += ["--debug-slow-on", slowOn] }
-        if let forgeReplyOn { arguments += ["--debug-forge-reply-on", forgeReplyOn] }
-        return arguments
+        let named: [(String, String?)] = [
+            ("--debug-crash-on", crashOn), ("--debug-hang-on", hangOn), ("--debug-slow-on", slowOn),
+            ("--debug-forge-reply-on", forgeReplyOn), ("--debug-spin-on", spinOn), ("--debug-socket-on", socketOn),
+            ("--debug-write-on", writeOn), ("--debug-exec-on", execOn),
+        ]
+        return named.flatMap { option, pattern in pattern.map { [option, $0] } ?? [] }
     }
 }

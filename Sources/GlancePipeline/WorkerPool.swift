@@ -27,17 +27,40 @@ public enum JobResult: Sendable {
 public final class WorkerPool: Sendable {
     /// How to start workers and how long to wait for them.
     public struct Configuration: Sendable {
-        /// The `glance` executable and the arguments that make it a worker.
+        /// The `glance-worker` executable, and arguments of its own (test hooks) besides the limits.
         public var executable: String
         public var arguments: [String]
         public var workers: Int
-        public var timeoutSeconds: Double
+        /// Time, CPU and memory each worker and document get.
+        public var limits: WorkerLimits
+        /// How workers are confined (``WorkerLaunch/strongestSandbox(executable:)`` finds the
+        /// best one the machine allows).
+        public var sandbox: WorkerSandbox
 
-        public init(executable: String, arguments: [String], workers: Int, timeoutSeconds: Double) {
+        public var timeoutSeconds: Double { limits.timeoutSeconds }
+
+        public init(
+            executable: String, arguments: [String] = [], workers: Int, limits: WorkerLimits,
+            sandbox: WorkerSandbox = .seccomp
+        ) {
             self.executable = executable
             self.arguments = arguments
             self.workers = max(1, workers)
-            self.timeoutSeconds = timeoutSeconds
+            self.limits = limits
+            self.sandbox = sandbox
+        }
+
+        /// The default memory and CPU limits with this wall-clock time limit, under seccomp.
+        public init(executable: String, arguments: [String], workers: Int, timeoutSeconds: Double) {
+            self.init(
+                executable: executable, arguments: arguments, workers: workers,
+                limits: WorkerLimits(timeoutSeconds: timeoutSeconds))
+        }
+
+        /// How each worker is started: the limits first, so that `arguments` may override them.
+        var launch: WorkerLaunch {
+            let limitArguments = ["--memory-limit", String(limits.memoryMiB), "--cpu-limit", String(limits.cpuSeconds)]
+            return WorkerLaunch(executable: executable, arguments: limitArguments + arguments, sandbox: sandbox)
         }
     }
 
@@ -142,7 +165,8 @@ public final class WorkerPool: Sendable {
             queue.normalStart = 0
             return (dropped, Array(queue.running.values))
         }
-        for pid in running { kill(pid, SIGKILL) }
+        // Each worker leads a process group of its own (with bubblewrap's processes in it).
+        for pid in running { kill(-pid, SIGKILL) }
         for entry in dropped { entry.completion(.cancelled) }
         for _ in 0..<configuration.workers { available.signal() }
         stopped.wait()
@@ -169,7 +193,7 @@ public final class WorkerPool: Sendable {
         if worker == nil {
             do {
                 let started = try WorkerProcess(
-                    executable: configuration.executable, arguments: configuration.arguments)
+                    launch: configuration.launch, cpuSeconds: configuration.limits.cpuSeconds)
                 worker = started
                 let cancelled = queue.withLock { queue in
                     queue.running[slot] = started.pid
@@ -187,6 +211,13 @@ public final class WorkerPool: Sendable {
         }
         switch current.receive(for: job, timeout: configuration.timeoutSeconds) {
         case .outcome(let outcome):
+            // A worker that has used a document's worth of CPU time is replaced, so that its
+            // lifetime limit (twice that) never cuts the next document short.
+            let cpuLimit = configuration.limits.cpuSeconds
+            if cpuLimit > 0, let used = outcome.workerCPUMilliseconds, used >= cpuLimit * 1000 {
+                current.terminate()
+                worker = nil
+            }
             return .finished(outcome)
         case .timedOut:
             worker = nil

@@ -28,15 +28,21 @@ struct WorkerStartError: Error {
 /// Owned by one pool thread; not shared. The process is killed when this object goes away.
 final class WorkerProcess {
     let pid: pid_t
+    private let launch: WorkerLaunch
+    /// The per-document CPU limit the worker runs under, for the reason of a death by it.
+    private let cpuSeconds: Int
     /// Our end of the socket pair (the worker's is its standard input and output).
     private let channel: Int32
     private var buffer: [UInt8] = []
     private var exited = false
 
-    /// Starts `executable` with `arguments`; its stdin and stdout are the other end of our socket
+    /// Starts the worker `launch` describes; its stdin and stdout are the other end of our socket
     /// pair, stderr is discarded (a dying C library's last words would break the
     /// one-line-per-failure promise).
-    init(executable: String, arguments: [String]) throws(WorkerStartError) {
+    init(launch: WorkerLaunch, cpuSeconds: Int) throws(WorkerStartError) {
+        self.launch = launch
+        self.cpuSeconds = cpuSeconds
+        let (executable, commandLine) = launch.commandLine
         var ends: [Int32] = [0, 0]
         // Close-on-exec, so that no other worker inherits these ends: a worker's death must
         // close the socket, which is how its death is noticed.
@@ -49,10 +55,18 @@ final class WorkerProcess {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // Nothing else crosses into the worker (see glance_spawn_close_from).
         _ = glance_spawn_close_from(&actions, 3)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = commandLine.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // A process group of its own: under bubblewrap the worker is a grandchild, which killing
+        // the bwrap we started does not reach (its parent-death signal is lost when it enters its
+        // user namespace); killing the group does. It also keeps the terminal's Ctrl-C for glance.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
@@ -155,7 +169,7 @@ final class WorkerProcess {
     /// Kills the worker (if still running) and reaps it.
     func terminate() {
         guard !exited else { return }
-        kill(pid, SIGKILL)
+        kill(-pid, SIGKILL)
         _ = reap()
     }
 
@@ -164,9 +178,10 @@ final class WorkerProcess {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         exited = true
-        // WIFSIGNALED / WTERMSIG / WEXITSTATUS are macros; this is what they compute.
-        let signal = status & 0x7F
-        if signal != 0 && signal != 0x7F { return ThumbnailError.rendererCrashed(signal: signal).description }
-        return "renderer exited unexpectedly (status \((status >> 8) & 0xFF))"
+        let death = launch.death(fromWaitStatus: status)
+        if death == .signalled(WorkerSandbox.cpuLimitSignal) && cpuSeconds > 0 {
+            return ThumbnailError.cpuLimitExceeded(seconds: cpuSeconds).description
+        }
+        return death.reason
     }
 }

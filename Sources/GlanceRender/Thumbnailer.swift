@@ -1,3 +1,4 @@
+internal import CGraphics
 import GlanceCore
 
 /// The render layer's front door: sniffs a document, picks its renderer, renders the thumbnail.
@@ -32,5 +33,16 @@ public struct Thumbnailer: Sendable {
     public func render(_ request: RenderRequest, as type: ContentType) throws(ThumbnailError) -> RenderedThumbnail {
         guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }
         return try renderer.render(request)
+    }
+}
+
+extension Thumbnailer {
+    /// Does once, now, what the text renderer otherwise does on first use and what a sandboxed
+    /// process may no longer do: fontconfig reads its configuration and font caches, and writes
+    /// the cache of a font folder that has none. A worker calls this before it confines itself.
+    /// (Only this: laying out a line of text as well would start pango's font thread and map
+    /// fonts, 160 MB of address space that the worker's memory limit would count.)
+    public static func warmUp() {
+        _ = FcInit()
     }
 }

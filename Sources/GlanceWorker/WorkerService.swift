@@ -14,17 +14,18 @@ import GlanceRender
 /// Everything that touches untrusted bytes happens here, in a process that the pool can lose:
 /// a crash, a hang or a memory blow-up in a C library costs this process, not the batch.
 public struct WorkerService: Sendable {
-    public var memoryLimitBytes: Int
+    public var confinement: WorkerConfinement
     public var triggers: WorkerDebugTriggers
 
-    public init(memoryLimitBytes: Int, triggers: WorkerDebugTriggers = WorkerDebugTriggers()) {
-        self.memoryLimitBytes = memoryLimitBytes
+    public init(confinement: WorkerConfinement, triggers: WorkerDebugTriggers = WorkerDebugTriggers()) {
+        self.confinement = confinement
         self.triggers = triggers
     }
 
-    /// Applies the memory limit, then serves jobs until standard input ends.
-    public func run() {
-        guard glance_die_with_parent() == 0 else { return }
+    /// Confines the process (limits, sandbox), then serves jobs until standard input ends.
+    /// Returns false if the sandbox could not be entered: no job was read.
+    public func run() -> Bool {
+        guard glance_die_with_parent() == 0 else { return true }
         // glibc raises its mmap threshold each time a large block is freed, after which big image
         // buffers come from the heap and stay resident: a long-lived worker peaked at 115 MB over
         // 45 photos whose largest needs 103 MB alone. Fixed thresholds: blocks of 4 MiB and more
@@ -32,23 +33,22 @@ public struct WorkerService: Sendable {
         // (page surfaces, rows) are reused from the heap, which is trimmed past 32 MiB free. A
         // 256 KiB threshold cost 10% more CPU on text pages in page faults.
         _ = glance_fix_mmap_threshold(4 << 20, 32 << 20)
-        if memoryLimitBytes > 0 {
-            var limit = rlimit(rlim_cur: rlim_t(memoryLimitBytes), rlim_max: rlim_t(memoryLimitBytes))
-            setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
-        }
+        guard confinement.apply() else { return false }
         let input = JobReader(descriptor: 0)
         let decoder = JSONDecoder()
         let thumbnailer = Thumbnailer()
         while let (line, file) = input.nextJob() {
             guard let job = try? decoder.decode(RenderJob.self, from: Data(line)) else { continue }
-            let outcome: RenderOutcome
+            var outcome: RenderOutcome
             if let file {
                 outcome = handle(job, file: file, thumbnailer: thumbnailer)
             } else {
                 outcome = RenderOutcome(id: job.id, status: .failed, error: "no document came with the job")
             }
-            guard Self.send(outcome) else { return }
+            outcome.workerCPUMilliseconds = WorkerConfinement.cpuMillisecondsUsed()
+            guard Self.send(outcome) else { return true }
         }
+        return true
     }
 
     /// Renders one job, reading the document through `file`, into an outcome.
@@ -67,6 +67,9 @@ public struct WorkerService: Sendable {
         }
         if let pattern = triggers.hangOn, fnmatch(pattern, name, 0) == 0 {
             while true { sleep(3600) }
+        }
+        if let escape = attemptEscape(name) {
+            return RenderOutcome(id: job.id, status: .failed, error: escape)
         }
         let start = DispatchTime.now()
         if let pattern = triggers.slowOn, fnmatch(pattern, name, 0) == 0 { sleep(1) }
@@ -102,6 +105,36 @@ public struct WorkerService: Sendable {
             return RenderOutcome(
                 id: job.id, status: status, contentType: type, error: error.description, milliseconds: elapsed())
         }
+    }
+
+    /// The test hooks that act as a compromised renderer would. Inside the sandbox each is killed
+    /// at its first forbidden call; outside it, each succeeds and says what it did.
+    private func attemptEscape(_ name: String) -> String? {
+        func matches(_ pattern: String?) -> Bool { pattern.map { fnmatch($0, name, 0) == 0 } ?? false }
+        if matches(triggers.spinOn) {
+            var counter: UInt64 = 0
+            while true { counter &+= UInt64(DispatchTime.now().uptimeNanoseconds & 1) }
+        }
+        if matches(triggers.socketOn) {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { return "escape: socket failed (errno \(errno))" }
+            close(socket)
+            return "escape: opened a network socket"
+        }
+        if matches(triggers.writeOn) {
+            let path = "/tmp/glance-escape-\(getpid())"
+            let file = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard file >= 0 else { return "escape: creating \(path) failed (errno \(errno))" }
+            close(file)
+            unlink(path)
+            return "escape: created and removed \(path)"
+        }
+        if matches(triggers.execOn) {
+            let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("true"), nil]
+            execv("/bin/true", arguments)
+            return "escape: exec failed (errno \(errno))"
+        }
+        return nil
     }
 
     /// Writes the outcome's JSON line and its image bytes to standard output.

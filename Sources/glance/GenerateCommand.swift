@@ -56,10 +56,16 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "Refuse images that would need more than this many decoded pixels.")
     var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
 
+    @OptionGroup var sandbox: SandboxOptions
+
     @Option(help: .hidden) var debugCrashOn: String?
     @Option(help: .hidden) var debugHangOn: String?
     @Option(help: .hidden) var debugSlowOn: String?
     @Option(help: .hidden) var debugForgeReplyOn: String?
+    @Option(help: .hidden) var debugSpinOn: String?
+    @Option(help: .hidden) var debugSocketOn: String?
+    @Option(help: .hidden) var debugWriteOn: String?
+    @Option(help: .hidden) var debugExecOn: String?
     /// `PATTERN=TARGET`: replace a matching document by a symlink to TARGET right after opening it.
     @Option(help: .hidden) var debugSwapOn: String?
 
@@ -89,15 +95,12 @@ struct GenerateCommand: AsyncParsableCommand {
                 String(debugSwapOn[..<equals]), String(debugSwapOn[debugSwapOn.index(after: equals)...])
             )
         }
+        let triggers = WorkerDebugTriggers(
+            crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,
+            spinOn: debugSpinOn, socketOn: debugSocketOn, writeOn: debugWriteOn, execOn: debugExecOn)
         let pool = WorkerPool(
-            configuration: .init(
-                executable: WorkerLauncher.executablePath,
-                arguments: WorkerLauncher.arguments(
-                    memoryLimitMiB: memoryLimit,
-                    triggers: .init(
-                        crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn
-                    )),
-                workers: jobs, timeoutSeconds: timeout))
+            configuration: try WorkerLauncher.configuration(
+                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))
         defer { pool.shutdown() }
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
         do {
@@ -162,7 +165,10 @@ struct GenerateCommand: AsyncParsableCommand {
                 StandardError.report(path: location.documentPath(error.path), "desktop cache: \(error.error)")
             }
             if json {
-                print(ListingFormatter.json(GenerateReport(summary: summary, desktopCache: desktopReport)))
+                print(
+                    ListingFormatter.json(
+                        GenerateReport(
+                            summary: summary, sandbox: pool.configuration.sandbox, desktopCache: desktopReport)))
             } else if !quiet {
                 print(SummaryText.describe(summary, desktopCache: desktopReport))
             }
@@ -175,19 +181,22 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 }
 
-/// `glance generate --json`'s object: the batch's summary, and with `--xdg` what the desktop
-/// cache received (`desktopCache`).
+/// `glance generate --json`'s object: the batch's summary, the sandbox its renderers ran in
+/// (`sandbox`: `bubblewrap+seccomp`, `seccomp` or `none`), and with `--xdg` what the desktop cache
+/// received (`desktopCache`).
 struct GenerateReport: Encodable {
     var summary: GenerationSummary
+    var sandbox: WorkerSandbox
     var desktopCache: DesktopCacheMirror.Report?
 
     enum CodingKeys: String, CodingKey {
-        case desktopCache
+        case sandbox, desktopCache
     }
 
     func encode(to encoder: any Encoder) throws {
         try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sandbox, forKey: .sandbox)
         try container.encodeIfPresent(desktopCache, forKey: .desktopCache)
     }
 }

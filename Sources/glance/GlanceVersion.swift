@@ -1,5 +1,15 @@
+import GlancePipeline
+
 /// The version of Glance; part of every thumbnail's record, so that a new renderer can redo old
 /// failures.
 enum GlanceVersion {
     static let current = "0.1.0"
+}
+
+extension GlanceVersion {
+    /// What `glance --version` prints: the version and the sandbox renderers get on this machine.
+    static func description(workerExecutable: String) -> String {
+        let sandbox = WorkerLaunch.strongestSandbox(executable: workerExecutable)?.rawValue ?? "unavailable"
+        return "glance \(current) (renderer sandbox: \(sandbox))"
+    }
 }

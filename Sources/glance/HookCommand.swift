@@ -39,6 +39,8 @@ struct HookCommand: AsyncParsableCommand {
     @Option(help: "Memory limit of each worker process, in MiB (address space), when no watcher runs.")
     var memoryLimit: Int = 1024
 
+    @OptionGroup var sandbox: SandboxOptions
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one document.") }
         try OptionChecks.timeout(timeout)
@@ -82,10 +84,8 @@ struct HookCommand: AsyncParsableCommand {
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
         let (scanner, store) = try location.open()
         let pool = WorkerPool(
-            configuration: .init(
-                executable: WorkerLauncher.executablePath,
-                arguments: WorkerLauncher.arguments(memoryLimitMiB: memoryLimit),
-                workers: min(jobs, paths.count), timeoutSeconds: timeout))
+            configuration: try WorkerLauncher.configuration(
+                workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox))
         defer { pool.shutdown() }
         let indexer = Indexer(
             scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))

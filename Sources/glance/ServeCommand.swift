@@ -57,6 +57,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
     var memoryCache = 256
 
+    @OptionGroup var sandbox: SandboxOptions
+
     @Option(help: "Least important log level shown (info: one line per page or API request; debug: thumbnails too).")
     var logLevel: Logger.Level = .info
 
@@ -82,9 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.serve")
         let pool = WorkerPool(
-            configuration: .init(
-                executable: WorkerLauncher.executablePath, arguments: WorkerLauncher.arguments(memoryLimitMiB: 1024),
-                workers: jobs, timeoutSeconds: timeout))
+            configuration: try WorkerLauncher.configuration(workers: jobs, timeoutSeconds: timeout, sandbox: sandbox))
         defer { pool.stop() }
         var servers: [PreviewServer] = []
         var services: [any Service] = []

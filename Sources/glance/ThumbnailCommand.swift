@@ -61,6 +61,11 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: .hidden) var debugCrashOn: String?
     @Option(help: .hidden) var debugHangOn: String?
     @Option(help: .hidden) var debugForgeReplyOn: String?
+    @Option(help: .hidden) var debugSocketOn: String?
+    @Option(help: .hidden) var debugWriteOn: String?
+    @Option(help: .hidden) var debugExecOn: String?
+
+    @OptionGroup var sandbox: SandboxOptions
 
     @Flag(name: .shortAndLong, help: "Say what was found on the way (type, source size, decoder warnings) on stderr.")
     var verbose = false
@@ -107,7 +112,7 @@ struct ThumbnailCommand: ParsableCommand {
             }
         }
         let outcome: RenderOutcome
-        let result = renderInWorker(document, renditions: cache?.sizes.map(\.side) ?? [])
+        let result = try renderInWorker(document, renditions: cache?.sizes.map(\.side) ?? [])
         var cacheFailed = false
         if let cache, let identity = document.identity() {
             cacheFailed = !recordInCache(cache, result: result, identity: identity)
@@ -203,14 +208,13 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     /// Renders and encodes the open document in one supervised worker process.
-    private func renderInWorker(_ document: OpenFile, renditions: [Int] = []) -> JobResult {
+    private func renderInWorker(_ document: OpenFile, renditions: [Int] = []) throws -> JobResult {
+        let triggers = WorkerDebugTriggers(
+            crashOn: debugCrashOn, hangOn: debugHangOn, forgeReplyOn: debugForgeReplyOn, socketOn: debugSocketOn,
+            writeOn: debugWriteOn, execOn: debugExecOn)
         let pool = WorkerPool(
-            configuration: .init(
-                executable: WorkerLauncher.executablePath,
-                arguments: WorkerLauncher.arguments(
-                    memoryLimitMiB: memoryLimit,
-                    triggers: .init(crashOn: debugCrashOn, hangOn: debugHangOn, forgeReplyOn: debugForgeReplyOn)),
-                workers: 1, timeoutSeconds: timeout))
+            configuration: try WorkerLauncher.configuration(
+                workers: 1, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))
         defer { pool.shutdown() }
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)

@@ -45,6 +45,8 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Memory limit of each worker process, in MiB (address space).")
     var memoryLimit: Int = 1024
 
+    @OptionGroup var sandbox: SandboxOptions
+
     @Flag(help: "Skip the catch-up pass at start: only watch.")
     var noCatchUp = false
 
@@ -63,11 +65,9 @@ struct WatchCommand: AsyncParsableCommand {
         let logger = Logger(label: "glance.watch")
         let (scanner, store) = try location.open()
         let pool = WorkerPool(
-            configuration: .init(
-                executable: WorkerLauncher.executablePath,
-                arguments: WorkerLauncher.arguments(
-                    memoryLimitMiB: memoryLimit, triggers: .init(slowOn: debugSlowOn)),
-                workers: jobs, timeoutSeconds: timeout))
+            configuration: try WorkerLauncher.configuration(
+                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+                triggers: .init(slowOn: debugSlowOn)))
         let indexer = Indexer(
             scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
         var options = ContainerWatcher.Options()

@@ -1,10 +1,13 @@
+import ArgumentParser
 import GlanceCore
+import GlancePipeline
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// How `glance` starts its renderer processes: `glance-worker`, installed beside it.
+/// How `glance` starts its renderer processes: `glance-worker`, installed beside it, confined by
+/// the strongest sandbox the machine allows.
 enum WorkerLauncher {
     /// The worker executable: `glance-worker` in the folder of this executable.
     static var executablePath: String {
@@ -17,8 +20,54 @@ enum WorkerLauncher {
         return (folder.isEmpty ? "." : folder) + "/glance-worker"
     }
 
-    /// The arguments that start a worker with these settings.
-    static func arguments(memoryLimitMiB: Int, triggers: WorkerDebugTriggers = .init()) -> [String] {
-        ["--memory-limit", String(memoryLimitMiB)] + triggers.arguments
+    /// The pool configuration for `workers` workers under these limits and sandbox options: the
+    /// sandbox is found by trying (one worker start, or two when bubblewrap cannot run here).
+    static func configuration(
+        workers: Int, timeoutSeconds: Double, memoryMiB: Int = WorkerLimits.defaultMemoryMiB,
+        sandbox: SandboxOptions, triggers: WorkerDebugTriggers = .init()
+    ) throws -> WorkerPool.Configuration {
+        let executable = executablePath
+        return WorkerPool.Configuration(
+            executable: executable, arguments: triggers.arguments, workers: workers,
+            limits: WorkerLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
+            sandbox: try sandbox.resolve(worker: executable))
+    }
+}
+
+/// `--no-sandbox` and `--cpu-limit`: the options every command that renders shares.
+struct SandboxOptions: ParsableArguments {
+    @Flag(
+        help: """
+            Run renderers without a sandbox (for debugging only). By default each renderer runs \
+            under bubblewrap when it works here, and always under a seccomp filter that kills it \
+            on a network socket, exec, or opening a file for writing.
+            """)
+    var noSandbox = false
+
+    @Option(
+        help: ArgumentHelp(
+            "CPU seconds one document may use, over all of its renderer's threads (0: no limit).",
+            valueName: "SECONDS"))
+    var cpuLimit = WorkerLimits.defaultCPUSeconds
+
+    func validate() throws {
+        guard (0...86_400).contains(cpuLimit) else {
+            throw ValidationError("--cpu-limit must be between 0 (no limit) and 86400 seconds.")
+        }
+    }
+
+    /// The sandbox to run `worker` in: none when asked, else the strongest that works.
+    func resolve(worker: String) throws -> WorkerSandbox {
+        if noSandbox {
+            StandardError.write("glance: renderers run without a sandbox (--no-sandbox)")
+            return .none
+        }
+        // No sandbox works (a kernel without seccomp, or a filter above glance that forbids
+        // one): documents are not read unconfined unless asked for.
+        guard let sandbox = WorkerLaunch.strongestSandbox(executable: worker) else {
+            throw CommandFailure.unusable(
+                "renderers cannot be sandboxed here (seccomp is unavailable); --no-sandbox runs them without one")
+        }
+        return sandbox
     }
 }

@@ -17,6 +17,11 @@ if arguments.isEmpty {
     StandardError.writeRaw(GlanceCommand.helpMessage() + "\n")
     exit(2)
 }
+if arguments == ["--version"] {
+    // Not ArgumentParser's: the version line also says how renderers are confined here.
+    print(GlanceVersion.description(workerExecutable: WorkerLauncher.executablePath))
+    exit(0)
+}
 /// Runs the parsed command: asynchronous commands (those that use the store or the indexer)
 /// through their `async` entry point.
 func execute(_ command: any ParsableCommand) async throws {

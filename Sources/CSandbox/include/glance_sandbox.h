@@ -1,0 +1,20 @@
+// C shim for the worker's sandbox: no_new_privs and a seccomp filter (libseccomp).
+#ifndef GLANCE_SANDBOX_H
+#define GLANCE_SANDBOX_H
+
+/// Confines the calling process for good, on every thread it has: sets no_new_privs (no exec can
+/// gain privileges) and loads a seccomp filter that allows only the system calls a renderer needs
+/// once it is warmed up (reading descriptors it was given, opening files read-only, memory,
+/// threads, time, signals to itself) and kills the whole process with SIGSYS on any other:
+/// sockets, exec, fork, ptrace, opening a file for writing, creating, renaming or removing files,
+/// changing limits, mounting. `clone3` answers ENOSYS (its flags are out of the filter's reach),
+/// so that glibc falls back to `clone`, which is allowed for threads only.
+///
+/// Returns 0, or a negative errno value if the filter could not be built or loaded (a kernel
+/// without seccomp, or a filter above us that forbids `seccomp` itself).
+int glance_sandbox_enter(void);
+
+/// The signal the kernel kills a process with when it breaks its filter (SIGSYS).
+int glance_sandbox_violation_signal(void);
+
+#endif

@@ -1,0 +1,197 @@
+import Foundation
+import GlanceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a worker process is started under a sandbox: the command line that runs `glance-worker`,
+/// wrapped in bubblewrap when that is the sandbox, and told to confine itself with seccomp.
+public struct WorkerLaunch: Sendable, Equatable {
+    /// The `glance-worker` executable and its arguments (limits, test hooks).
+    public var executable: String
+    public var arguments: [String]
+    public var sandbox: WorkerSandbox
+
+    public init(executable: String, arguments: [String], sandbox: WorkerSandbox) {
+        self.executable = executable
+        self.arguments = arguments
+        self.sandbox = sandbox
+    }
+
+    /// The program to start and its whole argument vector (`argv[0]` first).
+    public var commandLine: (program: String, argv: [String]) {
+        let worker = [executable] + arguments + ["--sandbox", sandbox == .none ? "none" : "seccomp"]
+        guard sandbox == .bubblewrapAndSeccomp, let bubblewrap = Bubblewrap.executable else {
+            return (executable, worker)
+        }
+        return (bubblewrap, [bubblewrap] + Bubblewrap.arguments(worker: executable) + ["--"] + worker)
+    }
+
+    /// How a worker started by this launch ended, from its wait status: bubblewrap passes a
+    /// worker's exit status on, and a signal that killed it as 128 + the signal.
+    func death(fromWaitStatus status: Int32) -> WorkerDeath {
+        // WIFSIGNALED / WTERMSIG / WEXITSTATUS are macros; this is what they compute.
+        let signal = status & 0x7F
+        if signal != 0 && signal != 0x7F { return .signalled(signal) }
+        let code = (status >> 8) & 0xFF
+        if sandbox == .bubblewrapAndSeccomp && code > 128 { return .signalled(code - 128) }
+        return .exited(code)
+    }
+
+    /// Whether this sandbox can be entered here. seccomp: the kernel has it (a filter above us
+    /// that forbids adding one makes the worker exit with ``WorkerSandbox/unavailableExitStatus``,
+    /// and its documents fail saying so). bubblewrap: it runs `true` in the worker's layout (5 ms;
+    /// starting the worker itself would take 30).
+    func works() -> Bool {
+        guard sandbox != .none else { return true }
+        let processStatus = String(decoding: Bubblewrap.readToEnd("/proc/self/status"), as: UTF8.self)
+        guard processStatus.contains("\nSeccomp:") else { return false }
+        guard sandbox == .bubblewrapAndSeccomp else { return true }
+        guard let bubblewrap = Bubblewrap.executable, let trueProgram = Bubblewrap.trueProgram else { return false }
+        let program = bubblewrap
+        let argv = [bubblewrap] + Bubblewrap.arguments(worker: executable) + ["--", trueProgram]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        var child: pid_t = 0
+        guard posix_spawn(&child, program, &actions, nil, pointers, environ) == 0 else { return false }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        return death(fromWaitStatus: status) == .exited(0)
+    }
+
+    /// The strongest sandbox that works on this machine for `executable`: bubblewrap and seccomp,
+    /// seccomp alone (no bubblewrap installed, or user namespaces not allowed, as inside another
+    /// sandbox), or nil when a worker cannot even confine itself.
+    public static func strongestSandbox(executable: String) -> WorkerSandbox? {
+        for sandbox in [WorkerSandbox.bubblewrapAndSeccomp, .seccomp] {
+            if sandbox == .bubblewrapAndSeccomp && Bubblewrap.executable == nil { continue }
+            if WorkerLaunch(executable: executable, arguments: [], sandbox: sandbox).works() { return sandbox }
+        }
+        return nil
+    }
+}
+
+/// How a worker process ended.
+enum WorkerDeath: Equatable {
+    case exited(Int32)
+    case signalled(Int32)
+
+    /// The reason a document fails with when its worker ended this way.
+    var reason: String {
+        switch self {
+        case .signalled(WorkerSandbox.violationSignal): return ThumbnailError.sandboxViolated.description
+        case .signalled(let signal): return ThumbnailError.rendererCrashed(signal: signal).description
+        case .exited(WorkerSandbox.unavailableExitStatus): return ThumbnailError.sandboxUnavailable.description
+        case .exited(let code): return "renderer exited unexpectedly (status \(code))"
+        }
+    }
+}
+
+/// The bubblewrap command line a worker runs under: a new, empty root holding only what a
+/// renderer reads (the system's programs and libraries, font configuration and caches, the worker
+/// and the Swift runtime it links), all read-only; every namespace unshared (no network, its own
+/// PID numbers), no capabilities. Documents are not in it: they arrive
+/// as open descriptors. Nothing of the user's home, `/tmp`, `/run` or the document folders shows.
+enum Bubblewrap {
+    /// `bwrap` on the search path, if installed.
+    static var executable: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = "\(folder)/bwrap"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// `true`, as the layout shows it: a program that is certain to be there.
+    static var trueProgram: String? {
+        ["/usr/bin/true", "/bin/true"].first { access($0, X_OK) == 0 }
+    }
+
+    static func arguments(worker: String) -> [String] {
+        // No --new-session: the worker must stay in the process group the pool kills (the
+        // seccomp filter forbids the terminal ioctl that a new session guards against).
+        var arguments = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
+        arguments += ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
+        // Usr-merged systems have these as links into /usr; older ones as folders.
+        for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
+            if let target = symbolicLinkTarget(top) {
+                arguments += ["--symlink", target, top]
+            } else if isFolder(top) {
+                arguments += ["--ro-bind", top, top]
+            }
+        }
+        let etc = [
+            "/etc/fonts", "/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/passwd", "/etc/group",
+            "/etc/nsswitch.conf",
+        ]
+        for path in etc + ["/var/cache/fontconfig"] + userFontCaches() {
+            arguments += ["--ro-bind-try", path, path]
+        }
+        for folder in runtimeLibraryFolders() { arguments += ["--ro-bind", folder, folder] }
+        arguments += ["--ro-bind", worker, worker]
+        return arguments
+    }
+
+    /// fontconfig's per-user cache, which holds the caches of fonts the system cache lacks.
+    private static func userFontCaches() -> [String] {
+        let environment = ProcessInfo.processInfo.environment
+        var caches: [String] = []
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { caches.append(cache + "/fontconfig") }
+        if let home = environment["HOME"], home.hasPrefix("/") { caches.append(home + "/.cache/fontconfig") }
+        return caches
+    }
+
+    /// Folders of the shared libraries this process has loaded from outside /usr (the Swift
+    /// runtime of a toolchain in /opt, say): the worker links the same ones.
+    static func runtimeLibraryFolders() -> [String] {
+        // Read to the end: Foundation's file reading stops at the first page of a /proc file,
+        // whose size says 0.
+        let maps = String(decoding: readToEnd("/proc/self/maps"), as: UTF8.self)
+        var folders: Set<String> = []
+        for line in maps.split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/") else { continue }
+            let path = String(line[slash...])
+            guard path.contains(".so"), !path.hasPrefix("/usr/"), !path.hasPrefix("/lib"),
+                let last = path.lastIndex(of: "/")
+            else { continue }
+            folders.insert(String(path[..<last]))
+        }
+        return folders.sorted()
+    }
+
+    /// The whole of a file, read until its end (for /proc files, whose size says 0).
+    static func readToEnd(_ path: String) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return bytes }
+            bytes += chunk[0..<count]
+        }
+    }
+
+    private static func symbolicLinkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var information = stat()
+        return stat(path, &information) == 0 && (information.st_mode & S_IFMT) == S_IFDIR
+    }
+}

@@ -1,0 +1,69 @@
+internal import CSandbox
+import GlanceCore
+import GlanceRender
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a worker does to itself before it reads its first job: limits, a warm-up, then the
+/// sandbox. Everything after this runs on untrusted bytes, so nothing after this may need a right
+/// the sandbox takes away.
+public struct WorkerConfinement: Sendable {
+    /// Enter the seccomp sandbox (`--sandbox seccomp`, the default) or not (`--sandbox none`).
+    public var sandboxed: Bool
+    /// The worker's address space in bytes; 0: no limit.
+    public var memoryLimitBytes: Int
+    /// CPU seconds one document may use (0: no limit). The worker's lifetime limit is twice this;
+    /// the pool replaces a worker that has used this much, so a document always has at least
+    /// `cpuSeconds` to itself and at most twice that.
+    public var cpuSeconds: Int
+
+    public init(sandboxed: Bool, memoryLimitBytes: Int, cpuSeconds: Int) {
+        self.sandboxed = sandboxed
+        self.memoryLimitBytes = memoryLimitBytes
+        self.cpuSeconds = cpuSeconds
+    }
+
+    /// Sets the limits, warms the libraries up and enters the sandbox. Returns false if the
+    /// sandbox was asked for and could not be entered: the worker must then read no document.
+    public func apply() -> Bool {
+        // No core files: a crash costs the document only, and a core of a worker would hold the
+        // document's decoded pixels (and dumping one can outlast the CPU limit's grace second).
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(Int32(RLIMIT_CORE.rawValue), &noCore)
+        if memoryLimitBytes > 0 {
+            var limit = rlimit(rlim_cur: rlim_t(memoryLimitBytes), rlim_max: rlim_t(memoryLimitBytes))
+            setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        }
+        if cpuSeconds > 0 {
+            // Killed by the signal at the soft limit, whatever was set for it: a worker inherits
+            // the signal mask of the pool thread that started it, which blocks most signals.
+            signal(SIGXCPU, SIG_DFL)
+            var unblock = sigset_t()
+            sigemptyset(&unblock)
+            sigaddset(&unblock, SIGXCPU)
+            pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+            // SIGXCPU at the soft limit, SIGKILL a second later if it is caught.
+            let soft = rlim_t(2 * cpuSeconds)
+            var limit = rlimit(rlim_cur: soft, rlim_max: soft + 1)
+            setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
+        }
+        guard sandboxed else { return true }
+        // fontconfig reads its configuration and caches on first use, and writes a cache it finds
+        // missing: do that now, while writing is allowed, by laying out a line of text.
+        Thumbnailer.warmUp()
+        // The Swift runtime's crash handler starts a backtracer process, which the sandbox
+        // forbids: a crash would be reported as a violation. Crash with the plain signal instead.
+        for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP] { signal(crash, SIG_DFL) }
+        return glance_sandbox_enter() == 0
+    }
+
+    /// The CPU time this process has used, all threads together, in milliseconds.
+    static func cpuMillisecondsUsed() -> Int {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func milliseconds(_ time: timeval) -> Int { time.tv_sec * 1000 + Int(time.tv_usec) / 1000 }
+        return milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// The renderers' sandbox, seen from the command line: a worker that does what a compromised
+/// decoder would is killed and its document fails with one line; the same hooks outside the
+/// sandbox succeed, which shows that the sandbox is what stopped them.
+@Suite("renderer sandbox")
+struct SandboxTests {
+    @Test(
+        "a renderer that opens a socket, creates a file or runs a program is killed: one line, exit 1",
+        arguments: ["--debug-socket-on", "--debug-write-on", "--debug-exec-on"])
+    func violationKills(trigger: String) throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = CLIAssets.path("png/rgb8.png")
+        let result = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", trigger, "*.png"])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "glance: \(path): renderer violated its sandbox (a forbidden system call) and was killed\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    @Test("--no-sandbox: the same hooks succeed, and glance says that renderers run unconfined")
+    func withoutSandbox() throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = CLIAssets.path("png/rgb8.png")
+        let socket = try GlanceProcess.run(
+            ["thumbnail", path, "-o", folder + "/x.png", "--debug-socket-on", "*.png", "--no-sandbox"])
+        #expect(
+            socket.errorLines == [
+                "glance: renderers run without a sandbox (--no-sandbox)",
+                "glance: \(path): escape: opened a network socket",
+            ])
+        let write = try GlanceProcess.run(
+            ["thumbnail", path, "-o", folder + "/x.png", "--debug-write-on", "*.png", "--no-sandbox"])
+        #expect(write.errorLines.last?.contains("escape: created and removed /tmp/glance-escape-") == true)
+        let plain = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", "--no-sandbox"])
+        #expect(plain.status == 0)
+    }
+
+    @Test("in a batch, the violating document fails with the reason and the others render; --json names the sandbox")
+    func batch() throws {
+        let container = try SampleContainer.standard()
+        try container.add("escape.png", from: "png/rgb8.png")
+        let (summary, result) = try container.generate(["--debug-socket-on", "escape.*"])
+        #expect(result.status == 1)
+        #expect(summary["rendered"] as? Int == 8)
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        #expect(failures.map { $0["path"] as? String } == ["escape.png"])
+        #expect(
+            failures.first?["error"] as? String
+                == "renderer violated its sandbox (a forbidden system call) and was killed")
+        // make test installs bubblewrap, and CI and this machine allow its namespaces.
+        #expect(summary["sandbox"] as? String == "bubblewrap+seccomp")
+        let rows = try container.list()
+        #expect(rows["escape.png"]?["state"] as? String == "failed")
+    }
+
+    @Test("--cpu-limit: a renderer that spins is killed for CPU time, well before the wall-clock limit")
+    func cpuLimit() throws {
+        let container = try SampleContainer(["spin.png": "png/rgb8.png", "fine.png": "png/gray8.png"])
+        let started = Date()
+        let (summary, result) = try container.generate(
+            ["--debug-spin-on", "spin.*", "--cpu-limit", "1", "--timeout", "120", "--jobs", "1"])
+        #expect(result.status == 1)
+        #expect(Date().timeIntervalSince(started) < 60, "killed by the CPU limit, not the 120 s timeout")
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        #expect(failures.first?["error"] as? String == "renderer used more than 1 s of CPU time (--cpu-limit)")
+        #expect(summary["rendered"] as? Int == 1)
+    }
+
+    @Test("--version names the sandbox renderers get here")
+    func version() throws {
+        let result = try GlanceProcess.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasPrefix("glance 0."))
+        #expect(result.standardOutput.hasSuffix("(renderer sandbox: bubblewrap+seccomp)\n"))
+    }
+
+    @Test("--cpu-limit is checked: a negative value is bad usage")
+    func cpuLimitChecked() throws {
+        let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png"), "--cpu-limit=-1"])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("--cpu-limit must be between 0 (no limit) and 86400 seconds."))
+    }
+}

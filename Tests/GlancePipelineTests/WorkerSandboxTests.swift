@@ -1,0 +1,91 @@
+import Foundation
+import GlanceCore
+import GlanceTestSupport
+import Testing
+
+@testable import GlancePipeline
+
+/// The bubblewrap layout and the pool under each sandbox. `make test` installs bubblewrap; the
+/// machines it runs on allow its namespaces (the CLI's `--version` test says which sandbox won).
+@Suite("Worker sandbox")
+struct WorkerSandboxTests {
+    /// Runs `script` with `sh -c` in the layout a worker gets, with `argument` as `$0`.
+    func runInLayout(_ script: String, argument: String) throws -> Int32 {
+        let launch = WorkerLaunch(
+            executable: "/usr/bin/sh", arguments: ["-c", script, argument], sandbox: .bubblewrapAndSeccomp)
+        let (program, argv) = launch.commandLine
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = Array(argv.dropFirst())
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test("the layout shows the system and the worker, and hides documents, homes, /tmp and /etc's secrets")
+    func layoutHides() throws {
+        #expect(WorkerLaunch.strongestSandbox(executable: workerExecutable) == .bubblewrapAndSeccomp)
+        let documents = FileManager.default.temporaryDirectory.appendingPathComponent("glance-sandbox-\(getpid())")
+        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: documents) }
+        try Data("secret".utf8).write(to: documents.appendingPathComponent("letter.txt"))
+        // Each check that fails exits with its own number.
+        let script = """
+            [ -e "$0/letter.txt" ] && exit 10
+            [ -e /etc/shadow ] && exit 11
+            [ -e "$HOME/.bashrc" ] || [ -e "$HOME/.profile" ] && exit 12
+            [ -e /run/systemd ] && exit 13
+            [ -r /usr/share/fonts ] || exit 20
+            [ -r /etc/fonts/fonts.conf ] || exit 21
+            touch /usr/glance-probe 2>/dev/null && exit 22
+            exit 0
+            """
+        #expect(try runInLayout(script, argument: documents.path) == 0)
+        // The same script sees the file outside the sandbox: the check itself works.
+        let outside = Process()
+        outside.executableURL = URL(fileURLWithPath: "/usr/bin/sh")
+        outside.arguments = ["-c", "[ -e \"$0/letter.txt\" ] && exit 10; exit 0", documents.path]
+        try outside.run()
+        outside.waitUntilExit()
+        #expect(outside.terminationStatus == 10)
+    }
+
+    @Test(
+        "the pool renders and reports crashes the same in every sandbox (bubblewrap passes a signal on as 128+N)",
+        arguments: WorkerSandbox.allCases)
+    func poolUnderEachSandbox(sandbox: WorkerSandbox) async throws {
+        let pool = WorkerPool(
+            configuration: .init(
+                executable: workerExecutable, arguments: ["--debug-crash-on", "crash-*"], workers: 1,
+                limits: WorkerLimits(timeoutSeconds: 30), sandbox: sandbox))
+        defer { pool.shutdown() }
+        let photo = assets + "/jpeg/photo-baseline.jpg"
+        var results: [JobResult] = []
+        for name in ["photo.jpg", "crash-me.jpg"] {
+            results.append(await pool.run(RenderJob(id: 1, name: name), file: try OpenFile.regularFile(atPath: photo)))
+        }
+        guard case .finished(let outcome) = results[0] else {
+            Issue.record("\(sandbox): \(String(describing: results[0]))")
+            return
+        }
+        #expect(outcome.status == .rendered)
+        #expect(outcome.width == 1024)
+        #expect((outcome.workerCPUMilliseconds ?? 0) > 0)
+        guard case .crashed(let reason) = results[1] else {
+            Issue.record("\(sandbox): \(String(describing: results[1]))")
+            return
+        }
+        #expect(reason == "renderer crashed (signal 11)")
+    }
+
+    @Test("bubblewrap's exit status of 128+N is read as signal N; a plain worker's is its own")
+    func deathMapping() {
+        let wrapped = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .bubblewrapAndSeccomp)
+        let plain = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .seccomp)
+        #expect(wrapped.death(fromWaitStatus: (128 + 31) << 8) == .signalled(31))
+        #expect(wrapped.death(fromWaitStatus: (128 + 31) << 8).reason.hasPrefix("renderer violated its sandbox"))
+        #expect(plain.death(fromWaitStatus: 31) == .signalled(31))
+        #expect(plain.death(fromWaitStatus: (128 + 31) << 8) == .exited(159))
+        #expect(plain.death(fromWaitStatus: 78 << 8).reason.hasPrefix("renderer could not enter its sandbox"))
+    }
+}
