@@ -27,9 +27,22 @@ enum SidecarMigrations {
         try migrator.migrate(pool)
     }
 
+    /// Checks that a database opened only for reading is a Glance store with every migration
+    /// this version knows applied (none can be applied without writing).
+    static func checkReadable(_ database: any DatabaseReader, location: String) throws {
+        try checkIsGlanceStore(database, location: location)
+        if try !database.read({ db in try migrator.hasCompletedMigrations(db) }) {
+            throw StoreError(
+                .invalid,
+                message: "made by an older Glance and cannot be upgraded without write access; run 'glance generate' "
+                    + "as a user who may write it",
+                location: location)
+        }
+    }
+
     /// Refuses a database that some other program made, or that a newer Glance migrated further
     /// than this version knows: writing to either could destroy data that is not ours.
-    private static func checkIsGlanceStore(_ pool: DatabasePool, location: String) throws {
+    private static func checkIsGlanceStore(_ pool: any DatabaseReader, location: String) throws {
         let (applied, tables) = try pool.read { db -> (Set<String>, [String]) in
             let applied = try migrator.appliedIdentifiers(db)
             let tables = try String.fetchAll(

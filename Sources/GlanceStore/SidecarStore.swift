@@ -15,8 +15,8 @@ import GlanceCore
 /// SQLite's file locks serialise the writers, and every method is one transaction. The store is
 /// a cache: deleting its folder loses nothing that rendering again cannot rebuild.
 ///
-/// The class holds only immutable references to thread-safe values (GRDB's `DatabasePool` is
-/// `Sendable`), so it is `Sendable` without any unchecked promise.
+/// The class holds only immutable references to thread-safe values (GRDB's database connections
+/// are `Sendable`), so it is `Sendable` without any unchecked promise.
 public final class SidecarStore: ThumbnailStore {
     /// The file name of the database inside the store's folder.
     public static let databaseFileName = "thumbnails.sqlite"
@@ -31,8 +31,9 @@ public final class SidecarStore: ThumbnailStore {
     /// writes. The default sidecar, inside its container, holds one container, keyed "".
     public let container: String
 
-    /// The connection pool: one writer and several readers, all in WAL mode.
-    let pool: DatabasePool
+    /// The connections: a pool (one writer and several readers, all in WAL mode), or for a store
+    /// opened ``init(readingOnly:container:)`` one read-only connection.
+    let pool: any DatabaseWriter
 
     /// The folder a container's store lives in when no `--store` is given: `CONTAINER/.thumbnails`.
     public static func defaultDirectory(forContainer container: String) -> String {
@@ -51,6 +52,53 @@ public final class SidecarStore: ThumbnailStore {
         self.databasePath = directory + "/" + Self.databaseFileName
         try CacheDirectory.prepare(at: directory)
         pool = try Self.openAndMigrate(at: databasePath, location: directory)
+    }
+
+    /// Opens an existing store only to read it, for a store its user may not write (a read-only
+    /// folder or file, another user's store): no folder, tag or migration is made, and every
+    /// write fails with ``StoreError/Kind/io``. WAL mode needs a shared-memory file beside the
+    /// database; where none exists and none can be made, the file is read as immutable, which
+    /// is exact as long as nobody writes it meanwhile (nobody can, where nobody may).
+    ///
+    /// - Throws: ``StoreError`` when there is no database, it is not a Glance store, or it needs
+    ///   a migration.
+    public init(readingOnly directory: String, container: String = "") throws(StoreError) {
+        self.directory = directory
+        self.container = container
+        self.databasePath = directory + "/" + Self.databaseFileName
+        var configuration = Configuration()
+        configuration.label = "GlanceStore (read-only)"
+        configuration.readonly = true
+        configuration.busyMode = .timeout(30)
+        var opened: DatabaseQueue?
+        var lastError: any Error = StoreError(.unavailable, message: "cannot open the database", location: directory)
+        for path in [databasePath, Self.immutableURI(databasePath)] {
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try SidecarMigrations.checkReadable(queue, location: directory)
+                opened = queue
+                break
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                lastError = error
+            }
+        }
+        guard let opened else { throw StoreError(lastError, location: directory) }
+        pool = opened
+    }
+
+    /// A `file:` URI for `path` that opens it immutable (SQLite reads no WAL, takes no lock).
+    private static func immutableURI(_ path: String) -> String {
+        var escaped: [UInt8] = []
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "%"):
+                escaped += Array(String(format: "%%%02X", byte).utf8)
+            default: escaped.append(byte)
+            }
+        }
+        return "file:\(String(decoding: escaped, as: UTF8.self))?immutable=1"
     }
 
     /// Bytes the store occupies on disk: the database and its `-wal` and `-shm` files.

@@ -39,15 +39,21 @@ extension StoreError {
         case .SQLITE_CORRUPT:
             return "database is corrupt: \(detail); delete the folder to rebuild it"
         case .SQLITE_NOTADB:
-            return "not a Glance thumbnail store (\(SidecarStore.databaseFileName) is not an SQLite database)"
+            return "not a Glance thumbnail store (\(SidecarStore.databaseFileName) is not an SQLite database); "
+                + "if it was Glance's, delete the folder and the next 'glance generate' rebuilds it"
         case .SQLITE_FULL:
-            return "disk is full: \(detail)"
+            return "disk is full: \(detail); what was saved before is kept, free some space and run again"
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return "database is busy: another process held it locked for more than 30 seconds"
         case .SQLITE_READONLY:
             return "cannot write the database: \(detail); check the folder's permissions"
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
             return "cannot open the database: \(detail); check the folder's permissions"
+        case .SQLITE_IOERR
+        where [.SQLITE_IOERR_WRITE, .SQLITE_IOERR_FSYNC, .SQLITE_IOERR_TRUNCATE].contains(error.extendedResultCode):
+            // SQLite reports a full disk and a file-size limit (EFBIG) here too.
+            return "cannot write the database (disk full, file-size limit, or a failing disk): \(detail); "
+                + "what was saved before is kept"
         case .SQLITE_IOERR:
             return "disk I/O error: \(detail)"
         case .SQLITE_NOMEM:

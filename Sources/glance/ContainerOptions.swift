@@ -46,7 +46,8 @@ struct ContainerOptions: ParsableArguments {
     }
 
     /// Opens the container and its store for reading: a container that has no store yet reads as
-    /// one whose documents are all `missing`, and nothing is created.
+    /// one whose documents are all `missing`, and nothing is created; a store this user may not
+    /// write (a read-only folder or file) is opened read-only.
     func openForReading() throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
         let database = storeDirectory + "/" + SidecarStore.databaseFileName
         if FileName.withCString(database, { access($0, F_OK) }) != 0 {
@@ -59,12 +60,12 @@ struct ContainerOptions: ParsableArguments {
             try checkStoreLocation(scanner: scanner)
             return (scanner, EmptyStore())
         }
-        let (scanner, store) = try open()
+        let (scanner, store) = try open(readOnlyIfNeeded: true)
         return (scanner, store)
     }
 
     /// Opens the container and its store (creating the store if needed), or says why not (exit 2).
-    func open() throws -> (scanner: ContainerScanner, store: SidecarStore) {
+    func open(readOnlyIfNeeded: Bool = false) throws -> (scanner: ContainerScanner, store: SidecarStore) {
         let scanner: ContainerScanner
         do {
             scanner = try ContainerScanner(container: container, excluding: [storeDirectory])
@@ -72,8 +73,15 @@ struct ContainerOptions: ParsableArguments {
             throw CommandFailure.unusable("\(container): \(error.reason)")
         }
         try checkStoreLocation(scanner: scanner)
+        let key = containerKey(scanner)
         do {
-            return (scanner, try SidecarStore(directory: storeDirectory, container: containerKey(scanner)))
+            return (scanner, try SidecarStore(directory: storeDirectory, container: key))
+        } catch  where error.kind == .io && readOnlyIfNeeded {
+            do {
+                return (scanner, try SidecarStore(readingOnly: storeDirectory, container: key))
+            } catch {
+                throw CommandFailure.unusable("\(storeDirectory): \(error.message)")
+            }
         } catch {
             throw CommandFailure.unusable("\(storeDirectory): \(error.message)")
         }

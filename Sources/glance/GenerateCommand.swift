@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GlanceContainer
 import GlanceCore
 import GlanceDesktopCache
 import GlanceListing
@@ -81,7 +82,10 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (scanner, store) = try location.open()
+        // A dry run only reads: it creates no store where there is none (every document counts as
+        // missing then), and reads one it may not write.
+        let (scanner, store): (ContainerScanner, any ThumbnailStore) =
+            dryRun ? try location.openForReading() : try location.open()
         var options = Indexer.Options(generatorVersion: GlanceVersion.current)
         options.maxPixels = maxPixels
         let mirror = try (dryRun ? nil : desktop.openCache()).map { cache in
@@ -150,7 +154,7 @@ struct GenerateCommand: AsyncParsableCommand {
             }
             guard let finished else { throw CommandFailure.unusable("the batch ended without a result") }
             var (summary, fill) = try finished.get()
-            summary.sidecarBytes = store.sizeOnDisk()
+            summary.sidecarBytes = (store as? SidecarStore)?.sizeOnDisk() ?? 0
             progress.finish()
             for failure in summary.failures {
                 StandardError.report(path: location.documentPath(failure.path), failure.error)
