@@ -21,7 +21,7 @@ STATIC_FLAGS   := --static-swift-stdlib -Xlinker -l_FoundationCollections -Xlink
 THUMBNAILER_STAGE := $(STATIC_BUILD)/stage
 
 .PHONY: all deps test-deps build release test test-browser test-thumbnailer demo install uninstall lint format \
-        conformance assets clean
+        conformance assets clean fuzz
 
 all: build
 
@@ -52,11 +52,13 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: the whole test suite (Swift Testing), then the pages in a real browser.
+## test: the whole test suite (Swift Testing), the pages in a real browser, glance serve against
+## hostile requests, glance.thumbnailer under bubblewrap.
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+	python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
 	$(MAKE) --no-print-directory test-thumbnailer
 
 ## test-thumbnailer: install into a staging folder (a debug build, quicker to make) and run
@@ -98,11 +100,11 @@ demo: release
 
 ## lint: check formatting with swift-format (ships with the toolchain).
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz
 
 ## format: rewrite the sources in the project's format.
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz
 
 ## conformance: the shared conformance corpus (../shared/corpus) against the release build.
 conformance: release
@@ -113,7 +115,20 @@ assets:
 	python3 TestAssets/generate.py
 
 clean:
-	rm -rf .build $(STATIC_BUILD) $(DEMO_DIR)
+	rm -rf .build $(STATIC_BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
+
+## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, the worker protocol) with
+## AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from TestAssets/ seeds;
+## findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
+FUZZ_BUILD := .build-fuzz
+FUZZERS    := jpeg png pdf text worker-reply
+SECONDS    ?= 60
+fuzz: deps
+	for fuzzer in $(FUZZERS); do \
+	  GLANCE_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_BUILD) --sanitize=fuzzer --sanitize=address \
+	    --product fuzz-$$fuzzer || exit 1; \
+	done
+	python3 Fuzz/run.py --build $(FUZZ_BUILD) --assets TestAssets --seconds $(SECONDS)
 
 ## bench: Glance against vipsthumbnail, ImageMagick, GraphicsMagick, pdftoppm and pango-view:
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full

@@ -169,3 +169,24 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Fuzzers (`make fuzz`), only when GLANCE_FUZZ is set: each is a libFuzzer entry point
+// with no main of its own, built with `--sanitize=fuzzer --sanitize=address`, which an ordinary
+// build could not link.
+if Context.environment["GLANCE_FUZZ"] != nil {
+    package.targets.append(
+        .target(name: "FuzzSupport", dependencies: ["GlanceCore", "GlanceRender", "CFileAccess"], path: "Fuzz/Support"))
+    let fuzzers: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-jpeg", "JPEG", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-png", "PNG", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-pdf", "PDF", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-text", "Text", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-worker-reply", "WorkerReply", ["GlanceCore", "GlancePipeline"]),
+    ]
+    for fuzzer in fuzzers {
+        package.targets.append(
+            .executableTarget(
+                name: fuzzer.name, dependencies: fuzzer.dependencies, path: "Fuzz/\(fuzzer.folder)",
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

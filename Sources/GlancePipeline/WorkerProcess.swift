@@ -33,7 +33,7 @@ final class WorkerProcess {
     private let cpuSeconds: Int
     /// Our end of the socket pair (the worker's is its standard input and output).
     private let channel: Int32
-    private var buffer: [UInt8] = []
+    private var replies = WorkerReplyReader()
     private var exited = false
 
     /// Starts the worker `launch` describes; its stdin and stdout are the other end of our socket
@@ -105,28 +105,13 @@ final class WorkerProcess {
         // an infinite Double to an integer traps.
         let nanoseconds = UInt64(min(max(timeout, 0), 86_400) * 1e9)
         let deadline = DispatchTime.now().uptimeNanoseconds + nanoseconds
-        var header: RenderOutcome?
         while true {
-            if header == nil, let newline = buffer.firstIndex(of: 0x0A) {
-                guard let decoded = try? JSONDecoder().decode(RenderOutcome.self, from: Data(buffer[..<newline])),
-                    Self.isPlausible(decoded, for: job)
-                else {
-                    terminate()
-                    return .died(reason: "renderer sent an invalid reply")
-                }
-                buffer.removeFirst(newline + 1)
-                header = decoded
-            }
-            if var outcome = header, buffer.count >= outcome.trailingByteCount {
-                outcome.data = Array(buffer[..<outcome.byteCount])
-                var offset = outcome.byteCount
-                for index in outcome.renditions.indices {
-                    let count = outcome.renditions[index].byteCount
-                    outcome.renditions[index].data = Array(buffer[offset..<(offset + count)])
-                    offset += count
-                }
-                buffer.removeFirst(offset)
-                return .outcome(outcome)
+            switch replies.next(for: job) {
+            case .outcome(let outcome): return .outcome(outcome)
+            case .invalid:
+                terminate()
+                return .died(reason: "renderer sent an invalid reply")
+            case .needMore: break
             }
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline else {
@@ -141,29 +126,8 @@ final class WorkerProcess {
             let count = chunk.withUnsafeMutableBytes { read(channel, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return .died(reason: reap()) }
-            buffer.append(contentsOf: chunk[0..<count])
+            replies.append(chunk[0..<count])
         }
-    }
-
-    /// Whether a reply header can be the answer to `job`: its id, byte counts the pipe may
-    /// carry, and for a rendered image a format and a size within the job's box, and exactly
-    /// the renditions asked for, each within its own box.
-    static func isPlausible(_ outcome: RenderOutcome, for job: RenderJob) -> Bool {
-        let counts = [outcome.byteCount] + outcome.renditions.map(\.byteCount)
-        guard outcome.id == job.id, counts.allSatisfy({ (0...RenderOutcome.maximumByteCount).contains($0) }),
-            counts.reduce(0, +) <= RenderOutcome.maximumByteCount
-        else {
-            return false
-        }
-        guard outcome.status == .rendered else { return outcome.byteCount == 0 && outcome.renditions.isEmpty }
-        let renditionsFit =
-            outcome.renditions.map(\.side) == job.renditions
-            && outcome.renditions.allSatisfy { rendition in
-                let box = 1...min(rendition.side, job.maxSide)
-                return box.contains(rendition.width) && box.contains(rendition.height) && rendition.byteCount > 0
-            }
-        return outcome.format != nil && (1...job.maxSide).contains(outcome.width)
-            && (1...job.maxSide).contains(outcome.height) && outcome.byteCount > 0 && renditionsFit
     }
 
     /// Kills the worker (if still running) and reaps it.

@@ -146,18 +146,18 @@ struct WorkerPoolTests {
     func plausibility() {
         let job = RenderJob(id: 7, name: "a.png", maxSide: 1024)
         var reply = RenderOutcome(id: 7, status: .rendered, format: .png, width: 1024, height: 10, data: [1])
-        #expect(WorkerProcess.isPlausible(reply, for: job))
+        #expect(WorkerReplyReader.isPlausible(reply, for: job))
         reply.id = 8
-        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
         reply.id = 7
         reply.byteCount = -1
-        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
         reply.byteCount = Int.max
-        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
         reply.byteCount = 1
         reply.width = 1025
-        #expect(!WorkerProcess.isPlausible(reply, for: job))
+        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
         let failed = RenderOutcome(id: 7, status: .failed, error: "corrupt")
-        #expect(WorkerProcess.isPlausible(failed, for: job))
+        #expect(WorkerReplyReader.isPlausible(failed, for: job))
     }
 }

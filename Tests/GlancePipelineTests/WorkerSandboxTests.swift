@@ -89,3 +89,52 @@ struct WorkerSandboxTests {
         #expect(plain.death(fromWaitStatus: 78 << 8).reason.hasPrefix("renderer could not enter its sandbox"))
     }
 }
+
+/// The coordinator's reply reader on the worker-protocol fuzzer's seeds (`TestAssets/fuzz/`):
+/// what a worker may send, whole or split, and what it must not.
+@Suite("Worker replies")
+struct WorkerReplyReaderTests {
+    func outcomes(of seed: String, splitAt split: Int? = nil) throws -> [WorkerReplyReader.Next] {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: assets + "/fuzz/worker-reply/" + seed)).dropFirst())
+        let job = RenderJob(id: 7, name: "doc.png", renditions: [256, 128])
+        var reader = WorkerReplyReader()
+        var results: [WorkerReplyReader.Next] = []
+        let cut = split ?? bytes.count
+        for part in [bytes[..<cut], bytes[cut...]] {
+            reader.append(part)
+            while true {
+                let next = reader.next(for: job)
+                if next == .needMore { break }
+                results.append(next)
+                if next == .invalid { return results }
+            }
+        }
+        return results
+    }
+
+    @Test("a reply with renditions is read whole, in one piece or split anywhere")
+    func rendered() throws {
+        for split in [nil, 1, 40, 300, 301] {
+            let results = try outcomes(of: "rendered-with-renditions.bin", splitAt: split)
+            guard case .outcome(let outcome) = results.first, results.count == 1 else {
+                Issue.record("split \(String(describing: split)): \(results)")
+                continue
+            }
+            #expect(outcome.data == Array("PNG!".utf8))
+            #expect(outcome.renditions.map(\.data) == [Array("abc".utf8), Array("de".utf8)])
+            #expect(outcome.workerCPUMilliseconds == 12)
+        }
+        #expect(try outcomes(of: "two-replies.bin").count == 2)
+        guard case .outcome(let failed) = try outcomes(of: "failed.bin").first else {
+            Issue.record("failed.bin")
+            return
+        }
+        #expect(failed.status == .failed)
+    }
+
+    @Test("a reply for another job, or with an impossible byte count, is invalid")
+    func invalid() throws {
+        #expect(try outcomes(of: "wrong-id.bin") == [.invalid])
+        #expect(try outcomes(of: "oversized-count.bin") == [.invalid])
+    }
+}

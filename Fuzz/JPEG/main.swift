@@ -1,0 +1,9 @@
+import FuzzSupport
+import GlanceRender
+
+/// libFuzzer's entry point: one input rendered by `JPEGRenderer` (`make fuzz`).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    FuzzDocument.render(data, size, with: JPEGRenderer(), name: "fuzz.jpg")
+    return 0
+}

@@ -1,0 +1,28 @@
+internal import CFileAccess
+import GlanceCore
+import GlanceRender
+
+/// What every decoder fuzzer does with one input: put the bytes in a sealed memory file (as the
+/// coordinator hands a worker its document) and render them as the worker would, with a small
+/// box and pixel limit so that each run stays short. Errors are the expected outcome; only a
+/// crash or a sanitizer report is a finding.
+public enum FuzzDocument {
+    /// The box thumbnails fit while fuzzing, and the pixel limit (16 megapixels).
+    public static let maxSide = 256
+    public static let maxPixels = 16_000_000
+
+    /// The input as an open file, or nil if no memory file can be made.
+    public static func open(_ data: UnsafePointer<UInt8>, _ size: Int) -> OpenFile? {
+        let descriptor = glance_memory_file(data, size)
+        return descriptor >= 0 ? OpenFile(adopting: descriptor) : nil
+    }
+
+    /// Renders the input with `renderer` as a document called `name`.
+    public static func render(
+        _ data: UnsafePointer<UInt8>, _ size: Int, with renderer: some DocumentRenderer, name: String
+    ) {
+        guard let file = open(data, size) else { return }
+        let request = RenderRequest(file: file, name: name, maxSide: maxSide, maxPixels: maxPixels)
+        _ = try? renderer.render(request)
+    }
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Runs Glance's libFuzzer targets (built by `make fuzz`) for a while each and reports.
+
+Each fuzzer starts from the seed folders in TestAssets/ named below, keeps the inputs it finds
+interesting in .build-fuzz/corpus/NAME/ (so a later run goes on from there), and writes any
+input that crashes or upsets AddressSanitizer to .build-fuzz/findings/. Such an input belongs in
+TestAssets/ with a test, once the bug is fixed. Exit status 1 if any fuzzer found something.
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+SEEDS = {
+    "jpeg": ["jpeg", "orientation", "corrupt"],
+    "png": ["png", "corrupt"],
+    "pdf": ["pdf", "hostile", "corrupt"],
+    "text": ["text", "collision", "samples"],
+    "worker-reply": ["fuzz/worker-reply"],
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=".build-fuzz", help="the fuzz build folder")
+    parser.add_argument("--assets", default="TestAssets", help="the seed folders' parent")
+    parser.add_argument("--seconds", type=int, default=60, help="seconds per fuzzer")
+    parser.add_argument("--only", nargs="*", choices=sorted(SEEDS), help="run only these fuzzers")
+    arguments = parser.parse_args()
+    build = pathlib.Path(arguments.build)
+    findings = build / "findings"
+    findings.mkdir(parents=True, exist_ok=True)
+    failed = False
+    for name in arguments.only or SEEDS:
+        corpus = build / "corpus" / name
+        corpus.mkdir(parents=True, exist_ok=True)
+        seeds = [str(pathlib.Path(arguments.assets) / folder) for folder in SEEDS[name]]
+        command = [
+            str(build / "debug" / f"fuzz-{name}"),
+            f"-max_total_time={arguments.seconds}",
+            "-timeout=20",
+            "-rss_limit_mb=4096",
+            "-max_len=65536",
+            "-print_final_stats=1",
+            f"-artifact_prefix={findings}/{name}-",
+            str(corpus),
+        ] + seeds
+        result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        executions = re.search(r"stat::number_of_executed_units:\s*(\d+)", result.stderr)
+        count = int(executions.group(1)) if executions else 0
+        found = [line for line in result.stderr.splitlines() if "Test unit written to" in line]
+        clean = result.returncode == 0 and not found
+        if clean:
+            verdict = "clean"
+        elif found:
+            verdict = "FOUND: " + "; ".join(found)
+        else:
+            verdict = f"exit {result.returncode}"
+        print(f"fuzz-{name}: {count} executions in {arguments.seconds} s, {verdict}", flush=True)
+        if not clean:
+            failed = True
+            sys.stderr.write(result.stderr[-4000:])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""`glance serve` against malformed and hostile requests, sent over raw sockets.
+
+Fills a temporary container from TestAssets/ (with a symbolic link that leads out of it, to a
+file holding a marker), generates its thumbnails, serves it on a free loopback port, then sends a
+bounded set of requests: crafted ones (path traversal in every spelling, NUL and control bytes,
+bytes that are not UTF-8, huge and repeated headers, bad ranges and queries, unknown methods,
+HTTP/0.9 and garbage, pipelined requests) and a fixed-seed series of mutations of good requests.
+It checks that no answer is a 500 (or any 5xx but 503), that no answer carries the marker from
+outside the container, and that the server still answers a normal request afterwards. Then it
+opens 200 slow clients (headers dribbled a byte at a time) and checks that normal requests still
+complete; it prints how much they were delayed (`make bench` is where speed is judged).
+
+    python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
+
+Exit status: 0 when every check passes, 1 when one fails (each failure is named), 2 when the test
+could not run.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSETS = ROOT / "TestAssets"
+DOCUMENTS = {
+    "photo.jpg": "samples/photo.jpg",
+    "report.pdf": "samples/report.pdf",
+    "notes.txt": "samples/README.txt",
+    "sub/screenshot.png": "samples/screenshot.png",
+}
+MARKER = b"GLANCE-OUTSIDE-SECRET-4f1c"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def exchange(port, payload, timeout=10.0):
+    """Sends raw bytes and reads until the server closes or stops sending; returns the bytes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        connection.sendall(payload)
+        try:
+            connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        chunks = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                chunk = connection.recv(65536)
+            except socket.timeout:
+                break
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def statuses(response):
+    """Every status code in a (possibly pipelined) response."""
+    codes = []
+    for line in response.split(b"\r\n"):
+        if line.startswith(b"HTTP/1.") and len(line) >= 12 and line[9:12].isdigit():
+            codes.append(int(line[9:12]))
+    return codes
+
+
+def request(path, method=b"GET", headers=b"", version=b"HTTP/1.1"):
+    return method + b" " + path + b" " + version + b"\r\nHost: 127.0.0.1\r\n" + headers + b"Connection: close\r\n\r\n"
+
+
+def crafted():
+    """The hand-written hostile requests."""
+    traversals = [
+        b"/documents/../outside/secret.txt", b"/documents/%2e%2e/outside/secret.txt",
+        b"/documents/%2E%2E%2Foutside%2Fsecret.txt", b"/documents/..%2foutside%2fsecret.txt",
+        b"/documents/%252e%252e/outside/secret.txt", b"/documents/leak.txt", b"/thumbnails/leak.txt",
+        b"/documents//etc/passwd", b"/documents/%2fetc%2fpasswd", b"/documents/sub/../../outside/secret.txt",
+        b"/thumbnails/../../outside/secret.txt", b"/preview/%2e%2e/outside/secret.txt",
+        b"/api/items/..%2F..%2Foutside%2Fsecret.txt", b"/documents/photo.jpg%00.txt", b"/documents/.thumbnails/thumbnails.sqlite",
+        b"/assets/..%2f..%2fPackage.swift", b"/c/x/../documents/photo.jpg", b"/documents/\\..\\outside\\secret.txt",
+    ]
+    odd_paths = [
+        b"/", b"/api/items", b"/api/items?limit=-1", b"/api/items?limit=99999999999999999999",
+        b"/api/items?sort=%ff%fe", b"/api/items?type=%00", b"/api/items?status=" + b"A" * 5000,
+        b"/api/items/%ff%fe.txt", b"/preview/%c3%28", b"/thumbnails/photo.jpg?size=-5", b"/%", b"/%zz",
+        b"/" + b"a/" * 3000, b"/documents/" + b"x" * 9000, b"/events?since=abc", b"*", b"http://evil.example/",
+        b"/documents/photo.jpg\x01\x02", b"/\x7f",
+    ]
+    requests = [request(path) for path in traversals + odd_paths]
+    ranges = [b"bytes=", b"bytes=-", b"bytes=5-1", b"bytes=999999999999999999999-", b"bytes=0-0,0-0," * 200,
+              b"bytes=-0", b"items=0-10", b"bytes=\xff-\x00"]
+    requests += [request(b"/documents/photo.jpg", headers=b"Range: " + value + b"\r\n") for value in ranges]
+    requests += [
+        request(b"/thumbnails/photo.jpg", headers=b"If-None-Match: " + b'"x",' * 2000 + b"\r\n"),
+        request(b"/thumbnails/photo.jpg", headers=b"If-Modified-Since: yesterday\r\n"),
+        request(b"/", headers=b"X-Big: " + b"h" * 60000 + b"\r\n"),
+        request(b"/", headers=b"".join(b"X-%d: v\r\n" % index for index in range(3000))),
+        request(b"/", headers=b"Content-Length: -1\r\n"),
+        request(b"/", headers=b"Content-Length: 10\r\nTransfer-Encoding: chunked\r\n"),
+        request(b"/", method=b"POST", headers=b"Content-Length: 5\r\n") + b"hello",
+        request(b"/documents/photo.jpg", method=b"DELETE"), request(b"/", method=b"PUT"),
+        request(b"/", method=b"TRACE"), request(b"/", method=b"OPTIONS"), request(b"/", method=b"BREW"),
+        request(b"/", method=b"G\x00ET"), request(b"/", version=b"HTTP/9.9"), request(b"/", version=b"HTTP/1.1x"),
+        b"GET /\r\n\r\n", b"\r\n\r\n\r\n", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(64),
+        bytes(range(256)) * 4, b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        b"GET / HTTP/1.1\r\n" + b" folded\r\n" + b"Host: a\r\n\r\n",
+        (b"GET /api/items HTTP/1.1\r\nHost: a\r\n\r\n" * 50) + b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+        b"GET /documents/photo.jpg HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 99999999\r\n\r\n",
+    ]
+    return requests
+
+
+def mutated(seed, count):
+    """Mutations of good requests: bytes flipped, inserted, removed, repeated (fixed seed)."""
+    generator = random.Random(seed)
+    bases = [request(b"/"), request(b"/api/items?limit=5&sort=name"), request(b"/documents/photo.jpg"),
+             request(b"/thumbnails/sub/screenshot.png"), request(b"/preview/report.pdf"), request(b"/api/items/notes.txt")]
+    for _ in range(count):
+        data = bytearray(generator.choice(bases))
+        for _ in range(generator.randint(1, 6)):
+            position = generator.randrange(len(data))
+            choice = generator.random()
+            if choice < 0.35:
+                data[position] = generator.randrange(256)
+            elif choice < 0.6:
+                data[position:position] = bytes(generator.randrange(256) for _ in range(generator.randint(1, 8)))
+            elif choice < 0.8:
+                del data[position:position + generator.randint(1, 4)]
+            else:
+                data[position:position] = bytes(data[position:position + 12]) * generator.randint(2, 50)
+        yield bytes(data)
+
+
+def timed_get(port, path=b"/api/items?limit=5"):
+    started = time.monotonic()
+    response = exchange(port, request(path), timeout=30)
+    return time.monotonic() - started, statuses(response)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--glance", required=True, help="the glance executable")
+    parser.add_argument("--mutations", type=int, default=400, help="mutated requests to send")
+    parser.add_argument("--slow-clients", type=int, default=200)
+    arguments = parser.parse_args()
+    glance = str(Path(arguments.glance).resolve())
+    work = Path(tempfile.mkdtemp(prefix="glance-hostile-"))
+    failures = []
+    server = None
+    slow = []
+    try:
+        container = work / "container"
+        for name, asset in DOCUMENTS.items():
+            (container / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ASSETS / asset, container / name)
+        (work / "outside").mkdir()
+        (work / "outside" / "secret.txt").write_bytes(MARKER + b"\n")
+        os.symlink("../outside/secret.txt", container / "leak.txt")
+        generated = subprocess.run([glance, "generate", str(container), "--quiet"], capture_output=True)
+        if generated.returncode not in (0, 1):
+            print(f"cannot run: glance generate exited {generated.returncode}: {generated.stderr.decode()}")
+            return 2
+        port = free_port()
+        log = open(work / "serve.log", "wb")
+        server = subprocess.Popen([glance, "serve", str(container), "--host", "127.0.0.1", "--port", str(port)],
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if 200 in statuses(exchange(port, request(b"/"), timeout=2)):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            print("cannot run: glance serve did not answer within 30 s")
+            return 2
+
+        sent = 0
+        seen = {}
+        for payload in list(crafted()) + list(mutated(20261123, arguments.mutations)):
+            sent += 1
+            try:
+                response = exchange(port, payload)
+            except OSError as error:
+                failures.append(f"request {sent}: connection failed: {error}")
+                continue
+            for code in statuses(response):
+                seen[code] = seen.get(code, 0) + 1
+                if code >= 500 and code != 503:
+                    failures.append(f"request {sent} {payload[:80]!r}: status {code}")
+            if MARKER in response:
+                failures.append(f"request {sent} {payload[:80]!r}: answered with the file outside the container")
+            if server.poll() is not None:
+                failures.append(f"request {sent} {payload[:80]!r}: glance serve exited ({server.returncode})")
+                break
+        print(f"sent {sent} hostile requests; statuses: "
+              + ", ".join(f"{code}x{count}" for code, count in sorted(seen.items())))
+        for path in [b"/", b"/thumbnails/photo.jpg", b"/documents/notes.txt"]:
+            if 200 not in timed_get(port, path)[1]:
+                failures.append(f"after the hostile requests, GET {path.decode()} is not 200")
+
+        baseline = [timed_get(port)[0] for _ in range(20)]
+        for _ in range(arguments.slow_clients):
+            connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+            connection.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            slow.append(connection)
+        loaded = []
+        for round_ in range(20):
+            for connection in slow:
+                try:
+                    connection.send(b"a")
+                except OSError:
+                    pass
+            elapsed, codes = timed_get(port)
+            loaded.append(elapsed)
+            if 200 not in codes:
+                failures.append(f"with {len(slow)} slow clients, a normal request got {codes}")
+        delay = statistics.median(loaded) - statistics.median(baseline)
+        print(f"normal request with {len(slow)} slow clients: median {statistics.median(loaded) * 1000:.1f} ms "
+              f"(alone {statistics.median(baseline) * 1000:.1f} ms, delay {delay * 1000:.1f} ms), "
+              f"worst {max(loaded) * 1000:.1f} ms")
+        if server.poll() is not None:
+            failures.append(f"glance serve exited ({server.returncode})")
+    finally:
+        for connection in slow:
+            connection.close()
+        if server is not None:
+            try:
+                os.killpg(server.pid, signal.SIGTERM)
+                server.wait(10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(server.pid, signal.SIGKILL)
+        shutil.rmtree(work, ignore_errors=True)
+    for failure in failures:
+        print(f"FAIL {failure}")
+    print("all checks passed" if not failures else f"{len(failures)} check(s) failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
