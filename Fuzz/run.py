@@ -7,6 +7,7 @@ input that crashes or upsets AddressSanitizer to .build-fuzz/findings/. Such an 
 TestAssets/ with a test, once the bug is fixed. Exit status 1 if any fuzzer found something.
 """
 import argparse
+import os
 import pathlib
 import re
 import subprocess
@@ -46,7 +47,12 @@ def main():
             f"-artifact_prefix={findings}/{name}-",
             str(corpus),
         ] + seeds
-        result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        environment = dict(os.environ)
+        # libFuzzer reports a crash with its own stack; the Swift runtime's backtracer would start
+        # a process of its own that keeps the output pipe open after the fuzzer has died.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment["LSAN_OPTIONS"] = f"suppressions={pathlib.Path(__file__).parent / 'lsan-suppressions.txt'}"
+        result = subprocess.run(command, capture_output=True, text=True, errors="replace", env=environment)
         executions = re.search(r"stat::number_of_executed_units:\s*(\d+)", result.stderr)
         count = int(executions.group(1)) if executions else 0
         found = [line for line in result.stderr.splitlines() if "Test unit written to" in line]

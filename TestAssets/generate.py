@@ -1202,6 +1202,16 @@ def make_hostile():
         pdf += b"%010d 00000 n \n" % offset
     pdf += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     write("hostile/huge-image.pdf", bytes(pdf))
+    # Found by `make fuzz` (fuzz-pdf), kept byte for byte: a MediaBox 1e90 points wide, whose
+    # size once trapped the renderer converting it to whole points.
+    write("hostile/huge-mediabox.pdf", HUGE_MEDIABOX_PDF)
+    record("hostile/huge-mediabox.pdf", "pdf", "error:malformed pdf", None,
+           "found by fuzz-pdf: MediaBox 1e90 points wide, once a trap in the renderer")
+
+
+HUGE_MEDIABOX_PDF = (
+    b'%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<!/Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [6 0 R] /Coun\n6 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1000333333333333333333333333333333333333333333333333333333333333333333333333333333333333 100] 00 n \ntrailer\n<< /Size 7 /Root 1 0 R /Info 4 0 R >>\nstartxref\n600\n%\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00DFKai-SB\x00\x00\x00\x00\x00%EOF\n'
+)
 
 
 def make_collision():

@@ -18,6 +18,8 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case truncated(format: String)
     /// The PDF is encrypted with a user password.
     case encrypted
+    /// The image or PDF file is larger than the file-size limit allows.
+    case fileTooLarge(bytes: Int, limitBytes: Int)
     /// Decoding would need more pixels than the limit allows.
     case tooLarge(width: Int, height: Int, limitPixels: Int)
     /// The decoder would need more working memory than allowed (huge progressive JPEGs).
@@ -59,6 +61,10 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             return "truncated \(format) data"
         case .encrypted:
             return "encrypted PDF, needs a password"
+        case .fileTooLarge(let bytes, let limit):
+            let tenths = (bytes * 10 + (1 << 19)) >> 20
+            let size = "\(tenths / 10).\(tenths % 10)"
+            return "file of \(size) MiB exceeds the \(limit >> 20) MiB limit for images and PDFs (--max-file-size)"
         case .tooLarge(let width, let height, let limit):
             let named =
                 limit >= 1_000_000 && limit % 1_000_000 == 0 ? "\(limit / 1_000_000)-megapixel" : "\(limit)-pixel"
@@ -66,11 +72,13 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
         case .needsTooMuchMemory(let format, let limit):
             return "\(format) needs more than \(limit) MB of memory to decode"
         case .outOfMemory(let detail):
-            return "out of memory: \(detail)"
+            // Every refusal names the option that raises its limit.
+            return detail.contains("--memory-limit")
+                ? "out of memory: \(detail)" : "out of memory: \(detail) (--memory-limit)"
         case .unsupportedEncoding(let format, let detail):
             return "unsupported \(format) encoding: \(detail)"
         case .timedOut(let seconds):
-            return "timed out after \(Self.seconds(seconds)) s"
+            return "timed out after \(Self.seconds(seconds)) s (--timeout)"
         case .rendererCrashed(let signal):
             return "renderer crashed (signal \(signal))"
         case .sandboxViolated:

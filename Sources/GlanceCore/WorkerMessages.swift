@@ -8,6 +8,8 @@ public struct RenderJob: Codable, Sendable, Equatable {
     public var name: String
     public var maxSide: Int
     public var maxPixels: Int
+    /// The largest image or PDF file read, in bytes (text is exempt: only its start is read).
+    public var maxFileBytes: Int
     /// Whether the worker should also compute the content digest.
     public var computeDigest: Bool
     /// The encoding to produce; nil picks it from the content (``ImageFormat/automatic(for:image:)``).
@@ -18,13 +20,14 @@ public struct RenderJob: Codable, Sendable, Equatable {
 
     public init(
         id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,
-        maxPixels: Int = ThumbnailLimits.defaultMaxPixels, computeDigest: Bool = true, format: ImageFormat? = nil,
-        renditions: [Int] = []
+        maxPixels: Int = ThumbnailLimits.defaultMaxPixels, maxFileBytes: Int = ThumbnailLimits.defaultMaxFileBytes,
+        computeDigest: Bool = true, format: ImageFormat? = nil, renditions: [Int] = []
     ) {
         self.id = id
         self.name = name
         self.maxSide = maxSide
         self.maxPixels = maxPixels
+        self.maxFileBytes = maxFileBytes
         self.computeDigest = computeDigest
         self.format = format
         self.renditions = renditions

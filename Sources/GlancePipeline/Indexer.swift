@@ -19,6 +19,8 @@ public final class Indexer: Sendable {
         public var maxSide = ThumbnailLimits.defaultMaxSide
         /// The pixel limit.
         public var maxPixels = ThumbnailLimits.defaultMaxPixels
+        /// The largest image or PDF read, in bytes (`--max-file-size`).
+        public var maxFileBytes = ThumbnailLimits.defaultMaxFileBytes
         /// How long a batch's claims last without a heartbeat.
         public var leaseSeconds = 60.0
         /// A second home for thumbnails (the desktop's cache, `--xdg`), told of every record saved.
@@ -188,6 +190,7 @@ public final class Indexer: Sendable {
         let id = renderCount.add(1, ordering: .relaxed).newValue
         let job = RenderJob(
             id: id, name: path, maxSide: options.maxSide, maxPixels: options.maxPixels,
+            maxFileBytes: options.maxFileBytes,
             renditions: options.mirror?.renditionSides ?? [])
         let result = await pool.run(job, file: file, priority: priority)
         if case .cancelled = result { return .cancelled(path: path) }

@@ -54,6 +54,12 @@ public struct PDFRenderer: DocumentRenderer {
         guard pageWidth.isFinite, pageHeight.isFinite, pageWidth > 0, pageHeight > 0 else {
             throw .malformedPDF(detail: "page 1 has no size")
         }
+        // Found by fuzzing: a MediaBox of 1e90 points overflowed the conversion to whole points.
+        let largest = Double(ThumbnailLimits.maxPDFPagePoints)
+        guard pageWidth <= largest, pageHeight <= largest else {
+            throw .malformedPDF(
+                detail: "page 1 is larger than \(ThumbnailLimits.maxPDFPagePoints) points, beyond any real page")
+        }
         let size = ThumbnailGeometry.fit(width: pageWidth, height: pageHeight, maxSide: request.maxSide)
         let image = try Self.draw(page: page, pageWidth: pageWidth, pageHeight: pageHeight, size: size)
         return RenderedThumbnail(

@@ -79,6 +79,7 @@ public struct WorkerService: Sendable {
             var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
             let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
+            try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
             request.text = text
             let thumbnail = try thumbnailer.render(request, as: sniffed)
             let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
@@ -105,6 +106,15 @@ public struct WorkerService: Sendable {
             return RenderOutcome(
                 id: job.id, status: status, contentType: type, error: error.description, milliseconds: elapsed())
         }
+    }
+
+    /// Refuses an image or PDF larger than `limit` bytes (text is exempt: only its start is read).
+    static func checkFileSize(_ file: OpenFile, type: ContentType, limit: Int) throws(ThumbnailError) {
+        guard type != .text, limit > 0 else { return }
+        var information = stat()
+        guard fstat(file.descriptor, &information) == 0 else { return }
+        let size = Int(information.st_size)
+        if size > limit { throw .fileTooLarge(bytes: size, limitBytes: limit) }
     }
 
     /// The test hooks that act as a compromised renderer would. Inside the sandbox each is killed

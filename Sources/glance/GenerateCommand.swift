@@ -57,6 +57,11 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "Refuse images that would need more than this many decoded pixels.")
     var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
 
+    @Option(
+        help: ArgumentHelp(
+            "Refuse images and PDFs larger than this many MiB (text: only its start is read).", valueName: "MiB"))
+    var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20
+
     @OptionGroup var sandbox: SandboxOptions
 
     @Option(help: .hidden) var debugCrashOn: String?
@@ -75,6 +80,7 @@ struct GenerateCommand: AsyncParsableCommand {
         try OptionChecks.timeout(timeout)
         try OptionChecks.memoryLimit(memoryLimit)
         try OptionChecks.maxPixels(maxPixels)
+        try OptionChecks.maxFileSize(maxFileSize)
         _ = try desktop.sizes()
         if let debugSwapOn, !debugSwapOn.contains("=") {
             throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
@@ -88,6 +94,7 @@ struct GenerateCommand: AsyncParsableCommand {
             dryRun ? try location.openForReading() : try location.open()
         var options = Indexer.Options(generatorVersion: GlanceVersion.current)
         options.maxPixels = maxPixels
+        options.maxFileBytes = maxFileSize << 20
         let mirror = try (dryRun ? nil : desktop.openCache()).map { cache in
             DesktopCacheMirror(
                 cache: cache, containerPath: DesktopCacheOptions.absolutePath(location.container), sizes: cache.sizes,

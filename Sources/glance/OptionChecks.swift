@@ -19,15 +19,27 @@ enum OptionChecks {
         }
     }
 
+    /// The smallest `--memory-limit`, in MiB: a worker maps about 100 MiB of libraries before it
+    /// reads a document, so a lower limit would fail every document with a crash.
+    static let minimumMemoryLimit = 128
+
     static func memoryLimit(_ value: Int) throws {
-        guard (64...maximumMemoryLimit).contains(value) else {
-            throw ValidationError("--memory-limit must be between 64 and \(maximumMemoryLimit) (MiB).")
+        guard (minimumMemoryLimit...maximumMemoryLimit).contains(value) else {
+            throw ValidationError(
+                "--memory-limit must be between \(minimumMemoryLimit) and \(maximumMemoryLimit) (MiB): a renderer "
+                    + "needs about 100 MiB of address space before it reads anything.")
         }
     }
 
     static func maxPixels(_ value: Int) throws {
         guard (1...maximumPixels).contains(value) else {
             throw ValidationError("--max-pixels must be between 1 and \(maximumPixels).")
+        }
+    }
+
+    static func maxFileSize(_ value: Int) throws {
+        guard (1...maximumMemoryLimit).contains(value) else {
+            throw ValidationError("--max-file-size must be between 1 and \(maximumMemoryLimit) (MiB).")
         }
     }
 

@@ -44,6 +44,11 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Refuse images that would need more than this many decoded pixels.")
     var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
 
+    @Option(
+        help: ArgumentHelp(
+            "Refuse images and PDFs larger than this many MiB (text: only its start is read).", valueName: "MiB"))
+    var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20
+
     @Option(help: "The box the thumbnail fits into, in pixels (1 to 4096).")
     var size: Int = ThumbnailLimits.defaultMaxSide
 
@@ -72,6 +77,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     func validate() throws {
         try OptionChecks.maxPixels(maxPixels)
+        try OptionChecks.maxFileSize(maxFileSize)
         try OptionChecks.size(size)
         try OptionChecks.timeout(timeout)
         try OptionChecks.memoryLimit(memoryLimit)
@@ -219,7 +225,9 @@ struct ThumbnailCommand: ParsableCommand {
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)
         let job = RenderJob(
-            id: 1, name: file, maxSide: size, maxPixels: maxPixels, computeDigest: false, format: requestedFormat,
+            id: 1, name: file, maxSide: size, maxPixels: maxPixels, maxFileBytes: maxFileSize << 20,
+            computeDigest: false,
+            format: requestedFormat,
             renditions: renditions)
         pool.submit(job, file: document, priority: .interactive) { finished in
             result.withLock { $0 = finished }

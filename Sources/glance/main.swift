@@ -50,6 +50,10 @@ do {
     if error is ExitCode {
         exit(code.rawValue)
     }
-    if !message.isEmpty { StandardError.write(message) }
+    // ArgumentParser's message is several lines (the error, the usage, a pointer to --help): each
+    // is written on its own, escaped like every other line glance prints.
+    for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+        StandardError.write(String(line))
+    }
     exit(code == .validationFailure ? 2 : code.rawValue)
 }

@@ -125,7 +125,10 @@ struct GenerateCommandTests {
         #expect(result.status == 1)
         #expect(summary["rendered"] as? Int == 8)
         let failures = summary["failures"] as? [[String: Any]] ?? []
-        #expect(failures.map { $0["error"] as? String } == ["timed out after 1 s", "timed out after 1 s"])
+        #expect(
+            failures.map { $0["error"] as? String } == [
+                "timed out after 1 s (--timeout)", "timed out after 1 s (--timeout)",
+            ])
     }
 
     @Test("kill -9 in the middle of a batch leaves a sound store, and a re-run completes the job")

@@ -141,7 +141,7 @@ struct HostileInputTests {
             "thumbnail", container.file("a.png"), "-o", container.output("x.png"), "--timeout", "0.25",
             "--debug-hang-on", "*",
         ])
-        #expect(quick.standardError.contains("timed out after 0.25 s"))
+        #expect(quick.standardError.contains("timed out after 0.25 s (--timeout)"))
     }
 
     // MARK: 5. False success

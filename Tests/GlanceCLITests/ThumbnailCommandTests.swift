@@ -59,7 +59,7 @@ struct ThumbnailCommandTests {
         "a decoder that crashes or hangs costs this file only: one line, exit 1, no OUT",
         arguments: [
             (["--debug-crash-on", "*.png"], "renderer crashed (signal 11)"),
-            (["--debug-hang-on", "*.png", "--timeout", "1"], "timed out after 1 s"),
+            (["--debug-hang-on", "*.png", "--timeout", "1"], "timed out after 1 s (--timeout)"),
         ])
     func supervised(options: [String], reason: String) throws {
         let folder = try CLIAssets.scratchFolder()
