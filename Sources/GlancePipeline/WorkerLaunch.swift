@@ -49,7 +49,6 @@ public struct WorkerLaunch: Sendable, Equatable {
         guard processStatus.contains("\nSeccomp:") else { return false }
         guard sandbox == .bubblewrapAndSeccomp else { return true }
         guard let bubblewrap = Bubblewrap.executable, let trueProgram = Bubblewrap.trueProgram else { return false }
-        let program = bubblewrap
         let argv = [bubblewrap] + Bubblewrap.arguments(worker: executable) + ["--", trueProgram]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -61,7 +60,7 @@ public struct WorkerLaunch: Sendable, Equatable {
         let pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
         var child: pid_t = 0
-        guard posix_spawn(&child, program, &actions, nil, pointers, environ) == 0 else { return false }
+        guard posix_spawn(&child, bubblewrap, &actions, nil, pointers, environ) == 0 else { return false }
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         return death(fromWaitStatus: status) == .exited(0)
