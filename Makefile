@@ -7,7 +7,7 @@ DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev git fonts-dejavu-core fonts-wqy-microhei
 # What only the tests need: a real browser for the pages, GIO (the desktop cache's client) and
-# bubblewrap (the sandbox GNOME runs thumbnailers in).
+# bubblewrap (the renderers' sandbox, which the tests expect to work, and GNOME's for thumbnailers).
 TEST_PACKAGES := chromium chromium-driver libglib2.0-bin bubblewrap
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # make install: where, and a build of its own with the Swift runtime linked in, so that the
