@@ -57,13 +57,21 @@ public struct WorkerLaunch: Sendable, Equatable {
             posix_spawn_file_actions_addopen(
                 &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
-        let pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
         var child: pid_t = 0
-        guard posix_spawn(&child, bubblewrap, &actions, nil, pointers, environ) == 0 else { return false }
+        guard Self.spawn(&child, bubblewrap, argv, &actions, nil) == 0 else { return false }
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         return death(fromWaitStatus: status) == .exited(0)
+    }
+
+    /// posix_spawn with `argv` as C strings, in this process's environment; 0 or an error number.
+    static func spawn(
+        _ child: inout pid_t, _ program: String, _ argv: [String], _ actions: inout posix_spawn_file_actions_t,
+        _ attributes: UnsafePointer<posix_spawnattr_t>?
+    ) -> Int32 {
+        let pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        return posix_spawn(&child, program, &actions, attributes, pointers, environ)
     }
 
     /// The strongest sandbox that works on this machine for `executable`: bubblewrap and seccomp,
@@ -83,10 +91,13 @@ enum WorkerDeath: Equatable {
     case exited(Int32)
     case signalled(Int32)
 
-    /// The reason a document fails with when its worker ended this way.
-    var reason: String {
+    /// The reason a document fails with when its worker, run under this CPU limit (0: none),
+    /// ended this way.
+    func reason(cpuLimitSeconds: Int) -> String {
         switch self {
         case .signalled(WorkerSandbox.violationSignal): return ThumbnailError.sandboxViolated.description
+        case .signalled(WorkerSandbox.cpuLimitSignal) where cpuLimitSeconds > 0:
+            return ThumbnailError.cpuLimitExceeded(seconds: cpuLimitSeconds).description
         case .signalled(let signal): return ThumbnailError.rendererCrashed(signal: signal).description
         case .exited(WorkerSandbox.unavailableExitStatus): return ThumbnailError.sandboxUnavailable.description
         case .exited(let code): return "renderer exited unexpectedly (status \(code))"

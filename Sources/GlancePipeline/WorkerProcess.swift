@@ -55,8 +55,6 @@ final class WorkerProcess {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // Nothing else crosses into the worker (see glance_spawn_close_from).
         _ = glance_spawn_close_from(&actions, 3)
-        let argv: [UnsafeMutablePointer<CChar>?] = commandLine.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
         // A process group of its own: under bubblewrap the worker is a grandchild, which killing
         // the bwrap we started does not reach (its parent-death signal is lost when it enters its
         // user namespace); killing the group does. It also keeps the terminal's Ctrl-C for glance.
@@ -66,7 +64,7 @@ final class WorkerProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let status = WorkerLaunch.spawn(&child, executable, commandLine, &actions, &attributes)
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
@@ -142,10 +140,6 @@ final class WorkerProcess {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         exited = true
-        let death = launch.death(fromWaitStatus: status)
-        if death == .signalled(WorkerSandbox.cpuLimitSignal) && cpuSeconds > 0 {
-            return ThumbnailError.cpuLimitExceeded(seconds: cpuSeconds).description
-        }
-        return death.reason
+        return launch.death(fromWaitStatus: status).reason(cpuLimitSeconds: cpuSeconds)
     }
 }

@@ -69,33 +69,27 @@ public struct PixelBuffer: Sendable, Equatable {
 
     /// The same pixels without the alpha channel (alpha must be 255 everywhere to be lossless).
     public func droppingAlpha() -> PixelBuffer {
-        guard channels == 4 else { return self }
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        bytes.withUnsafeBufferPointer { source in
-            rgb.withUnsafeMutableBufferPointer { target in
-                for pixel in 0..<(width * height) {
-                    target[3 * pixel] = source[4 * pixel]
-                    target[3 * pixel + 1] = source[4 * pixel + 1]
-                    target[3 * pixel + 2] = source[4 * pixel + 2]
-                }
-            }
-        }
-        return PixelBuffer(width: width, height: height, channels: 3, bytes: rgb)
+        channels == 4 ? copyingRGB(toChannels: 3) : self
     }
 
     /// The same pixels with four channels: an opaque alpha channel added to RGB.
     public func withOpaqueAlpha() -> PixelBuffer {
-        guard channels == 3 else { return self }
-        var rgba = [UInt8](repeating: 255, count: width * height * 4)
+        channels == 3 ? copyingRGB(toChannels: 4) : self
+    }
+
+    /// The RGB samples copied into a buffer of `count` channels (3 or 4; a fourth is opaque).
+    private func copyingRGB(toChannels count: Int) -> PixelBuffer {
+        var copy = [UInt8](repeating: 255, count: width * height * count)
+        let from = channels
         bytes.withUnsafeBufferPointer { source in
-            rgba.withUnsafeMutableBufferPointer { target in
+            copy.withUnsafeMutableBufferPointer { target in
                 for pixel in 0..<(width * height) {
-                    target[4 * pixel] = source[3 * pixel]
-                    target[4 * pixel + 1] = source[3 * pixel + 1]
-                    target[4 * pixel + 2] = source[3 * pixel + 2]
+                    target[count * pixel] = source[from * pixel]
+                    target[count * pixel + 1] = source[from * pixel + 1]
+                    target[count * pixel + 2] = source[from * pixel + 2]
                 }
             }
         }
-        return PixelBuffer(width: width, height: height, channels: 4, bytes: rgba)
+        return PixelBuffer(width: width, height: height, channels: count, bytes: copy)
     }
 }

@@ -111,9 +111,7 @@ public struct WorkerService: Sendable {
     /// Refuses an image or PDF larger than `limit` bytes (text is exempt: only its start is read).
     static func checkFileSize(_ file: OpenFile, type: ContentType, limit: Int) throws(ThumbnailError) {
         guard type != .text, limit > 0 else { return }
-        var information = stat()
-        guard fstat(file.descriptor, &information) == 0 else { return }
-        let size = Int(information.st_size)
+        guard let size = file.status().map({ Int($0.st_size) }) else { return }
         if size > limit { throw .fileTooLarge(bytes: size, limitBytes: limit) }
     }
 

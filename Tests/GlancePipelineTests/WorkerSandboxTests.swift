@@ -83,10 +83,14 @@ struct WorkerSandboxTests {
         let wrapped = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .bubblewrapAndSeccomp)
         let plain = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .seccomp)
         #expect(wrapped.death(fromWaitStatus: (128 + 31) << 8) == .signalled(31))
-        #expect(wrapped.death(fromWaitStatus: (128 + 31) << 8).reason.hasPrefix("renderer violated its sandbox"))
+        #expect(
+            wrapped.death(fromWaitStatus: (128 + 31) << 8).reason(cpuLimitSeconds: 60)
+                .hasPrefix("renderer violated its sandbox"))
         #expect(plain.death(fromWaitStatus: 31) == .signalled(31))
         #expect(plain.death(fromWaitStatus: (128 + 31) << 8) == .exited(159))
-        #expect(plain.death(fromWaitStatus: 78 << 8).reason.hasPrefix("renderer could not enter its sandbox"))
+        #expect(
+            plain.death(fromWaitStatus: 78 << 8).reason(cpuLimitSeconds: 60)
+                .hasPrefix("renderer could not enter its sandbox"))
     }
 }
 
