@@ -57,6 +57,7 @@ let package = Package(
         .target(name: "CWatch"),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
+        .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
             name: "CGraphics",
             pkgConfig: "pangocairo",
@@ -73,7 +74,8 @@ let package = Package(
         .target(
             name: "GlanceRender",
             dependencies: [
-                "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CGraphics", "CUchardet", "CRenderGuard",
+                "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet",
+                "CRenderGuard",
             ]
         ),
         .target(

@@ -14,8 +14,8 @@ import subprocess
 import sys
 
 SEEDS = {
-    "jpeg": ["jpeg", "orientation", "corrupt"],
-    "png": ["png", "corrupt"],
+    "jpeg": ["jpeg", "orientation", "corrupt", "colour"],
+    "png": ["png", "corrupt", "colour"],
     "pdf": ["pdf", "hostile", "corrupt"],
     "text": ["text", "collision", "samples"],
     "worker-reply": ["fuzz/worker-reply"],
@@ -55,10 +55,15 @@ def main():
         result = subprocess.run(command, capture_output=True, text=True, errors="replace", env=environment)
         executions = re.search(r"stat::number_of_executed_units:\s*(\d+)", result.stderr)
         count = int(executions.group(1)) if executions else 0
-        found = [line for line in result.stderr.splitlines() if "Test unit written to" in line]
+        written = [line for line in result.stderr.splitlines() if "Test unit written to" in line]
+        # An input that took over 10 s (libFuzzer's slow-unit report) is kept for a look but is
+        # no failure: under AddressSanitizer a large image's decode is that slow, and the workers
+        # have their own time and CPU limits. A crash, a leak or a sanitizer report is a failure.
+        slow = [line for line in written if "slow-unit-" in line]
+        found = [line for line in written if "slow-unit-" not in line]
         clean = result.returncode == 0 and not found
         if clean:
-            verdict = "clean"
+            verdict = "clean" + (f" ({len(slow)} slow input(s) kept: {'; '.join(slow)})" if slow else "")
         elif found:
             verdict = "FOUND: " + "; ".join(found)
         else:

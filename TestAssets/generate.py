@@ -21,6 +21,9 @@ What it makes
                 correct UTF-8 of every non-UTF-8 (or BOM) file
   corrupt/      empty, truncated, corrupt and mislabelled files
   samples/      a few nice documents for the demo (`make demo`)
+  colour/       one colour chart tagged with ICC profiles (ROMM RGB, Adobe
+                RGB, Display P3 made here, CMYK SWOP, sRGB), untagged, with a
+                broken profile, and PNGs with gAMA/cHRM only
 
 CMYK: ImageMagick 6 writes every CMYK JPEG as YCCK (Adobe transform 2), so
 jpeg/ycck.jpg comes from ImageMagick and jpeg/cmyk.jpg is assembled from
@@ -33,7 +36,8 @@ columns: path kind outcome width height note
            either (ok or any error is acceptable)
   width/height  expected thumbnail size, `*` for errors
 
-Tools needed: python3 (stdlib only), /usr/bin/convert (ImageMagick 6; the
+Tools needed: python3 (stdlib only), the ICC profiles of icc-profiles-free
+and ghostscript in /usr/share/color/icc, /usr/bin/convert (ImageMagick 6; the
 `convert` first on PATH may be something else), cjpeg and jpegtran from
 libjpeg-turbo-progs, qpdf.
 
@@ -60,7 +64,8 @@ import zlib
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
-GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile"]
+GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
+          "colour"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1094,6 +1099,7 @@ def main():
         make_samples()
         make_collision()
         make_hostile()
+        make_colour()
     rows = sorted(MANIFEST)
     assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
     with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
@@ -1412,6 +1418,166 @@ Usage
 Errors name the problem: an empty file, truncated or corrupt data, an
 encrypted PDF or an image above the 100-megapixel limit.
 """
+
+
+# ---------------------------------------------------------------- colour
+
+ICC_DIR = "/usr/share/color/icc"
+D50 = (0.9642, 1.0, 0.8249)
+
+
+def mat_mul(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+
+
+def mat_vec(a, v):
+    return [sum(a[i][k] * v[k] for k in range(3)) for i in range(3)]
+
+
+def mat_inv(m):
+    (a, b, c), (d, e, f), (g, h, i) = m
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    return [[(e * i - f * h) / det, (c * h - b * i) / det, (b * f - c * e) / det],
+            [(f * g - d * i) / det, (a * i - c * g) / det, (c * d - a * f) / det],
+            [(d * h - e * g) / det, (b * g - a * h) / det, (a * e - b * d) / det]]
+
+
+def xyz_of(x, y):
+    return [x / y, 1.0, (1 - x - y) / y]
+
+
+def rgb_colorants_d50(primaries, white):
+    """The D50-adapted (Bradford) XYZ of an RGB space's primaries, as an ICC profile stores them."""
+    m = [xyz_of(*p) for p in primaries]
+    m = [[m[j][i] for j in range(3)] for i in range(3)]        # primaries as columns
+    w = xyz_of(*white)
+    scale = mat_vec(mat_inv(m), w)
+    m = [[m[i][j] * scale[j] for j in range(3)] for i in range(3)]
+    bradford = [[0.8951, 0.2664, -0.1614], [-0.7502, 1.7135, 0.0367], [0.0389, -0.0685, 1.0296]]
+    source, target = mat_vec(bradford, w), mat_vec(bradford, D50)
+    gain = [[target[i] / source[i] if i == j else 0.0 for j in range(3)] for i in range(3)]
+    adapt = mat_mul(mat_inv(bradford), mat_mul(gain, bradford))
+    m = mat_mul(adapt, m)
+    return [[m[i][j] for i in range(3)] for j in range(3)]     # one XYZ per primary
+
+
+def s15(v):
+    return struct.pack(">i", int(round(v * 65536)))
+
+
+def icc_rgb_profile(description, primaries, white):
+    """A minimal ICC v2 display profile: D50-adapted colorants and sRGB's parametric curve."""
+    def text_description(text):
+        ascii_text = text.encode("ascii") + b"\0"
+        return (b"desc\0\0\0\0" + struct.pack(">I", len(ascii_text)) + ascii_text
+                + struct.pack(">II", 0, 0) + struct.pack(">HB", 0, 0) + b"\0" * 67)
+
+    def xyz(v):
+        return b"XYZ \0\0\0\0" + b"".join(s15(c) for c in v)
+
+    curve = b"para\0\0\0\0" + struct.pack(">HH", 3, 0) + b"".join(
+        s15(v) for v in (2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045))
+    red, green, blue = rgb_colorants_d50(primaries, white)
+    tags = [(b"desc", text_description(description)),
+            (b"cprt", b"text\0\0\0\0" + b"No copyright: made by Glance's test generator\0"),
+            (b"wtpt", xyz(D50)), (b"rXYZ", xyz(red)), (b"gXYZ", xyz(green)), (b"bXYZ", xyz(blue)),
+            (b"rTRC", curve), (b"gTRC", curve), (b"bTRC", curve)]
+    offset = 128 + 4 + 12 * len(tags)
+    table, data = b"", b""
+    for signature, payload in tags:
+        payload += b"\0" * (-len(payload) % 4)
+        table += signature + struct.pack(">II", offset + len(data), len(payload))
+        data += payload
+    body = struct.pack(">I", len(tags)) + table + data
+    size = 128 + len(body)
+    header = (struct.pack(">I", size) + b"lcms" + bytes([2, 0x10, 0, 0]) + b"mntrRGB XYZ "
+              + struct.pack(">6H", 2026, 1, 1, 0, 0, 0) + b"acsp" + b"\0" * 24
+              + struct.pack(">I", 0) + b"".join(s15(c) for c in D50) + b"\0" * 48)
+    assert len(header) == 128
+    return header + body
+
+
+def colour_chart(w, h):
+    """Rows of a chart: a 6x3 grid of saturated, pastel and dark patches, and two ramps."""
+    patches = [(220, 40, 30), (30, 170, 60), (40, 60, 210), (240, 210, 30), (200, 40, 190), (30, 190, 210),
+               (250, 180, 160), (170, 230, 180), (170, 190, 250), (120, 60, 30), (40, 80, 40), (30, 30, 90),
+               (199, 60, 38), (128, 128, 128), (240, 240, 240), (20, 20, 20), (250, 120, 0), (90, 0, 160)]
+    grid_h = h * 3 // 4
+    rows = []
+    for y in range(h):
+        row = bytearray()
+        if y < grid_h:
+            r = y * 3 // grid_h
+            for x in range(w):
+                row += bytes(patches[r * 6 + x * 6 // w])
+        else:
+            band = (y - grid_h) * 2 // (h - grid_h)
+            for x in range(w):
+                v = x * 255 // (w - 1)
+                row += bytes((v, v, v) if band == 0 else (v, 255 - v, 128))
+        rows.append(bytes(row))
+    return rows
+
+
+def png_with_iccp(w, h, rgb, name, profile):
+    data = encode_png(w, h, 2, 8, [rgb[i * w * 3:(i + 1) * w * 3] for i in range(h)])
+    iccp = png_chunk(b"iCCP", name + b"\0\0" + zlib.compress(profile, 9))
+    return data[:33] + iccp + data[33:]
+
+
+def png_with_chunks(w, h, rgb, chunks):
+    data = encode_png(w, h, 2, 8, [rgb[i * w * 3:(i + 1) * w * 3] for i in range(h)])
+    return data[:33] + b"".join(png_chunk(tag, payload) for tag, payload in chunks) + data[33:]
+
+
+def make_colour():
+    w, h = 1536, 1024
+    chart = os.path.join(TMP, "chart.ppm")
+    ppm(chart, w, h, colour_chart(w, h))
+    srgb = os.path.join(ICC_DIR, "sRGB.icc")
+    p3 = os.path.join(TMP, "display-p3.icc")
+    with open(p3, "wb") as f:
+        f.write(icc_rgb_profile("Display P3 (Glance test)", [(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)],
+                                (0.3127, 0.3290)))
+    note = "colour chart, 1536x1024, pixels converted from sRGB into and tagged with "
+
+    def tagged_jpeg(rel, profile, what, *extra):
+        # The chart is taken as sRGB, converted into the profile's space and tagged with it
+        # (no -strip: the profile must stay; ImageMagick writes no timestamps into a JPEG).
+        run(CONVERT, chart, *extra, "-profile", srgb, "-profile", profile, "-quality", "95", out(rel))
+        ok_image(rel, "jpeg", w, h, note + what)
+
+    tagged_jpeg("colour/romm-rgb.jpg", os.path.join(ICC_DIR, "ghostscript", "rommrgb.icc"), "ROMM RGB")
+    tagged_jpeg("colour/adobe-rgb.jpg", os.path.join(ICC_DIR, "compatibleWithAdobeRGB1998.icc"),
+                "an Adobe RGB (1998) compatible profile")
+    tagged_jpeg("colour/adobe-rgb-2.jpg", os.path.join(ICC_DIR, "compatibleWithAdobeRGB1998.icc"),
+                "the same profile, mirrored (a second photo from the same camera)", "-flop")
+    tagged_jpeg("colour/cmyk-swop.jpg", os.path.join(ICC_DIR, "ghostscript", "default_cmyk.icc"),
+                "ghostscript's CMYK SWOP profile (CMYK JPEG)")
+    run(CONVERT, chart, "-profile", srgb, "-quality", "95", out("colour/srgb-tagged.jpg"))
+    ok_image("colour/srgb-tagged.jpg", "jpeg", w, h, "colour chart tagged sRGB (pixels as untagged.jpg)")
+    run(CONVERT, chart, "-quality", "95", out("colour/untagged.jpg"))
+    ok_image("colour/untagged.jpg", "jpeg", w, h, "colour chart without a profile")
+
+    # A profile that does not parse: one APP2 ICC_PROFILE segment of junk after SOI.
+    plain = read("colour/untagged.jpg")
+    junk = b"ICC_PROFILE\0\x01\x01" + bytes((i * 37 + 11) % 256 for i in range(400))
+    write("colour/broken-profile.jpg", plain[:2] + b"\xff\xe2" + struct.pack(">H", len(junk) + 2) + junk + plain[2:])
+    ok_image("colour/broken-profile.jpg", "jpeg", w, h, "untagged.jpg with an ICC_PROFILE segment of junk")
+
+    # PNGs: the chart converted into Display P3 with an iCCP, and with gAMA / cHRM only.
+    with open(p3, "rb") as f:
+        p3_profile = f.read()
+    p3_rgb = subprocess.run([CONVERT, chart, "-profile", srgb, "-profile", p3, "-depth", "8", "rgb:-"],
+                            check=True, capture_output=True).stdout
+    write("colour/display-p3.png", png_with_iccp(w, h, p3_rgb, b"Display P3", p3_profile))
+    ok_image("colour/display-p3.png", "png", w, h, note + "a Display P3 profile made here (iCCP)")
+    small = subprocess.run([CONVERT, chart, "-resize", "384x256!", "-depth", "8", "rgb:-"],
+                           check=True, capture_output=True).stdout
+    write("colour/gamma-1.0.png", png_with_chunks(384, 256, small, [(b"gAMA", struct.pack(">I", 100000))]))
+    ok_image("colour/gamma-1.0.png", "png", 384, 256, "384x256 chart with gAMA 1.0 and no other colour chunk")
+    write("colour/gamma-srgb.png", png_with_chunks(384, 256, small, [(b"gAMA", struct.pack(">I", 45455))]))
+    ok_image("colour/gamma-srgb.png", "png", 384, 256, "the same pixels with gAMA 1/2.2: taken as sRGB")
 
 
 if __name__ == "__main__":

@@ -101,12 +101,15 @@ glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header
     jpeg_create_decompress(&decoder->info);
     jpeg_stdio_src(&decoder->info, decoder->file);
     jpeg_save_markers(&decoder->info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decoder->info, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&decoder->info, TRUE);
 
     memset(header, 0, sizeof *header);
     header->width = (int)decoder->info.image_width;
     header->height = (int)decoder->info.image_height;
     header->progressive = decoder->info.progressive_mode;
+    header->components = decoder->info.num_components;
+    header->cmyk_inverted = decoder->info.saw_Adobe_marker;
     for (jpeg_saved_marker_ptr marker = decoder->info.marker_list; marker; marker = marker->next) {
         if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 &&
             memcmp(marker->data, "Exif\0\0", 6) == 0) {
@@ -118,7 +121,21 @@ glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header
     return decoder;
 }
 
-int glance_jpeg_start(glance_jpeg_decoder *decoder, int scale_denom, long max_memory,
+int glance_jpeg_icc_profile(glance_jpeg_decoder *decoder, uint8_t **data, size_t *length) {
+    *data = NULL;
+    *length = 0;
+    // jpeg_read_icc_profile only warns about segments that do not fit together; the jump point
+    // covers a libjpeg that would raise an error instead.
+    if (setjmp(decoder->errors.jump)) return 0;
+    JOCTET *profile = NULL;
+    unsigned int size = 0;
+    if (!jpeg_read_icc_profile(&decoder->info, &profile, &size) || profile == NULL) return 0;
+    *data = profile;
+    *length = size;
+    return 1;
+}
+
+int glance_jpeg_start(glance_jpeg_decoder *decoder, int scale_denom, long max_memory, int raw_cmyk,
                       int *out_width, int *out_height, glance_jpeg_error *error) {
     struct jpeg_decompress_struct *info = &decoder->info;
     if (setjmp(decoder->errors.jump)) {
@@ -141,7 +158,7 @@ int glance_jpeg_start(glance_jpeg_decoder *decoder, int scale_denom, long max_me
     }
     jpeg_start_decompress(info);
     decoder->started = 1;
-    if (info->out_color_space == JCS_CMYK) {
+    if (info->out_color_space == JCS_CMYK && !raw_cmyk) {
         decoder->cmyk_row = (*info->mem->alloc_sarray)((j_common_ptr)info, JPOOL_IMAGE,
                                                        info->output_width * 4, 1);
     }

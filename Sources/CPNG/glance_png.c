@@ -85,6 +85,27 @@ glance_png_decoder *glance_png_open(int descriptor, glance_png_header *header, g
     return decoder;
 }
 
+void glance_png_colour_chunks(glance_png_decoder *decoder, glance_png_colour *colour) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    memset(colour, 0, sizeof *colour);
+    // None of these getters raises a libpng error: they only read what png_read_info stored
+    // (libpng has already dropped, with a warning, chunks it found inconsistent).
+    int intent = 0;
+    colour->has_srgb = png_get_sRGB(png, info, &intent) != 0;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(png, info, &name, &compression, &profile, &length) != 0 && profile != NULL) {
+        colour->icc = profile;
+        colour->icc_length = length;
+    }
+    colour->has_gamma = png_get_gAMA(png, info, &colour->gamma) != 0;
+    double *c = colour->chromaticities;
+    colour->has_chromaticities = png_get_cHRM(png, info, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7]) != 0;
+}
+
 int glance_png_start(glance_png_decoder *decoder, int *channels, glance_png_error *error) {
     png_structp png = decoder->png;
     png_infop info = decoder->info;
@@ -203,6 +224,8 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
                  gray ? PNG_COLOR_TYPE_GRAY : channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    // Every thumbnail is sRGB (sources with a profile are converted): say so, in 13 bytes.
+    png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
     png_write_info(png, info);
     for (int y = 0; y < height; y++) {
         const uint8_t *row = pixels + (size_t)y * stride;

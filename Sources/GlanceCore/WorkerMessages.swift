@@ -99,12 +99,14 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     /// CPU time the worker process has used so far, all jobs and threads together: the pool
     /// replaces a worker before its lifetime CPU limit could cut a document short.
     public var workerCPUMilliseconds: Int?
+    /// The conversion to sRGB from the document's colour profile, when one was made.
+    public var colour: ColourConversion?
     /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, warnings, format, width, height, byteCount, digest, milliseconds
-        case sourceWidth, sourceHeight, averageColour, renditions, workerCPUMilliseconds
+        case sourceWidth, sourceHeight, averageColour, renditions, workerCPUMilliseconds, colour
     }
 
     /// Bytes that follow the JSON line: the main image's and every rendition's.

@@ -28,6 +28,9 @@ public final class Indexer: Sendable {
         /// Test hook: right after opening a document whose path matches `pattern`, replace it by
         /// a symlink to `target` (an attacker's swap at the worst moment).
         public var debugSwap: (pattern: String, target: String)?
+        /// Told of what a worker noticed while rendering a document (its warnings, the colour
+        /// conversion it made), for `-v`: the path, then the finished job.
+        public var onRendered: (@Sendable (String, RenderOutcome) -> Void)?
 
         public init(generatorVersion: String) {
             self.generatorVersion = generatorVersion
@@ -206,6 +209,9 @@ public final class Indexer: Sendable {
             for: ScannedDocument(path: path, identity: opened), result: result, changedDuringRender: changed,
             generatorVersion: options.generatorVersion)
         let outcome = await save(record, thumbnails: thumbnails)
+        if let onRendered = options.onRendered, case .finished(let finished) = result {
+            onRendered(path, finished)
+        }
         if let mirror = options.mirror, case .recorded = outcome {
             if case .finished(let finished) = result, record.state == .fresh {
                 let size = PixelSize(width: finished.sourceWidth, height: finished.sourceHeight)

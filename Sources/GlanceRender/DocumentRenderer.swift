@@ -43,12 +43,18 @@ public struct RenderedThumbnail: Sendable {
     public var sourceHeight: Int
     /// Things worth telling in `--verbose` output or JSON (recovered corruption and the like).
     public var warnings: [String]
+    /// The conversion to sRGB from the source's colour profile, when there was one to make.
+    public var colour: ColourConversion?
 
-    public init(image: PixelBuffer, sourceWidth: Int, sourceHeight: Int, warnings: [String] = []) {
+    public init(
+        image: PixelBuffer, sourceWidth: Int, sourceHeight: Int, warnings: [String] = [],
+        colour: ColourConversion? = nil
+    ) {
         self.image = image
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.warnings = warnings
+        self.colour = colour
     }
 }
 

@@ -1,6 +1,10 @@
 internal import CJPEG
 import GlanceCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An error from libjpeg-turbo, copied out of its error manager.
 public struct JPEGError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
@@ -39,6 +43,10 @@ struct JPEGHeader {
     let height: Int
     let isProgressive: Bool
     let orientation: ExifOrientation
+    /// 1 for gray, 3 for YCbCr or RGB, 4 for CMYK or YCCK.
+    let components: Int
+    /// CMYK stored inverted (0 = full ink), as Adobe writes it.
+    let isCMYKInverted: Bool
 }
 
 /// A libjpeg-turbo decompressor reading one file; owns the C decoder and frees it.
@@ -60,18 +68,31 @@ final class JPEGDecoder {
         }
         header = JPEGHeader(
             width: Int(raw.width), height: Int(raw.height), isProgressive: raw.progressive != 0,
-            orientation: orientation)
+            orientation: orientation, components: Int(raw.components), isCMYKInverted: raw.cmyk_inverted != 0)
+    }
+
+    /// The embedded ICC profile's bytes (its APP2 segments joined in order), or nil.
+    func iccProfile() -> [UInt8]? {
+        var data: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        guard glance_jpeg_icc_profile(handle, &data, &length) == 1, let data else { return nil }
+        defer { free(data) }
+        return Array(UnsafeBufferPointer(start: data, count: length))
     }
 
     deinit { glance_jpeg_free(handle) }
 
     /// Starts decoding at 1/`scaleDenominator` of the size; returns the size of the rows to come.
-    func start(scaleDenominator: Int, maxMemoryBytes: Int) throws(JPEGError) -> (width: Int, height: Int) {
+    /// Rows are RGB, or with `rawCMYK` a CMYK file's own CMYK samples (4 bytes a pixel).
+    func start(scaleDenominator: Int, maxMemoryBytes: Int, rawCMYK: Bool = false) throws(JPEGError) -> (
+        width: Int, height: Int
+    ) {
         var width: Int32 = 0
         var height: Int32 = 0
         var error = glance_jpeg_error()
         guard
-            glance_jpeg_start(handle, Int32(scaleDenominator), maxMemoryBytes, &width, &height, &error)
+            glance_jpeg_start(
+                handle, Int32(scaleDenominator), maxMemoryBytes, rawCMYK ? 1 : 0, &width, &height, &error)
                 == Int32(GLANCE_JPEG_OK.rawValue)
         else { throw JPEGError(error) }
         return (Int(width), Int(height))

@@ -26,6 +26,20 @@ struct PNGHeader {
     let width: Int
     let height: Int
     let isInterlaced: Bool
+    /// A gray colour type (expanded to RGB by the decoder).
+    let isGray: Bool
+}
+
+/// What a PNG says of its colours, from the chunks before the image data.
+enum PNGColourChunks {
+    /// An sRGB chunk, or nothing at all: the samples are sRGB.
+    case sRGB
+    /// An iCCP profile.
+    case profile([UInt8])
+    /// gAMA (file gamma) and perhaps cHRM (white, red, green, blue x and y), without iCCP.
+    case gamma(Double, chromaticities: [Double]?)
+    /// cHRM alone: sRGB's curve is taken for the missing gamma.
+    case chromaticities([Double])
 }
 
 /// A libpng reader for one file; owns the C decoder and frees it. Used from one task only.
@@ -40,7 +54,25 @@ final class PNGDecoder {
         guard let handle = glance_png_open(file.descriptor, &raw, &error) else { throw PNGError(error) }
         self.handle = handle
         header = PNGHeader(
-            width: Int(raw.width), height: Int(raw.height), isInterlaced: raw.interlaced != 0)
+            width: Int(raw.width), height: Int(raw.height), isInterlaced: raw.interlaced != 0,
+            isGray: raw.color_type & 2 == 0 && raw.color_type != 3)
+    }
+
+    /// The colour chunks, in the PNG specification's order of precedence: iCCP, then sRGB,
+    /// then gAMA and cHRM.
+    var colourChunks: PNGColourChunks {
+        var raw = glance_png_colour()
+        glance_png_colour_chunks(handle, &raw)
+        let chromaticities: [Double]? =
+            raw.has_chromaticities != 0
+            ? withUnsafeBytes(of: raw.chromaticities) { Array($0.bindMemory(to: Double.self)) } : nil
+        if let icc = raw.icc, raw.icc_length > 0 {
+            return .profile(Array(UnsafeBufferPointer(start: icc, count: raw.icc_length)))
+        }
+        if raw.has_srgb != 0 { return .sRGB }
+        if raw.has_gamma != 0 { return .gamma(raw.gamma, chromaticities: chromaticities) }
+        if let chromaticities { return .chromaticities(chromaticities) }
+        return .sRGB
     }
 
     deinit { glance_png_free(handle) }

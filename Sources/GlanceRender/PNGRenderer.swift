@@ -4,7 +4,8 @@ import GlanceCore
     import Glibc
 #endif
 
-/// Renders PNG images of every colour type and bit depth.
+/// Renders PNG images of every colour type and bit depth, and brings the thumbnail into sRGB
+/// from the image's iCCP profile, or its gAMA and cHRM chunks when it has none.
 ///
 /// Non-interlaced images are streamed row by row into the downscaler, so memory does not grow
 /// with the image's height. Interlaced (Adam7) images cannot be streamed: their last pass fills
@@ -12,7 +13,12 @@ import GlanceCore
 public struct PNGRenderer: DocumentRenderer {
     public var contentType: ContentType { .png }
 
-    public init() {}
+    private let colour: SRGBConversion
+
+    /// A renderer that keeps its colour transforms in `colourTransforms`.
+    public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
+        colour = SRGBConversion(transforms: colourTransforms)
+    }
 
     /// Rows read per call into libpng.
     private static let rowsPerBatch = 16
@@ -61,7 +67,41 @@ public struct PNGRenderer: DocumentRenderer {
         }
         // A tRNS colour that never occurs leaves an RGBA image that is opaque everywhere.
         if image.hasAlpha && image.isOpaque { image = image.droppingAlpha() }
-        return RenderedThumbnail(image: image, sourceWidth: header.width, sourceHeight: header.height)
+        var warnings: [String] = []
+        let profile = Self.colourProfile(decoder.colourChunks, gray: header.isGray, warnings: &warnings)
+        let conversion = colour.convert(&image, from: profile, sourceIsGray: header.isGray, warnings: &warnings)
+        return RenderedThumbnail(
+            image: image, sourceWidth: header.width, sourceHeight: header.height, warnings: warnings,
+            colour: conversion)
+    }
+
+    /// The profile the colour chunks describe; nil for sRGB, and for a gAMA of 1/2.2 without
+    /// other primaries than sRGB's (sRGB's own curve within a rounding step, as libpng also
+    /// takes it), so that the common case costs nothing.
+    static func colourProfile(_ chunks: PNGColourChunks, gray: Bool, warnings: inout [String]) -> ColourProfile? {
+        do throws(ColourProfileError) {
+            switch chunks {
+            case .sRGB:
+                return nil
+            case .profile(let bytes):
+                return try ColourProfile(bytes: bytes, fallbackName: "embedded ICC profile")
+            case .gamma(let gamma, let chromaticities):
+                if abs(gamma - 1 / 2.2) < 0.0025 && (chromaticities == nil || isSRGB(chromaticities!)) { return nil }
+                return try ColourProfile.fromPNGChunks(gamma: gamma, chromaticities: chromaticities, gray: gray)
+            case .chromaticities(let chromaticities):
+                if isSRGB(chromaticities) { return nil }
+                return try ColourProfile.fromPNGChunks(gamma: 1 / 2.2, chromaticities: chromaticities, gray: gray)
+            }
+        } catch {
+            warnings.append(error.warning)
+            return nil
+        }
+    }
+
+    /// Whether cHRM values are sRGB's (D65 white, Rec. 709 primaries), to libpng's precision.
+    static func isSRGB(_ chromaticities: [Double]) -> Bool {
+        let srgb = [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06]
+        return zip(chromaticities, srgb).allSatisfy { abs($0 - $1) < 0.001 }
     }
 
     static func map(_ error: PNGError) -> ThumbnailError {

@@ -8,8 +8,17 @@ import GlanceCore
 public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
 
-    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text), or the given ones.
-    public init(renderers: [any DocumentRenderer] = [PDFRenderer(), PNGRenderer(), JPEGRenderer(), TextRenderer()]) {
+    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text); the image renderers
+    /// share `colourTransforms`, so a profile's transform is built once for every document.
+    public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
+        self.init(renderers: [
+            PDFRenderer(), PNGRenderer(colourTransforms: colourTransforms),
+            JPEGRenderer(colourTransforms: colourTransforms), TextRenderer(),
+        ])
+    }
+
+    /// A thumbnailer with the given renderers, one per content type.
+    public init(renderers: [any DocumentRenderer]) {
         var table: [ContentType: any DocumentRenderer] = [:]
         for renderer in renderers { table[renderer.contentType] = renderer }
         self.renderers = table

@@ -96,6 +96,7 @@ public struct WorkerService: Sendable {
             outcome.sourceHeight = thumbnail.sourceHeight
             outcome.averageColour = thumbnail.image.averageColour
             outcome.renditions = renditions
+            outcome.colour = thumbnail.colour
             return outcome
         } catch {
             let status: RenderOutcome.Status

@@ -48,6 +48,13 @@ struct GenerateCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress bar and no summary; failures are still named.")
     var quiet = false
 
+    @Flag(
+        name: .shortAndLong,
+        help:
+            "Say for each document what its renderer noticed: colour converted from an embedded profile, damage it recovered from, a profile it could not use."
+    )
+    var verbose = false
+
     @Option(help: "Seconds one document may take before its worker is killed.")
     var timeout: Double = 30
 
@@ -101,6 +108,8 @@ struct GenerateCommand: AsyncParsableCommand {
                 rewrite: force)
         }
         options.mirror = mirror
+        let notes = RenderNotes(container: location.container, printing: verbose)
+        options.onRendered = { path, outcome in notes.record(path: path, outcome: outcome) }
         if let debugSwapOn, let equals = debugSwapOn.firstIndex(of: "=") {
             options.debugSwap = (
                 String(debugSwapOn[..<equals]), String(debugSwapOn[debugSwapOn.index(after: equals)...])
@@ -179,7 +188,8 @@ struct GenerateCommand: AsyncParsableCommand {
                 print(
                     ListingFormatter.json(
                         GenerateReport(
-                            summary: summary, sandbox: pool.configuration.sandbox, desktopCache: desktopReport)))
+                            summary: summary, sandbox: pool.configuration.sandbox, notes: notes.all,
+                            desktopCache: desktopReport)))
             } else if !quiet {
                 print(SummaryText.describe(summary, desktopCache: desktopReport))
             }
@@ -198,16 +208,19 @@ struct GenerateCommand: AsyncParsableCommand {
 struct GenerateReport: Encodable {
     var summary: GenerationSummary
     var sandbox: WorkerSandbox
+    /// What the renderers noticed (``RenderNotes``).
+    var notes: [RenderNotes.Note]
     var desktopCache: DesktopCacheMirror.Report?
 
     enum CodingKeys: String, CodingKey {
-        case sandbox, desktopCache
+        case sandbox, notes, desktopCache
     }
 
     func encode(to encoder: any Encoder) throws {
         try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sandbox, forKey: .sandbox)
+        try container.encode(notes, forKey: .notes)
         try container.encodeIfPresent(desktopCache, forKey: .desktopCache)
     }
 }

@@ -176,6 +176,7 @@ struct ThumbnailCommand: ParsableCommand {
         StandardError.write(
             "glance: \(file): \(kind), \(outcome.sourceWidth)x\(outcome.sourceHeight), \(outcome.byteCount) bytes of \(format.rawValue), \(outcome.milliseconds) ms"
         )
+        if let colour = outcome.colour { StandardError.write("glance: \(file): \(colour.summary)") }
         for warning in outcome.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
     }
 

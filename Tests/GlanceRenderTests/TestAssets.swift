@@ -167,11 +167,11 @@ func syntheticImage(width: Int, height: Int, alpha: Bool = false) -> PixelBuffer
 /// Sniffs and renders the document at `path` the way a worker does: opened once, read through
 /// its descriptor.
 func renderDocument(
-    path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide, maxPixels: Int = RenderRequest.defaultMaxPixels
+    path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide, maxPixels: Int = RenderRequest.defaultMaxPixels,
+    thumbnailer: Thumbnailer = Thumbnailer()
 ) throws(ThumbnailError) -> (type: ContentType, thumbnail: RenderedThumbnail) {
     let file: OpenFile
     do { file = try OpenFile.regularFile(atPath: path) } catch { throw .unreadable(reason: error.description) }
-    let thumbnailer = Thumbnailer()
     let (type, text) = try thumbnailer.sniff(file, named: path)
     var request = RenderRequest(file: file, name: path, maxSide: maxSide, maxPixels: maxPixels)
     request.text = text

@@ -39,6 +39,8 @@ typedef struct {
     int progressive;
     const uint8_t *exif;          ///< APP1 "Exif" payload, or NULL; valid until the decoder is freed
     size_t exif_length;
+    int components;               ///< 1 gray, 3 YCbCr or RGB, 4 CMYK or YCCK
+    int cmyk_inverted;            ///< CMYK stored inverted, as Adobe writes it (0 = full ink)
 } glance_jpeg_header;
 
 typedef struct glance_jpeg_decoder glance_jpeg_decoder;
@@ -48,10 +50,17 @@ typedef struct glance_jpeg_decoder glance_jpeg_decoder;
 glance_jpeg_decoder *glance_jpeg_open(int descriptor, glance_jpeg_header *header,
                                       glance_jpeg_error *error);
 
+/// The embedded ICC profile (APP2 `ICC_PROFILE` segments, reassembled in order), or 0 with
+/// `*data` NULL when there is none or its segments do not fit together. On 1, `*data` is a
+/// malloc'd copy the caller frees with free().
+int glance_jpeg_icc_profile(glance_jpeg_decoder *decoder, uint8_t **data, size_t *length);
+
 /// Starts decompression at scale 1/`scale_denom` (1, 2, 4 or 8), producing RGB (3 bytes a
-/// pixel) whatever the file's colour space, within `max_memory` bytes of libjpeg working memory.
+/// pixel) whatever the file's colour space, within `max_memory` bytes of libjpeg working memory;
+/// with `raw_cmyk`, a CMYK or YCCK file gives its CMYK samples instead (4 bytes a pixel, inverted
+/// when the header says so), for a colour transform through its own profile.
 /// On success `out_width`/`out_height` hold the size of the rows that `read_rows` returns.
-int glance_jpeg_start(glance_jpeg_decoder *decoder, int scale_denom, long max_memory,
+int glance_jpeg_start(glance_jpeg_decoder *decoder, int scale_denom, long max_memory, int raw_cmyk,
                       int *out_width, int *out_height, glance_jpeg_error *error);
 
 /// Reads up to `max_rows` RGB rows into `rows` (`stride` bytes apart); `*rows_read` says how many.

@@ -37,6 +37,20 @@ typedef struct glance_png_decoder glance_png_decoder;
 /// checks the signature and reads the header chunks. NULL and `error` on failure.
 glance_png_decoder *glance_png_open(int descriptor, glance_png_header *header, glance_png_error *error);
 
+/// The colour chunks read before the image data, for conversion to sRGB.
+typedef struct {
+    int has_srgb;                 ///< an sRGB chunk: the samples are sRGB already
+    const uint8_t *icc;           ///< the iCCP profile (inflated), or NULL; valid until the decoder is freed
+    size_t icc_length;
+    int has_gamma;                ///< a gAMA chunk
+    double gamma;                 ///< its file gamma (0.45455 for the usual 1/2.2)
+    int has_chromaticities;       ///< a cHRM chunk
+    double chromaticities[8];     ///< white x, y, red x, y, green x, y, blue x, y
+} glance_png_colour;
+
+/// Fills `colour` from the chunks `glance_png_open` read.
+void glance_png_colour_chunks(glance_png_decoder *decoder, glance_png_colour *colour);
+
 /// Sets the transforms that turn any PNG into 8-bit RGB (3 bytes a pixel) or, when the header
 /// says `has_alpha`, 8-bit RGBA with straight alpha. `*channels` is 3 or 4.
 int glance_png_start(glance_png_decoder *decoder, int *channels, glance_png_error *error);
@@ -59,7 +73,7 @@ typedef struct {
     int filters;                  ///< PNG_FILTER_* mask (PNG_ALL_FILTERS = 0xF8)
 } glance_png_compression;
 
-/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG into `out`, which holds
+/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG tagged sRGB into `out`, which holds
 /// `capacity` bytes (at least `glance_png_encoded_bound`); `*out_length` is the PNG's length.
 /// Writing into the caller's buffer saves a copy of every thumbnail (and its peak memory).
 int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,

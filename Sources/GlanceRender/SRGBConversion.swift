@@ -1,0 +1,37 @@
+import GlanceCore
+
+/// Brings a rendered thumbnail into sRGB from its source's colour profile: the last step of the
+/// JPEG and PNG renderers, on the thumbnail (at most 1024x1024 pixels), never on the source.
+///
+/// A profile that cannot be used never fails the document: the thumbnail keeps the source's
+/// numbers, and a warning says why.
+struct SRGBConversion {
+    /// Where transforms are kept between documents.
+    let transforms: ColourTransformCache
+
+    /// Converts `image` from `profile` (nil or sRGB: nothing to do) to sRGB. `sourceIsGray` says
+    /// whether the source held gray samples (expanded to RGB by the decoder). Appends to
+    /// `warnings` what went wrong; returns what was done.
+    func convert(
+        _ image: inout PixelBuffer, from profile: ColourProfile?, sourceIsGray: Bool, warnings: inout [String]
+    ) -> ColourConversion? {
+        guard let profile, !profile.isSRGB else { return nil }
+        do throws(ColourProfileError) {
+            guard profile.isUsableClass else { throw .unsupportedClass(profile: profile.name) }
+            // A gray profile fits gray samples only; an RGB profile also fits gray samples
+            // expanded to R = G = B (the PNG specification forbids it, but it is harmless).
+            guard profile.space != .gray || sourceIsGray,
+                let pixels = ColourPixels.layout(for: profile.space, channels: image.channels)
+            else {
+                throw .wrongSpace(profile: profile.name, image: sourceIsGray ? "gray" : "RGB")
+            }
+            let reused = try transforms.withTransform(for: profile, pixels: pixels) { transform in
+                transform.apply(to: &image)
+            }
+            return ColourConversion(profile: profile.name, transformReused: reused)
+        } catch {
+            warnings.append(error.warning)
+            return nil
+        }
+    }
+}

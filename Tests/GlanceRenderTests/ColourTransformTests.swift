@@ -1,0 +1,74 @@
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// The renderers' side of colour management: which profiles are converted, how transforms are
+/// cached, and what an unusable profile costs.
+@Suite("Colour transforms")
+struct ColourTransformTests {
+    @Test("one profile, two documents: one transform built, then reused; another profile builds its own")
+    func cacheHits() throws {
+        let cache = ColourTransformCache()
+        let thumbnailer = Thumbnailer(colourTransforms: cache)
+        let first = try renderDocument(path: TestAssets.path("colour/adobe-rgb.jpg"), thumbnailer: thumbnailer)
+        #expect(
+            first.thumbnail.colour
+                == ColourConversion(profile: "Compatible with Adobe RGB (1998)", transformReused: false))
+        #expect(cache.counts == (hits: 0, builds: 1))
+        let second = try renderDocument(path: TestAssets.path("colour/adobe-rgb-2.jpg"), thumbnailer: thumbnailer)
+        #expect(second.thumbnail.colour?.transformReused == true)
+        #expect(cache.counts == (hits: 1, builds: 1))
+        _ = try renderDocument(path: TestAssets.path("colour/display-p3.png"), thumbnailer: thumbnailer)
+        #expect(cache.counts == (hits: 1, builds: 2))
+        _ = try renderDocument(path: TestAssets.path("colour/untagged.jpg"), thumbnailer: thumbnailer)
+        #expect(cache.counts == (hits: 1, builds: 2), "an untagged photo needs no transform")
+    }
+
+    @Test("the cache keeps at most its capacity, dropping the least recently used")
+    func cacheBound() throws {
+        let cache = ColourTransformCache(capacity: 1)
+        let thumbnailer = Thumbnailer(colourTransforms: cache)
+        for path in ["colour/adobe-rgb.jpg", "colour/romm-rgb.jpg", "colour/adobe-rgb-2.jpg"] {
+            _ = try renderDocument(path: TestAssets.path(path), thumbnailer: thumbnailer)
+        }
+        #expect(cache.counts == (hits: 0, builds: 3))
+    }
+
+    @Test("an embedded sRGB profile is recognised by its colorants and curves; gAMA 1/2.2 needs none")
+    func sRGBRecognised() throws {
+        let decoder = try JPEGDecoder(file: OpenFile.regularFile(atPath: TestAssets.path("colour/srgb-tagged.jpg")))
+        let embedded = try #require(decoder.iccProfile())
+        #expect(try ColourProfile(bytes: embedded, fallbackName: "x").isSRGB)
+        let romm = try JPEGDecoder(file: OpenFile.regularFile(atPath: TestAssets.path("colour/romm-rgb.jpg")))
+        #expect(try !ColourProfile(bytes: #require(romm.iccProfile()), fallbackName: "x").isSRGB)
+        var warnings: [String] = []
+        #expect(
+            PNGRenderer.colourProfile(.gamma(0.45455, chromaticities: nil), gray: false, warnings: &warnings) == nil)
+        let gamma = PNGRenderer.colourProfile(.gamma(1.0, chromaticities: nil), gray: true, warnings: &warnings)
+        #expect(gamma?.space == .gray)
+        #expect(gamma?.isSRGB == false)
+        let wide = [0.3127, 0.3290, 0.708, 0.292, 0.170, 0.797, 0.131, 0.046]
+        #expect(PNGRenderer.colourProfile(.chromaticities(wide), gray: false, warnings: &warnings)?.space == .rgb)
+        #expect(warnings.isEmpty)
+        let srgbLike = try ColourProfile.fromPNGChunks(
+            gamma: 1 / 2.4, chromaticities: [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06], gray: false)
+        #expect(!srgbLike.isSRGB, "a pure 2.4 curve is not sRGB's")
+    }
+
+    @Test("an unusable profile warns and leaves the pixels: junk, and a profile of another colour space")
+    func unusableProfiles() throws {
+        var warnings: [String] = []
+        #expect(throws: ColourProfileError.self) {
+            _ = try ColourProfile(bytes: Array(repeating: 7, count: 300), fallbackName: "junk")
+        }
+        let gray = try ColourProfile.fromPNGChunks(gamma: 1.0, chromaticities: nil, gray: true)
+        var image = syntheticImage(width: 16, height: 8)
+        let before = image
+        let conversion = SRGBConversion(transforms: ColourTransformCache())
+            .convert(&image, from: gray, sourceIsGray: false, warnings: &warnings)
+        #expect(conversion == nil)
+        #expect(image == before)
+        #expect(warnings == [ColourProfileError.wrongSpace(profile: "PNG gAMA 1.0", image: "RGB").warning])
+    }
+}
