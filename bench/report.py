@@ -15,6 +15,7 @@ Numbers in the tables
 import datetime
 import json
 import os
+import colour
 import xdg
 
 MB = 1_000_000
@@ -89,6 +90,7 @@ def format_extras(extras):
         lines.append(f"  glance hook round trip (small text): with a watcher p50 {saves['hook_with_watcher_p50_ms']:.0f} ms, "
                      f"p95 {saves['hook_with_watcher_p95_ms']:.0f} ms; without p50 "
                      f"{saves['hook_without_watcher_p50_ms']:.0f} ms, p95 {saves['hook_without_watcher_p95_ms']:.0f} ms")
+    lines += colour.format_colour(extras.get("colour"))
     lines += format_serve(extras.get("serve"))
     lines += xdg.format_xdg(extras.get("xdg"))
     singles = extras.get("single", [])

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 
+import colour
 import corpus
 import onsave
 import quality
@@ -436,6 +437,9 @@ def main():
         except (subprocess.CalledProcessError, OSError, ValueError) as error:
             log(f"  {fmt}: size/quality not measured: {error}")
     extras = {}
+    if not args.no_quality:
+        log("colour: tagged sources against ImageMagick's conversion to sRGB")
+        extras["colour"] = colour.measure_colour(glance, os.path.join(REPO_DIR, "TestAssets"), log)
     if not args.no_extras:
         extras["many"] = measure_many(glance, cores, args.rounds)
         extras["single"] = measure_singles(glance, manifest, args.rounds)
