@@ -61,13 +61,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "Memory limit of each worker process, in MiB (address space).")
     var memoryLimit: Int = 1024
 
-    @Option(help: "Refuse images that would need more than this many decoded pixels.")
-    var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
-
-    @Option(
-        help: ArgumentHelp(
-            "Refuse images and PDFs larger than this many MiB (text: only its start is read).", valueName: "MiB"))
-    var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20
+    @OptionGroup var limits: RenderLimitOptions
 
     @OptionGroup var sandbox: SandboxOptions
 
@@ -86,8 +80,6 @@ struct GenerateCommand: AsyncParsableCommand {
         try OptionChecks.jobs(jobs)
         try OptionChecks.timeout(timeout)
         try OptionChecks.memoryLimit(memoryLimit)
-        try OptionChecks.maxPixels(maxPixels)
-        try OptionChecks.maxFileSize(maxFileSize)
         _ = try desktop.sizes()
         if let debugSwapOn, !debugSwapOn.contains("=") {
             throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
@@ -99,9 +91,7 @@ struct GenerateCommand: AsyncParsableCommand {
         // missing then), and reads one it may not write.
         let (scanner, store): (ContainerScanner, any ThumbnailStore) =
             dryRun ? try location.openForReading() : try location.open()
-        var options = Indexer.Options(generatorVersion: GlanceVersion.current)
-        options.maxPixels = maxPixels
-        options.maxFileBytes = maxFileSize << 20
+        var options = limits.indexerOptions()
         let mirror = try (dryRun ? nil : desktop.openCache()).map { cache in
             DesktopCacheMirror(
                 cache: cache, containerPath: DesktopCacheOptions.absolutePath(location.container), sizes: cache.sizes,

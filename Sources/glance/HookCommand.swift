@@ -39,6 +39,8 @@ struct HookCommand: AsyncParsableCommand {
     @Option(help: "Memory limit of each worker process, in MiB (address space), when no watcher runs.")
     var memoryLimit: Int = 1024
 
+    @OptionGroup var limits: RenderLimitOptions
+
     @OptionGroup var sandbox: SandboxOptions
 
     func validate() throws {
@@ -88,7 +90,7 @@ struct HookCommand: AsyncParsableCommand {
                 workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox))
         defer { pool.shutdown() }
         let indexer = Indexer(
-            scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
+            scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
         return await indexer.refresh(paths).map(HookAnswer.init)
     }
 

@@ -57,6 +57,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
     var memoryCache = 256
 
+    @OptionGroup var limits: RenderLimitOptions
+
     @OptionGroup var sandbox: SandboxOptions
 
     @Option(help: "Least important log level shown (info: one line per page or API request; debug: thumbnails too).")
@@ -92,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
             let location = try ContainerOptions.parse([container] + (store.map { ["--store", $0] } ?? []))
             let (scanner, store) = try location.open()
             let indexer = Indexer(
-                scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
+                scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
             var server = PreviewServer(
                 indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)), memoryCacheBytes: memoryCache << 20
             )

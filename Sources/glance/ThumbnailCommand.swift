@@ -41,13 +41,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "auto (JPEG for opaque photos, PNG otherwise), png or jpeg.")
     var format: FormatChoice = .auto
 
-    @Option(help: "Refuse images that would need more than this many decoded pixels.")
-    var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
-
-    @Option(
-        help: ArgumentHelp(
-            "Refuse images and PDFs larger than this many MiB (text: only its start is read).", valueName: "MiB"))
-    var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20
+    @OptionGroup var limits: RenderLimitOptions
 
     @Option(help: "The box the thumbnail fits into, in pixels (1 to 4096).")
     var size: Int = ThumbnailLimits.defaultMaxSide
@@ -76,8 +70,6 @@ struct ThumbnailCommand: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        try OptionChecks.maxPixels(maxPixels)
-        try OptionChecks.maxFileSize(maxFileSize)
         try OptionChecks.size(size)
         try OptionChecks.timeout(timeout)
         try OptionChecks.memoryLimit(memoryLimit)
@@ -226,7 +218,7 @@ struct ThumbnailCommand: ParsableCommand {
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)
         let job = RenderJob(
-            id: 1, name: file, maxSide: size, maxPixels: maxPixels, maxFileBytes: maxFileSize << 20,
+            id: 1, name: file, maxSide: size, maxPixels: limits.maxPixels, maxFileBytes: limits.maxFileBytes,
             computeDigest: false,
             format: requestedFormat,
             renditions: renditions)

@@ -45,6 +45,8 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Memory limit of each worker process, in MiB (address space).")
     var memoryLimit: Int = 1024
 
+    @OptionGroup var limits: RenderLimitOptions
+
     @OptionGroup var sandbox: SandboxOptions
 
     @Flag(help: "Skip the catch-up pass at start: only watch.")
@@ -69,7 +71,7 @@ struct WatchCommand: AsyncParsableCommand {
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 triggers: .init(slowOn: debugSlowOn)))
         let indexer = Indexer(
-            scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: GlanceVersion.current))
+            scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
         var options = ContainerWatcher.Options()
         options.catchUpFirst = !noCatchUp
         let live: LiveContainer

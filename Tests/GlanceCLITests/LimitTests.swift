@@ -33,6 +33,28 @@ struct LimitTests {
         #expect(again["rendered"] as? Int == 1)
     }
 
+    @Test("hook, watch and serve take the same limits: a hook render refuses past --max-file-size")
+    func serviceLimits() throws {
+        var png = try Data(contentsOf: URL(fileURLWithPath: CLIAssets.path("png/rgb8.png")))
+        png.append(Data(repeating: 0, count: 3 << 19))
+        let limited = try SampleContainer([:])
+        try png.write(to: URL(fileURLWithPath: limited.file("padded.png")))
+        let refused = try GlanceProcess.run(["hook", limited.path, "padded.png", "--max-file-size", "1"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardOutput
+                == "padded.png failed: file of 1.5 MiB exceeds the 1 MiB limit for images and PDFs (--max-file-size)\n")
+        let free = try SampleContainer([:])
+        try png.write(to: URL(fileURLWithPath: free.file("padded.png")))
+        let rendered = try GlanceProcess.run(["hook", free.path, "padded.png"])
+        #expect(rendered.status == 0, "\(rendered.standardOutput)\(rendered.standardError)")
+        for command in ["watch", "serve"] {
+            let help = try GlanceProcess.run([command, "--help"])
+            #expect(help.standardOutput.contains("--max-file-size <MiB>"), "\(command)")
+            #expect(help.standardOutput.contains("--max-pixels"), "\(command)")
+        }
+    }
+
     @Test("the time, memory and pixel refusals each name their option")
     func namedRefusals() throws {
         let folder = try CLIAssets.scratchFolder()

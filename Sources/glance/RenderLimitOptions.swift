@@ -1,0 +1,31 @@
+import ArgumentParser
+import GlanceCore
+import GlancePipeline
+
+/// The limits on what a renderer is given, shared by every command that renders: a document
+/// beyond one is refused with a message that names the option.
+struct RenderLimitOptions: ParsableArguments {
+    @Option(help: "Refuse images that would need more than this many decoded pixels.")
+    var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
+
+    @Option(
+        help: ArgumentHelp(
+            "Refuse images and PDFs larger than this many MiB (text: only its start is read).", valueName: "MiB"))
+    var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20
+
+    func validate() throws {
+        try OptionChecks.maxPixels(maxPixels)
+        try OptionChecks.maxFileSize(maxFileSize)
+    }
+
+    /// `--max-file-size` in bytes.
+    var maxFileBytes: Int { maxFileSize << 20 }
+
+    /// An indexer's options with these limits.
+    func indexerOptions() -> Indexer.Options {
+        var options = Indexer.Options(generatorVersion: GlanceVersion.current)
+        options.maxPixels = maxPixels
+        options.maxFileBytes = maxFileBytes
+        return options
+    }
+}
