@@ -244,7 +244,7 @@ static boolean glance_destination_full(j_compress_ptr info) {
 static void glance_destination_term(j_compress_ptr info) { (void)info; }
 
 int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
-                       int quality, uint8_t *out, size_t capacity, size_t *out_length,
+                       int quality, int chroma_quality, uint8_t *out, size_t capacity, size_t *out_length,
                        glance_jpeg_error *error) {
     struct jpeg_compress_struct info;
     glance_error_manager errors;
@@ -269,7 +269,13 @@ int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stri
     info.input_components = 3;
     info.in_color_space = JCS_RGB;
     jpeg_set_defaults(&info);
+    // The chroma table at its own quality: made by libjpeg at that quality, kept, and put back
+    // after the luma table is made at `quality` (the jpeg6b API has no per-table scaling).
+    jpeg_set_quality(&info, chroma_quality, TRUE);
+    UINT16 chroma[DCTSIZE2];
+    memcpy(chroma, info.quant_tbl_ptrs[1]->quantval, sizeof chroma);
     jpeg_set_quality(&info, quality, TRUE);
+    memcpy(info.quant_tbl_ptrs[1]->quantval, chroma, sizeof chroma);
     info.optimize_coding = TRUE;
     jpeg_start_compress(&info, TRUE);
     while (info.next_scanline < info.image_height) {

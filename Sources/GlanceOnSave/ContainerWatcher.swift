@@ -30,6 +30,7 @@ public final class ContainerWatcher: Sendable {
     /// Folders (relative to the container) never watched: the store's, when it lies inside.
     let excluded: Set<String>
     private let catchUps = Mutex(CatchUpState())
+    private let watchesInPlace = Mutex(false)
 
     private struct CatchUpState {
         var running = false
@@ -49,12 +50,17 @@ public final class ContainerWatcher: Sendable {
     /// How many catch-up passes have finished (for tests: an overflow must cause one).
     public var catchUpPasses: Int { catchUps.withLock { $0.passes } }
 
+    /// Whether ``run()`` has its watches in place: a file saved from now on is seen.
+    public var isWatching: Bool { watchesInPlace.withLock { $0 } }
+
     /// Watches until the calling task is cancelled; throws if the container cannot be watched at
     /// all. Work in flight when it is cancelled ends with the pool (see `WorkerPool.stop()`).
     public func run() async throws(WatchError) {
         let (stream, continuation) = AsyncStream<[ContainerChange]>.makeStream()
         let reader = try ChangeReader(root: indexer.scanner.root, excluding: excluded, changes: continuation)
         defer { reader.stop() }
+        watchesInPlace.withLock { $0 = true }
+        defer { watchesInPlace.withLock { $0 = false } }
         logger.info("watching", metadata: ["container": "\(indexer.scanner.root)"])
         // Moves and deletions are applied one after another, in the order they happened: a file
         // renamed into a folder that is then renamed must move twice, in that order.

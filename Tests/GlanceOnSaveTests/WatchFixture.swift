@@ -42,8 +42,13 @@ final class WatchedContainer: Sendable {
         task = Task {
             if watching { try? await watcher.run() }
         }
-        // The watches are in place once the first tick has passed.
-        try await Task.sleep(for: .milliseconds(150))
+        // Saves made before the watches are in place would go unseen (a loaded machine can take
+        // longer than any fixed pause to start the watcher's thread).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while watching && !watcher.isWatching && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!watching || watcher.isWatching, "the watcher did not start within 10 s")
     }
 
     deinit {

@@ -75,10 +75,11 @@ long glance_jpeg_end_of_data_row(const glance_jpeg_decoder *decoder);
 /// Frees the decoder and closes its file.
 void glance_jpeg_free(glance_jpeg_decoder *decoder);
 
-/// Encodes `height` rows of RGB pixels as a baseline JPEG at `quality` into `out` (`capacity`
-/// bytes, at least `glance_jpeg_encoded_bound`); `*out_length` is the JPEG's length.
+/// Encodes `height` rows of RGB pixels as a baseline JPEG into `out` (`capacity` bytes, at least
+/// `glance_jpeg_encoded_bound`), its luma table at `quality` and its chroma table at
+/// `chroma_quality` (libjpeg's 1-100 scale); `*out_length` is the JPEG's length.
 int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
-                       int quality, uint8_t *out, size_t capacity, size_t *out_length,
+                       int quality, int chroma_quality, uint8_t *out, size_t capacity, size_t *out_length,
                        glance_jpeg_error *error);
 
 /// A size that a JPEG of this image at quality <= 95 never exceeds.
