@@ -122,7 +122,7 @@ clean:
 ## AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from TestAssets/ seeds;
 ## findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
-FUZZERS    := jpeg png pdf text worker-reply
+FUZZERS    := jpeg png pdf text icc worker-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \

@@ -183,6 +183,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-png", "PNG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-pdf", "PDF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-text", "Text", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-worker-reply", "WorkerReply", ["GlanceCore", "GlancePipeline"]),
     ]
     for fuzzer in fuzzers {

@@ -18,6 +18,8 @@ SEEDS = {
     "png": ["png", "corrupt", "colour"],
     "pdf": ["pdf", "hostile", "corrupt"],
     "text": ["text", "collision", "samples"],
+    # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
+    "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "worker-reply": ["fuzz/worker-reply"],
 }
 
@@ -37,6 +39,7 @@ def main():
         corpus = build / "corpus" / name
         corpus.mkdir(parents=True, exist_ok=True)
         seeds = [str(pathlib.Path(arguments.assets) / folder) for folder in SEEDS[name]]
+        seeds = [folder for folder in seeds if os.path.isdir(folder)]
         command = [
             str(build / "debug" / f"fuzz-{name}"),
             f"-max_total_time={arguments.seconds}",

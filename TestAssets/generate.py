@@ -1568,6 +1568,8 @@ def make_colour():
     # PNGs: the chart converted into Display P3 with an iCCP, and with gAMA / cHRM only.
     with open(p3, "rb") as f:
         p3_profile = f.read()
+    # The fuzzers' seed for the ICC reader (Fuzz/run.py): the one profile made here.
+    write("fuzz/icc/display-p3.icc", p3_profile)
     p3_rgb = subprocess.run([CONVERT, chart, "-profile", srgb, "-profile", p3, "-depth", "8", "rgb:-"],
                             check=True, capture_output=True).stdout
     write("colour/display-p3.png", png_with_iccp(w, h, p3_rgb, b"Display P3", p3_profile))
