@@ -40,10 +40,13 @@ enum ColourPixels: Hashable {
 final class ColourTransform {
     private let handle: OpaquePointer
 
-    init(profile: ColourProfile, pixels: ColourPixels) throws(ColourProfileError) {
+    /// A transform from `profile`; `lcmsOnly` keeps matrix/curves profiles off Glance's direct
+    /// path (tests compare the two).
+    init(profile: ColourProfile, pixels: ColourPixels, lcmsOnly: Bool = false) throws(ColourProfileError) {
         var message = [CChar](repeating: 0, count: 200)
         let made = profile.bytes.withUnsafeBufferPointer { buffer in
-            glance_colour_transform_create(buffer.baseAddress, buffer.count, pixels.code, &message, message.count)
+            glance_colour_transform_create(
+                buffer.baseAddress, buffer.count, pixels.code, lcmsOnly ? 1 : 0, &message, message.count)
         }
         guard let made else { throw .malformed(detail: String(cString: message)) }
         handle = made

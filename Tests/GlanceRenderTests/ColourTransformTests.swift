@@ -71,4 +71,38 @@ struct ColourTransformTests {
         #expect(image == before)
         #expect(warnings == [ColourProfileError.wrongSpace(profile: "PNG gAMA 1.0", image: "RGB").warning])
     }
+
+    @Test(
+        "the direct path for matrix/curves profiles agrees with Little CMS's own transform",
+        arguments: ["colour/adobe-rgb.jpg", "colour/romm-rgb.jpg", "gamma 1.0"])
+    func directPathMatchesLittleCMS(source: String) throws {
+        let profile: ColourProfile
+        if source.hasSuffix(".jpg") {
+            let decoder = try JPEGDecoder(file: OpenFile.regularFile(atPath: TestAssets.path(source)))
+            profile = try ColourProfile(bytes: #require(decoder.iccProfile()), fallbackName: source)
+        } else {
+            profile = try ColourProfile.fromPNGChunks(gamma: 1.0, chromaticities: nil, gray: false)
+        }
+        for alpha in [false, true] {
+            let original = syntheticImage(width: 256, height: 64, alpha: alpha)
+            var direct = original
+            var reference = original
+            let pixels: ColourPixels = alpha ? .rgba : .rgb
+            try ColourTransform(profile: profile, pixels: pixels).apply(to: &direct)
+            try ColourTransform(profile: profile, pixels: pixels, lcmsOnly: true).apply(to: &reference)
+            var largest = 0
+            var total = 0
+            for (index, (a, b)) in zip(direct.bytes, reference.bytes).enumerated() {
+                if alpha && index % 4 == 3 {
+                    #expect(a == original.bytes[index], "alpha is copied")
+                    continue
+                }
+                largest = max(largest, abs(Int(a) - Int(b)))
+                total += abs(Int(a) - Int(b))
+            }
+            #expect(largest <= 2, "\(source): largest difference \(largest)")
+            #expect(Double(total) / Double(direct.bytes.count) < 0.5, "\(source): mean difference")
+            #expect(direct != original, "the conversion changed something")
+        }
+    }
 }

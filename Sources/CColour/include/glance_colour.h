@@ -43,9 +43,11 @@ typedef enum {
 typedef struct glance_colour_transform glance_colour_transform;
 
 /// A transform from the profile in `icc` to sRGB for pixels laid out as `pixels`: perceptual
-/// intent with black-point compensation. Returns NULL and a message when the profile cannot be
-/// used (malformed, or not of the pixels' colour space).
-glance_colour_transform *glance_colour_transform_create(const uint8_t *icc, size_t length, int pixels,
+/// intent with black-point compensation. RGB matrix/curves profiles (most cameras' and
+/// displays') get a direct path of their own, curves and one matrix, unless `exact` asks for
+/// lcms's own transform (to compare the two). Returns NULL and a message when the profile cannot
+/// be used (malformed, or not of the pixels' colour space).
+glance_colour_transform *glance_colour_transform_create(const uint8_t *icc, size_t length, int pixels, int exact,
                                                         char *message, size_t message_size);
 
 /// Transforms `rows` rows of `width` pixels from `in` to `out` (`in == out` is allowed for the
