@@ -6,6 +6,7 @@
 //     rule, the worker protocol, file names as bytes, open files)
 //   GlanceRender -> Core + decoder shims: sniffing, decoders, renderers, resampler, encoders
 //   GlanceStore -> Core + GRDB: the SQLite sidecar behind the ThumbnailStore protocol
+//   GlancePostgresStore -> Core + postgres-nio: the same protocol in PostgreSQL, for many hosts
 //   GlanceContainer -> Core: the container opened, walked and read beneath its root
 //   GlancePipeline -> Core + Container: supervised workers, the pool, the indexer, batches
 //   GlanceWorker -> Core + Render: what runs in a worker process
@@ -32,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
         // MARK: C shims, one per concern.
@@ -82,6 +86,13 @@ let package = Package(
             name: "GlanceStore",
             dependencies: ["GlanceCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .target(
+            name: "GlancePostgresStore",
+            dependencies: [
+                "GlanceCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "GlanceContainer", dependencies: ["GlanceCore", "CFileAccess", "CDigest"]),
         .target(name: "GlancePipeline", dependencies: ["GlanceCore", "GlanceContainer", "CProcess", "CFileAccess"]),
         .target(
@@ -110,6 +121,7 @@ let package = Package(
             dependencies: [
                 "GlanceCore",
                 "GlanceStore",
+                "GlancePostgresStore",
                 "GlanceContainer",
                 "GlancePipeline",
                 "GlanceListing",
@@ -138,7 +150,9 @@ let package = Package(
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
         .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport"]),
-        .testTarget(name: "GlanceStoreTests", dependencies: ["GlanceCore", "GlanceStore"]),
+        .testTarget(
+            name: "GlanceStoreTests",
+            dependencies: ["GlanceCore", "GlanceStore", "GlancePostgresStore", "GlanceTestSupport"]),
         .testTarget(
             name: "GlanceContainerTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceTestSupport"]),
         .testTarget(

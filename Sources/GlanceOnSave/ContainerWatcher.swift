@@ -20,6 +20,11 @@ public final class ContainerWatcher: Sendable {
         public var debounce: Duration = .milliseconds(100)
         /// Run a catch-up pass when watching starts.
         public var catchUpFirst = true
+        /// When set, documents to render are handed to this instead of rendered here (a job queue
+        /// that workers on other hosts drain: `glance watch --enqueue`), with `urgent` true for
+        /// saves and false for a catch-up's documents. Moves and deletions are still applied here,
+        /// as they need no render. It returns a few words for the log.
+        public var handOff: (@Sendable (_ paths: [String], _ urgent: Bool) async throws -> String)?
 
         public init() {}
     }
@@ -144,6 +149,16 @@ public final class ContainerWatcher: Sendable {
 
     /// Renders (or keeps) one saved document and logs how long the save took to become fresh.
     private func refresh(_ path: String, savedAt: ContinuousClock.Instant) async {
+        if let handOff = options.handOff {
+            do {
+                let said = try await handOff([path], true)
+                logger.info("handed off", metadata: ["path": "\(DisplayText.escaped(path))", "outcome": "\(said)"])
+            } catch {
+                logger.error(
+                    "hand-off failed", metadata: ["path": "\(DisplayText.escaped(path))", "error": "\(error)"])
+            }
+            return
+        }
         let outcome = await indexer.refresh([path])[0]
         log(outcome, change: "saved", since: savedAt)
     }
@@ -180,6 +195,14 @@ public final class ContainerWatcher: Sendable {
         do {
             let plan = try await indexer.plan()
             logger.info("catch-up", metadata: ["toRender": "\(plan.toRender.count)", "moves": "\(plan.moves.count)"])
+            if let handOff = options.handOff {
+                for move in plan.moves {
+                    try await indexer.store.moveDocument(from: move.from, to: move.to, identity: move.identity)
+                }
+                let said = try await handOff(plan.toRender.map(\.path), false)
+                logger.info("catch-up handed off", metadata: ["outcome": "\(said)"])
+                return
+            }
             let summary = try await indexer.catchUp(plan)
             logger.info(
                 "catch-up done",
@@ -188,7 +211,7 @@ public final class ContainerWatcher: Sendable {
                     "seconds": "\(String(format: "%.2f", summary.seconds))",
                 ])
         } catch {
-            logger.error("catch-up failed: \(error.description)")
+            logger.error("catch-up failed: \(String(describing: error))")
         }
     }
 

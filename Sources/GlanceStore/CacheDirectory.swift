@@ -11,7 +11,7 @@ import GlanceCore
 /// that backup tools (restic, borg, tar --exclude-caches, ...) skip thumbnails they can rebuild.
 ///
 /// See <https://bford.info/cachedir/> for the tag's format.
-enum CacheDirectory {
+public enum CacheDirectory {
     /// The tag's file name, fixed by the specification.
     static let tagFileName = "CACHEDIR.TAG"
 
@@ -26,7 +26,7 @@ enum CacheDirectory {
         """
 
     /// Makes `path` (and missing parents, mode 0755) and writes its tag if missing.
-    static func prepare(at path: String) throws(StoreError) {
+    public static func prepare(at path: String) throws(StoreError) {
         try makeDirectory(path, location: path)
         try writeTagIfMissing(in: path)
     }

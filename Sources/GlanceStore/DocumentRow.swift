@@ -75,18 +75,8 @@ struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
     /// The public record, or a ``StoreError`` when a column holds a value this version does not
     /// know (a store written by a newer Glance).
     func record(location: String) throws(StoreError) -> DocumentRecord {
-        guard let documentState = DocumentState(rawValue: state) else {
-            throw StoreError(.invalid, message: "record of \(path) has an unknown state '\(state)'", location: location)
-        }
-        var type: ContentType?
-        if let contentType {
-            guard let known = ContentType(rawValue: contentType) else {
-                throw StoreError(
-                    .invalid, message: "record of \(path) has an unknown content type '\(contentType)'",
-                    location: location)
-            }
-            type = known
-        }
+        let documentState = try StoredNames.state(state, path: path, location: location)
+        let type = try StoredNames.contentType(contentType, path: path, location: location)
         return DocumentRecord(
             path: path, identity: identity, digest: digest, contentType: type, state: documentState, error: error,
             generatorVersion: generatorVersion, generatedAt: generatedAt,

@@ -80,9 +80,6 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
 
     /// The format named by a `format` column.
     static func imageFormat(_ name: String, location: String) throws(StoreError) -> ImageFormat {
-        guard let format = ImageFormat(rawValue: name) else {
-            throw StoreError(.invalid, message: "a thumbnail has an unknown image format '\(name)'", location: location)
-        }
-        return format
+        try StoredNames.imageFormat(name, location: location)
     }
 }

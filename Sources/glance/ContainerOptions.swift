@@ -1,7 +1,9 @@
 import ArgumentParser
 import GlanceContainer
 import GlanceCore
+import GlanceOnSave
 import GlancePipeline
+import GlancePostgresStore
 import GlanceStore
 
 #if canImport(Glibc)
@@ -13,21 +15,52 @@ struct ContainerOptions: ParsableArguments {
     @Argument(help: "The container: a folder of documents.")
     var container: String
 
-    @Option(help: ArgumentHelp("Where the thumbnail store lives. Default: CONTAINER/.thumbnails.", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the thumbnail store lives: a folder for the SQLite sidecar (default: CONTAINER/.thumbnails), "
+                + "or a PostgreSQL database shared by many hosts, "
+                + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?container=NAME] (the password may come from "
+                + "PGPASSWORD; NAME defaults to the container's absolute path).",
+            valueName: "DIR|URL"))
     var store: String?
+
+    /// Where the store is, as `--store` says.
+    enum StoreLocation {
+        /// The SQLite sidecar in this folder.
+        case sidecar(directory: String)
+        /// A PostgreSQL database.
+        case postgres(PostgresAddress)
+    }
 
     /// The freshness rule of this Glance version, shared by every command.
     var freshness: FreshnessPolicy { FreshnessPolicy(generatorVersion: GlanceVersion.current) }
 
+    /// Where the store is, or why `--store` cannot be used (exit 2).
+    func storeLocation() throws -> StoreLocation {
+        guard let store, PostgresAddress.isAddress(store) else { return .sidecar(directory: storeDirectory) }
+        do {
+            return .postgres(try PostgresAddress(parsing: store))
+        } catch {
+            throw CommandFailure.unusable("--store \(error.location): \(error.message)")
+        }
+    }
+
     /// The container key in the store: "" for the sidecar inside the container (it holds that
     /// container only, wherever the container moves), the container's absolute path for a
-    /// `--store` elsewhere (which several containers may share).
+    /// `--store` elsewhere (which several containers may share), unless a PostgreSQL address
+    /// names its container.
     func containerKey(_ scanner: ContainerScanner) -> String {
-        store == nil ? "" : scanner.root
+        guard let store else { return "" }
+        if PostgresAddress.isAddress(store), let address = try? PostgresAddress(parsing: store),
+            let named = address.container
+        {
+            return named
+        }
+        return scanner.root
     }
 
     /// The folders of the container never to watch or list, relative to it: the store's, when
-    /// `--store` puts it inside the container.
+    /// `--store` puts it inside the container, and the hook socket's.
     func excludedFolders(of scanner: ContainerScanner) -> Set<String> {
         guard let resolved = FileName.withCString(storeDirectory, { realpath($0, nil) }) else { return [] }
         let store = FileName.decode(cString: resolved)
@@ -36,8 +69,22 @@ struct ContainerOptions: ParsableArguments {
         return [String(store.dropFirst(scanner.root.count + 1))]
     }
 
-    /// The store's folder.
-    var storeDirectory: String { store ?? SidecarStore.defaultDirectory(forContainer: container) }
+    /// The store's folder on this machine: the sidecar's, or for a PostgreSQL store the default
+    /// sidecar folder, which then holds only the hook socket. The scan never lists it.
+    var storeDirectory: String {
+        if let store, !PostgresAddress.isAddress(store) { return store }
+        return SidecarStore.defaultDirectory(forContainer: container)
+    }
+
+    /// Where `glance watch` listens for hooks and `glance hook` asks, for this container.
+    var hookSocket: String { HookSocket.path(inStore: storeDirectory) }
+
+    /// Makes the hook socket's folder where the store has none of its own (a PostgreSQL store);
+    /// when that fails the watcher runs without a socket and says so.
+    func prepareHookFolder() {
+        guard case .postgres = try? storeLocation() else { return }
+        try? CacheDirectory.prepare(at: storeDirectory)
+    }
 
     /// How to name a document in messages: the container's path joined with the relative path,
     /// so that the user can find the file from where they ran the command.
@@ -45,45 +92,54 @@ struct ContainerOptions: ParsableArguments {
         container.hasSuffix("/") ? container + relative : container + "/" + relative
     }
 
-    /// Opens the container and its store for reading: a container that has no store yet reads as
-    /// one whose documents are all `missing`, and nothing is created; a store this user may not
-    /// write (a read-only folder or file) is opened read-only.
-    func openForReading() throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
+    /// Opens the container and its store for reading: a container that has no sidecar yet reads
+    /// as one whose documents are all `missing`, and nothing is created; a sidecar this user may
+    /// not write (a read-only folder or file) is opened read-only.
+    func openForReading() async throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
+        guard case .sidecar = try storeLocation() else { return try await open() }
         let database = storeDirectory + "/" + SidecarStore.databaseFileName
         if FileName.withCString(database, { access($0, F_OK) }) != 0 {
-            let scanner: ContainerScanner
-            do {
-                scanner = try ContainerScanner(container: container, excluding: [storeDirectory])
-            } catch {
-                throw CommandFailure.unusable("\(container): \(error.reason)")
-            }
+            let scanner = try openScanner()
             try checkStoreLocation(scanner: scanner)
             return (scanner, EmptyStore())
         }
-        let (scanner, store) = try open(readOnlyIfNeeded: true)
-        return (scanner, store)
+        return try await open(readOnlyIfNeeded: true)
     }
 
-    /// Opens the container and its store (creating the store if needed), or says why not (exit 2).
-    func open(readOnlyIfNeeded: Bool = false) throws -> (scanner: ContainerScanner, store: SidecarStore) {
-        let scanner: ContainerScanner
-        do {
-            scanner = try ContainerScanner(container: container, excluding: [storeDirectory])
-        } catch {
-            throw CommandFailure.unusable("\(container): \(error.reason)")
+    /// Opens the container and its store (creating the sidecar, or the PostgreSQL schema, if
+    /// needed), or says why not (exit 2).
+    func open(readOnlyIfNeeded: Bool = false) async throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
+        let location = try storeLocation()
+        let scanner = try openScanner()
+        let key = containerKey(scanner)
+        guard case .sidecar(let directory) = location else {
+            guard case .postgres(let address) = location else { preconditionFailure("two kinds of store") }
+            do {
+                return (scanner, try await PostgresStore.open(address, container: key))
+            } catch {
+                throw CommandFailure.unusable(error.description)
+            }
         }
         try checkStoreLocation(scanner: scanner)
-        let key = containerKey(scanner)
         do {
-            return (scanner, try SidecarStore(directory: storeDirectory, container: key))
+            return (scanner, try SidecarStore(directory: directory, container: key))
         } catch  where error.kind == .io && readOnlyIfNeeded {
             do {
-                return (scanner, try SidecarStore(readingOnly: storeDirectory, container: key))
+                return (scanner, try SidecarStore(readingOnly: directory, container: key))
             } catch {
-                throw CommandFailure.unusable("\(storeDirectory): \(error.message)")
+                throw CommandFailure.unusable("\(directory): \(error.message)")
             }
         } catch {
-            throw CommandFailure.unusable("\(storeDirectory): \(error.message)")
+            throw CommandFailure.unusable("\(directory): \(error.message)")
+        }
+    }
+
+    /// The container, opened for scanning (the local store folder left out), or why not (exit 2).
+    func openScanner() throws -> ContainerScanner {
+        do {
+            return try ContainerScanner(container: container, excluding: [storeDirectory])
+        } catch {
+            throw CommandFailure.unusable("\(container): \(error.reason)")
         }
     }
 }
@@ -94,6 +150,7 @@ extension ContainerOptions {
     /// skip, and the store's files would be listed as documents. (A store inside the container
     /// is fine: the scan passes over its folder.)
     func checkStoreLocation(scanner: ContainerScanner) throws {
+        guard case .sidecar = try storeLocation() else { return }
         guard let resolved = FileName.withCString(storeDirectory, { realpath($0, nil) }) else { return }
         let store = FileName.decode(cString: resolved)
         free(resolved)

@@ -31,7 +31,7 @@ struct ExportCommand: AsyncParsableCommand {
     var sizeKey: String = ThumbnailImage.standardSizeKey
 
     func run() async throws {
-        let (scanner, store) = try location.openForReading()
+        let (scanner, store) = try await location.openForReading()
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let stored: StoredDocument?
         do {

@@ -11,7 +11,7 @@ struct GcCommand: AsyncParsableCommand {
     @OptionGroup var location: ContainerOptions
 
     func run() async throws {
-        let (scanner, store) = try location.open()
+        let (scanner, store) = try await location.open()
         do {
             let present = Set(scanner.scan().map(\.path))
             let gone = try await store.allDocuments().map(\.record.path).filter { !present.contains($0) }

@@ -5,6 +5,7 @@ import GlanceCore
 import GlanceDesktopCache
 import GlanceListing
 import GlancePipeline
+import GlancePostgresStore
 import GlanceStore
 
 /// `glance generate CONTAINER`: make every thumbnail that is not fresh.
@@ -45,6 +46,12 @@ struct GenerateCommand: AsyncParsableCommand {
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
 
+    @Flag(
+        help:
+            "With a PostgreSQL --store: queue what is not fresh for 'glance worker' on any host, instead of rendering here."
+    )
+    var enqueue = false
+
     @Flag(name: .shortAndLong, help: "No progress bar and no summary; failures are still named.")
     var quiet = false
 
@@ -81,6 +88,10 @@ struct GenerateCommand: AsyncParsableCommand {
         try OptionChecks.timeout(timeout)
         try OptionChecks.memoryLimit(memoryLimit)
         _ = try desktop.sizes()
+        if enqueue, !(location.store.map(PostgresAddress.isAddress) ?? false) {
+            throw ValidationError("--enqueue needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE).")
+        }
+        if enqueue, dryRun { throw ValidationError("--enqueue and --dry-run exclude each other.") }
         if let debugSwapOn, !debugSwapOn.contains("=") {
             throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
         }
@@ -90,7 +101,7 @@ struct GenerateCommand: AsyncParsableCommand {
         // A dry run only reads: it creates no store where there is none (every document counts as
         // missing then), and reads one it may not write.
         let (scanner, store): (ContainerScanner, any ThumbnailStore) =
-            dryRun ? try location.openForReading() : try location.open()
+            dryRun ? try await location.openForReading() : try await location.open()
         var options = limits.indexerOptions()
         let mirror = try (dryRun ? nil : desktop.openCache()).map { cache in
             DesktopCacheMirror(
@@ -115,6 +126,10 @@ struct GenerateCommand: AsyncParsableCommand {
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
         do {
             let plan = try await indexer.plan(force: force, retryFailed: retryFailed)
+            if enqueue, let postgres = store as? PostgresStore {
+                try await queue(plan, in: postgres, root: scanner.root)
+                return
+            }
             if dryRun {
                 print(GenerationEstimate(plan: plan, jobs: jobs).report(json: json))
                 return
@@ -212,5 +227,27 @@ struct GenerateReport: Encodable {
         try container.encode(sandbox, forKey: .sandbox)
         try container.encode(notes, forKey: .notes)
         try container.encodeIfPresent(desktopCache, forKey: .desktopCache)
+    }
+}
+
+extension GenerateCommand {
+    /// `--enqueue`: records follow renamed documents here (no rendering needed), and what must be
+    /// rendered goes to the queue at batch priority for `glance worker` on any host.
+    func queue(_ plan: GenerationPlan, in store: PostgresStore, root: String) async throws(StoreError) {
+        for move in plan.moves {
+            try await store.moveDocument(from: move.from, to: move.to, identity: move.identity)
+        }
+        let paths = plan.toRender.map(\.path)
+        let added = try await store.enqueue(paths, root: root, priority: .batch, force: force || retryFailed)
+        let kept = plan.kept.values.reduce(0) { $0 + $1.count }
+        if json {
+            print(
+                "{\"queued\":\(added),\"alreadyQueued\":\(paths.count - added),\"moved\":\(plan.moves.count),\"kept\":\(kept)}"
+            )
+        } else if !quiet {
+            print(
+                "queued \(added) document(s) for glance worker (\(paths.count - added) queued already); "
+                    + "\(plan.moves.count) moved, \(kept) up to date")
+        }
     }
 }

@@ -13,7 +13,8 @@ struct GlanceCommand: ParsableCommand {
         version: GlanceVersion.current,
         subcommands: [
             ThumbnailCommand.self, GenerateCommand.self, ListCommand.self, ShowCommand.self, ExportCommand.self,
-            GcCommand.self, HookCommand.self, WatchCommand.self, ServeCommand.self,
+            GcCommand.self, HookCommand.self, WatchCommand.self, ServeCommand.self, WorkerCommand.self,
+            QueueCommand.self,
         ]
     )
 }

@@ -5,6 +5,7 @@ import GlanceCore
 import GlanceListing
 import GlanceOnSave
 import GlancePipeline
+import GlancePostgresStore
 
 /// `glance hook CONTAINER FILE...`: a document store's post-save hook; refreshes exactly these
 /// documents now, through a running watcher when there is one.
@@ -30,6 +31,12 @@ struct HookCommand: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of objects (path, state, width, height, format, error).")
     var json = false
 
+    @Flag(
+        help:
+            "With a PostgreSQL --store: queue the documents, first in line, for 'glance worker' on any host, and return at once."
+    )
+    var enqueue = false
+
     @Option(help: "Seconds to wait for the documents (a running watcher's answer, or one render each).")
     var timeout: Double = 30
 
@@ -51,12 +58,7 @@ struct HookCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let scanner: ContainerScanner
-        do {
-            scanner = try ContainerScanner(container: location.container, excluding: [location.storeDirectory])
-        } catch {
-            throw CommandFailure.unusable("\(location.container): \(error.reason)")
-        }
+        let scanner = try location.openScanner()
         var paths: [String] = []
         for file in files {
             guard let path = Self.documentPath(file, root: scanner.root) else {
@@ -64,8 +66,12 @@ struct HookCommand: AsyncParsableCommand {
             }
             paths.append(path)
         }
+        if enqueue {
+            try await queue(paths, root: scanner.root)
+            return
+        }
         let request = HookRequest(paths: paths)
-        let socket = HookSocket.path(inStore: location.storeDirectory)
+        let socket = location.hookSocket
         let answers: [HookAnswer]
         if let fromWatcher = HookClient.ask(request, at: socket, timeoutSeconds: timeout) {
             answers = fromWatcher
@@ -84,7 +90,7 @@ struct HookCommand: AsyncParsableCommand {
 
     /// No watcher runs: render here, with a pool of our own.
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
-        let (scanner, store) = try location.open()
+        let (scanner, store) = try await location.open()
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
                 workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox))
@@ -103,5 +109,30 @@ struct HookCommand: AsyncParsableCommand {
             return HookSocket.checkedPath(inside)
         }
         return HookSocket.checkedPath(file)
+    }
+}
+
+extension HookCommand {
+    /// `--enqueue`: the documents go to the queue at on-save priority; one line says so.
+    func queue(_ paths: [String], root: String) async throws {
+        guard case .postgres = try location.storeLocation() else {
+            throw CommandFailure.unusable("--enqueue needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE)")
+        }
+        let (_, store) = try await location.open()
+        guard let queue = store as? PostgresStore else { throw CommandFailure.unusable("not a PostgreSQL store") }
+        do {
+            let added = try await queue.enqueue(paths, root: root, priority: .onSave)
+            await queue.close()
+            if json {
+                print("{\"queued\":\(added),\"alreadyQueued\":\(Set(paths).count - added)}")
+            } else {
+                print(
+                    "queued \(added) document(s) for glance worker, first in line (\(Set(paths).count - added) queued already)"
+                )
+            }
+        } catch {
+            await queue.close()
+            throw CommandFailure.unusable(error.description)
+        }
     }
 }

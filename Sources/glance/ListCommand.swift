@@ -49,7 +49,7 @@ struct ListCommand: AsyncParsableCommand {
     var xdg = false
 
     func run() async throws {
-        let (scanner, store) = try location.openForReading()
+        let (scanner, store) = try await location.openForReading()
         let query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
         let items: [PromisedItemAttributes]
         do {

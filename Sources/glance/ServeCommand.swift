@@ -92,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = []
         for container in containers {
             let location = try ContainerOptions.parse([container] + (store.map { ["--store", $0] } ?? []))
-            let (scanner, store) = try location.open()
+            let (scanner, store) = try await location.open()
             let indexer = Indexer(
                 scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
             var server = PreviewServer(
@@ -101,10 +101,11 @@ struct ServeCommand: AsyncParsableCommand {
             server.liveUpdates = watch
             servers.append(server)
             guard watch else { continue }
+            location.prepareHookFolder()
             do {
                 let live = try LiveContainer(
                     indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
-                    hookSocket: HookSocket.path(inStore: location.storeDirectory), logger: logger)
+                    hookSocket: location.hookSocket, logger: logger)
                 services.append(LiveContainerService(live: live))
             } catch {
                 throw CommandFailure.unusable(error.message)

@@ -24,7 +24,7 @@ struct ShowCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (scanner, store) = try location.openForReading()
+        let (scanner, store) = try await location.openForReading()
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let found: PromisedItemAttributes?
         do {

@@ -30,7 +30,8 @@ enum SummaryText {
         lines.append(
             "time         \(String(format: "%.2f", summary.seconds)) s, \(String(format: "%.1f", summary.documentsPerSecond)) documents/s"
         )
-        lines.append("sidecar      \(ListingFormatter.byteCount(summary.sidecarBytes))")
+        // Only the SQLite sidecar has a size on disk of its own (a PostgreSQL store reports none).
+        if summary.sidecarBytes > 0 { lines.append("sidecar      \(ListingFormatter.byteCount(summary.sidecarBytes))") }
         if let desktop = desktopCache {
             var parts = ["\(desktop.written) written", "\(desktop.unchanged) already valid"]
             if desktop.failureEntries > 0 { parts.append("\(desktop.failureEntries) failure entries") }

@@ -5,6 +5,7 @@ import GlanceContainer
 import GlanceCore
 import GlanceOnSave
 import GlancePipeline
+import GlancePostgresStore
 import Logging
 import Synchronization
 
@@ -52,6 +53,12 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Skip the catch-up pass at start: only watch.")
     var noCatchUp = false
 
+    @Flag(
+        help:
+            "With a PostgreSQL --store: queue saved documents (first in line) and the catch-up's for 'glance worker' on any host instead of rendering here; moves and deletions are still recorded here."
+    )
+    var enqueue = false
+
     @Option(help: .hidden) var debugSlowOn: String?
 
     func validate() throws {
@@ -65,7 +72,8 @@ struct WatchCommand: AsyncParsableCommand {
         let level = logLevel
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.watch")
-        let (scanner, store) = try location.open()
+        let (scanner, store) = try await location.open()
+        location.prepareHookFolder()
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
@@ -74,11 +82,22 @@ struct WatchCommand: AsyncParsableCommand {
             scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
         var options = ContainerWatcher.Options()
         options.catchUpFirst = !noCatchUp
+        if enqueue {
+            guard let queue = store as? PostgresStore else {
+                throw CommandFailure.unusable(
+                    "--enqueue needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE)")
+            }
+            let root = scanner.root
+            options.handOff = { paths, urgent in
+                let added = try await queue.enqueue(paths, root: root, priority: urgent ? .onSave : .batch)
+                return "queued \(added) for glance worker"
+            }
+        }
         let live: LiveContainer
         do {
             live = try LiveContainer(
                 indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
-                hookSocket: HookSocket.path(inStore: location.storeDirectory), logger: logger, options: options)
+                hookSocket: location.hookSocket, logger: logger, options: options)
         } catch {
             pool.stop()
             throw CommandFailure.unusable(error.message)

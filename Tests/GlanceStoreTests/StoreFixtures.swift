@@ -10,7 +10,7 @@ import Testing
 #endif
 
 /// A fresh folder under the system's temporary directory, removed when the value goes away.
-final class TemporaryFolder {
+final class TemporaryFolder: Sendable {
     /// The folder's absolute path.
     let path: String
 

@@ -1,15 +1,15 @@
 import Foundation
 import GlanceCore
-import GlanceStore
 import Testing
 
-/// Saving, loading, moving and removing documents in a real SQLite sidecar.
-@Suite("Sidecar documents")
-struct SidecarDocumentTests {
-    @Test("a saved record and its thumbnails load back, with and without image data")
-    func roundTrip() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+/// Saving, loading, moving and removing documents: one suite, run against every store (a real
+/// SQLite sidecar and a real PostgreSQL server).
+@Suite("Store documents")
+struct StoreDocumentTests {
+    @Test("a saved record and its thumbnails load back, with and without image data", arguments: StoreKind.allCases)
+    func roundTrip(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         let record = Fixtures.record("reports/2026/q3.pdf")
         let large = Fixtures.image(byteCount: 5000, seed: 3)
         let small = Fixtures.image(sizeKey: "256x256", format: .jpeg, byteCount: 700, seed: 9)
@@ -29,10 +29,10 @@ struct SidecarDocumentTests {
         #expect(try await store.document(at: "reports/2026/q4.pdf", includingImageData: true) == nil)
     }
 
-    @Test("failed and unsupported records keep their reason, with no thumbnails")
-    func failedRecord() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test("failed and unsupported records keep their reason, with no thumbnails", arguments: StoreKind.allCases)
+    func failedRecord(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         var record = Fixtures.record("locked.pdf", state: .failed, error: "encrypted PDF, needs a password")
         record.contentType = nil
         record.digest = nil
@@ -43,10 +43,10 @@ struct SidecarDocumentTests {
         #expect(loaded.thumbnails.isEmpty)
     }
 
-    @Test("generatedAt keeps millisecond precision")
-    func datePrecision() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test("generatedAt keeps millisecond precision", arguments: StoreKind.allCases)
+    func datePrecision(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         var record = Fixtures.record("now.txt")
         record.generatedAt = Date()
         try await store.save(record, thumbnails: [])
@@ -54,10 +54,11 @@ struct SidecarDocumentTests {
         #expect(abs(loaded.record.generatedAt.timeIntervalSince(record.generatedAt)) < 0.001)
     }
 
-    @Test("saving again at a path replaces the record and its whole thumbnail dictionary")
-    func upsertReplacesThumbnails() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test(
+        "saving again at a path replaces the record and its whole thumbnail dictionary", arguments: StoreKind.allCases)
+    func upsertReplacesThumbnails(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         try await store.save(
             Fixtures.record("a.png", size: 10),
             thumbnails: [Fixtures.image(seed: 1), Fixtures.image(sizeKey: "256x256", seed: 2)])
@@ -71,10 +72,10 @@ struct SidecarDocumentTests {
         #expect(try await store.allDocuments().count == 1)
     }
 
-    @Test("a thumbnail without image data is refused, and the store is left as it was")
-    func saveWithoutDataFails() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test("a thumbnail without image data is refused, and the store is left as it was", arguments: StoreKind.allCases)
+    func saveWithoutDataFails(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         let original = Fixtures.image(seed: 4)
         try await store.save(Fixtures.record("b.pdf"), thumbnails: [original])
         let error = await #expect(throws: StoreError.self) {
@@ -86,10 +87,12 @@ struct SidecarDocumentTests {
         #expect(loaded.thumbnails == [original])
     }
 
-    @Test("a move keeps the thumbnails, takes the new identity and replaces a record at the target")
-    func moveDocument() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test(
+        "a move keeps the thumbnails, takes the new identity and replaces a record at the target",
+        arguments: StoreKind.allCases)
+    func moveDocument(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         let moved = Fixtures.image(byteCount: 400, seed: 7)
         try await store.save(Fixtures.record("old/name.pdf", inode: 1), thumbnails: [moved])
         try await store.save(Fixtures.record("new/name.pdf", inode: 2), thumbnails: [Fixtures.image(seed: 8)])
@@ -106,10 +109,12 @@ struct SidecarDocumentTests {
         #expect(try await store.allDocuments().map(\.record.path) == ["new/name.pdf"])
     }
 
-    @Test("moving a path that has no record does nothing: two batches may plan the same move")
-    func moveMissing() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test(
+        "moving a path that has no record does nothing: two batches may plan the same move",
+        arguments: StoreKind.allCases)
+    func moveMissing(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         let record = Fixtures.record("a.pdf")
         try await store.save(record, thumbnails: [])
         try await store.moveDocument(from: "a.pdf", to: "b.pdf", identity: record.identity)
@@ -119,10 +124,10 @@ struct SidecarDocumentTests {
         #expect(try await store.allDocuments().map(\.record.path) == ["b.pdf"])
     }
 
-    @Test("removal reports the documents and thumbnail bytes it removed")
-    func removeDocuments() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test("removal reports the documents and thumbnail bytes it removed", arguments: StoreKind.allCases)
+    func removeDocuments(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         try await store.save(
             Fixtures.record("one.pdf"),
             thumbnails: [Fixtures.image(byteCount: 100), Fixtures.image(sizeKey: "256x256", byteCount: 20)])
@@ -136,10 +141,33 @@ struct SidecarDocumentTests {
         #expect(try await store.removeDocuments(at: []) == RemovalReport(documents: 0, thumbnailBytes: 0))
     }
 
-    @Test("allDocuments over 2,000 documents lists every thumbnail without its bytes")
-    func allDocumentsWithoutBlobs() async throws {
-        let folder = try TemporaryFolder()
-        let store = try SidecarStore(directory: folder.path)
+    @Test("pages follow the paths' byte order, whatever the locale", arguments: StoreKind.allCases)
+    func paging(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
+        // Byte order: "B" (0x42) before "a", and "é" (0xC3 0xA9) after "z".
+        let paths = ["z.pdf", "é.pdf", "a.pdf", "B.pdf", "b.pdf"]
+        for path in paths { try await store.save(Fixtures.record(path), thumbnails: [Fixtures.image()]) }
+        var pages: [[String]] = []
+        var last: String?
+        while true {
+            let page = try await store.documents(after: last, limit: 2)
+            if page.isEmpty { break }
+            pages.append(page.map(\.record.path))
+            last = page.last?.record.path
+        }
+        #expect(pages == [["B.pdf", "a.pdf"], ["b.pdf", "z.pdf"], ["é.pdf"]])
+        #expect(try await store.allDocuments().map(\.record.path) == ["B.pdf", "a.pdf", "b.pdf", "z.pdf", "é.pdf"])
+        let some = try await store.documents(at: ["a.pdf", "é.pdf", "nowhere.pdf", "a.pdf"])
+        #expect(Set(some.keys) == ["a.pdf", "é.pdf"])
+        #expect(some["é.pdf"]?.thumbnails.first?.data == nil, "listings carry no image bytes")
+        #expect(try await store.totals() == StoreTotals(documents: [.fresh: 5], thumbnailBytes: 1500))
+    }
+
+    @Test("allDocuments over 2,000 documents lists every thumbnail without its bytes", arguments: StoreKind.allCases)
+    func allDocumentsWithoutBlobs(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
         let count = 2000
         for index in 0..<count {
             var thumbnails = [Fixtures.image(byteCount: 200 + index % 50, seed: UInt8(index % 256))]

@@ -1,5 +1,6 @@
 import Foundation
 import GlanceCore
+import GlancePostgresStore
 import GlanceStore
 import Synchronization
 import Testing
@@ -8,13 +9,16 @@ import Testing
     import Glibc
 #endif
 
-/// Several stores on one folder at once, as a batch, a watcher and a server would be.
-@Suite("Sidecar concurrency")
-struct SidecarConcurrencyTests {
-    @Test("two stores on one folder save 2 × 200 documents from several tasks, losing none")
-    func concurrentSaves() async throws {
-        let folder = try TemporaryFolder()
-        let stores = [try SidecarStore(directory: folder.path), try SidecarStore(directory: folder.path)]
+/// Several stores on one folder or database at once, as a batch, a watcher and a server would
+/// be (or several hosts): run against every store.
+@Suite("Store concurrency")
+struct StoreConcurrencyTests {
+    @Test(
+        "two stores on one backing save 2 × 200 documents from several tasks, losing none",
+        arguments: StoreKind.allCases)
+    func concurrentSaves(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let stores = [subject.store, try await subject.another()]
         let workers = 8
         let savesPerWorker = 50
         let errors = await withTaskGroup(of: [String].self) { group in
@@ -49,18 +53,28 @@ struct SidecarConcurrencyTests {
         }
         let sample = try #require(try await stores[0].document(at: "w7/doc49.pdf", includingImageData: true))
         #expect(sample.thumbnails == [Fixtures.image(seed: 49)])
-        #expect(try await stores[1].checkIntegrity())
+        if let sidecar = stores[1] as? SidecarStore {
+            #expect(try await sidecar.checkIntegrity())
+        }
     }
 
-    @Test("several stores opening a new folder at the same moment all succeed")
-    func concurrentOpening() async throws {
+    @Test(
+        "several stores opening a new folder or database at the same moment all succeed", arguments: StoreKind.allCases)
+    func concurrentOpening(kind: StoreKind) async throws {
         let folder = try TemporaryFolder()
         let directory = folder.file("fresh")
-        let results = await withTaskGroup(of: Result<SidecarStore, any Error>.self) { group in
+        // A database without the schema yet: every opener races to migrate it.
+        let database = kind == .postgres ? try StoreUnderTest.freshDatabase() : nil
+        let results = await withTaskGroup(of: Result<any ThumbnailStore, any Error>.self) { group in
             for index in 0..<6 {
                 group.addTask {
                     do {
-                        let store = try SidecarStore(directory: directory)
+                        let store: any ThumbnailStore =
+                            if let database {
+                                try await PostgresStore.open(database, container: "test")
+                            } else {
+                                try SidecarStore(directory: directory)
+                            }
                         try await store.save(Fixtures.record("opener\(index).txt"), thumbnails: [])
                         return .success(store)
                     } catch {
@@ -73,15 +87,14 @@ struct SidecarConcurrencyTests {
 
         let stores = results.compactMap { try? $0.get() }
         #expect(stores.count == 6, "\(results)")
-        #expect(stores.count == 6)
         let paths = try await #require(stores.first).allDocuments().map(\.record.path)
         #expect(paths == (0..<6).map { "opener\($0).txt" })
     }
 
-    @Test("a claim race between two stores grants each path to exactly one batch")
-    func claimRace() async throws {
-        let folder = try TemporaryFolder()
-        let stores = [try SidecarStore(directory: folder.path), try SidecarStore(directory: folder.path)]
+    @Test("a claim race between two stores grants each path to exactly one batch", arguments: StoreKind.allCases)
+    func claimRace(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let stores = [subject.store, try await subject.another()]
         // Two live leases: this process and its parent.
         let leases = [
             Lease(token: "a", host: Lease.thisHost, pid: getpid(), seconds: 3600),

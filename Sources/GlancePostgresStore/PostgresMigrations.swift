@@ -1,0 +1,189 @@
+import GlanceCore
+import PostgresNIO
+
+/// The PostgreSQL store's schema, as a list of named migrations in the `glance` schema.
+///
+/// Like the sidecar's: migrations are only ever appended, never edited once shipped. Each opener
+/// first reads which migrations the database has; only when some are missing does it take a
+/// transaction-scoped advisory lock (so that hosts starting together migrate once) and apply them.
+enum PostgresMigrations {
+    /// One migration: its name, as recorded in `glance.migration`, and its statements.
+    struct Migration {
+        let name: String
+        let statements: [PostgresQuery]
+    }
+
+    /// The key of the advisory lock migrations hold ("glance" in ASCII, padded).
+    static let lockKey: Int64 = 0x676c_616e_6365_0001
+
+    /// Every migration, in order.
+    static let all: [Migration] = [
+        Migration(
+            name: "v1: documents, thumbnails, claims",
+            statements: [
+                // Paths sort bytewise (COLLATE "C"), as in the sidecar, so that a listing pages
+                // through the same order whatever the database's locale.
+                """
+                CREATE TABLE glance.document (
+                    id bigserial PRIMARY KEY,
+                    container text NOT NULL,
+                    path text COLLATE "C" NOT NULL,
+                    device bigint NOT NULL,
+                    inode bigint NOT NULL,
+                    size bigint NOT NULL,
+                    modified_ns bigint NOT NULL,
+                    digest text,
+                    content_type text,
+                    state text NOT NULL,
+                    error text,
+                    generator_version text NOT NULL,
+                    generated_at timestamptz NOT NULL,
+                    render_milliseconds integer,
+                    UNIQUE (container, path)
+                )
+                """,
+                // A renamed file keeps its device and inode; a copied one keeps its digest.
+                "CREATE INDEX document_on_identity ON glance.document (container, device, inode)",
+                "CREATE INDEX document_on_digest ON glance.document (container, digest)",
+                """
+                CREATE TABLE glance.thumbnail (
+                    document_id bigint NOT NULL REFERENCES glance.document (id) ON DELETE CASCADE,
+                    size_key text NOT NULL,
+                    format text NOT NULL,
+                    width integer NOT NULL,
+                    height integer NOT NULL,
+                    byte_count integer NOT NULL,
+                    average_colour text,
+                    data bytea NOT NULL,
+                    PRIMARY KEY (document_id, size_key)
+                )
+                """,
+                """
+                CREATE TABLE glance.claim (
+                    container text NOT NULL,
+                    path text COLLATE "C" NOT NULL,
+                    token text NOT NULL,
+                    host text NOT NULL,
+                    pid integer NOT NULL,
+                    expires_at timestamptz NOT NULL,
+                    PRIMARY KEY (container, path)
+                )
+                """,
+                "CREATE INDEX claim_on_token ON glance.claim (token)",
+            ]),
+        Migration(
+            name: "v2: job queue",
+            statements: [
+                // One row per document to render: pending, leased to a host until lease_expires,
+                // done, or failed after too many attempts. `root` is the container's folder as
+                // every host mounts it.
+                """
+                CREATE TABLE glance.job (
+                    id bigserial PRIMARY KEY,
+                    container text NOT NULL,
+                    root text NOT NULL,
+                    path text COLLATE "C" NOT NULL,
+                    priority smallint NOT NULL,
+                    force boolean NOT NULL DEFAULT false,
+                    state text NOT NULL DEFAULT 'pending',
+                    attempts integer NOT NULL DEFAULT 0,
+                    lease_token text,
+                    lease_host text,
+                    lease_expires timestamptz,
+                    enqueued_at timestamptz NOT NULL DEFAULT now(),
+                    finished_at timestamptz,
+                    finished_by text,
+                    error text
+                )
+                """,
+                // At most one waiting job per document: enqueueing it again only raises its priority.
+                """
+                CREATE UNIQUE INDEX job_waiting_once ON glance.job (container, path) WHERE state = 'pending'
+                """,
+                // What a worker takes next: the most urgent, then the oldest.
+                "CREATE INDEX job_next ON glance.job (priority, id) WHERE state IN ('pending', 'leased')",
+                "CREATE INDEX job_by_lease ON glance.job (lease_token) WHERE state = 'leased'",
+                "CREATE INDEX job_by_container ON glance.job (container, state)",
+            ]),
+    ]
+
+    /// Checks that the database can hold a Glance store and brings it up to date.
+    static func apply(to store: PostgresStore) async throws(StoreError) {
+        let location = store.location
+        let logger = store.logger
+        if try await pending(in: store).isEmpty { return }
+        try await store.transaction { connection in
+            _ = try await connection.rows("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            _ = try await connection.rows("CREATE SCHEMA IF NOT EXISTS glance", logger: logger)
+            let tables = try await connection.rows(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'glance' ORDER BY 1",
+                logger: logger
+            ).map { try $0.decode(String.self) }
+            if !tables.isEmpty, !tables.contains("migration") {
+                throw StoreError(
+                    .notAStore,
+                    message: "schema glance holds tables that are not a Glance store's ("
+                        + tables.prefix(3).joined(separator: ", ") + "); use another database",
+                    location: location)
+            }
+            _ = try await connection.rows(
+                """
+                CREATE TABLE IF NOT EXISTS glance.migration (
+                    name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+            let applied = Set(
+                try await connection.rows("SELECT name FROM glance.migration", logger: logger).map {
+                    try $0.decode(String.self)
+                })
+            try checkNotNewer(applied, location: location)
+            for migration in all where !applied.contains(migration.name) {
+                for statement in migration.statements { _ = try await connection.rows(statement, logger: logger) }
+                _ = try await connection.rows(
+                    "INSERT INTO glance.migration (name) VALUES (\(migration.name))", logger: logger)
+            }
+        }
+    }
+
+    /// The migrations the database lacks, read without locking or writing anything; refuses a
+    /// database a newer Glance migrated, and one whose text is not UTF-8.
+    private static func pending(in store: PostgresStore) async throws(StoreError) -> [Migration] {
+        let rows = try await store.rows(
+            """
+            SELECT current_setting('server_encoding'), to_regclass('glance.migration') IS NOT NULL
+            """)
+        guard let first = rows.first else { return all }
+        let (encoding, hasMigrations): (String, Bool)
+        do {
+            (encoding, hasMigrations) = try first.decode((String, Bool).self)
+        } catch {
+            throw StoreError(postgres: error, location: store.location, address: store.address)
+        }
+        if encoding != "UTF8" {
+            throw StoreError(
+                .invalid,
+                message: "database \(store.address.database) stores text as \(encoding); Glance needs UTF8 "
+                    + "(createdb --encoding=UTF8 --template=template0)",
+                location: store.location)
+        }
+        if !hasMigrations { return all }
+        let names = try await store.rows("SELECT name FROM glance.migration")
+        var applied: Set<String> = []
+        for row in names {
+            do { applied.insert(try row.decode(String.self)) } catch {
+                throw StoreError(postgres: error, location: store.location, address: store.address)
+            }
+        }
+        try checkNotNewer(applied, location: store.location)
+        return all.filter { !applied.contains($0.name) }
+    }
+
+    /// Refuses a database with migrations this version does not know: a newer Glance's.
+    private static func checkNotNewer(_ applied: Set<String>, location: String) throws(StoreError) {
+        let known = Set(all.map(\.name))
+        if !applied.isSubset(of: known) {
+            throw StoreError(
+                .newerSchema, message: "made by a newer version of Glance; use that version, or another --store",
+                location: location)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import GlanceCore
+import PostgresNIO
+
+/// How soon a queued document is rendered.
+public enum JobPriority: Int16, Sendable, Codable {
+    /// A document just saved: someone is waiting for its thumbnail.
+    case onSave = 0
+    /// A batch's document.
+    case batch = 1
+}
+
+/// A document a worker has leased from the queue.
+public struct QueuedJob: Sendable, Equatable {
+    /// The job's id.
+    public var id: Int64
+    /// The container key its document belongs to.
+    public var container: String
+    /// The container's folder, as every host mounts it.
+    public var root: String
+    /// The document, relative to the container.
+    public var path: String
+    /// Whether to render even when the stored record is fresh (`generate --force`).
+    public var force: Bool
+    /// How many times it has been leased, this time included.
+    public var attempts: Int
+}
+
+/// The queue's contents in numbers, for `glance queue`.
+public struct QueueCounts: Sendable, Equatable, Codable {
+    /// Jobs by state: `pending`, `leased`, `done`, `failed`.
+    public var byState: [String: Int]
+    /// Jobs finished in the last minute, by the host that finished them.
+    public var lastMinuteByHost: [String: Int]
+
+    public init(byState: [String: Int] = [:], lastMinuteByHost: [String: Int] = [:]) {
+        self.byState = byState
+        self.lastMinuteByHost = lastMinuteByHost
+    }
+}
+
+/// The job queue, in the same database as the records: workers on many hosts lease jobs with
+/// `FOR UPDATE SKIP LOCKED` (no two take the same row, none waits for another), keep them with
+/// heartbeats, and complete them; a lease that expires (its host died) makes the job available
+/// again, and a job leased too many times ends `failed` instead of going round for ever.
+///
+/// Enqueueing is per container (this store's key); leasing serves every container of the
+/// database unless limited to one.
+extension PostgresStore {
+    /// Queues `paths` of this container (whose folder is `root` on every host) at `priority`.
+    /// A document already waiting keeps one job, at the more urgent priority. Returns how many
+    /// jobs were added.
+    @discardableResult
+    public func enqueue(_ paths: [String], root: String, priority: JobPriority, force: Bool = false)
+        async throws(StoreError) -> Int
+    {
+        var seen: Set<String> = []
+        let unique = paths.filter { seen.insert($0).inserted }
+        if unique.isEmpty { return 0 }
+        let container = container
+        let logger = logger
+        return try await transaction { connection in
+            var added = 0
+            // Chunks keep one statement's array modest on a container of millions.
+            for start in stride(from: 0, to: unique.count, by: 5000) {
+                let chunk = Array(unique[start..<min(start + 5000, unique.count)])
+                let rows = try await connection.rows(
+                    try """
+                    INSERT INTO glance.job AS j (container, root, path, priority, force)
+                    SELECT \(container), \(root), p, \(priority.rawValue), \(force) FROM unnest(\(chunk)::text[]) AS p
+                    ON CONFLICT (container, path) WHERE state = 'pending'
+                    DO UPDATE SET priority = least(j.priority, EXCLUDED.priority), force = j.force OR EXCLUDED.force,
+                        root = EXCLUDED.root
+                    RETURNING (xmax = 0)
+                    """, logger: logger)
+                for row in rows where try row.decode(Bool.self) { added += 1 }
+            }
+            return added
+        }
+    }
+
+    /// Leases up to `limit` jobs under `lease`: pending ones, and leased ones whose lease expired
+    /// (their host stopped sending heartbeats), most urgent and oldest first, each counted as an
+    /// attempt. Jobs whose expired lease was their `maxAttempts`-th end `failed` first.
+    public func lease(limit: Int, under lease: Lease, maxAttempts: Int, onlyContainer: String? = nil)
+        async throws(StoreError) -> [QueuedJob]
+    {
+        let logger = logger
+        return try await transaction { connection in
+            _ = try await connection.rows(
+                """
+                UPDATE glance.job SET state = 'failed', finished_at = now(),
+                    error = coalesce(error || '; ', '') || 'gave up after ' || attempts || ' attempts'
+                WHERE state = 'leased' AND lease_expires < now() AND attempts >= \(maxAttempts)
+                """, logger: logger)
+            let rows = try await connection.rows(
+                """
+                WITH next AS (
+                    SELECT id FROM glance.job
+                    WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < now()))
+                        AND (\(onlyContainer)::text IS NULL OR container = \(onlyContainer))
+                    ORDER BY priority, id
+                    LIMIT \(limit)
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = \(lease.token),
+                    lease_host = \(lease.host), lease_expires = now() + make_interval(secs => \(lease.seconds))
+                FROM next WHERE j.id = next.id
+                RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
+                """, logger: logger)
+            return try rows.map { row in
+                let (id, container, root, path, force, attempts) = try row.decode(
+                    (Int64, String, String, String, Bool, Int32).self)
+                return QueuedJob(
+                    id: id, container: container, root: root, path: path, force: force, attempts: Int(attempts))
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Moves the expiry of every job leased under `lease` to now plus its duration (a heartbeat).
+    public func renewJobs(_ lease: Lease) async throws(StoreError) {
+        _ = try await rows(
+            """
+            UPDATE glance.job SET lease_expires = now() + make_interval(secs => \(lease.seconds))
+            WHERE lease_token = \(lease.token) AND state = 'leased'
+            """)
+    }
+
+    /// Marks a job done by `lease`'s host. A job whose lease was lost meanwhile (another host
+    /// took it after an expiry) is left to that host; returns whether this lease still held it.
+    @discardableResult
+    public func complete(_ job: QueuedJob, under lease: Lease) async throws(StoreError) -> Bool {
+        let rows = try await rows(
+            """
+            UPDATE glance.job SET state = 'done', finished_at = now(), finished_by = \(lease.host), error = NULL
+            WHERE id = \(job.id) AND lease_token = \(lease.token) AND state = 'leased'
+            RETURNING id
+            """)
+        return !rows.isEmpty
+    }
+
+    /// Gives a job back after this host could not do it (`error` says why): pending again for any
+    /// host, or `failed` when it has had `maxAttempts` attempts.
+    public func giveBack(_ job: QueuedJob, under lease: Lease, error: String, maxAttempts: Int) async throws(StoreError)
+    {
+        let reason = "\(lease.host): \(error)"
+        _ = try await rows(
+            """
+            UPDATE glance.job SET error = \(reason), lease_token = NULL, lease_host = NULL, lease_expires = NULL,
+                state = CASE WHEN attempts >= \(maxAttempts) THEN 'failed' ELSE 'pending' END,
+                finished_at = CASE WHEN attempts >= \(maxAttempts) THEN now() END
+            WHERE id = \(job.id) AND lease_token = \(lease.token) AND state = 'leased'
+                AND NOT EXISTS (
+                    SELECT 1 FROM glance.job w WHERE w.container = glance.job.container AND w.path = glance.job.path
+                        AND w.state = 'pending')
+            """)
+        // A newer job for the same document is waiting already: this one is settled by it.
+        _ = try await rows(
+            """
+            UPDATE glance.job SET state = 'done', finished_at = now(), finished_by = \(lease.host), error = \(reason)
+            WHERE id = \(job.id) AND lease_token = \(lease.token) AND state = 'leased'
+            """)
+    }
+
+    /// How many jobs of this container (or of every container, `allContainers`) are in each
+    /// state, and how many each host finished in the last minute.
+    public func queueCounts(allContainers: Bool = false) async throws(StoreError) -> QueueCounts {
+        let container: String? = allContainers ? nil : container
+        let logger = logger
+        return try await transaction { connection in
+            var counts = QueueCounts()
+            for row in try await connection.rows(
+                """
+                SELECT state, count(*) FROM glance.job
+                WHERE \(container)::text IS NULL OR container = \(container) GROUP BY state
+                """, logger: logger)
+            {
+                let (state, count) = try row.decode((String, Int64).self)
+                counts.byState[state] = Int(count)
+            }
+            for row in try await connection.rows(
+                """
+                SELECT finished_by, count(*) FROM glance.job
+                WHERE state = 'done' AND finished_at > now() - interval '1 minute' AND finished_by IS NOT NULL
+                    AND (\(container)::text IS NULL OR container = \(container))
+                GROUP BY finished_by
+                """, logger: logger)
+            {
+                let (host, count) = try row.decode((String, Int64).self)
+                counts.lastMinuteByHost[host] = Int(count)
+            }
+            return counts
+        }
+    }
+
+    /// Drops finished jobs (done or failed) of this container older than `age` seconds.
+    @discardableResult
+    public func pruneFinishedJobs(olderThan age: Double) async throws(StoreError) -> Int {
+        let rows = try await rows(
+            """
+            DELETE FROM glance.job WHERE container = \(container) AND state IN ('done', 'failed')
+                AND finished_at < now() - make_interval(secs => \(age))
+            RETURNING id
+            """)
+        return rows.count
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import GlanceCore
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// A ``ThumbnailStore`` in a PostgreSQL database, for a collection that outgrows one machine:
+/// many hosts render into one database, and one database holds many containers.
+///
+/// The same records and thumbnail dictionaries as the SQLite sidecar, in the `glance` schema
+/// (so that the database may hold other data too), brought up to date by
+/// ``PostgresMigrations`` when a store is opened. Every method is one transaction. Claims expire
+/// by the server's clock, which every host shares.
+///
+/// The store owns a connection pool (postgres-nio's `PostgresClient`), which runs in a task of
+/// its own from ``open(_:container:)`` until ``close()``; a store dropped without closing
+/// cancels that task.
+public final class PostgresStore: ThumbnailStore {
+    /// Where the database is (the password is never shown).
+    public let address: PostgresAddress
+    /// The container key of this instance: which of the database's containers it reads and writes.
+    public let container: String
+    /// How messages name the store: the address without its password, and the container.
+    public let location: String
+
+    /// The connection pool.
+    let client: PostgresClient
+    /// The pool's own task (`PostgresClient.run()`).
+    private let running: Task<Void, Never>
+    /// postgres-nio's log, silenced: failures reach the user as ``StoreError``s instead.
+    let logger: Logger
+
+    /// Connects to the database at `address`, brings its schema up to date, and returns the store
+    /// of container `container` in it.
+    ///
+    /// - Throws: ``StoreError``: `unavailable` when the server cannot be reached or refuses the
+    ///   user, `notAStore` when the database's `glance` schema holds something else, `newerSchema`
+    ///   when a newer Glance migrated it.
+    public static func open(_ address: PostgresAddress, container: String) async throws(StoreError) -> PostgresStore {
+        // Before any pool exists: nothing to stop when the server is not there.
+        try await probe(address, location: locationText(address, container: container))
+        let store = PostgresStore(address: address, container: container)
+        do {
+            try await PostgresMigrations.apply(to: store)
+        } catch {
+            await store.close()
+            throw error
+        }
+        return store
+    }
+
+    private init(address: PostgresAddress, container: String) {
+        self.address = address
+        self.container = container
+        location = Self.locationText(address, container: container)
+        logger = Self.silent
+        var configuration = PostgresClient.Configuration(
+            host: address.host, port: address.port, username: address.user, password: address.password,
+            database: address.database, tls: Self.tls(address.tls))
+        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.maximumConnections = 8
+        configuration.options.keepAliveBehavior = nil
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        running = Task { await client.run() }
+    }
+
+    /// postgres-nio's log, silenced.
+    private static let silent = Logger(label: "glance.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// How messages name the store at `address` for `container`.
+    private static func locationText(_ address: PostgresAddress, container: String) -> String {
+        var shown = address
+        shown.container = nil
+        return "\(shown.description) (container \(container))"
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    /// Closes the connections and ends the pool's task. The store cannot be used afterwards.
+    public func close() async {
+        running.cancel()
+        await running.value
+    }
+
+    /// Opens one connection and closes it again: a server that is not there, a database that
+    /// does not exist or a user refused fails here at once, where the pool would keep retrying
+    /// (as it should once running: a server restarted mid-batch is reconnected to).
+    private static func probe(_ address: PostgresAddress, location: String) async throws(StoreError) {
+        do {
+            let tls: PostgresConnection.Configuration.TLS
+            switch address.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: address.host, port: address.port, username: address.user, password: address.password,
+                database: address.database, tls: tls)
+            configuration.options.connectTimeout = .seconds(10)
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: silent)
+            try await connection.close()
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
+        }
+    }
+
+    private static func tls(_ mode: PostgresAddress.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+
+    // MARK: - Queries with typed errors
+
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
+        }
+    }
+
+    /// Runs one statement on its own (autocommit) and collects its rows.
+    func rows(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
+        do {
+            var rows: [PostgresRow] = []
+            for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+            return rows
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs one statement on this connection and collects its rows.
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        var rows: [PostgresRow] = []
+        for try await row in try await self.query(query, logger: logger) { rows.append(row) }
+        return rows
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import GlanceContainer
+import GlanceCore
+import GlancePipeline
+import GlancePostgresStore
+import GlanceStore
+
+/// One host's share of a PostgreSQL job queue: leases jobs, keeps `jobs` of them rendering
+/// through the local supervised pool, sends heartbeats while they render, and completes each
+/// once its record is saved (saving is idempotent: a job done twice writes the same record).
+///
+/// A job whose container folder this host cannot open is given back with the reason, for
+/// another host to try; a host that dies holds its jobs only until their leases expire.
+struct QueueWorker: Sendable {
+    /// How the worker runs.
+    struct Settings: Sendable {
+        /// Jobs rendering at once (the pool's size).
+        var jobs: Int
+        /// How long a lease lasts without a heartbeat, in seconds.
+        var leaseSeconds: Double
+        /// Attempts before a job ends `failed`.
+        var maxAttempts: Int
+        /// Serve only this container key (nil: every container of the database).
+        var onlyContainer: String?
+        /// Stop when no job is pending or leased, instead of waiting for more.
+        var exitWhenIdle: Bool
+        /// Print one line per finished job.
+        var verbose: Bool
+    }
+
+    /// What a worker did, for its last line.
+    struct Tally: Sendable {
+        var done = 0
+        var givenBack = 0
+    }
+
+    let address: PostgresAddress
+    /// The store used for the queue itself.
+    let queue: PostgresStore
+    let pool: WorkerPool
+    let options: Indexer.Options
+    let settings: Settings
+
+    /// Runs until the queue is idle (with `exitWhenIdle`) or `stop` fires.
+    func run(stop: StopSignals) async throws(StoreError) -> Tally {
+        let lease = Lease.forThisProcess(seconds: settings.leaseSeconds)
+        let indexers = IndexerCache(address: address, pool: pool, options: options)
+        let heartbeat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(settings.leaseSeconds / 3))
+                try? await queue.renewJobs(lease)
+            }
+        }
+        defer { heartbeat.cancel() }
+        var tally = Tally()
+        var failure: StoreError?
+        await withTaskGroup(of: Bool.self) { group in
+            var running = 0
+            while !stop.received, failure == nil {
+                if running < settings.jobs {
+                    let leased: [QueuedJob]
+                    do throws(StoreError) {
+                        leased = try await queue.lease(
+                            limit: settings.jobs - running, under: lease, maxAttempts: settings.maxAttempts,
+                            onlyContainer: settings.onlyContainer)
+                    } catch {
+                        failure = error
+                        break
+                    }
+                    for job in leased {
+                        group.addTask { await self.handle(job, lease: lease, indexers: indexers) }
+                        running += 1
+                    }
+                    if !leased.isEmpty { continue }
+                    if running == 0 {
+                        if settings.exitWhenIdle, (try? await isIdle()) == true { break }
+                        try? await Task.sleep(for: .milliseconds(200))
+                        continue
+                    }
+                }
+                if let done = await group.next() {
+                    running -= 1
+                    if done { tally.done += 1 } else { tally.givenBack += 1 }
+                }
+            }
+            if stop.received { pool.stop() }
+            for await done in group {
+                if done { tally.done += 1 } else { tally.givenBack += 1 }
+            }
+        }
+        await indexers.close()
+        if let failure { throw failure }
+        return tally
+    }
+
+    /// Whether nothing is pending or leased (in this worker's scope).
+    private func isIdle() async throws(StoreError) -> Bool {
+        let counts = try await queue.queueCounts(allContainers: settings.onlyContainer == nil)
+        return (counts.byState["pending"] ?? 0) + (counts.byState["leased"] ?? 0) == 0
+    }
+
+    /// Renders one job's document and completes the job, or gives it back; true when done.
+    private func handle(_ job: QueuedJob, lease: Lease, indexers: IndexerCache) async -> Bool {
+        let indexer: Indexer
+        do {
+            indexer = try await indexers.indexer(container: job.container, root: job.root)
+        } catch {
+            await giveBack(job, lease: lease, reason: error.message)
+            return false
+        }
+        let outcome = job.force ? await indexer.render(job.path) : (await indexer.refresh([job.path]))[0]
+        switch outcome {
+        case .recorded(let stored):
+            if settings.verbose {
+                let state = stored.record.state.rawValue
+                print("\(DisplayText.escaped(job.root))/\(DisplayText.escaped(job.path)) \(state)")
+            }
+        case .removed:
+            if settings.verbose { print("\(DisplayText.escaped(job.root))/\(DisplayText.escaped(job.path)) removed") }
+        case .storeFailed(_, let error):
+            await giveBack(job, lease: lease, reason: error.message)
+            return false
+        case .cancelled:
+            await giveBack(job, lease: lease, reason: "the worker was stopped")
+            return false
+        }
+        do {
+            try await queue.complete(job, under: lease)
+        } catch {
+            StandardError.write("glance: job \(job.id): \(error.description)")
+        }
+        return true
+    }
+
+    private func giveBack(_ job: QueuedJob, lease: Lease, reason: String) async {
+        StandardError.write(
+            "glance: \(DisplayText.escaped(job.root))/\(DisplayText.escaped(job.path)): \(reason); given back")
+        try? await queue.giveBack(job, under: lease, error: reason, maxAttempts: settings.maxAttempts)
+    }
+}
+
+/// The indexers of the containers a worker has met, one per container key and folder, each with
+/// its store; made on first use.
+actor IndexerCache {
+    private let address: PostgresAddress
+    private let pool: WorkerPool
+    private let options: Indexer.Options
+    private var indexers: [String: Indexer] = [:]
+    private var stores: [PostgresStore] = []
+
+    init(address: PostgresAddress, pool: WorkerPool, options: Indexer.Options) {
+        self.address = address
+        self.pool = pool
+        self.options = options
+    }
+
+    /// The indexer of `container` at `root`; an error (`unavailable`) when this host cannot open
+    /// the folder (another host may).
+    func indexer(container: String, root: String) async throws(StoreError) -> Indexer {
+        let key = container + "\u{0}" + root
+        if let known = indexers[key] { return known }
+        let scanner: ContainerScanner
+        do {
+            scanner = try ContainerScanner(
+                container: root, excluding: [SidecarStore.defaultDirectory(forContainer: root)])
+        } catch {
+            throw StoreError(
+                .unavailable, message: "this host cannot open the container folder \(root): \(error.reason)",
+                location: Lease.thisHost)
+        }
+        let store = try await PostgresStore.open(address, container: container)
+        stores.append(store)
+        let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
+        indexers[key] = indexer
+        return indexer
+    }
+
+    /// Closes every store opened here.
+    func close() async {
+        for store in stores { await store.close() }
+        stores.removeAll()
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import GlanceCore
+import GlancePipeline
+import GlancePostgresStore
+
+/// `glance worker --store postgres://…`: render queued documents on this host.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Render the documents queued in a PostgreSQL store, on this host, until stopped.",
+        discussion: """
+            Run one on each host that mounts the containers at the same path (shared storage). \
+            Each leases jobs (on-save ones first, then batch ones, oldest first), renders them \
+            through its own supervised worker processes, sends a heartbeat while they render, and \
+            records each result; 'glance generate CONTAINER --store URL --enqueue' fills the queue. \
+            A host that dies mid-job loses nothing: its leases expire and another host takes the \
+            jobs. A job that fails on every try ends 'failed' after --max-attempts. A host that \
+            cannot open a container's folder gives the job back, saying why. SIGINT or SIGTERM \
+            stops at once; unfinished jobs go back to the queue. Exit status: 0 stopped or idle, \
+            2 bad usage or an unreachable store.
+            """)
+
+    @Option(
+        help: ArgumentHelp(
+            "The PostgreSQL store: postgres://USER@HOST[:PORT]/DATABASE[?container=NAME] (with NAME, serve that "
+                + "container only).", valueName: "URL"))
+    var store: String
+
+    @Option(name: .shortAndLong, help: "Documents to render at once (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Seconds a lease lasts without a heartbeat: how soon another host takes over a dead one's jobs.")
+    var leaseSeconds: Double = 30
+
+    @Option(help: "Attempts before a job ends failed (a host dying, or unable to read the document, is an attempt).")
+    var maxAttempts: Int = 3
+
+    @Flag(help: "Exit when no job is pending or leased, instead of waiting for more.")
+    var exitWhenIdle = false
+
+    @Flag(name: .shortAndLong, help: "Print each finished document and its state.")
+    var verbose = false
+
+    @Option(help: "Seconds one document may take before its worker is killed.")
+    var timeout: Double = 30
+
+    @Option(help: "Memory limit of each worker process, in MiB (address space).")
+    var memoryLimit: Int = 1024
+
+    @OptionGroup var limits: RenderLimitOptions
+
+    @OptionGroup var sandbox: SandboxOptions
+
+    @Option(help: .hidden) var debugSlowOn: String?
+
+    func validate() throws {
+        try OptionChecks.jobs(jobs)
+        try OptionChecks.timeout(timeout)
+        try OptionChecks.memoryLimit(memoryLimit)
+        guard leaseSeconds >= 1, leaseSeconds <= 3600 else {
+            throw ValidationError("--lease-seconds must be between 1 and 3600.")
+        }
+        guard (1...100).contains(maxAttempts) else {
+            throw ValidationError("--max-attempts must be between 1 and 100.")
+        }
+        guard PostgresAddress.isAddress(store) else {
+            throw ValidationError("--store must be a PostgreSQL address (postgres://USER@HOST:PORT/DATABASE).")
+        }
+    }
+
+    func run() async throws {
+        let address: PostgresAddress
+        let queue: PostgresStore
+        do {
+            address = try PostgresAddress(parsing: store)
+            queue = try await PostgresStore.open(address, container: address.container ?? "")
+        } catch {
+            throw CommandFailure.unusable(error.description)
+        }
+        let pool = WorkerPool(
+            configuration: try WorkerLauncher.configuration(
+                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+                triggers: .init(slowOn: debugSlowOn)))
+        defer { pool.shutdown() }
+        let worker = QueueWorker(
+            address: address, queue: queue, pool: pool, options: limits.indexerOptions(),
+            settings: .init(
+                jobs: jobs, leaseSeconds: leaseSeconds, maxAttempts: maxAttempts, onlyContainer: address.container,
+                exitWhenIdle: exitWhenIdle, verbose: verbose))
+        let signals = StopSignals()
+        let tally: QueueWorker.Tally
+        do {
+            tally = try await worker.run(stop: signals)
+        } catch {
+            await queue.close()
+            throw CommandFailure.unusable(error.description)
+        }
+        await queue.close()
+        StandardError.write("glance: worker \(Lease.thisHost): \(tally.done) done, \(tally.givenBack) given back")
+        if signals.received { throw ExitCode(130) }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GlanceTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The PostgreSQL job queue end to end: `generate --enqueue`, `glance worker` processes (hosts),
+/// `glance queue`, against a real PostgreSQL server.
+@Suite("Job queue: generate --enqueue, worker, queue")
+struct QueueCommandTests {
+    /// A container of `count` copies of small test images, named `doc-NN.png`, plus `slow-NN.png`
+    /// copies that a worker told `--debug-slow-on 'slow-*'` renders slowly.
+    static func container(documents count: Int, slow: Int = 0) throws -> SampleContainer {
+        var files: [String: String] = [:]
+        for index in 0..<count { files[String(format: "doc-%02d.png", index)] = "png/gray8.png" }
+        for index in 0..<slow { files[String(format: "slow-%02d.png", index)] = "png/rgba8.png" }
+        return try SampleContainer(files)
+    }
+
+    /// Starts `glance worker` as a separate process (a host of its own), its output collected.
+    static func startWorker(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        process.arguments = ["worker"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, errors)
+    }
+
+    /// Waits for `process` to end (at most `seconds`), killing it if it does not.
+    static func finish(_ process: Process, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
+        return true
+    }
+
+    @Test("two worker processes drain the queue: every document fresh, every job done exactly once")
+    func twoWorkers() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "shared", database: database)
+        let container = try Self.container(documents: 16)
+        let queued = try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
+        #expect(queued.status == 0, "\(queued.standardError)")
+        #expect(queued.standardOutput.contains("\"queued\":16"), "\(queued.standardOutput)")
+        // Enqueueing again adds nothing: one waiting job per document.
+        let again = try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
+        #expect(again.standardOutput.contains("\"queued\":0,\"alreadyQueued\":16"), "\(again.standardOutput)")
+        #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails")))
+
+        let workerStore = "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)"
+        let workers = try (0..<2).map { _ in
+            try Self.startWorker(["--store", workerStore, "--jobs", "1", "--exit-when-idle"])
+        }
+        for (process, _) in workers {
+            #expect(Self.finish(process, within: 120), "the worker ends when the queue is empty")
+        }
+        for (process, _) in workers { #expect(process.terminationStatus == 0) }
+
+        let rows = try container.list(["--store", store])
+        #expect(rows.count == 16)
+        #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
+        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "16")
+        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE attempts <> 1", database: database) == "0")
+
+        let queue = try GlanceProcess.run(["queue", container.path, "--store", store, "--json"])
+        #expect(queue.status == 0, "\(queue.standardError)")
+        let counts = try JSONSerialization.jsonObject(with: Data(queue.standardOutput.utf8)) as? [String: Any]
+        #expect((counts?["byState"] as? [String: Int])?["done"] == 16)
+        #expect(((counts?["lastMinuteByHost"] as? [String: Int])?.values.reduce(0, +)) == 16)
+    }
+
+    @Test("a worker killed with -9 mid-job: its job is taken over after the lease expires and completes")
+    func killedWorker() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "crash", database: database)
+        let container = try Self.container(documents: 3, slow: 1)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        // Host A takes jobs one at a time, in queue order (the slow document last), renders the
+        // slow one for a second, and is killed while it holds that lease.
+        let (doomed, _) = try Self.startWorker([
+            "--store", store, "--jobs", "1", "--lease-seconds", "2", "--debug-slow-on", "slow-*",
+        ])
+        let deadline = Date().addingTimeInterval(60)
+        var holding = false
+        while Date() < deadline, !holding {
+            holding =
+                try server.psql(
+                    "SELECT count(*) FROM glance.job WHERE path = 'slow-00.png' AND state = 'leased'",
+                    database: database) == "1"
+            if !holding { usleep(20_000) }
+        }
+        #expect(holding, "host A leased the slow document")
+        kill(doomed.processIdentifier, SIGKILL)
+        doomed.waitUntilExit()
+
+        let (rescuer, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--exit-when-idle"])
+        #expect(Self.finish(rescuer, within: 120))
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(rescuer.terminationStatus == 0, "\(said)")
+        #expect(try container.list(["--store", store])["slow-00.png"]?["state"] as? String == "fresh")
+        #expect(
+            try server.psql("SELECT state, attempts FROM glance.job WHERE path = 'slow-00.png'", database: database)
+                == "done|2")
+        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: database) == "0")
+    }
+
+    @Test("hook --enqueue puts a saved document first in line; watch --enqueue queues saves as they happen")
+    func onSaveFirst() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "live", database: database)
+        let container = try Self.container(documents: 3)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        try container.add("saved.png", from: "png/rgba8.png")
+        let hook = try GlanceProcess.run(["hook", container.path, "saved.png", "--store", store, "--enqueue"])
+        #expect(hook.status == 0, "\(hook.standardError)")
+        #expect(hook.standardOutput.contains("queued 1 document(s)"))
+        let next = "SELECT path FROM glance.job WHERE state = 'pending' ORDER BY priority, id LIMIT 1"
+        #expect(try server.psql(next, database: database) == "saved.png")
+
+        // A watcher hands saves to the queue, urgent, instead of rendering them.
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        watch.arguments = ["watch", container.path, "--store", store, "--enqueue", "--no-catch-up"]
+        watch.standardOutput = FileHandle.nullDevice
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        defer {
+            kill(watch.processIdentifier, SIGTERM)
+            _ = Self.finish(watch, within: 10)
+        }
+        let deadline = Date().addingTimeInterval(60)
+        var queued = false
+        var attempt = 0
+        while Date() < deadline, !queued {
+            // Saved again until the watcher (which may still be starting) has seen it.
+            if attempt % 20 == 0 {
+                try Data("a line\n".utf8).write(to: URL(fileURLWithPath: container.file("note.txt")))
+            }
+            attempt += 1
+            usleep(50_000)
+            queued =
+                try server.psql(
+                    "SELECT priority FROM glance.job WHERE path = 'note.txt' AND state = 'pending'", database: database)
+                == "0"
+        }
+        #expect(queued, "the watcher queued the saved document at on-save priority")
+        #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/thumbnails.sqlite")))
+
+        let worker = try GlanceProcess.run([
+            "worker", "--store", store, "--jobs", "2", "--exit-when-idle",
+        ])
+        #expect(worker.status == 0, "\(worker.standardError)")
+        let rows = try container.list(["--store", store])
+        #expect(rows["saved.png"]?["state"] as? String == "fresh")
+        #expect(rows["note.txt"]?["state"] as? String == "fresh")
+        #expect(rows["doc-02.png"]?["state"] as? String == "fresh")
+    }
+
+    @Test("--enqueue without a PostgreSQL store, and queue on a sidecar: exit 2 with the reason")
+    func misuse() async throws {
+        let container = try Self.container(documents: 1)
+        let enqueue = try GlanceProcess.run(["generate", container.path, "--enqueue"])
+        #expect(enqueue.status == 2)
+        #expect(enqueue.standardError.contains("--enqueue needs a PostgreSQL --store"))
+        let queue = try GlanceProcess.run(["queue", container.path])
+        #expect(queue.status == 2)
+        #expect(queue.standardError.contains("PostgreSQL store"))
+        let worker = try GlanceProcess.run(["worker", "--store", "some/folder"])
+        #expect(worker.status == 2)
+        #expect(worker.standardError.contains("--store must be a PostgreSQL address"))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GlanceCore
+import GlancePostgresStore
+import GlanceTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The job queue in PostgreSQL: priorities, leases, expiry, attempts.
+@Suite("PostgreSQL job queue")
+struct PostgresQueueTests {
+    func lease(_ seconds: Double) -> Lease {
+        Lease(token: UUID().uuidString, host: "host-\(UUID().uuidString.prefix(4))", pid: 1, seconds: seconds)
+    }
+
+    @Test("on-save jobs go first, then batch jobs oldest first; two leases never share a job")
+    func priorities() async throws {
+        let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
+        #expect(try await store.enqueue(["b1", "b2", "b3"], root: "/srv/c", priority: .batch) == 3)
+        #expect(try await store.enqueue(["saved"], root: "/srv/c", priority: .onSave) == 1)
+        // Saved again while waiting: still one job, now urgent.
+        #expect(try await store.enqueue(["b3", "b3"], root: "/srv/c", priority: .onSave) == 0)
+        let first = lease(60)
+        let second = lease(60)
+        let taken = try await store.lease(limit: 2, under: first, maxAttempts: 3)
+        #expect(Set(taken.map(\.path)) == ["saved", "b3"])
+        let rest = try await store.lease(limit: 5, under: second, maxAttempts: 3)
+        #expect(rest.map(\.path) == ["b1", "b2"])
+        #expect(try await store.lease(limit: 5, under: second, maxAttempts: 3).isEmpty)
+        #expect(taken.allSatisfy { $0.root == "/srv/c" && $0.attempts == 1 })
+        for job in taken { #expect(try await store.complete(job, under: first)) }
+        // A lease that no longer holds a job cannot complete it.
+        #expect(try await store.complete(rest[0], under: first) == false)
+        let counts = try await store.queueCounts()
+        #expect(counts.byState == ["done": 2, "leased": 2])
+        #expect(counts.lastMinuteByHost == [first.host: 2])
+        await store.close()
+    }
+
+    @Test("an expired lease is taken over; a heartbeat keeps it; a job ends failed after its attempts")
+    func expiryAndAttempts() async throws {
+        let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
+        try await store.enqueue(["one", "two"], root: "/srv/c", priority: .batch)
+        var holder = lease(-1)  // expired the moment it is taken
+        let jobs = try await store.lease(limit: 2, under: holder, maxAttempts: 2)
+        #expect(jobs.count == 2)
+        // A heartbeat with a real duration moves the expiry: another lease finds nothing free.
+        holder.seconds = 3600
+        try await store.renewJobs(holder)
+        #expect(try await store.lease(limit: 5, under: lease(60), maxAttempts: 2).isEmpty)
+
+        // Lapsing leases: the second expiry of a job with two attempts allowed fails it.
+        let again = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
+        try await again.enqueue(["doomed"], root: "/srv/c", priority: .batch)
+        #expect(try await again.lease(limit: 1, under: lease(-1), maxAttempts: 2).map(\.attempts) == [1])
+        #expect(try await again.lease(limit: 1, under: lease(-1), maxAttempts: 2).map(\.attempts) == [2])
+        #expect(try await again.lease(limit: 1, under: lease(60), maxAttempts: 2).isEmpty)
+        #expect(try await again.queueCounts().byState == ["failed": 1])
+        await store.close()
+        await again.close()
+    }
+
+    @Test("a job given back returns to the queue with the reason, and fails after its attempts")
+    func givenBack() async throws {
+        let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
+        try await store.enqueue(["unreadable"], root: "/mnt/missing", priority: .batch)
+        let first = lease(60)
+        let job = try #require(try await store.lease(limit: 1, under: first, maxAttempts: 2).first)
+        try await store.giveBack(job, under: first, error: "cannot open the folder", maxAttempts: 2)
+        #expect(try await store.queueCounts().byState == ["pending": 1])
+        let second = lease(60)
+        let retried = try #require(try await store.lease(limit: 1, under: second, maxAttempts: 2).first)
+        #expect(retried.attempts == 2)
+        try await store.giveBack(retried, under: second, error: "cannot open the folder", maxAttempts: 2)
+        #expect(try await store.queueCounts().byState == ["failed": 1])
+        await store.close()
+    }
+}
