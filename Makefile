@@ -136,7 +136,7 @@ fuzz: deps
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full
 ## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
 BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs \
-                  pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince
+                  pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql
 
 .PHONY: bench
 bench: deps

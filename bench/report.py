@@ -16,6 +16,7 @@ import datetime
 import json
 import os
 import colour
+import scaleout
 import xdg
 
 MB = 1_000_000
@@ -93,6 +94,7 @@ def format_extras(extras):
     lines += colour.format_colour(extras.get("colour"))
     lines += format_serve(extras.get("serve"))
     lines += xdg.format_xdg(extras.get("xdg"))
+    lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
     if singles:
         lines.append("Single documents: `glance thumbnail` (wall time, peak RSS from /usr/bin/time) and the same "
@@ -242,6 +244,7 @@ def evaluate_targets(results, extras):
         ratio = high / low
         targets.append(("PNG worker RSS flat (+-10%) from 1000 to 4000 rows",
                         f"{mb(low):.0f} MB -> {mb(high):.0f} MB", ratio, abs(ratio - 1) <= 0.10))
+    targets += scaleout.scaleout_targets(extras.get("scaleout"))
     quality("jpeg")
     quality("png")
     quality("pdf")

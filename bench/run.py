@@ -29,6 +29,7 @@ import corpus
 import onsave
 import quality
 import report
+import scaleout
 import serve
 import tools
 import xdg
@@ -450,6 +451,12 @@ def main():
                                               os.path.join(WORK_DIR, "many", "store"), WORK_DIR, cores, log)
         log("xdg: filling the desktop's xx-large cache, glance against one thumbnailer process a file")
         extras["xdg"] = xdg.measure_xdg(glance, ROOT, WORK_DIR, cores, args.rounds, log)
+        log("scale-out: the PostgreSQL job queue with 1 and 2 worker hosts, and a 10,000-document list")
+        try:
+            extras["scaleout"] = scaleout.measure_scaleout(glance, ROOT, corpus.ensure_many(), WORK_DIR,
+                                                           args.rounds, log)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  scale-out not measured: {error}")
     load_after = os.getloadavg()
 
     lines = [""]

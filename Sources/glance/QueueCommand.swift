@@ -20,6 +20,15 @@ struct QueueCommand: AsyncParsableCommand {
     @Flag(help: "Count the jobs of every container in the database, not only this one's.")
     var allContainers = false
 
+    @Option(help: "First drop this container's finished jobs (done or failed) older than this many hours.")
+    var pruneHours: Double?
+
+    func validate() throws {
+        if let pruneHours, pruneHours < 0 || !pruneHours.isFinite {
+            throw ValidationError("--prune-hours must be zero or more.")
+        }
+    }
+
     func run() async throws {
         guard case .postgres = try location.storeLocation() else {
             throw CommandFailure.unusable("the job queue lives in a PostgreSQL store; give --store postgres://…")
@@ -28,6 +37,10 @@ struct QueueCommand: AsyncParsableCommand {
         guard let postgres = store as? PostgresStore else { throw CommandFailure.unusable("not a PostgreSQL store") }
         let counts: QueueCounts
         do {
+            if let pruneHours {
+                let dropped = try await postgres.pruneFinishedJobs(olderThan: pruneHours * 3600)
+                if !json { print("dropped \(dropped) finished job(s)") }
+            }
             counts = try await postgres.queueCounts(allContainers: allContainers)
         } catch {
             throw CommandFailure.unusable(error.description)

@@ -26,6 +26,9 @@ struct QueueWorker: Sendable {
         var exitWhenIdle: Bool
         /// Print one line per finished job.
         var verbose: Bool
+        /// How long the store may stay unreachable (a PostgreSQL restart, a network cut) before
+        /// the worker gives up, in seconds.
+        var patienceSeconds: Double = 300
     }
 
     /// What a worker did, for its last line.
@@ -60,9 +63,11 @@ struct QueueWorker: Sendable {
                 if running < settings.jobs {
                     let leased: [QueuedJob]
                     do throws(StoreError) {
-                        leased = try await queue.lease(
-                            limit: settings.jobs - running, under: lease, maxAttempts: settings.maxAttempts,
-                            onlyContainer: settings.onlyContainer)
+                        leased = try await patiently(stop: stop) { () throws(StoreError) in
+                            try await queue.lease(
+                                limit: settings.jobs - running, under: lease, maxAttempts: settings.maxAttempts,
+                                onlyContainer: settings.onlyContainer)
+                        }
                     } catch {
                         failure = error
                         break
@@ -108,7 +113,22 @@ struct QueueWorker: Sendable {
             await giveBack(job, lease: lease, reason: error.message)
             return false
         }
-        let outcome = job.force ? await indexer.render(job.path) : (await indexer.refresh([job.path]))[0]
+        var outcome = await render(job, with: indexer)
+        // The store went away while the document rendered (a PostgreSQL restart): render again
+        // once it is back, rather than leave the job to its lease's expiry.
+        let deadline = ContinuousClock.now + .seconds(settings.patienceSeconds)
+        var pause = Duration.milliseconds(200)
+        var waited = false
+        while case .storeFailed(_, let error) = outcome, error.kind == .unavailable || error.kind == .busy,
+            ContinuousClock.now + pause < deadline
+        {
+            if !waited { StandardError.write("glance: worker: \(error.description); trying again") }
+            waited = true
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(5))
+            outcome = await render(job, with: indexer)
+        }
+        if waited, case .recorded = outcome { StandardError.write("glance: worker: the store is back") }
         switch outcome {
         case .recorded(let stored):
             if settings.verbose {
@@ -124,12 +144,44 @@ struct QueueWorker: Sendable {
             await giveBack(job, lease: lease, reason: "the worker was stopped")
             return false
         }
-        do {
-            try await queue.complete(job, under: lease)
+        do throws(StoreError) {
+            _ = try await patiently { () throws(StoreError) in try await queue.complete(job, under: lease) }
         } catch {
             StandardError.write("glance: job \(job.id): \(error.description)")
         }
         return true
+    }
+
+    /// Runs `operation`, and again while the store is unreachable or busy (a PostgreSQL restart,
+    /// a network cut: the pool reconnects by itself), waiting longer each time, up to the
+    /// patience; other errors, and running out of patience, are thrown.
+    private func patiently<T: Sendable>(
+        stop: StopSignals? = nil, _ operation: () async throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        let deadline = ContinuousClock.now + .seconds(settings.patienceSeconds)
+        var pause = Duration.milliseconds(100)
+        var said = false
+        while true {
+            do {
+                let result = try await operation()
+                if said { StandardError.write("glance: worker: the store is back") }
+                return result
+            } catch  where error.kind == .unavailable || error.kind == .busy {
+                if ContinuousClock.now + pause > deadline || stop?.received == true { throw error }
+                if !said {
+                    StandardError.write("glance: worker: \(error.description); trying again")
+                    said = true
+                }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+    }
+
+    /// The job's document brought up to date: rendered when it changed (or always, for a forced
+    /// job), its record dropped when it is gone.
+    private func render(_ job: QueuedJob, with indexer: Indexer) async -> DocumentOutcome {
+        job.force ? await indexer.render(job.path) : (await indexer.refresh([job.path]))[0]
     }
 
     private func giveBack(_ job: QueuedJob, lease: Lease, reason: String) async {

@@ -76,6 +76,11 @@ struct QueueCommandTests {
         let counts = try JSONSerialization.jsonObject(with: Data(queue.standardOutput.utf8)) as? [String: Any]
         #expect((counts?["byState"] as? [String: Int])?["done"] == 16)
         #expect(((counts?["lastMinuteByHost"] as? [String: Int])?.values.reduce(0, +)) == 16)
+
+        // Finished jobs are kept until pruned.
+        let pruned = try GlanceProcess.run(["queue", container.path, "--store", store, "--prune-hours", "0"])
+        #expect(pruned.standardOutput.contains("dropped 16 finished job(s)"), "\(pruned.standardOutput)")
+        #expect(try server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
     }
 
     @Test("a worker killed with -9 mid-job: its job is taken over after the lease expires and completes")
@@ -163,6 +168,39 @@ struct QueueCommandTests {
         #expect(rows["saved.png"]?["state"] as? String == "fresh")
         #expect(rows["note.txt"]?["state"] as? String == "fresh")
         #expect(rows["doc-02.png"]?["state"] as? String == "fresh")
+    }
+
+    @Test("PostgreSQL restarted mid-run: the worker waits for it, reconnects and finishes the queue")
+    func serverRestart() async throws {
+        // A server of this test's own: restarting the shared one would disturb other tests.
+        let server = try PostgresServer.startPrivate()
+        try server.psql("CREATE DATABASE restart")
+        let store = server.address(container: "r", database: "restart")
+        let container = try Self.container(documents: 4, slow: 4)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        let (worker, errors) = try Self.startWorker([
+            "--store", store, "--jobs", "1", "--exit-when-idle", "--lease-seconds", "3", "--debug-slow-on", "slow-*",
+        ])
+        // Restart once the worker is into the slow documents (a second each).
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline,
+            try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: "restart") != "5"
+        {
+            usleep(20_000)
+        }
+        try server.restart(downFor: 2)
+        usleep(500_000)
+        #expect(!server.isAccepting, "the server is down for a while")
+        #expect(Self.finish(worker, within: 120))
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Either way is right: the pool waits for the server to take connections again, and a
+        // statement cut off by the shutdown is retried by the worker ("trying again").
+        #expect(worker.terminationStatus == 0, "\(said)")
+        #expect(said.contains("8 done, 0 given back"), "\(said)")
+        let rows = try container.list(["--store", store])
+        #expect(rows.count == 8)
+        #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
+        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: "restart") == "0")
     }
 
     @Test("--enqueue without a PostgreSQL store, and queue on a sidecar: exit 2 with the reason")

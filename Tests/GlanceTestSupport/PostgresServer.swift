@@ -35,6 +35,25 @@ public final class PostgresServer: Sendable {
     /// The server, or the reason it could not start (a test that needs it fails with that).
     public static func running() throws -> PostgresServer { try shared.get() }
 
+    /// A server of the caller's own, for a test that restarts it (the shared one serves tests
+    /// running meanwhile). It stops when the value is dropped or the process ends.
+    public static func startPrivate() throws -> PostgresServer { try PostgresServer() }
+
+    /// Stops the server as an operator's restart does (fast shutdown: sessions are cut) and
+    /// starts it again on the same port after `seconds`; returns at once.
+    public func restart(downFor seconds: Double) throws {
+        try String(format: "%.2f", seconds).write(toFile: folder + "/pause", atomically: true, encoding: .utf8)
+        let pidText = try String(contentsOfFile: folder + "/pid", encoding: .utf8)
+        guard let pid = Int32(pidText.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, SIGINT) == 0 else {
+            throw StartError(description: "cannot stop the server (pid file: \(pidText))")
+        }
+    }
+
+    /// Whether the server accepts connections now.
+    public var isAccepting: Bool {
+        (try? Self.run(Self.binary("pg_isready"), ["-q", "-h", "127.0.0.1", "-p", "\(port)"]).0) == 0
+    }
+
     /// A `--store` address for `container` in `database`.
     public func address(container: String, database: String = "postgres") -> String {
         "postgres://\(user)@127.0.0.1:\(port)/\(database)?container=\(container)"
@@ -89,13 +108,20 @@ public final class PostgresServer: Sendable {
                     "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off", "-c",
                     "synchronous_commit=off", "-c", "max_connections=200",
                 ]).map(Self.quoted).joined(separator: " ")
+            // The server runs in a loop (``restart(downFor:)`` stops it and the loop starts it
+            // again) until the pipe's end of file, which a background reader turns into a stop.
+            let f = Self.quoted(folder)
             let script = """
-                \(server) >>\(Self.quoted(folder + "/server.log")) 2>&1 &
-                pid=$!
-                read _
-                kill -INT $pid 2>/dev/null
-                wait $pid
-                rm -rf \(Self.quoted(folder))
+                exec 3<&0
+                ( read _ <&3; touch \(f)/stop; kill -INT "$(cat \(f)/pid)" 2>/dev/null ) &
+                while [ ! -e \(f)/stop ]; do
+                    \(server) >>\(Self.quoted(folder + "/server.log")) 2>&1 &
+                    echo $! > \(f)/pid
+                    wait $!
+                    if [ -e \(f)/pause ]; then sleep "$(cat \(f)/pause)"; rm -f \(f)/pause; fi
+                    [ -e \(f)/stop ] || sleep 0.1
+                done
+                rm -rf \(f)
                 """
             var ends: [Int32] = [0, 0]
             guard pipe(&ends) == 0 else { throw StartError(description: "cannot make a pipe") }
