@@ -99,11 +99,14 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log):
     try:
         count = int(subprocess.run([glance, "list", root, "--json", "--store", os.path.join(folder, "probe")],
                                    capture_output=True, text=True, check=True).stdout.count('"path"'))
-        local, one, two, enqueue = [], [], [], []
+        local, local2, one, two, enqueue = [], [], [], [], []
         for round_index in range(rounds):
             sidecar = os.path.join(folder, f"local-{round_index}")
             local.append(timed([["taskset", "-c", "0", glance, "generate", root, "--store", sidecar, "--jobs", "1",
                                  "--quiet"]]))
+            # What the same two cores give without a queue: the machine's own scaling, for scale.
+            local2.append(timed([["taskset", "-c", "0,1", glance, "generate", root, "--store", sidecar + "-2",
+                                  "--jobs", "2", "--quiet"]]))
             for hosts, results in ((1, one), (2, two)):
                 database = server.database(f"bench_{hosts}_{round_index}")
                 store = server.address(database, "corpus")
@@ -114,15 +117,17 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log):
                 done = server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database)
                 if int(done) != count:
                     raise RuntimeError(f"{hosts} host(s): {done} of {count} jobs done")
-            log(f"  round {round_index + 1}/{rounds}: local {local[-1]:.2f}s, 1 host {one[-1]:.2f}s, "
-                f"2 hosts {two[-1]:.2f}s ({count} documents)")
+            log(f"  round {round_index + 1}/{rounds}: local {local[-1]:.2f}s, local on 2 cores {local2[-1]:.2f}s, "
+                f"1 host {one[-1]:.2f}s, 2 hosts {two[-1]:.2f}s ({count} documents)")
         result = {
             "documents": count,
-            "local_seconds": statistics.median(local), "one_host_seconds": statistics.median(one),
+            "local_seconds": statistics.median(local), "local_two_cores_seconds": statistics.median(local2),
+            "one_host_seconds": statistics.median(one),
             "two_hosts_seconds": statistics.median(two), "enqueue_seconds": statistics.median(enqueue),
-            "local_all": local, "one_host_all": one, "two_hosts_all": two,
+            "local_all": local, "local_two_cores_all": local2, "one_host_all": one, "two_hosts_all": two,
         }
         result["speedup"] = result["one_host_seconds"] / result["two_hosts_seconds"]
+        result["local_speedup"] = result["local_seconds"] / result["local_two_cores_seconds"]
         result["overhead_ms_per_document"] = (result["one_host_seconds"] - result["local_seconds"]) * 1000 / count
 
         database = server.database("bench_many")
@@ -150,6 +155,8 @@ def format_scaleout(scaleout):
         f"  {s['documents']} documents: local pool (1 core) {s['local_seconds']:.2f} s, 1 host {s['one_host_seconds']:.2f} s, "
         f"2 hosts {s['two_hosts_seconds']:.2f} s: {s['speedup']:.2f}x from 1 to 2 hosts; queue overhead "
         f"{s['overhead_ms_per_document']:.1f} ms per document; enqueue {s['enqueue_seconds']:.2f} s",
+        f"  for scale, the local pool on both cores: {s['local_two_cores_seconds']:.2f} s "
+        f"({s['local_speedup']:.2f}x from 1 to 2 cores on this machine)",
         f"  10,000 documents in PostgreSQL: generate {s['many_generate_seconds']:.1f} s, list --json "
         f"{s['many_list_seconds']:.3f} s; database {s['database_bytes'] / 1e6:.1f} MB for {s['records']} records "
         f"and {s['thumbnail_bytes'] / 1e6:.1f} MB of thumbnails",

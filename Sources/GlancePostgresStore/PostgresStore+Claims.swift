@@ -31,7 +31,7 @@ extension PostgresStore {
                 if Lease.holderIsGone(host: lease.host, pid: pid) { gone.append(pid) }
             }
             let rows = try await connection.rows(
-                try """
+                """
                 INSERT INTO glance.claim AS c (container, path, token, host, pid, expires_at)
                 SELECT \(container), p, \(lease.token), \(lease.host), \(lease.pid),
                     now() + make_interval(secs => \(lease.seconds))
@@ -65,7 +65,7 @@ extension PostgresStore {
         try await transaction { connection in
             if let paths {
                 _ = try await connection.rows(
-                    try """
+                    """
                     DELETE FROM glance.claim
                     WHERE token = \(lease.token) AND container = \(container) AND path = ANY(\(paths))
                     """, logger: logger)
@@ -90,7 +90,7 @@ extension PostgresStore {
             }
             if !gone.isEmpty {
                 _ = try await connection.rows(
-                    try "DELETE FROM glance.claim WHERE host = \(host) AND pid = ANY(\(gone))", logger: logger)
+                    "DELETE FROM glance.claim WHERE host = \(host) AND pid = ANY(\(gone))", logger: logger)
             }
         }
     }

@@ -11,28 +11,34 @@ extension PostgresStore {
         generated_at, render_milliseconds
         """
 
-    /// The document recorded at `path`, with image bytes only if `includingImageData`.
+    /// How many columns ``columns`` names.
+    static let columnCount = 13
+
+    /// ``columns``, each qualified by the table alias `table`.
+    static func columns(of table: String) -> String {
+        columns.split(separator: ",").map { "\(table).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+            .joined(separator: ", ")
+    }
+
+    /// The document recorded at `path`, with image bytes only if `includingImageData`: one
+    /// statement (the record's columns repeated on each of its thumbnails' rows), as this is
+    /// asked once per document rendered.
     public func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
-        let container = container
-        let logger = logger
-        let (documents, thumbnails) = try await transaction { connection in
-            let documents = try await connection.rows(
-                """
-                SELECT \(unescaped: Self.columns) FROM glance.document WHERE container = \(container) AND path = \(path)
-                """,
-                logger: logger)
-            guard let first = documents.first else { return ([PostgresRow](), [PostgresRow]()) }
-            let id = try first.decode(Int64.self)
-            let data = includingImageData ? "data" : "NULL::bytea"
-            let thumbnails = try await connection.rows(
-                """
-                SELECT document_id, size_key, format, width, height, byte_count, average_colour, \(unescaped: data)
-                FROM glance.thumbnail WHERE document_id = \(id) ORDER BY size_key
-                """, logger: logger)
-            return (documents, thumbnails)
+        let data = includingImageData ? "t.data" : "NULL::bytea"
+        let rows = try await rows(
+            """
+            SELECT \(unescaped: Self.columns(of: "d")), t.document_id, t.size_key, t.format, t.width, t.height,
+                t.byte_count, t.average_colour, \(unescaped: data)
+            FROM glance.document d LEFT JOIN glance.thumbnail t ON t.document_id = d.id
+            WHERE d.container = \(container) AND d.path = \(path) ORDER BY t.size_key
+            """)
+        guard let first = rows.first else { return nil }
+        let (_, record) = try record(from: first)
+        var images: [ThumbnailImage] = []
+        for row in rows {
+            if let (_, image) = try thumbnail(from: row, offset: Self.columnCount) { images.append(image) }
         }
-        guard let row = documents.first else { return nil }
-        return try assemble([row], thumbnails).first
+        return StoredDocument(record: record, thumbnails: images)
     }
 
     /// The documents recorded at `paths`, thumbnails without bytes.
@@ -76,10 +82,10 @@ extension PostgresStore {
             case .all:
                 query = "SELECT \(unescaped: columns) FROM glance.document WHERE container = \(container) ORDER BY path"
             case .paths(let paths):
-                query = try """
-                SELECT \(unescaped: columns) FROM glance.document
-                WHERE container = \(container) AND path = ANY(\(paths)) ORDER BY path
-                """
+                query = """
+                    SELECT \(unescaped: columns) FROM glance.document
+                    WHERE container = \(container) AND path = ANY(\(paths)) ORDER BY path
+                    """
             case .page(after: nil, let limit):
                 query = """
                     SELECT \(unescaped: columns) FROM glance.document
@@ -97,7 +103,7 @@ extension PostgresStore {
             for row in documents { ids.append(try row.decode(Int64.self)) }
             if ids.isEmpty { return (documents, [PostgresRow]()) }
             let thumbnails = try await connection.rows(
-                try """
+                """
                 SELECT document_id, size_key, format, width, height, byte_count, average_colour, NULL::bytea
                 FROM glance.thumbnail WHERE document_id = ANY(\(ids)) ORDER BY document_id, size_key
                 """, logger: logger)
@@ -112,7 +118,7 @@ extension PostgresStore {
     {
         var imagesByDocument: [Int64: [ThumbnailImage]] = [:]
         for row in thumbnails {
-            let (id, image) = try thumbnail(from: row)
+            guard let (id, image) = try thumbnail(from: row) else { continue }
             imagesByDocument[id, default: []].append(image)
         }
         var result: [StoredDocument] = []
@@ -150,24 +156,31 @@ extension PostgresStore {
         }
     }
 
-    /// A thumbnail row (its image bytes present or NULL) as its document's id and the image.
-    private func thumbnail(from row: PostgresRow) throws(StoreError) -> (Int64, ThumbnailImage) {
+    /// A thumbnail's eight columns, from column `offset` of `row` (its image bytes present or
+    /// NULL), as its document's id and the image; nil when they are all NULL (a LEFT JOIN's row
+    /// for a document without thumbnails).
+    private func thumbnail(from row: PostgresRow, offset: Int = 0) throws(StoreError) -> (Int64, ThumbnailImage)? {
         do {
-            let (id, sizeKey, formatName, width, height, byteCount, averageColour, data) = try row.decode(
-                (Int64, String, String, Int32, Int32, Int32, String?, ByteBuffer?).self)
-            let format = try StoredNames.imageFormat(formatName, location: location)
-            guard let data else {
+            let cells = row.makeRandomAccess()
+            guard let id = try cells[offset].decode(Int64?.self) else { return nil }
+            let sizeKey = try cells[offset + 1].decode(String.self)
+            let format = try StoredNames.imageFormat(try cells[offset + 2].decode(String.self), location: location)
+            let width = Int(try cells[offset + 3].decode(Int32.self))
+            let height = Int(try cells[offset + 4].decode(Int32.self))
+            let byteCount = Int(try cells[offset + 5].decode(Int32.self))
+            let averageColour = try cells[offset + 6].decode(String?.self)
+            guard let data = try cells[offset + 7].decode(ByteBuffer?.self) else {
                 return (
                     id,
                     ThumbnailImage(
-                        sizeKey: sizeKey, format: format, width: Int(width), height: Int(height),
-                        byteCount: Int(byteCount), averageColour: averageColour)
+                        sizeKey: sizeKey, format: format, width: width, height: height, byteCount: byteCount,
+                        averageColour: averageColour)
                 )
             }
             return (
                 id,
                 ThumbnailImage(
-                    sizeKey: sizeKey, format: format, width: Int(width), height: Int(height),
+                    sizeKey: sizeKey, format: format, width: width, height: height,
                     data: Array(data.readableBytesView), averageColour: averageColour)
             )
         } catch {
@@ -176,29 +189,41 @@ extension PostgresStore {
     }
 
     /// Records `record` and replaces its thumbnail dictionary with `thumbnails`, and releases any
-    /// claim on its path, in one transaction. A record already at the path keeps its id.
+    /// claim on its path: one statement, so one transaction and one round trip (this runs once per
+    /// document rendered). A record already at the path keeps its id.
     public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {
-        var images: [(ThumbnailImage, ByteBuffer)] = []
+        var keys: [String] = []
+        var formats: [String] = []
+        var widths: [Int32] = []
+        var heights: [Int32] = []
+        var counts: [Int32] = []
+        var colours: [String] = []
+        var images: [ByteBuffer] = []
         for image in thumbnails {
             guard let bytes = image.data else {
                 throw StoreError(
                     .invalid, message: "thumbnail \(image.sizeKey) of \(record.path) has no image data to store",
                     location: location)
             }
-            images.append((image, ByteBuffer(bytes: bytes)))
+            keys.append(image.sizeKey)
+            formats.append(image.format.rawValue)
+            widths.append(Int32(clamping: image.width))
+            heights.append(Int32(clamping: image.height))
+            counts.append(Int32(clamping: bytes.count))
+            // Arrays cannot hold NULL here: "" stands for no colour, turned back by NULLIF.
+            colours.append(image.averageColour ?? "")
+            images.append(ByteBuffer(bytes: bytes))
         }
-        let container = container
-        let logger = logger
         let identity = record.identity
         let device = Int64(bitPattern: identity.device)
         let inode = Int64(bitPattern: identity.inode)
         let renderMilliseconds = record.renderMilliseconds.map { Int32(clamping: $0) }
         let contentType = record.contentType?.rawValue
-        let encoded = images
-        try await transaction { connection in
-            let inserted = try await connection.rows(
-                """
-                INSERT INTO glance.document AS d (container, path, device, inode, size, modified_ns, digest,
+        // The sub-statements touch disjoint rows: old size keys that are gone are deleted, the new
+        // ones inserted or updated in place.
+        let query: PostgresQuery = """
+            WITH d AS (
+                INSERT INTO glance.document AS doc (container, path, device, inode, size, modified_ns, digest,
                     content_type, state, error, generator_version, generated_at, render_milliseconds)
                 VALUES (\(container), \(record.path), \(device), \(inode), \(identity.size),
                     \(identity.modifiedNanoseconds), \(record.digest), \(contentType), \(record.state.rawValue),
@@ -208,23 +233,28 @@ extension PostgresStore {
                     content_type = EXCLUDED.content_type, state = EXCLUDED.state, error = EXCLUDED.error,
                     generator_version = EXCLUDED.generator_version, generated_at = EXCLUDED.generated_at,
                     render_milliseconds = EXCLUDED.render_milliseconds
-                RETURNING d.id
-                """, logger: logger)
-            let id = try inserted[0].decode(Int64.self)
-            _ = try await connection.rows("DELETE FROM glance.thumbnail WHERE document_id = \(id)", logger: logger)
-            for (image, bytes) in encoded {
-                _ = try await connection.rows(
-                    """
-                    INSERT INTO glance.thumbnail (document_id, size_key, format, width, height, byte_count,
-                        average_colour, data)
-                    VALUES (\(id), \(image.sizeKey), \(image.format.rawValue), \(Int32(clamping: image.width)),
-                        \(Int32(clamping: image.height)), \(Int32(clamping: bytes.readableBytes)),
-                        \(image.averageColour), \(bytes))
-                    """, logger: logger)
-            }
-            _ = try await connection.rows(
-                "DELETE FROM glance.claim WHERE container = \(container) AND path = \(record.path)", logger: logger)
-        }
+                RETURNING doc.id
+            ),
+            gone AS (
+                DELETE FROM glance.thumbnail
+                WHERE document_id = (SELECT id FROM d) AND NOT (size_key = ANY(\(keys)::text[]))
+            ),
+            put AS (
+                INSERT INTO glance.thumbnail AS t (document_id, size_key, format, width, height, byte_count,
+                    average_colour, data)
+                SELECT (SELECT id FROM d), k, f, w, h, n, NULLIF(a, ''), b
+                FROM unnest(\(keys)::text[], \(formats)::text[], \(widths)::integer[], \(heights)::integer[],
+                    \(counts)::integer[], \(colours)::text[], \(images)::bytea[]) AS x(k, f, w, h, n, a, b)
+                ON CONFLICT (document_id, size_key) DO UPDATE SET format = EXCLUDED.format,
+                    width = EXCLUDED.width, height = EXCLUDED.height, byte_count = EXCLUDED.byte_count,
+                    average_colour = EXCLUDED.average_colour, data = EXCLUDED.data
+            ),
+            unclaimed AS (
+                DELETE FROM glance.claim WHERE container = \(container) AND path = \(record.path)
+            )
+            SELECT id FROM d
+            """
+        _ = try await rows(query)
     }
 
     /// Moves the record (and its thumbnails) at `oldPath` to `newPath` with the file's new
@@ -263,7 +293,7 @@ extension PostgresStore {
         let unique = Array(Set(paths))
         let counts = try await transaction { connection in
             let rows = try await connection.rows(
-                try """
+                """
                 WITH doomed AS (
                     DELETE FROM glance.document WHERE container = \(container) AND path = ANY(\(unique)) RETURNING id
                 )

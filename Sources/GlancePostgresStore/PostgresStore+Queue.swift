@@ -65,7 +65,7 @@ extension PostgresStore {
             for start in stride(from: 0, to: unique.count, by: 5000) {
                 let chunk = Array(unique[start..<min(start + 5000, unique.count)])
                 let rows = try await connection.rows(
-                    try """
+                    """
                     INSERT INTO glance.job AS j (container, root, path, priority, force)
                     SELECT \(container), \(root), p, \(priority.rawValue), \(force) FROM unnest(\(chunk)::text[]) AS p
                     ON CONFLICT (container, path) WHERE state = 'pending'
@@ -85,35 +85,37 @@ extension PostgresStore {
     public func lease(limit: Int, under lease: Lease, maxAttempts: Int, onlyContainer: String? = nil)
         async throws(StoreError) -> [QueuedJob]
     {
-        let logger = logger
-        return try await transaction { connection in
-            _ = try await connection.rows(
-                """
+        // One statement: jobs whose last lease expired on their last attempt end failed, and the
+        // next ones are leased (never the same rows: `next` skips exhausted jobs).
+        let rows = try await rows(
+            """
+            WITH exhausted AS (
                 UPDATE glance.job SET state = 'failed', finished_at = now(),
                     error = coalesce(error || '; ', '') || 'gave up after ' || attempts || ' attempts'
                 WHERE state = 'leased' AND lease_expires < now() AND attempts >= \(maxAttempts)
-                """, logger: logger)
-            let rows = try await connection.rows(
-                """
-                WITH next AS (
-                    SELECT id FROM glance.job
-                    WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < now()))
-                        AND (\(onlyContainer)::text IS NULL OR container = \(onlyContainer))
-                    ORDER BY priority, id
-                    LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED
-                )
-                UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = \(lease.token),
-                    lease_host = \(lease.host), lease_expires = now() + make_interval(secs => \(lease.seconds))
-                FROM next WHERE j.id = next.id
-                RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
-                """, logger: logger)
+            ),
+            next AS (
+                SELECT id FROM glance.job
+                WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < now() AND attempts < \(maxAttempts)))
+                    AND (\(onlyContainer)::text IS NULL OR container = \(onlyContainer))
+                ORDER BY priority, id
+                LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = \(lease.token),
+                lease_host = \(lease.host), lease_expires = now() + make_interval(secs => \(lease.seconds))
+            FROM next WHERE j.id = next.id
+            RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
+            """)
+        do {
             return try rows.map { row in
                 let (id, container, root, path, force, attempts) = try row.decode(
                     (Int64, String, String, String, Bool, Int32).self)
                 return QueuedJob(
                     id: id, container: container, root: root, path: path, force: force, attempts: Int(attempts))
             }.sorted { $0.id < $1.id }
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
         }
     }
 

@@ -59,13 +59,16 @@ struct QueueWorker: Sendable {
         var failure: StoreError?
         await withTaskGroup(of: Bool.self) { group in
             var running = 0
+            // Twice the pool's size in hand: while one document's result is saved and its job
+            // completed (round trips to the database), the next one is already rendering.
+            let inHand = settings.jobs * 2
             while !stop.received, failure == nil {
-                if running < settings.jobs {
+                if running < inHand {
                     let leased: [QueuedJob]
                     do throws(StoreError) {
                         leased = try await patiently(stop: stop) { () throws(StoreError) in
                             try await queue.lease(
-                                limit: settings.jobs - running, under: lease, maxAttempts: settings.maxAttempts,
+                                limit: inHand - running, under: lease, maxAttempts: settings.maxAttempts,
                                 onlyContainer: settings.onlyContainer)
                         }
                     } catch {
