@@ -44,7 +44,7 @@ struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
     /// The public image, bytes included.
     func image(location: String) throws(StoreError) -> ThumbnailImage {
         ThumbnailImage(
-            sizeKey: sizeKey, format: try ThumbnailSummaryRow.imageFormat(format, location: location), width: width,
+            sizeKey: sizeKey, format: try StoredNames.imageFormat(format, location: location), width: width,
             height: height, data: [UInt8](data), averageColour: averageColour)
     }
 }
@@ -74,12 +74,8 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
     /// The public image, without bytes.
     func image(location: String) throws(StoreError) -> ThumbnailImage {
         ThumbnailImage(
-            sizeKey: sizeKey, format: try Self.imageFormat(format, location: location), width: width, height: height,
+            sizeKey: sizeKey, format: try StoredNames.imageFormat(format, location: location), width: width,
+            height: height,
             byteCount: byteCount, averageColour: averageColour)
-    }
-
-    /// The format named by a `format` column.
-    static func imageFormat(_ name: String, location: String) throws(StoreError) -> ImageFormat {
-        try StoredNames.imageFormat(name, location: location)
     }
 }

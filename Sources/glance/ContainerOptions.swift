@@ -49,13 +49,9 @@ struct ContainerOptions: ParsableArguments {
     /// container only, wherever the container moves), the container's absolute path for a
     /// `--store` elsewhere (which several containers may share), unless a PostgreSQL address
     /// names its container.
-    func containerKey(_ scanner: ContainerScanner) -> String {
-        guard let store else { return "" }
-        if PostgresAddress.isAddress(store), let address = try? PostgresAddress(parsing: store),
-            let named = address.container
-        {
-            return named
-        }
+    func containerKey(_ scanner: ContainerScanner, at location: StoreLocation) -> String {
+        guard store != nil else { return "" }
+        if case .postgres(let address) = location, let named = address.container { return named }
         return scanner.root
     }
 
@@ -111,7 +107,7 @@ struct ContainerOptions: ParsableArguments {
     func open(readOnlyIfNeeded: Bool = false) async throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
         let location = try storeLocation()
         let scanner = try openScanner()
-        let key = containerKey(scanner)
+        let key = containerKey(scanner, at: location)
         guard case .sidecar(let directory) = location else {
             guard case .postgres(let address) = location else { preconditionFailure("two kinds of store") }
             do {

@@ -116,22 +116,19 @@ struct QueueWorker: Sendable {
             await giveBack(job, lease: lease, reason: error.message)
             return false
         }
-        var outcome = await render(job, with: indexer)
         // The store went away while the document rendered (a PostgreSQL restart): render again
         // once it is back, rather than leave the job to its lease's expiry.
-        let deadline = ContinuousClock.now + .seconds(settings.patienceSeconds)
-        var pause = Duration.milliseconds(200)
-        var waited = false
-        while case .storeFailed(_, let error) = outcome, error.kind == .unavailable || error.kind == .busy,
-            ContinuousClock.now + pause < deadline
-        {
-            if !waited { StandardError.write("glance: worker: \(error.description); trying again") }
-            waited = true
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .seconds(5))
-            outcome = await render(job, with: indexer)
+        let outcome: DocumentOutcome
+        do throws(StoreError) {
+            outcome = try await patiently { () throws(StoreError) -> DocumentOutcome in
+                let outcome = await render(job, with: indexer)
+                if case .storeFailed(_, let error) = outcome { throw error }
+                return outcome
+            }
+        } catch {
+            await giveBack(job, lease: lease, reason: error.message)
+            return false
         }
-        if waited, case .recorded = outcome { StandardError.write("glance: worker: the store is back") }
         switch outcome {
         case .recorded(let stored):
             if settings.verbose {
@@ -141,6 +138,7 @@ struct QueueWorker: Sendable {
         case .removed:
             if settings.verbose { print("\(DisplayText.escaped(job.root))/\(DisplayText.escaped(job.path)) removed") }
         case .storeFailed(_, let error):
+            // Thrown above; kept for the switch to be whole.
             await giveBack(job, lease: lease, reason: error.message)
             return false
         case .cancelled:
