@@ -4,6 +4,12 @@ import GlanceCore
 /// Where a PostgreSQL store is and which container of it to use, as a `--store` gives it:
 /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE?container=NAME[&sslmode=MODE]`.
 ///
+/// As with PostgreSQL's own tools, a host that is an absolute path names the folder of the
+/// server's Unix-domain socket rather than a machine: `postgres://USER@/DATABASE?host=/run/postgresql`
+/// (or the folder percent-encoded in the host's place). The socket is `FOLDER/.s.PGSQL.PORT`;
+/// `port=` may be given as a parameter too. A socket needs no network: workers without one (in a
+/// network namespace of their own, say) reach a server on the same machine through it.
+///
 /// One database holds many containers; `container` names the one a command works on (without
 /// it, the caller picks a key, the container folder's absolute path). The password may come from
 /// the address or from `PGPASSWORD`, as with PostgreSQL's own tools.
@@ -22,7 +28,7 @@ public struct PostgresAddress: Sendable, Equatable {
     public var user: String
     /// The password, if any.
     public var password: String?
-    /// The server's host name or address.
+    /// The server's host name or address, or the folder of its socket (an absolute path).
     public var host: String
     /// The server's port.
     public var port: Int
@@ -32,6 +38,11 @@ public struct PostgresAddress: Sendable, Equatable {
     public var container: String?
     /// How the connection is encrypted.
     public var tls: TLSMode
+
+    /// The server's Unix-domain socket, when ``host`` is a folder rather than a machine.
+    public var socketPath: String? {
+        host.hasPrefix("/") ? "\(host)/.s.PGSQL.\(port)" : nil
+    }
 
     /// Whether `text` is meant as a PostgreSQL address rather than a folder.
     public static func isAddress(_ text: String) -> Bool {
@@ -55,7 +66,20 @@ public struct PostgresAddress: Sendable, Equatable {
             throw invalid("not a PostgreSQL address")
         }
         guard let user = components.user, !user.isEmpty else { throw invalid("the address names no user") }
-        guard let host = components.host, !host.isEmpty else { throw invalid("the address names no host") }
+        let items = components.queryItems ?? []
+        let socketFolder = items.last { $0.name == "host" }?.value
+        let host: String
+        if let socketFolder {
+            guard socketFolder.hasPrefix("/") else {
+                throw invalid("host= must be the absolute path of the server's socket folder")
+            }
+            guard components.host?.isEmpty ?? true else { throw invalid("both a host and host= are given") }
+            host = socketFolder
+        } else if let named = components.percentEncodedHost, !named.isEmpty {
+            host = named.removingPercentEncoding ?? named
+        } else {
+            throw invalid("the address names no host")
+        }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
             throw invalid("the address names no database (…/DATABASE after the host)")
@@ -63,14 +87,24 @@ public struct PostgresAddress: Sendable, Equatable {
         self.user = components.user.flatMap { $0.removingPercentEncoding } ?? user
         self.password = components.password?.removingPercentEncoding ?? environment["PGPASSWORD"]
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.port = components.port ?? 5432
+        var port = components.port ?? 5432
+        if let portItem = items.last(where: { $0.name == "port" }) {
+            guard components.port == nil else { throw invalid("both :PORT and port= are given") }
+            guard let value = portItem.value.flatMap({ Int($0) }) else {
+                throw invalid("port=\(portItem.value ?? "") is not a number")
+            }
+            port = value
+        }
+        self.port = port
         guard (1...65535).contains(port) else { throw invalid("port \(port) is out of range") }
         self.database = database.removingPercentEncoding ?? database
         container = nil
-        let loopback = ["localhost", "127.0.0.1", "::1"].contains(self.host)
+        let loopback = ["localhost", "127.0.0.1", "::1"].contains(self.host) || self.host.hasPrefix("/")
         tls = loopback ? .disable : .prefer
-        for item in components.queryItems ?? [] {
+        for item in items {
             switch item.name {
+            case "host", "port":
+                break
             case "container":
                 guard let value = item.value, !value.isEmpty else { throw invalid("container= is empty") }
                 container = value
@@ -81,18 +115,31 @@ public struct PostgresAddress: Sendable, Equatable {
                 case "require", "verify-ca", "verify-full": tls = .require
                 default: throw invalid("sslmode=\(item.value ?? "") is not disable, prefer or require")
                 }
+                if socketPath != nil, tls != .disable {
+                    throw invalid("a Unix-domain socket is not encrypted; sslmode=\(item.value ?? "") cannot be met")
+                }
             default:
-                throw invalid("unknown parameter '\(item.name)' (known: container, sslmode)")
+                throw invalid("unknown parameter '\(item.name)' (known: container, sslmode, host, port)")
             }
         }
     }
 
     /// The address as messages show it: no password.
     public var description: String {
+        if socketPath != nil {
+            var text = "postgres://\(user)@/\(database)?host=\(host)&port=\(port)"
+            if let container { text += "&container=\(container)" }
+            return text
+        }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         var text = "postgres://\(user)@\(shownHost):\(port)/\(database)"
         if let container { text += "?container=\(container)" }
         return text
+    }
+
+    /// The server as messages name it: `HOST:PORT`, or the socket's path.
+    public var serverDescription: String {
+        socketPath ?? "\(host):\(port)"
     }
 
     /// `text` with any password between `:` and `@` replaced, for an error about an address that

@@ -55,9 +55,16 @@ public final class PostgresStore: ThumbnailStore {
         self.container = container
         location = Self.locationText(address, container: container)
         logger = Self.silent
-        var configuration = PostgresClient.Configuration(
-            host: address.host, port: address.port, username: address.user, password: address.password,
-            database: address.database, tls: Self.tls(address.tls))
+        var configuration =
+            if let socketPath = address.socketPath {
+                PostgresClient.Configuration(
+                    unixSocketPath: socketPath, username: address.user, password: address.password,
+                    database: address.database)
+            } else {
+                PostgresClient.Configuration(
+                    host: address.host, port: address.port, username: address.user, password: address.password,
+                    database: address.database, tls: Self.tls(address.tls))
+            }
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.maximumConnections = 8
         configuration.options.keepAliveBehavior = nil
@@ -97,9 +104,16 @@ public final class PostgresStore: ThumbnailStore {
             case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
             case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
-            var configuration = PostgresConnection.Configuration(
-                host: address.host, port: address.port, username: address.user, password: address.password,
-                database: address.database, tls: tls)
+            var configuration =
+                if let socketPath = address.socketPath {
+                    PostgresConnection.Configuration(
+                        unixSocketPath: socketPath, username: address.user, password: address.password,
+                        database: address.database)
+                } else {
+                    PostgresConnection.Configuration(
+                        host: address.host, port: address.port, username: address.user, password: address.password,
+                        database: address.database, tls: tls)
+                }
             configuration.options.connectTimeout = .seconds(10)
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: silent)
             try await connection.close()

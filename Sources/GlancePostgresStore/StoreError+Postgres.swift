@@ -32,7 +32,7 @@ extension StoreError {
             self.init(.invalid, message: "unexpected error: \(error)", location: location)
             return
         }
-        let server = "\(address.host):\(address.port)"
+        let server = address.serverDescription
         switch error.code {
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""

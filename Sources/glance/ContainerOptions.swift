@@ -20,7 +20,8 @@ struct ContainerOptions: ParsableArguments {
             "Where the thumbnail store lives: a folder for the SQLite sidecar (default: CONTAINER/.thumbnails), "
                 + "or a PostgreSQL database shared by many hosts, "
                 + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?container=NAME] (the password may come from "
-                + "PGPASSWORD; NAME defaults to the container's absolute path).",
+                + "PGPASSWORD; NAME defaults to the container's absolute path; a server on this machine may be "
+                + "reached through its socket folder: postgres://USER@/DATABASE?host=/run/postgresql).",
             valueName: "DIR|URL"))
     var store: String?
 

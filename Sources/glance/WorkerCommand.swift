@@ -24,7 +24,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "The PostgreSQL store: postgres://USER@HOST[:PORT]/DATABASE[?container=NAME] (with NAME, serve that "
-                + "container only).", valueName: "URL"))
+                + "container only; ?host=/SOCKET/FOLDER reaches a server on this machine through its Unix-domain "
+                + "socket).", valueName: "URL"))
     var store: String
 
     @Option(name: .shortAndLong, help: "Documents to render at once (default: the number of cores).")

@@ -31,6 +31,24 @@ struct QueueCommandTests {
         return (process, errors)
     }
 
+    /// Starts `glance worker` as a host of its own: in a new network namespace (no network at all,
+    /// not even loopback) and a new UTS namespace named `host`, so that its leases name that host.
+    /// As root `unshare` makes them directly; otherwise it needs an unprivileged user namespace.
+    static func startHost(_ host: String, _ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        let namespaces = getuid() == 0 ? ["--net", "--uts"] : ["--user", "--map-root-user", "--net", "--uts"]
+        process.arguments =
+            namespaces + [
+                "--", "/bin/sh", "-c", "hostname \"$0\" && exec \"$@\"", host, GlanceProcess.executable, "worker",
+            ] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, errors)
+    }
+
     /// Waits for `process` to end (at most `seconds`), killing it if it does not.
     static func finish(_ process: Process, within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
@@ -81,6 +99,44 @@ struct QueueCommandTests {
         let pruned = try GlanceProcess.run(["queue", container.path, "--store", store, "--prune-hours", "0"])
         #expect(pruned.standardOutput.contains("dropped 16 finished job(s)"), "\(pruned.standardOutput)")
         #expect(try server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
+    }
+
+    @Test(
+        "workers as separate hosts (a network namespace and host name each) reach the server through its socket"
+    )
+    func namespacedHosts() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "shared", database: database)
+        let container = try Self.container(documents: 2, slow: 6)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+
+        // The namespace is real: the server's TCP port on loopback is out of reach in it.
+        let (cutOff, cutOffErrors) = try Self.startHost("cut-off", ["--store", store, "--exit-when-idle"])
+        #expect(Self.finish(cutOff, within: 60))
+        let refused = String(decoding: cutOffErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(cutOff.terminationStatus == 2, "\(refused)")
+        #expect(refused.contains("cannot reach the PostgreSQL server at 127.0.0.1:\(server.port)"), "\(refused)")
+
+        let socketStore = server.socketAddress(container: "shared", database: database)
+        let hosts = try ["host-a", "host-b"].map { name in
+            try Self.startHost(
+                name, ["--store", socketStore, "--jobs", "1", "--exit-when-idle", "--debug-slow-on", "slow-*"])
+        }
+        for (process, errors) in hosts {
+            #expect(Self.finish(process, within: 120), "the host ends when the queue is empty")
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0, "\(said)")
+        }
+        let rows = try container.list(["--store", store])
+        #expect(rows.count == 8)
+        #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
+        #expect(
+            try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done' AND attempts = 1", database: database)
+                == "8")
+        // Both hosts rendered (each holds at most two jobs; six take a second each), under their own names.
+        let byHost = try server.psql(
+            "SELECT DISTINCT finished_by FROM glance.job ORDER BY 1", database: database)
+        #expect(byHost == "host-a\nhost-b", "\(byHost)")
     }
 
     @Test("a worker killed with -9 mid-job: its job is taken over after the lease expires and completes")

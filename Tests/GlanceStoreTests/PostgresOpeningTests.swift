@@ -31,6 +31,28 @@ struct PostgresOpeningTests {
         #expect(try PostgresAddress(parsing: "postgres://me@[::1]:7000/db", environment: [:]).host == "::1")
     }
 
+    @Test("a host that is a folder names the server's Unix-domain socket, as PostgreSQL's own tools read it")
+    func socketForms() throws {
+        let query = try PostgresAddress(
+            parsing: "postgres://me@/photos?host=/run/postgresql&port=5433&container=c", environment: [:])
+        #expect(query.host == "/run/postgresql")
+        #expect(query.socketPath == "/run/postgresql/.s.PGSQL.5433")
+        #expect(query.database == "photos")
+        #expect(query.container == "c")
+        #expect(query.tls == .disable, "a socket is on this machine")
+        #expect(query.description == "postgres://me@/photos?host=/run/postgresql&port=5433&container=c")
+        #expect(query.serverDescription == "/run/postgresql/.s.PGSQL.5433")
+
+        let encoded = try PostgresAddress(parsing: "postgres://me@%2Fvar%2Frun%2Fpostgresql/db", environment: [:])
+        #expect(encoded.socketPath == "/var/run/postgresql/.s.PGSQL.5432")
+        let reparsed = try PostgresAddress(parsing: query.description, environment: [:])
+        #expect(reparsed == query, "what a message shows can be given back")
+
+        let network = try PostgresAddress(parsing: "postgres://me@db.example:6543/db", environment: [:])
+        #expect(network.socketPath == nil)
+        #expect(network.serverDescription == "db.example:6543")
+    }
+
     @Test(
         "a malformed address is refused with what is wrong",
         arguments: [
@@ -39,6 +61,12 @@ struct PostgresOpeningTests {
             ("postgres://me@127.0.0.1/db?colour=blue", "unknown parameter 'colour'"),
             ("postgres://me@127.0.0.1/db?sslmode=maybe", "sslmode=maybe"),
             ("postgres://me@127.0.0.1:99999/db", "out of range"),
+            ("postgres://me@/db?host=run/postgresql", "absolute path"),
+            ("postgres://me@db.example/db?host=/run/postgresql", "both a host and host="),
+            ("postgres://me@/db?host=/run/postgresql&port=five", "port=five is not a number"),
+            ("postgres://me@127.0.0.1:5433/db?port=5434", "both :PORT and port="),
+            ("postgres://me@/db?host=/run/postgresql&sslmode=require", "not encrypted"),
+            ("postgres://me@/db", "names no host"),
         ])
     func malformed(address: String, reason: String) {
         let error = #expect(throws: StoreError.self) { try PostgresAddress(parsing: address, environment: [:]) }
@@ -102,6 +130,28 @@ struct PostgresOpeningTests {
             "INSERT INTO glance.migration (name) VALUES ('v99: from the future')", database: address.database)
         let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(address, container: "c") }
         #expect(error?.kind == .newerSchema)
+    }
+
+    @Test("a store opened through the server's socket holds the same records as one opened over TCP")
+    func throughTheSocket() async throws {
+        let server = try PostgresServer.running()
+        let overTCP = try StoreUnderTest.freshDatabase()
+        let throughSocket = try PostgresAddress(
+            parsing: "postgres://\(server.user)@/\(overTCP.database)?host=\(server.folder)&port=\(server.port)",
+            environment: [:])
+        #expect(throughSocket.socketPath != nil)
+        let local = try await PostgresStore.open(throughSocket, container: "c")
+        try await local.save(Fixtures.record("a.pdf"), thumbnails: [Fixtures.image(byteCount: 12)])
+        let remote = try await PostgresStore.open(overTCP, container: "c")
+        #expect(try await remote.totals() == StoreTotals(documents: [.fresh: 1], thumbnailBytes: 12))
+        await local.close()
+        await remote.close()
+
+        let missing = try PostgresAddress(
+            parsing: "postgres://\(server.user)@/\(overTCP.database)?host=\(server.folder)/nowhere", environment: [:])
+        let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(missing, container: "c") }
+        #expect(error?.kind == .unavailable)
+        #expect(error?.message.contains("\(server.folder)/nowhere/.s.PGSQL.5432") == true, "\(error?.message ?? "")")
     }
 
     @Test("one database holds many containers, each seeing only its own documents")

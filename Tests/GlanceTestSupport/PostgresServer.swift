@@ -59,6 +59,12 @@ public final class PostgresServer: Sendable {
         "postgres://\(user)@127.0.0.1:\(port)/\(database)?container=\(container)"
     }
 
+    /// A `--store` address for `container` in `database` through the server's Unix-domain socket
+    /// (in ``folder``), which needs no network.
+    public func socketAddress(container: String, database: String = "postgres") -> String {
+        "postgres://\(user)@/\(database)?host=\(folder)&port=\(port)&container=\(container)"
+    }
+
     /// Runs SQL through `psql` as the trusted user and returns its output (unaligned, no headers).
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
