@@ -124,14 +124,20 @@ public final class Indexer: Sendable {
     /// Renders the document at `path` in the interactive lane and records the result; callers
     /// asking for the same document while it renders share this one render, and get a result
     /// that describes the file as it is when they asked.
-    public func render(_ path: String) async -> DocumentOutcome {
+    ///
+    /// A record already current for the file is kept without rendering, unless `force` (a
+    /// `--force` or `--retry-failed` job): then the document is rendered again, after any render
+    /// of it already under way.
+    public func render(_ path: String, force: Bool = false) async -> DocumentOutcome {
         while true {
             let (task, joined) = inFlight.withLock { inFlight -> (Task<DocumentOutcome, Never>, Bool) in
                 if let running = inFlight[path] { return (running, true) }
                 let task = Task {
                     // A render that ended between the caller's look at the store and now (its
                     // entry gone from the waiting room) may have made the record current already.
-                    if let current = await self.currentRecord(path) { return DocumentOutcome.recorded(current) }
+                    if !force, let current = await self.currentRecord(path) {
+                        return DocumentOutcome.recorded(current)
+                    }
                     return await self.renderNow(path, priority: .interactive)
                 }
                 inFlight[path] = task
@@ -143,6 +149,11 @@ public final class Indexer: Sendable {
                     if inFlight[path] == task { inFlight[path] = nil }
                 }
                 return outcome
+            }
+            // Someone else's render, which may have kept the record as it was: render anew.
+            if force {
+                await Task.yield()
+                continue
             }
             // A render that began before this call may have read an older file: use it only if
             // it still describes the file now.

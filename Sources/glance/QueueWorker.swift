@@ -180,9 +180,9 @@ struct QueueWorker: Sendable {
     }
 
     /// The job's document brought up to date: rendered when it changed (or always, for a forced
-    /// job), its record dropped when it is gone.
+    /// job), its record dropped when it is gone. One read of the record decides.
     private func render(_ job: QueuedJob, with indexer: Indexer) async -> DocumentOutcome {
-        job.force ? await indexer.render(job.path) : (await indexer.refresh([job.path]))[0]
+        await indexer.render(job.path, force: job.force)
     }
 
     private func giveBack(_ job: QueuedJob, lease: Lease, reason: String) async {

@@ -139,6 +139,30 @@ struct QueueCommandTests {
         #expect(byHost == "host-a\nhost-b", "\(byHost)")
     }
 
+    @Test("generate --force --enqueue renders fresh documents again; a plain --enqueue of them queues nothing")
+    func forcedJobs() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "again", database: database)
+        let container = try Self.container(documents: 3)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"]).status == 0)
+        let before = try server.psql("SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
+        let plain = try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
+        #expect(plain.standardOutput.contains("\"queued\":0"), "\(plain.standardOutput)")
+
+        let forced = try GlanceProcess.run([
+            "generate", container.path, "--store", store, "--enqueue", "--force", "--json",
+        ])
+        #expect(forced.standardOutput.contains("\"queued\":3"), "\(forced.standardOutput)")
+        let (worker, errors) = try Self.startWorker(["--store", store, "--exit-when-idle"])
+        #expect(Self.finish(worker, within: 120))
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(worker.terminationStatus == 0, "\(said)")
+        let after = try server.psql("SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
+        let pairs = zip(before.split(separator: "\n"), after.split(separator: "\n"))
+        #expect(pairs.count(where: { $0.0 != $0.1 }) == 3, "every record rendered again:\n\(before)\n\(after)")
+        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "3")
+    }
+
     @Test("a worker killed with -9 mid-job: its job is taken over after the lease expires and completes")
     func killedWorker() async throws {
         let (server, database) = try PostgresStoreCommandTests.freshDatabase()

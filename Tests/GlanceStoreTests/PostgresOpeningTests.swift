@@ -154,6 +154,22 @@ struct PostgresOpeningTests {
         #expect(error?.message.contains("\(server.folder)/nowhere/.s.PGSQL.5432") == true, "\(error?.message ?? "")")
     }
 
+    @Test("thumbnail bytes are stored as they are: PostgreSQL does not spend time compressing them again")
+    func thumbnailsNotRecompressed() async throws {
+        let server = try PostgresServer.running()
+        let address = try StoreUnderTest.freshDatabase()
+        let store = try await PostgresStore.open(address, container: "c")
+        // A repeating pattern that pglz would shrink to almost nothing, were it asked to.
+        try await store.save(Fixtures.record("a.png"), thumbnails: [Fixtures.image(byteCount: 100_000)])
+        await store.close()
+        let stored = try server.psql(
+            "SELECT pg_column_size(data), byte_count FROM glance.thumbnail", database: address.database)
+        #expect(stored == "100000|100000", "\(stored)")
+        #expect(
+            try server.psql("SELECT count(*) FROM glance.migration WHERE name LIKE 'v3:%'", database: address.database)
+                == "1")
+    }
+
     @Test("one database holds many containers, each seeing only its own documents")
     func containersApart() async throws {
         let address = try StoreUnderTest.freshDatabase()
