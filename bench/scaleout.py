@@ -19,6 +19,7 @@ import socket
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 
 
@@ -79,6 +80,73 @@ class Postgres:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+class CPUSampler:
+    """CPU seconds used while it runs by the process trees under `roots` (pids), sampled from /proc.
+
+    Every `interval` seconds it reads each process's own utime+stime and keeps the last value seen
+    per process, counted against the root it descends from; a process that lives less than an
+    interval may be missed, and one that ends loses what it used after its last sample. The difference between the
+    first and the last sample of each process is what it used meanwhile.
+    """
+
+    def __init__(self, roots, interval=0.1):
+        self.roots = dict(roots)  # name -> pid
+        self.interval = interval
+        self.first, self.last, self.owner = {}, {}, {}
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def __enter__(self):
+        self._sample()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.stopping.set()
+        self.thread.join()
+        self._sample()
+
+    def add_root(self, name, pid):
+        self.roots[name] = pid
+
+    def _sample(self):
+        parents, times = {}, {}
+        for stat in glob.glob("/proc/[0-9]*/stat"):
+            try:
+                with open(stat) as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(stat.split("/")[2])
+            parents[pid] = int(fields[1])
+            times[pid] = (int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))  # own, children
+        by_pid = {pid: name for name, pid in self.roots.items()}
+        for pid, (own, children) in times.items():
+            owner, walk = None, pid
+            for _ in range(64):
+                if walk in by_pid:
+                    owner = by_pid[walk]
+                    break
+                walk = parents.get(walk)
+                if not walk:
+                    break
+            if owner is None:
+                continue
+            # Only a process's own time: a root's reaped children may have run before the window.
+            used = own
+            self.owner[pid] = owner
+            self.first.setdefault(pid, used)
+            self.last[pid] = used
+
+    def _run(self):
+        while not self.stopping.wait(self.interval):
+            self._sample()
+
+    def seconds(self, name):
+        return sum(self.last[pid] - self.first[pid] for pid, owner in self.owner.items() if owner == name) / self.tick
+
+
 def timed(argvs):
     """Starts every command at once and waits for all: wall seconds."""
     start = time.monotonic()
@@ -99,7 +167,7 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log):
     try:
         count = int(subprocess.run([glance, "list", root, "--json", "--store", os.path.join(folder, "probe")],
                                    capture_output=True, text=True, check=True).stdout.count('"path"'))
-        local, local2, one, two, enqueue = [], [], [], [], []
+        local, local2, one, two, enqueue, cpu = [], [], [], [], [], []
         for round_index in range(rounds):
             sidecar = os.path.join(folder, f"local-{round_index}")
             local.append(timed([["taskset", "-c", "0", glance, "generate", root, "--store", sidecar, "--jobs", "1",
@@ -113,7 +181,10 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log):
                 enqueue.append(timed([[glance, "generate", root, "--store", store, "--enqueue", "--quiet"]]))
                 workers = [["taskset", "-c", str(core), glance, "worker", "--store", store, "--jobs", "1",
                             "--exit-when-idle"] for core in range(hosts)]
-                results.append(timed(workers))
+                with CPUSampler({"postgres": server.process.pid, "bench": os.getpid()}) as sampler:
+                    results.append(timed(workers))
+                cpu.append({"hosts": hosts, "postgres": sampler.seconds("postgres"),
+                            "hosts_cpu": sampler.seconds("bench")})
                 done = server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database)
                 if int(done) != count:
                     raise RuntimeError(f"{hosts} host(s): {done} of {count} jobs done")
@@ -127,6 +198,18 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log):
             "local_all": local, "local_two_cores_all": local2, "one_host_all": one, "two_hosts_all": two,
         }
         result["speedup"] = result["one_host_seconds"] / result["two_hosts_seconds"]
+        # CPU: the hosts' trees (workers, their renderers) and the database server's, per run.
+        two_runs = [c for c in cpu if c["hosts"] == 2]
+        result["cpu_all"] = cpu
+        result["postgres_cpu_ms_per_document"] = statistics.median(c["postgres"] for c in cpu) * 1000 / count
+        result["hosts_cpu_ms_per_document"] = statistics.median(c["hosts_cpu"] for c in two_runs) * 1000 / count
+        # Two hosts and the server share two cores: at best the two cores are busy with both.
+        # One host's time is what a core alone needs for its share; the ceiling is the ratio of
+        # one host's time to the time two cores need for all the CPU work of the 2-host run.
+        two_cpu = statistics.median(c["hosts_cpu"] + c["postgres"] for c in two_runs)
+        result["speedup_ceiling"] = result["one_host_seconds"] / (two_cpu / 2)
+        result["postgres_share_of_two_cores"] = statistics.median(
+            c["postgres"] for c in two_runs) / (2 * result["two_hosts_seconds"])
         result["local_speedup"] = result["local_seconds"] / result["local_two_cores_seconds"]
         result["overhead_ms_per_document"] = (result["one_host_seconds"] - result["local_seconds"]) * 1000 / count
 
@@ -157,6 +240,10 @@ def format_scaleout(scaleout):
         f"{s['overhead_ms_per_document']:.1f} ms per document; enqueue {s['enqueue_seconds']:.2f} s",
         f"  for scale, the local pool on both cores: {s['local_two_cores_seconds']:.2f} s "
         f"({s['local_speedup']:.2f}x from 1 to 2 cores on this machine)",
+        f"  CPU: PostgreSQL {s['postgres_cpu_ms_per_document']:.1f} ms per document "
+        f"({100 * s['postgres_share_of_two_cores']:.0f}% of the two cores in the 2-host run), the hosts "
+        f"{s['hosts_cpu_ms_per_document']:.1f} ms; with the server on the hosts' cores, 2 hosts can reach at most "
+        f"{s['speedup_ceiling']:.2f}x here",
         f"  10,000 documents in PostgreSQL: generate {s['many_generate_seconds']:.1f} s, list --json "
         f"{s['many_list_seconds']:.3f} s; database {s['database_bytes'] / 1e6:.1f} MB for {s['records']} records "
         f"and {s['thumbnail_bytes'] / 1e6:.1f} MB of thumbnails",

@@ -42,6 +42,7 @@ struct ListingTests {
             Self.attributes(path: "dir/ünïcode photo.jpg", state: .fresh),
             Self.attributes(path: "broken.jpg", state: .failed),
             Self.attributes(path: "new.pdf", state: nil),
+            Self.attributes(path: "odd/\"quoted\" back\\slash\ttab\nline\u{01}\u{1F}\u{7F}.txt", state: .fresh),
         ].map(ListingFormatter.Row.init)
         #expect(ListingJSONWriter.array(rows) == ListingFormatter.json(rows))
         #expect(ListingJSONWriter.array([]) == ListingFormatter.json([ListingFormatter.Row]()))
