@@ -113,6 +113,12 @@ enum PostgresMigrations {
                 // EXTERNAL keeps large values out of line, as before, without trying.
                 "ALTER TABLE glance.thumbnail ALTER COLUMN data SET STORAGE EXTERNAL"
             ]),
+        Migration(
+            name: "v4: a job given back waits before its host tries it again",
+            statements: [
+                // The host that gave the job back, and until when it leaves the job to others.
+                "ALTER TABLE glance.job ADD COLUMN refused_by text, ADD COLUMN retry_after timestamptz"
+            ]),
     ]
 
     /// Checks that the database can hold a Glance store and brings it up to date.

@@ -81,7 +81,8 @@ extension PostgresStore {
 
     /// Leases up to `limit` jobs under `lease`: pending ones, and leased ones whose lease expired
     /// (their host stopped sending heartbeats), most urgent and oldest first, each counted as an
-    /// attempt. Jobs whose expired lease was their `maxAttempts`-th end `failed` first.
+    /// attempt. Jobs whose expired lease was their `maxAttempts`-th end `failed` first. A job this
+    /// host gave back is left to other hosts for one lease's length (``giveBack(_:under:error:maxAttempts:)``).
     public func lease(limit: Int, under lease: Lease, maxAttempts: Int, onlyContainer: String? = nil)
         async throws(StoreError) -> [QueuedJob]
     {
@@ -98,6 +99,7 @@ extension PostgresStore {
                 SELECT id FROM glance.job
                 WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < now() AND attempts < \(maxAttempts)))
                     AND (\(onlyContainer)::text IS NULL OR container = \(onlyContainer))
+                    AND (retry_after IS NULL OR retry_after <= now() OR refused_by <> \(lease.host))
                 ORDER BY priority, id
                 LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
@@ -141,14 +143,17 @@ extension PostgresStore {
         return !rows.isEmpty
     }
 
-    /// Gives a job back after this host could not do it (`error` says why): pending again for any
-    /// host, or `failed` when it has had `maxAttempts` attempts.
+    /// Gives a job back after this host could not do it (`error` says why): pending again, or
+    /// `failed` when it has had `maxAttempts` attempts. Other hosts may take it at once; this host
+    /// only after one lease's length, so that a host that cannot read the shared storage does not
+    /// use up a job's attempts in a moment while hosts that can are busy.
     public func giveBack(_ job: QueuedJob, under lease: Lease, error: String, maxAttempts: Int) async throws(StoreError)
     {
         let reason = "\(lease.host): \(error)"
         _ = try await rows(
             """
             UPDATE glance.job SET error = \(reason), lease_token = NULL, lease_host = NULL, lease_expires = NULL,
+                refused_by = \(lease.host), retry_after = now() + make_interval(secs => \(lease.seconds)),
                 state = CASE WHEN attempts >= \(maxAttempts) THEN 'failed' ELSE 'pending' END,
                 finished_at = CASE WHEN attempts >= \(maxAttempts) THEN now() END
             WHERE id = \(job.id) AND lease_token = \(lease.token) AND state = 'leased'

@@ -116,6 +116,15 @@ struct QueueWorker: Sendable {
             await giveBack(job, lease: lease, reason: error.message)
             return false
         }
+        // A container whose shared storage is not mounted on this host is an empty folder: its
+        // documents would look deleted, and their records be dropped. Leave them to other hosts.
+        if Self.looksUnmounted(root: job.root, missing: job.path) {
+            await giveBack(
+                job, lease: lease,
+                reason: "the container folder \(DisplayText.escaped(job.root)) is empty on this host (is the shared "
+                    + "storage mounted?)")
+            return false
+        }
         // The store went away while the document rendered (a PostgreSQL restart): render again
         // once it is back, rather than leave the job to its lease's expiry.
         let outcome: DocumentOutcome
@@ -183,6 +192,23 @@ struct QueueWorker: Sendable {
     /// job), its record dropped when it is gone. One read of the record decides.
     private func render(_ job: QueuedJob, with indexer: Indexer) async -> DocumentOutcome {
         await indexer.render(job.path, force: job.force)
+    }
+
+    /// Whether the document at `path` is missing because `root` holds nothing at all: what an
+    /// unmounted network share looks like (its mount point, an empty folder). A document deleted
+    /// from a container that still holds anything else is simply gone.
+    static func looksUnmounted(root: String, missing path: String) -> Bool {
+        var status = stat()
+        if lstat(root + "/" + path, &status) == 0 || errno != ENOENT { return false }
+        guard let folder = opendir(root) else { return false }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { return false }
+        }
+        return true
     }
 
     private func giveBack(_ job: QueuedJob, lease: Lease, reason: String) async {

@@ -49,6 +49,25 @@ struct QueueCommandTests {
         return (process, errors)
     }
 
+    /// Starts `glance worker` as host `host` whose shared storage is not mounted: in a mount
+    /// namespace of its own, an empty tmpfs covers `hidden` (what an absent network share's mount
+    /// point looks like).
+    static func startBlindHost(_ host: String, hiding hidden: String, _ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        let namespaces = getuid() == 0 ? ["--mount", "--uts"] : ["--user", "--map-root-user", "--mount", "--uts"]
+        process.arguments =
+            namespaces + [
+                "--", "/bin/sh", "-c", "mount -t tmpfs glance-test \"$1\" && hostname \"$0\" && shift && exec \"$@\"",
+                host, hidden, GlanceProcess.executable, "worker",
+            ] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, errors)
+    }
+
     /// Waits for `process` to end (at most `seconds`), killing it if it does not.
     static func finish(_ process: Process, within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
@@ -161,6 +180,44 @@ struct QueueCommandTests {
         let pairs = zip(before.split(separator: "\n"), after.split(separator: "\n"))
         #expect(pairs.count(where: { $0.0 != $0.1 }) == 3, "every record rendered again:\n\(before)\n\(after)")
         #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "3")
+    }
+
+    @Test("a host without the shared storage gives jobs back and keeps the records; a host with it does them")
+    func hostWithoutStorage() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "share", database: database)
+        let container = try Self.container(documents: 3)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"]).status == 0)
+        #expect(
+            try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--force"]).status == 0)
+
+        let (blind, blindErrors) = try Self.startBlindHost(
+            "blind", hiding: container.path, ["--store", store, "--lease-seconds", "30", "--exit-when-idle"])
+        // Every job is tried once by the blind host, given back, and left to others meanwhile.
+        let deadline = Date().addingTimeInterval(60)
+        var refused = ""
+        while Date() < deadline, refused != "3" {
+            refused = try server.psql(
+                "SELECT count(*) FROM glance.job WHERE state = 'pending' AND refused_by = 'blind'", database: database)
+            if refused != "3" { usleep(50_000) }
+        }
+        #expect(refused == "3", "the blind host gave every job back")
+        #expect(try container.list(["--store", store]).count == 3, "no record was dropped")
+
+        let (sighted, sightedErrors) = try Self.startHost(
+            "sighted", ["--store", server.socketAddress(container: "share", database: database), "--exit-when-idle"])
+        #expect(Self.finish(sighted, within: 120))
+        let sightedSaid = String(decoding: sightedErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(sighted.terminationStatus == 0, "\(sightedSaid)")
+        #expect(Self.finish(blind, within: 60), "the blind host ends once the queue is empty")
+        let blindSaid = String(decoding: blindErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(
+            blindSaid.contains("is empty on this host (is the shared storage mounted?); given back"), "\(blindSaid)")
+        #expect(
+            try server.psql("SELECT state, attempts, finished_by FROM glance.job ORDER BY id", database: database)
+                == "done|2|sighted\ndone|2|sighted\ndone|2|sighted")
+        let rows = try container.list(["--store", store])
+        #expect(rows.count == 3 && rows.values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
     @Test("a worker killed with -9 mid-job: its job is taken over after the lease expires and completes")

@@ -70,11 +70,29 @@ struct PostgresQueueTests {
         let job = try #require(try await store.lease(limit: 1, under: first, maxAttempts: 2).first)
         try await store.giveBack(job, under: first, error: "cannot open the folder", maxAttempts: 2)
         #expect(try await store.queueCounts().byState == ["pending": 1])
+        // The host that gave it back leaves it to others for a lease's length.
+        var sameHost = lease(60)
+        sameHost.host = first.host
+        #expect(try await store.lease(limit: 1, under: sameHost, maxAttempts: 2).isEmpty)
         let second = lease(60)
         let retried = try #require(try await store.lease(limit: 1, under: second, maxAttempts: 2).first)
         #expect(retried.attempts == 2)
         try await store.giveBack(retried, under: second, error: "cannot open the folder", maxAttempts: 2)
         #expect(try await store.queueCounts().byState == ["failed": 1])
+        await store.close()
+    }
+
+    @Test("a host that gave a job back takes it again once its lease's length has passed")
+    func givenBackRetriedLater() async throws {
+        let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
+        try await store.enqueue(["flaky"], root: "/mnt/flaky", priority: .batch)
+        let only = lease(1)
+        let job = try #require(try await store.lease(limit: 1, under: only, maxAttempts: 3).first)
+        try await store.giveBack(job, under: only, error: "the mount was not there", maxAttempts: 3)
+        #expect(try await store.lease(limit: 1, under: only, maxAttempts: 3).isEmpty)
+        try await Task.sleep(for: .milliseconds(1500))
+        let again = try #require(try await store.lease(limit: 1, under: only, maxAttempts: 3).first)
+        #expect(again.id == job.id && again.attempts == 2)
         await store.close()
     }
 }
