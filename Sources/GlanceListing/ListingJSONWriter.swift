@@ -41,8 +41,7 @@ public enum ListingJSONWriter {
         output.raw("\n  }")
     }
 
-    private static func thumbnails(_ thumbnails: [String: ListingFormatter.Row.Thumbnail], to output: inout JSONBytes)
-    {
+    private static func thumbnails(_ thumbnails: [String: ListingFormatter.Row.Thumbnail], to output: inout JSONBytes) {
         if thumbnails.isEmpty {
             output.raw("{\n\n    }")
             return
