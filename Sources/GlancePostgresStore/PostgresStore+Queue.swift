@@ -39,6 +39,18 @@ public struct QueueCounts: Sendable, Equatable, Codable {
     }
 }
 
+/// A job that ended `failed`, for `glance queue --failed`.
+public struct FailedJob: Sendable, Equatable, Codable {
+    /// The document, relative to the container.
+    public var path: String
+    /// How many times it was leased.
+    public var attempts: Int
+    /// When it was given up.
+    public var finishedAt: Date
+    /// The reasons, each host's prefixed with its name.
+    public var error: String
+}
+
 /// The job queue, in the same database as the records: workers on many hosts lease jobs with
 /// `FOR UPDATE SKIP LOCKED` (no two take the same row, none waits for another), keep them with
 /// heartbeats, and complete them; a lease that expires (its host died) makes the job available
@@ -198,6 +210,47 @@ extension PostgresStore {
             }
             return counts
         }
+    }
+
+    /// This container's failed jobs, the most recent first, at most `limit`.
+    public func failedJobs(limit: Int) async throws(StoreError) -> [FailedJob] {
+        let rows = try await rows(
+            """
+            SELECT path, attempts, finished_at, coalesce(error, '') FROM glance.job
+            WHERE container = \(container) AND state = 'failed'
+            ORDER BY finished_at DESC, id DESC LIMIT \(limit)
+            """)
+        do {
+            return try rows.map { row in
+                let (path, attempts, finishedAt, error) = try row.decode((String, Int32, Date, String).self)
+                return FailedJob(path: path, attempts: Int(attempts), finishedAt: finishedAt, error: error)
+            }
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
+        }
+    }
+
+    /// Queues this container's failed documents again, with their attempts counted from zero
+    /// (after the cause is fixed: a share mounted, a limit raised). A document that is queued
+    /// already, or failed more than once, is queued once. Returns how many jobs are pending again.
+    @discardableResult
+    public func retryFailedJobs() async throws(StoreError) -> Int {
+        let rows = try await rows(
+            """
+            WITH latest AS (
+                SELECT DISTINCT ON (path) id FROM glance.job AS f
+                WHERE container = \(container) AND state = 'failed'
+                    AND NOT EXISTS (
+                        SELECT 1 FROM glance.job AS w WHERE w.container = f.container AND w.path = f.path
+                            AND w.state = 'pending')
+                ORDER BY path, id DESC
+            )
+            UPDATE glance.job AS j SET state = 'pending', attempts = 0, error = NULL, finished_at = NULL,
+                finished_by = NULL, refused_by = NULL, retry_after = NULL
+            FROM latest WHERE j.id = latest.id
+            RETURNING j.id
+            """)
+        return rows.count
     }
 
     /// Drops finished jobs (done or failed) of this container older than `age` seconds.

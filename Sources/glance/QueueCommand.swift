@@ -10,7 +10,13 @@ struct QueueCommand: AsyncParsableCommand {
         commandName: "queue",
         abstract:
             "Show a PostgreSQL store's job queue for a container: pending, leased, done, failed, and each host's rate.",
-        discussion: "Rates count the jobs each host finished in the last minute.")
+        discussion: """
+            Rates count the jobs each host finished in the last minute. With ?container=NAME in the \
+            address, the container folder need not be mounted where this runs. A job ends failed when it was \
+            tried --max-attempts times (its hosts died, or could not read the container): --failed \
+            lists them with the reasons, --retry-failed queues them again once the cause is fixed. \
+            (A document that merely fails to render is not a failed job: its record says failed.)
+            """)
 
     @OptionGroup var location: ContainerOptions
 
@@ -23,33 +29,76 @@ struct QueueCommand: AsyncParsableCommand {
     @Option(help: "First drop this container's finished jobs (done or failed) older than this many hours.")
     var pruneHours: Double?
 
+    @Flag(help: "Also list this container's failed jobs, the most recent first, with the reasons.")
+    var failed = false
+
+    @Option(help: "How many failed jobs --failed lists.")
+    var limit = 50
+
+    @Flag(help: "First queue this container's failed jobs again, their attempts counted from zero.")
+    var retryFailed = false
+
     func validate() throws {
         if let pruneHours, pruneHours < 0 || !pruneHours.isFinite {
             throw ValidationError("--prune-hours must be zero or more.")
         }
+        guard limit >= 1 else { throw ValidationError("--limit must be at least 1.") }
+    }
+
+    /// What `--json` prints: the counts, and the failed jobs when asked for.
+    private struct Report: Encodable {
+        var counts: QueueCounts
+        var failedJobs: [FailedJob]?
+
+        func encode(to encoder: any Encoder) throws {
+            try counts.encode(to: encoder)
+            if let failedJobs {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(failedJobs, forKey: .failedJobs)
+            }
+        }
+
+        private enum Key: String, CodingKey { case failedJobs }
     }
 
     func run() async throws {
-        guard case .postgres = try location.storeLocation() else {
+        guard case .postgres(let address) = try location.storeLocation() else {
             throw CommandFailure.unusable("the job queue lives in a PostgreSQL store; give --store postgres://…")
         }
-        let (_, store) = try await location.open()
-        guard let postgres = store as? PostgresStore else { throw CommandFailure.unusable("not a PostgreSQL store") }
+        let postgres: PostgresStore
+        if let named = address.container {
+            // The queue is in the database: with the container named, this host need not mount it.
+            do { postgres = try await PostgresStore.open(address, container: named) } catch {
+                throw CommandFailure.unusable(error.description)
+            }
+        } else {
+            let (_, store) = try await location.open()
+            guard let opened = store as? PostgresStore else { throw CommandFailure.unusable("not a PostgreSQL store") }
+            postgres = opened
+        }
         let counts: QueueCounts
+        var failedJobs: [FailedJob]?
         do {
             if let pruneHours {
                 let dropped = try await postgres.pruneFinishedJobs(olderThan: pruneHours * 3600)
                 if !json { print("dropped \(dropped) finished job(s)") }
             }
+            if retryFailed {
+                let queued = try await postgres.retryFailedJobs()
+                if !json { print("queued \(queued) failed job(s) again") }
+            }
             counts = try await postgres.queueCounts(allContainers: allContainers)
+            if failed { failedJobs = try await postgres.failedJobs(limit: limit) }
         } catch {
+            await postgres.close()
             throw CommandFailure.unusable(error.description)
         }
         await postgres.close()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(counts), as: UTF8.self))
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(Report(counts: counts, failedJobs: failedJobs)), as: UTF8.self))
             return
         }
         for state in ["pending", "leased", "done", "failed"] {
@@ -60,6 +109,15 @@ struct QueueCommand: AsyncParsableCommand {
         } else {
             for (host, count) in counts.lastMinuteByHost.sorted(by: { $0.key < $1.key }) {
                 print("\(DisplayText.escaped(host)): \(count) documents in the last minute")
+            }
+        }
+        if let failedJobs {
+            if failedJobs.isEmpty { print("no failed jobs") }
+            for job in failedJobs {
+                let when = job.finishedAt.formatted(.iso8601)
+                print(
+                    "failed: \(DisplayText.escaped(job.path)) (\(job.attempts) attempts, \(when)): "
+                        + DisplayText.escaped(job.error))
             }
         }
     }

@@ -220,6 +220,45 @@ struct QueueCommandTests {
         #expect(rows.count == 3 && rows.values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
+    @Test("queue --failed lists failed jobs with the reasons; --retry-failed queues them again")
+    func failedJobs() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "moved", database: database)
+        let container = try Self.container(documents: 2)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        // The folder is not where the jobs say: every host gives them back, and one attempt is all
+        // they are allowed.
+        let away = container.path + "-away"
+        #expect(rename(container.path, away) == 0)
+        let (worker, _) = try Self.startWorker(["--store", store, "--max-attempts", "1", "--exit-when-idle"])
+        #expect(Self.finish(worker, within: 60))
+        #expect(worker.terminationStatus == 0)
+
+        let listed = try GlanceProcess.run(["queue", container.path, "--store", store, "--failed"])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        let failures = listed.standardOutput.split(separator: "\n").filter { $0.hasPrefix("failed: ") }
+        #expect(failures.count == 2, "\(listed.standardOutput)")
+        #expect(failures.allSatisfy { $0.contains("(1 attempts,") && $0.contains("cannot open the container folder") })
+        let json = try GlanceProcess.run(["queue", container.path, "--store", store, "--failed", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        #expect((object?["byState"] as? [String: Int])?["failed"] == 2, "\(json.standardOutput)")
+        let jobs = object?["failedJobs"] as? [[String: Any]]
+        #expect(Set(jobs?.compactMap { $0["path"] as? String } ?? []) == ["doc-00.png", "doc-01.png"])
+
+        // Fixed: the folder is back. The failed jobs are queued again and done.
+        #expect(rename(away, container.path) == 0)
+        let retried = try GlanceProcess.run(["queue", container.path, "--store", store, "--retry-failed"])
+        #expect(retried.standardOutput.contains("queued 2 failed job(s) again"), "\(retried.standardOutput)")
+        #expect(retried.standardOutput.contains("pending  2"), "\(retried.standardOutput)")
+        let (again, _) = try Self.startWorker(["--store", store, "--exit-when-idle"])
+        #expect(Self.finish(again, within: 60))
+        #expect(
+            try server.psql("SELECT state, attempts FROM glance.job ORDER BY id", database: database)
+                == "done|1\ndone|1")
+        let none = try GlanceProcess.run(["queue", container.path, "--store", store, "--failed"])
+        #expect(none.standardOutput.contains("no failed jobs"), "\(none.standardOutput)")
+    }
+
     @Test("a worker killed with -9 mid-job: its job is taken over after the lease expires and completes")
     func killedWorker() async throws {
         let (server, database) = try PostgresStoreCommandTests.freshDatabase()
