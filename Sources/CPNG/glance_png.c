@@ -193,6 +193,21 @@ static void glance_png_on_encode_error(png_structp png, png_const_charp message)
     png_longjmp(png, 1);
 }
 
+/// Sets up the output, compression and header, and writes the header. The caller has set the
+/// error jump for `png`.
+static void glance_png_begin(png_structp png, png_infop info, glance_png_sink *sink, int width, int height,
+                             int color_type, glance_png_compression compression) {
+    png_set_write_fn(png, sink, glance_png_write_data, glance_png_flush);
+    png_set_compression_level(png, compression.level);
+    png_set_compression_strategy(png, compression.strategy);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, compression.filters);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    // Every thumbnail is sRGB (sources with a profile are converted): say so, in 13 bytes.
+    png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+    png_write_info(png, info);
+}
+
 int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
                       glance_png_compression compression, uint8_t *out, size_t capacity,
                       size_t *out_length, glance_png_error *error) {
@@ -217,16 +232,9 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
         free(gray_row);
         return GLANCE_PNG_FAILED;
     }
-    png_set_write_fn(png, &sink, glance_png_write_data, glance_png_flush);
-    png_set_compression_level(png, compression.level);
-    png_set_compression_strategy(png, compression.strategy);
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, compression.filters);
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
-                 gray ? PNG_COLOR_TYPE_GRAY : channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    // Every thumbnail is sRGB (sources with a profile are converted): say so, in 13 bytes.
-    png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
-    png_write_info(png, info);
+    glance_png_begin(png, info, &sink, width, height,
+                     gray ? PNG_COLOR_TYPE_GRAY : channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+                     compression);
     for (int y = 0; y < height; y++) {
         const uint8_t *row = pixels + (size_t)y * stride;
         if (gray) {
@@ -248,4 +256,122 @@ size_t glance_png_encoded_bound(int width, int height, int channels) {
     // filtered rows plus a few bytes per block; PNG adds 12 bytes per IDAT chunk (8 KiB each).
     size_t raw = (size_t)height * (1 + (size_t)width * (size_t)channels);
     return raw + raw / 64 + 4096;
+}
+
+/// One PNG being written row by row.
+typedef struct {
+    png_structp png;
+    png_infop info;
+    glance_png_sink sink;
+} glance_png_stream;
+
+struct glance_png_writer {
+    glance_png_stream colour;   // RGB or RGBA: always written
+    glance_png_stream gray;     // written too while every row so far is gray (RGB only)
+    int gray_active;
+    int width, channels, rows_written;
+    png_bytep gray_row;
+};
+
+/// Creates a stream's libpng structures and writes its header; 0 on failure (`error` says why).
+static int glance_png_stream_start(glance_png_stream *stream, uint8_t *out, size_t capacity, int width, int height,
+                                   int color_type, glance_png_compression compression, glance_png_error *error) {
+    stream->sink = (glance_png_sink){out, 0, capacity};
+    stream->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, error, glance_png_on_encode_error,
+                                          glance_png_on_warning);
+    stream->info = stream->png ? png_create_info_struct(stream->png) : NULL;
+    if (stream->png == NULL || stream->info == NULL) {
+        if (error) snprintf(error->message, sizeof error->message, "out of memory");
+        return 0;
+    }
+    if (setjmp(png_jmpbuf(stream->png))) return 0;
+    glance_png_begin(stream->png, stream->info, &stream->sink, width, height, color_type, compression);
+    return 1;
+}
+
+static void glance_png_stream_end(glance_png_stream *stream) {
+    if (stream->png != NULL) png_destroy_write_struct(&stream->png, stream->info ? &stream->info : NULL);
+    stream->png = NULL;
+    stream->info = NULL;
+}
+
+glance_png_writer *glance_png_writer_create(int width, int height, int channels, glance_png_compression compression,
+                                            uint8_t *out, size_t capacity, uint8_t *gray_out, size_t gray_capacity,
+                                            glance_png_error *error) {
+    if (width <= 0 || height <= 0 || (channels != 3 && channels != 4)) {
+        if (error) snprintf(error->message, sizeof error->message, "bad image size or channels");
+        return NULL;
+    }
+    glance_png_writer *writer = calloc(1, sizeof *writer);
+    if (writer == NULL) {
+        if (error) snprintf(error->message, sizeof error->message, "out of memory");
+        return NULL;
+    }
+    writer->width = width;
+    writer->channels = channels;
+    int colour_type = channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
+    if (!glance_png_stream_start(&writer->colour, out, capacity, width, height, colour_type, compression, error)) {
+        glance_png_writer_free(writer);
+        return NULL;
+    }
+    if (channels == 3 && gray_out != NULL) {
+        writer->gray_row = malloc((size_t)width);
+        // The gray candidate is an optimisation: when it cannot be made, the colour PNG serves.
+        writer->gray_active = writer->gray_row != NULL &&
+                              glance_png_stream_start(&writer->gray, gray_out, gray_capacity, width, height,
+                                                      PNG_COLOR_TYPE_GRAY, compression, NULL);
+        if (!writer->gray_active) glance_png_stream_end(&writer->gray);
+    }
+    return writer;
+}
+
+int glance_png_writer_write_row(glance_png_writer *writer, const uint8_t *row, glance_png_error *error) {
+    if (writer->gray_active) {
+        int gray = glance_png_is_gray(row, writer->width, 1, 0);
+        if (gray) {
+            for (int x = 0; x < writer->width; x++) writer->gray_row[x] = row[3 * x];
+            if (setjmp(png_jmpbuf(writer->gray.png))) {
+                gray = 0;
+            } else {
+                png_write_row(writer->gray.png, writer->gray_row);
+            }
+        }
+        if (!gray) {
+            writer->gray_active = 0;
+            glance_png_stream_end(&writer->gray);
+        }
+    }
+    png_set_error_fn(writer->colour.png, error, glance_png_on_encode_error, glance_png_on_warning);
+    if (setjmp(png_jmpbuf(writer->colour.png))) return GLANCE_PNG_FAILED;
+    png_write_row(writer->colour.png, (png_const_bytep)row);
+    writer->rows_written += 1;
+    return GLANCE_PNG_OK;
+}
+
+int glance_png_writer_finish(glance_png_writer *writer, size_t *out_length, int *is_gray, glance_png_error *error) {
+    if (writer->gray_active) {
+        if (!setjmp(png_jmpbuf(writer->gray.png))) {
+            png_write_end(writer->gray.png, NULL);
+            glance_png_stream_end(&writer->colour);
+            *out_length = writer->gray.sink.length;
+            *is_gray = 1;
+            return GLANCE_PNG_OK;
+        }
+        writer->gray_active = 0;
+        glance_png_stream_end(&writer->gray);
+    }
+    png_set_error_fn(writer->colour.png, error, glance_png_on_encode_error, glance_png_on_warning);
+    if (setjmp(png_jmpbuf(writer->colour.png))) return GLANCE_PNG_FAILED;
+    png_write_end(writer->colour.png, NULL);
+    *out_length = writer->colour.sink.length;
+    *is_gray = 0;
+    return GLANCE_PNG_OK;
+}
+
+void glance_png_writer_free(glance_png_writer *writer) {
+    if (writer == NULL) return;
+    glance_png_stream_end(&writer->colour);
+    glance_png_stream_end(&writer->gray);
+    free(writer->gray_row);
+    free(writer);
 }

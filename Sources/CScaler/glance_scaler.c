@@ -38,6 +38,9 @@ struct glance_scaler {
     int ring_rows;
     int target_rows_made;
     uint8_t *target;                 // the caller's buffer, set by glance_scaler_set_target
+    glance_scaler_row_sink sink;     // or where each target row goes, as it is made
+    void *sink_context;
+    uint8_t *sink_row;               // the one target row a sink is given
     const uint8_t *last_row;         // copy of the last source row, to pad a truncated image
     uint8_t *last_row_copy;
 };
@@ -146,7 +149,7 @@ static void glance_emit_target_row(glance_scaler *s, int y) {
         float w = weights[t];
         for (int x = 0; x < width; x++) sums[x] += row[x] * w;
     }
-    uint8_t *out = s->target + (size_t)y * (size_t)width * (size_t)s->channels;
+    uint8_t *out = s->sink ? s->sink_row : s->target + (size_t)y * (size_t)width * (size_t)s->channels;
     for (int x = 0; x < width; x++) {
         float4 sum = sums[x];
         float alpha = sum[3];
@@ -165,6 +168,7 @@ static void glance_emit_target_row(glance_scaler *s, int y) {
             out[s->channels * x + c] = v <= 0.0f ? 0 : v >= 255.0f ? 255 : (uint8_t)v;
         }
     }
+    if (s->sink) s->sink(s->sink_context, out, y);
 }
 
 /// Takes one block-shrunk row: filters it across into the ring, then writes every target row
@@ -243,7 +247,12 @@ static void glance_push_one(glance_scaler *s, const uint8_t *row) {
     if (s->target_width == s->source_width && s->target_height == s->source_height) {
         // Nothing to resample: copy, so that pixels (and low alphas) come through exactly.
         size_t bytes = (size_t)s->source_width * (size_t)s->channels;
-        memcpy(s->target + (size_t)s->source_rows_pushed * bytes, row, bytes);
+        if (s->sink) {
+            memcpy(s->sink_row, row, bytes);
+            s->sink(s->sink_context, s->sink_row, s->source_rows_pushed);
+        } else {
+            memcpy(s->target + (size_t)s->source_rows_pushed * bytes, row, bytes);
+        }
         s->target_rows_made = s->source_rows_pushed + 1;
     } else if (s->kx == 1 && s->ky == 1) {
         glance_convert_row(s, row, s->converted);
@@ -273,6 +282,16 @@ void glance_scaler_push_rows(glance_scaler *s, const uint8_t *rows, size_t strid
 
 void glance_scaler_set_target(glance_scaler *s, uint8_t *target) { s->target = target; }
 
+int glance_scaler_set_row_sink(glance_scaler *s, glance_scaler_row_sink sink, void *context) {
+    if (sink != NULL && s->sink_row == NULL) {
+        s->sink_row = malloc((size_t)s->target_width * (size_t)s->channels);
+        if (s->sink_row == NULL) return 0;
+    }
+    s->sink = sink;
+    s->sink_context = context;
+    return 1;
+}
+
 void glance_scaler_finish(glance_scaler *s) {
     if (s->source_rows_pushed == 0) {
         memset(s->last_row_copy, 0, (size_t)s->source_width * (size_t)s->channels);
@@ -299,5 +318,6 @@ void glance_scaler_free(glance_scaler *s) {
     free(s->ring);
     free(s->column_sums);
     free(s->last_row_copy);
+    free(s->sink_row);
     free(s);
 }

@@ -58,6 +58,32 @@ public struct RenderedThumbnail: Sendable {
     }
 }
 
+/// A thumbnail encoded while it was made, row by row: its pixels never existed whole, so a
+/// worker's memory does not grow with the thumbnail's height. Says what ``RenderedThumbnail`` says.
+public struct EncodedThumbnail: Sendable {
+    /// The encoded image.
+    public var format: ImageFormat
+    public var data: [UInt8]
+    /// The thumbnail's size in pixels.
+    public var width: Int
+    public var height: Int
+    /// The placeholder colour, `#rrggbb`.
+    public var averageColour: String
+    /// The source's displayed size.
+    public var sourceWidth: Int
+    public var sourceHeight: Int
+    /// Things worth telling in `--verbose` output or JSON.
+    public var warnings: [String]
+    /// The conversion to sRGB from the source's colour profile, when there was one to make.
+    public var colour: ColourConversion?
+}
+
+/// What rendering gave: pixels to encode, or a thumbnail encoded already.
+public enum RenderResult: Sendable {
+    case pixels(RenderedThumbnail)
+    case encoded(EncodedThumbnail)
+}
+
 /// One renderer per content type, in the manner of a Quick Look generator: a new format is one
 /// new type conforming to this protocol, registered in ``Thumbnailer``.
 public protocol DocumentRenderer: Sendable {

@@ -64,4 +64,43 @@ final class Downscaler {
         if let failure { throw failure }
         return PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, bytes: bytes)
     }
+
+    /// Makes the thumbnail row by row: `feed` pushes the source's rows, and `sink` receives each
+    /// target row (its `y`, from 0) as soon as it is made, to change in place and pass on. No
+    /// buffer of the whole thumbnail exists.
+    func stream(
+        rowsTo sink: (UnsafeMutablePointer<UInt8>, Int) -> Void,
+        feed: (Downscaler) throws(ThumbnailError) -> Void
+    ) throws(ThumbnailError) {
+        var failure: ThumbnailError?
+        withoutActuallyEscaping(sink) { escapable in
+            let box = RowSink(escapable)
+            let context = Unmanaged.passUnretained(box).toOpaque()
+            let installed = glance_scaler_set_row_sink(
+                handle,
+                { context, row, y in
+                    guard let context, let row else { return }
+                    Unmanaged<RowSink>.fromOpaque(context).takeUnretainedValue().receive(row, Int(y))
+                }, context)
+            guard installed != 0 else {
+                failure = .outOfMemory(detail: "cannot allocate a row of \(targetWidth) pixels")
+                return
+            }
+            defer { glance_scaler_set_row_sink(handle, nil, nil) }
+            do throws(ThumbnailError) {
+                try feed(self)
+                glance_scaler_finish(handle)
+            } catch {
+                failure = error
+            }
+            withExtendedLifetime(box) {}
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// The Swift side of a C row sink: the closure a C callback reaches through its context pointer.
+private final class RowSink {
+    let receive: (UnsafeMutablePointer<UInt8>, Int) -> Void
+    init(_ receive: @escaping (UnsafeMutablePointer<UInt8>, Int) -> Void) { self.receive = receive }
 }

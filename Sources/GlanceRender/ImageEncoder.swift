@@ -75,6 +75,70 @@ public enum ImageEncoder {
         return bytes
     }
 
+    /// Encodes a PNG of `width` x `height` pixels of `channels` from rows handed over one at a
+    /// time: `rows` is given a `write` function and calls it with each row, top to bottom. The
+    /// PNG is written straight into the returned array's storage, and an RGB image whose rows are
+    /// all gray comes out as 8-bit gray, as ``encode(_:as:content:)`` writes it.
+    static func encodePNG(
+        width: Int, height: Int, channels: Int, content: PNGContent,
+        rows: (_ write: (UnsafePointer<UInt8>) -> Void) throws(ThumbnailError) -> Void
+    ) throws(ThumbnailError) -> [UInt8] {
+        let capacity = glance_png_encoded_bound(Int32(width), Int32(height), Int32(channels))
+        let grayCapacity = channels == 3 ? glance_png_encoded_bound(Int32(width), Int32(height), 1) : 0
+        var failure: ThumbnailError?
+        var grayChosen = false
+        var grayBytes: [UInt8] = []
+        func failed(_ error: glance_png_error) -> ThumbnailError {
+            .writeFailed(path: "PNG", reason: PNGError(error).message)
+        }
+        // Both candidates are written into arrays of their bound: pages never written are never
+        // resident, and the gray one stops at the first row that is not gray.
+        let colourBytes = [UInt8](unsafeUninitializedCapacity: capacity) { colour, colourCount in
+            colourCount = 0
+            grayBytes = [UInt8](unsafeUninitializedCapacity: grayCapacity) { gray, grayCount in
+                grayCount = 0
+                var error = glance_png_error()
+                guard
+                    let writer = glance_png_writer_create(
+                        Int32(width), Int32(height), Int32(channels), content.compression, colour.baseAddress,
+                        capacity, channels == 3 ? gray.baseAddress : nil, grayCapacity, &error)
+                else {
+                    failure = failed(error)
+                    return
+                }
+                defer { glance_png_writer_free(writer) }
+                var rowFailed = false
+                do throws(ThumbnailError) {
+                    try rows { row in
+                        if !rowFailed, glance_png_writer_write_row(writer, row, &error) != Int32(GLANCE_PNG_OK.rawValue)
+                        {
+                            rowFailed = true
+                        }
+                    }
+                } catch {
+                    failure = error
+                    return
+                }
+                var length = 0
+                var isGray: Int32 = 0
+                guard !rowFailed,
+                    glance_png_writer_finish(writer, &length, &isGray, &error) == Int32(GLANCE_PNG_OK.rawValue)
+                else {
+                    failure = failed(error)
+                    return
+                }
+                if isGray != 0 {
+                    grayCount = length
+                    grayChosen = true
+                } else {
+                    colourCount = length
+                }
+            }
+        }
+        if let failure { throw failure }
+        return grayChosen ? grayBytes : colourBytes
+    }
+
     static func encodeJPEG(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
         precondition(image.channels == 3, "JPEG takes RGB: flatten alpha first")
         let capacity = glance_jpeg_encoded_bound(Int32(image.width), Int32(image.height))

@@ -24,6 +24,18 @@ public struct PNGRenderer: DocumentRenderer {
     private static let rowsPerBatch = 16
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        guard case .pixels(let thumbnail) = try render(request, streamingAs: nil) else {
+            preconditionFailure("asked for pixels")
+        }
+        return thumbnail
+    }
+
+    /// Renders the thumbnail; with `content`, an opaque, non-interlaced image is encoded as PNG
+    /// row by row as the scaler makes the rows (converted to sRGB on the way), so that the
+    /// thumbnail never exists whole. Images with alpha are not: whether they are opaque after
+    /// all (and lose the channel) is known only at the end; nor are gray images with a profile,
+    /// whose conversion may or may not leave them gray.
+    func render(_ request: RenderRequest, streamingAs content: PNGContent?) throws(ThumbnailError) -> RenderResult {
         let decoder: PNGDecoder
         do { decoder = try PNGDecoder(file: request.file) } catch { throw Self.map(error) }
         let header = decoder.header
@@ -37,6 +49,38 @@ public struct PNGRenderer: DocumentRenderer {
             sourceWidth: header.width, sourceHeight: header.height, channels: channels,
             targetWidth: target.width, targetHeight: target.height)
         let stride = header.width * channels
+        var warnings: [String] = []
+        let profile = Self.colourProfile(decoder.colourChunks, gray: header.isGray, warnings: &warnings)
+
+        if let content, channels == 3, !header.isInterlaced, !(header.isGray && profile != nil) {
+            var average = AverageColour(channels: channels)
+            let width = scaler.targetWidth
+            var encoded: Result<[UInt8], ThumbnailError> = .failure(.outOfMemory(detail: "not encoded"))
+            let conversion = colour.withRowConverter(
+                from: profile, sourceIsGray: header.isGray, channels: channels, warnings: &warnings
+            ) { transform in
+                encoded = Result { () throws(ThumbnailError) in
+                    try ImageEncoder.encodePNG(
+                        width: width, height: scaler.targetHeight, channels: channels, content: content
+                    ) { write throws(ThumbnailError) in
+                        try scaler.stream(rowsTo: { row, y in
+                            transform?.apply(
+                                input: row, inputStride: width * channels, output: row,
+                                outputStride: width * channels, width: width, rows: 1)
+                            average.add(row: row, width: width, y: y)
+                            write(row)
+                        }) { scaler throws(ThumbnailError) in
+                            try Self.feedRows(decoder, into: scaler, stride: stride)
+                        }
+                    }
+                }
+            }
+            return .encoded(
+                EncodedThumbnail(
+                    format: .png, data: try encoded.get(), width: width, height: scaler.targetHeight,
+                    averageColour: average.text, sourceWidth: header.width, sourceHeight: header.height,
+                    warnings: warnings, colour: conversion))
+        }
 
         var image = try scaler.scale { scaler throws(ThumbnailError) in
             if header.isInterlaced {
@@ -52,27 +96,32 @@ public struct PNGRenderer: DocumentRenderer {
                 }
                 scaler.push(rows: whole, stride: stride, count: header.height)
             } else {
-                let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
-                defer { rows.deallocate() }
-                var done = 0
-                while done < header.height {
-                    let count = min(Self.rowsPerBatch, header.height - done)
-                    do throws(PNGError) {
-                        try decoder.readRows(into: rows, stride: stride, count: count)
-                    } catch { throw Self.map(error) }
-                    scaler.push(rows: rows, stride: stride, count: count)
-                    done += count
-                }
+                try Self.feedRows(decoder, into: scaler, stride: stride)
             }
         }
         // A tRNS colour that never occurs leaves an RGBA image that is opaque everywhere.
         if image.hasAlpha && image.isOpaque { image = image.droppingAlpha() }
-        var warnings: [String] = []
-        let profile = Self.colourProfile(decoder.colourChunks, gray: header.isGray, warnings: &warnings)
         let conversion = colour.convert(&image, from: profile, sourceIsGray: header.isGray, warnings: &warnings)
-        return RenderedThumbnail(
-            image: image, sourceWidth: header.width, sourceHeight: header.height, warnings: warnings,
-            colour: conversion)
+        return .pixels(
+            RenderedThumbnail(
+                image: image, sourceWidth: header.width, sourceHeight: header.height, warnings: warnings,
+                colour: conversion))
+    }
+
+    /// Streams a non-interlaced image's rows into the scaler, a batch at a time.
+    private static func feedRows(_ decoder: PNGDecoder, into scaler: Downscaler, stride: Int) throws(ThumbnailError) {
+        let height = decoder.header.height
+        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * rowsPerBatch)
+        defer { rows.deallocate() }
+        var done = 0
+        while done < height {
+            let count = min(rowsPerBatch, height - done)
+            do throws(PNGError) {
+                try decoder.readRows(into: rows, stride: stride, count: count)
+            } catch { throw Self.map(error) }
+            scaler.push(rows: rows, stride: stride, count: count)
+            done += count
+        }
     }
 
     /// The profile the colour chunks describe; nil for sRGB, and for a gAMA of 1/2.2 without

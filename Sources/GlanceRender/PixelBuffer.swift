@@ -35,23 +35,14 @@ public struct PixelBuffer: Sendable, Equatable {
     /// The image's average colour over white, as `#rrggbb`: the placeholder a page shows while
     /// the thumbnail itself loads. Every fourth row and column is enough for a mean.
     public var averageColour: String {
-        var sums = (r: 0, g: 0, b: 0)
-        var count = 0
+        var average = AverageColour(channels: channels)
         bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
             for y in stride(from: 0, to: height, by: 4) {
-                for x in stride(from: 0, to: width, by: 4) {
-                    let i = (y * width + x) * channels
-                    let alpha = channels == 4 ? Int(buffer[i + 3]) : 255
-                    // Straight alpha over a white page: c * a + 255 * (1 - a).
-                    sums.r += (Int(buffer[i]) * alpha + 255 * (255 - alpha)) / 255
-                    sums.g += (Int(buffer[i + 1]) * alpha + 255 * (255 - alpha)) / 255
-                    sums.b += (Int(buffer[i + 2]) * alpha + 255 * (255 - alpha)) / 255
-                    count += 1
-                }
+                average.add(row: base + y * rowBytes, width: width, y: y)
             }
         }
-        guard count > 0 else { return "#ffffff" }
-        return HexColour.text(red: sums.r / count, green: sums.g / count, blue: sums.b / count)
+        return average.text
     }
 
     /// Whether every pixel is fully opaque (true for RGB images).
@@ -91,5 +82,35 @@ public struct PixelBuffer: Sendable, Equatable {
             }
         }
         return PixelBuffer(width: width, height: height, channels: count, bytes: copy)
+    }
+}
+
+/// The mean of a thumbnail's colour over white, gathered row by row (every fourth row and
+/// column), for ``PixelBuffer/averageColour`` and for thumbnails encoded as they are made.
+struct AverageColour {
+    let channels: Int
+    private var sums = (r: 0, g: 0, b: 0)
+    private var count = 0
+
+    init(channels: Int) { self.channels = channels }
+
+    /// Adds row `y` (`width` pixels); rows other than every fourth are skipped.
+    mutating func add(row: UnsafePointer<UInt8>, width: Int, y: Int) {
+        guard y % 4 == 0 else { return }
+        for x in stride(from: 0, to: width, by: 4) {
+            let i = x * channels
+            let alpha = channels == 4 ? Int(row[i + 3]) : 255
+            // Straight alpha over a white page: c * a + 255 * (1 - a).
+            sums.r += (Int(row[i]) * alpha + 255 * (255 - alpha)) / 255
+            sums.g += (Int(row[i + 1]) * alpha + 255 * (255 - alpha)) / 255
+            sums.b += (Int(row[i + 2]) * alpha + 255 * (255 - alpha)) / 255
+            count += 1
+        }
+    }
+
+    /// `#rrggbb`; white when no pixel was added.
+    var text: String {
+        guard count > 0 else { return "#ffffff" }
+        return HexColour.text(red: sums.r / count, green: sums.g / count, blue: sums.b / count)
     }
 }

@@ -15,22 +15,41 @@ struct SRGBConversion {
     func convert(
         _ image: inout PixelBuffer, from profile: ColourProfile?, sourceIsGray: Bool, warnings: inout [String]
     ) -> ColourConversion? {
-        guard let profile, !profile.isSRGB else { return nil }
+        withRowConverter(from: profile, sourceIsGray: sourceIsGray, channels: image.channels, warnings: &warnings) {
+            transform in transform?.apply(to: &image)
+        }
+    }
+
+    /// Runs `body` once, with the transform that brings pixels of `channels` from `profile` to
+    /// sRGB, or with nil when there is nothing to do or the profile cannot be used (the reason
+    /// appended to `warnings`): for a thumbnail converted row by row as it is made. The
+    /// transform is the cache's, lent for the call only.
+    func withRowConverter(
+        from profile: ColourProfile?, sourceIsGray: Bool, channels: Int, warnings: inout [String],
+        _ body: (ColourTransform?) -> Void
+    ) -> ColourConversion? {
+        guard let profile, !profile.isSRGB else {
+            body(nil)
+            return nil
+        }
+        var ran = false
         do throws(ColourProfileError) {
             guard profile.isUsableClass else { throw .unsupportedClass(profile: profile.name) }
             // A gray profile fits gray samples only; an RGB profile also fits gray samples
             // expanded to R = G = B (the PNG specification forbids it, but it is harmless).
             guard profile.space != .gray || sourceIsGray,
-                let pixels = ColourPixels.layout(for: profile.space, channels: image.channels)
+                let pixels = ColourPixels.layout(for: profile.space, channels: channels)
             else {
                 throw .wrongSpace(profile: profile.name, image: sourceIsGray ? "gray" : "RGB")
             }
             let reused = try transforms.withTransform(for: profile, pixels: pixels) { transform in
-                transform.apply(to: &image)
+                ran = true
+                body(transform)
             }
             return ColourConversion(profile: profile.name, transformReused: reused)
         } catch {
             warnings.append(error.warning)
+            if !ran { body(nil) }
             return nil
         }
     }

@@ -38,6 +38,19 @@ public struct Thumbnailer: Sendable {
         }
     }
 
+    /// Renders a document whose type is already known, encoding the thumbnail as `format` while
+    /// it is made where the renderer can (a PNG source without alpha, interlacing or a gray
+    /// profile, into a PNG thumbnail), so that it never exists whole; otherwise, and when
+    /// `format` is nil (the caller needs the pixels), gives the pixels, as ``render(_:as:)``.
+    public func render(_ request: RenderRequest, as type: ContentType, encodingAs format: ImageFormat?)
+        throws(ThumbnailError) -> RenderResult
+    {
+        if type == .png, format == .png, let png = renderers[.png] as? PNGRenderer {
+            return try png.render(request, streamingAs: PNGContent(source: type))
+        }
+        return .pixels(try render(request, as: type))
+    }
+
     /// Renders a document whose type is already known (sniffed by ``sniff(_:named:)``).
     public func render(_ request: RenderRequest, as type: ContentType) throws(ThumbnailError) -> RenderedThumbnail {
         guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }

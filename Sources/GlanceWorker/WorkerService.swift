@@ -81,7 +81,26 @@ public struct WorkerService: Sendable {
             type = sniffed
             try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
             request.text = text
-            let thumbnail = try thumbnailer.render(request, as: sniffed)
+            // Renditions are made from the whole thumbnail; without them a PNG may be encoded as
+            // it is made (a PNG source's automatic format is PNG).
+            let rendered = try thumbnailer.render(
+                request, as: sniffed, encodingAs: job.renditions.isEmpty ? job.format ?? .png : nil)
+            let thumbnail: RenderedThumbnail
+            switch rendered {
+            case .encoded(let encoded):
+                let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
+                var outcome = RenderOutcome(
+                    id: job.id, status: .rendered, contentType: sniffed, warnings: encoded.warnings,
+                    format: encoded.format, width: encoded.width, height: encoded.height, data: encoded.data,
+                    digest: digest, milliseconds: elapsed())
+                outcome.sourceWidth = encoded.sourceWidth
+                outcome.sourceHeight = encoded.sourceHeight
+                outcome.averageColour = encoded.averageColour
+                outcome.colour = encoded.colour
+                return outcome
+            case .pixels(let pixels):
+                thumbnail = pixels
+            }
             let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
             let content = PNGContent(source: sniffed)
             let data = try ImageEncoder.encode(thumbnail.image, as: format, content: content)

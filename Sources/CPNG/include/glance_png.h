@@ -83,4 +83,24 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
 /// The most bytes `glance_png_encode` can write for an image of this size.
 size_t glance_png_encoded_bound(int width, int height, int channels);
 
+/// A PNG written row by row, as a streaming scaler makes them: the thumbnail never exists whole.
+typedef struct glance_png_writer glance_png_writer;
+
+/// Starts an 8-bit PNG of RGB (`channels` 3) or RGBA (4) rows, tagged sRGB, written into `out`
+/// (`capacity` at least `glance_png_encoded_bound`). With `gray_out` (RGB only; capacity at least
+/// the bound for one channel), a gray PNG is written into it as well for as long as every row is
+/// gray, as `glance_png_encode` writes gray images. NULL on failure.
+glance_png_writer *glance_png_writer_create(int width, int height, int channels, glance_png_compression compression,
+                                            uint8_t *out, size_t capacity, uint8_t *gray_out, size_t gray_capacity,
+                                            glance_png_error *error);
+
+/// Writes the next row (`width * channels` bytes).
+int glance_png_writer_write_row(glance_png_writer *writer, const uint8_t *row, glance_png_error *error);
+
+/// Ends the PNG after the last row: `*out_length` is its length, `*is_gray` 1 when every row was
+/// gray and the gray PNG (in `gray_out`) is the one to use, 0 for the one in `out`.
+int glance_png_writer_finish(glance_png_writer *writer, size_t *out_length, int *is_gray, glance_png_error *error);
+
+void glance_png_writer_free(glance_png_writer *writer);
+
 #endif

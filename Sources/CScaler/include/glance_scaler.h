@@ -30,6 +30,14 @@ glance_scaler *glance_scaler_create(int source_width, int source_height, int cha
 /// caller (so that the thumbnail is made in place, never copied). Set before the first row.
 void glance_scaler_set_target(glance_scaler *scaler, uint8_t *target);
 
+/// Receives target row `y` (`target_width * channels` bytes, valid until the call returns and
+/// the sink's to change in place), in order from 0.
+typedef void (*glance_scaler_row_sink)(void *context, uint8_t *row, int y);
+
+/// Instead of a target buffer: hand each target row to `sink` as soon as it is made, so that
+/// the thumbnail is encoded as it is made and never exists whole. 0 if out of memory.
+int glance_scaler_set_row_sink(glance_scaler *scaler, glance_scaler_row_sink sink, void *context);
+
 /// Takes the next `count` source rows (`stride` bytes apart).
 void glance_scaler_push_rows(glance_scaler *scaler, const uint8_t *rows, size_t stride, int count);
 
