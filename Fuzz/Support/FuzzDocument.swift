@@ -25,4 +25,14 @@ public enum FuzzDocument {
         let request = RenderRequest(file: file, name: name, maxSide: maxSide, maxPixels: maxPixels)
         _ = try? renderer.render(request)
     }
+
+    /// Renders the input as a document of `type` through a ``Thumbnailer`` asked to encode as
+    /// `format` while it renders (the streamed PNG path), as a worker does without renditions.
+    public static func renderEncoding(
+        _ data: UnsafePointer<UInt8>, _ size: Int, as type: ContentType, format: ImageFormat, name: String
+    ) {
+        guard let file = open(data, size) else { return }
+        let request = RenderRequest(file: file, name: name, maxSide: maxSide, maxPixels: maxPixels)
+        _ = try? Thumbnailer().render(request, as: type, encodingAs: format)
+    }
 }
