@@ -15,8 +15,10 @@ struct WorkerCommand: AsyncParsableCommand {
             through its own supervised worker processes, sends a heartbeat while they render, and \
             records each result; 'glance generate CONTAINER --store URL --enqueue' fills the queue. \
             A host that dies mid-job loses nothing: its leases expire and another host takes the \
-            jobs. A job that fails on every try ends 'failed' after --max-attempts. A host that \
-            cannot open a container's folder gives the job back, saying why. SIGINT or SIGTERM \
+            jobs. A job that fails on every try ends 'failed' after --max-attempts ('glance queue \
+            --failed' lists them). A host that cannot open a container's folder, or finds it empty \
+            (a share not mounted), gives the job back, saying why, and leaves it to other hosts \
+            for --lease-seconds. SIGINT or SIGTERM \
             stops at once; unfinished jobs go back to the queue. Exit status: 0 stopped or idle, \
             2 bad usage or an unreachable store.
             """)
@@ -31,7 +33,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Documents to render at once (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Seconds a lease lasts without a heartbeat: how soon another host takes over a dead one's jobs.")
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a lease lasts without a heartbeat: how soon another host takes over a dead one's jobs, "
+                + "and how long this host leaves a job it gave back to the others."))
     var leaseSeconds: Double = 30
 
     @Option(help: "Attempts before a job ends failed (a host dying, or unable to read the document, is an attempt).")
