@@ -120,9 +120,9 @@ class CPUSampler:
                 continue
             pid = int(stat.split("/")[2])
             parents[pid] = int(fields[1])
-            times[pid] = (int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))  # own, children
+            times[pid] = int(fields[11]) + int(fields[12])  # utime + stime
         by_pid = {pid: name for name, pid in self.roots.items()}
-        for pid, (own, children) in times.items():
+        for pid, used in times.items():
             owner, walk = None, pid
             for _ in range(64):
                 if walk in by_pid:
@@ -134,7 +134,6 @@ class CPUSampler:
             if owner is None:
                 continue
             # Only a process's own time: a root's reaped children may have run before the window.
-            used = own
             self.owner[pid] = owner
             self.first.setdefault(pid, used)
             self.last[pid] = used

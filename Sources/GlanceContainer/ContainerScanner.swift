@@ -119,6 +119,25 @@ public struct ContainerScanner: Sendable {
         directory.identity(of: relative)
     }
 
+    /// Whether the container folder holds nothing at all, not even hidden entries: what the mount
+    /// point of a network share that is not mounted looks like. False when it cannot be read.
+    public var holdsNothing: Bool {
+        let descriptor = openat(directory.descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0, let stream = fdopendir(descriptor) else {
+            if descriptor >= 0 { close(descriptor) }
+            return false
+        }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let isDotOrDotDot = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                return name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
+            }
+            if !isDotOrDotDot { return false }
+        }
+        return true
+    }
+
     /// The absolute path of a document given relative to the container (for messages and for
     /// links to the original; never for reading it).
     public func absolutePath(of relative: String) -> String { root + "/" + relative }

@@ -76,6 +76,21 @@ public struct EncodedThumbnail: Sendable {
     public var warnings: [String]
     /// The conversion to sRGB from the source's colour profile, when there was one to make.
     public var colour: ColourConversion?
+
+    public init(
+        format: ImageFormat, data: [UInt8], width: Int, height: Int, averageColour: String, sourceWidth: Int,
+        sourceHeight: Int, warnings: [String], colour: ColourConversion?
+    ) {
+        self.format = format
+        self.data = data
+        self.width = width
+        self.height = height
+        self.averageColour = averageColour
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.warnings = warnings
+        self.colour = colour
+    }
 }
 
 /// What rendering gave: pixels to encode, or a thumbnail encoded already.

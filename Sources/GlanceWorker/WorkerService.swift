@@ -85,37 +85,32 @@ public struct WorkerService: Sendable {
             // it is made (a PNG source's automatic format is PNG).
             let rendered = try thumbnailer.render(
                 request, as: sniffed, encodingAs: job.renditions.isEmpty ? job.format ?? .png : nil)
-            let thumbnail: RenderedThumbnail
+            let encoded: EncodedThumbnail
+            var renditions: [Rendition] = []
             switch rendered {
-            case .encoded(let encoded):
-                let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
-                var outcome = RenderOutcome(
-                    id: job.id, status: .rendered, contentType: sniffed, warnings: encoded.warnings,
-                    format: encoded.format, width: encoded.width, height: encoded.height, data: encoded.data,
-                    digest: digest, milliseconds: elapsed())
-                outcome.sourceWidth = encoded.sourceWidth
-                outcome.sourceHeight = encoded.sourceHeight
-                outcome.averageColour = encoded.averageColour
-                outcome.colour = encoded.colour
-                return outcome
-            case .pixels(let pixels):
-                thumbnail = pixels
+            case .encoded(let streamed):
+                encoded = streamed
+            case .pixels(let thumbnail):
+                let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
+                let content = PNGContent(source: sniffed)
+                encoded = EncodedThumbnail(
+                    format: format, data: try ImageEncoder.encode(thumbnail.image, as: format, content: content),
+                    width: thumbnail.image.width, height: thumbnail.image.height,
+                    averageColour: thumbnail.image.averageColour, sourceWidth: thumbnail.sourceWidth,
+                    sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings, colour: thumbnail.colour)
+                renditions = try RenditionMaker.renditions(
+                    of: thumbnail.image, fitting: job.renditions, content: content)
             }
-            let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
-            let content = PNGContent(source: sniffed)
-            let data = try ImageEncoder.encode(thumbnail.image, as: format, content: content)
-            let renditions = try RenditionMaker.renditions(
-                of: thumbnail.image, fitting: job.renditions, content: content)
             let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
             var outcome = RenderOutcome(
-                id: job.id, status: .rendered, contentType: sniffed, warnings: thumbnail.warnings, format: format,
-                width: thumbnail.image.width, height: thumbnail.image.height, data: data, digest: digest,
-                milliseconds: elapsed())
-            outcome.sourceWidth = thumbnail.sourceWidth
-            outcome.sourceHeight = thumbnail.sourceHeight
-            outcome.averageColour = thumbnail.image.averageColour
+                id: job.id, status: .rendered, contentType: sniffed, warnings: encoded.warnings,
+                format: encoded.format, width: encoded.width, height: encoded.height, data: encoded.data,
+                digest: digest, milliseconds: elapsed())
+            outcome.sourceWidth = encoded.sourceWidth
+            outcome.sourceHeight = encoded.sourceHeight
+            outcome.averageColour = encoded.averageColour
             outcome.renditions = renditions
-            outcome.colour = thumbnail.colour
+            outcome.colour = encoded.colour
             return outcome
         } catch {
             let status: RenderOutcome.Status

@@ -118,7 +118,7 @@ struct QueueWorker: Sendable {
         }
         // A container whose shared storage is not mounted on this host is an empty folder: its
         // documents would look deleted, and their records be dropped. Leave them to other hosts.
-        if Self.looksUnmounted(root: job.root, missing: job.path) {
+        if indexer.scanner.identity(of: job.path) == nil, indexer.scanner.holdsNothing {
             await giveBack(
                 job, lease: lease,
                 reason: "the container folder \(DisplayText.escaped(job.root)) is empty on this host (is the shared "
@@ -192,23 +192,6 @@ struct QueueWorker: Sendable {
     /// job), its record dropped when it is gone. One read of the record decides.
     private func render(_ job: QueuedJob, with indexer: Indexer) async -> DocumentOutcome {
         await indexer.render(job.path, force: job.force)
-    }
-
-    /// Whether the document at `path` is missing because `root` holds nothing at all: what an
-    /// unmounted network share looks like (its mount point, an empty folder). A document deleted
-    /// from a container that still holds anything else is simply gone.
-    static func looksUnmounted(root: String, missing path: String) -> Bool {
-        var status = stat()
-        if lstat(root + "/" + path, &status) == 0 || errno != ENOENT { return false }
-        guard let folder = opendir(root) else { return false }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { return false }
-        }
-        return true
     }
 
     private func giveBack(_ job: QueuedJob, lease: Lease, reason: String) async {

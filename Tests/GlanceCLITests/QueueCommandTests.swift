@@ -19,53 +19,54 @@ struct QueueCommandTests {
         return try SampleContainer(files)
     }
 
+    /// Starts `executable` with `arguments`, its standard error collected.
+    static func launch(_ executable: String, _ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, errors)
+    }
+
     /// Starts `glance worker` as a separate process (a host of its own), its output collected.
     static func startWorker(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
-        process.arguments = ["worker"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return (process, errors)
+        try launch(GlanceProcess.executable, ["worker"] + arguments)
     }
 
-    /// Starts `glance worker` as a host of its own: in a new network namespace (no network at all,
-    /// not even loopback) and a new UTS namespace named `host`, so that its leases name that host.
-    /// As root `unshare` makes them directly; otherwise it needs an unprivileged user namespace.
+    /// Starts `glance worker` as host `host` in new `namespaces` (`unshare` options) and a UTS
+    /// namespace named `host`, so that its leases name that host; `prepare` is a shell command run
+    /// in them first. As root `unshare` makes them directly; otherwise it needs an unprivileged
+    /// user namespace.
+    static func startNamespaced(
+        _ host: String, _ namespaces: [String], prepare: String = "true", _ arguments: [String]
+    ) throws -> (Process, Pipe) {
+        let asUser = getuid() == 0 ? [] : ["--user", "--map-root-user"]
+        return try launch(
+            "/usr/bin/unshare",
+            asUser + namespaces + [
+                "--uts", "--", "/bin/sh", "-c", "\(prepare) && hostname \"$0\" && exec \"$@\"", host,
+                GlanceProcess.executable, "worker",
+            ] + arguments)
+    }
+
+    /// A host of its own: a new network namespace (no network at all, not even loopback).
     static func startHost(_ host: String, _ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        let namespaces = getuid() == 0 ? ["--net", "--uts"] : ["--user", "--map-root-user", "--net", "--uts"]
-        process.arguments =
-            namespaces + [
-                "--", "/bin/sh", "-c", "hostname \"$0\" && exec \"$@\"", host, GlanceProcess.executable, "worker",
-            ] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return (process, errors)
+        try startNamespaced(host, ["--net"], arguments)
     }
 
-    /// Starts `glance worker` as host `host` whose shared storage is not mounted: in a mount
-    /// namespace of its own, an empty tmpfs covers `hidden` (what an absent network share's mount
-    /// point looks like).
+    /// A host whose shared storage is not mounted: in a mount namespace of its own, an empty
+    /// tmpfs covers `hidden` (what an absent network share's mount point looks like).
     static func startBlindHost(_ host: String, hiding hidden: String, _ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        let namespaces = getuid() == 0 ? ["--mount", "--uts"] : ["--user", "--map-root-user", "--mount", "--uts"]
-        process.arguments =
-            namespaces + [
-                "--", "/bin/sh", "-c", "mount -t tmpfs glance-test \"$1\" && hostname \"$0\" && shift && exec \"$@\"",
-                host, hidden, GlanceProcess.executable, "worker",
-            ] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return (process, errors)
+        let quoted = "'" + hidden.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return try startNamespaced(host, ["--mount"], prepare: "mount -t tmpfs glance-test \(quoted)", arguments)
+    }
+
+    /// What a process wrote to the pipe it was given for standard error.
+    static func said(_ errors: Pipe) -> String {
+        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     /// Waits for `process` to end (at most `seconds`), killing it if it does not.
@@ -132,7 +133,7 @@ struct QueueCommandTests {
         // The namespace is real: the server's TCP port on loopback is out of reach in it.
         let (cutOff, cutOffErrors) = try Self.startHost("cut-off", ["--store", store, "--exit-when-idle"])
         #expect(Self.finish(cutOff, within: 60))
-        let refused = String(decoding: cutOffErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let refused = Self.said(cutOffErrors)
         #expect(cutOff.terminationStatus == 2, "\(refused)")
         #expect(refused.contains("cannot reach the PostgreSQL server at 127.0.0.1:\(server.port)"), "\(refused)")
 
@@ -143,7 +144,7 @@ struct QueueCommandTests {
         }
         for (process, errors) in hosts {
             #expect(Self.finish(process, within: 120), "the host ends when the queue is empty")
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let said = Self.said(errors)
             #expect(process.terminationStatus == 0, "\(said)")
         }
         let rows = try container.list(["--store", store])
@@ -174,7 +175,7 @@ struct QueueCommandTests {
         #expect(forced.standardOutput.contains("\"queued\":3"), "\(forced.standardOutput)")
         let (worker, errors) = try Self.startWorker(["--store", store, "--exit-when-idle"])
         #expect(Self.finish(worker, within: 120))
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = Self.said(errors)
         #expect(worker.terminationStatus == 0, "\(said)")
         let after = try server.psql("SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
         let pairs = zip(before.split(separator: "\n"), after.split(separator: "\n"))
@@ -207,10 +208,10 @@ struct QueueCommandTests {
         let (sighted, sightedErrors) = try Self.startHost(
             "sighted", ["--store", server.socketAddress(container: "share", database: database), "--exit-when-idle"])
         #expect(Self.finish(sighted, within: 120))
-        let sightedSaid = String(decoding: sightedErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let sightedSaid = Self.said(sightedErrors)
         #expect(sighted.terminationStatus == 0, "\(sightedSaid)")
         #expect(Self.finish(blind, within: 60), "the blind host ends once the queue is empty")
-        let blindSaid = String(decoding: blindErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let blindSaid = Self.said(blindErrors)
         #expect(
             blindSaid.contains("is empty on this host (is the shared storage mounted?); given back"), "\(blindSaid)")
         #expect(
@@ -285,7 +286,7 @@ struct QueueCommandTests {
 
         let (rescuer, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--exit-when-idle"])
         #expect(Self.finish(rescuer, within: 120))
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = Self.said(errors)
         #expect(rescuer.terminationStatus == 0, "\(said)")
         #expect(try container.list(["--store", store])["slow-00.png"]?["state"] as? String == "fresh")
         #expect(
@@ -368,7 +369,7 @@ struct QueueCommandTests {
         usleep(500_000)
         #expect(!server.isAccepting, "the server is down for a while")
         #expect(Self.finish(worker, within: 120))
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = Self.said(errors)
         // Either way is right: the pool waits for the server to take connections again, and a
         // statement cut off by the shutdown is retried by the worker ("trying again").
         #expect(worker.terminationStatus == 0, "\(said)")
