@@ -49,7 +49,7 @@ let package = Package(
             name: "CPNG",
             dependencies: ["CFileAccess"],
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(
             name: "CScaler",

@@ -15,9 +15,10 @@ public enum PNGTextChunks {
         while offset + 12 <= bytes.count {
             let length = Int(bigEndian32(bytes, at: offset))
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            // The image data may run past the bytes read (Glance writes it as one chunk).
+            if type == "IDAT" || type == "IEND" { return texts }
             guard length <= bytes.count - offset - 12 else { return nil }
             let data = bytes[(offset + 8)..<(offset + 8 + length)]
-            if type == "IDAT" || type == "IEND" { return texts }
             if type == "tEXt" {
                 guard
                     bigEndian32(bytes, at: offset + 8 + length) == CRC32.of(bytes[(offset + 4)..<(offset + 8 + length)])

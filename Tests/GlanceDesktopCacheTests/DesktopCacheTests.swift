@@ -45,6 +45,10 @@ struct DesktopCacheTests {
         tampered[text + 10] ^= 0x01
         #expect(PNGTextChunks.read(tampered) == nil)
         #expect(PNGTextChunks.read(Array("not a png at all".utf8)) == nil)
+        // Only the start of a file is read: image data that runs past it does not hide the texts.
+        var big = Array(empty[0..<(data + 8)])
+        big.replaceSubrange(data..<(data + 4), with: [0, 0x10, 0, 0])
+        #expect(PNGTextChunks.read(big) == read)
         // Inserting into a PNG that has texts already adds to them.
         let more = try #require(PNGTextChunks.inserting([("Thumb::Size", "42")], into: empty))
         #expect(PNGTextChunks.read(more)?["Thumb::Size"] == "42")

@@ -1,8 +1,9 @@
-// C shim for libpng.
+// C shim for libpng, and Glance's own PNG writer.
 //
-// libpng reports fatal errors by longjmp to the jump buffer of its read/write struct; Swift cannot
-// use setjmp, so every libpng call that can fail is made here, inside a function that sets the
-// jump point and turns a longjmp into a status code plus the message libpng gave.
+// libpng reports fatal errors by longjmp to the jump buffer of its read struct; Swift cannot use
+// setjmp, so every libpng call that can fail is made here, inside a function that sets the jump
+// point and turns a longjmp into a status code plus the message libpng gave. Thumbnails are
+// written without libpng, by glance_png_writer.c.
 #ifndef GLANCE_PNG_H
 #define GLANCE_PNG_H
 
@@ -66,18 +67,19 @@ int glance_png_read_image(glance_png_decoder *decoder, uint8_t *image, size_t st
 /// Frees the decoder and closes its file.
 void glance_png_free(glance_png_decoder *decoder);
 
-/// How to compress: zlib level and strategy, and the PNG row filters libpng may choose from.
+/// The PNG filter type every row is written with, for colour output and for gray output (an RGB
+/// image whose pixels are all gray is written as gray): 0 None, 1 Sub, 2 Up.
 typedef struct {
-    int level;                    ///< zlib level, 1..9
-    int strategy;                 ///< Z_DEFAULT_STRATEGY (0), Z_FILTERED (1), Z_RLE (3), ...
-    int filters;                  ///< PNG_FILTER_* mask (PNG_ALL_FILTERS = 0xF8)
-} glance_png_compression;
+    int colour;
+    int gray;
+} glance_png_filters;
 
-/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG tagged sRGB into `out`, which holds
+/// Encodes RGB (`channels` 3) or RGBA (4) rows as an 8-bit PNG tagged sRGB into `out` (without
+/// libpng: see glance_png_writer.c), which holds
 /// `capacity` bytes (at least `glance_png_encoded_bound`); `*out_length` is the PNG's length.
 /// Writing into the caller's buffer saves a copy of every thumbnail (and its peak memory).
 int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                      glance_png_compression compression, uint8_t *out, size_t capacity,
+                      glance_png_filters filters, uint8_t *out, size_t capacity,
                       size_t *out_length, glance_png_error *error);
 
 /// The most bytes `glance_png_encode` can write for an image of this size.
@@ -90,7 +92,7 @@ typedef struct glance_png_writer glance_png_writer;
 /// (`capacity` at least `glance_png_encoded_bound`). With `gray_out` (RGB only; capacity at least
 /// the bound for one channel), a gray PNG is written into it as well for as long as every row is
 /// gray, as `glance_png_encode` writes gray images. NULL on failure.
-glance_png_writer *glance_png_writer_create(int width, int height, int channels, glance_png_compression compression,
+glance_png_writer *glance_png_writer_create(int width, int height, int channels, glance_png_filters filters,
                                             uint8_t *out, size_t capacity, uint8_t *gray_out, size_t gray_capacity,
                                             glance_png_error *error);
 

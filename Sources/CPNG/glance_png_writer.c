@@ -1,0 +1,290 @@
+// The PNG writer: thumbnails are written as 8-bit gray, RGB or RGBA PNGs tagged sRGB, one IDAT
+// chunk compressed by glance_deflate, straight into the caller's buffer.
+//
+// Why not libpng: writing a PNG is a few chunks around a zlib stream, and the stream is where the
+// time goes. zlib's level 1 took twice as long as glance_deflate for about the same bytes (see
+// glance_deflate.c), and libpng added a copy of every row on top.
+#include "glance_png.h"
+#include "glance_deflate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+// --- the output buffer ----------------------------------------------------------------------
+
+/// A PNG being written into the caller's buffer.
+typedef struct {
+    uint8_t *out;
+    size_t capacity, length;
+    size_t idat_at;              // where the IDAT chunk starts (its length field)
+    glance_deflate *deflate;     // the IDAT's zlib stream, written after the chunk header
+    int filter;                  // PNG filter type of every row: 0 None, 1 Sub, 2 Up
+    int pixel_bytes;             // 1 gray, 3 RGB, 4 RGBA
+    size_t row_bytes;
+    uint8_t *filtered;           // filter type byte + the filtered row
+    uint8_t *previous;           // the row before, for Up (zeros before the first)
+    int failed;
+} glance_png_stream;
+
+static void put_u32(uint8_t *p, uint32_t value) {
+    p[0] = (uint8_t)(value >> 24);
+    p[1] = (uint8_t)(value >> 16);
+    p[2] = (uint8_t)(value >> 8);
+    p[3] = (uint8_t)value;
+}
+
+static void put_bytes(glance_png_stream *stream, const void *bytes, size_t count) {
+    if (stream->length + count > stream->capacity) {
+        stream->failed = 1;
+        return;
+    }
+    memcpy(stream->out + stream->length, bytes, count);
+    stream->length += count;
+}
+
+/// Writes a whole chunk: length, type, data, CRC of type and data.
+static void put_chunk(glance_png_stream *stream, const char type[4], const uint8_t *data, uint32_t count) {
+    uint8_t header[8];
+    put_u32(header, count);
+    memcpy(header + 4, type, 4);
+    put_bytes(stream, header, 8);
+    if (count > 0) put_bytes(stream, data, count);
+    uint32_t crc = (uint32_t)crc32_z(0, (const uint8_t *)type, 4);
+    if (count > 0) crc = (uint32_t)crc32_z(crc, data, count);
+    uint8_t trailer[4];
+    put_u32(trailer, crc);
+    put_bytes(stream, trailer, 4);
+}
+
+/// Frees what the stream allocated; the bytes written stay in the caller's buffer.
+static void stream_end(glance_png_stream *stream) {
+    glance_deflate_free(stream->deflate);
+    free(stream->filtered);
+    free(stream->previous);
+    stream->deflate = NULL;
+    stream->filtered = NULL;
+    stream->previous = NULL;
+}
+
+/// Writes the signature, IHDR and sRGB and opens the IDAT chunk; 0 when out of memory or room.
+static int stream_start(glance_png_stream *stream, uint8_t *out, size_t capacity, int width, int height,
+                        int pixel_bytes, int filter) {
+    memset(stream, 0, sizeof *stream);
+    stream->out = out;
+    stream->capacity = capacity;
+    stream->filter = filter;
+    stream->pixel_bytes = pixel_bytes;
+    stream->row_bytes = (size_t)width * (size_t)pixel_bytes;
+    stream->filtered = malloc(stream->row_bytes + 1);
+    stream->previous = filter == 2 ? calloc(stream->row_bytes, 1) : NULL;
+    if (stream->filtered == NULL || (filter == 2 && stream->previous == NULL)) return 0;
+
+    static const uint8_t signature[8] = {137, 80, 78, 71, 13, 10, 26, 10};
+    put_bytes(stream, signature, 8);
+    uint8_t header[13];
+    put_u32(header, (uint32_t)width);
+    put_u32(header + 4, (uint32_t)height);
+    header[8] = 8;   // bits a sample
+    header[9] = pixel_bytes == 1 ? 0 : pixel_bytes == 3 ? 2 : 6;   // gray, RGB, RGBA
+    header[10] = 0;  // deflate
+    header[11] = 0;  // adaptive filtering (one filter type a row)
+    header[12] = 0;  // not interlaced
+    put_chunk(stream, "IHDR", header, 13);
+    // Every thumbnail is sRGB (sources with a profile are converted): say so, in 13 bytes.
+    const uint8_t perceptual = 0;
+    put_chunk(stream, "sRGB", &perceptual, 1);
+
+    stream->idat_at = stream->length;
+    // Room for the IDAT's length and type now, and for its CRC and the IEND chunk after it.
+    if (stream->failed || stream->length + 8 + 4 + 12 > capacity) return 0;
+    stream->length += 8;
+    stream->deflate = glance_deflate_create(out + stream->length, capacity - stream->length - 4 - 12);
+    return stream->deflate != NULL;
+}
+
+/// Filters and compresses one row of `row_bytes`.
+static void stream_write_row(glance_png_stream *stream, const uint8_t *row) {
+    uint8_t *filtered = stream->filtered;
+    size_t count = stream->row_bytes;
+    filtered[0] = (uint8_t)stream->filter;
+    switch (stream->filter) {
+    case 1: {
+        size_t step = (size_t)stream->pixel_bytes;
+        for (size_t x = 0; x < count && x < step; x++) filtered[1 + x] = row[x];
+        for (size_t x = step; x < count; x++) filtered[1 + x] = (uint8_t)(row[x] - row[x - step]);
+        break;
+    }
+    case 2:
+        for (size_t x = 0; x < count; x++) filtered[1 + x] = (uint8_t)(row[x] - stream->previous[x]);
+        memcpy(stream->previous, row, count);
+        break;
+    default:
+        memcpy(filtered + 1, row, count);
+    }
+    glance_deflate_write(stream->deflate, filtered, count + 1);
+}
+
+/// Ends the zlib stream, closes IDAT and writes IEND; the PNG's length, or 0 if it did not fit.
+static size_t stream_finish(glance_png_stream *stream) {
+    size_t compressed = 0;
+    if (glance_deflate_finish(stream->deflate, &compressed) != 0 || stream->failed) return 0;
+    uint8_t *idat = stream->out + stream->idat_at;
+    put_u32(idat, (uint32_t)compressed);
+    memcpy(idat + 4, "IDAT", 4);
+    stream->length += compressed;
+    uint8_t crc[4];
+    put_u32(crc, (uint32_t)crc32_z(0, idat + 4, compressed + 4));
+    put_bytes(stream, crc, 4);
+    put_chunk(stream, "IEND", NULL, 0);
+    return stream->failed ? 0 : stream->length;
+}
+
+static void set_message(glance_png_error *error, const char *message) {
+    if (error != NULL) snprintf(error->message, sizeof error->message, "%s", message);
+}
+
+// --- whole images ---------------------------------------------------------------------------
+
+/// Whether every pixel of `width` RGB pixels has R == G == B.
+static int row_is_gray(const uint8_t *row, int width) {
+    for (int x = 0; x < width; x++) {
+        if (row[3 * x] != row[3 * x + 1] || row[3 * x] != row[3 * x + 2]) return 0;
+    }
+    return 1;
+}
+
+static void gray_of(const uint8_t *row, int width, uint8_t *gray) {
+    for (int x = 0; x < width; x++) gray[x] = row[3 * x];
+}
+
+int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                      glance_png_filters filters, uint8_t *out, size_t capacity, size_t *out_length,
+                      glance_png_error *error) {
+    if (width <= 0 || height <= 0 || (channels != 3 && channels != 4)) {
+        set_message(error, "bad image size or channels");
+        return GLANCE_PNG_FAILED;
+    }
+    // An RGB image whose pixels are all gray (text pages, most PDF pages, gray photos) is
+    // written as 8-bit gray: a third of the bytes to filter and deflate, and a smaller file.
+    int gray = channels == 3;
+    for (int y = 0; gray && y < height; y++) gray = row_is_gray(pixels + (size_t)y * stride, width);
+    uint8_t *gray_row = gray ? malloc((size_t)width) : NULL;
+    if (gray && gray_row == NULL) gray = 0;
+    glance_png_stream stream;
+    if (!stream_start(&stream, out, capacity, width, height, gray ? 1 : channels,
+                      gray ? filters.gray : filters.colour)) {
+        set_message(error, stream.failed ? "encoded image larger than its bound" : "out of memory");
+        stream_end(&stream);
+        free(gray_row);
+        return GLANCE_PNG_FAILED;
+    }
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * stride;
+        if (gray) {
+            gray_of(row, width, gray_row);
+            stream_write_row(&stream, gray_row);
+        } else {
+            stream_write_row(&stream, row);
+        }
+    }
+    size_t length = stream_finish(&stream);
+    stream_end(&stream);
+    free(gray_row);
+    if (length == 0) {
+        set_message(error, "encoded image larger than its bound");
+        return GLANCE_PNG_FAILED;
+    }
+    *out_length = length;
+    return GLANCE_PNG_OK;
+}
+
+size_t glance_png_encoded_bound(int width, int height, int channels) {
+    // Deflate falls back to stored blocks when it cannot compress, so the stream is at most the
+    // filtered rows plus a few bytes per 64 KiB block; the chunks around it are under 100 bytes.
+    size_t raw = (size_t)height * (1 + (size_t)width * (size_t)channels);
+    return raw + raw / 64 + 4096;
+}
+
+// --- row by row -----------------------------------------------------------------------------
+
+struct glance_png_writer {
+    glance_png_stream colour;   // RGB or RGBA: always written
+    glance_png_stream gray;     // written too while every row so far is gray (RGB only)
+    int gray_active;
+    int width;
+    uint8_t *gray_row;
+};
+
+glance_png_writer *glance_png_writer_create(int width, int height, int channels, glance_png_filters filters,
+                                            uint8_t *out, size_t capacity, uint8_t *gray_out, size_t gray_capacity,
+                                            glance_png_error *error) {
+    if (width <= 0 || height <= 0 || (channels != 3 && channels != 4)) {
+        set_message(error, "bad image size or channels");
+        return NULL;
+    }
+    glance_png_writer *writer = calloc(1, sizeof *writer);
+    if (writer == NULL) {
+        set_message(error, "out of memory");
+        return NULL;
+    }
+    writer->width = width;
+    if (!stream_start(&writer->colour, out, capacity, width, height, channels, filters.colour)) {
+        set_message(error, writer->colour.failed ? "encoded image larger than its bound" : "out of memory");
+        glance_png_writer_free(writer);
+        return NULL;
+    }
+    if (channels == 3 && gray_out != NULL) {
+        writer->gray_row = malloc((size_t)width);
+        // The gray candidate is an optimisation: when it cannot be made, the colour PNG serves.
+        writer->gray_active = writer->gray_row != NULL &&
+                              stream_start(&writer->gray, gray_out, gray_capacity, width, height, 1, filters.gray);
+        if (!writer->gray_active) stream_end(&writer->gray);
+    }
+    return writer;
+}
+
+int glance_png_writer_write_row(glance_png_writer *writer, const uint8_t *row, glance_png_error *error) {
+    (void)error;   // writing a row cannot fail: running out of room is found at the end
+    if (writer->gray_active) {
+        if (row_is_gray(row, writer->width)) {
+            gray_of(row, writer->width, writer->gray_row);
+            stream_write_row(&writer->gray, writer->gray_row);
+        } else {
+            writer->gray_active = 0;
+            stream_end(&writer->gray);
+        }
+    }
+    stream_write_row(&writer->colour, row);
+    return GLANCE_PNG_OK;
+}
+
+int glance_png_writer_finish(glance_png_writer *writer, size_t *out_length, int *is_gray, glance_png_error *error) {
+    if (writer->gray_active) {
+        size_t length = stream_finish(&writer->gray);
+        writer->gray_active = 0;
+        stream_end(&writer->gray);
+        if (length > 0) {
+            *out_length = length;
+            *is_gray = 1;
+            return GLANCE_PNG_OK;
+        }
+    }
+    size_t length = stream_finish(&writer->colour);
+    if (length == 0) {
+        set_message(error, "encoded image larger than its bound");
+        return GLANCE_PNG_FAILED;
+    }
+    *out_length = length;
+    *is_gray = 0;
+    return GLANCE_PNG_OK;
+}
+
+void glance_png_writer_free(glance_png_writer *writer) {
+    if (writer == NULL) return;
+    stream_end(&writer->colour);
+    stream_end(&writer->gray);
+    free(writer->gray_row);
+    free(writer);
+}
