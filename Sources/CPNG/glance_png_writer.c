@@ -200,6 +200,59 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
     return GLANCE_PNG_OK;
 }
 
+/// Whether every pixel of a row of 0x00RRGGBB words has R == G == B.
+static int word_row_is_gray(const uint32_t *row, int width) {
+    uint32_t differs = 0;
+    for (int x = 0; x < width; x++) {
+        uint32_t word = row[x];
+        differs |= ((word >> 16) ^ word) & 0xFF;
+        differs |= ((word >> 8) ^ word) & 0xFF;
+    }
+    return differs == 0;
+}
+
+int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
+                            uint8_t *out, size_t capacity, size_t *out_length, glance_png_error *error) {
+    if (width <= 0 || height <= 0) {
+        set_message(error, "bad image size");
+        return GLANCE_PNG_FAILED;
+    }
+    int gray = 1;
+    for (int y = 0; gray && y < height; y++) gray = word_row_is_gray((const uint32_t *)(pixels + (size_t)y * stride), width);
+    int pixel_bytes = gray ? 1 : 3;
+    uint8_t *row_out = malloc((size_t)width * (size_t)pixel_bytes);
+    glance_png_stream stream;
+    if (row_out == NULL || !stream_start(&stream, out, capacity, width, height, pixel_bytes,
+                                         gray ? filters.gray : filters.colour)) {
+        set_message(error, row_out != NULL && stream.failed ? "encoded image larger than its bound" : "out of memory");
+        if (row_out != NULL) stream_end(&stream);
+        free(row_out);
+        return GLANCE_PNG_FAILED;
+    }
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = (const uint32_t *)(pixels + (size_t)y * stride);
+        if (gray) {
+            for (int x = 0; x < width; x++) row_out[x] = (uint8_t)row[x];
+        } else {
+            for (int x = 0; x < width; x++) {
+                row_out[3 * x] = (uint8_t)(row[x] >> 16);
+                row_out[3 * x + 1] = (uint8_t)(row[x] >> 8);
+                row_out[3 * x + 2] = (uint8_t)row[x];
+            }
+        }
+        stream_write_row(&stream, row_out);
+    }
+    size_t length = stream_finish(&stream);
+    stream_end(&stream);
+    free(row_out);
+    if (length == 0) {
+        set_message(error, "encoded image larger than its bound");
+        return GLANCE_PNG_FAILED;
+    }
+    *out_length = length;
+    return GLANCE_PNG_OK;
+}
+
 size_t glance_png_encoded_bound(int width, int height, int channels) {
     // Deflate falls back to stored blocks when it cannot compress, so the stream is at most the
     // filtered rows plus a few bytes per 64 KiB block; the chunks around it are under 100 bytes.

@@ -12,7 +12,7 @@ import GlanceCore
 /// Documents are opened from a descriptor rather than from bytes: poppler then reads what it
 /// needs on demand instead of holding a copy of the whole file. A document is used by one thread
 /// only; different documents may render on different threads.
-public struct PDFRenderer: DocumentRenderer {
+public struct PDFRenderer: PageRenderer {
     public var contentType: ContentType { .pdf }
 
     public init() {}
@@ -24,7 +24,7 @@ public struct PDFRenderer: DocumentRenderer {
         return true
     }()
 
-    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+    func drawPage(_ request: RenderRequest) throws(ThumbnailError) -> DrawnPage {
         _ = Self.logSilenced
         // poppler takes ownership of the descriptor it is given: give it a copy, read from the start.
         let copy = fcntl(request.file.descriptor, F_DUPFD_CLOEXEC, 0)
@@ -61,14 +61,15 @@ public struct PDFRenderer: DocumentRenderer {
                 detail: "page 1 is larger than \(ThumbnailLimits.maxPDFPagePoints) points, beyond any real page")
         }
         let size = ThumbnailGeometry.fit(width: pageWidth, height: pageHeight, maxSide: request.maxSide)
-        let image = try Self.draw(page: page, pageWidth: pageWidth, pageHeight: pageHeight, size: size)
-        return RenderedThumbnail(
-            image: image, sourceWidth: Int(pageWidth.rounded()), sourceHeight: Int(pageHeight.rounded()))
+        let surface = try Self.draw(page: page, pageWidth: pageWidth, pageHeight: pageHeight, size: size)
+        return DrawnPage(
+            surface: surface, sourceWidth: Int(pageWidth.rounded()), sourceHeight: Int(pageHeight.rounded()),
+            warnings: [])
     }
 
     private static func draw(
         page: OpaquePointer, pageWidth: Double, pageHeight: Double, size: (width: Int, height: Int)
-    ) throws(ThumbnailError) -> PixelBuffer {
+    ) throws(ThumbnailError) -> CairoImageSurface {
         let surface = CairoImageSurface(width: size.width, height: size.height)
         guard let cairo = surface.context else {
             throw .corrupt(format: "PDF", detail: "cannot create a \(size.width)x\(size.height) drawing surface")
@@ -85,6 +86,6 @@ public struct PDFRenderer: DocumentRenderer {
             throw .outOfMemory(
                 detail: "page 1 holds an image too large to draw within the worker's memory limit (--memory-limit)")
         }
-        return surface.rgbPixels()
+        return surface
     }
 }

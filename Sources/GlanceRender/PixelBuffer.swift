@@ -101,11 +101,19 @@ struct AverageColour {
             let i = x * channels
             let alpha = channels == 4 ? Int(row[i + 3]) : 255
             // Straight alpha over a white page: c * a + 255 * (1 - a).
-            sums.r += (Int(row[i]) * alpha + 255 * (255 - alpha)) / 255
-            sums.g += (Int(row[i + 1]) * alpha + 255 * (255 - alpha)) / 255
-            sums.b += (Int(row[i + 2]) * alpha + 255 * (255 - alpha)) / 255
-            count += 1
+            add(
+                red: (Int(row[i]) * alpha + 255 * (255 - alpha)) / 255,
+                green: (Int(row[i + 1]) * alpha + 255 * (255 - alpha)) / 255,
+                blue: (Int(row[i + 2]) * alpha + 255 * (255 - alpha)) / 255)
         }
+    }
+
+    /// Adds one opaque pixel.
+    mutating func add(red: Int, green: Int, blue: Int) {
+        sums.r += red
+        sums.g += green
+        sums.b += blue
+        count += 1
     }
 
     /// `#rrggbb`; white when no pixel was added.

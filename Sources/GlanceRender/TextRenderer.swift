@@ -4,7 +4,7 @@ import GlanceCore
 /// Renders the start of a plain-text document as a printed first page: a portrait A4 sheet
 /// (724x1024 for the 1024 box), margins, wrapped lines, in a real font found by fontconfig so that
 /// Latin, Cyrillic, Hebrew, Chinese, Japanese and Korean all show glyphs.
-public struct TextRenderer: DocumentRenderer {
+public struct TextRenderer: PageRenderer {
     public var contentType: ContentType { .text }
 
     public init() {}
@@ -24,8 +24,8 @@ public struct TextRenderer: DocumentRenderer {
     static let fontFamilies =
         "DejaVu Sans Mono,WenQuanYi Micro Hei Mono,Noto Sans Mono CJK JP,Droid Sans Fallback,monospace"
 
-    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
-        if let text = request.text { return try render(text, maxSide: request.maxSide) }
+    func drawPage(_ request: RenderRequest) throws(ThumbnailError) -> DrawnPage {
+        if let text = request.text { return try drawPage(text, maxSide: request.maxSide) }
         let prefix = try FileReader.readPrefix(of: request.file, maxBytes: Self.maxBytesRead)
         guard
             let decoded = TextEncodingDetector.detect(
@@ -34,13 +34,17 @@ public struct TextRenderer: DocumentRenderer {
         else {
             throw .unsupported(detail: "the bytes are not text in any known encoding")
         }
-        return try render(decoded, maxSide: request.maxSide)
+        return try drawPage(decoded, maxSide: request.maxSide)
     }
 
     /// Lays out `decoded` on a page fitting `maxSide`.
     public func render(_ decoded: DecodedText, maxSide: Int = ThumbnailGeometry.defaultMaxSide) throws(ThumbnailError)
         -> RenderedThumbnail
     {
+        try drawPage(decoded, maxSide: maxSide).thumbnail
+    }
+
+    func drawPage(_ decoded: DecodedText, maxSide: Int) throws(ThumbnailError) -> DrawnPage {
         let height = maxSide
         let width = max(1, Int((Double(maxSide) * Self.pageAspect).rounded()))
         let surface = CairoImageSurface(width: width, height: height)
@@ -68,8 +72,7 @@ public struct TextRenderer: DocumentRenderer {
         if unknownGlyphs > 0 {
             warnings.append("\(unknownGlyphs) character(s) have no glyph in the installed fonts")
         }
-        return RenderedThumbnail(
-            image: surface.rgbPixels(), sourceWidth: width, sourceHeight: height, warnings: warnings)
+        return DrawnPage(surface: surface, sourceWidth: width, sourceHeight: height, warnings: warnings)
     }
 
     /// Draws `text` with pango; returns how many characters fell back to an "unknown" box.

@@ -40,13 +40,17 @@ public struct Thumbnailer: Sendable {
 
     /// Renders a document whose type is already known, encoding the thumbnail as `format` while
     /// it is made where the renderer can (a PNG source without alpha, interlacing or a gray
-    /// profile, into a PNG thumbnail), so that it never exists whole; otherwise, and when
+    /// profile, into a PNG thumbnail), so that it never exists whole, and a drawn page (PDF,
+    /// text) into a PNG thumbnail straight from cairo's surface; otherwise, and when
     /// `format` is nil (the caller needs the pixels), gives the pixels, as ``render(_:as:)``.
     public func render(_ request: RenderRequest, as type: ContentType, encodingAs format: ImageFormat?)
         throws(ThumbnailError) -> RenderResult
     {
         if type == .png, format == .png, let png = renderers[.png] as? PNGRenderer {
             return try png.render(request, streamingAs: PNGContent(source: type))
+        }
+        if format == .png, let pages = renderers[type] as? any PageRenderer {
+            return .encoded(try pages.drawPage(request).encoded(content: PNGContent(source: type)))
         }
         return .pixels(try render(request, as: type))
     }

@@ -76,4 +76,45 @@ struct StreamedPNGTests {
         // IHDR's colour type (byte 25): 0 is gray.
         #expect(encoded.data[25] == 0)
     }
+
+    @Test(
+        "a PDF or text page goes to PNG straight from cairo's surface, to the bytes the pixels would give",
+        arguments: [
+            "pdf/letter.pdf",
+            "pdf/with-photo.pdf",
+            "pdf/rotate-90.pdf",
+            "text/latin-utf8.txt",
+            "text/chinese-utf8.txt",
+            "text/empty.txt",  // a blank page
+        ])
+    func pageFromSurface(asset: String) throws {
+        let path = TestAssets.path(asset)
+        let thumbnailer = Thumbnailer()
+        let (type, text) = try thumbnailer.sniff(try OpenFile.regularFile(atPath: path), named: path)
+        var request = RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path)
+        request.text = text
+        guard case .encoded(let encoded) = try thumbnailer.render(request, as: type, encodingAs: .png) else {
+            Issue.record("\(asset) was not encoded from the surface")
+            return
+        }
+        var again = RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path)
+        again.text = text
+        let whole = try thumbnailer.render(again, as: type)
+        #expect(encoded.data == (try ImageEncoder.encode(whole.image, as: .png, content: .document)))
+        #expect(encoded.width == whole.image.width && encoded.height == whole.image.height)
+        #expect(encoded.averageColour == whole.image.averageColour)
+        #expect(encoded.warnings == whole.warnings)
+        #expect(encoded.sourceWidth == whole.sourceWidth && encoded.sourceHeight == whole.sourceHeight)
+        // IHDR's colour type (byte 25): 0 gray when every pixel is gray (text pages are), 2 RGB.
+        let pixels: [UInt8] = whole.image.bytes
+        var isGray = true
+        for index in stride(from: 0, to: pixels.count, by: 3)
+        where pixels[index] != pixels[index + 1]
+            || pixels[index] != pixels[index + 2]
+        {
+            isGray = false
+        }
+        #expect(encoded.data[25] == (isGray ? 0 : 2))
+        if type == .text { #expect(isGray) }
+    }
 }

@@ -82,6 +82,13 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
                       glance_png_filters filters, uint8_t *out, size_t capacity,
                       size_t *out_length, glance_png_error *error);
 
+/// Encodes pixels held as native-endian 32-bit words 0x00RRGGBB (cairo's RGB24; `stride` bytes a
+/// row) as an 8-bit PNG tagged sRGB, gray when every pixel is, RGB otherwise: a page drawn by
+/// cairo goes to PNG without first becoming an RGB image. `capacity` is at least
+/// `glance_png_encoded_bound(width, height, 3)`.
+int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
+                            uint8_t *out, size_t capacity, size_t *out_length, glance_png_error *error);
+
 /// The most bytes `glance_png_encode` can write for an image of this size.
 size_t glance_png_encoded_bound(int width, int height, int channels);
 
