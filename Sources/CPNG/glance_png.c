@@ -72,6 +72,11 @@ glance_png_decoder *glance_png_open(int descriptor, glance_png_header *header, g
         return NULL;
     }
     png_set_read_fn(decoder->png, decoder, glance_png_read_data);
+#ifdef PNG_IGNORE_ADLER32
+    // Every IDAT byte is checked by its chunk's CRC already; zlib's Adler-32 of the inflated
+    // rows would check them again (3% of a PNG's decoding time).
+    png_set_option(decoder->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
     // Glance checks the pixel count itself, with a message that says so; libpng's own limits
     // stay as the second line of defence.
     png_read_info(decoder->png, decoder->info);
