@@ -122,10 +122,12 @@ extension SidecarStore {
     public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {
         let location = directory
         let container = container
-        let documents = ownDocuments
+        // One save a document: its three lookups are prepared once per connection and reused
+        // (SQLite compiling them each time was a tenth of the coordinator's time on text files).
         try await write { db in
             let existingId = try Int64.fetchOne(
-                db, documents.select(DocumentRow.Columns.id).filter(DocumentRow.Columns.path == record.path))
+                db.cachedStatement(sql: "SELECT id FROM document WHERE container = ? AND path = ?"),
+                arguments: [container, record.path])
             var row = DocumentRow(record, container: container, id: existingId)
             if existingId == nil {
                 try row.insert(db)
@@ -135,12 +137,12 @@ extension SidecarStore {
             guard let id = row.id else {
                 preconditionFailure("a document row has an id once inserted")
             }
-            try ThumbnailRow.filter(ThumbnailRow.Columns.documentId == id).deleteAll(db)
+            try db.cachedStatement(sql: "DELETE FROM thumbnail WHERE documentId = ?").execute(arguments: [id])
             for image in thumbnails {
                 try ThumbnailRow(image, documentId: id, path: record.path, location: location).insert(db)
             }
-            try ClaimRow.filter(ClaimRow.Columns.container == container && ClaimRow.Columns.path == record.path)
-                .deleteAll(db)
+            try db.cachedStatement(sql: "DELETE FROM claim WHERE container = ? AND path = ?")
+                .execute(arguments: [container, record.path])
         }
     }
 
