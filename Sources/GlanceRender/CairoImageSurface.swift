@@ -2,17 +2,21 @@ internal import CGraphics
 internal import CPNG
 import GlanceCore
 
-/// An opaque 24-bit cairo image surface that frees itself; PDF pages and text pages are drawn
-/// into one and read back as RGB, or encoded as PNG from it.
+/// An opaque 24-bit cairo image surface that frees itself, white when made; PDF pages and text
+/// pages are drawn into one and read back as RGB, or encoded as PNG from it.
 final class CairoImageSurface {
     private let surface: OpaquePointer
     let width: Int
     let height: Int
 
     init(width: Int, height: Int) {
-        surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
         self.width = width
         self.height = height
+        // Out of memory or an impossible size: cairo makes a surface in an error state, and
+        // `context` says so.
+        surface =
+            glance_white_rgb24_surface(Int32(clamping: width), Int32(clamping: height))
+            ?? cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(clamping: width), Int32(clamping: height))
     }
 
     deinit { cairo_surface_destroy(surface) }

@@ -75,8 +75,6 @@ public struct PDFRenderer: PageRenderer {
             throw .corrupt(format: "PDF", detail: "cannot create a \(size.width)x\(size.height) drawing surface")
         }
         defer { cairo_destroy(cairo) }
-        cairo_set_source_rgb(cairo, 1, 1, 1)
-        cairo_paint(cairo)
         cairo_scale(cairo, Double(size.width) / pageWidth, Double(size.height) / pageHeight)
         _ = glance_take_failed_surface_count()
         poppler_page_render(page, cairo)

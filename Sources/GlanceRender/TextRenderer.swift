@@ -53,8 +53,6 @@ public struct TextRenderer: PageRenderer {
             throw .corrupt(format: "text", detail: "cannot create a \(width)x\(height) page")
         }
         defer { cairo_destroy(cairo) }
-        cairo_set_source_rgb(cairo, 1, 1, 1)
-        cairo_paint(cairo)
 
         let text = Self.pageText(decoded.text)
         var unknownGlyphs = 0
