@@ -159,47 +159,6 @@ static void gray_of(const uint8_t *row, int width, uint8_t *gray) {
     for (int x = 0; x < width; x++) gray[x] = row[3 * x];
 }
 
-int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                      glance_png_filters filters, uint8_t *out, size_t capacity, size_t *out_length,
-                      glance_png_error *error) {
-    if (width <= 0 || height <= 0 || (channels != 3 && channels != 4)) {
-        set_message(error, "bad image size or channels");
-        return GLANCE_PNG_FAILED;
-    }
-    // An RGB image whose pixels are all gray (text pages, most PDF pages, gray photos) is
-    // written as 8-bit gray: a third of the bytes to filter and deflate, and a smaller file.
-    int gray = channels == 3;
-    for (int y = 0; gray && y < height; y++) gray = row_is_gray(pixels + (size_t)y * stride, width);
-    uint8_t *gray_row = gray ? malloc((size_t)width) : NULL;
-    if (gray && gray_row == NULL) gray = 0;
-    glance_png_stream stream;
-    if (!stream_start(&stream, out, capacity, width, height, gray ? 1 : channels,
-                      gray ? filters.gray : filters.colour)) {
-        set_message(error, stream.failed ? "encoded image larger than its bound" : "out of memory");
-        stream_end(&stream);
-        free(gray_row);
-        return GLANCE_PNG_FAILED;
-    }
-    for (int y = 0; y < height; y++) {
-        const uint8_t *row = pixels + (size_t)y * stride;
-        if (gray) {
-            gray_of(row, width, gray_row);
-            stream_write_row(&stream, gray_row);
-        } else {
-            stream_write_row(&stream, row);
-        }
-    }
-    size_t length = stream_finish(&stream);
-    stream_end(&stream);
-    free(gray_row);
-    if (length == 0) {
-        set_message(error, "encoded image larger than its bound");
-        return GLANCE_PNG_FAILED;
-    }
-    *out_length = length;
-    return GLANCE_PNG_OK;
-}
-
 /// Whether every pixel of a row of 0x00RRGGBB words has R == G == B.
 static int word_row_is_gray(const uint32_t *row, int width) {
     uint32_t differs = 0;
@@ -211,6 +170,75 @@ static int word_row_is_gray(const uint32_t *row, int width) {
     return differs == 0;
 }
 
+static void gray_of_words(const uint8_t *row, int width, uint8_t *gray) {
+    const uint32_t *words = (const uint32_t *)row;
+    for (int x = 0; x < width; x++) gray[x] = (uint8_t)words[x];
+}
+
+static void rgb_of_words(const uint8_t *row, int width, uint8_t *rgb) {
+    const uint32_t *words = (const uint32_t *)row;
+    for (int x = 0; x < width; x++) {
+        rgb[3 * x] = (uint8_t)(words[x] >> 16);
+        rgb[3 * x + 1] = (uint8_t)(words[x] >> 8);
+        rgb[3 * x + 2] = (uint8_t)words[x];
+    }
+}
+
+/// Turns a source row of `width` pixels into the PNG's row.
+typedef void (*row_converter)(const uint8_t *source, int width, uint8_t *target);
+
+/// Writes a whole image: `height` rows `stride` bytes apart, each turned by `convert` (NULL: taken
+/// as they are) into rows of `pixel_bytes` a pixel, filtered with `filter`.
+static int encode_rows(const uint8_t *pixels, int width, int height, size_t stride, int pixel_bytes, int filter,
+                       row_converter convert, uint8_t *out, size_t capacity, size_t *out_length,
+                       glance_png_error *error) {
+    uint8_t *converted = convert != NULL ? malloc((size_t)width * (size_t)pixel_bytes) : NULL;
+    glance_png_stream stream;
+    if (convert != NULL && converted == NULL) {
+        set_message(error, "out of memory");
+        return GLANCE_PNG_FAILED;
+    }
+    if (!stream_start(&stream, out, capacity, width, height, pixel_bytes, filter)) {
+        set_message(error, stream.failed ? "encoded image larger than its bound" : "out of memory");
+        stream_end(&stream);
+        free(converted);
+        return GLANCE_PNG_FAILED;
+    }
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * stride;
+        if (convert != NULL) {
+            convert(row, width, converted);
+            row = converted;
+        }
+        stream_write_row(&stream, row);
+    }
+    size_t length = stream_finish(&stream);
+    stream_end(&stream);
+    free(converted);
+    if (length == 0) {
+        set_message(error, "encoded image larger than its bound");
+        return GLANCE_PNG_FAILED;
+    }
+    *out_length = length;
+    return GLANCE_PNG_OK;
+}
+
+int glance_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                      glance_png_filters filters, uint8_t *out, size_t capacity, size_t *out_length,
+                      glance_png_error *error) {
+    if (width <= 0 || height <= 0 || (channels != 3 && channels != 4)) {
+        set_message(error, "bad image size or channels");
+        return GLANCE_PNG_FAILED;
+    }
+    // An RGB image whose pixels are all gray (text pages, most PDF pages, gray photos) is
+    // written as 8-bit gray: a third of the bytes to filter and deflate, and a smaller file.
+    int gray = channels == 3;
+    for (int y = 0; gray && y < height; y++) gray = row_is_gray(pixels + (size_t)y * stride, width);
+    return gray ? encode_rows(pixels, width, height, stride, 1, filters.gray, gray_of, out, capacity, out_length, error)
+                : encode_rows(pixels, width, height, stride, channels, filters.colour, NULL, out, capacity,
+                              out_length, error);
+}
+
 int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
                             uint8_t *out, size_t capacity, size_t *out_length, glance_png_error *error) {
     if (width <= 0 || height <= 0) {
@@ -219,38 +247,10 @@ int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t
     }
     int gray = 1;
     for (int y = 0; gray && y < height; y++) gray = word_row_is_gray((const uint32_t *)(pixels + (size_t)y * stride), width);
-    int pixel_bytes = gray ? 1 : 3;
-    uint8_t *row_out = malloc((size_t)width * (size_t)pixel_bytes);
-    glance_png_stream stream;
-    if (row_out == NULL || !stream_start(&stream, out, capacity, width, height, pixel_bytes,
-                                         gray ? filters.gray : filters.colour)) {
-        set_message(error, row_out != NULL && stream.failed ? "encoded image larger than its bound" : "out of memory");
-        if (row_out != NULL) stream_end(&stream);
-        free(row_out);
-        return GLANCE_PNG_FAILED;
-    }
-    for (int y = 0; y < height; y++) {
-        const uint32_t *row = (const uint32_t *)(pixels + (size_t)y * stride);
-        if (gray) {
-            for (int x = 0; x < width; x++) row_out[x] = (uint8_t)row[x];
-        } else {
-            for (int x = 0; x < width; x++) {
-                row_out[3 * x] = (uint8_t)(row[x] >> 16);
-                row_out[3 * x + 1] = (uint8_t)(row[x] >> 8);
-                row_out[3 * x + 2] = (uint8_t)row[x];
-            }
-        }
-        stream_write_row(&stream, row_out);
-    }
-    size_t length = stream_finish(&stream);
-    stream_end(&stream);
-    free(row_out);
-    if (length == 0) {
-        set_message(error, "encoded image larger than its bound");
-        return GLANCE_PNG_FAILED;
-    }
-    *out_length = length;
-    return GLANCE_PNG_OK;
+    return gray ? encode_rows(pixels, width, height, stride, 1, filters.gray, gray_of_words, out, capacity, out_length,
+                              error)
+                : encode_rows(pixels, width, height, stride, 3, filters.colour, rgb_of_words, out, capacity,
+                              out_length, error);
 }
 
 size_t glance_png_encoded_bound(int width, int height, int channels) {
