@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The state of a document's thumbnail dictionary as recorded in the store.
 public enum DocumentState: String, Sendable, Codable, CaseIterable, CodingKeyRepresentable {

@@ -1,5 +1,4 @@
 internal import CColour
-import Foundation
 
 /// An ICC profile found in a document (or made from a PNG's gAMA and cHRM chunks), read far
 /// enough to decide what to do with it.
@@ -37,7 +36,7 @@ struct ColourProfile: Hashable {
         let description = withUnsafeBytes(of: info.description) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        let trimmed = description.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(description.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         name = trimmed.isEmpty ? fallbackName : trimmed
         isSRGB = info.is_srgb != 0
         isUsableClass = info.is_display_class != 0

@@ -1,8 +1,14 @@
 internal import CProcess
-import Foundation
+import Dispatch
 import GlanceContainer
 import GlanceCore
 import GlanceRender
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
