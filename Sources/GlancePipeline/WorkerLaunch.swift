@@ -39,31 +39,6 @@ public struct WorkerLaunch: Sendable, Equatable {
         return .exited(code)
     }
 
-    /// Whether this sandbox can be entered here. seccomp: the kernel has it (a filter above us
-    /// that forbids adding one makes the worker exit with ``WorkerSandbox/unavailableExitStatus``,
-    /// and its documents fail saying so). bubblewrap: it runs `true` in the worker's layout (5 ms;
-    /// starting the worker itself would take 30).
-    func works() -> Bool {
-        guard sandbox != .none else { return true }
-        let processStatus = String(decoding: Bubblewrap.readToEnd("/proc/self/status"), as: UTF8.self)
-        guard processStatus.contains("\nSeccomp:") else { return false }
-        guard sandbox == .bubblewrapAndSeccomp else { return true }
-        guard let bubblewrap = Bubblewrap.executable, let trueProgram = Bubblewrap.trueProgram else { return false }
-        let argv = [bubblewrap] + Bubblewrap.arguments(worker: executable) + ["--", trueProgram]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(
-                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        var child: pid_t = 0
-        guard Self.spawn(&child, bubblewrap, argv, &actions, nil) == 0 else { return false }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        return death(fromWaitStatus: status) == .exited(0)
-    }
-
     /// posix_spawn with `argv` as C strings, in this process's environment; 0 or an error number.
     static func spawn(
         _ child: inout pid_t, _ program: String, _ argv: [String], _ actions: inout posix_spawn_file_actions_t,
@@ -74,15 +49,10 @@ public struct WorkerLaunch: Sendable, Equatable {
         return posix_spawn(&child, program, &actions, attributes, pointers, environ)
     }
 
-    /// The strongest sandbox that works on this machine for `executable`: bubblewrap and seccomp,
-    /// seccomp alone (no bubblewrap installed, or user namespaces not allowed, as inside another
-    /// sandbox), or nil when a worker cannot even confine itself.
+    /// The strongest sandbox that works on this machine for `executable` (see ``SandboxProbe``),
+    /// or nil when a worker cannot even confine itself.
     public static func strongestSandbox(executable: String) -> WorkerSandbox? {
-        for sandbox in [WorkerSandbox.bubblewrapAndSeccomp, .seccomp] {
-            if sandbox == .bubblewrapAndSeccomp && Bubblewrap.executable == nil { continue }
-            if WorkerLaunch(executable: executable, arguments: [], sandbox: sandbox).works() { return sandbox }
-        }
-        return nil
+        SandboxProbe(executable: executable).result()
     }
 }
 

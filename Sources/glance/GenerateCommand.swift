@@ -98,6 +98,8 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The sandbox's trial (a bubblewrap start) runs while the store opens.
+        let probe = dryRun ? nil : sandbox.startProbe()
         // A dry run only reads: it creates no store where there is none (every document counts as
         // missing then), and reads one it may not write.
         let (scanner, store): (ContainerScanner, any ThumbnailStore) =
@@ -121,7 +123,8 @@ struct GenerateCommand: AsyncParsableCommand {
             spinOn: debugSpinOn, socketOn: debugSocketOn, writeOn: debugWriteOn, execOn: debugExecOn)
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
-                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))
+                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
+                triggers: triggers))
         defer { pool.shutdown() }
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
         do {

@@ -21,16 +21,17 @@ enum WorkerLauncher {
     }
 
     /// The pool configuration for `workers` workers under these limits and sandbox options: the
-    /// sandbox is found by trying (one worker start, or two when bubblewrap cannot run here).
+    /// sandbox is found by trying (``SandboxProbe``), or by `probe` when the command started one
+    /// earlier (``SandboxOptions/startProbe()``) to do other work while it runs.
     static func configuration(
         workers: Int, timeoutSeconds: Double, memoryMiB: Int = WorkerLimits.defaultMemoryMiB,
-        sandbox: SandboxOptions, triggers: WorkerDebugTriggers = .init()
+        sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: WorkerDebugTriggers = .init()
     ) throws -> WorkerPool.Configuration {
         let executable = executablePath
         return WorkerPool.Configuration(
             executable: executable, arguments: triggers.arguments, workers: workers,
             limits: WorkerLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
-            sandbox: try sandbox.resolve(worker: executable))
+            sandbox: try sandbox.resolve(probe, worker: executable))
     }
 }
 
@@ -56,15 +57,23 @@ struct SandboxOptions: ParsableArguments {
         }
     }
 
-    /// The sandbox to run `worker` in: none when asked, else the strongest that works.
-    func resolve(worker: String) throws -> WorkerSandbox {
+    /// Starts finding the sandbox renderers will run in, to be read by
+    /// ``WorkerLauncher/configuration(workers:timeoutSeconds:memoryMiB:sandbox:probe:triggers:)``;
+    /// nil with `--no-sandbox`, which needs no trial.
+    func startProbe() -> SandboxProbe? {
+        noSandbox ? nil : SandboxProbe(executable: WorkerLauncher.executablePath)
+    }
+
+    /// The sandbox to run `worker` in: none when asked, else the strongest that works, as `probe`
+    /// found it (or a probe started now).
+    func resolve(_ probe: SandboxProbe?, worker: String) throws -> WorkerSandbox {
         if noSandbox {
             StandardError.write("glance: renderers run without a sandbox (--no-sandbox)")
             return .none
         }
         // No sandbox works (a kernel without seccomp, or a filter above glance that forbids
         // one): documents are not read unconfined unless asked for.
-        guard let sandbox = WorkerLaunch.strongestSandbox(executable: worker) else {
+        guard let sandbox = (probe ?? SandboxProbe(executable: worker)).result() else {
             throw CommandFailure.unusable(
                 "renderers cannot be sandboxed here (seccomp is unavailable); --no-sandbox runs them without one")
         }

@@ -92,6 +92,23 @@ struct WorkerSandboxTests {
             plain.death(fromWaitStatus: 78 << 8).reason(cpuLimitSeconds: 60)
                 .hasPrefix("renderer could not enter its sandbox"))
     }
+
+    @Test("a probe started early gives the same answer, asked once or again, and one never asked is reaped")
+    func probeStartedEarly() throws {
+        let probe = SandboxProbe(executable: workerExecutable)
+        // Work meanwhile: a bubblewrap start of the layout's own, as a command opens its store.
+        #expect(try runInLayout("exit 0", argument: "") == 0)
+        #expect(probe.result() == .bubblewrapAndSeccomp)
+        #expect(probe.result() == .bubblewrapAndSeccomp)
+        // A worker executable the layout cannot show: bubblewrap fails, seccomp alone remains.
+        #expect(SandboxProbe(executable: "/nonexistent/glance-worker").result() == .seccomp)
+        var unasked: SandboxProbe? = SandboxProbe(executable: workerExecutable)
+        let trial = try #require(unasked?.trialProcess)
+        #expect(kill(trial, 0) == 0)
+        unasked = nil
+        // Waited for by the probe's end: not even a zombie is left.
+        #expect(kill(trial, 0) == -1 && errno == ESRCH)
+    }
 }
 
 /// The coordinator's reply reader on the worker-protocol fuzzer's seeds (`TestAssets/fuzz/`):
