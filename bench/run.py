@@ -165,6 +165,32 @@ def bench_format(fmt, entries, glance, cores, rounds):
     return result
 
 
+SMALL_FOLDER_FILES = 18
+
+
+def measure_small_folder(glance, entries, cores, rounds):
+    """`glance generate` over a folder of the text corpus's first 18 files, a fresh store each
+    time: the start-up a user meets on a small folder (the process, the sandbox's trial, the
+    store, the workers and their fonts) counts, not only the rendering."""
+    chosen = sorted(entries, key=lambda e: e["file"])[:SMALL_FOLDER_FILES]
+    folder = tools.fresh_dir(os.path.join(WORK_DIR, "small-folder", "documents"))
+    for e in chosen:
+        shutil.copy(os.path.join(ROOT, "text", e["file"]), folder)
+    store = os.path.join(WORK_DIR, "small-folder", "store")
+    argv = [glance, "generate", folder, "--store", store, "--jobs", str(cores), "--quiet"]
+    seconds = []
+    for _ in range(max(5, 3 * rounds)):  # runs of a tenth of a second: more of them
+        shutil.rmtree(store, ignore_errors=True)
+        timing = tools.run_jobs([tools.Job(argv)])
+        if timing.failures:
+            raise RuntimeError("small folder: " + "; ".join(timing.failures))
+        seconds.append(timing.seconds)
+    median = statistics.median(seconds)
+    log(f"  text, {len(chosen)} small files in a folder of their own: median {median * 1000:.0f} ms")
+    return {"files": len(chosen), "bytes": sum(e["bytes"] for e in chosen), "seconds": seconds,
+            "median_seconds": median, "documents_per_s": len(chosen) / median}
+
+
 def glance_process_peaks(fmt, glance, cores):
     """One more, untimed, glance run on the folder, watching each process's own peak (VmHWM)."""
     outdir = tools.fresh_dir(os.path.join(OUT_DIR, fmt, "glance-watched"))
@@ -431,11 +457,13 @@ def main():
         results[fmt] = bench_format(fmt, entries, glance, cores, args.rounds)
         try:
             measure_sidecar(fmt, results[fmt], glance)
+            if fmt == "text":
+                results[fmt]["small_folder"] = measure_small_folder(glance, entries, cores, args.rounds)
             if not args.no_quality and fmt != "text":
                 measure_quality(fmt, entries, results[fmt], glance, references)
                 if fmt == "jpeg":
                     measure_resampling_only(fmt, entries, results[fmt], glance, references)
-        except (subprocess.CalledProcessError, OSError, ValueError) as error:
+        except (subprocess.CalledProcessError, OSError, ValueError, RuntimeError) as error:
             log(f"  {fmt}: size/quality not measured: {error}")
     extras = {}
     if not args.no_quality:
