@@ -58,6 +58,11 @@ let package = Package(
         .target(name: "CProcess"),
         .target(name: "CFileAccess"),
         .target(name: "CRenderGuard", linkerSettings: [.linkedLibrary("dl")]),
+        .target(
+            name: "CPageImages",
+            cSettings: [.unsafeFlags(["-O3"])],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]
+        ),
         .target(name: "CWatch"),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
@@ -80,6 +85,7 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet",
                 "CRenderGuard",
+                "CPageImages",
             ]
         ),
         .target(
@@ -149,7 +155,8 @@ let package = Package(
         // MARK: Tests, one target per module, and one helper they share.
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
-        .testTarget(name: "GlanceRenderTests", dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport"]),
+        .testTarget(
+            name: "GlanceRenderTests", dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages"]),
         .testTarget(
             name: "GlanceStoreTests",
             dependencies: ["GlanceCore", "GlanceStore", "GlancePostgresStore", "GlanceTestSupport"]),

@@ -828,6 +828,16 @@ def make_pdf():
     record("pdf/with-photo.pdf", "pdf", "ok", fit_page(*a4l),
            "A4 landscape, embeds jpeg/photo-baseline.jpg via /DCTDecode")
 
+    # The same photo drawn mirrored at a quarter of its size (reduced onto the page's pixels
+    # before cairo paints it) and turned by 30 degrees (left to cairo).
+    write("pdf/photo-mirrored-and-turned.pdf", make_pdf_file([(a4l, 0,
+        b"q -320 0 0 240 420 300 cm /Im1 Do Q\n"
+        b"q 277.1 160 -120 207.8 600 40 cm /Im1 Do Q\n"
+        + text_lines(101, 560, 20, ["A photo mirrored, and turned by 30 degrees"]))],
+        [(b"Im1", image)]))
+    record("pdf/photo-mirrored-and-turned.pdf", "pdf", "ok", fit_page(*a4l),
+           "A4 landscape, jpeg/photo-baseline.jpg drawn mirrored at 320x240 pt and turned 30 degrees")
+
     encrypt_letter("pdf/encrypted-user.pdf", "secret")
     record("pdf/encrypted-user.pdf", "pdf",
            "error:encrypted pdf, needs a password", None, "letter.pdf, AES-256, user password 'secret'")
