@@ -446,12 +446,14 @@ def make_png():
           encode_png(1, 1, 2, 8, [[200, 30, 60]]))
     ok_image("png/rgb8-1x1.png", "png", 1, 1, "single pixel, never enlarged")
 
-    # Interlaced images must be decoded whole: 4000x4000 RGBA is 64 MB in memory but a few KB on
-    # disk. The worker pool's memory-limit test renders it under a tight limit.
-    magick("-size", "4000x4000", "xc:rgba(200,30,60,0.5)", "-interlace", "PNG",
-           "png32:" + out("png/interlaced-4000-rgba.png"))
-    ok_image("png/interlaced-4000-rgba.png", "png", 4000, 4000,
-             "Adam7 4000x4000 RGBA, flat colour: 64 MB when decoded whole")
+    # Interlaced images must be decoded whole: 6000x6000 RGBA is 144 MB in memory but a few KB on
+    # disk. The memory-limit tests render it under a tight limit, well above a worker's own
+    # address space (about 100 MiB; 4000x4000's 64 MB came to fit under 128 MiB once the worker
+    # stopped mapping ICU).
+    magick("-size", "6000x6000", "xc:rgba(200,30,60,0.5)", "-interlace", "PNG",
+           "png32:" + out("png/interlaced-6000-rgba.png"))
+    ok_image("png/interlaced-6000-rgba.png", "png", 6000, 6000,
+             "Adam7 6000x6000 RGBA, flat colour: 144 MB when decoded whole")
 
     # alpha fringe check: red disc on transparent black
     n, rad = 1600, 600

@@ -65,7 +65,7 @@ struct LimitTests {
         ])
         #expect(hang.standardError.hasSuffix("timed out after 0.5 s (--timeout)\n"))
         let memory = try GlanceProcess.run([
-            "thumbnail", CLIAssets.path("png/interlaced-4000-rgba.png"), "-o", folder + "/x.png", "--memory-limit",
+            "thumbnail", CLIAssets.path("png/interlaced-6000-rgba.png"), "-o", folder + "/x.png", "--memory-limit",
             "150",
         ])
         #expect(memory.status == 1)

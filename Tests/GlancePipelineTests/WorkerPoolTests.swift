@@ -105,9 +105,9 @@ struct WorkerPoolTests {
     @Test("the memory limit stops a blow-up in the worker, not in the batch")
     func memoryLimit() {
         // 150 MiB of address space is plenty for ordinary documents, and too little for an
-        // interlaced 4000x4000 RGBA PNG, which must be decoded whole (64 MB plus libpng's rows).
+        // interlaced 6000x6000 RGBA PNG, which must be decoded whole (144 MB plus libpng's rows).
         let pool = pool(workers: 1, timeout: 30, arguments: ["--memory-limit", "150"])
-        let paths = ["/png/rgb8.png", "/png/interlaced-4000-rgba.png", "/pdf/letter.pdf"]
+        let paths = ["/png/rgb8.png", "/png/interlaced-6000-rgba.png", "/pdf/letter.pdf"]
         let results = run(paths.enumerated().map { ($0.offset, assets + $0.element, nil) }, on: pool)
         for id in [0, 2] {
             if case .finished(let outcome) = results[id] {
