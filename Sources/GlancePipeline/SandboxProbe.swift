@@ -39,6 +39,15 @@ public final class SandboxProbe: Sendable {
         }
     }
 
+    /// Whether the answer is known without waiting: seccomp's check is instant, bubblewrap's
+    /// trial takes a process; nil while that trial runs.
+    public var knownResult: WorkerSandbox?? {
+        state.withLock { state in
+            guard case .decided(let sandbox) = state else { return nil }
+            return .some(sandbox)
+        }
+    }
+
     /// bubblewrap's trial process while it has not been waited for (for tests).
     var trialProcess: pid_t? {
         state.withLock { state in

@@ -36,6 +36,12 @@ public final class WorkerPool: Sendable {
         /// How workers are confined (``WorkerLaunch/strongestSandbox(executable:)`` finds the
         /// best one the machine allows).
         public var sandbox: WorkerSandbox
+        /// A trial of bubblewrap still running when the pool was made: then `sandbox` is
+        /// bubblewrap's, tentatively. The first worker starts under it at once, while the trial
+        /// ends, and is replaced by one under the trial's answer if bubblewrap does not work here:
+        /// the trial's 5-10 ms overlap the worker's start instead of preceding it. A worker never
+        /// runs with less confinement than the answer, and a job goes only to a confirmed one.
+        public var pendingProbe: SandboxProbe?
 
         public var timeoutSeconds: Double { limits.timeoutSeconds }
 
@@ -58,7 +64,9 @@ public final class WorkerPool: Sendable {
         }
 
         /// How each worker is started: the limits first, so that `arguments` may override them.
-        var launch: WorkerLaunch {
+        var launch: WorkerLaunch { launch(under: sandbox) }
+
+        func launch(under sandbox: WorkerSandbox) -> WorkerLaunch {
             let limitArguments = ["--memory-limit", String(limits.memoryMiB), "--cpu-limit", String(limits.cpuSeconds)]
             return WorkerLaunch(executable: executable, arguments: limitArguments + arguments, sandbox: sandbox)
         }
@@ -103,6 +111,13 @@ public final class WorkerPool: Sendable {
 
     public let configuration: Configuration
     private let queue = Mutex(Queue())
+
+    /// The sandbox workers run in: the configuration's, or the pending trial's answer (waiting for
+    /// it). nil only when seccomp is unavailable too, which commands refuse before making a pool.
+    public var sandbox: WorkerSandbox? {
+        guard let probe = configuration.pendingProbe else { return configuration.sandbox }
+        return probe.result()
+    }
     private let available = DispatchSemaphore(value: 0)
     private let stopped = DispatchGroup()
 
@@ -189,11 +204,32 @@ public final class WorkerPool: Sendable {
         worker?.terminate()
     }
 
+    /// The processes of the workers started so far, one for each pool thread (for tests).
+    var workerProcesses: [pid_t] { queue.withLock { Array($0.running.values) } }
+
+    /// Starts a worker under the configured sandbox or, with a bubblewrap trial pending, under
+    /// bubblewrap at once and then, once the trial has answered, under its answer if that is
+    /// another.
+    private func startWorker() throws(WorkerStartError) -> WorkerProcess {
+        let cpuSeconds = configuration.limits.cpuSeconds
+        guard let probe = configuration.pendingProbe else {
+            return try WorkerProcess(launch: configuration.launch, cpuSeconds: cpuSeconds)
+        }
+        let known = probe.knownResult
+        let tentative = known.map { $0 ?? .seccomp } ?? configuration.sandbox
+        let started = try WorkerProcess(launch: configuration.launch(under: tentative), cpuSeconds: cpuSeconds)
+        // seccomp missing as well: the worker says so itself (it exits, and its documents fail
+        // saying the sandbox is unavailable), as without a trial.
+        let answer = probe.result() ?? .seccomp
+        guard answer != tentative else { return started }
+        started.terminate()
+        return try WorkerProcess(launch: configuration.launch(under: answer), cpuSeconds: cpuSeconds)
+    }
+
     private func run(_ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?, slot: Int) -> JobResult {
         if worker == nil {
             do {
-                let started = try WorkerProcess(
-                    launch: configuration.launch, cpuSeconds: configuration.limits.cpuSeconds)
+                let started = try startWorker()
                 worker = started
                 let cancelled = queue.withLock { queue in
                     queue.running[slot] = started.pid

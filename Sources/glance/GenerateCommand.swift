@@ -196,7 +196,7 @@ struct GenerateCommand: AsyncParsableCommand {
                 print(
                     ListingFormatter.json(
                         GenerateReport(
-                            summary: summary, sandbox: pool.configuration.sandbox, notes: notes.all,
+                            summary: summary, sandbox: pool.sandbox ?? pool.configuration.sandbox, notes: notes.all,
                             desktopCache: desktopReport)))
             } else if !quiet {
                 print(SummaryText.describe(summary, desktopCache: desktopReport))

@@ -21,17 +21,21 @@ enum WorkerLauncher {
     }
 
     /// The pool configuration for `workers` workers under these limits and sandbox options: the
-    /// sandbox is found by trying (``SandboxProbe``), or by `probe` when the command started one
-    /// earlier (``SandboxOptions/startProbe()``) to do other work while it runs.
+    /// sandbox is found by trying (``SandboxProbe``), with `probe` when the command started one
+    /// earlier (``SandboxOptions/startProbe()``) to do other work while it runs. A trial of
+    /// bubblewrap that is still running goes to the pool, which starts its first worker meanwhile.
     static func configuration(
         workers: Int, timeoutSeconds: Double, memoryMiB: Int = WorkerLimits.defaultMemoryMiB,
         sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: WorkerDebugTriggers = .init()
     ) throws -> WorkerPool.Configuration {
         let executable = executablePath
-        return WorkerPool.Configuration(
+        let (resolved, pending) = try sandbox.resolve(probe, worker: executable)
+        var configuration = WorkerPool.Configuration(
             executable: executable, arguments: triggers.arguments, workers: workers,
             limits: WorkerLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
-            sandbox: try sandbox.resolve(probe, worker: executable))
+            sandbox: resolved)
+        configuration.pendingProbe = pending
+        return configuration
     }
 }
 
@@ -65,18 +69,21 @@ struct SandboxOptions: ParsableArguments {
     }
 
     /// The sandbox to run `worker` in: none when asked, else the strongest that works, as `probe`
-    /// found it (or a probe started now).
-    func resolve(_ probe: SandboxProbe?, worker: String) throws -> WorkerSandbox {
+    /// (or a probe started now) finds it. While bubblewrap's trial still runs, bubblewrap is the
+    /// answer, tentatively, and the trial comes back with it for the pool to wait on.
+    func resolve(_ probe: SandboxProbe?, worker: String) throws -> (WorkerSandbox, pending: SandboxProbe?) {
         if noSandbox {
             StandardError.write("glance: renderers run without a sandbox (--no-sandbox)")
-            return .none
+            return (.none, nil)
         }
+        let probe = probe ?? SandboxProbe(executable: worker)
+        guard let known = probe.knownResult else { return (.bubblewrapAndSeccomp, probe) }
         // No sandbox works (a kernel without seccomp, or a filter above glance that forbids
         // one): documents are not read unconfined unless asked for.
-        guard let sandbox = (probe ?? SandboxProbe(executable: worker)).result() else {
+        guard let sandbox = known else {
             throw CommandFailure.unusable(
                 "renderers cannot be sandboxed here (seccomp is unavailable); --no-sandbox runs them without one")
         }
-        return sandbox
+        return (sandbox, nil)
     }
 }

@@ -78,6 +78,39 @@ struct WorkerSandboxTests {
         #expect(reason == "renderer crashed (signal 11)")
     }
 
+    @Test(
+        "a bubblewrap trial still running when the pool starts: its first worker starts under bubblewrap and stays there if the trial succeeds, or is replaced under seccomp alone",
+        arguments: [true, false])
+    func pendingTrial(bubblewrapWorks: Bool) async throws {
+        var configuration = WorkerPool.Configuration(
+            executable: workerExecutable, arguments: ["--debug-slow-on", "slow-*"], workers: 1,
+            limits: WorkerLimits(timeoutSeconds: 30), sandbox: .bubblewrapAndSeccomp)
+        // bubblewrap cannot show a worker that is not there: that trial fails.
+        let probe = SandboxProbe(executable: bubblewrapWorks ? workerExecutable : "/nonexistent/glance-worker")
+        #expect(probe.knownResult == nil)
+        configuration.pendingProbe = probe
+        let pool = WorkerPool(configuration: configuration)
+        defer { pool.shutdown() }
+        let photo = assets + "/jpeg/photo-baseline.jpg"
+        let file = try OpenFile.regularFile(atPath: photo)
+        async let result = pool.run(RenderJob(id: 1, name: "slow-photo.jpg"), file: file)
+        // The worker waits a second before it reads the document: look at its process meanwhile.
+        var processes: [pid_t] = []
+        for _ in 0..<50 where processes.isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+            processes = pool.workerProcesses
+        }
+        let worker = try #require(processes.first)
+        let name = String(decoding: Bubblewrap.readToEnd("/proc/\(worker)/comm"), as: UTF8.self)
+        #expect(name == (bubblewrapWorks ? "bwrap\n" : "glance-worker\n"))
+        #expect(pool.sandbox == (bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
+        guard case .finished(let outcome) = await result else {
+            Issue.record("the job did not finish")
+            return
+        }
+        #expect(outcome.status == .rendered)
+    }
+
     @Test("bubblewrap's exit status of 128+N is read as signal N; a plain worker's is its own")
     func deathMapping() {
         let wrapped = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .bubblewrapAndSeccomp)
