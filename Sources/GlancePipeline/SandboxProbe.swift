@@ -86,8 +86,10 @@ public final class SandboxProbe: Sendable {
     /// Waits for bubblewrap's trial: bubblewrap when `true` ran in the layout, seccomp otherwise.
     private static func finish(_ child: pid_t) -> WorkerSandbox {
         var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        let launch = WorkerLaunch(executable: "", arguments: [], sandbox: .bubblewrapAndSeccomp)
-        return launch.death(fromWaitStatus: status) == .exited(0) ? .bubblewrapAndSeccomp : .seccomp
+        while waitpid(child, &status, 0) < 0 {
+            if errno != EINTR { return .seccomp }
+        }
+        // A wait status of 0 is an exit with status 0, not a signal: `true` ran.
+        return status == 0 ? .bubblewrapAndSeccomp : .seccomp
     }
 }
