@@ -4,7 +4,7 @@
                          [--glance PATH]
 
 Environment: BENCH_SCALE=1 for the full corpus; BENCH_ROUNDS (default 3); GLANCE (default
-.build/release/glance, relative to the repository root).
+.build-static/release/glance, the build `make release` makes, relative to the repository root).
 
 For each format the same files go through every tool, `rounds` times; in each round the order of
 the tools is rotated, so that background noise falls on all of them alike, and the median wall
@@ -432,7 +432,7 @@ def main():
     parser.add_argument("--no-quality", action="store_true", help="skip PSNR/SSIM")
     parser.add_argument("--no-extras", action="store_true",
                         help="skip the 10,000-document, single-file, on-save and serve runs")
-    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build/release/glance"),
+    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"),
                         help="the glance executable, relative to the repository root or absolute")
     args = parser.parse_args()
     glance = os.path.abspath(os.path.join(REPO_DIR, args.glance))

@@ -275,7 +275,7 @@ if __name__ == "__main__":
     work = os.path.join(repo, "bench", "work")
     root, _ = corpus.ensure_corpus(lambda m: print(m, flush=True))
     rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
-    found = measure_scaleout(os.path.join(repo, ".build/release/glance"), root, corpus.ensure_many(), work, rounds,
+    found = measure_scaleout(os.path.join(repo, ".build-static/release/glance"), root, corpus.ensure_many(), work, rounds,
                              lambda m: print(m, flush=True))
     print("\n".join(format_scaleout(found)))
     for name, measured, _, passed in scaleout_targets(found):

@@ -491,7 +491,7 @@ def measure_serve(glance, root, many_docs, many_store, work_dir, cores, log, sec
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build/release/glance"),
+    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"),
                         help="the glance executable, relative to the repository root or absolute")
     parser.add_argument("--seconds", type=float, default=SECONDS, help="length of each wrk run (BENCH_SERVE_SECONDS)")
     parser.add_argument("--connections", type=int, default=CONNECTIONS)

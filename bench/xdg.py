@@ -125,7 +125,7 @@ def format_xdg(result):
 def main():
     import corpus
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--glance", default=".build/release/glance")
+    parser.add_argument("--glance", default=".build-static/release/glance")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     bench_dir = os.path.dirname(os.path.abspath(__file__))
