@@ -42,6 +42,12 @@ public final class WorkerPool: Sendable {
         /// the trial's 5-10 ms overlap the worker's start instead of preceding it. A worker never
         /// runs with less confinement than the answer, and a job goes only to a confirmed one.
         public var pendingProbe: SandboxProbe?
+        /// Start every worker when the pool is made rather than on its first job, so that a
+        /// caller sure to render overlaps the workers' start (bubblewrap, the process, its
+        /// libraries: 15-20 ms) with its own work before the first job (opening its store,
+        /// planning). A worker that cannot start then is started again on its first job, which
+        /// reports the failure.
+        public var startsWorkersAhead = false
 
         public var timeoutSeconds: Double { limits.timeoutSeconds }
 
@@ -121,7 +127,8 @@ public final class WorkerPool: Sendable {
     private let available = DispatchSemaphore(value: 0)
     private let stopped = DispatchGroup()
 
-    /// Starts the pool's threads; workers start on their first job.
+    /// Starts the pool's threads; workers start on their first job, or at once with
+    /// ``Configuration/startsWorkersAhead``.
     public init(configuration: Configuration) {
         self.configuration = configuration
         // A worker that dies while we write to it must not kill us with SIGPIPE.
@@ -189,7 +196,7 @@ public final class WorkerPool: Sendable {
 
     /// One pool thread: take a job, hand it to this thread's worker, report, repeat.
     private func serve(slot: Int) {
-        var worker: WorkerProcess?
+        var worker = configuration.startsWorkersAhead ? try? startWorker(slot: slot) : nil
         while true {
             available.wait()
             let (entry, closed) = queue.withLock { queue in (queue.next(), queue.closed) }
@@ -226,16 +233,26 @@ public final class WorkerPool: Sendable {
         return try WorkerProcess(launch: configuration.launch(under: answer), cpuSeconds: cpuSeconds)
     }
 
-    private func run(_ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?, slot: Int) -> JobResult {
+    /// Starts this thread's worker and records its process, for `stop()` to kill.
+    private func startWorker(slot: Int) throws(WorkerStartError) -> WorkerProcess {
+        let started = try startWorker()
+        let cancelled = queue.withLock { queue in
+            queue.running[slot] = started.pid
+            return queue.cancelled
+        }
+        if cancelled { started.terminate() }
+        return started
+    }
+
+    /// Runs `job` on this thread's worker, starting one if there is none. A worker found gone
+    /// before it took the job (it died idle, killed from outside, or started ahead and refused
+    /// its sandbox) is replaced once: the document never reached it and is not to blame.
+    private func run(
+        _ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?, slot: Int, replacing: Bool = true
+    ) -> JobResult {
         if worker == nil {
             do {
-                let started = try startWorker()
-                worker = started
-                let cancelled = queue.withLock { queue in
-                    queue.running[slot] = started.pid
-                    return queue.cancelled
-                }
-                if cancelled { started.terminate() }
+                worker = try startWorker(slot: slot)
             } catch {
                 return .crashed(reason: error.reason)
             }
@@ -243,6 +260,9 @@ public final class WorkerPool: Sendable {
         guard let current = worker else { return .crashed(reason: "no worker") }
         guard current.send(job, file: file) else {
             worker = nil
+            if replacing, !queue.withLock({ $0.cancelled }) {
+                return run(job, file: file, on: &worker, slot: slot, replacing: false)
+            }
             return .crashed(reason: "renderer exited before taking the job")
         }
         switch current.receive(for: job, timeout: configuration.timeoutSeconds) {

@@ -89,6 +89,14 @@ struct ContainerOptions: ParsableArguments {
         container.hasSuffix("/") ? container + relative : container + "/" + relative
     }
 
+    /// True when the store is a sidecar that does not exist yet: the run that makes it renders
+    /// every document it finds.
+    var sidecarIsNew: Bool {
+        guard case .sidecar = try? storeLocation() else { return false }
+        let database = storeDirectory + "/" + SidecarStore.databaseFileName
+        return FileName.withCString(database, { access($0, F_OK) }) != 0 && errno == ENOENT
+    }
+
     /// Opens the container and its store for reading: a container that has no sidecar yet reads
     /// as one whose documents are all `missing`, and nothing is created; a sidecar this user may
     /// not write (a read-only folder or file) is opened read-only.

@@ -77,6 +77,31 @@ struct WorkerPoolTests {
         }
     }
 
+    @Test("workers started ahead run before any job; one killed while idle is replaced and its job renders")
+    func workersStartedAhead() async throws {
+        var configuration = WorkerPool.Configuration(
+            executable: workerExecutable, arguments: [], workers: 2, timeoutSeconds: 30)
+        configuration.startsWorkersAhead = true
+        let pool = WorkerPool(configuration: configuration)
+        var processes: [pid_t] = []
+        for _ in 0..<250 where processes.count < 2 {
+            try await Task.sleep(for: .milliseconds(20))
+            processes = pool.workerProcesses
+        }
+        #expect(processes.count == 2)
+        // Both die idle, before any job reaches them (each leads a process group of its own).
+        for pid in processes { kill(-pid, SIGKILL) }
+        try await Task.sleep(for: .milliseconds(100))
+        let results = run([(1, assets + "/png/rgb8.png", nil), (2, assets + "/png/gray8.png", nil)], on: pool)
+        for id in [1, 2] {
+            guard case .finished(let outcome) = results[id] else {
+                Issue.record("job \(id): \(String(describing: results[id]))")
+                continue
+            }
+            #expect(outcome.status == .rendered)
+        }
+    }
+
     @Test("a crashed worker is replaced and the next jobs succeed")
     func replacement() {
         let pool = pool(workers: 1, timeout: 30, arguments: ["--debug-crash-on", "crash-*"])
