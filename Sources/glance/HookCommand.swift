@@ -88,13 +88,15 @@ struct HookCommand: AsyncParsableCommand {
         if answers.contains(where: \.isFailure) { throw CommandFailure.documentsFailed }
     }
 
-    /// No watcher runs: render here, with a pool of our own.
+    /// No watcher runs: render here, with a pool of our own. A saved document has most often
+    /// changed, so the workers start at once, while the store opens.
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
-        let (scanner, store) = try await location.open()
-        let pool = WorkerPool(
-            configuration: try WorkerLauncher.configuration(
-                workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox))
+        var configuration = try WorkerLauncher.configuration(
+            workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox)
+        configuration.startsWorkersAhead = true
+        let pool = WorkerPool(configuration: configuration)
         defer { pool.shutdown() }
+        let (scanner, store) = try await location.open()
         let indexer = Indexer(
             scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
         return await indexer.refresh(paths).map(HookAnswer.init)

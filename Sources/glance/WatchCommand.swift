@@ -74,10 +74,12 @@ struct WatchCommand: AsyncParsableCommand {
         let logger = Logger(label: "glance.watch")
         let (scanner, store) = try await location.open()
         location.prepareHookFolder()
-        let pool = WorkerPool(
-            configuration: try WorkerLauncher.configuration(
-                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
-                triggers: .init(slowOn: debugSlowOn)))
+        var configuration = try WorkerLauncher.configuration(
+            workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+            triggers: .init(slowOn: debugSlowOn))
+        // Ready for the first save (about 20 ms sooner), unless the rendering is handed off.
+        configuration.startsWorkersAhead = !enqueue
+        let pool = WorkerPool(configuration: configuration)
         let indexer = Indexer(
             scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
         var options = ContainerWatcher.Options()
