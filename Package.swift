@@ -156,7 +156,8 @@ let package = Package(
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
         .testTarget(
-            name: "GlanceRenderTests", dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages"]),
+            name: "GlanceRenderTests",
+            dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages", "CScaler"]),
         .testTarget(
             name: "GlanceStoreTests",
             dependencies: ["GlanceCore", "GlanceStore", "GlancePostgresStore", "GlanceTestSupport"]),

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
 typedef float float4 __attribute__((vector_size(16)));
 
 /// Filter taps of one output sample: `count` weights for the inputs from `first` on.
@@ -43,7 +48,86 @@ struct glance_scaler {
     uint8_t *sink_row;               // the one target row a sink is given
     const uint8_t *last_row;         // copy of the last source row, to pad a truncated image
     uint8_t *last_row_copy;
+    int avx2;                        // the Lanczos passes with AVX2 and FMA (checked at run time)
+    const float **tap_rows;          // the ring rows of one target row's vertical taps
 };
+
+/// Whether the processor has AVX2 and FMA and the system saves the AVX registers: asked at run
+/// time, so that one build runs everywhere and uses them where they are.
+static int glance_has_avx2_fma(void) {
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    if (!(c & bit_OSXSAVE) || !(c & bit_AVX) || !(c & bit_FMA)) return 0;
+    unsigned low, high;
+    __asm__("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    if ((low & 6) != 6) return 0;   // the system saves the XMM and YMM registers
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b & bit_AVX2) != 0;
+#else
+    return 0;
+#endif
+}
+
+#if defined(__x86_64__)
+/// The vertical pass with AVX2: `out[i]` = sum over taps t of `rows[t][i] * weights[t]`, for `n`
+/// floats (a multiple of 4), 32 at a time in four independent chains.
+__attribute__((target("avx2,fma"))) static void glance_vertical_avx2(float *out, const float **rows,
+                                                                     const float *weights, int count, int n) {
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 w = _mm256_set1_ps(weights[0]);
+        __m256 a = _mm256_mul_ps(_mm256_loadu_ps(rows[0] + i), w);
+        __m256 b = _mm256_mul_ps(_mm256_loadu_ps(rows[0] + i + 8), w);
+        __m256 c = _mm256_mul_ps(_mm256_loadu_ps(rows[0] + i + 16), w);
+        __m256 d = _mm256_mul_ps(_mm256_loadu_ps(rows[0] + i + 24), w);
+        for (int t = 1; t < count; t++) {
+            const float *row = rows[t] + i;
+            w = _mm256_set1_ps(weights[t]);
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(row), w, a);
+            b = _mm256_fmadd_ps(_mm256_loadu_ps(row + 8), w, b);
+            c = _mm256_fmadd_ps(_mm256_loadu_ps(row + 16), w, c);
+            d = _mm256_fmadd_ps(_mm256_loadu_ps(row + 24), w, d);
+        }
+        _mm256_storeu_ps(out + i, a);
+        _mm256_storeu_ps(out + i + 8, b);
+        _mm256_storeu_ps(out + i + 16, c);
+        _mm256_storeu_ps(out + i + 24, d);
+    }
+    for (; i < n; i += 4) {
+        __m128 a = _mm_mul_ps(_mm_loadu_ps(rows[0] + i), _mm_set1_ps(weights[0]));
+        for (int t = 1; t < count; t++) a = _mm_fmadd_ps(_mm_loadu_ps(rows[t] + i), _mm_set1_ps(weights[t]), a);
+        _mm_storeu_ps(out + i, a);
+    }
+}
+
+/// The horizontal pass with AVX2: two taps (two float4 pixels) a multiply-add.
+__attribute__((target("avx2,fma"))) static void glance_horizontal_avx2(float4 *slot, const float4 *row,
+                                                                       const glance_filter *filter, int width) {
+    const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    for (int x = 0; x < width; x++) {
+        const glance_taps *taps = &filter->taps[x];
+        const float *weights = filter->weights + taps->offset;
+        const float *in = (const float *)(row + taps->first);
+        int count = taps->count, t = 0;
+        __m256 a = _mm256_setzero_ps(), b = a;
+        for (; t + 4 <= count; t += 4) {
+            __m256 w01 = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)(weights + t)))), spread);
+            __m256 w23 = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)(weights + t + 2)))), spread);
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), w01, a);
+            b = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t + 8), w23, b);
+        }
+        for (; t + 2 <= count; t += 2) {
+            __m256 w01 = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)(weights + t)))), spread);
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), w01, a);
+        }
+        __m256 sum = _mm256_add_ps(a, b);
+        __m128 r = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+        if (t < count) r = _mm_fmadd_ps(_mm_loadu_ps(in + 4 * t), _mm_set1_ps(weights[t]), r);
+        _mm_storeu_ps((float *)&slot[x], r);
+    }
+}
+#endif
 
 static double glance_sinc(double x) {
     if (fabs(x) < 1e-8) return 1.0;
@@ -122,12 +206,14 @@ glance_scaler *glance_scaler_create(int source_width, int source_height, int cha
     int ok = glance_filter_make(&s->horizontal, s->block_width, target_width) &&
              glance_filter_make(&s->vertical, s->block_height, target_height);
     s->ring_rows = s->vertical.max_count + 1;
+    s->avx2 = glance_has_avx2_fma();
+    s->tap_rows = calloc((size_t)s->vertical.max_count + 1, sizeof *s->tap_rows);
     s->block_row = calloc((size_t)s->block_width, sizeof(float4));
     s->converted = calloc((size_t)source_width, sizeof(float4));
     s->ring = calloc((size_t)s->ring_rows * (size_t)target_width, sizeof(float4));
     s->column_sums = calloc((size_t)target_width, sizeof(float4));
     s->last_row_copy = malloc((size_t)source_width * (size_t)channels);
-    if (!ok || !s->block_row || !s->converted || !s->ring || !s->column_sums || !s->last_row_copy) {
+    if (!ok || !s->block_row || !s->converted || !s->ring || !s->column_sums || !s->last_row_copy || !s->tap_rows) {
         glance_scaler_free(s);
         return NULL;
     }
@@ -142,14 +228,41 @@ static void glance_emit_target_row(glance_scaler *s, int y) {
     const float *weights = s->vertical.weights + taps->offset;
     int width = s->target_width;
     float4 *sums = s->column_sums;
-    const float4 *first = s->ring + (size_t)(taps->first % s->ring_rows) * (size_t)width;
-    for (int x = 0; x < width; x++) sums[x] = first[x] * weights[0];
-    for (int t = 1; t < taps->count; t++) {
-        const float4 *row = s->ring + (size_t)((taps->first + t) % s->ring_rows) * (size_t)width;
-        float w = weights[t];
-        for (int x = 0; x < width; x++) sums[x] += row[x] * w;
+#if defined(__x86_64__)
+    if (s->avx2) {
+        for (int t = 0; t < taps->count; t++) {
+            s->tap_rows[t] = (const float *)(s->ring + (size_t)((taps->first + t) % s->ring_rows) * (size_t)width);
+        }
+        glance_vertical_avx2((float *)sums, s->tap_rows, weights, taps->count, 4 * width);
+    } else
+#endif
+    {
+        const float4 *first = s->ring + (size_t)(taps->first % s->ring_rows) * (size_t)width;
+        for (int x = 0; x < width; x++) sums[x] = first[x] * weights[0];
+        for (int t = 1; t < taps->count; t++) {
+            const float4 *row = s->ring + (size_t)((taps->first + t) % s->ring_rows) * (size_t)width;
+            float w = weights[t];
+            for (int x = 0; x < width; x++) sums[x] += row[x] * w;
+        }
     }
     uint8_t *out = s->sink ? s->sink_row : s->target + (size_t)y * (size_t)width * (size_t)s->channels;
+#if defined(__x86_64__)
+    if (s->channels == 3) {
+        // Round and clamp four lanes at once (SSE2, which every x86-64 has): truncating v + 0.5
+        // after clamping to 255, then saturating to bytes, is the loop below for RGB. Each pixel
+        // stores four bytes, the fourth overwritten by the next pixel; the last stores three.
+        const __m128 half = _mm_set1_ps(0.5f), top = _mm_set1_ps(255.0f);
+        for (int x = 0; x < width; x++) {
+            __m128i v = _mm_cvttps_epi32(_mm_min_ps(_mm_add_ps((__m128)sums[x], half), top));
+            v = _mm_packs_epi32(v, v);
+            v = _mm_packus_epi16(v, v);
+            uint32_t pixel = (uint32_t)_mm_cvtsi128_si32(v);
+            memcpy(out + 3 * x, &pixel, x + 1 < width ? 4 : 3);
+        }
+        if (s->sink) s->sink(s->sink_context, out, y);
+        return;
+    }
+#endif
     for (int x = 0; x < width; x++) {
         float4 sum = sums[x];
         float alpha = sum[3];
@@ -176,6 +289,11 @@ static void glance_emit_target_row(glance_scaler *s, int y) {
 static void glance_take_block_row(glance_scaler *s, const float4 *row) {
     int index = s->block_rows_made;
     float4 *slot = s->ring + (size_t)(index % s->ring_rows) * (size_t)s->target_width;
+#if defined(__x86_64__)
+    if (s->avx2) {
+        glance_horizontal_avx2(slot, row, &s->horizontal, s->target_width);
+    } else
+#endif
     for (int x = 0; x < s->target_width; x++) {
         const glance_taps *taps = &s->horizontal.taps[x];
         const float *weights = s->horizontal.weights + taps->offset;
@@ -205,7 +323,21 @@ static void glance_take_block_row(glance_scaler *s, const float4 *row) {
 static void glance_convert_row(const glance_scaler *s, const uint8_t *in, float4 *out) {
     int width = s->source_width;
     if (s->channels == 3) {
-        for (int x = 0; x < width; x++) {
+        int x = 0;
+#if defined(__x86_64__)
+        // SSE2: widen a pixel's three bytes to floats and set the fourth lane to 255. The
+        // four-byte load reads the next pixel's first byte, which the last pixel does not have.
+        const __m128i zero = _mm_setzero_si128();
+        const __m128 opaque = _mm_setr_ps(0.0f, 0.0f, 0.0f, 255.0f);
+        for (; x + 1 < width; x++) {
+            uint32_t word;
+            memcpy(&word, in + 3 * x, 4);
+            __m128i v = _mm_cvtsi32_si128((int)(word & 0xFFFFFFu));
+            v = _mm_unpacklo_epi16(_mm_unpacklo_epi8(v, zero), zero);
+            out[x] = (float4)_mm_add_ps(_mm_cvtepi32_ps(v), opaque);
+        }
+#endif
+        for (; x < width; x++) {
             out[x] = (float4){in[3 * x], in[3 * x + 1], in[3 * x + 2], 255.0f};
         }
     } else {
@@ -307,6 +439,11 @@ void glance_scaler_finish(glance_scaler *s) {
     }
 }
 
+int glance_scaler_use_avx2(glance_scaler *s, int enabled) {
+    s->avx2 = enabled && glance_has_avx2_fma();
+    return s->avx2;
+}
+
 void glance_scaler_free(glance_scaler *s) {
     if (s == NULL) return;
     free(s->horizontal.taps);
@@ -319,5 +456,6 @@ void glance_scaler_free(glance_scaler *s) {
     free(s->column_sums);
     free(s->last_row_copy);
     free(s->sink_row);
+    free(s->tap_rows);
     free(s);
 }
