@@ -42,12 +42,12 @@ public final class WorkerPool: Sendable {
         /// the trial's 5-10 ms overlap the worker's start instead of preceding it. A worker never
         /// runs with less confinement than the answer, and a job goes only to a confirmed one.
         public var pendingProbe: SandboxProbe?
-        /// Start every worker when the pool is made rather than on its first job, so that a
-        /// caller sure to render overlaps the workers' start (bubblewrap, the process, its
-        /// libraries: 15-20 ms) with its own work before the first job (opening its store,
-        /// planning). A worker that cannot start then is started again on its first job, which
-        /// reports the failure.
-        public var startsWorkersAhead = false
+        /// How many workers start when the pool is made rather than on their first job (the
+        /// first ones; the rest still start on demand), so that a caller sure to render overlaps
+        /// their start (bubblewrap, the process, its libraries: 15-20 ms) with its own work
+        /// before the first job (opening its store, planning). A worker that cannot start then
+        /// is started again on its first job, which reports the failure.
+        public var workersStartedAhead = 0
 
         public var timeoutSeconds: Double { limits.timeoutSeconds }
 
@@ -127,8 +127,8 @@ public final class WorkerPool: Sendable {
     private let available = DispatchSemaphore(value: 0)
     private let stopped = DispatchGroup()
 
-    /// Starts the pool's threads; workers start on their first job, or at once with
-    /// ``Configuration/startsWorkersAhead``.
+    /// Starts the pool's threads; workers start on their first job, the first
+    /// ``Configuration/workersStartedAhead`` at once.
     public init(configuration: Configuration) {
         self.configuration = configuration
         // A worker that dies while we write to it must not kill us with SIGPIPE.
@@ -196,7 +196,7 @@ public final class WorkerPool: Sendable {
 
     /// One pool thread: take a job, hand it to this thread's worker, report, repeat.
     private func serve(slot: Int) {
-        var worker = configuration.startsWorkersAhead ? try? startWorker(slot: slot) : nil
+        var worker = slot < configuration.workersStartedAhead ? try? startWorker(slot: slot) : nil
         while true {
             available.wait()
             let (entry, closed) = queue.withLock { queue in (queue.next(), queue.closed) }

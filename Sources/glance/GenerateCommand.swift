@@ -99,9 +99,9 @@ struct GenerateCommand: AsyncParsableCommand {
 
     func run() async throws {
         // The sandbox's trial (a bubblewrap start) runs while the store opens and the plan is
-        // made; so do the workers' starts when every document will be rendered (a new sidecar,
-        // --force). Otherwise they start on the first job: a run that finds everything up to
-        // date starts none (they would cost it about 8 ms of 21 on a small folder).
+        // made; so do the first workers' starts when every document will be rendered (a new
+        // sidecar, --force). Otherwise they start on the first jobs: a run that finds everything
+        // up to date starts none (two would cost it about 8 ms of 21 on a small folder).
         let probe = dryRun ? nil : sandbox.startProbe()
         let triggers = WorkerDebugTriggers(
             crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,
@@ -109,7 +109,9 @@ struct GenerateCommand: AsyncParsableCommand {
         var configuration = try WorkerLauncher.configuration(
             workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
             triggers: triggers)
-        configuration.startsWorkersAhead = !dryRun && !enqueue && (force || location.sidecarIsNew)
+        if !dryRun, !enqueue, force || location.sidecarIsNew {
+            configuration.workersStartedAhead = WorkerLauncher.workersStartedAhead
+        }
         let pool = WorkerPool(configuration: configuration)
         defer { pool.shutdown() }
         // A dry run only reads: it creates no store where there is none (every document counts as

@@ -93,7 +93,7 @@ struct HookCommand: AsyncParsableCommand {
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
         var configuration = try WorkerLauncher.configuration(
             workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox)
-        configuration.startsWorkersAhead = true
+        configuration.workersStartedAhead = WorkerLauncher.workersStartedAhead
         let pool = WorkerPool(configuration: configuration)
         defer { pool.shutdown() }
         let (scanner, store) = try await location.open()

@@ -78,7 +78,7 @@ struct WatchCommand: AsyncParsableCommand {
             workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
             triggers: .init(slowOn: debugSlowOn))
         // Ready for the first save (about 20 ms sooner), unless the rendering is handed off.
-        configuration.startsWorkersAhead = !enqueue
+        if !enqueue { configuration.workersStartedAhead = WorkerLauncher.workersStartedAhead }
         let pool = WorkerPool(configuration: configuration)
         let indexer = Indexer(
             scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())

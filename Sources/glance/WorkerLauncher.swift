@@ -20,6 +20,11 @@ enum WorkerLauncher {
         return (folder.isEmpty ? "." : folder) + "/glance-worker"
     }
 
+    /// How many workers a command that is about to render starts at once (``WorkerPool/Configuration/workersStartedAhead``):
+    /// enough for a small folder or a save to find its workers ready, not a machine's worth of
+    /// processes for a folder that may hold three documents; the others start as jobs come.
+    static let workersStartedAhead = 2
+
     /// The pool configuration for `workers` workers under these limits and sandbox options: the
     /// sandbox is found by trying (``SandboxProbe``), with `probe` when the command started one
     /// earlier (``SandboxOptions/startProbe()``) to do other work while it runs. A trial of

@@ -77,11 +77,25 @@ struct WorkerPoolTests {
         }
     }
 
-    @Test("workers started ahead run before any job; one killed while idle is replaced and its job renders")
+    @Test("workers started ahead run before any job, and only those")
+    func onlySomeStartedAhead() async throws {
+        var configuration = WorkerPool.Configuration(
+            executable: workerExecutable, arguments: [], workers: 3, timeoutSeconds: 30)
+        configuration.workersStartedAhead = 1
+        let pool = WorkerPool(configuration: configuration)
+        defer { pool.shutdown() }
+        for _ in 0..<250 where pool.workerProcesses.isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(pool.workerProcesses.count == 1, "the other two wait for jobs")
+    }
+
+    @Test("a worker started ahead and killed while idle is replaced, and its job renders")
     func workersStartedAhead() async throws {
         var configuration = WorkerPool.Configuration(
             executable: workerExecutable, arguments: [], workers: 2, timeoutSeconds: 30)
-        configuration.startsWorkersAhead = true
+        configuration.workersStartedAhead = 2
         let pool = WorkerPool(configuration: configuration)
         var processes: [pid_t] = []
         for _ in 0..<250 where processes.count < 2 {
