@@ -146,7 +146,7 @@ BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg
                   pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql
 
 .PHONY: bench
-bench: deps
+bench: release
 	@missing=""; for p in $(BENCH_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
@@ -156,5 +156,4 @@ bench: deps
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@python3 -c 'import numpy, scipy' || { echo "bench: python3 needs numpy and scipy"; exit 1; }
-	$(SWIFT) build -c release --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
 	GLANCE=$(GLANCE) python3 bench/run.py

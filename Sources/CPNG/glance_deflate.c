@@ -289,62 +289,62 @@ static void write_block(glance_deflate *d, size_t from, size_t to) {
             else if (s == 18) put_bits(d, (uint64_t)extra, 7);
         }
         // A token writes at most 15 bits (a literal) or 15 + 5 + 15 + 13 (a match): 6 bytes,
-        // after at most 3 bytes left waiting by put_bits. With room for all of them and an
-        // 8-byte store more, the bit buffer lives in locals and is flushed by one 8-byte store a
-        // token. Kept in `d`, it would be reloaded after every byte stored through `out`, which
-        // may alias anything.
-        if (d->length + d->token_count * 6 + 16 <= d->capacity) {
-            uint32_t literal[256];   // code | length << 16
-            for (int i = 0; i < 256; i++) literal[i] = litlen_code[i] | (uint32_t)litlen_len[i] << 16;
-            uint8_t *out = d->out;
-            size_t length_out = d->length;
-            uint64_t bits = d->bits;
-            int count = d->bit_count;
-            // put_bits leaves fewer than 32 bits waiting: flush whole bytes first, so that each
-            // token starts with fewer than 8.
-            memcpy(out + length_out, &bits, 8);
-            length_out += (size_t)(count >> 3);
+        // after at most 3 bytes left waiting by put_bits. The bit buffer lives in locals and is
+        // flushed by one 8-byte store a token (kept in `d`, it would be reloaded after every byte
+        // stored through `out`, which may alias anything), into the output when there is room
+        // for the worst case and the last store, else into scratch copied over if it fits.
+        size_t worst = d->token_count * 6 + 16;
+        uint8_t *scratch = NULL, *out = d->out;
+        size_t at = d->length;
+        if (d->length + worst > d->capacity) {
+            scratch = malloc(worst);
+            if (scratch == NULL) {
+                d->failed = 1;
+                d->token_count = 0;
+                memset(d->litlen_freq, 0, sizeof d->litlen_freq);
+                memset(d->dist_freq, 0, sizeof d->dist_freq);
+                return;
+            }
+            out = scratch;
+            at = 0;
+        }
+        uint32_t literal[256];   // code | length << 16
+        for (int i = 0; i < 256; i++) literal[i] = litlen_code[i] | (uint32_t)litlen_len[i] << 16;
+        uint64_t bits = d->bits;
+        int count = d->bit_count;
+        // Whole bytes first, so that each token starts with fewer than 8 bits waiting.
+        memcpy(out + at, &bits, 8);
+        at += (size_t)(count >> 3);
+        bits = count >= 8 ? bits >> (count & ~7) : bits;
+        count &= 7;
+        const uint32_t *tokens = d->tokens;
+        for (size_t t = 0, n = d->token_count; t < n; t++) {
+            uint32_t token = tokens[t];
+            if ((token & 0x80000000u) == 0) {
+                uint32_t entry = literal[token];
+                bits |= (uint64_t)(entry & 0xFFFF) << count;
+                count += (int)(entry >> 16);
+            } else {
+                int length = (int)((token >> 16) & 0x1FF), distance = (int)(token & 0xFFFF) + 1;
+                int lc = length_code(length), dc = dist_code(distance);
+                bits |= (litlen_code[257 + lc] | (uint64_t)(length - length_base[lc]) << litlen_len[257 + lc])
+                        << count;
+                count += litlen_len[257 + lc] + length_extra[lc];
+                bits |= (dist_code_bits[dc] | (uint64_t)(distance - dist_base[dc]) << dist_len[dc]) << count;
+                count += dist_len[dc] + dist_extra[dc];
+            }
+            memcpy(out + at, &bits, 8);
+            at += (size_t)(count >> 3);
             bits = count >= 8 ? bits >> (count & ~7) : bits;
             count &= 7;
-            const uint32_t *tokens = d->tokens;
-            for (size_t t = 0, n = d->token_count; t < n; t++) {
-                uint32_t token = tokens[t];
-                if ((token & 0x80000000u) == 0) {
-                    uint32_t entry = literal[token];
-                    bits |= (uint64_t)(entry & 0xFFFF) << count;
-                    count += (int)(entry >> 16);
-                } else {
-                    int length = (int)((token >> 16) & 0x1FF), distance = (int)(token & 0xFFFF) + 1;
-                    int lc = length_code(length), dc = dist_code(distance);
-                    bits |= (litlen_code[257 + lc] | (uint64_t)(length - length_base[lc]) << litlen_len[257 + lc])
-                            << count;
-                    count += litlen_len[257 + lc] + length_extra[lc];
-                    bits |= (dist_code_bits[dc] | (uint64_t)(distance - dist_base[dc]) << dist_len[dc]) << count;
-                    count += dist_len[dc] + dist_extra[dc];
-                }
-                memcpy(out + length_out, &bits, 8);
-                length_out += (size_t)(count >> 3);
-                bits = count >= 8 ? bits >> (count & ~7) : bits;
-                count &= 7;
-            }
-            d->length = length_out;
-            d->bits = bits;
-            d->bit_count = count;
+        }
+        d->bits = bits;
+        d->bit_count = count;
+        if (scratch == NULL) {
+            d->length = at;
         } else {
-            for (size_t t = 0; t < d->token_count; t++) {
-                uint32_t token = d->tokens[t];
-                if ((token & 0x80000000u) == 0) {
-                    put_bits(d, litlen_code[token], litlen_len[token]);
-                } else {
-                    int length = (int)((token >> 16) & 0x1FF), distance = (int)(token & 0xFFFF) + 1;
-                    int lc = length_code(length), dc = dist_code(distance);
-                    // Two writes of at most 15 + 5 and 15 + 13 bits: the bit buffer holds < 32 + 28.
-                    put_bits(d, litlen_code[257 + lc] | (uint64_t)(length - length_base[lc]) << litlen_len[257 + lc],
-                             litlen_len[257 + lc] + length_extra[lc]);
-                    put_bits(d, dist_code_bits[dc] | (uint64_t)(distance - dist_base[dc]) << dist_len[dc],
-                             dist_len[dc] + dist_extra[dc]);
-                }
-            }
+            put_byte_aligned(d, scratch, at);
+            free(scratch);
         }
         put_bits(d, litlen_code[256], litlen_len[256]);
     }

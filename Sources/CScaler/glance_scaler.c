@@ -101,10 +101,15 @@ __attribute__((target("avx2,fma"))) static void glance_vertical_avx2(float *out,
     }
 }
 
+/// Weights w[0] and w[1], each repeated over the four lanes of a pixel.
+__attribute__((target("avx2,fma"))) static inline __m256 glance_weight_pair(const float *w) {
+    const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+    return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)w))), spread);
+}
+
 /// The horizontal pass with AVX2: two taps (two float4 pixels) a multiply-add.
 __attribute__((target("avx2,fma"))) static void glance_horizontal_avx2(float4 *slot, const float4 *row,
                                                                        const glance_filter *filter, int width) {
-    const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
     for (int x = 0; x < width; x++) {
         const glance_taps *taps = &filter->taps[x];
         const float *weights = filter->weights + taps->offset;
@@ -112,14 +117,11 @@ __attribute__((target("avx2,fma"))) static void glance_horizontal_avx2(float4 *s
         int count = taps->count, t = 0;
         __m256 a = _mm256_setzero_ps(), b = a;
         for (; t + 4 <= count; t += 4) {
-            __m256 w01 = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)(weights + t)))), spread);
-            __m256 w23 = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)(weights + t + 2)))), spread);
-            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), w01, a);
-            b = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t + 8), w23, b);
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), glance_weight_pair(weights + t), a);
+            b = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t + 8), glance_weight_pair(weights + t + 2), b);
         }
         for (; t + 2 <= count; t += 2) {
-            __m256 w01 = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)(weights + t)))), spread);
-            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), w01, a);
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), glance_weight_pair(weights + t), a);
         }
         __m256 sum = _mm256_add_ps(a, b);
         __m128 r = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));

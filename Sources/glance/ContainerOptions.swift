@@ -93,17 +93,18 @@ struct ContainerOptions: ParsableArguments {
     /// every document it finds.
     var sidecarIsNew: Bool {
         guard case .sidecar = try? storeLocation() else { return false }
-        let database = storeDirectory + "/" + SidecarStore.databaseFileName
-        return FileName.withCString(database, { access($0, F_OK) }) != 0 && errno == ENOENT
+        return FileName.withCString(sidecarDatabase, { access($0, F_OK) }) != 0 && errno == ENOENT
     }
+
+    /// The sidecar's database file (whether or not there is one).
+    private var sidecarDatabase: String { storeDirectory + "/" + SidecarStore.databaseFileName }
 
     /// Opens the container and its store for reading: a container that has no sidecar yet reads
     /// as one whose documents are all `missing`, and nothing is created; a sidecar this user may
     /// not write (a read-only folder or file) is opened read-only.
     func openForReading() async throws -> (scanner: ContainerScanner, store: any ThumbnailStore) {
         guard case .sidecar = try storeLocation() else { return try await open() }
-        let database = storeDirectory + "/" + SidecarStore.databaseFileName
-        if FileName.withCString(database, { access($0, F_OK) }) != 0 {
+        if FileName.withCString(sidecarDatabase, { access($0, F_OK) }) != 0 {
             let scanner = try openScanner()
             try checkStoreLocation(scanner: scanner)
             return (scanner, EmptyStore())

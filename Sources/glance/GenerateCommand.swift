@@ -106,13 +106,10 @@ struct GenerateCommand: AsyncParsableCommand {
         let triggers = WorkerDebugTriggers(
             crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,
             spinOn: debugSpinOn, socketOn: debugSocketOn, writeOn: debugWriteOn, execOn: debugExecOn)
-        var configuration = try WorkerLauncher.configuration(
-            workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
-            triggers: triggers)
-        if !dryRun, !enqueue, force || location.sidecarIsNew {
-            configuration.workersStartedAhead = WorkerLauncher.workersStartedAhead
-        }
-        let pool = WorkerPool(configuration: configuration)
+        let pool = WorkerPool(
+            configuration: try WorkerLauncher.configuration(
+                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
+                triggers: triggers, startingAhead: !dryRun && !enqueue && (force || location.sidecarIsNew)))
         defer { pool.shutdown() }
         // A dry run only reads: it creates no store where there is none (every document counts as
         // missing then), and reads one it may not write.

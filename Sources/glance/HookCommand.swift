@@ -91,10 +91,10 @@ struct HookCommand: AsyncParsableCommand {
     /// No watcher runs: render here, with a pool of our own. A saved document has most often
     /// changed, so the workers start at once, while the store opens.
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
-        var configuration = try WorkerLauncher.configuration(
-            workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox)
-        configuration.workersStartedAhead = WorkerLauncher.workersStartedAhead
-        let pool = WorkerPool(configuration: configuration)
+        let pool = WorkerPool(
+            configuration: try WorkerLauncher.configuration(
+                workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+                startingAhead: true))
         defer { pool.shutdown() }
         let (scanner, store) = try await location.open()
         let indexer = Indexer(

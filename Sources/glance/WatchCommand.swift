@@ -74,12 +74,11 @@ struct WatchCommand: AsyncParsableCommand {
         let logger = Logger(label: "glance.watch")
         let (scanner, store) = try await location.open()
         location.prepareHookFolder()
-        var configuration = try WorkerLauncher.configuration(
-            workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
-            triggers: .init(slowOn: debugSlowOn))
-        // Ready for the first save (about 20 ms sooner), unless the rendering is handed off.
-        if !enqueue { configuration.workersStartedAhead = WorkerLauncher.workersStartedAhead }
-        let pool = WorkerPool(configuration: configuration)
+        // Workers ready for the first save (about 20 ms sooner), unless the rendering is handed off.
+        let pool = WorkerPool(
+            configuration: try WorkerLauncher.configuration(
+                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+                triggers: .init(slowOn: debugSlowOn), startingAhead: !enqueue))
         let indexer = Indexer(
             scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
         var options = ContainerWatcher.Options()

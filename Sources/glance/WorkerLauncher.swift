@@ -20,7 +20,7 @@ enum WorkerLauncher {
         return (folder.isEmpty ? "." : folder) + "/glance-worker"
     }
 
-    /// How many workers a command that is about to render starts at once (``WorkerPool/Configuration/workersStartedAhead``):
+    /// How many workers a command that is about to render starts at once (`startingAhead`):
     /// enough for a small folder or a save to find its workers ready, not a machine's worth of
     /// processes for a folder that may hold three documents; the others start as jobs come.
     static let workersStartedAhead = 2
@@ -29,9 +29,12 @@ enum WorkerLauncher {
     /// sandbox is found by trying (``SandboxProbe``), with `probe` when the command started one
     /// earlier (``SandboxOptions/startProbe()``) to do other work while it runs. A trial of
     /// bubblewrap that is still running goes to the pool, which starts its first worker meanwhile.
+    /// `startingAhead`: the command is about to render, and its first ``workersStartedAhead``
+    /// workers start when the pool is made, while it does its own start-up.
     static func configuration(
         workers: Int, timeoutSeconds: Double, memoryMiB: Int = WorkerLimits.defaultMemoryMiB,
-        sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: WorkerDebugTriggers = .init()
+        sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: WorkerDebugTriggers = .init(),
+        startingAhead: Bool = false
     ) throws -> WorkerPool.Configuration {
         let executable = executablePath
         let (resolved, pending) = try sandbox.resolve(probe, worker: executable)
@@ -40,6 +43,7 @@ enum WorkerLauncher {
             limits: WorkerLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
             sandbox: resolved)
         configuration.pendingProbe = pending
+        configuration.workersStartedAhead = startingAhead ? workersStartedAhead : 0
         return configuration
     }
 }

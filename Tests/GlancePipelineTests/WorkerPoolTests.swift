@@ -77,31 +77,32 @@ struct WorkerPoolTests {
         }
     }
 
+    /// A pool of `workers` whose first `ahead` start at once, and their processes once that many
+    /// run (waiting up to 5 s).
+    func poolStartingAhead(workers: Int, ahead: Int) async throws -> (WorkerPool, [pid_t]) {
+        var configuration = WorkerPool.Configuration(
+            executable: workerExecutable, arguments: [], workers: workers, timeoutSeconds: 30)
+        configuration.workersStartedAhead = ahead
+        let pool = WorkerPool(configuration: configuration)
+        var processes: [pid_t] = []
+        for _ in 0..<250 where processes.count < ahead {
+            try await Task.sleep(for: .milliseconds(20))
+            processes = pool.workerProcesses
+        }
+        return (pool, processes)
+    }
+
     @Test("workers started ahead run before any job, and only those")
     func onlySomeStartedAhead() async throws {
-        var configuration = WorkerPool.Configuration(
-            executable: workerExecutable, arguments: [], workers: 3, timeoutSeconds: 30)
-        configuration.workersStartedAhead = 1
-        let pool = WorkerPool(configuration: configuration)
+        let (pool, _) = try await poolStartingAhead(workers: 3, ahead: 1)
         defer { pool.shutdown() }
-        for _ in 0..<250 where pool.workerProcesses.isEmpty {
-            try await Task.sleep(for: .milliseconds(20))
-        }
         try await Task.sleep(for: .milliseconds(300))
         #expect(pool.workerProcesses.count == 1, "the other two wait for jobs")
     }
 
     @Test("a worker started ahead and killed while idle is replaced, and its job renders")
     func workersStartedAhead() async throws {
-        var configuration = WorkerPool.Configuration(
-            executable: workerExecutable, arguments: [], workers: 2, timeoutSeconds: 30)
-        configuration.workersStartedAhead = 2
-        let pool = WorkerPool(configuration: configuration)
-        var processes: [pid_t] = []
-        for _ in 0..<250 where processes.count < 2 {
-            try await Task.sleep(for: .milliseconds(20))
-            processes = pool.workerProcesses
-        }
+        let (pool, processes) = try await poolStartingAhead(workers: 2, ahead: 2)
         #expect(processes.count == 2)
         // Both die idle, before any job reaches them (each leads a process group of its own).
         for pid in processes { kill(-pid, SIGKILL) }
