@@ -26,6 +26,7 @@ import time
 
 import colour
 import corpus
+import jpegmix
 import onsave
 import quality
 import report
@@ -102,21 +103,6 @@ def text_heads(files):
     return heads
 
 
-def check_glance_run(outdir, count):
-    """Problems with a glance generate run, from its JSON summary."""
-    try:
-        with open(os.path.join(outdir, "summary.json")) as f:
-            summary = json.load(f)
-    except (OSError, ValueError) as error:
-        return [f"no JSON summary ({error})"]
-    problems = []
-    if summary.get("rendered") != count:
-        problems.append(f"rendered {summary.get('rendered')} of {count}")
-    for failure in summary.get("failures", [])[:3]:
-        problems.append(f"{failure.get('path')}: {failure.get('error')}")
-    return problems
-
-
 def bench_format(fmt, entries, glance, cores, rounds):
     """Times every tool on the format's folder; returns the result dict for the report."""
     files = [os.path.join(ROOT, fmt, e["file"]) for e in entries]
@@ -145,7 +131,7 @@ def bench_format(fmt, entries, glance, cores, rounds):
             timing = tools.run_jobs(jobs, parallel, stderr_path=stderr_log)
             seconds[name].append(timing.seconds)
             peaks[name] = max(peaks[name], timing.peak_rss_kib)
-            problems = timing.failures + (check_glance_run(outdir, len(files)) if name == "glance" else [])
+            problems = timing.failures + (tools.check_glance_run(outdir, len(files)) if name == "glance" else [])
             if problems and not failures[name]:
                 failures[name] = problems
         log(f"  {fmt} round {r + 1}/{rounds}: " + ", ".join(f"{n} {seconds[n][-1]:.2f}s" for n in names))
@@ -463,6 +449,9 @@ def main():
                 measure_quality(fmt, entries, results[fmt], glance, references)
                 if fmt == "jpeg":
                     measure_resampling_only(fmt, entries, results[fmt], glance, references)
+            if fmt == "jpeg":
+                results[fmt]["mix"] = jpegmix.measure(glance, cores, args.rounds,
+                                                      os.path.join(OUT_DIR, "jpeg-mix"), log)
         except (subprocess.CalledProcessError, OSError, ValueError, RuntimeError) as error:
             log(f"  {fmt}: size/quality not measured: {error}")
     extras = {}

@@ -13,6 +13,7 @@ would never be below this script's own size. /usr/bin/time is small, and it is w
 for its child that we read.
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -118,6 +119,21 @@ def split_in_two(files, weights):
 # The tools. Each function returns (jobs, parallel): the commands for a folder's files and how
 # many of them run at once. Outputs go to outdir, which the caller empties before each run.
 # ---------------------------------------------------------------------------------------------
+
+
+def check_glance_run(outdir, count):
+    """Problems with a glance generate run, from its JSON summary."""
+    try:
+        with open(os.path.join(outdir, "summary.json")) as f:
+            summary = json.load(f)
+    except (OSError, ValueError) as error:
+        return [f"no JSON summary ({error})"]
+    problems = []
+    if summary.get("rendered") != count:
+        problems.append(f"rendered {summary.get('rendered')} of {count}")
+    for failure in summary.get("failures", [])[:3]:
+        problems.append(f"{failure.get('path')}: {failure.get('error')}")
+    return problems
 
 
 def glance_generate(glance, container, store, cores, summary_path):
