@@ -457,7 +457,10 @@ def main():
     extras = {}
     if not args.no_quality:
         log("colour: tagged sources against ImageMagick's conversion to sRGB")
-        extras["colour"] = colour.measure_colour(glance, os.path.join(REPO_DIR, "TestAssets"), log)
+        try:
+            extras["colour"] = colour.measure_colour(glance, os.path.join(REPO_DIR, "TestAssets"), log)
+        except (subprocess.CalledProcessError, OSError, ValueError) as error:
+            log(f"  colour not measured: {error}")
     if not args.no_extras:
         extras["many"] = measure_many(glance, cores, args.rounds)
         extras["single"] = measure_singles(glance, manifest, args.rounds)
