@@ -43,12 +43,15 @@ final class WatchedContainer: Sendable {
             if watching { try? await watcher.run() }
         }
         // Saves made before the watches are in place would go unseen (a loaded machine can take
-        // longer than any fixed pause to start the watcher's thread).
-        let deadline = ContinuousClock.now + .seconds(10)
+        // longer than any fixed pause to start the watcher's thread). The wait ends as soon as
+        // the watches are in place; its limit is generous: while the whole suite runs on two
+        // cores, tests that block probably hold both of Swift's cooperative threads for many seconds
+        // before the watcher's task gets its turn (a clean-clone run waited more than 10 s once).
+        let deadline = ContinuousClock.now + .seconds(60)
         while watching && !watcher.isWatching && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(!watching || watcher.isWatching, "the watcher did not start within 10 s")
+        #expect(!watching || watcher.isWatching, "the watcher did not start within 60 s")
     }
 
     deinit {
