@@ -12,6 +12,7 @@ Made once, from fixed seeds (corpus.photo); regenerated when this file or corpus
 
 import hashlib
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,10 +42,10 @@ def plan():
 
 def build(folder, log):
     """Makes every file of the set in folder; returns the manifest."""
-    tmp = tempfile.mkdtemp(dir=corpus.WORK_DIR)
-    manifest = []
     photos = os.path.join(folder, "photos")
     os.makedirs(photos)
+    tmp = tempfile.mkdtemp(dir=corpus.WORK_DIR)
+    manifest = []
     try:
         for i, (name, width, height, progressive, sample, quality) in enumerate(plan()):
             log(f"  jpeg-mix {name}")
@@ -57,7 +58,7 @@ def build(folder, log):
             os.remove(ppm)
             manifest.append({"file": name, "width": width, "height": height})
     finally:
-        subprocess.run(["rm", "-rf", tmp], check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
     return manifest
 
 
@@ -83,28 +84,18 @@ def measure(glance, cores, rounds, outdir, log):
     folder, manifest = ensure(log)
     files = [os.path.join(folder, e["file"]) for e in manifest]
     weights = {os.path.join(folder, e["file"]): e["width"] * e["height"] for e in manifest}
-    for path in files:  # warm the page cache, as for the corpus
-        with open(path, "rb") as src:
-            while src.read(1 << 20):
-                pass
+    tools.warm_page_cache(files)
     plans = {
         "glance": lambda out: tools.glance_generate(glance, folder, os.path.join(out, "store"), cores,
                                                     os.path.join(out, "summary.json")),
         "vips1": lambda out: tools.vips_one_process(files, out, "jpeg"),
         "vips2": lambda out: tools.vips_two_processes(files, out, "jpeg", weights),
     }
-    names = list(plans)
-    seconds = {name: [] for name in names}
-    for r in range(max(3, rounds)):
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            out = tools.fresh_dir(os.path.join(outdir, name))
-            jobs, parallel = plans[name](out)
-            timing = tools.run_jobs(jobs, parallel)
-            problems = timing.failures + (tools.check_glance_run(out, len(files)) if name == "glance" else [])
-            if problems:
-                raise RuntimeError(f"jpeg mix, {name}: " + "; ".join(problems[:2]))
-            seconds[name].append(timing.seconds)
-    rates = {name: len(files) / statistics.median(seconds[name]) for name in names}
+    seconds, _, failures = tools.time_in_turn(plans, max(3, rounds), outdir, len(files))
+    for name, problems in failures.items():
+        if problems:
+            raise RuntimeError(f"jpeg mix, {name}: " + "; ".join(problems[:2]))
+    rates = {name: len(files) / statistics.median(seconds[name]) for name in plans}
     best = max(("vips1", "vips2"), key=lambda n: rates[n])
     result = {"files": len(files), "megapixels": sum(weights.values()) / 1e6, "seconds": seconds,
               "files_per_s": rates, "best_vips": best, "ratio": rates["glance"] / rates[best]}

@@ -112,32 +112,16 @@ def bench_format(fmt, entries, glance, cores, rounds):
     megapixels = sum(w * h for w, h in sizes.values()) / 1e6 if sizes else None
     heads = text_heads(files) if fmt == "text" else []
     plan = tool_plan(fmt, files, weights, sizes, glance, cores, heads)
-    for f in files:  # warm the page cache so no tool pays for the first read
-        with open(f, "rb") as src:
-            while src.read(1 << 20):
-                pass
-    names = list(plan)
-    seconds = {name: [] for name in names}
-    peaks = {name: 0 for name in names}
-    failures = {name: [] for name in names}
+    tools.warm_page_cache(files)
     stderr_log = os.path.join(OUT_DIR, f"{fmt}-stderr.log")
     if os.path.exists(stderr_log):
         os.remove(stderr_log)
-    for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        for name in order:
-            outdir = tools.fresh_dir(os.path.join(OUT_DIR, fmt, name))
-            jobs, parallel = plan[name][1](outdir)
-            timing = tools.run_jobs(jobs, parallel, stderr_path=stderr_log)
-            seconds[name].append(timing.seconds)
-            peaks[name] = max(peaks[name], timing.peak_rss_kib)
-            problems = timing.failures + (tools.check_glance_run(outdir, len(files)) if name == "glance" else [])
-            if problems and not failures[name]:
-                failures[name] = problems
-        log(f"  {fmt} round {r + 1}/{rounds}: " + ", ".join(f"{n} {seconds[n][-1]:.2f}s" for n in names))
+    runs = {name: entry[1] for name, entry in plan.items()}
+    seconds, peaks, failures = tools.time_in_turn(runs, rounds, os.path.join(OUT_DIR, fmt), len(files),
+                                                  stderr_path=stderr_log, log=log, label=fmt)
     result = {"files": len(files), "input_megapixels": megapixels, "rounds": rounds, "tools": {},
               "glance_processes": glance_process_peaks(fmt, glance, cores)}
-    for name in names:
+    for name in plan:
         median = statistics.median(seconds[name])
         result["tools"][name] = {
             "label": plan[name][0],

@@ -121,6 +121,38 @@ def split_in_two(files, weights):
 # ---------------------------------------------------------------------------------------------
 
 
+def warm_page_cache(files):
+    """Reads every file once, so that no tool pays for the first read."""
+    for path in files:
+        with open(path, "rb") as src:
+            while src.read(1 << 20):
+                pass
+
+
+def time_in_turn(plan, rounds, out_root, count, stderr_path=os.devnull, log=None, label=""):
+    """Runs every tool of plan ({name: callable(outdir) -> (jobs, parallel)}) once a round, the
+    order rotating between rounds so that background load hits all alike. Glance's runs are also
+    checked to have rendered `count` documents. Returns (seconds, peaks, failures) by name: every
+    round's time, the largest peak RSS, and the first round's problems."""
+    names = list(plan)
+    seconds = {name: [] for name in names}
+    peaks = {name: 0 for name in names}
+    failures = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            outdir = fresh_dir(os.path.join(out_root, name))
+            jobs, parallel = plan[name](outdir)
+            timing = run_jobs(jobs, parallel, stderr_path=stderr_path)
+            seconds[name].append(timing.seconds)
+            peaks[name] = max(peaks[name], timing.peak_rss_kib)
+            problems = timing.failures + (check_glance_run(outdir, count) if name == "glance" else [])
+            if problems and not failures[name]:
+                failures[name] = problems
+        if log:
+            log(f"  {label} round {r + 1}/{rounds}: " + ", ".join(f"{n} {seconds[n][-1]:.2f}s" for n in names))
+    return seconds, peaks, failures
+
+
 def check_glance_run(outdir, count):
     """Problems with a glance generate run, from its JSON summary."""
     try:
