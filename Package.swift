@@ -64,6 +64,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]
         ),
         .target(name: "CWatch"),
+        .target(name: "CPoppler", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
@@ -86,6 +87,7 @@ let package = Package(
                 "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet",
                 "CRenderGuard",
                 "CPageImages",
+                "CPoppler",
             ]
         ),
         .target(

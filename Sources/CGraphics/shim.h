@@ -1,13 +1,11 @@
-// Shim for the graphics stack: glib, cairo, poppler-glib, pango and pangocairo.
-// pkg-config gives the include paths of pangocairo (glib, cairo, pango); poppler-glib's
-// headers need only those, so they are named by their path under /usr/include.
+// Shim for the graphics stack: glib, cairo, pango and pangocairo. (poppler-glib is loaded on
+// first use by CPoppler, so its header is not here: nothing can call it unloaded.)
 #ifndef GLANCE_CGRAPHICS_SHIM_H
 #define GLANCE_CGRAPHICS_SHIM_H
 
 #include <glib.h>
 #include <glib-object.h>
 #include <cairo.h>
-#include <poppler/glib/poppler.h>
 #include <pango/pangocairo.h>
 #include <fontconfig/fontconfig.h>
 #include <stdint.h>
@@ -52,8 +50,5 @@ static inline void glance_silence_poppler_log(void) {
     g_log_set_handler("Poppler", (GLogLevelFlags)(G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION),
                       glance_discard_log, NULL);
 }
-
-/// The quark of poppler's error domain (a function-like macro in C, so Swift cannot call it).
-static inline GQuark glance_poppler_error_quark(void) { return POPPLER_ERROR; }
 
 #endif

@@ -1,4 +1,5 @@
 internal import CGraphics
+internal import CPoppler
 internal import CRenderGuard
 import GlanceCore
 
@@ -17,15 +18,22 @@ public struct PDFRenderer: PageRenderer {
 
     public init() {}
 
-    /// poppler-glib reports broken files through g_log; the errors reach the user as typed
-    /// errors instead, so its log domain is silenced once per process.
-    private static let logSilenced: Bool = {
+    /// poppler-glib, loaded by the first PDF (see CPoppler): nil when it is ready, else why not.
+    /// Its log domain is silenced at the same time: poppler-glib reports broken files through
+    /// g_log, and the errors reach the user as typed errors instead.
+    private static let libraryFailure: String? = {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard glance_poppler_load(&reason, reason.count) == 1 else {
+            return String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         glance_silence_poppler_log()
-        return true
+        return nil
     }()
 
     func drawPage(_ request: RenderRequest) throws(ThumbnailError) -> DrawnPage {
-        _ = Self.logSilenced
+        if let failure = Self.libraryFailure {
+            throw .unsupported(detail: "PDFs need poppler-glib, which could not be loaded: \(failure)")
+        }
         // poppler takes ownership of the descriptor it is given: give it a copy, read from the start.
         let copy = fcntl(request.file.descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, lseek(copy, 0, SEEK_SET) == 0 else {
@@ -33,24 +41,26 @@ public struct PDFRenderer: PageRenderer {
             if copy >= 0 { close(copy) }
             throw .unreadable(reason: reason)
         }
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard let document = poppler_document_new_from_fd(copy, nil, &error) else {
+        var error: UnsafeMutableRawPointer? = nil
+        guard let document = glance_poppler_document_new_from_fd(copy, &error) else {
             guard let error else { throw .malformedPDF(detail: nil) }
-            let popplerError = PopplerError(consuming: error)
+            let popplerError = PopplerError(consuming: error.assumingMemoryBound(to: GError.self))
             if popplerError.isEncrypted { throw .encrypted }
             throw .malformedPDF(detail: popplerError.message)
         }
-        defer { glance_object_unref(UnsafeMutableRawPointer(document)) }
+        defer { glance_object_unref(document) }
 
-        guard poppler_document_get_n_pages(document) > 0, let page = poppler_document_get_page(document, 0) else {
+        guard glance_poppler_document_get_n_pages(document) > 0,
+            let page = glance_poppler_document_get_page(document, 0)
+        else {
             throw .malformedPDF(detail: "the document has no pages")
         }
-        defer { glance_object_unref(UnsafeMutableRawPointer(page)) }
+        defer { glance_object_unref(page) }
 
         // The size with /Rotate applied: poppler_page_render draws the page turned the same way.
         var pageWidth = 0.0
         var pageHeight = 0.0
-        poppler_page_get_size(page, &pageWidth, &pageHeight)
+        glance_poppler_page_get_size(page, &pageWidth, &pageHeight)
         guard pageWidth.isFinite, pageHeight.isFinite, pageWidth > 0, pageHeight > 0 else {
             throw .malformedPDF(detail: "page 1 has no size")
         }
@@ -68,7 +78,7 @@ public struct PDFRenderer: PageRenderer {
     }
 
     private static func draw(
-        page: OpaquePointer, pageWidth: Double, pageHeight: Double, size: (width: Int, height: Int)
+        page: UnsafeMutableRawPointer, pageWidth: Double, pageHeight: Double, size: (width: Int, height: Int)
     ) throws(ThumbnailError) -> CairoImageSurface {
         let surface = CairoImageSurface(width: size.width, height: size.height)
         guard let cairo = surface.context else {
@@ -77,7 +87,7 @@ public struct PDFRenderer: PageRenderer {
         defer { cairo_destroy(cairo) }
         cairo_scale(cairo, Double(size.width) / pageWidth, Double(size.height) / pageHeight)
         _ = glance_take_failed_surface_count()
-        poppler_page_render(page, cairo)
+        glance_poppler_page_render(page, UnsafeMutableRawPointer(cairo))
         // poppler skips, in silence, an image whose full-size surface it could not allocate:
         // such a page is not a good thumbnail (see CRenderGuard).
         if glance_take_failed_surface_count() > 0 || cairo_status(cairo) != CAIRO_STATUS_SUCCESS {

@@ -1,4 +1,5 @@
 internal import CGraphics
+internal import CPoppler
 
 /// An error reported by poppler-glib (a GError), with its domain, code and message copied out.
 public struct PopplerError: Error, Sendable, CustomStringConvertible {
@@ -12,7 +13,7 @@ public struct PopplerError: Error, Sendable, CustomStringConvertible {
     /// Whether poppler says the document needs a password.
     public var isEncrypted: Bool {
         domain == String(cString: g_quark_to_string(glance_poppler_error_quark()))
-            && code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue)
+            && code == Int32(GLANCE_POPPLER_ERROR_ENCRYPTED)
     }
 
     /// Copies `error` out and frees it.

@@ -182,6 +182,37 @@ struct WorkerPoolTests {
         }
     }
 
+    @Test("a worker maps poppler-glib with its first PDF, not when it starts")
+    func popplerLoadedByTheFirstPDF() throws {
+        // Loading poppler and the libraries it brings was half of a worker's start; a batch of
+        // text or images should not pay it (see CPoppler).
+        let pool = pool(workers: 1, timeout: 30)
+        defer { pool.shutdown() }
+        func render(_ id: Int, _ path: String) -> RenderOutcome? {
+            let recorder = Recorder()
+            recorder.group.enter()
+            let (job, file) = job(id, path)
+            pool.submit(job, file: file) { result in
+                recorder.finished.withLock { $0.append((id, result)) }
+                recorder.group.leave()
+            }
+            recorder.group.wait()
+            guard case .finished(let outcome) = recorder.finished.withLock({ $0.first?.1 }) else { return nil }
+            return outcome
+        }
+        func mappedFiles(_ process: pid_t) -> String {
+            String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
+        }
+        #expect(render(1, assets + "/text/latin-utf8.txt")?.status == .rendered)
+        let worker = try #require(pool.workerProcesses.first)
+        let before = mappedFiles(worker)
+        #expect(before.contains("libpango"), "the maps are the worker's own")
+        #expect(!before.contains("libpoppler"))
+        #expect(render(2, assets + "/pdf/letter.pdf")?.status == .rendered)
+        #expect(pool.workerProcesses == [worker], "the same worker rendered both")
+        #expect(mappedFiles(worker).contains("libpoppler-glib.so"))
+    }
+
     @Test("replies are checked against their job")
     func plausibility() {
         let job = RenderJob(id: 7, name: "a.png", maxSide: 1024)
