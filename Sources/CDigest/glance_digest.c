@@ -5,15 +5,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+// SHA-256 through libcrypto's direct functions (deprecated since OpenSSL 3.0, still there in
+// 3.x), not EVP: the first EVP digest of a process initialises OpenSSL's providers and fetches the
+// algorithm, 0.9 ms of CPU measured, paid by every worker on its first document. The direct
+// functions run the same block code (SHA extensions, AVX2), at the same speed (1.7 GB/s both).
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 
 int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *length) {
     enum { chunk_size = 256 * 1024 };
     unsigned char *chunk = malloc(chunk_size);
     if (chunk == NULL) return ENOMEM;
-    EVP_MD_CTX *context = EVP_MD_CTX_new();
-    if (context == NULL || EVP_DigestInit_ex(context, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(context);
+    SHA256_CTX context;
+    if (SHA256_Init(&context) != 1) {
         free(chunk);
         return EIO;
     }
@@ -27,15 +32,13 @@ int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *lengt
             break;
         }
         if (count == 0) break;
-        if (EVP_DigestUpdate(context, chunk, (size_t)count) != 1) {
+        if (SHA256_Update(&context, chunk, (size_t)count) != 1) {
             status = EIO;
             break;
         }
         total += (uint64_t)count;
     }
-    unsigned int written = 0;
-    if (status == 0 && (EVP_DigestFinal_ex(context, digest, &written) != 1 || written != 32)) status = EIO;
-    EVP_MD_CTX_free(context);
+    if (status == 0 && SHA256_Final(digest, &context) != 1) status = EIO;
     free(chunk);
     *length = total;
     return status;

@@ -45,6 +45,9 @@ struct ContentDigestTests {
         let copy = try scratch.write(bytes, to: "b.bin")
         bytes[400_000] ^= 1
         let changed = try scratch.write(bytes, to: "c.bin")
+        // Three read chunks and a part (256 KiB each); the value is Python's hashlib.sha256 of the
+        // same 700,000 bytes.
+        #expect(digest(first) == "sha256:d6577e242e6bb051ad17487e126f1eb38e309ed3dc70e0b9008e2399c9a648e2")
         #expect(digest(first) == digest(copy))
         #expect(digest(first) != digest(changed))
         // The descriptor's offset does not matter: the digest reads from the start.
