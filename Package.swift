@@ -143,20 +143,18 @@ let package = Package(
             ]
         ),
         // The renderer process: the only executable that links the decoders (libjpeg, libpng,
-        // poppler, cairo, pango), so that `glance` itself starts quickly.
+        // cairo, pango; poppler is loaded by the first PDF), so that `glance` itself starts
+        // quickly. No ArgumentParser: its command line is parsed by hand (WorkerArguments).
         .executableTarget(
             name: "glance-worker",
-            dependencies: [
-                "GlanceCore",
-                "GlanceWorker",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["GlanceCore", "GlanceWorker"],
             path: "Sources/GlanceWorkerMain"
         ),
 
         // MARK: Tests, one target per module, and one helper they share.
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
+        .testTarget(name: "GlanceWorkerTests", dependencies: ["GlanceCore", "GlanceWorker"]),
         .testTarget(
             name: "GlanceRenderTests",
             dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages", "CScaler"]),
