@@ -65,7 +65,7 @@ let package = Package(
         ),
         .target(name: "CWatch"),
         .target(name: "CPoppler", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CDigest", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "CDigest", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(

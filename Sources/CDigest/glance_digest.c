@@ -1,24 +1,64 @@
 // See include/glance_digest.h.
+#define _GNU_SOURCE
 #include "glance_digest.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-// SHA-256 through libcrypto's direct functions (deprecated since OpenSSL 3.0, still there in
+// libcrypto is loaded on first use, not linked: `glance` computes no digest in most runs (the
+// workers do), and mapping and relocating libcrypto took about 1.5 ms of CPU at every start of
+// every command. Only its types come from the headers.
+//
+// SHA-256 goes through libcrypto's direct functions (deprecated since OpenSSL 3.0, still there in
 // 3.x), not EVP: the first EVP digest of a process initialises OpenSSL's providers and fetches the
 // algorithm, 0.9 ms of CPU measured, paid by every worker on its first document. The direct
 // functions run the same block code (SHA extensions, AVX2), at the same speed (1.7 GB/s both).
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/evp.h>
+#include <openssl/md5.h>
 #include <openssl/sha.h>
 
+/// The library's soname: OpenSSL 3's.
+static const char library_name[] = "libcrypto.so.3";
+
+/// libcrypto's functions, found once by `load_library` and read-only after it.
+static struct {
+    int (*sha256_init)(SHA256_CTX *context);
+    int (*sha256_update)(SHA256_CTX *context, const void *data, size_t length);
+    int (*sha256_final)(unsigned char *digest, SHA256_CTX *context);
+    unsigned char *(*md5)(const unsigned char *data, size_t length, unsigned char *digest);
+} crypto;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int loaded;
+
+static void load_library(void) {
+    void *library = dlopen(library_name, RTLD_LAZY | RTLD_LOCAL);
+    if (library == NULL) return;
+    crypto.sha256_init = (int (*)(SHA256_CTX *))dlsym(library, "SHA256_Init");
+    crypto.sha256_update = (int (*)(SHA256_CTX *, const void *, size_t))dlsym(library, "SHA256_Update");
+    crypto.sha256_final = (int (*)(unsigned char *, SHA256_CTX *))dlsym(library, "SHA256_Final");
+    crypto.md5 = (unsigned char *(*)(const unsigned char *, size_t, unsigned char *))dlsym(library, "MD5");
+    loaded = crypto.sha256_init != NULL && crypto.sha256_update != NULL && crypto.sha256_final != NULL
+             && crypto.md5 != NULL;
+}
+
+/// Whether libcrypto's functions are ready (loading it the first time).
+static int crypto_ready(void) {
+    pthread_once(&load_once, load_library);
+    return loaded;
+}
+
 int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *length) {
+    *length = 0;
+    if (!crypto_ready()) return ELIBACC;
     enum { chunk_size = 256 * 1024 };
     unsigned char *chunk = malloc(chunk_size);
     if (chunk == NULL) return ENOMEM;
     SHA256_CTX context;
-    if (SHA256_Init(&context) != 1) {
+    if (crypto.sha256_init(&context) != 1) {
         free(chunk);
         return EIO;
     }
@@ -32,20 +72,19 @@ int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *lengt
             break;
         }
         if (count == 0) break;
-        if (SHA256_Update(&context, chunk, (size_t)count) != 1) {
+        if (crypto.sha256_update(&context, chunk, (size_t)count) != 1) {
             status = EIO;
             break;
         }
         total += (uint64_t)count;
     }
-    if (status == 0 && SHA256_Final(digest, &context) != 1) status = EIO;
+    if (status == 0 && crypto.sha256_final(digest, &context) != 1) status = EIO;
     free(chunk);
     *length = total;
     return status;
 }
 
 int glance_md5(const void *bytes, size_t length, uint8_t digest[16]) {
-    unsigned int written = 0;
-    if (EVP_Digest(bytes, length, digest, &written, EVP_md5(), NULL) != 1 || written != 16) return EIO;
-    return 0;
+    if (!crypto_ready()) return ELIBACC;
+    return crypto.md5(bytes, length, digest) != NULL ? 0 : EIO;
 }

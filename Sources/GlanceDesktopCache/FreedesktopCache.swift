@@ -116,7 +116,9 @@ public final class FreedesktopCache: Sendable {
     public static func entryName(for uri: String) -> String {
         var digest = [UInt8](repeating: 0, count: 16)
         let bytes = Array(uri.utf8)
-        _ = bytes.withUnsafeBytes { glance_md5($0.baseAddress, $0.count, &digest) }
+        let status = bytes.withUnsafeBytes { glance_md5($0.baseAddress, $0.count, &digest) }
+        // Only a system without OpenSSL's libcrypto.so.3 gets here, and no name could be right.
+        precondition(status == 0, "the desktop cache's file names need libcrypto.so.3 (OpenSSL 3), which failed")
         let hex = Array("0123456789abcdef")
         return String(digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xF)]] }) + ".png"
     }

@@ -1,4 +1,5 @@
-// C shim for the content digest of a document: SHA-256 from OpenSSL's libcrypto.
+// C shim for the content digest of a document: SHA-256 from OpenSSL's libcrypto, which is loaded
+// (`libcrypto.so.3`) the first time a digest is asked for, not when a process starts.
 #ifndef GLANCE_DIGEST_H
 #define GLANCE_DIGEST_H
 
@@ -8,12 +9,12 @@
 /// Reads the file open at `descriptor` from its start (pread: the descriptor's offset is left
 /// alone) in 256 KiB chunks and computes its SHA-256 into `digest`, and its length. libcrypto
 /// uses the CPU's SHA extensions where it has them (about 1.7 GB/s here). Returns 0 on
-/// success, or an errno value (EIO if libcrypto itself failed).
+/// success, or an errno value (EIO if libcrypto itself failed, ELIBACC if it could not be loaded).
 int glance_sha256_descriptor(int descriptor, uint8_t digest[32], uint64_t *length);
 
 /// The MD5 of `length` bytes at `bytes` into `digest` (the freedesktop.org thumbnail cache names
 /// its files by the MD5 of a URI; not used for anything that needs a secure hash). Returns 0, or
-/// EIO if libcrypto failed.
+/// EIO if libcrypto failed, ELIBACC if it could not be loaded.
 int glance_md5(const void *bytes, size_t length, uint8_t digest[16]);
 
 #endif
