@@ -64,8 +64,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]
         ),
         .target(name: "CWatch"),
-        .target(name: "CPoppler", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CDigest", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CPoppler", dependencies: ["CLibraryLoader"]),
+        .target(name: "CDigest", dependencies: ["CLibraryLoader"]),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(

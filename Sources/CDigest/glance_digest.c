@@ -1,8 +1,6 @@
 // See include/glance_digest.h.
-#define _GNU_SOURCE
 #include "glance_digest.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,6 +18,8 @@
 #include <openssl/md5.h>
 #include <openssl/sha.h>
 
+#include "glance_library_loader.h"
+
 /// The library's soname: OpenSSL 3's.
 static const char library_name[] = "libcrypto.so.3";
 
@@ -35,14 +35,11 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded;
 
 static void load_library(void) {
-    void *library = dlopen(library_name, RTLD_LAZY | RTLD_LOCAL);
-    if (library == NULL) return;
-    crypto.sha256_init = (int (*)(SHA256_CTX *))dlsym(library, "SHA256_Init");
-    crypto.sha256_update = (int (*)(SHA256_CTX *, const void *, size_t))dlsym(library, "SHA256_Update");
-    crypto.sha256_final = (int (*)(unsigned char *, SHA256_CTX *))dlsym(library, "SHA256_Final");
-    crypto.md5 = (unsigned char *(*)(const unsigned char *, size_t, unsigned char *))dlsym(library, "MD5");
-    loaded = crypto.sha256_init != NULL && crypto.sha256_update != NULL && crypto.sha256_final != NULL
-             && crypto.md5 != NULL;
+    static const char *const names[] = {"SHA256_Init", "SHA256_Update", "SHA256_Final", "MD5"};
+    void **const slots[] = {(void **)&crypto.sha256_init, (void **)&crypto.sha256_update,
+                            (void **)&crypto.sha256_final, (void **)&crypto.md5};
+    char reason[256];  // the callers' errno (ELIBACC) says enough
+    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], reason, sizeof reason);
 }
 
 /// Whether libcrypto's functions are ready (loading it the first time).

@@ -1,11 +1,10 @@
 // See include/glance_poppler.h.
-#define _GNU_SOURCE
 #include "glance_poppler.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "glance_library_loader.h"
 
 /// The library's soname: poppler-glib's ABI has been 8 since poppler 0.18 (2011).
 static const char library_name[] = "libpoppler-glib.so.8";
@@ -25,35 +24,19 @@ static int loaded;
 /// Why the library is not ready, when it is not.
 static char load_failure[512];
 
-/// Looks up `name` in `library` into `*slot`; records the failure and returns 0 when missing.
-static int find(void *library, const char *name, void **slot) {
-    dlerror();
-    *slot = dlsym(library, name);
-    if (*slot != NULL) return 1;
-    const char *detail = dlerror();
-    snprintf(load_failure, sizeof load_failure, "%s has no %s (%s)", library_name, name,
-             detail != NULL ? detail : "not found");
-    return 0;
-}
-
 static void load_library(void) {
-    // Lazy binding: of poppler's thousands of symbols, a render needs a few hundred. Local: its
-    // symbols stay out of the process's global scope; glib's and cairo's are already there.
-    void *library = dlopen(library_name, RTLD_LAZY | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *detail = dlerror();
-        snprintf(load_failure, sizeof load_failure, "%s", detail != NULL ? detail : "dlopen failed");
-        return;
-    }
-    int found = find(library, "poppler_document_new_from_fd", (void **)&poppler.document_new_from_fd)
-                && find(library, "poppler_document_get_n_pages", (void **)&poppler.document_get_n_pages)
-                && find(library, "poppler_document_get_page", (void **)&poppler.document_get_page)
-                && find(library, "poppler_page_get_size", (void **)&poppler.page_get_size)
-                && find(library, "poppler_page_render", (void **)&poppler.page_render)
-                && find(library, "poppler_error_quark", (void **)&poppler.error_quark);
-    // A library without the functions stays loaded: unloading what may have started threads or
-    // registered GObject types is not safe.
-    loaded = found;
+    // Lazy binding matters here: of poppler's thousands of symbols, a render needs a few hundred.
+    static const char *const names[] = {
+        "poppler_document_new_from_fd", "poppler_document_get_n_pages", "poppler_document_get_page",
+        "poppler_page_get_size",        "poppler_page_render",          "poppler_error_quark",
+    };
+    void **const slots[] = {
+        (void **)&poppler.document_new_from_fd, (void **)&poppler.document_get_n_pages,
+        (void **)&poppler.document_get_page,    (void **)&poppler.page_get_size,
+        (void **)&poppler.page_render,          (void **)&poppler.error_quark,
+    };
+    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
+                                 sizeof load_failure);
 }
 
 int glance_poppler_load(char *reason, size_t capacity) {

@@ -24,8 +24,9 @@ struct WorkerPoolTests {
         return (RenderJob(id: id, name: name ?? path), file)
     }
 
-    /// Runs `jobs` (id, path, name) on `pool`, waits for all, shuts the pool down; results by id.
-    func run(_ jobs: [(Int, String, String?)], on pool: WorkerPool) -> [Int: JobResult] {
+    /// Runs `jobs` (id, path, name) on `pool`, waits for all, shuts the pool down (unless told
+    /// not to); results by id.
+    func run(_ jobs: [(Int, String, String?)], on pool: WorkerPool, shuttingDown: Bool = true) -> [Int: JobResult] {
         let recorder = Recorder()
         for (id, path, name) in jobs {
             recorder.group.enter()
@@ -36,7 +37,7 @@ struct WorkerPoolTests {
             }
         }
         recorder.group.wait()
-        pool.shutdown()
+        if shuttingDown { pool.shutdown() }
         return recorder.finished.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.0, $0.1) }) }
     }
 
@@ -189,15 +190,9 @@ struct WorkerPoolTests {
         let pool = pool(workers: 1, timeout: 30)
         defer { pool.shutdown() }
         func render(_ id: Int, _ path: String) -> RenderOutcome? {
-            let recorder = Recorder()
-            recorder.group.enter()
-            let (job, file) = job(id, path)
-            pool.submit(job, file: file) { result in
-                recorder.finished.withLock { $0.append((id, result)) }
-                recorder.group.leave()
+            guard case .finished(let outcome) = run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
+                return nil
             }
-            recorder.group.wait()
-            guard case .finished(let outcome) = recorder.finished.withLock({ $0.first?.1 }) else { return nil }
             return outcome
         }
         func mappedFiles(_ process: pid_t) -> String {
