@@ -22,6 +22,7 @@ typedef struct {
 typedef struct {
     glance_taps *taps;     // one per output sample
     float *weights;
+    float *spread;         // the weights each repeated four times, for the AVX2 pass across
     int max_count;
 } glance_filter;
 
@@ -38,9 +39,12 @@ struct glance_scaler {
     int source_rows_pushed;
     int block_rows_made;             // rows of the block-shrunk image produced so far
 
-    float4 *ring;                    // horizontally filtered rows, ring of `ring_rows`
-    float4 *column_sums;             // one target row of vertical sums
+    float *ring;                     // horizontally filtered rows, ring of `ring_rows`
+    float *column_sums;              // one target row of vertical sums
     int ring_rows;
+    int lanes;                       // floats per pixel in the ring: 3 for RGB, 4 for RGBA
+    size_t ring_stride;              // floats per ring row: lanes * target_width, rounded up
+    int row_floats;                  // floats the vertical pass sums (a multiple of 8)
     int target_rows_made;
     uint8_t *target;                 // the caller's buffer, set by glance_scaler_set_target
     glance_scaler_row_sink sink;     // or where each target row goes, as it is made
@@ -71,7 +75,7 @@ static int glance_has_avx2_fma(void) {
 
 #if defined(__x86_64__)
 /// The vertical pass with AVX2: `out[i]` = sum over taps t of `rows[t][i] * weights[t]`, for `n`
-/// floats (a multiple of 4), 32 at a time in four independent chains.
+/// floats (a multiple of 8), 32 at a time in four independent chains.
 __attribute__((target("avx2,fma"))) static void glance_vertical_avx2(float *out, const float **rows,
                                                                      const float *weights, int count, int n) {
     int i = 0;
@@ -94,39 +98,37 @@ __attribute__((target("avx2,fma"))) static void glance_vertical_avx2(float *out,
         _mm256_storeu_ps(out + i + 16, c);
         _mm256_storeu_ps(out + i + 24, d);
     }
-    for (; i < n; i += 4) {
-        __m128 a = _mm_mul_ps(_mm_loadu_ps(rows[0] + i), _mm_set1_ps(weights[0]));
-        for (int t = 1; t < count; t++) a = _mm_fmadd_ps(_mm_loadu_ps(rows[t] + i), _mm_set1_ps(weights[t]), a);
-        _mm_storeu_ps(out + i, a);
+    for (; i < n; i += 8) {
+        __m256 a = _mm256_mul_ps(_mm256_loadu_ps(rows[0] + i), _mm256_set1_ps(weights[0]));
+        for (int t = 1; t < count; t++) {
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(rows[t] + i), _mm256_set1_ps(weights[t]), a);
+        }
+        _mm256_storeu_ps(out + i, a);
     }
 }
 
-/// Weights w[0] and w[1], each repeated over the four lanes of a pixel.
-__attribute__((target("avx2,fma"))) static inline __m256 glance_weight_pair(const float *w) {
-    const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-    return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_castpd_ps(_mm_load_sd((const double *)w))), spread);
-}
-
-/// The horizontal pass with AVX2: two taps (two float4 pixels) a multiply-add.
-__attribute__((target("avx2,fma"))) static void glance_horizontal_avx2(float4 *slot, const float4 *row,
-                                                                       const glance_filter *filter, int width) {
-    for (int x = 0; x < width; x++) {
-        const glance_taps *taps = &filter->taps[x];
-        const float *weights = filter->weights + taps->offset;
-        const float *in = (const float *)(row + taps->first);
-        int count = taps->count, t = 0;
-        __m256 a = _mm256_setzero_ps(), b = a;
+/// The horizontal pass with AVX2: two taps (two float4 pixels, against their weights each
+/// spread over four lanes) a multiply-add. Every output has the same, even number of taps, so
+/// the loop runs the same way for every pixel. Each pixel's sum is stored as four floats at
+/// `lanes` floats apart: for RGB the fourth (alpha) is overwritten by the next pixel's red.
+__attribute__((target("avx2,fma"))) static void glance_horizontal_avx2(float *slot, const float4 *row,
+                                                                       const glance_filter *filter, int width,
+                                                                       int lanes) {
+    int count = filter->max_count;
+    const float *spread = filter->spread;
+    for (int x = 0; x < width; x++, spread += 4 * count) {
+        const float *in = (const float *)(row + filter->taps[x].first);
+        __m256 a = _mm256_mul_ps(_mm256_loadu_ps(in), _mm256_loadu_ps(spread));
+        __m256 b = _mm256_setzero_ps();
+        int t = 2;
         for (; t + 4 <= count; t += 4) {
-            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), glance_weight_pair(weights + t), a);
-            b = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t + 8), glance_weight_pair(weights + t + 2), b);
+            b = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), _mm256_loadu_ps(spread + 4 * t), b);
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t + 8), _mm256_loadu_ps(spread + 4 * t + 8), a);
         }
-        for (; t + 2 <= count; t += 2) {
-            a = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), glance_weight_pair(weights + t), a);
-        }
+        if (t < count) b = _mm256_fmadd_ps(_mm256_loadu_ps(in + 4 * t), _mm256_loadu_ps(spread + 4 * t), b);
         __m256 sum = _mm256_add_ps(a, b);
-        __m128 r = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
-        if (t < count) r = _mm_fmadd_ps(_mm_loadu_ps(in + 4 * t), _mm_set1_ps(weights[t]), r);
-        _mm_storeu_ps((float *)&slot[x], r);
+        _mm_storeu_ps(slot + (size_t)lanes * (size_t)x,
+                      _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1)));
     }
 }
 #endif
@@ -145,38 +147,73 @@ static double glance_lanczos3(double x) {
 /// Lanczos-3 taps for resampling `in` samples to `out` samples (out <= in). Pixel centres are
 /// aligned ((i + 0.5) * scale - 0.5), the kernel is widened by the scale so that it low-passes,
 /// and taps falling outside the image are dropped and the rest renormalised.
-static int glance_filter_make(glance_filter *filter, int in, int out) {
+///
+/// Then every output gets the same number of taps, an even one where the image is wide enough:
+/// zero weights pad the short ones, which are moved inwards at the edges so that no tap falls
+/// outside. The passes then run one loop shape for every pixel, and the AVX2 pass across takes
+/// two taps at a time with no odd one left. With `spread`, the weights are also stored each
+/// repeated four times, for that pass.
+static int glance_filter_make(glance_filter *filter, int in, int out, int spread) {
     double scale = (double)in / (double)out;
     double support = 3.0 * (scale > 1.0 ? scale : 1.0);
     double stretch = scale > 1.0 ? scale : 1.0;
-    int max_count = (int)ceil(support * 2.0) + 2;
+    int limit = (int)ceil(support * 2.0) + 2;
+    int *natural_count = calloc((size_t)out, sizeof *natural_count);
+    double *natural = calloc((size_t)out * (size_t)limit, sizeof *natural);
     filter->taps = calloc((size_t)out, sizeof *filter->taps);
-    filter->weights = calloc((size_t)out * (size_t)max_count, sizeof *filter->weights);
-    if (filter->taps == NULL || filter->weights == NULL) return 0;
-    filter->max_count = 0;
+    if (natural_count == NULL || natural == NULL || filter->taps == NULL) {
+        free(natural_count);
+        free(natural);
+        return 0;
+    }
+    int widest = 0;
     for (int o = 0; o < out; o++) {
         double centre = (o + 0.5) * scale - 0.5;
         int first = (int)floor(centre - support) + 1;
         int last = (int)ceil(centre + support) - 1;
         if (first < 0) first = 0;
         if (last > in - 1) last = in - 1;
-        if (last - first + 1 > max_count) last = first + max_count - 1;
-        float *w = filter->weights + (size_t)o * (size_t)max_count;
+        if (last - first + 1 > limit) last = first + limit - 1;
+        double *w = natural + (size_t)o * (size_t)limit;
         double sum = 0.0;
         for (int i = first; i <= last; i++) {
-            double value = glance_lanczos3((i - centre) / stretch);
-            w[i - first] = (float)value;
-            sum += value;
+            w[i - first] = glance_lanczos3((i - centre) / stretch);
+            sum += w[i - first];
         }
         int count = last - first + 1;
         if (sum != 0.0) {
-            for (int i = 0; i < count; i++) w[i] = (float)(w[i] / sum);
+            for (int i = 0; i < count; i++) w[i] /= sum;
         }
         filter->taps[o].first = first;
-        filter->taps[o].count = count;
-        filter->taps[o].offset = o * max_count;
-        if (count > filter->max_count) filter->max_count = count;
+        natural_count[o] = count;
+        if (count > widest) widest = count;
     }
+    int uniform = widest + (widest % 2 != 0 && widest < in ? 1 : 0);
+    filter->max_count = uniform;
+    filter->weights = calloc((size_t)out * (size_t)uniform, sizeof *filter->weights);
+    filter->spread = spread ? calloc((size_t)out * (size_t)uniform * 4, sizeof *filter->spread) : NULL;
+    if (filter->weights == NULL || (spread && filter->spread == NULL)) {
+        free(natural_count);
+        free(natural);
+        return 0;
+    }
+    for (int o = 0; o < out; o++) {
+        int first = filter->taps[o].first;
+        int start = first + uniform > in ? in - uniform : first;   // moved inwards at the far edge
+        float *w = filter->weights + (size_t)o * (size_t)uniform;
+        for (int i = 0; i < natural_count[o]; i++) w[first - start + i] = (float)natural[(size_t)o * (size_t)limit + i];
+        filter->taps[o].first = start;
+        filter->taps[o].count = uniform;
+        filter->taps[o].offset = o * uniform;
+        if (spread) {
+            float *repeated = filter->spread + (size_t)o * (size_t)uniform * 4;
+            for (int i = 0; i < uniform; i++) {
+                for (int lane = 0; lane < 4; lane++) repeated[4 * i + lane] = w[i];
+            }
+        }
+    }
+    free(natural_count);
+    free(natural);
     return 1;
 }
 
@@ -205,21 +242,49 @@ glance_scaler *glance_scaler_create(int source_width, int source_height, int cha
     s->block_width = (source_width + s->kx - 1) / s->kx;
     s->block_height = (source_height + s->ky - 1) / s->ky;
     // kx <= in / (2 * out), so the block image is always at least twice the target: no clamp.
-    int ok = glance_filter_make(&s->horizontal, s->block_width, target_width) &&
-             glance_filter_make(&s->vertical, s->block_height, target_height);
+    int ok = glance_filter_make(&s->horizontal, s->block_width, target_width, 1) &&
+             glance_filter_make(&s->vertical, s->block_height, target_height, 0);
     s->ring_rows = s->vertical.max_count + 1;
     s->avx2 = glance_has_avx2_fma();
+    // RGB rows are kept as three floats a pixel from the pass across on: a quarter less to sum
+    // down and to round. Rows are padded to whole vectors of eight, and by eight floats more for
+    // the pass across, which stores four floats for each pixel's three.
+    s->lanes = channels == 3 ? 3 : 4;
+    s->row_floats = (s->lanes * target_width + 7) / 8 * 8;
+    s->ring_stride = (size_t)s->row_floats + 8;
     s->tap_rows = calloc((size_t)s->vertical.max_count + 1, sizeof *s->tap_rows);
     s->block_row = calloc((size_t)s->block_width, sizeof(float4));
     s->converted = calloc((size_t)source_width, sizeof(float4));
-    s->ring = calloc((size_t)s->ring_rows * (size_t)target_width, sizeof(float4));
-    s->column_sums = calloc((size_t)target_width, sizeof(float4));
+    s->ring = calloc((size_t)s->ring_rows * s->ring_stride, sizeof(float));
+    s->column_sums = calloc(s->ring_stride, sizeof(float));
     s->last_row_copy = malloc((size_t)source_width * (size_t)channels);
     if (!ok || !s->block_row || !s->converted || !s->ring || !s->column_sums || !s->last_row_copy || !s->tap_rows) {
         glance_scaler_free(s);
         return NULL;
     }
     return s;
+}
+
+/// Rounds `n` floats to bytes, clamped to 0...255: the RGB thumbnail's row, whose floats are
+/// its bytes in order.
+static void glance_round_row(const float *sums, uint8_t *out, int n) {
+    int i = 0;
+#if defined(__x86_64__)
+    // SSE2 (every x86-64 has it): truncating v + 0.5 after clamping to 255, then saturating to
+    // bytes (negative sums become 0), sixteen at a time.
+    const __m128 half = _mm_set1_ps(0.5f), top = _mm_set1_ps(255.0f);
+    for (; i + 16 <= n; i += 16) {
+        __m128i a = _mm_cvttps_epi32(_mm_min_ps(_mm_add_ps(_mm_loadu_ps(sums + i), half), top));
+        __m128i b = _mm_cvttps_epi32(_mm_min_ps(_mm_add_ps(_mm_loadu_ps(sums + i + 4), half), top));
+        __m128i c = _mm_cvttps_epi32(_mm_min_ps(_mm_add_ps(_mm_loadu_ps(sums + i + 8), half), top));
+        __m128i d = _mm_cvttps_epi32(_mm_min_ps(_mm_add_ps(_mm_loadu_ps(sums + i + 12), half), top));
+        _mm_storeu_si128((__m128i *)(out + i), _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+    }
+#endif
+    for (; i < n; i++) {
+        float v = sums[i] + 0.5f;
+        out[i] = v <= 0.0f ? 0 : v >= 255.0f ? 255 : (uint8_t)v;
+    }
 }
 
 /// Writes target row `y` from the ring: the vertical Lanczos pass, un-premultiply, round.
@@ -229,58 +294,43 @@ static void glance_emit_target_row(glance_scaler *s, int y) {
     const glance_taps *taps = &s->vertical.taps[y];
     const float *weights = s->vertical.weights + taps->offset;
     int width = s->target_width;
-    float4 *sums = s->column_sums;
+    float *sums = s->column_sums;
+    int n = s->row_floats;
+    for (int t = 0; t < taps->count; t++) {
+        s->tap_rows[t] = s->ring + (size_t)((taps->first + t) % s->ring_rows) * s->ring_stride;
+    }
 #if defined(__x86_64__)
     if (s->avx2) {
-        for (int t = 0; t < taps->count; t++) {
-            s->tap_rows[t] = (const float *)(s->ring + (size_t)((taps->first + t) % s->ring_rows) * (size_t)width);
-        }
-        glance_vertical_avx2((float *)sums, s->tap_rows, weights, taps->count, 4 * width);
+        glance_vertical_avx2(sums, s->tap_rows, weights, taps->count, n);
     } else
 #endif
     {
-        const float4 *first = s->ring + (size_t)(taps->first % s->ring_rows) * (size_t)width;
-        for (int x = 0; x < width; x++) sums[x] = first[x] * weights[0];
+        for (int i = 0; i < n; i++) sums[i] = s->tap_rows[0][i] * weights[0];
         for (int t = 1; t < taps->count; t++) {
-            const float4 *row = s->ring + (size_t)((taps->first + t) % s->ring_rows) * (size_t)width;
+            const float *row = s->tap_rows[t];
             float w = weights[t];
-            for (int x = 0; x < width; x++) sums[x] += row[x] * w;
+            for (int i = 0; i < n; i++) sums[i] += row[i] * w;
         }
     }
     uint8_t *out = s->sink ? s->sink_row : s->target + (size_t)y * (size_t)width * (size_t)s->channels;
-#if defined(__x86_64__)
     if (s->channels == 3) {
-        // Round and clamp four lanes at once (SSE2, which every x86-64 has): truncating v + 0.5
-        // after clamping to 255, then saturating to bytes, is the loop below for RGB. Each pixel
-        // stores four bytes, the fourth overwritten by the next pixel; the last stores three.
-        const __m128 half = _mm_set1_ps(0.5f), top = _mm_set1_ps(255.0f);
+        glance_round_row(sums, out, 3 * width);
+    } else {
         for (int x = 0; x < width; x++) {
-            __m128i v = _mm_cvttps_epi32(_mm_min_ps(_mm_add_ps((__m128)sums[x], half), top));
-            v = _mm_packs_epi32(v, v);
-            v = _mm_packus_epi16(v, v);
-            uint32_t pixel = (uint32_t)_mm_cvtsi128_si32(v);
-            memcpy(out + 3 * x, &pixel, x + 1 < width ? 4 : 3);
-        }
-        if (s->sink) s->sink(s->sink_context, out, y);
-        return;
-    }
-#endif
-    for (int x = 0; x < width; x++) {
-        float4 sum = sums[x];
-        float alpha = sum[3];
-        if (s->channels == 4) {
+            float4 sum;
+            memcpy(&sum, sums + 4 * x, sizeof sum);
+            float alpha = sum[3];
             if (alpha < 0.5f) {
                 out[4 * x] = out[4 * x + 1] = out[4 * x + 2] = out[4 * x + 3] = 0;
                 continue;
             }
             float a = alpha > 255.0f ? 255.0f : alpha;
-            float unmultiply = 255.0f / alpha;
-            sum = sum * unmultiply;
+            sum = sum * (255.0f / alpha);
             sum[3] = a;
-        }
-        for (int c = 0; c < s->channels; c++) {
-            float v = sum[c] + 0.5f;
-            out[s->channels * x + c] = v <= 0.0f ? 0 : v >= 255.0f ? 255 : (uint8_t)v;
+            for (int c = 0; c < 4; c++) {
+                float v = sum[c] + 0.5f;
+                out[4 * x + c] = v <= 0.0f ? 0 : v >= 255.0f ? 255 : (uint8_t)v;
+            }
         }
     }
     if (s->sink) s->sink(s->sink_context, out, y);
@@ -290,10 +340,10 @@ static void glance_emit_target_row(glance_scaler *s, int y) {
 /// whose vertical taps are now all present.
 static void glance_take_block_row(glance_scaler *s, const float4 *row) {
     int index = s->block_rows_made;
-    float4 *slot = s->ring + (size_t)(index % s->ring_rows) * (size_t)s->target_width;
+    float *slot = s->ring + (size_t)(index % s->ring_rows) * s->ring_stride;
 #if defined(__x86_64__)
-    if (s->avx2) {
-        glance_horizontal_avx2(slot, row, &s->horizontal, s->target_width);
+    if (s->avx2 && s->horizontal.max_count % 2 == 0) {
+        glance_horizontal_avx2(slot, row, &s->horizontal, s->target_width, s->lanes);
     } else
 #endif
     for (int x = 0; x < s->target_width; x++) {
@@ -310,7 +360,8 @@ static void glance_take_block_row(glance_scaler *s, const float4 *row) {
             d += in[t + 3] * weights[t + 3];
         }
         for (; t < taps->count; t++) a += in[t] * weights[t];
-        slot[x] = (a + b) + (c + d);
+        float4 sum = (a + b) + (c + d);
+        memcpy(slot + (size_t)s->lanes * (size_t)x, &sum, sizeof sum);   // RGB: the next overwrites lane 4
     }
     s->block_rows_made += 1;
     while (s->target_rows_made < s->target_height) {
@@ -321,12 +372,32 @@ static void glance_take_block_row(glance_scaler *s, const float4 *row) {
     }
 }
 
+#if defined(__x86_64__)
+/// Widens RGB bytes to float4 pixels with alpha 255, four pixels at a time (AVX2): a byte
+/// shuffle spreads three bytes to four lanes, then eight at a time become floats. Returns how
+/// many pixels it did; each step reads sixteen bytes, so it stops six pixels short of the end.
+__attribute__((target("avx2"))) static int glance_convert_rgb_avx2(const uint8_t *in, float4 *out, int width) {
+    const __m128i spread = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+    const __m256 opaque = _mm256_setr_ps(0.0f, 0.0f, 0.0f, 255.0f, 0.0f, 0.0f, 0.0f, 255.0f);
+    int x = 0;
+    for (; x + 6 <= width; x += 4) {
+        __m128i v = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(in + 3 * x)), spread);
+        __m256 low = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v));
+        __m256 high = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(v, 8)));
+        _mm256_storeu_ps((float *)(out + x), _mm256_add_ps(low, opaque));
+        _mm256_storeu_ps((float *)(out + x + 2), _mm256_add_ps(high, opaque));
+    }
+    return x;
+}
+#endif
+
 /// Converts a source row to premultiplied float4 (RGB gets alpha 255 so one path serves both).
 static void glance_convert_row(const glance_scaler *s, const uint8_t *in, float4 *out) {
     int width = s->source_width;
     if (s->channels == 3) {
         int x = 0;
 #if defined(__x86_64__)
+        if (s->avx2) x = glance_convert_rgb_avx2(in, out, width);
         // SSE2: widen a pixel's three bytes to floats and set the fourth lane to 255. The
         // four-byte load reads the next pixel's first byte, which the last pixel does not have.
         const __m128i zero = _mm_setzero_si128();
@@ -450,6 +521,7 @@ void glance_scaler_free(glance_scaler *s) {
     if (s == NULL) return;
     free(s->horizontal.taps);
     free(s->horizontal.weights);
+    free(s->horizontal.spread);
     free(s->vertical.taps);
     free(s->vertical.weights);
     free(s->block_row);
