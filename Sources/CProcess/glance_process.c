@@ -18,9 +18,11 @@ int glance_die_with_parent(void) {
     return getppid() == parent ? 0 : -1;
 }
 
-int glance_fix_mmap_threshold(int bytes, int trim_bytes) {
-    return mallopt(M_MMAP_THRESHOLD, bytes) && mallopt(M_TRIM_THRESHOLD, trim_bytes);
+int glance_reuse_freed_memory(int kept_bytes) {
+    return mallopt(M_MMAP_MAX, 0) && mallopt(M_TRIM_THRESHOLD, kept_bytes);
 }
+
+void glance_return_freed_memory(void) { malloc_trim(0); }
 
 int glance_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);

@@ -32,15 +32,15 @@ public struct WorkerService: Sendable {
     /// Returns false if the sandbox could not be entered: no job was read.
     public func run() -> Bool {
         guard glance_die_with_parent() == 0 else { return true }
-        // glibc raises its mmap threshold each time a large block is freed, after which big image
-        // buffers come from the heap and stay resident: a long-lived worker peaked at 115 MB over
-        // 45 photos whose largest needs 103 MB alone. Fixed thresholds: blocks of 4 MiB and more
-        // (decoded images, coefficient buffers) are mmapped and returned when freed; smaller ones
-        // (page surfaces, rows) are reused from the heap, which is trimmed past 32 MiB free. A
-        // 256 KiB threshold cost 10% more CPU on text pages in page faults.
-        _ = glance_fix_mmap_threshold(4 << 20, 32 << 20)
+        // Every block from the heap, and freed ones kept (up to 256 MiB) for the next document:
+        // a big progressive JPEG's coefficients (72 MB for 6000x4000), an interlaced PNG, a PDF
+        // page's images need the same large buffers document after document, and mapping fresh
+        // pages for each (the kernel zeroes them, a fault every 4 KiB) was 5% of a JPEG batch's
+        // CPU and 15% of a large progressive photo's. A worker's peak stays what its largest
+        // document needs; what it keeps goes back to the system after a second without work.
+        _ = glance_reuse_freed_memory(256 << 20)
         guard confinement.apply() else { return false }
-        let input = JobReader(descriptor: 0)
+        let input = JobReader(descriptor: 0, idleMilliseconds: 1000) { glance_return_freed_memory() }
         let decoder = JSONDecoder()
         let thumbnailer = Thumbnailer()
         while let (line, file) = input.nextJob() {

@@ -13,11 +13,15 @@ int glance_pipe_cloexec(int fds[2]);
 /// is already gone. (prctl is variadic: Swift cannot call it.)
 int glance_die_with_parent(void);
 
-/// mallopt(M_MMAP_THRESHOLD, bytes) and mallopt(M_TRIM_THRESHOLD, trim_bytes): blocks of at
-/// least `bytes` are mmapped, and so returned to the system when freed; the heap's top is given
-/// back once more than `trim_bytes` of it is free. Setting them stops glibc adjusting both by
-/// itself. (malloc.h is not part of Swift's Glibc module.) Returns 1 on success.
-int glance_fix_mmap_threshold(int bytes, int trim_bytes);
+/// mallopt(M_MMAP_MAX, 0) and mallopt(M_TRIM_THRESHOLD, kept_bytes): every block, however large,
+/// comes from the heap, and up to `kept_bytes` of freed heap is kept rather than given back. A
+/// worker's next document then reuses the pages of the last one's buffers instead of having the
+/// kernel map and zero fresh ones. (malloc.h is not part of Swift's Glibc module.) Returns 1 on
+/// success.
+int glance_reuse_freed_memory(int kept_bytes);
+
+/// malloc_trim(0): gives every whole free page of the heap back to the system.
+void glance_return_freed_memory(void);
 
 #include <spawn.h>
 
