@@ -12,6 +12,11 @@
 
 #include <jpeglib.h>
 #include <jerror.h>
+#include <jpegint.h>   // the entropy coder's methods (struct jpeg_entropy_encoder)
+
+/// libjpeg's optimal Huffman table generator: exported (LIBJPEG_6.2) though declared only in its
+/// internal jchuff.h.
+void jpeg_gen_optimal_table(j_compress_ptr cinfo, JHUFF_TBL *htbl, long freq[]);
 
 /// libjpeg's error manager extended with the jump point and what we copy out of it.
 typedef struct {
@@ -243,10 +248,116 @@ static boolean glance_destination_full(j_compress_ptr info) {
 
 static void glance_destination_term(j_compress_ptr info) { (void)info; }
 
+/// Huffman statistics gathered by Glance rather than by libjpeg (see glance_count_mcu).
+typedef struct {
+    long dc[NUM_HUFF_TBLS][257];
+    long ac[NUM_HUFF_TBLS][257];
+    int last_dc[MAX_COMPS_IN_SCAN];
+    void (*libjpeg_start_pass)(j_compress_ptr, boolean);
+} glance_huffman_statistics;
+
+/// The zigzag order: the position in the block of the k-th coefficient of the scan (the JPEG
+/// standard's figure A.6), and the reverse, the scan index of each position.
+static const unsigned char glance_zigzag[64] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
+    41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
+    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+};
+
+static const unsigned char glance_scan_index[64] = {
+    0,  1,  5,  6,  14, 15, 27, 28, 2,  4,  7,  13, 16, 26, 29, 42, 3,  8,  12, 17, 25, 30,
+    41, 43, 9,  11, 18, 24, 31, 40, 44, 53, 10, 19, 23, 32, 39, 45, 52, 54, 20, 22, 33, 38,
+    46, 51, 55, 60, 21, 34, 37, 47, 50, 56, 59, 61, 35, 36, 48, 49, 57, 58, 62, 63,
+};
+
+/// Bits of a coefficient's magnitude (its Huffman category): 0 for 0.
+static inline int glance_magnitude_bits(int value) {
+    unsigned magnitude = (unsigned)(value < 0 ? -value : value);
+    return magnitude == 0 ? 0 : 32 - __builtin_clz(magnitude);
+}
+
+/// Counts the symbols one MCU will be coded with, as libjpeg's own statistics pass does (a DC
+/// difference category; for the AC coefficients in zigzag order, (zero run, category) pairs, ZRL
+/// for runs past 15, EOB after the last non-zero one). libjpeg walks all 63 AC coefficients of
+/// every block one branch at a time; this finds the non-zero ones first and jumps between them,
+/// which halves the cost of the statistics pass of an optimised thumbnail.
+static boolean glance_count_mcu(j_compress_ptr cinfo, JBLOCKROW *blocks) {
+    glance_huffman_statistics *statistics = (glance_huffman_statistics *)cinfo->client_data;
+    for (int index = 0; index < cinfo->blocks_in_MCU; index++) {
+        int component = cinfo->MCU_membership[index];
+        const jpeg_component_info *info = cinfo->cur_comp_info[component];
+        const JCOEF *block = blocks[index][0];
+        statistics->dc[info->dc_tbl_no][glance_magnitude_bits(block[0] - statistics->last_dc[component])] += 1;
+        statistics->last_dc[component] = block[0];
+        uint64_t present = 0;   // bit k: the k-th AC coefficient in zigzag order is not zero
+        for (int position = 1; position < 64; position++) {
+            present |= (uint64_t)(block[position] != 0) << glance_scan_index[position];
+        }
+        long *ac = statistics->ac[info->ac_tbl_no];
+        int last = 0;
+        while (present != 0) {
+            int k = __builtin_ctzll(present);
+            present &= present - 1;
+            int run = k - last - 1;
+            for (; run > 15; run -= 16) ac[0xF0] += 1;
+            ac[(run << 4) + glance_magnitude_bits(block[glance_zigzag[k]])] += 1;
+            last = k;
+        }
+        if (last < 63) ac[0] += 1;
+    }
+    return TRUE;
+}
+
+/// The end of the statistics pass: optimal tables from the counts, with libjpeg's own
+/// generator (part of its ABI), for the tables the components use.
+static void glance_finish_counting(j_compress_ptr cinfo) {
+    glance_huffman_statistics *statistics = (glance_huffman_statistics *)cinfo->client_data;
+    boolean made_dc[NUM_HUFF_TBLS] = {FALSE}, made_ac[NUM_HUFF_TBLS] = {FALSE};
+    for (int component = 0; component < cinfo->comps_in_scan; component++) {
+        const jpeg_component_info *info = cinfo->cur_comp_info[component];
+        if (!made_dc[info->dc_tbl_no]) {
+            JHUFF_TBL **table = &cinfo->dc_huff_tbl_ptrs[info->dc_tbl_no];
+            if (*table == NULL) *table = jpeg_alloc_huff_table((j_common_ptr)cinfo);
+            jpeg_gen_optimal_table(cinfo, *table, statistics->dc[info->dc_tbl_no]);
+            made_dc[info->dc_tbl_no] = TRUE;
+        }
+        if (!made_ac[info->ac_tbl_no]) {
+            JHUFF_TBL **table = &cinfo->ac_huff_tbl_ptrs[info->ac_tbl_no];
+            if (*table == NULL) *table = jpeg_alloc_huff_table((j_common_ptr)cinfo);
+            jpeg_gen_optimal_table(cinfo, *table, statistics->ac[info->ac_tbl_no]);
+            made_ac[info->ac_tbl_no] = TRUE;
+        }
+    }
+}
+
+/// The entropy coder's next pass, the output: libjpeg's own, with the tables just made.
+static void glance_start_output_pass(j_compress_ptr cinfo, boolean gather_statistics) {
+    glance_huffman_statistics *statistics = (glance_huffman_statistics *)cinfo->client_data;
+    cinfo->entropy->start_pass = statistics->libjpeg_start_pass;
+    statistics->libjpeg_start_pass(cinfo, gather_statistics);
+}
+
+/// Takes over the statistics pass that jpeg_start_compress has just begun (optimised coding,
+/// one scan, no restart markers): libjpeg's counting code is replaced by glance_count_mcu, and
+/// its coder is given back for the output pass. Anything else is left to libjpeg.
+static void glance_count_statistics_ourselves(j_compress_ptr cinfo, glance_huffman_statistics *statistics) {
+    if (!cinfo->optimize_coding || cinfo->num_scans > 1 || cinfo->restart_interval != 0 ||
+        cinfo->restart_in_rows != 0 || cinfo->comps_in_scan > MAX_COMPS_IN_SCAN) {
+        return;
+    }
+    memset(statistics, 0, sizeof *statistics);
+    statistics->libjpeg_start_pass = cinfo->entropy->start_pass;
+    cinfo->client_data = statistics;
+    cinfo->entropy->encode_mcu = glance_count_mcu;
+    cinfo->entropy->finish_pass = glance_finish_counting;
+    cinfo->entropy->start_pass = glance_start_output_pass;
+}
+
 int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
-                       int quality, int chroma_quality, uint8_t *out, size_t capacity, size_t *out_length,
-                       glance_jpeg_error *error) {
+                       int quality, int chroma_quality, int own_statistics, uint8_t *out, size_t capacity,
+                       size_t *out_length, glance_jpeg_error *error) {
     struct jpeg_compress_struct info;
+    glance_huffman_statistics statistics;
     glance_error_manager errors;
     glance_jpeg_destination destination;
     memset(&info, 0, sizeof info);
@@ -278,6 +389,7 @@ int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stri
     memcpy(info.quant_tbl_ptrs[1]->quantval, chroma, sizeof chroma);
     info.optimize_coding = TRUE;
     jpeg_start_compress(&info, TRUE);
+    if (own_statistics) glance_count_statistics_ourselves(&info, &statistics);
     while (info.next_scanline < info.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)info.next_scanline * stride);
         jpeg_write_scanlines(&info, &row, 1);

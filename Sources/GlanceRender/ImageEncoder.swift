@@ -156,7 +156,7 @@ public enum ImageEncoder {
             status = image.bytes.withUnsafeBufferPointer { pixels in
                 glance_jpeg_encode(
                     pixels.baseAddress, Int32(image.width), Int32(image.height), image.rowBytes,
-                    Int32(jpegQuality), Int32(jpegChromaQuality), buffer.baseAddress, capacity, &length, &error)
+                    Int32(jpegQuality), Int32(jpegChromaQuality), 1, buffer.baseAddress, capacity, &length, &error)
             }
             count = status == Int32(GLANCE_JPEG_OK.rawValue) ? length : 0
         }

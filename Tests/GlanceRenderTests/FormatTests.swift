@@ -1,3 +1,4 @@
+import CJPEG
 import GlanceCore
 import Testing
 
@@ -121,6 +122,52 @@ struct FormatTests {
         let owner = try renderDocument(path: TestAssets.path("pdf/owner-only.pdf")).thumbnail.image
         let plain = try renderDocument(path: TestAssets.path("pdf/letter.pdf")).thumbnail.image
         #expect(PixelStatistics.meanAbsoluteDifference(owner, plain) < 1)
+    }
+
+    @Test("the JPEG encoder's own Huffman statistics give libjpeg's bytes exactly")
+    func ownHuffmanStatistics() throws {
+        // Glance counts the symbols its optimised tables are made from instead of libjpeg's
+        // statistics pass: same counts, same tables, same file. Photos (smooth runs), noise (large
+        // magnitudes, few zeros), lone dots on a flat field (zero runs past 15) and tiny images
+        // (partial blocks and MCUs).
+        var seed: UInt32 = 12345
+        func random() -> UInt8 {
+            seed = seed &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: seed >> 16)
+        }
+        let noise = PixelBuffer(
+            width: 200, height: 120, channels: 3, bytes: (0..<(200 * 120 * 3)).map { _ in random() })
+        var dots = [UInt8](repeating: 128, count: 256 * 256 * 3)
+        for index in stride(from: 0, to: dots.count, by: 3 * 37) { dots[index] = 255 }
+        let images = [
+            try decodeFullSize(TestAssets.path("jpeg/photo-baseline.jpg")), syntheticImage(width: 1024, height: 768),
+            noise, PixelBuffer(width: 256, height: 256, channels: 3, bytes: dots), syntheticImage(width: 1, height: 1),
+            syntheticImage(width: 17, height: 9),
+        ]
+        func encoded(_ image: PixelBuffer, ownStatistics: Bool) -> [UInt8] {
+            let capacity = glance_jpeg_encoded_bound(Int32(image.width), Int32(image.height))
+            var error = glance_jpeg_error()
+            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                var length = 0
+                let status = image.bytes.withUnsafeBufferPointer { pixels in
+                    glance_jpeg_encode(
+                        pixels.baseAddress, Int32(image.width), Int32(image.height), image.rowBytes, 85, 80,
+                        ownStatistics ? 1 : 0, buffer.baseAddress, capacity, &length, &error)
+                }
+                count = status == Int32(GLANCE_JPEG_OK.rawValue) ? length : 0
+            }
+        }
+        for image in images {
+            let libjpeg = encoded(image, ownStatistics: false)
+            let own = encoded(image, ownStatistics: true)
+            #expect(libjpeg.count > 100, "\(image.width)x\(image.height)")
+            let shorter = min(own.count, libjpeg.count)
+            let firstDifference = (0..<shorter).first { own[$0] != libjpeg[$0] } ?? shorter
+            let same = own == libjpeg
+            #expect(
+                same,
+                "\(image.width)x\(image.height): \(own.count) against \(libjpeg.count) bytes, from \(firstDifference)")
+        }
     }
 
     @Test("encoders round-trip: PNG exactly, JPEG closely")

@@ -77,10 +77,13 @@ void glance_jpeg_free(glance_jpeg_decoder *decoder);
 
 /// Encodes `height` rows of RGB pixels as a baseline JPEG into `out` (`capacity` bytes, at least
 /// `glance_jpeg_encoded_bound`), its luma table at `quality` and its chroma table at
-/// `chroma_quality` (libjpeg's 1-100 scale); `*out_length` is the JPEG's length.
+/// `chroma_quality` (libjpeg's 1-100 scale), with Huffman tables made for this image;
+/// `*out_length` is the JPEG's length. With `own_statistics`, the symbol counts those tables are
+/// made from are gathered by Glance's code instead of libjpeg's, in half the time, to the same
+/// bytes (0 is for the tests that check that).
 int glance_jpeg_encode(const uint8_t *pixels, int width, int height, size_t stride,
-                       int quality, int chroma_quality, uint8_t *out, size_t capacity, size_t *out_length,
-                       glance_jpeg_error *error);
+                       int quality, int chroma_quality, int own_statistics, uint8_t *out, size_t capacity,
+                       size_t *out_length, glance_jpeg_error *error);
 
 /// A size that a JPEG of this image at quality <= 95 never exceeds.
 size_t glance_jpeg_encoded_bound(int width, int height);
