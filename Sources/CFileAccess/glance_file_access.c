@@ -158,7 +158,10 @@ FILE *glance_stream_from_start(int descriptor) {
         errno = saved;
         return NULL;
     }
-    if (fseeko(file, 0, SEEK_SET) != 0) {
+    // libjpeg asks for 4 KiB at a time, which stdio's default buffer (the block size, 4 KiB)
+    // turns into one read(2) each: 1,300 system calls for a 5 MB photo. A 256 KiB buffer makes
+    // them 20.
+    if (setvbuf(file, NULL, _IOFBF, 256 << 10) != 0 || fseeko(file, 0, SEEK_SET) != 0) {
         int saved = errno;
         fclose(file);
         errno = saved;
