@@ -336,9 +336,12 @@ struct GenerateCommandTests {
 
     @Test("SIGINT during a batch: exit 130 within 2 s, the store sound, no worker left, a re-run finishes")
     func interrupted() async throws {
+        // Large interlaced PNGs (most of a second each), so that the batch is still running
+        // when the signal comes however fast the machine is.
         let container = try SampleContainer([:])
-        for index in 0..<40 {
-            try container.add(String(format: "photo-%02d.jpg", index), from: "jpeg/photo-progressive.jpg")
+        let count = 16
+        for index in 0..<count {
+            try container.add(String(format: "large-%02d.png", index), from: "png/interlaced-6000-rgba.png")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
@@ -346,7 +349,13 @@ struct GenerateCommandTests {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        usleep(600_000)
+        // Signal once the batch is under way: its workers have started.
+        let started = ContinuousClock.now
+        while try childProcesses(of: process.processIdentifier).isEmpty, ContinuousClock.now - started < .seconds(10) {
+            usleep(20_000)
+        }
+        usleep(300_000)
+        #expect(process.isRunning)
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -359,6 +368,6 @@ struct GenerateCommandTests {
         #expect(try await container.store().checkIntegrity())
         let (summary, result) = try container.generate()
         #expect(result.status == 0)
-        #expect((summary["rendered"] as? Int ?? 0) + (summary["fresh"] as? Int ?? 0) == 40)
+        #expect((summary["rendered"] as? Int ?? 0) + (summary["fresh"] as? Int ?? 0) == count)
     }
 }
