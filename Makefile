@@ -20,12 +20,14 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # linking of the runtime's libraries (about 6 ms a process). The two libraries are ones
 # Foundation's static archive needs but does not name. A plain `swift build -c release` still
 # works (in .build/release, with the shared runtime); the flags go to every module, so one build
-# folder cannot serve both without rebuilding everything.
+# folder cannot serve both without rebuilding everything. --disable-local-rpath: with nothing
+# of the runtime to find beside them, a `$ORIGIN` search path only made the loader look there
+# first (and in its glibc-hwcaps and tls subfolders) for each of a renderer's 45 libraries.
 PREFIX         ?= /usr/local
 DESTDIR        ?=
 INSTALL_CONFIG ?= release
 STATIC_BUILD   := .build-static
-STATIC_FLAGS   := --static-swift-stdlib -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims
+STATIC_FLAGS   := --static-swift-stdlib --disable-local-rpath -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims
 THUMBNAILER_STAGE := $(STATIC_BUILD)/stage
 
 .PHONY: all deps test-deps build release test test-browser test-thumbnailer demo install uninstall lint format \

@@ -9,8 +9,9 @@ import GlancePipeline
 /// How `glance` starts its renderer processes: `glance-worker`, installed beside it, confined by
 /// the strongest sandbox the machine allows.
 enum WorkerLauncher {
-    /// The worker executable: `glance-worker` in the folder of this executable.
-    static var executablePath: String {
+    /// The worker executable: `glance-worker` in the folder of this executable (found once a
+    /// process: a command asks for it for the sandbox's trial and again for its pool).
+    static let executablePath: String = {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         let own =
@@ -18,7 +19,7 @@ enum WorkerLauncher {
             ? FileName.decode(buffer[0..<length].map { UInt8(bitPattern: $0) }) : CommandLine.arguments[0]
         let folder = own.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return (folder.isEmpty ? "." : folder) + "/glance-worker"
-    }
+    }()
 
     /// How many workers a command that is about to render starts at once (`startingAhead`):
     /// enough for a small folder or a save to find its workers ready, not a machine's worth of
