@@ -83,7 +83,7 @@ enum WorkerDeath: Equatable {
 enum Bubblewrap {
     /// `bwrap` on the search path, if installed (looked up once a process).
     static let executable: String? = {
-        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        let path = environmentVariable("PATH") ?? "/usr/bin:/bin"
         for folder in path.split(separator: ":") where !folder.isEmpty {
             let candidate = "\(folder)/bwrap"
             if access(candidate, X_OK) == 0 { return candidate }
@@ -129,11 +129,18 @@ enum Bubblewrap {
 
     /// fontconfig's per-user cache, which holds the caches of fonts the system cache lacks.
     private static func userFontCaches() -> [String] {
-        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
         var caches: [String] = []
-        if let cache = variable("XDG_CACHE_HOME"), cache.hasPrefix("/") { caches.append(cache + "/fontconfig") }
-        if let home = variable("HOME"), home.hasPrefix("/") { caches.append(home + "/.cache/fontconfig") }
+        if let cache = environmentVariable("XDG_CACHE_HOME"), cache.hasPrefix("/") {
+            caches.append(cache + "/fontconfig")
+        }
+        if let home = environmentVariable("HOME"), home.hasPrefix("/") { caches.append(home + "/.cache/fontconfig") }
         return caches
+    }
+
+    /// One variable of this process's environment (without building Foundation's dictionary of
+    /// them all).
+    private static func environmentVariable(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 
     /// Folders of the shared libraries this process has loaded from outside /usr (the Swift
