@@ -34,6 +34,9 @@ final class WorkerProcess {
     /// Our end of the socket pair (the worker's is its standard input and output).
     private let channel: Int32
     private var replies = WorkerReplyReader()
+    /// Where `receive` reads the socket into: made once, not made and zeroed (64 KiB) for every
+    /// read of every reply.
+    private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
     private var exited = false
 
     /// Starts the worker `launch` describes; its stdin and stdout are the other end of our socket
@@ -120,11 +123,10 @@ final class WorkerProcess {
             let ready = poll(&poller, 1, Int32(min(UInt64(Int32.max), (deadline - now) / 1_000_000 + 1)))
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            let count = chunk.withUnsafeMutableBytes { read(channel, $0.baseAddress!, $0.count) }
+            let count = readBuffer.withUnsafeMutableBytes { read(channel, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return .died(reason: reap()) }
-            replies.append(chunk[0..<count])
+            replies.append(readBuffer[0..<count])
         }
     }
 

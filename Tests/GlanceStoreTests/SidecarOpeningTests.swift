@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import GlanceCore
-import GlanceStore
 import Testing
+
+@testable import GlanceStore
 
 /// Opening a store: the folder, its cache tag, the database, and the folders that are not stores.
 @Suite("Sidecar opening")
@@ -37,6 +38,32 @@ struct SidecarOpeningTests {
         let reopened = try SidecarStore(directory: folder.path)
         #expect(try await reopened.document(at: "kept.pdf", includingImageData: true)?.thumbnails == [Fixtures.image()])
         #expect(try String(contentsOfFile: tagPath, encoding: .utf8) == custom)
+    }
+
+    @Test("a new store is made in one step with exactly the schema the migrations make, all recorded as applied")
+    func oneStepSchemaMatchesMigrations() async throws {
+        let folder = try TemporaryFolder()
+        let store = try SidecarStore(directory: folder.file("new"))
+        let migrated = try DatabaseQueue(path: folder.file("migrated.sqlite"))
+        try SidecarMigrations.migrator.migrate(migrated)
+
+        let made = try DatabaseQueue(path: store.databasePath)
+        let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+        let madeSchema = try made.read { db in try Row.fetchAll(db, sql: schema) }
+        let migratedSchema = try migrated.read { db in try Row.fetchAll(db, sql: schema) }
+        #expect(madeSchema.count == 11)
+        #expect(madeSchema == migratedSchema)
+        let applied = try await made.read { db in try SidecarMigrations.migrator.appliedMigrations(db) }
+        #expect(applied == SidecarMigrations.migrator.migrations)
+        #expect(try await made.read { db in try SidecarMigrations.migrator.hasCompletedMigrations(db) })
+
+        // Only an empty database is made this way: a store that has its schema is left to the
+        // migrator, which finds nothing to do.
+        #expect(try !SidecarMigrations.createIfEmpty(made))
+        let reopened = try SidecarStore(directory: folder.file("new"))
+        try await reopened.save(Fixtures.record("a.pdf"), thumbnails: [Fixtures.image()])
+        #expect(try await reopened.document(at: "a.pdf", includingImageData: true)?.thumbnails == [Fixtures.image()])
+        #expect(try await reopened.checkIntegrity())
     }
 
     @Test("the default folder is .thumbnails inside the container")
