@@ -59,6 +59,15 @@ public struct Rendition: Codable, Sendable, Equatable {
     }
 }
 
+/// The line a worker writes once it has confined itself (limits, sandbox) and before it reads
+/// its first job: proof that it started, inside its sandbox. Written before any document is
+/// read, it says nothing a document could have made it say; a worker that dies without it died
+/// starting (under bubblewrap with status 1: bubblewrap could not make the sandbox, see
+/// `SandboxProbe`), never on a document.
+public enum WorkerGreeting {
+    public static let line: [UInt8] = Array("glance-worker ready\n".utf8)
+}
+
 /// A worker's reply: one line of JSON, followed by `byteCount` bytes of encoded image.
 ///
 /// The coordinator does not trust it: a reply whose id is not the job's, whose byte count is

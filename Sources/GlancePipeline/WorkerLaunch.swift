@@ -12,6 +12,13 @@ public struct WorkerLaunch: Sendable, Equatable {
     public var executable: String
     public var arguments: [String]
     public var sandbox: WorkerSandbox
+    /// Arguments added to bubblewrap's own (for tests: binding a path that does not exist makes
+    /// bubblewrap fail as it does where it cannot make a sandbox).
+    var bubblewrapExtraArguments: [String] = []
+
+    /// bubblewrap's exit status when it cannot make the sandbox or start the program in it. The
+    /// worker never exits with it before its greeting (see ``WorkerGreeting``).
+    static let bubblewrapFailureStatus: Int32 = 1
 
     public init(executable: String, arguments: [String], sandbox: WorkerSandbox) {
         self.executable = executable
@@ -25,7 +32,10 @@ public struct WorkerLaunch: Sendable, Equatable {
         guard sandbox == .bubblewrapAndSeccomp, let bubblewrap = Bubblewrap.executable else {
             return (executable, worker)
         }
-        return (bubblewrap, [bubblewrap] + Bubblewrap.arguments(worker: executable) + ["--"] + worker)
+        return (
+            bubblewrap,
+            [bubblewrap] + Bubblewrap.arguments(worker: executable) + bubblewrapExtraArguments + ["--"] + worker
+        )
     }
 
     /// How a worker started by this launch ended, from its wait status: bubblewrap passes a
@@ -102,7 +112,7 @@ enum Bubblewrap {
 
     /// Everything of the layout but the worker itself. Made once a process: it reads the mount
     /// points and `/proc/self/maps`, which cost a command about 1.5 ms of CPU each time, and a
-    /// command starts the trial and two workers at once, while it is starting up itself.
+    /// command starts two workers at once, while it is starting up itself.
     private static let systemLayout: [String] = {
         // No --new-session: the worker must stay in the process group the pool kills (the
         // seccomp filter forbids the terminal ioctl that a new session guards against).

@@ -36,12 +36,15 @@ public final class WorkerPool: Sendable {
         /// How workers are confined (``WorkerLaunch/strongestSandbox(executable:)`` finds the
         /// best one the machine allows).
         public var sandbox: WorkerSandbox
-        /// A trial of bubblewrap still running when the pool was made: then `sandbox` is
-        /// bubblewrap's, tentatively. The first worker starts under it at once, while the trial
-        /// ends, and is replaced by one under the trial's answer if bubblewrap does not work here:
-        /// the trial's 5-10 ms overlap the worker's start instead of preceding it. A worker never
-        /// runs with less confinement than the answer, and a job goes only to a confirmed one.
+        /// A probe that does not know yet whether bubblewrap works here: then `sandbox` is
+        /// bubblewrap's, tentatively, and the first workers are the trial. A worker that greets
+        /// shows that bubblewrap works; one whose bubblewrap exits with its failure status before
+        /// the greeting shows that it does not, and its job goes to a worker under seccomp alone
+        /// (the job never reached the first). A worker never runs with less confinement than the
+        /// answer, and no document is read before its worker has confined itself.
         public var pendingProbe: SandboxProbe?
+        /// Arguments added to bubblewrap's (for tests; see ``WorkerLaunch``).
+        var bubblewrapExtraArguments: [String] = []
         /// How many workers start when the pool is made rather than on their first job (the
         /// first ones; the rest still start on demand), so that a caller sure to render overlaps
         /// their start (bubblewrap, the process, its libraries: 15-20 ms) with its own work
@@ -74,7 +77,9 @@ public final class WorkerPool: Sendable {
 
         func launch(under sandbox: WorkerSandbox) -> WorkerLaunch {
             let limitArguments = ["--memory-limit", String(limits.memoryMiB), "--cpu-limit", String(limits.cpuSeconds)]
-            return WorkerLaunch(executable: executable, arguments: limitArguments + arguments, sandbox: sandbox)
+            var launch = WorkerLaunch(executable: executable, arguments: limitArguments + arguments, sandbox: sandbox)
+            launch.bubblewrapExtraArguments = bubblewrapExtraArguments
+            return launch
         }
     }
 
@@ -101,6 +106,8 @@ public final class WorkerPool: Sendable {
         var cancelled = false
         /// The process of each pool thread's current worker, so that `stop()` can kill it.
         var running: [Int: pid_t] = [:]
+        /// How many workers have been started (for tests).
+        var started = 0
 
         mutating func next() -> Entry? {
             if !interactive.isEmpty { return interactive.removeFirst() }
@@ -118,8 +125,9 @@ public final class WorkerPool: Sendable {
     public let configuration: Configuration
     private let queue = Mutex(Queue())
 
-    /// The sandbox workers run in: the configuration's, or the pending trial's answer (waiting for
-    /// it). nil only when seccomp is unavailable too, which commands refuse before making a pool.
+    /// The sandbox workers run in: the configuration's, or the pending probe's answer (trying
+    /// bubblewrap if no worker has shown it yet). nil only when seccomp is unavailable too, which
+    /// commands refuse before making a pool.
     public var sandbox: WorkerSandbox? {
         guard let probe = configuration.pendingProbe else { return configuration.sandbox }
         return probe.result()
@@ -214,23 +222,33 @@ public final class WorkerPool: Sendable {
     /// The processes of the workers started so far, one for each pool thread (for tests).
     var workerProcesses: [pid_t] { queue.withLock { Array($0.running.values) } }
 
-    /// Starts a worker under the configured sandbox or, with a bubblewrap trial pending, under
-    /// bubblewrap at once and then, once the trial has answered, under its answer if that is
-    /// another.
+    /// How many workers the pool has started (for tests).
+    var startedWorkers: Int { queue.withLock { $0.started } }
+
+    /// Starts a worker under the configured sandbox or, with a probe pending, under its answer
+    /// if it has one, else under bubblewrap, tentatively (see ``Configuration/pendingProbe``).
     private func startWorker() throws(WorkerStartError) -> WorkerProcess {
-        let cpuSeconds = configuration.limits.cpuSeconds
-        guard let probe = configuration.pendingProbe else {
-            return try WorkerProcess(launch: configuration.launch, cpuSeconds: cpuSeconds)
-        }
-        let known = probe.knownResult
-        let tentative = known.map { $0 ?? .seccomp } ?? configuration.sandbox
-        let started = try WorkerProcess(launch: configuration.launch(under: tentative), cpuSeconds: cpuSeconds)
         // seccomp missing as well: the worker says so itself (it exits, and its documents fail
-        // saying the sandbox is unavailable), as without a trial.
-        let answer = probe.result() ?? .seccomp
-        guard answer != tentative else { return started }
-        started.terminate()
-        return try WorkerProcess(launch: configuration.launch(under: answer), cpuSeconds: cpuSeconds)
+        // saying the sandbox is unavailable).
+        let sandbox = configuration.pendingProbe?.knownResult.map { $0 ?? .seccomp } ?? configuration.sandbox
+        return try WorkerProcess(
+            launch: configuration.launch(under: sandbox), cpuSeconds: configuration.limits.cpuSeconds)
+    }
+
+    /// Tells a pending probe what `worker`, started under bubblewrap, showed (the first answer
+    /// stays); true when bubblewrap could not make its sandbox and the answer now is another
+    /// sandbox, under which its job is to run again.
+    private func learnSandbox(from worker: WorkerProcess) -> Bool {
+        guard let probe = configuration.pendingProbe, worker.launch.sandbox == .bubblewrapAndSeccomp else {
+            return false
+        }
+        if worker.greeted {
+            probe.record(bubblewrapWorks: true)
+            return false
+        }
+        guard worker.bubblewrapFailed else { return false }
+        probe.record(bubblewrapWorks: false)
+        return probe.knownResult != .some(.bubblewrapAndSeccomp)
     }
 
     /// Starts this thread's worker and records its process, for `stop()` to kill.
@@ -238,6 +256,7 @@ public final class WorkerPool: Sendable {
         let started = try startWorker()
         let cancelled = queue.withLock { queue in
             queue.running[slot] = started.pid
+            queue.started += 1
             return queue.cancelled
         }
         if cancelled { started.terminate() }
@@ -259,13 +278,17 @@ public final class WorkerPool: Sendable {
         }
         guard let current = worker else { return .crashed(reason: "no worker") }
         guard current.send(job, file: file) else {
+            current.terminate()
             worker = nil
-            if replacing, !queue.withLock({ $0.cancelled }) {
+            let bubblewrapFailed = learnSandbox(from: current)
+            if replacing || bubblewrapFailed, !queue.withLock({ $0.cancelled }) {
                 return run(job, file: file, on: &worker, slot: slot, replacing: false)
             }
             return .crashed(reason: "renderer exited before taking the job")
         }
-        switch current.receive(for: job, timeout: configuration.timeoutSeconds) {
+        let reply = current.receive(for: job, timeout: configuration.timeoutSeconds)
+        let bubblewrapFailed = learnSandbox(from: current)
+        switch reply {
         case .outcome(let outcome):
             // A worker that has used a document's worth of CPU time is replaced, so that its
             // lifetime limit (twice that) never cuts the next document short.
@@ -280,6 +303,11 @@ public final class WorkerPool: Sendable {
             return .timedOut(seconds: configuration.timeoutSeconds)
         case .died(let reason):
             worker = nil
+            // Dead before its greeting: the job never reached it (bubblewrap could not make the
+            // sandbox, say); it goes to a new worker, under the probe's new answer if there is one.
+            if bubblewrapFailed || (replacing && !current.greeted), !queue.withLock({ $0.cancelled }) {
+                return run(job, file: file, on: &worker, slot: slot, replacing: false)
+            }
             return .crashed(reason: reason)
         }
     }

@@ -22,13 +22,14 @@ struct WorkerStartError: Error {
     let reason: String
 }
 
-/// One supervised renderer process (`glance worker`), talked to over a Unix socket pair: jobs
-/// go down with the document's descriptor attached, replies come back.
+/// One supervised renderer process (`glance worker`), talked to over a Unix socket pair: its
+/// greeting comes first (``WorkerGreeting``), then jobs go down with the document's descriptor
+/// attached and replies come back.
 ///
 /// Owned by one pool thread; not shared. The process is killed when this object goes away.
 final class WorkerProcess {
     let pid: pid_t
-    private let launch: WorkerLaunch
+    let launch: WorkerLaunch
     /// The per-document CPU limit the worker runs under, for the reason of a death by it.
     private let cpuSeconds: Int
     /// Our end of the socket pair (the worker's is its standard input and output).
@@ -37,7 +38,20 @@ final class WorkerProcess {
     /// Where `receive` reads the socket into: made once, not made and zeroed (64 KiB) for every
     /// read of every reply.
     private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
-    private var exited = false
+    /// How much of ``WorkerGreeting/line`` has arrived.
+    private var greetingBytes = 0
+    /// How the process ended, once reaped.
+    private var death: WorkerDeath?
+
+    /// Whether the worker has greeted: it started and confined itself, and reads jobs.
+    var greeted: Bool { greetingBytes == WorkerGreeting.line.count }
+
+    /// Whether the worker ended before its greeting with bubblewrap's failure status: bubblewrap
+    /// could not make its sandbox (no document can cause that: none is read before the greeting).
+    var bubblewrapFailed: Bool {
+        launch.sandbox == .bubblewrapAndSeccomp && !greeted
+            && death == .exited(WorkerLaunch.bubblewrapFailureStatus)
+    }
 
     /// Starts the worker `launch` describes; its stdin and stdout are the other end of our socket
     /// pair, stderr is discarded (a dying C library's last words would break the
@@ -126,13 +140,27 @@ final class WorkerProcess {
             let count = readBuffer.withUnsafeMutableBytes { read(channel, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return .died(reason: reap()) }
-            replies.append(readBuffer[0..<count])
+            guard let reply = afterGreeting(readBuffer[0..<count]) else {
+                terminate()
+                return .died(reason: "renderer sent an invalid reply")
+            }
+            replies.append(reply)
         }
+    }
+
+    /// The part of `bytes` after the greeting, matching what of the greeting they hold; nil if
+    /// they do not start as the rest of the greeting does.
+    private func afterGreeting(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let expected = WorkerGreeting.line
+        let count = min(expected.count - greetingBytes, bytes.count)
+        guard bytes.prefix(count).elementsEqual(expected[greetingBytes..<(greetingBytes + count)]) else { return nil }
+        greetingBytes += count
+        return bytes.dropFirst(count)
     }
 
     /// Kills the worker (if still running) and reaps it.
     func terminate() {
-        guard !exited else { return }
+        guard death == nil else { return }
         kill(-pid, SIGKILL)
         _ = reap()
     }
@@ -141,7 +169,8 @@ final class WorkerProcess {
     private func reap() -> String {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        exited = true
-        return launch.death(fromWaitStatus: status).reason(cpuLimitSeconds: cpuSeconds)
+        let ended = launch.death(fromWaitStatus: status)
+        death = ended
+        return ended.reason(cpuLimitSeconds: cpuSeconds)
     }
 }

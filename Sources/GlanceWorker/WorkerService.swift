@@ -14,8 +14,9 @@ import GlanceRender
     import Glibc
 #endif
 
-/// The worker side of the pool: runs inside `glance worker`, reads jobs from standard input,
-/// renders and encodes each, and writes the outcome to standard output, until its input closes.
+/// The worker side of the pool: runs inside `glance worker`, greets the pool once confined,
+/// reads jobs from standard input, renders and encodes each, and writes the outcome to standard
+/// output, until its input closes.
 ///
 /// Everything that touches untrusted bytes happens here, in a process that the pool can lose:
 /// a crash, a hang or a memory blow-up in a C library costs this process, not the batch.
@@ -28,8 +29,9 @@ public struct WorkerService: Sendable {
         self.triggers = triggers
     }
 
-    /// Confines the process (limits, sandbox), then serves jobs until standard input ends.
-    /// Returns false if the sandbox could not be entered: no job was read.
+    /// Confines the process (limits, sandbox), says so (``WorkerGreeting``), then serves jobs
+    /// until standard input ends. Returns false if the sandbox could not be entered: no job was
+    /// read.
     public func run() -> Bool {
         guard glance_die_with_parent() == 0 else { return true }
         // Every block from the heap, and freed ones kept (up to 256 MiB) for the next document:
@@ -40,6 +42,7 @@ public struct WorkerService: Sendable {
         // document needs; what it keeps goes back to the system after a second without work.
         _ = glance_reuse_freed_memory(256 << 20)
         guard confinement.apply() else { return false }
+        guard DescriptorWriter.writeAll(WorkerGreeting.line, to: 1) else { return true }
         let input = JobReader(descriptor: 0, idleMilliseconds: 1000) { glance_return_freed_memory() }
         let decoder = JSONDecoder()
         let thumbnailer = Thumbnailer()

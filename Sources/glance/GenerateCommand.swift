@@ -98,10 +98,10 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // The sandbox's trial (a bubblewrap start) runs while the store opens and the plan is
-        // made; so do the first workers' starts when every document will be rendered (a new
-        // sidecar, --force). Otherwise they start on the first jobs: a run that finds everything
-        // up to date starts none (two would cost it about 8 ms of 21 on a small folder).
+        // The first workers start while the store opens and the plan is made when every
+        // document will be rendered (a new sidecar, --force); they are also the sandbox's trial.
+        // Otherwise they start on the first jobs: a run that finds everything up to date starts
+        // none (two would cost it about 8 ms of 21 on a small folder).
         let probe = dryRun ? nil : sandbox.startProbe()
         let triggers = WorkerDebugTriggers(
             crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,

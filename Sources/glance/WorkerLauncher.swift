@@ -10,7 +10,7 @@ import GlancePipeline
 /// the strongest sandbox the machine allows.
 enum WorkerLauncher {
     /// The worker executable: `glance-worker` in the folder of this executable (found once a
-    /// process: a command asks for it for the sandbox's trial and again for its pool).
+    /// process: a command asks for it for the sandbox's probe and again for its pool).
     static let executablePath: String = {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -27,9 +27,9 @@ enum WorkerLauncher {
     static let workersStartedAhead = 2
 
     /// The pool configuration for `workers` workers under these limits and sandbox options: the
-    /// sandbox is found by trying (``SandboxProbe``), with `probe` when the command started one
-    /// earlier (``SandboxOptions/startProbe()``) to do other work while it runs. A trial of
-    /// bubblewrap that is still running goes to the pool, which starts its first worker meanwhile.
+    /// sandbox is found by trying (``SandboxProbe``), with `probe` when the command made one
+    /// earlier (``SandboxOptions/startProbe()``). A probe that does not know yet whether
+    /// bubblewrap works goes to the pool, whose first workers are its trial.
     /// `startingAhead`: the command is about to render, and its first ``workersStartedAhead``
     /// workers start when the pool is made, while it does its own start-up.
     static func configuration(
@@ -73,14 +73,14 @@ struct SandboxOptions: ParsableArguments {
 
     /// Starts finding the sandbox renderers will run in, to be read by
     /// ``WorkerLauncher/configuration(workers:timeoutSeconds:memoryMiB:sandbox:probe:triggers:)``;
-    /// nil with `--no-sandbox`, which needs no trial.
+    /// nil with `--no-sandbox`, which needs no probe.
     func startProbe() -> SandboxProbe? {
         noSandbox ? nil : SandboxProbe(executable: WorkerLauncher.executablePath)
     }
 
     /// The sandbox to run `worker` in: none when asked, else the strongest that works, as `probe`
-    /// (or a probe started now) finds it. While bubblewrap's trial still runs, bubblewrap is the
-    /// answer, tentatively, and the trial comes back with it for the pool to wait on.
+    /// (or a probe made now) finds it. While no worker has shown whether bubblewrap works,
+    /// bubblewrap is the answer, tentatively, and the probe comes back with it for the pool.
     func resolve(_ probe: SandboxProbe?, worker: String) throws -> (WorkerSandbox, pending: SandboxProbe?) {
         if noSandbox {
             StandardError.write("glance: renderers run without a sandbox (--no-sandbox)")
