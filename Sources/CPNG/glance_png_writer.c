@@ -239,14 +239,33 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
                               out_length, error);
 }
 
+/// Adds the sample of row `y` (every fourth pixel of every fourth row) of 0x00RRGGBB words.
+static void add_word_sums(const uint32_t *row, int width, int y, glance_pixel_sums *sums) {
+    if (sums == NULL || y % 4 != 0) return;
+    for (int x = 0; x < width; x += 4) {
+        sums->red += (row[x] >> 16) & 0xFF;
+        sums->green += (row[x] >> 8) & 0xFF;
+        sums->blue += row[x] & 0xFF;
+        sums->count++;
+    }
+}
+
 int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
-                            uint8_t *out, size_t capacity, size_t *out_length, glance_png_error *error) {
+                            uint8_t *out, size_t capacity, size_t *out_length, glance_pixel_sums *sums,
+                            glance_png_error *error) {
     if (width <= 0 || height <= 0) {
         set_message(error, "bad image size");
         return GLANCE_PNG_FAILED;
     }
+    if (sums != NULL) memset(sums, 0, sizeof *sums);
+    // The sample for the average colour is taken in the pass that finds whether the page is gray,
+    // not in a pass of its own over the page's words (3 MB for a text page).
     int gray = 1;
-    for (int y = 0; gray && y < height; y++) gray = word_row_is_gray((const uint32_t *)(pixels + (size_t)y * stride), width);
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = (const uint32_t *)(pixels + (size_t)y * stride);
+        if (gray) gray = word_row_is_gray(row, width);
+        add_word_sums(row, width, y, sums);
+    }
     return gray ? encode_rows(pixels, width, height, stride, 1, filters.gray, gray_of_words, out, capacity, out_length,
                               error)
                 : encode_rows(pixels, width, height, stride, 3, filters.colour, rgb_of_words, out, capacity,

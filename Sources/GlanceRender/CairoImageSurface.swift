@@ -58,42 +58,32 @@ final class CairoImageSurface {
     }
 
     /// The pixels as a PNG (gray when every pixel is gray), encoded straight from the surface's
-    /// words: the same bytes as ``rgbPixels()`` encoded by ``ImageEncoder``.
-    func encodedPNG(content: PNGContent) throws(ThumbnailError) -> [UInt8] {
+    /// words, and their average colour, taken in the same pass: the same bytes and colour as
+    /// ``rgbPixels()`` encoded by ``ImageEncoder`` and averaged by ``PixelBuffer/averageColour``.
+    func encodedPNG(content: PNGContent) throws(ThumbnailError) -> (png: [UInt8], averageColour: String) {
         cairo_surface_flush(surface)
         guard let data = cairo_image_surface_get_data(surface) else {
-            return try ImageEncoder.encode(rgbPixels(), as: .png, content: content)
+            let pixels = rgbPixels()
+            return (try ImageEncoder.encode(pixels, as: .png, content: content), pixels.averageColour)
         }
         let stride = Int(cairo_image_surface_get_stride(surface))
         let capacity = glance_png_encoded_bound(Int32(width), Int32(height), 3)
         var error = glance_png_error()
+        var sums = glance_pixel_sums()
         var status = Int32(GLANCE_PNG_OK.rawValue)
         let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             var length = 0
             status = glance_png_encode_words(
                 data, Int32(width), Int32(height), stride, content.filters, buffer.baseAddress, capacity, &length,
-                &error)
+                &sums, &error)
             count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
         }
         guard status == Int32(GLANCE_PNG_OK.rawValue) else {
             throw .writeFailed(path: "PNG", reason: PNGError(error).message)
         }
-        return bytes
-    }
-
-    /// The average colour, as ``PixelBuffer/averageColour`` gives it for ``rgbPixels()``.
-    var averageColour: String {
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { return "#ffffff" }
-        let stride = Int(cairo_image_surface_get_stride(surface))
         var average = AverageColour(channels: 3)
-        for y in Swift.stride(from: 0, to: height, by: 4) {
-            let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
-            for x in Swift.stride(from: 0, to: width, by: 4) {
-                let word = row[x]
-                average.add(red: Int((word >> 16) & 0xFF), green: Int((word >> 8) & 0xFF), blue: Int(word & 0xFF))
-            }
-        }
-        return average.text
+        average.add(
+            redSum: Int(sums.red), greenSum: Int(sums.green), blueSum: Int(sums.blue), count: Int(sums.count))
+        return (bytes, average.text)
     }
 }

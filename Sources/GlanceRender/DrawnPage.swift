@@ -19,10 +19,10 @@ struct DrawnPage {
     /// The page as a PNG thumbnail: 8-bit gray when every pixel is gray, RGB otherwise, the same
     /// bytes and average colour as ``thumbnail`` encoded by ``ImageEncoder``.
     func encoded(content: PNGContent) throws(ThumbnailError) -> EncodedThumbnail {
-        EncodedThumbnail(
-            format: .png, data: try surface.encodedPNG(content: content), width: surface.width,
-            height: surface.height, averageColour: surface.averageColour, sourceWidth: sourceWidth,
-            sourceHeight: sourceHeight, warnings: warnings, colour: nil)
+        let (png, averageColour) = try surface.encodedPNG(content: content)
+        return EncodedThumbnail(
+            format: .png, data: png, width: surface.width, height: surface.height, averageColour: averageColour,
+            sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings, colour: nil)
     }
 }
 

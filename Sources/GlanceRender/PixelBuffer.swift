@@ -108,6 +108,15 @@ struct AverageColour {
         }
     }
 
+    /// Adds `count` opaque pixels whose channels sum to these (a sample summed in C over the
+    /// same pixels `add(row:width:y:)` takes).
+    mutating func add(redSum: Int, greenSum: Int, blueSum: Int, count: Int) {
+        sums.r += redSum
+        sums.g += greenSum
+        sums.b += blueSum
+        self.count += count
+    }
+
     /// Adds one opaque pixel.
     mutating func add(red: Int, green: Int, blue: Int) {
         sums.r += red

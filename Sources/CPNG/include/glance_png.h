@@ -82,12 +82,20 @@ int glance_png_encode(const uint8_t *pixels, int width, int height, int channels
                       glance_png_filters filters, uint8_t *out, size_t capacity,
                       size_t *out_length, glance_png_error *error);
 
+/// Sums of the channels of a sample of an image's pixels (every fourth pixel of every fourth row,
+/// from the first), for its average colour.
+typedef struct {
+    uint64_t red, green, blue, count;
+} glance_pixel_sums;
+
 /// Encodes pixels held as native-endian 32-bit words 0x00RRGGBB (cairo's RGB24; `stride` bytes a
 /// row) as an 8-bit PNG tagged sRGB, gray when every pixel is, RGB otherwise: a page drawn by
 /// cairo goes to PNG without first becoming an RGB image. `capacity` is at least
-/// `glance_png_encoded_bound(width, height, 3)`.
+/// `glance_png_encoded_bound(width, height, 3)`. `*sums` (if not NULL) gets the image's sample
+/// sums, taken while its pixels are read anyway.
 int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
-                            uint8_t *out, size_t capacity, size_t *out_length, glance_png_error *error);
+                            uint8_t *out, size_t capacity, size_t *out_length, glance_pixel_sums *sums,
+                            glance_png_error *error);
 
 /// The most bytes `glance_png_encode` can write for an image of this size.
 size_t glance_png_encoded_bound(int width, int height, int channels);
