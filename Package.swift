@@ -163,7 +163,8 @@ let package = Package(
             name: "GlanceStoreTests",
             dependencies: ["GlanceCore", "GlanceStore", "GlancePostgresStore", "GlanceTestSupport"]),
         .testTarget(
-            name: "GlanceContainerTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceTestSupport"]),
+            name: "GlanceContainerTests",
+            dependencies: ["GlanceCore", "GlanceContainer", "CDigest", "GlanceTestSupport"]),
         .testTarget(
             name: "GlancePipelineTests",
             dependencies: [

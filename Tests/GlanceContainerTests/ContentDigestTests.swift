@@ -1,3 +1,4 @@
+import CDigest
 import Foundation
 import GlanceContainer
 import GlanceCore
@@ -34,6 +35,25 @@ struct ContentDigestTests {
         #expect(digest(path) == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         let empty = try scratch.write([], to: "empty.txt")
         #expect(digest(empty) == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test(
+        "on the CPU's SHA extensions, SHA-256 is libcrypto's at every length around a block and across 64 KiB",
+        .enabled(
+            if: glance_sha256_has_cpu_extensions() != 0, "this CPU has no SHA extensions: libcrypto makes every digest")
+    )
+    func cpuExtensionsMatchLibcrypto() {
+        var bytes = [UInt8](repeating: 0, count: 70_000)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 131 &+ index >> 7) }
+        func digest(_ count: Int, cpu: Bool) -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 32)
+            let status = bytes.withUnsafeBytes { glance_sha256_bytes($0.baseAddress, count, cpu ? 1 : 0, &digest) }
+            #expect(status == 0)
+            return digest
+        }
+        let lengths = Array(0...260) + [4095, 4096, 4097, 65_535, 65_536, 65_537, 70_000]
+        let differing = lengths.filter { digest($0, cpu: true) != digest($0, cpu: false) }
+        #expect(differing.isEmpty)
     }
 
     @Test("equal bytes give equal digests, a one-byte change a different one, whatever the offset")
