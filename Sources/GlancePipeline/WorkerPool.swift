@@ -230,23 +230,26 @@ public final class WorkerPool: Sendable {
     private func startWorker() throws(WorkerStartError) -> WorkerProcess {
         // seccomp missing as well: the worker says so itself (it exits, and its documents fail
         // saying the sandbox is unavailable).
-        let sandbox = configuration.pendingProbe?.knownResult.map { $0 ?? .seccomp } ?? configuration.sandbox
-        return try WorkerProcess(
+        let known = configuration.pendingProbe?.knownResult
+        let sandbox = known.map { $0 ?? .seccomp } ?? configuration.sandbox
+        let worker = try WorkerProcess(
             launch: configuration.launch(under: sandbox), cpuSeconds: configuration.limits.cpuSeconds)
+        worker.isSandboxTrial = configuration.pendingProbe != nil && known == nil
+        return worker
     }
 
-    /// Tells a pending probe what `worker`, started under bubblewrap, showed (the first answer
-    /// stays); true when bubblewrap could not make its sandbox and the answer now is another
-    /// sandbox, under which its job is to run again.
+    /// Tells the pending probe what `worker`, a trial of bubblewrap, showed (the first answer
+    /// stays), once; true when bubblewrap could not make its sandbox and the answer now is another
+    /// sandbox, under which its job is to run again. Nothing to do for any other worker.
     private func learnSandbox(from worker: WorkerProcess) -> Bool {
-        guard let probe = configuration.pendingProbe, worker.launch.sandbox == .bubblewrapAndSeccomp else {
-            return false
-        }
+        guard worker.isSandboxTrial, let probe = configuration.pendingProbe else { return false }
         if worker.greeted {
+            worker.isSandboxTrial = false
             probe.record(bubblewrapWorks: true)
             return false
         }
         guard worker.bubblewrapFailed else { return false }
+        worker.isSandboxTrial = false
         probe.record(bubblewrapWorks: false)
         return probe.knownResult != .some(.bubblewrapAndSeccomp)
     }

@@ -42,6 +42,9 @@ final class WorkerProcess {
     private var greetingBytes = 0
     /// How the process ended, once reaped.
     private var death: WorkerDeath?
+    /// Started under bubblewrap while the pool's probe did not know whether it works, and not
+    /// yet heard from: its greeting, or bubblewrap's failure, is the probe's answer.
+    var isSandboxTrial = false
 
     /// Whether the worker has greeted: it started and confined itself, and reads jobs.
     var greeted: Bool { greetingBytes == WorkerGreeting.line.count }

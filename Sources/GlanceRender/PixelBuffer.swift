@@ -119,10 +119,7 @@ struct AverageColour {
 
     /// Adds one opaque pixel.
     mutating func add(red: Int, green: Int, blue: Int) {
-        sums.r += red
-        sums.g += green
-        sums.b += blue
-        count += 1
+        add(redSum: red, greenSum: green, blueSum: blue, count: 1)
     }
 
     /// `#rrggbb`; white when no pixel was added.
