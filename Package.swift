@@ -161,7 +161,10 @@ let package = Package(
             dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages", "CScaler"]),
         .testTarget(
             name: "GlanceStoreTests",
-            dependencies: ["GlanceCore", "GlanceStore", "GlancePostgresStore", "GlanceTestSupport"]),
+            dependencies: [
+                "GlanceCore", "GlanceStore", "GlancePostgresStore", "GlanceTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "GlanceContainerTests",
             dependencies: ["GlanceCore", "GlanceContainer", "CDigest", "GlanceTestSupport"]),

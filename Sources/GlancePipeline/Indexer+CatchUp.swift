@@ -100,14 +100,17 @@ extension Indexer {
             }
             var waiting: [ScannedDocument] = []
             var mine: [ScannedDocument] = []
+            // Another batch may have finished some since the plan was made (its claim ends when
+            // its result is saved): look again, so that each document is rendered once. One read
+            // for all of them: a read each was 18 round trips to the store before the first job.
+            let grantedPaths = pending.map(\.path).filter { granted.contains($0) }
+            let recorded = grantedPaths.isEmpty ? [:] : try await store.documents(at: grantedPaths)
             for document in pending {
                 guard granted.contains(document.path) else {
                     waiting.append(document)
                     continue
                 }
-                // Another batch may have finished it since the plan was made (its claim ends when
-                // its result is saved): look again, so that each document is rendered once.
-                let current = try await store.document(at: document.path, includingImageData: false)
+                let current = recorded[document.path]
                 if current?.record.generatedAt ?? .distantPast > plan.madeAt,
                     case .keep = plan.policy.decide(current, identity: document.identity)
                 {

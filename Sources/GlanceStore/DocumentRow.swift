@@ -83,6 +83,33 @@ struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
             renderMilliseconds: renderMilliseconds)
     }
 
+    /// The columns a save writes, in the order of ``insertArguments``.
+    private static let writtenColumns = [
+        "container", "path", "device", "inode", "size", "modifiedNs", "digest", "contentType", "state", "error",
+        "generatorVersion", "generatedAt", "renderMilliseconds",
+    ]
+
+    /// Inserts a new row (the database picks its id).
+    static let insertSQL =
+        "INSERT INTO document (\(writtenColumns.joined(separator: ", "))) VALUES (\(writtenColumns.map { _ in "?" }.joined(separator: ", ")))"
+
+    /// Rewrites every column of the row with a given id (the last argument).
+    static let updateSQL =
+        "UPDATE document SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+
+    /// The values of ``insertSQL``, the date as GRDB stores one (``StoredDate``).
+    var insertArguments: StatementArguments {
+        [
+            container, path, device, inode, size, modifiedNs, digest, contentType, state, error, generatorVersion,
+            StoredDate.text(generatedAt), renderMilliseconds,
+        ]
+    }
+
+    /// The values of ``updateSQL`` for the row `id`.
+    func updateArguments(id: Int64) -> StatementArguments {
+        insertArguments + [id]
+    }
+
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }

@@ -19,18 +19,23 @@ extension SidecarStore {
             let now = Date().timeIntervalSince1970
             var granted: [String] = []
             var seen: Set<String> = []
+            // Statements prepared once per connection: a batch claims every path it renders.
+            let holder = try db.cachedStatement(
+                sql: "SELECT container, path, token, host, pid, expiresAt FROM claim WHERE container = ? AND path = ?")
+            // Unclaimed, ours already, or abandoned: (re)claim it. INSERT OR REPLACE covers an
+            // absent row and a present one in one statement.
+            let take = try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO claim (container, path, token, host, pid, expiresAt)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """)
             for path in paths where seen.insert(path).inserted {
-                if let existing = try ClaimRow.fetchOne(db, key: ["container": container, "path": path]),
+                if let existing = try ClaimRow.fetchOne(holder, arguments: [container, path]),
                     existing.token != lease.token, !Self.isAbandoned(existing, now: now)
                 {
                     continue
                 }
-                // Unclaimed, ours already, or abandoned: (re)claim it. INSERT OR REPLACE covers an
-                // absent row and a present one in one statement.
-                try ClaimRow(
-                    container: container, path: path, token: lease.token, host: lease.host, pid: lease.pid,
-                    expiresAt: now + lease.seconds
-                ).insert(db, onConflict: .replace)
+                try take.execute(arguments: [container, path, lease.token, lease.host, lease.pid, now + lease.seconds])
                 granted.append(path)
             }
             return granted

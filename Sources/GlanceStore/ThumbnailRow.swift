@@ -42,6 +42,17 @@ struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     /// The public image, bytes included.
+    /// Inserts the row: what a save runs for each thumbnail, prepared once per connection.
+    static let insertSQL = """
+        INSERT INTO thumbnail (documentId, sizeKey, format, width, height, byteCount, data, averageColour)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// The values of ``insertSQL``.
+    var insertArguments: StatementArguments {
+        [documentId, sizeKey, format, width, height, byteCount, data, averageColour]
+    }
+
     func image(location: String) throws(StoreError) -> ThumbnailImage {
         ThumbnailImage(
             sizeKey: sizeKey, format: try StoredNames.imageFormat(format, location: location), width: width,
