@@ -62,6 +62,29 @@ struct IndexerTests {
         }
     }
 
+    @Test("a batch does not render what another batch recorded after its plan was made")
+    func renderedElsewhere() async throws {
+        let container = try IndexedContainer(files: ["a.png": "png/rgb8.png", "b.png": "png/rgb8.png"])
+        let plan = try await container.indexer.plan()
+        #expect(plan.toRender.count == 2)
+        // Another batch finishes a.png between this one's plan and its renders.
+        let scanner = try ContainerScanner(container: container.root, excluding: [container.root + "/.thumbnails"])
+        let identity = try #require(scanner.identity(of: "a.png"))
+        let record = DocumentRecord(
+            path: "a.png", identity: identity, contentType: .png, state: .fresh, generatorVersion: "test",
+            generatedAt: plan.madeAt.addingTimeInterval(1))
+        try await container.store.save(
+            record, thumbnails: [ThumbnailImage(format: .png, width: 10, height: 10, data: [1, 2, 3])])
+
+        let summary = try await container.indexer.catchUp(plan)
+        #expect(summary.renderedElsewhere == 1)
+        #expect(container.indexer.rendersStarted == 1)
+        let kept = try #require(try await container.store.document(at: "a.png", includingImageData: true))
+        #expect(kept.thumbnails.first?.data == [1, 2, 3])
+        let rendered = try #require(try await container.store.document(at: "b.png", includingImageData: false))
+        #expect(rendered.record.state == .fresh)
+    }
+
     @Test("refresh renders only what changed, drops what is gone, and tells subscribers")
     func refresh() async throws {
         let container = try IndexedContainer(files: [
