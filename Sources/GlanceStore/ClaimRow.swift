@@ -4,7 +4,7 @@ import GRDB
 /// A row of the `claim` table: the document at `path` of `container` is being rendered under the
 /// lease `token`, held by process `pid` on `host`, until `expiresAt` (seconds since 1970, wall
 /// clock) unless renewed.
-struct ClaimRow: Codable, FetchableRecord, PersistableRecord {
+struct ClaimRow: Decodable, FetchableRecord, TableRecord {
     static let databaseTableName = "claim"
 
     var container: String

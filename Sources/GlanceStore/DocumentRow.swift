@@ -6,7 +6,7 @@ import GlanceCore
 ///
 /// Enumerations are kept as their raw strings so that the table reads well in the `sqlite3`
 /// shell; ``record()`` turns them back, refusing values this version does not know.
-struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
+struct DocumentRow: Decodable, FetchableRecord, TableRecord {
     static let databaseTableName = "document"
 
     var id: Int64?
@@ -108,9 +108,5 @@ struct DocumentRow: Codable, FetchableRecord, MutablePersistableRecord {
     /// The values of ``updateSQL`` for the row `id`.
     func updateArguments(id: Int64) -> StatementArguments {
         insertArguments + [id]
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }

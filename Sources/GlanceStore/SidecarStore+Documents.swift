@@ -169,7 +169,8 @@ extension SidecarStore {
             }
             row.path = newPath
             row.setIdentity(identity)
-            try row.update(db)
+            guard let id = row.id else { return }
+            try db.cachedStatement(sql: DocumentRow.updateSQL).execute(arguments: row.updateArguments(id: id))
         }
     }
 

@@ -3,7 +3,7 @@ import GRDB
 import GlanceCore
 
 /// A row of the `thumbnail` table: one entry of a document's thumbnail dictionary, image included.
-struct ThumbnailRow: Codable, FetchableRecord, PersistableRecord {
+struct ThumbnailRow: Decodable, FetchableRecord, TableRecord {
     static let databaseTableName = "thumbnail"
 
     /// The columns, the one place their names are spelled (the summary row shares them).
