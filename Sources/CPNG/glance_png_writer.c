@@ -272,6 +272,28 @@ int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t
                               out_length, error);
 }
 
+int glance_png_encode_gray(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
+                           uint8_t *out, size_t capacity, size_t *out_length, glance_pixel_sums *sums,
+                           glance_png_error *error) {
+    if (width <= 0 || height <= 0) {
+        set_message(error, "bad image size");
+        return GLANCE_PNG_FAILED;
+    }
+    if (sums != NULL) {
+        memset(sums, 0, sizeof *sums);
+        for (int y = 0; y < height; y += 4) {
+            const uint8_t *row = pixels + (size_t)y * stride;
+            for (int x = 0; x < width; x += 4) {
+                sums->red += row[x];
+                sums->count++;
+            }
+        }
+        sums->green = sums->red;
+        sums->blue = sums->red;
+    }
+    return encode_rows(pixels, width, height, stride, 1, filters.gray, NULL, out, capacity, out_length, error);
+}
+
 size_t glance_png_encoded_bound(int width, int height, int channels) {
     // Deflate falls back to stored blocks when it cannot compress, so the stream is at most the
     // filtered rows plus a few bytes per 64 KiB block; the chunks around it are under 100 bytes.

@@ -7,7 +7,25 @@ import GlanceCore
 public struct TextRenderer: PageRenderer {
     public var contentType: ContentType { .text }
 
-    public init() {}
+    /// Who composites the glyphs: Glance's own painter (cairo's pixels, faster; cairo still
+    /// draws a page the painter cannot), or cairo always (to compare the two).
+    enum Painting {
+        case glance
+        case cairo
+    }
+
+    let painting: Painting
+    /// The glyphs rendered so far, shared by every page this renderer (and its copies) draws.
+    let glyphs: TextGlyphCache
+
+    public init() {
+        self.init(painting: .glance)
+    }
+
+    init(painting: Painting, glyphs: TextGlyphCache = TextGlyphCache()) {
+        self.painting = painting
+        self.glyphs = glyphs
+    }
 
     /// At most this much of the file is read: far more than one page can show.
     public static let maxBytesRead = 64 * 1024
@@ -21,6 +39,8 @@ public struct TextRenderer: PageRenderer {
     static let pageAspect = 210.0 / 297.0
     /// Margin as a fraction of the page width (about 16 mm on A4).
     static let marginFraction = 0.077
+    /// The ink: a dark gray (cairo's 0.1 gray in 8 bits).
+    static let ink: UInt8 = 25
     /// A monospaced face (plain text often relies on columns), with CJK faces behind it.
     static let fontFamilies =
         "DejaVu Sans Mono,WenQuanYi Micro Hei Mono,Noto Sans Mono CJK JP,Droid Sans Fallback,monospace"
@@ -46,40 +66,98 @@ public struct TextRenderer: PageRenderer {
     }
 
     func drawPage(_ decoded: DecodedText, maxSide: Int) throws(ThumbnailError) -> DrawnPage {
-        let height = maxSide
-        let width = max(1, Int((Double(maxSide) * Self.pageAspect).rounded()))
-        let surface = CairoImageSurface(width: width, height: height)
-        guard let cairo = surface.context else {
-            throw .corrupt(format: "text", detail: "cannot create a \(width)x\(height) page")
-        }
-        defer { cairo_destroy(cairo) }
-
+        let page = PageLayout(maxSide: maxSide)
         let text = Self.pageText(decoded.text)
-        var unknownGlyphs = 0
-        if !text.isEmpty {
-            let margin = Double(width) * Self.marginFraction
-            let scale = Double(maxSide) / 1024.0
-            cairo_translate(cairo, margin, margin)
-            cairo_rectangle(cairo, 0, 0, Double(width) - 2 * margin, Double(height) - 2 * margin)
-            cairo_clip(cairo)
-            cairo_set_source_rgb(cairo, 0.1, 0.1, 0.1)
-            unknownGlyphs = Self.drawLayout(
-                text, language: decoded.language, on: cairo,
-                width: Double(width) - 2 * margin, fontPixels: 12.0 * scale)
+        let drawn: (paper: DrawnPage.Paper, unknownGlyphs: Int)
+        if painting == .glance, let painted = drawOnGray(text, language: decoded.language, page: page) {
+            drawn = painted
+        } else {
+            drawn = try drawWithCairo(text, language: decoded.language, page: page)
         }
         var warnings: [String] = []
-        if unknownGlyphs > 0 {
-            warnings.append("\(unknownGlyphs) character(s) have no glyph in the installed fonts")
+        if drawn.unknownGlyphs > 0 {
+            warnings.append("\(drawn.unknownGlyphs) character(s) have no glyph in the installed fonts")
         }
-        return DrawnPage(surface: surface, sourceWidth: width, sourceHeight: height, warnings: warnings)
+        return DrawnPage(paper: drawn.paper, sourceWidth: page.width, sourceHeight: page.height, warnings: warnings)
     }
 
-    /// Draws `text` with pango; returns how many characters fell back to an "unknown" box.
-    private static func drawLayout(
-        _ text: String, language: String?, on cairo: OpaquePointer, width: Double, fontPixels: Double
-    ) -> Int {
-        guard let layout = pango_cairo_create_layout(cairo) else { return 0 }
+    /// The page's size and where its text goes, for the `maxSide` box.
+    struct PageLayout {
+        let width: Int
+        let height: Int
+        /// The text's top left corner, in pixels: the margin, a fraction of a pixel included.
+        let margin: Double
+        /// The text area, whole pixels: nothing is drawn outside it (the last line is cut).
+        let clip: (left: Int, top: Int, right: Int, bottom: Int)
+        let fontPixels: Double
+
+        init(maxSide: Int) {
+            height = maxSide
+            width = max(1, Int((Double(maxSide) * TextRenderer.pageAspect).rounded()))
+            margin = Double(width) * TextRenderer.marginFraction
+            let inset = Int(margin.rounded())
+            clip = (inset, inset, max(inset, width - inset), max(inset, height - inset))
+            fontPixels = 12.0 * Double(maxSide) / 1024.0
+        }
+
+        var textWidth: Double { Double(width) - 2 * margin }
+    }
+
+    /// The page drawn by ``TextGlyphPainter`` on gray paper; nil when cairo must draw it (a glyph
+    /// the painter cannot draw, or no memory for the page).
+    private func drawOnGray(_ text: String, language: String?, page: PageLayout) -> (
+        paper: DrawnPage.Paper, unknownGlyphs: Int
+    )? {
+        guard let paper = GrayPage(width: page.width, height: page.height) else { return nil }
+        if text.isEmpty { return (.gray(paper), 0) }
+        // Pango lays out for a cairo context; a one-pixel surface serves (an image surface's font
+        // options do not depend on its size).
+        let scratch = CairoImageSurface(width: 1, height: 1)
+        guard let cairo = scratch.context else { return nil }
+        defer { cairo_destroy(cairo) }
+        guard let layout = Self.makeLayout(text, language: language, on: cairo, page: page) else { return nil }
         defer { glance_object_unref(UnsafeMutableRawPointer(layout)) }
+        let unknownGlyphs = Int(pango_layout_get_unknown_glyphs_count(layout))
+        guard unknownGlyphs == 0 else { return nil }
+        let painter = TextGlyphPainter(cache: glyphs)
+        guard painter.paint(layout, on: paper, origin: (page.margin, page.margin), clip: page.clip, ink: Self.ink)
+        else { return nil }
+        return (.gray(paper), 0)
+    }
+
+    /// The page drawn by cairo on RGB paper, as pango draws a layout.
+    private func drawWithCairo(_ text: String, language: String?, page: PageLayout) throws(ThumbnailError) -> (
+        paper: DrawnPage.Paper, unknownGlyphs: Int
+    ) {
+        let surface = CairoImageSurface(width: page.width, height: page.height)
+        guard let cairo = surface.context else {
+            throw .corrupt(format: "text", detail: "cannot create a \(page.width)x\(page.height) page")
+        }
+        defer { cairo_destroy(cairo) }
+        var unknownGlyphs = 0
+        if !text.isEmpty {
+            let clip = page.clip
+            cairo_rectangle(
+                cairo, Double(clip.left), Double(clip.top), Double(clip.right - clip.left),
+                Double(clip.bottom - clip.top))
+            cairo_clip(cairo)
+            cairo_translate(cairo, page.margin, page.margin)
+            let ink = Double(Self.ink) / 255
+            cairo_set_source_rgb(cairo, ink, ink, ink)
+            if let layout = Self.makeLayout(text, language: language, on: cairo, page: page) {
+                pango_cairo_show_layout(cairo, layout)
+                unknownGlyphs = Int(pango_layout_get_unknown_glyphs_count(layout))
+                glance_object_unref(UnsafeMutableRawPointer(layout))
+            }
+        }
+        return (.cairo(surface), unknownGlyphs)
+    }
+
+    /// Lays `text` out with pango for `cairo`, in the page's font and width; the caller unrefs it.
+    private static func makeLayout(
+        _ text: String, language: String?, on cairo: OpaquePointer, page: PageLayout
+    ) -> OpaquePointer? {
+        guard let layout = pango_cairo_create_layout(cairo) else { return nil }
         if let context = pango_layout_get_context(layout) {
             if let language { pango_context_set_language(context, pango_language_from_string(language)) }
             // Outlines unhinted, advances unrounded: FreeType's hinter ran for every new glyph
@@ -93,14 +171,13 @@ public struct TextRenderer: PageRenderer {
             pango_layout_context_changed(layout)
         }
         let font = pango_font_description_from_string(fontFamilies)
-        pango_font_description_set_absolute_size(font, fontPixels * Double(PANGO_SCALE))
+        pango_font_description_set_absolute_size(font, page.fontPixels * Double(PANGO_SCALE))
         pango_layout_set_font_description(layout, font)
         pango_font_description_free(font)
-        pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
+        pango_layout_set_width(layout, Int32(page.textWidth * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
         pango_layout_set_text(layout, text, -1)
-        pango_cairo_show_layout(cairo, layout)
-        return Int(pango_layout_get_unknown_glyphs_count(layout))
+        return layout
     }
 
     /// The part of `text` that can show on one page, with line ends made uniform: CRLF and CR

@@ -97,6 +97,14 @@ int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t
                             uint8_t *out, size_t capacity, size_t *out_length, glance_pixel_sums *sums,
                             glance_png_error *error);
 
+/// Encodes 8-bit gray rows (`stride` bytes apart) as a gray PNG tagged sRGB, the same bytes
+/// `glance_png_encode_words` writes for a page of words whose pixels are those grays; `*sums` (if
+/// not NULL) gets the same sample sums. `capacity` is at least
+/// `glance_png_encoded_bound(width, height, 1)`.
+int glance_png_encode_gray(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
+                           uint8_t *out, size_t capacity, size_t *out_length, glance_pixel_sums *sums,
+                           glance_png_error *error);
+
 /// The most bytes `glance_png_encode` can write for an image of this size.
 size_t glance_png_encoded_bound(int width, int height, int channels);
 

@@ -1,0 +1,66 @@
+internal import CPNG
+import GlanceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A page of 8-bit gray pixels that frees itself, white when made: a text page whose glyphs
+/// ``TextGlyphPainter`` composites itself. A third of the bytes of cairo's RGB24 paper, and it
+/// goes to PNG without a pass to find out that it is gray.
+final class GrayPage {
+    let width: Int
+    let height: Int
+    /// Rows of `width` bytes, top to bottom.
+    let pixels: UnsafeMutablePointer<UInt8>
+
+    /// A white page, or nil if its pixels cannot be allocated.
+    init?(width: Int, height: Int) {
+        guard width > 0, height > 0, width <= Int(Int32.max) / max(1, height),
+            let memory = malloc(width * height)
+        else { return nil }
+        self.width = width
+        self.height = height
+        pixels = memory.bindMemory(to: UInt8.self, capacity: width * height)
+        pixels.initialize(repeating: 255, count: width * height)
+    }
+
+    deinit { free(pixels) }
+
+    /// The pixels as RGB, each gray repeated in the three channels.
+    func rgbPixels() -> PixelBuffer {
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        bytes.withUnsafeMutableBufferPointer { target in
+            for index in 0..<(width * height) {
+                let gray = pixels[index]
+                target[3 * index] = gray
+                target[3 * index + 1] = gray
+                target[3 * index + 2] = gray
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+    }
+
+    /// The page as a gray PNG and its average colour: the same bytes and colour as a cairo page
+    /// with these pixels gives from ``CairoImageSurface/encodedPNG(content:)``.
+    func encodedPNG(content: PNGContent) throws(ThumbnailError) -> (png: [UInt8], averageColour: String) {
+        let capacity = glance_png_encoded_bound(Int32(width), Int32(height), 1)
+        var error = glance_png_error()
+        var sums = glance_pixel_sums()
+        var status = Int32(GLANCE_PNG_OK.rawValue)
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var length = 0
+            status = glance_png_encode_gray(
+                pixels, Int32(width), Int32(height), width, content.filters, buffer.baseAddress, capacity, &length,
+                &sums, &error)
+            count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
+        }
+        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
+            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
+        }
+        var average = AverageColour(channels: 3)
+        average.add(
+            redSum: Int(sums.red), greenSum: Int(sums.green), blueSum: Int(sums.blue), count: Int(sums.count))
+        return (bytes, average.text)
+    }
+}
