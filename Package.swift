@@ -55,6 +55,7 @@ let package = Package(
             name: "CScaler",
             cSettings: [.unsafeFlags(["-O3", "-ffast-math", "-fno-math-errno"])]
         ),
+        .target(name: "CTextPaint", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CProcess"),
         .target(name: "CFileAccess"),
         .target(name: "CRenderGuard", linkerSettings: [.linkedLibrary("dl")]),
@@ -86,6 +87,7 @@ let package = Package(
             name: "GlanceRender",
             dependencies: [
                 "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet",
+                "CTextPaint",
                 "CRenderGuard",
                 "CPageImages",
                 "CPoppler",

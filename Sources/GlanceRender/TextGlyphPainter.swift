@@ -1,5 +1,10 @@
 internal import CGraphics
+internal import CTextPaint
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Draws a pango layout's glyphs onto a ``GrayPage`` itself, with the same pixels cairo's image
 /// backend gives for unhinted, gray-antialiased text in one colour on white: each glyph rendered
@@ -53,8 +58,7 @@ struct TextGlyphPainter {
         return true
     }
 
-    /// Composites one glyph's coverage in `ink` over the page: pixman's OVER of a solid colour
-    /// through an 8-bit mask, `ink * m + page * (255 - m)` with its rounded divisions by 255.
+    /// Composites one glyph's coverage in `ink` over the page, within `clip`.
     private func composite(
         _ glyph: TextGlyphCache.Glyph, on page: GrayPage, left: Int, top: Int,
         clip: (left: Int, top: Int, right: Int, bottom: Int), ink: UInt8
@@ -63,28 +67,11 @@ struct TextGlyphPainter {
         let lastRow = min(glyph.height, clip.bottom - top)
         let firstColumn = max(0, clip.left - left)
         let lastColumn = min(glyph.width, clip.right - left)
-        guard firstRow < lastRow, firstColumn < lastColumn else { return }
-        let ink = UInt32(ink)
-        glyph.coverage.withUnsafeBufferPointer { coverage in
-            for row in firstRow..<lastRow {
-                let target = page.pixels + (top + row) * page.width + left
-                let source = row * glyph.width
-                for column in firstColumn..<lastColumn {
-                    let mask = UInt32(coverage[source + column])
-                    if mask == 0 { continue }
-                    let inked = Self.multiply(ink, mask)
-                    let kept = Self.multiply(UInt32(target[column]), 255 - mask)
-                    target[column] = UInt8(truncatingIfNeeded: min(255, inked + kept))
-                }
-            }
-        }
-    }
-
-    /// `a * b / 255`, rounded as pixman rounds it.
-    @inline(__always)
-    static func multiply(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        let t = a &* b &+ 0x80
-        return ((t >> 8) &+ t) >> 8
+        guard firstRow < lastRow, firstColumn < lastColumn, let coverage = glyph.coverage else { return }
+        glance_composite_coverage(
+            page.pixels + (top + firstRow) * page.width + left + firstColumn, page.width,
+            coverage + firstRow * glyph.width + firstColumn, glyph.width, Int32(lastColumn - firstColumn),
+            Int32(lastRow - firstRow), ink)
     }
 }
 
@@ -94,13 +81,49 @@ struct TextGlyphPainter {
 /// another font's. Bounded: past `budget` bytes of coverage it starts again.
 final class TextGlyphCache: Sendable {
     /// A rendered glyph: `height` rows of `width` coverage bytes, placed `left` pixels right of
-    /// and `top` pixels above its origin.
+    /// and `top` pixels above its origin. The coverage is the cache's, valid while its lock is
+    /// held (nil for an empty glyph, a space).
     struct Glyph {
         let width: Int
         let height: Int
         let left: Int
         let top: Int
-        let coverage: [UInt8]
+        let coverage: UnsafePointer<UInt8>?
+    }
+
+    /// Where coverage is kept: blocks that never move, so that a glyph's bytes stay where they
+    /// are while more glyphs come (and a look-up copies no array).
+    private struct Arena: ~Copyable {
+        static let blockSize = 256 * 1024
+        var blocks: [UnsafeMutablePointer<UInt8>] = []
+        var used = blockSize
+
+        /// Room for `count` bytes, or nil when out of memory.
+        mutating func allocate(_ count: Int) -> UnsafeMutablePointer<UInt8>? {
+            if count > Self.blockSize {
+                guard let memory = malloc(count) else { return nil }
+                let block = memory.bindMemory(to: UInt8.self, capacity: count)
+                blocks.append(block)
+                return block
+            }
+            if used + count > Self.blockSize {
+                guard let memory = malloc(Self.blockSize) else { return nil }
+                blocks.append(memory.bindMemory(to: UInt8.self, capacity: Self.blockSize))
+                used = 0
+            }
+            defer { used += count }
+            return blocks[blocks.count - 1] + used
+        }
+
+        mutating func removeAll() {
+            for block in blocks { free(block) }
+            blocks = []
+            used = Self.blockSize
+        }
+
+        deinit {
+            for block in blocks { free(block) }
+        }
     }
 
     private struct Key: Hashable {
@@ -110,6 +133,7 @@ final class TextGlyphCache: Sendable {
 
     private struct State: ~Copyable {
         var glyphs: [Key: Glyph] = [:]
+        var arena = Arena()
         /// The fonts referenced, by address, each with Glance's face for it (nil: cairo draws it).
         var fonts: [UInt: (font: OpaquePointer, face: FT_Face?)] = [:]
         /// The FreeType library the faces are opened in, made on first use.
@@ -124,6 +148,7 @@ final class TextGlyphCache: Sendable {
             }
             fonts = [:]
             glyphs = [:]
+            arena.removeAll()
             bytes = 0
         }
 
@@ -176,17 +201,19 @@ final class TextGlyphCache: Sendable {
                 guard glance_render_glyph(face, glyph, &rendered) == 0 else { return nil }
                 let width = Int(rendered.width)
                 let height = Int(rendered.height)
-                let pitch = Int(rendered.pitch)
-                var coverage = [UInt8](repeating: 0, count: width * height)
-                if let rows = rendered.rows {
+                var coverage: UnsafeMutablePointer<UInt8>?
+                if width > 0, height > 0, let rows = rendered.rows {
+                    guard let room = state.arena.allocate(width * height) else { return nil }
                     for row in 0..<height {
-                        for column in 0..<width { coverage[row * width + column] = rows[row * pitch + column] }
+                        (room + row * width).update(from: rows + row * Int(rendered.pitch), count: width)
                     }
+                    coverage = room
                 }
                 let made = Glyph(
-                    width: width, height: height, left: Int(rendered.left), top: Int(rendered.top), coverage: coverage)
+                    width: width, height: height, left: Int(rendered.left), top: Int(rendered.top),
+                    coverage: coverage.map { UnsafePointer($0) })
                 state.glyphs[key] = made
-                state.bytes += coverage.count + 64
+                state.bytes += width * height + 64
                 state.renders += 1
                 return made
             }
