@@ -95,7 +95,10 @@ final class TextGlyphCache: Sendable {
     /// are while more glyphs come (and a look-up copies no array).
     private struct Arena: ~Copyable {
         static let blockSize = 256 * 1024
+        /// Blocks of `blockSize` bytes; the last one is being filled.
         var blocks: [UnsafeMutablePointer<UInt8>] = []
+        /// Blocks of one glyph each, for a glyph larger than a block.
+        var large: [UnsafeMutablePointer<UInt8>] = []
         var used = blockSize
 
         /// Room for `count` bytes, or nil when out of memory.
@@ -103,7 +106,7 @@ final class TextGlyphCache: Sendable {
             if count > Self.blockSize {
                 guard let memory = malloc(count) else { return nil }
                 let block = memory.bindMemory(to: UInt8.self, capacity: count)
-                blocks.append(block)
+                large.append(block)
                 return block
             }
             if used + count > Self.blockSize {
@@ -116,13 +119,14 @@ final class TextGlyphCache: Sendable {
         }
 
         mutating func removeAll() {
-            for block in blocks { free(block) }
+            for block in blocks + large { free(block) }
             blocks = []
+            large = []
             used = Self.blockSize
         }
 
         deinit {
-            for block in blocks { free(block) }
+            for block in blocks + large { free(block) }
         }
     }
 
