@@ -91,45 +91,6 @@ final class TextGlyphCache: Sendable {
         let coverage: UnsafePointer<UInt8>?
     }
 
-    /// Where coverage is kept: blocks that never move, so that a glyph's bytes stay where they
-    /// are while more glyphs come (and a look-up copies no array).
-    private struct Arena: ~Copyable {
-        static let blockSize = 256 * 1024
-        /// Blocks of `blockSize` bytes; the last one is being filled.
-        var blocks: [UnsafeMutablePointer<UInt8>] = []
-        /// Blocks of one glyph each, for a glyph larger than a block.
-        var large: [UnsafeMutablePointer<UInt8>] = []
-        var used = blockSize
-
-        /// Room for `count` bytes, or nil when out of memory.
-        mutating func allocate(_ count: Int) -> UnsafeMutablePointer<UInt8>? {
-            if count > Self.blockSize {
-                guard let memory = malloc(count) else { return nil }
-                let block = memory.bindMemory(to: UInt8.self, capacity: count)
-                large.append(block)
-                return block
-            }
-            if used + count > Self.blockSize {
-                guard let memory = malloc(Self.blockSize) else { return nil }
-                blocks.append(memory.bindMemory(to: UInt8.self, capacity: Self.blockSize))
-                used = 0
-            }
-            defer { used += count }
-            return blocks[blocks.count - 1] + used
-        }
-
-        mutating func removeAll() {
-            for block in blocks + large { free(block) }
-            blocks = []
-            large = []
-            used = Self.blockSize
-        }
-
-        deinit {
-            for block in blocks + large { free(block) }
-        }
-    }
-
     private struct Key: Hashable {
         let font: UInt
         let glyph: UInt32
@@ -137,7 +98,7 @@ final class TextGlyphCache: Sendable {
 
     private struct State: ~Copyable {
         var glyphs: [Key: Glyph] = [:]
-        var arena = Arena()
+        var arena = GlyphCoverageArena()
         /// The fonts referenced, by address, each with Glance's face for it (nil: cairo draws it).
         var fonts: [UInt: (font: OpaquePointer, face: FT_Face?)] = [:]
         /// The FreeType library the faces are opened in, made on first use.
@@ -222,5 +183,44 @@ final class TextGlyphCache: Sendable {
                 return made
             }
         }
+    }
+}
+
+/// Where a ``TextGlyphCache`` keeps coverage: blocks that never move, so that a glyph's bytes stay
+/// where they are while more glyphs come (and a look-up copies no array).
+struct GlyphCoverageArena: ~Copyable {
+    static let blockSize = 256 * 1024
+    /// Blocks of `blockSize` bytes; the last one is being filled.
+    var blocks: [UnsafeMutablePointer<UInt8>] = []
+    /// Blocks of one glyph each, for a glyph larger than a block.
+    var large: [UnsafeMutablePointer<UInt8>] = []
+    var used = blockSize
+
+    /// Room for `count` bytes, or nil when out of memory.
+    mutating func allocate(_ count: Int) -> UnsafeMutablePointer<UInt8>? {
+        if count > Self.blockSize {
+            guard let memory = malloc(count) else { return nil }
+            let block = memory.bindMemory(to: UInt8.self, capacity: count)
+            large.append(block)
+            return block
+        }
+        if used + count > Self.blockSize {
+            guard let memory = malloc(Self.blockSize) else { return nil }
+            blocks.append(memory.bindMemory(to: UInt8.self, capacity: Self.blockSize))
+            used = 0
+        }
+        defer { used += count }
+        return blocks[blocks.count - 1] + used
+    }
+
+    mutating func removeAll() {
+        for block in blocks + large { free(block) }
+        blocks = []
+        large = []
+        used = Self.blockSize
+    }
+
+    deinit {
+        for block in blocks + large { free(block) }
     }
 }

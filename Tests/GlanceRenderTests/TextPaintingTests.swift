@@ -89,6 +89,32 @@ struct TextPaintingTests {
         #expect(againPNG.count == first.data.count && againPNG == first.data)
     }
 
+    @Test("coverage larger than a block gets a block of its own; the block being filled goes on")
+    func arenaBlocks() throws {
+        var arena = GlyphCoverageArena()
+        let size = GlyphCoverageArena.blockSize
+        let firstRoom = arena.allocate(100)
+        let first = try #require(firstRoom)
+        let largeRoom = arena.allocate(size + 1)
+        let large = try #require(largeRoom)
+        let nextRoom = arena.allocate(100)
+        let next = try #require(nextRoom)
+        #expect(next == first + 100, "small glyphs share the block")
+        #expect(!(large <= next && next < large + size + 1), "not inside the large glyph's block")
+        // A block that is full starts another; what was handed out stays where it is.
+        first.initialize(repeating: 7, count: 100)
+        let restRoom = arena.allocate(size - 200)
+        let rest = try #require(restRoom)
+        #expect(rest == first + 200)
+        let anotherRoom = arena.allocate(101)
+        let another = try #require(anotherRoom)
+        #expect(!(first <= another && another < first + size))
+        #expect(first[99] == 7)
+        arena.removeAll()
+        let emptied = arena.blocks.isEmpty && arena.large.isEmpty
+        #expect(emptied)
+    }
+
     @Test("a character no font has is left to cairo, which draws its box and warns")
     func missingGlyph() throws {
         // U+16A40 (Mro): no font on a Debian machine with Glance's fonts has it.
