@@ -10,7 +10,6 @@
 #include <pango/pangofc-font.h>
 #include <ft2build.h>
 #include FT_FREETYPE_H
-#include <math.h>
 #include <fontconfig/fontconfig.h>
 #include <stdint.h>
 #include <stdlib.h>
