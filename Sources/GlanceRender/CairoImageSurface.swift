@@ -67,23 +67,10 @@ final class CairoImageSurface {
             return (try ImageEncoder.encode(pixels, as: .png, content: content), pixels.averageColour)
         }
         let stride = Int(cairo_image_surface_get_stride(surface))
-        let capacity = glance_png_encoded_bound(Int32(width), Int32(height), 3)
-        var error = glance_png_error()
-        var sums = glance_pixel_sums()
-        var status = Int32(GLANCE_PNG_OK.rawValue)
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var length = 0
-            status = glance_png_encode_words(
-                data, Int32(width), Int32(height), stride, content.filters, buffer.baseAddress, capacity, &length,
-                &sums, &error)
-            count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
+        return try PagePNGEncoding.encode(capacity: glance_png_encoded_bound(Int32(width), Int32(height), 3)) {
+            out, capacity, length, sums, error in
+            glance_png_encode_words(
+                data, Int32(width), Int32(height), stride, content.filters, out, capacity, &length, &sums, &error)
         }
-        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
-            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
-        }
-        var average = AverageColour(channels: 3)
-        average.add(
-            redSum: Int(sums.red), greenSum: Int(sums.green), blueSum: Int(sums.blue), count: Int(sums.count))
-        return (bytes, average.text)
     }
 }

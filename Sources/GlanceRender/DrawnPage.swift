@@ -1,3 +1,4 @@
+internal import CPNG
 import GlanceCore
 
 /// A page drawn by cairo (the first page of a PDF, or a text file laid out as one), before it
@@ -78,5 +79,34 @@ protocol PageRenderer: DocumentRenderer {
 extension PageRenderer {
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         try drawPage(request).thumbnail
+    }
+}
+
+/// The tail both papers share when they go to PNG: a buffer of the encoder's bound, the encoder's
+/// status turned into a typed error, and the sample sums it took turned into an average colour.
+enum PagePNGEncoding {
+    /// Runs `encode(out, capacity, &length, &sums, &error)` (one of CPNG's page encoders) into a
+    /// buffer of `capacity` bytes.
+    static func encode(
+        capacity: Int,
+        _ encode: (
+            UnsafeMutablePointer<UInt8>?, Int, inout Int, inout glance_pixel_sums, inout glance_png_error
+        ) -> Int32
+    ) throws(ThumbnailError) -> (png: [UInt8], averageColour: String) {
+        var error = glance_png_error()
+        var sums = glance_pixel_sums()
+        var status = Int32(GLANCE_PNG_OK.rawValue)
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var length = 0
+            status = encode(buffer.baseAddress, capacity, &length, &sums, &error)
+            count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
+        }
+        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
+            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
+        }
+        var average = AverageColour(channels: 3)
+        average.add(
+            redSum: Int(sums.red), greenSum: Int(sums.green), blueSum: Int(sums.blue), count: Int(sums.count))
+        return (bytes, average.text)
     }
 }

@@ -44,23 +44,10 @@ final class GrayPage {
     /// The page as a gray PNG and its average colour: the same bytes and colour as a cairo page
     /// with these pixels gives from ``CairoImageSurface/encodedPNG(content:)``.
     func encodedPNG(content: PNGContent) throws(ThumbnailError) -> (png: [UInt8], averageColour: String) {
-        let capacity = glance_png_encoded_bound(Int32(width), Int32(height), 1)
-        var error = glance_png_error()
-        var sums = glance_pixel_sums()
-        var status = Int32(GLANCE_PNG_OK.rawValue)
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var length = 0
-            status = glance_png_encode_gray(
-                pixels, Int32(width), Int32(height), width, content.filters, buffer.baseAddress, capacity, &length,
-                &sums, &error)
-            count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
+        try PagePNGEncoding.encode(capacity: glance_png_encoded_bound(Int32(width), Int32(height), 1)) {
+            out, capacity, length, sums, error in
+            glance_png_encode_gray(
+                pixels, Int32(width), Int32(height), width, content.filters, out, capacity, &length, &sums, &error)
         }
-        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
-            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
-        }
-        var average = AverageColour(channels: 3)
-        average.add(
-            redSum: Int(sums.red), greenSum: Int(sums.green), blueSum: Int(sums.blue), count: Int(sums.count))
-        return (bytes, average.text)
     }
 }
