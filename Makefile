@@ -67,7 +67,15 @@ release: deps
 ## hostile requests, glance.thumbnailer under bubblewrap.
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@# The run's log ends with a recap of what failed (the issues each failed test recorded), so
+	@# that the tail of a CI log, often all that is kept, names the failure.
+	@{ $(SWIFT) test --skip-build 2>&1; echo $$? > .build/swift-test.status; } | tee .build/swift-test.log; \
+	status=$$(cat .build/swift-test.status); \
+	if [ "$$status" != 0 ]; then \
+	  echo "== swift test failed (exit $$status); what failed:"; \
+	  grep -a '✘' .build/swift-test.log | grep -av '✘ Suite\|✘ Test run' | tail -n 40; \
+	fi; \
+	exit $$status
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
 	python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
 	$(MAKE) --no-print-directory test-thumbnailer
