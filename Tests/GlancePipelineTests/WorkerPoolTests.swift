@@ -63,7 +63,11 @@ struct WorkerPoolTests {
             }
         }
         submit(0, assets + "/png/rgb8.png", .normal, name: "hang-first.png")
-        usleep(200_000)
+        // The pool starts the worker once its thread has taken job 0 from the queue: from then on
+        // the others queue behind it (a fixed pause could end first on a loaded machine).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while pool.startedWorkers == 0, ContinuousClock.now < deadline { usleep(5_000) }
+        #expect(pool.startedWorkers == 1)
         for id in 1...3 { submit(id, assets + "/png/rgb8.png", .normal) }
         submit(9, assets + "/png/gray8.png", .interactive)
         recorder.group.wait()
