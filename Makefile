@@ -73,7 +73,7 @@ test: test-deps
 	status=$$(cat .build/swift-test.status); \
 	if [ "$$status" != 0 ]; then \
 	  echo "== swift test failed (exit $$status); what failed:"; \
-	  grep -a '✘' .build/swift-test.log | grep -av '✘ Suite\|✘ Test run' | tail -n 40; \
+	  grep -a '^✘\|^↳' .build/swift-test.log | grep -av '^✘ Suite\|^✘ Test run' | tail -n 60; \
 	fi; \
 	exit $$status
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance

@@ -358,9 +358,11 @@ struct GenerateCommandTests {
         #expect(process.isRunning)
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // Its workers write nothing to this pipe (their standard error is /dev/null), and what
+        // glance writes fits in the pipe's buffer: read it once glance has ended.
+        _ = waitForExit(process, within: .seconds(30))
         let took = ContinuousClock.now - signalled
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(took < .seconds(2), "stopped after \(took)")
         #expect(process.terminationStatus == 130)
         #expect(message.contains("interrupted"))

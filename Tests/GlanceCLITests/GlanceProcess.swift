@@ -105,3 +105,34 @@ func childProcesses(of pid: Int32) throws -> [Int32] {
         ((try? String(contentsOfFile: "/proc/\($0)/status", encoding: .utf8)) ?? "").contains("PPid:\t\(pid)\n")
     }
 }
+
+/// Where each thread of process `pid` is (its name, state and kernel wait channel, from /proc):
+/// what a test that gave up waiting on a process says about it.
+func threadStates(of pid: Int32) -> String {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.sorted().map { task in
+        func read(_ name: String) -> String {
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/\(name)", encoding: .utf8)) ?? "?")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // The state is the field after the parenthesised name in stat.
+        let stat = read("stat")
+        let state = stat.range(of: ") ").map { String(stat[$0.upperBound...].prefix(1)) } ?? "?"
+        return "\(task) \(read("comm")) \(state) \(read("wchan"))"
+    }.joined(separator: "; ")
+}
+
+/// Waits up to `limit` for `process` to end; if it has not, records where its threads are, kills
+/// it, and returns false (so that a hang fails the test in seconds instead of stalling the run).
+func waitForExit(_ process: Process, within limit: Duration) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+    guard process.isRunning else {
+        process.waitUntilExit()
+        return true
+    }
+    Issue.record("glance still running after \(limit); threads: \(threadStates(of: process.processIdentifier))")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return false
+}
