@@ -123,8 +123,9 @@ public struct PreviewServer: Sendable {
     }
 }
 
-/// Answers 405 to every method but `GET` and `HEAD`: the server only reads.
-struct MethodFilter: RouterMiddleware {
+/// Answers 405 to every method but `GET` and `HEAD` (the server only reads), and 404 to a path
+/// with an empty component.
+struct RequestFilter: RouterMiddleware {
     typealias Context = BasicRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -133,6 +134,9 @@ struct MethodFilter: RouterMiddleware {
         guard request.method == .get || request.method == .head else {
             return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"])
         }
+        // The router reads `a//b` as `a/b`; a path with an empty component names nothing here
+        // (one document, one URL: no aliases for caches and logs to tell apart).
+        if request.uri.path.contains("//") { throw ServerError.notFound }
         return try await next(request, context)
     }
 }

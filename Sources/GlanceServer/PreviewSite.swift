@@ -54,7 +54,7 @@ public struct PreviewSite: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: RequestLogger())
-        router.add(middleware: MethodFilter())
+        router.add(middleware: RequestFilter())
         let assets = PageAssets()
         for method in [HTTPRequest.Method.get, .head] {
             router.on("/assets/:name", method: method) { request, context in

@@ -171,6 +171,9 @@ struct PreviewServerTests {
                 "/documents/sub%2f..%2f..%2fetc%2fpasswd",
                 "/documents//etc/passwd", "/documents/escape.txt", "/documents/.thumbnails/thumbnails.sqlite",
                 "/documents/notes.txt%00.png", "/thumbnails/escape.txt", "/api/items/escape.txt", "/documents/",
+                // Empty components, around documents that exist: no second URL for a document.
+                "/documents/sub//letter.pdf", "/documents//notes.txt", "/thumbnails/sub//letter.pdf",
+                "/preview//notes.txt", "//documents/notes.txt",
             ] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .notFound, "\(uri)")
