@@ -119,6 +119,12 @@ public struct ContainerScanner: Sendable {
         directory.identity(of: relative)
     }
 
+    /// Whether `relative` passes through a hidden name (one starting with `.`): such a path is
+    /// never a document, whatever it names (the walk passes hidden files and folders over).
+    public static func isHidden(_ relative: String) -> Bool {
+        relative.split(separator: "/").contains { $0.hasPrefix(".") }
+    }
+
     /// Whether the container folder holds nothing at all, not even hidden entries: what the mount
     /// point of a network share that is not mounted looks like. False when it cannot be read.
     public var holdsNothing: Bool {

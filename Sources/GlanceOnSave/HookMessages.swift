@@ -1,3 +1,4 @@
+import GlanceContainer
 import GlanceCore
 import GlancePipeline
 
@@ -73,11 +74,12 @@ public enum HookSocket {
     public static func path(inStore directory: String) -> String { directory + "/" + fileName }
 
     /// `path` normalised as a document path of the container, or nil if it is not one (absolute,
-    /// climbing out with `..`, or empty).
+    /// climbing out with `..`, empty, or hidden: a name starting with `.` on the way).
     public static func checkedPath(_ path: String) -> String? {
         guard !path.hasPrefix("/") else { return nil }
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         guard !parts.isEmpty, !parts.contains("..") else { return nil }
-        return parts.joined(separator: "/")
+        let checked = parts.joined(separator: "/")
+        return ContainerScanner.isHidden(checked) ? nil : checked
     }
 }

@@ -46,7 +46,11 @@ struct ExportCommand: AsyncParsableCommand {
                     ? "no \(sizeKey) thumbnail"
                     : "no thumbnail (\($0.record.state.rawValue)\($0.record.error.map { ": " + $0 } ?? ""))"
             }
-            StandardError.report(path: file, reason ?? "no thumbnail yet: run 'glance generate' first")
+            // No record: a document not rendered yet, or no document at all (generate would not help).
+            let unrendered =
+                scanner.identity(of: relative) == nil
+                ? "no such document in \(location.container)" : "no thumbnail yet: run 'glance generate' first"
+            StandardError.report(path: file, reason ?? unrendered)
             throw CommandFailure.documentsFailed
         }
         let current = scanner.identity(of: relative)

@@ -15,17 +15,17 @@ struct HookCommand: AsyncParsableCommand {
         abstract: "Refresh the thumbnails of the given documents now (an on-save hook); no container scan.",
         discussion: """
             Prints one line per document: 'PATH fresh 1024x683 jpeg', 'PATH failed: reason', \
-            'PATH unsupported' or 'PATH removed' (the file is gone, so is its record). When a \
+            'PATH unsupported (reason)' or 'PATH removed' (the file is gone, so is its record). When a \
             'glance watch' runs on the container, the documents are handed to it over its socket \
             in the store's folder, so a save pays no process start \
             or cold worker; otherwise glance renders them itself. FILE is a path inside the \
-            container: relative to it, or absolute. Exit status: 0 all fresh (or unsupported, or \
+            container: relative to it, or as seen from here (as for 'glance show'). Exit status: 0 all fresh (or unsupported, or \
             removed), 1 some document failed, 2 bad usage or a FILE outside the container.
             """)
 
     @OptionGroup var location: ContainerOptions
 
-    @Argument(help: "The saved documents: paths relative to the container, or absolute paths inside it.")
+    @Argument(help: "The saved documents: paths inside the container (relative to it, or as seen from here).")
     var files: [String]
 
     @Flag(help: "Print a JSON array of objects (path, state, width, height, format, error).")
@@ -61,7 +61,10 @@ struct HookCommand: AsyncParsableCommand {
         let scanner = try location.openScanner()
         var paths: [String] = []
         for file in files {
-            guard let path = Self.documentPath(file, root: scanner.root) else {
+            guard let path = Self.documentPath(file, in: scanner) else {
+                if let inside = DocumentLocator.locate(file, in: scanner), ContainerScanner.isHidden(inside) {
+                    throw CommandFailure.unusable("\(file): \(DocumentLocator.hiddenReason)")
+                }
                 throw CommandFailure.unusable("\(file): not inside the container \(location.container)")
             }
             paths.append(path)
@@ -102,15 +105,11 @@ struct HookCommand: AsyncParsableCommand {
         return await indexer.refresh(paths).map(HookAnswer.init)
     }
 
-    /// `file` as a path relative to the container `root`: an absolute path must lie inside it
-    /// (its folders resolved, its last name not); a relative one is taken relative to the
-    /// container and may not climb out.
-    static func documentPath(_ file: String, root: String) -> String? {
-        if file.hasPrefix("/") {
-            guard let inside = DocumentLocator.relativeInside(file, root: root) else { return nil }
-            return HookSocket.checkedPath(inside)
-        }
-        return HookSocket.checkedPath(file)
+    /// `file` as a path relative to the container, as `show` and `export` take it (relative to
+    /// the container, or as seen from here; a name copied from JSON output included): nil when
+    /// it lies outside. The file need not exist: a deleted document's record is dropped.
+    static func documentPath(_ file: String, in scanner: ContainerScanner) -> String? {
+        DocumentLocator.locate(file, in: scanner).flatMap(HookSocket.checkedPath)
     }
 }
 

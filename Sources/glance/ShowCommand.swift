@@ -65,23 +65,59 @@ struct ShowCommand: AsyncParsableCommand {
 
 /// Turns a FILE argument into a path inside the container.
 enum DocumentLocator {
-    /// `file` as a path relative to the container: taken relative to the container when it names
-    /// an entry there (or is a plain relative path that stays inside), else as a path from the
-    /// current folder that must lie inside the container. Containment is decided from the path's
-    /// folders (resolved) and its last name (not resolved: a symlink in the container is its own
-    /// document), so it does not depend on the document existing, and `/etc/passwd` is outside.
+    /// `file` as a path relative to the container (see ``locate(_:in:)``); a `file` outside it,
+    /// or a hidden one, is reported and ends the command.
     static func relativePath(of file: String, in scanner: ContainerScanner, container: String) throws -> String {
+        guard let relative = locate(file, in: scanner) else {
+            StandardError.report(path: file, "not inside the container \(container)")
+            throw CommandFailure.documentsFailed
+        }
+        if ContainerScanner.isHidden(relative) {
+            StandardError.report(path: file, hiddenReason)
+            throw CommandFailure.documentsFailed
+        }
+        return relative
+    }
+
+    /// Why a hidden path is refused.
+    static let hiddenReason = "not a document: hidden files and folders (names starting with '.') are passed over"
+
+    /// `file` as a path relative to the container, or nil when it lies outside: taken relative to
+    /// the container when it names an entry there (or is a plain relative path that stays
+    /// inside), else as a path from the current folder that must lie inside the container.
+    /// Containment is decided from the path's folders (resolved) and its last name (not
+    /// resolved: a symlink in the container is its own document), so it does not depend on the
+    /// document existing, and `/etc/passwd` is outside.
+    ///
+    /// A path copied from JSON output, where a byte of a name that is not UTF-8 is the character
+    /// U+10FF`NN` (see ``FileName``), is taken back to its bytes when the name as given names no
+    /// entry and the bytes do.
+    static func locate(_ file: String, in scanner: ContainerScanner) -> String? {
+        let literal = located(file, in: scanner)
+        if let literal, exists(literal, in: scanner) { return literal }
+        if FileName.hasEscapedBytes(file), let fromJSON = String(validating: FileName.encode(file), as: UTF8.self),
+            fromJSON != file, let named = located(fromJSON, in: scanner), exists(named, in: scanner)
+        {
+            return named
+        }
+        return literal
+    }
+
+    /// Whether `relative` names an entry of the container (a link is not followed).
+    private static func exists(_ relative: String, in scanner: ContainerScanner) -> Bool {
+        var status = stat()
+        return FileName.withCString(scanner.absolutePath(of: relative), { lstat($0, &status) }) == 0
+    }
+
+    /// ``locate(_:in:)`` for the name exactly as given.
+    private static func located(_ file: String, in scanner: ContainerScanner) -> String? {
         if !file.hasPrefix("/"), !file.hasPrefix("./"), !file.hasPrefix("../"), let inside = normalized(file),
             !inside.isEmpty
         {
-            var status = stat()
-            if FileName.withCString(scanner.absolutePath(of: inside), { lstat($0, &status) }) == 0 { return inside }
-            if let fromHere = relativeFromHere(file, root: scanner.root) { return fromHere }
-            return inside
+            if exists(inside, in: scanner) { return inside }
+            return relativeFromHere(file, root: scanner.root) ?? inside
         }
-        if let fromHere = relativeFromHere(file, root: scanner.root) { return fromHere }
-        StandardError.report(path: file, "not inside the container \(container)")
-        throw CommandFailure.documentsFailed
+        return relativeFromHere(file, root: scanner.root)
     }
 
     /// `path` with `.` and empty components dropped and `..` applied; nil if `..` climbs above

@@ -234,6 +234,23 @@ struct HostileInputTests {
             Array(container.output("x.png").utf8),
         ])
         #expect(export.status == 0, "\(String(decoding: export.standardError, as: UTF8.self))")
+
+        // The path as JSON gives it (byte 0xFF as U+10FFFF) is taken back to the bytes, by show,
+        // export and hook; the name `x\u{FFFD}.txt` stays a document of its own.
+        let jsonPath = try #require(
+            rows.keys.first { $0.hasPrefix("x") && $0.unicodeScalars.contains { $0.value == 0x10_FFFF } })
+        let shown = try GlanceProcess.run(["show", container.path, jsonPath, "--json"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let shownObject = try JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any]
+        #expect(shownObject?["path"] as? String == jsonPath)
+        let exported = try GlanceProcess.run(["export", container.path, jsonPath, "-o", container.output("j.png")])
+        #expect(exported.status == 0, "\(exported.standardError)")
+        #expect(
+            FileManager.default.contents(atPath: container.output("j.png"))
+                == FileManager.default.contents(atPath: container.output("x.png")))
+        let hooked = try GlanceProcess.run(["hook", container.path, jsonPath])
+        #expect(hooked.status == 0)
+        #expect(hooked.standardOutput.hasPrefix("x\\xFF.txt fresh"), "\(hooked.standardOutput)")
     }
 
     @Test("a folder that cannot be read is reported, not skipped in silence")

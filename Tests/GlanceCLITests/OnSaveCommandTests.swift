@@ -48,7 +48,33 @@ struct OnSaveCommandTests {
             #expect(refused.status == 2)
             #expect(refused.standardError.contains("not inside the container"))
         }
+        // A path as seen from the current folder, as show and export take it (it was read as
+        // CONTAINER/CONTAINER/docs/b.txt, and answered `removed`).
+        let parent = (container.path as NSString).deletingLastPathComponent
+        let name = (container.path as NSString).lastPathComponent
+        let fromHere = try GlanceProcess.run(["hook", name, name + "/docs/b.txt"], in: parent)
+        #expect(fromHere.status == 0, "\(fromHere.standardError)")
+        #expect(fromHere.standardOutput == "docs/b.txt fresh 724x1024 png\n")
+        // Hidden files are not documents: refused, not rendered into the store.
+        try Data("hidden\n".utf8).write(to: URL(fileURLWithPath: container.file(".notes.txt")))
+        let hidden = try GlanceProcess.run(["hook", container.path, ".notes.txt"])
+        #expect(hidden.status == 2)
+        #expect(hidden.standardError == "glance: .notes.txt: \(Self.hiddenReason)\n")
+        let shown = try GlanceProcess.run(["show", container.path, ".notes.txt"])
+        #expect(shown.status == 1)
+        #expect(shown.standardError == "glance: .notes.txt: \(Self.hiddenReason)\n")
+        #expect(try container.list()[".notes.txt"] == nil)
+        // export names a path that is no document as such (generate would not help).
+        let exported = try GlanceProcess.run([
+            "export", container.path, "never-there.txt", "-o", container.output("n.png"),
+        ])
+        #expect(exported.status == 1)
+        #expect(exported.standardError.contains("never-there.txt: no such document in"))
+        let unrendered = try GlanceProcess.run(["export", container.path, "other.pdf", "-o", container.output("o.png")])
+        #expect(unrendered.standardError.contains("other.pdf: no thumbnail yet: run 'glance generate' first"))
     }
+
+    static let hiddenReason = "not a document: hidden files and folders (names starting with '.') are passed over"
 
     @Test("hook with a watcher running hands the documents to it over the socket")
     func hookThroughWatcher() throws {
