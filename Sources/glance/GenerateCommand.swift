@@ -31,8 +31,13 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var desktop: DesktopCacheOptions
 
-    @Option(name: .shortAndLong, help: "Worker processes to run at once (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(
+        name: [.customShort("j"), .customLong("jobs")],
+        help: "Worker processes to run at once (default: the number of cores).")
+    var jobsOption: Int?
+
+    /// --jobs, or the number of cores (not a default value: help would print this machine's).
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Flag(help: "Render every document again, fresh or not.")
     var force = false

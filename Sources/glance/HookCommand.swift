@@ -40,8 +40,13 @@ struct HookCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the documents (a running watcher's answer, or one render each).")
     var timeout: Double = 30
 
-    @Option(name: .shortAndLong, help: "Worker processes when no watcher runs (default: up to the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(
+        name: [.customShort("j"), .customLong("jobs")],
+        help: "Worker processes when no watcher runs (default: up to the number of cores).")
+    var jobsOption: Int?
+
+    /// --jobs, or the number of cores (not a default value: help would print this machine's).
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(help: "Memory limit of each worker process, in MiB (address space), when no watcher runs.")
     var memoryLimit: Int = 1024

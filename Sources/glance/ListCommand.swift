@@ -37,7 +37,10 @@ struct ListCommand: AsyncParsableCommand {
     @Flag(help: "Reverse the order.")
     var reverse = false
 
-    @Flag(help: "Print a JSON array of objects (path, name, kind, mimeType, size, modified, state, error, thumbnails).")
+    @Flag(
+        help: ArgumentHelp(
+            "Print a JSON array of objects (path, name, kind, mimeType, size, modified, state, error, thumbnails, "
+                + "digest, generatedAt, generatorVersion)."))
     var json = false
 
     @Flag(

@@ -31,8 +31,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Where the thumbnail store lives (one container only). Default: CONTAINER/.thumbnails.",
-            valueName: "DIR"))
+            "Where the thumbnail store lives (one container only): a folder for the SQLite sidecar (default: "
+                + "CONTAINER/.thumbnails) or a postgres:// address, as for 'glance generate'.",
+            valueName: "DIR|URL"))
     var store: String?
 
     @Option(help: "The address to listen on.")
@@ -48,8 +49,13 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var watch = false
 
-    @Option(name: .shortAndLong, help: "Worker processes for renders (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(
+        name: [.customShort("j"), .customLong("jobs")],
+        help: "Worker processes for renders (default: the number of cores).")
+    var jobsOption: Int?
+
+    /// --jobs, or the number of cores (not a default value: help would print this machine's).
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(help: "Seconds a request waits for an on-demand render before it answers 503.")
     var timeout: Double = 30

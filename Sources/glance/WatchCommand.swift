@@ -31,8 +31,11 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var location: ContainerOptions
 
-    @Option(name: .shortAndLong, help: "Worker processes (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: [.customShort("j"), .customLong("jobs")], help: "Worker processes (default: the number of cores).")
+    var jobsOption: Int?
+
+    /// --jobs, or the number of cores (not a default value: help would print this machine's).
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(help: "Log lines as text or json.")
     var logFormat: LineLogHandler.Format = .text

@@ -30,8 +30,13 @@ struct WorkerCommand: AsyncParsableCommand {
                 + "socket).", valueName: "URL"))
     var store: String
 
-    @Option(name: .shortAndLong, help: "Documents to render at once (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(
+        name: [.customShort("j"), .customLong("jobs")],
+        help: "Documents to render at once (default: the number of cores).")
+    var jobsOption: Int?
+
+    /// --jobs, or the number of cores (not a default value: help would print this machine's).
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(
         help: ArgumentHelp(
