@@ -221,7 +221,7 @@ public final class ContainerWatcher: Sendable {
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var metadata: Logger.Metadata = [
             "path": "\(DisplayText.escaped(outcome.path))", "change": "\(change)",
-            "latencyMs": "\(Int(milliseconds.rounded()))",
+            "latencyMs": .stringConvertible(Int(milliseconds.rounded())),
         ]
         switch outcome {
         case .recorded(let stored):

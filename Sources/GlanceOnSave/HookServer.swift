@@ -130,7 +130,7 @@ public final class HookServer: Sendable {
             bytes.append(0x0A)
             guard DescriptorWriter.writeAll(bytes, to: connection) else { return }
         }
-        logger.debug("hook served", metadata: ["documents": "\(request.paths.count)"])
+        logger.debug("hook served", metadata: ["documents": .stringConvertible(request.paths.count)])
     }
 }
 

@@ -36,13 +36,25 @@ struct LineLogHandler: LogHandler {
             line = ([time, event.level.rawValue, DisplayText.escaped("\(event.message)")] + pairs).joined(
                 separator: " ")
         case .json:
-            var object: [String: String] = ["time": time, "level": event.level.rawValue, "message": "\(event.message)"]
-            for (key, value) in fields { object[key] = "\(value)" }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            line = (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            var object: [String: Any] = ["time": time, "level": event.level.rawValue, "message": "\(event.message)"]
+            for (key, value) in fields { object[key] = Self.jsonValue(value) }
+            line =
+                (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+                .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         }
         StandardError.writeRaw(line + "\n")
+    }
+}
+
+extension LineLogHandler {
+    /// A metadata value as JSON: a number given as one (`latencyMs`) stays a number, anything
+    /// else is its text.
+    static func jsonValue(_ value: Logger.MetadataValue) -> Any {
+        if case .stringConvertible(let convertible) = value {
+            if let integer = convertible as? Int { return integer }
+            if let number = convertible as? Double, number.isFinite { return number }
+        }
+        return "\(value)"
     }
 }
 

@@ -74,6 +74,32 @@ struct OnSaveCommandTests {
         #expect(unrendered.standardError.contains("other.pdf: no thumbnail yet: run 'glance generate' first"))
     }
 
+    @Test("watch --log-format json: one object a line, the latency a number")
+    func jsonLog() throws {
+        let container = try SampleContainer([:])
+        let (watch, log) = try Self.startWatch(container, ["--log-format", "json", "--no-catch-up"])
+        try Data("saved\n".utf8).write(to: URL(fileURLWithPath: container.file("saved.txt")))
+        // The watcher renders it a moment after the save; its line is written by then.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try container.list()["saved.txt"]?["state"] as? String != "fresh", ContinuousClock.now < deadline {
+            usleep(50_000)
+        }
+        let hooked = try GlanceProcess.run(["hook", container.path, "saved.txt"])
+        #expect(hooked.status == 0)
+        kill(watch.processIdentifier, SIGTERM)
+        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        watch.waitUntilExit()
+        let objects = try text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+        }
+        #expect(objects.allSatisfy { $0["time"] is String && $0["level"] is String && $0["message"] is String })
+        let refreshed = try #require(objects.first { $0["message"] as? String == "refreshed" }, "\(text)")
+        #expect(refreshed["path"] as? String == "saved.txt")
+        #expect(refreshed["latencyMs"] as? Int != nil, "\(text)")
+        let served = try #require(objects.first { $0["message"] as? String == "hook served" }, "\(text)")
+        #expect(served["documents"] as? Int == 1, "\(text)")
+    }
+
     static let hiddenReason = "not a document: hidden files and folders (names starting with '.') are passed over"
 
     @Test("hook with a watcher running hands the documents to it over the socket")
