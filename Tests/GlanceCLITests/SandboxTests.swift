@@ -85,4 +85,22 @@ struct SandboxTests {
         #expect(result.status == 2)
         #expect(result.standardError.contains("--cpu-limit must be between 0 (no limit) and 86400 seconds."))
     }
+
+    @Test("a negative number as its own argument reaches the option's check, not 'Missing value'")
+    func negativeNumbers() throws {
+        for (arguments, message) in [
+            (["--cpu-limit", "-1"], "--cpu-limit must be between 0 (no limit) and 86400 seconds."),
+            (["--timeout", "-0.5"], "--timeout must be a number of seconds above 0"),
+            (["--max-pixels", "-5"], "--max-pixels must be between 1 and"),
+        ] {
+            let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png")] + arguments)
+            #expect(result.status == 2)
+            #expect(result.standardError.hasPrefix("Error: \(message)"), "\(arguments): \(result.standardError)")
+        }
+        // After `--` an argument is a file name, however it looks.
+        let named = try GlanceProcess.run(["thumbnail", "--timeout", "--", "-1"])
+        #expect(named.status == 2)
+        #expect(named.standardError.contains("Missing value for '--timeout"))
+    }
+
 }
