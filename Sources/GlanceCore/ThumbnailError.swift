@@ -20,8 +20,9 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case encrypted
     /// The image or PDF file is larger than the file-size limit allows.
     case fileTooLarge(bytes: Int, limitBytes: Int)
-    /// Decoding would need more pixels than the limit allows.
-    case tooLarge(width: Int, height: Int, limitPixels: Int)
+    /// Decoding would need more pixels than the limit allows; `shrunkBy` is the reduction the
+    /// decoder applies on load (a JPEG's DCT scaling: 2, 4 or 8), 1 when it decodes every pixel.
+    case tooLarge(width: Int, height: Int, limitPixels: Int, shrunkBy: Int = 1)
     /// The decoder would need more working memory than allowed (huge progressive JPEGs).
     case needsTooMuchMemory(format: String, limitMegabytes: Int)
     /// Memory ran out (the worker's memory limit, usually).
@@ -65,10 +66,14 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             let tenths = (bytes * 10 + (1 << 19)) >> 20
             let size = "\(tenths / 10).\(tenths % 10)"
             return "file of \(size) MiB exceeds the \(limit >> 20) MiB limit for images and PDFs (--max-file-size)"
-        case .tooLarge(let width, let height, let limit):
+        case .tooLarge(let width, let height, let limit, let shrunkBy):
             let named =
                 limit >= 1_000_000 && limit % 1_000_000 == 0 ? "\(limit / 1_000_000)-megapixel" : "\(limit)-pixel"
-            return "image of \(width)x\(height) exceeds the \(named) limit (--max-pixels)"
+            guard shrunkBy > 1 else { return "image of \(width)x\(height) exceeds the \(named) limit (--max-pixels)" }
+            // The limit counts the pixels decoded, which a JPEG's DCT scaling reduces.
+            let decoded = "\((width + shrunkBy - 1) / shrunkBy)x\((height + shrunkBy - 1) / shrunkBy)"
+            return "image of \(width)x\(height), decoded at 1/\(shrunkBy) as \(decoded), exceeds the \(named) limit "
+                + "(--max-pixels)"
         case .needsTooMuchMemory(let format, let limit):
             return "\(format) needs more than \(limit) MB of memory to decode"
         case .outOfMemory(let detail):

@@ -33,7 +33,8 @@ public struct JPEGRenderer: DocumentRenderer {
         let decodedWidth = (header.width + denominator - 1) / denominator
         let decodedHeight = (header.height + denominator - 1) / denominator
         if decodedWidth * decodedHeight > request.maxPixels {
-            throw .tooLarge(width: header.width, height: header.height, limitPixels: request.maxPixels)
+            throw .tooLarge(
+                width: header.width, height: header.height, limitPixels: request.maxPixels, shrunkBy: denominator)
         }
 
         var warnings: [String] = []

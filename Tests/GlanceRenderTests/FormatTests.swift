@@ -87,6 +87,14 @@ struct FormatTests {
             try renderDocument(path: path, maxPixels: 1_000_000)
         }
         _ = try renderDocument(path: path, maxPixels: 2_000_000)
+        // For a 256 box the JPEG is decoded at 1/4 (400x300): the limit counts those pixels, and
+        // the refusal says so.
+        let shrunk = ThumbnailError.tooLarge(width: 1600, height: 1200, limitPixels: 100_000, shrunkBy: 4)
+        #expect(throws: shrunk) { try renderDocument(path: path, maxSide: 256, maxPixels: 100_000) }
+        #expect(
+            shrunk.description
+                == "image of 1600x1200, decoded at 1/4 as 400x300, exceeds the 100000-pixel limit (--max-pixels)")
+        _ = try renderDocument(path: path, maxSide: 256, maxPixels: 120_000)
         let huge = TestAssets.path("corrupt/huge-dimensions.png")
         #expect(throws: ThumbnailError.tooLarge(width: 20000, height: 20000, limitPixels: 100_000_000)) {
             try renderDocument(path: huge)
