@@ -55,6 +55,13 @@ struct QueueWorker: Sendable {
             }
         }
         defer { heartbeat.cancel() }
+        // A stop kills the renders under way at once: their jobs end cancelled and are given
+        // back, rather than finished first (a render may take up to --timeout).
+        let stopper = Task {
+            await stop.next()
+            if !Task.isCancelled { pool.stop() }
+        }
+        defer { stopper.cancel() }
         var tally = Tally()
         var failure: StoreError?
         await withTaskGroup(of: Bool.self) { group in
@@ -91,7 +98,6 @@ struct QueueWorker: Sendable {
                     if done { tally.done += 1 } else { tally.givenBack += 1 }
                 }
             }
-            if stop.received { pool.stop() }
             for await done in group {
                 if done { tally.done += 1 } else { tally.givenBack += 1 }
             }

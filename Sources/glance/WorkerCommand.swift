@@ -19,7 +19,8 @@ struct WorkerCommand: AsyncParsableCommand {
             --failed' lists them). A host that cannot open a container's folder, or finds it empty \
             (a share not mounted), gives the job back, saying why, and leaves it to other hosts \
             for --lease-seconds. SIGINT or SIGTERM \
-            stops at once; unfinished jobs go back to the queue. Exit status: 0 stopped or idle, \
+            stops at once: renders under way are killed and their jobs go back to the queue. \
+            Exit status: 0 stopped or idle, \
             2 bad usage or an unreachable store.
             """)
 
@@ -65,6 +66,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(help: .hidden) var debugSlowOn: String?
 
+    @Option(help: .hidden) var debugHangOn: String?
+
     func validate() throws {
         try OptionChecks.jobs(jobs)
         try OptionChecks.timeout(timeout)
@@ -92,7 +95,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
-                triggers: .init(slowOn: debugSlowOn)))
+                triggers: .init(hangOn: debugHangOn, slowOn: debugSlowOn)))
         defer { pool.shutdown() }
         let worker = QueueWorker(
             address: address, queue: queue, pool: pool, options: limits.indexerOptions(),
@@ -108,7 +111,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw CommandFailure.unusable(error.description)
         }
         await queue.close()
+        // Stopped by a signal, as a service is, or idle: both are a clean end (exit 0).
         StandardError.write("glance: worker \(Lease.thisHost): \(tally.done) done, \(tally.givenBack) given back")
-        if signals.received { throw ExitCode(130) }
     }
 }

@@ -295,6 +295,40 @@ struct QueueCommandTests {
         #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: database) == "0")
     }
 
+    @Test("SIGTERM stops a worker at once: exit 0, its unfinished job given back, none lost")
+    func stoppedWorker() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "stop", database: database)
+        let container = try Self.container(documents: 2, slow: 1)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        // The worker's renderer hangs on the slow document (until --timeout): it is stopped holding it.
+        let (worker, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--debug-hang-on", "slow-*"])
+        let deadline = Date().addingTimeInterval(60)
+        var holding = false
+        while Date() < deadline, !holding {
+            holding =
+                try server.psql(
+                    "SELECT count(*) FROM glance.job WHERE path = 'slow-00.png' AND state = 'leased'",
+                    database: database) == "1"
+            if !holding { usleep(20_000) }
+        }
+        #expect(holding, "the worker leased the slow document")
+        let signalled = ContinuousClock.now
+        kill(worker.processIdentifier, SIGTERM)
+        let stopped = Self.finish(worker, within: 20)
+        let took = ContinuousClock.now - signalled
+        #expect(stopped, "still running 20 s after SIGTERM")
+        #expect(took < .seconds(5), "stopped after \(took)")
+        let said = Self.said(errors)
+        #expect(worker.terminationStatus == 0, "\(said)")
+        #expect(said.contains(" done, 1 given back"), "\(said)")
+        #expect(said.contains("slow-00.png: the worker was stopped; given back"), "\(said)")
+        // Given back, it is pending again (one attempt counted) for another host; nothing is leased.
+        #expect(
+            try server.psql("SELECT state FROM glance.job WHERE path = 'slow-00.png'", database: database) == "pending")
+        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state = 'leased'", database: database) == "0")
+    }
+
     @Test("hook --enqueue puts a saved document first in line; watch --enqueue queues saves as they happen")
     func onSaveFirst() async throws {
         let (server, database) = try PostgresStoreCommandTests.freshDatabase()
