@@ -13,6 +13,7 @@
 //   GlanceListing -> Core + Container: promised-item attributes, the preview listing
 //   GlanceDesktopCache -> Core: the freedesktop.org thumbnail cache (`--xdg`)
 //   GlanceOnSave -> Pipeline + Listing: inotify watcher, document library, the hook socket
+//   GlanceQueue -> Pipeline + PostgresStore: one host's share of the PostgreSQL job queue
 //   GlanceServer -> Pipeline + Listing + Hummingbird + Mustache: `glance serve`'s routes and pages
 //   glance (the command line) and glance-worker (the renderer process): executables
 import PackageDescription
@@ -127,6 +128,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .target(
+            name: "GlanceQueue",
+            dependencies: ["GlanceCore", "GlanceContainer", "GlanceStore", "GlancePostgresStore", "GlancePipeline"]),
         .executableTarget(
             name: "glance",
             dependencies: [
@@ -137,6 +141,7 @@ let package = Package(
                 "GlancePipeline",
                 "GlanceListing",
                 "GlanceOnSave",
+                "GlanceQueue",
                 "GlanceServer",
                 "GlanceDesktopCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -157,6 +162,7 @@ let package = Package(
         // MARK: Tests, one target per module, and one helper they share.
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
+        .testTarget(name: "GlanceQueueTests", dependencies: ["GlanceCore", "GlanceQueue"]),
         .testTarget(name: "GlanceWorkerTests", dependencies: ["GlanceCore", "GlanceWorker"]),
         .testTarget(
             name: "GlanceRenderTests",

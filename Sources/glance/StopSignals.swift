@@ -1,4 +1,5 @@
 import Dispatch
+import GlanceQueue
 import Synchronization
 
 #if canImport(Glibc)
@@ -46,4 +47,10 @@ final class StopSignals: Sendable {
         if received { return }
         for await _ in stream { return }
     }
+}
+
+/// The queue worker stops on the signals.
+extension StopSignals: StopRequest {
+    var isRequested: Bool { received }
+    func wait() async { await next() }
 }

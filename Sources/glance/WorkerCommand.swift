@@ -3,6 +3,7 @@ import Foundation
 import GlanceCore
 import GlancePipeline
 import GlancePostgresStore
+import GlanceQueue
 
 /// `glance worker --store postgres://…`: render queued documents on this host.
 struct WorkerCommand: AsyncParsableCommand {
@@ -97,11 +98,21 @@ struct WorkerCommand: AsyncParsableCommand {
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 triggers: .init(hangOn: debugHangOn, slowOn: debugSlowOn)))
         defer { pool.shutdown() }
+        let verbose = verbose
         let worker = QueueWorker(
             address: address, queue: queue, pool: pool, options: limits.indexerOptions(),
             settings: .init(
                 jobs: jobs, leaseSeconds: leaseSeconds, maxAttempts: maxAttempts, onlyContainer: address.container,
-                exitWhenIdle: exitWhenIdle, verbose: verbose))
+                exitWhenIdle: exitWhenIdle)
+        ) { event in
+            // A job's progress on standard output with -v; everything else, always, on stderr.
+            // The event's line is escaped already.
+            if event.isProgress {
+                if verbose { print(event.description) }
+            } else {
+                StandardError.writeRaw("glance: \(event.description)\n")
+            }
+        }
         let signals = StopSignals()
         let tally: QueueWorker.Tally
         do {

@@ -1,4 +1,3 @@
-import Foundation
 import GlanceContainer
 import GlanceCore
 import GlancePipeline
@@ -10,10 +9,11 @@ import GlanceStore
 /// once its record is saved (saving is idempotent: a job done twice writes the same record).
 ///
 /// A job whose container folder this host cannot open is given back with the reason, for
-/// another host to try; a host that dies holds its jobs only until their leases expire.
-struct QueueWorker: Sendable {
+/// another host to try; a host that dies holds its jobs only until their leases expire. What it
+/// does is told as ``Event``s; `glance worker` prints them.
+public struct QueueWorker: Sendable {
     /// How the worker runs.
-    struct Settings: Sendable {
+    public struct Settings: Sendable {
         /// Jobs rendering at once (the pool's size).
         var jobs: Int
         /// How long a lease lasts without a heartbeat, in seconds.
@@ -24,17 +24,27 @@ struct QueueWorker: Sendable {
         var onlyContainer: String?
         /// Stop when no job is pending or leased, instead of waiting for more.
         var exitWhenIdle: Bool
-        /// Print one line per finished job.
-        var verbose: Bool
         /// How long the store may stay unreachable (a PostgreSQL restart, a network cut) before
         /// the worker gives up, in seconds.
         var patienceSeconds: Double = 300
+
+        public init(
+            jobs: Int, leaseSeconds: Double, maxAttempts: Int, onlyContainer: String?, exitWhenIdle: Bool,
+            patienceSeconds: Double = 300
+        ) {
+            self.jobs = jobs
+            self.leaseSeconds = leaseSeconds
+            self.maxAttempts = maxAttempts
+            self.onlyContainer = onlyContainer
+            self.exitWhenIdle = exitWhenIdle
+            self.patienceSeconds = patienceSeconds
+        }
     }
 
     /// What a worker did, for its last line.
-    struct Tally: Sendable {
-        var done = 0
-        var givenBack = 0
+    public struct Tally: Sendable {
+        public var done = 0
+        public var givenBack = 0
     }
 
     let address: PostgresAddress
@@ -43,9 +53,25 @@ struct QueueWorker: Sendable {
     let pool: WorkerPool
     let options: Indexer.Options
     let settings: Settings
+    /// Where the worker's events go (called from several tasks).
+    let report: @Sendable (Event) -> Void
 
-    /// Runs until the queue is idle (with `exitWhenIdle`) or `stop` fires.
-    func run(stop: StopSignals) async throws(StoreError) -> Tally {
+    /// A worker leasing from `queue` (a store opened on `address`), rendering through `pool`.
+    public init(
+        address: PostgresAddress, queue: PostgresStore, pool: WorkerPool, options: Indexer.Options,
+        settings: Settings, report: @escaping @Sendable (Event) -> Void
+    ) {
+        self.address = address
+        self.queue = queue
+        self.pool = pool
+        self.options = options
+        self.settings = settings
+        self.report = report
+    }
+
+    /// Runs until the queue is idle (with `exitWhenIdle`) or `stop` is requested; a stop kills
+    /// the renders under way and gives their jobs back.
+    public func run(stop: some StopRequest) async throws(StoreError) -> Tally {
         let lease = Lease.forThisProcess(seconds: settings.leaseSeconds)
         let indexers = IndexerCache(address: address, pool: pool, options: options)
         let heartbeat = Task {
@@ -58,7 +84,7 @@ struct QueueWorker: Sendable {
         // A stop kills the renders under way at once: their jobs end cancelled and are given
         // back, rather than finished first (a render may take up to --timeout).
         let stopper = Task {
-            await stop.next()
+            await stop.wait()
             if !Task.isCancelled { pool.stop() }
         }
         defer { stopper.cancel() }
@@ -69,7 +95,7 @@ struct QueueWorker: Sendable {
             // Twice the pool's size in hand: while one document's result is saved and its job
             // completed (round trips to the database), the next one is already rendering.
             let inHand = settings.jobs * 2
-            while !stop.received, failure == nil {
+            while !stop.isRequested, failure == nil {
                 if running < inHand {
                     let leased: [QueuedJob]
                     do throws(StoreError) {
@@ -127,8 +153,7 @@ struct QueueWorker: Sendable {
         if indexer.scanner.identity(of: job.path) == nil, indexer.scanner.holdsNothing {
             await giveBack(
                 job, lease: lease,
-                reason: "the container folder \(DisplayText.escaped(job.root)) is empty on this host (is the shared "
-                    + "storage mounted?)")
+                reason: "the container folder \(job.root) is empty on this host (is the shared storage mounted?)")
             return false
         }
         // The store went away while the document rendered (a PostgreSQL restart): render again
@@ -146,12 +171,9 @@ struct QueueWorker: Sendable {
         }
         switch outcome {
         case .recorded(let stored):
-            if settings.verbose {
-                let state = stored.record.state.rawValue
-                print("\(DisplayText.escaped(job.root))/\(DisplayText.escaped(job.path)) \(state)")
-            }
+            report(.finished(root: job.root, path: job.path, state: stored.record.state.rawValue))
         case .removed:
-            if settings.verbose { print("\(DisplayText.escaped(job.root))/\(DisplayText.escaped(job.path)) removed") }
+            report(.removed(root: job.root, path: job.path))
         case .storeFailed(_, let error):
             // Thrown above; kept for the switch to be whole.
             await giveBack(job, lease: lease, reason: error.message)
@@ -163,7 +185,7 @@ struct QueueWorker: Sendable {
         do throws(StoreError) {
             _ = try await patiently { () throws(StoreError) in try await queue.complete(job, under: lease) }
         } catch {
-            StandardError.write("glance: job \(job.id): \(error.description)")
+            report(.notCompleted(jobID: job.id, reason: error.description))
         }
         return true
     }
@@ -172,7 +194,7 @@ struct QueueWorker: Sendable {
     /// a network cut: the pool reconnects by itself), waiting longer each time, up to the
     /// patience; other errors, and running out of patience, are thrown.
     private func patiently<T: Sendable>(
-        stop: StopSignals? = nil, _ operation: () async throws(StoreError) -> T
+        stop: (any StopRequest)? = nil, _ operation: () async throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         let deadline = ContinuousClock.now + .seconds(settings.patienceSeconds)
         var pause = Duration.milliseconds(100)
@@ -180,12 +202,12 @@ struct QueueWorker: Sendable {
         while true {
             do {
                 let result = try await operation()
-                if said { StandardError.write("glance: worker: the store is back") }
+                if said { report(.storeBack) }
                 return result
             } catch  where error.kind == .unavailable || error.kind == .busy {
-                if ContinuousClock.now + pause > deadline || stop?.received == true { throw error }
+                if ContinuousClock.now + pause > deadline || stop?.isRequested == true { throw error }
                 if !said {
-                    StandardError.write("glance: worker: \(error.description); trying again")
+                    report(.storeUnavailable(reason: error.description))
                     said = true
                 }
                 try? await Task.sleep(for: pause)
@@ -201,51 +223,7 @@ struct QueueWorker: Sendable {
     }
 
     private func giveBack(_ job: QueuedJob, lease: Lease, reason: String) async {
-        StandardError.write(
-            "glance: \(DisplayText.escaped(job.root))/\(DisplayText.escaped(job.path)): \(reason); given back")
+        report(.givenBack(root: job.root, path: job.path, reason: reason))
         try? await queue.giveBack(job, under: lease, error: reason, maxAttempts: settings.maxAttempts)
-    }
-}
-
-/// The indexers of the containers a worker has met, one per container key and folder, each with
-/// its store; made on first use.
-actor IndexerCache {
-    private let address: PostgresAddress
-    private let pool: WorkerPool
-    private let options: Indexer.Options
-    private var indexers: [String: Indexer] = [:]
-    private var stores: [PostgresStore] = []
-
-    init(address: PostgresAddress, pool: WorkerPool, options: Indexer.Options) {
-        self.address = address
-        self.pool = pool
-        self.options = options
-    }
-
-    /// The indexer of `container` at `root`; an error (`unavailable`) when this host cannot open
-    /// the folder (another host may).
-    func indexer(container: String, root: String) async throws(StoreError) -> Indexer {
-        let key = container + "\u{0}" + root
-        if let known = indexers[key] { return known }
-        let scanner: ContainerScanner
-        do {
-            scanner = try ContainerScanner(
-                container: root, excluding: [SidecarStore.defaultDirectory(forContainer: root)])
-        } catch {
-            throw StoreError(
-                .unavailable, message: "this host cannot open the container folder \(root): \(error.reason)",
-                location: Lease.thisHost)
-        }
-        let store = try await PostgresStore.open(address, container: container)
-        stores.append(store)
-        let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
-        indexers[key] = indexer
-        return indexer
-    }
-
-    /// Closes every store opened here.
-    func close() async {
-        for store in stores { await store.close() }
-        stores.removeAll()
     }
 }
