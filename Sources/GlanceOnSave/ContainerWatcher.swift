@@ -211,6 +211,11 @@ public final class ContainerWatcher: Sendable {
                     "seconds": "\(String(format: "%.2f", summary.seconds))",
                 ])
         } catch {
+            // Stopped (the watcher or the server is shutting down): not the store's fault.
+            if Task.isCancelled {
+                logger.info("catch-up stopped")
+                return
+            }
             logger.error("catch-up failed: \(String(describing: error))")
         }
     }

@@ -23,7 +23,8 @@ struct ServeCommand: AsyncParsableCommand {
             (the original, with Range), /events (changes, as Server-Sent Events). With several \
             containers each is under /c/NAME/ and / lists them. Only GET and HEAD; a path \
             outside a container, hidden or through a link that leads out answers 404. \
-            SIGINT or SIGTERM stops it gracefully. See docs/http-api.md.
+            SIGINT or SIGTERM stops it gracefully: renders under way are killed, connections get \
+            ten seconds to finish. See docs/http-api.md.
             """)
 
     @Argument(help: "The containers: folders of documents (several are served side by side).")
@@ -73,6 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log lines as text or json.")
     var logFormat: LineLogHandler.Format = .text
 
+    @Option(help: .hidden) var debugHangOn: String?
+
     func validate() throws {
         guard !containers.isEmpty else { throw ValidationError("Name at least one container.") }
         guard store == nil || containers.count == 1 else {
@@ -92,7 +95,8 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.serve")
         let pool = WorkerPool(
-            configuration: try WorkerLauncher.configuration(workers: jobs, timeoutSeconds: timeout, sandbox: sandbox))
+            configuration: try WorkerLauncher.configuration(
+                workers: jobs, timeoutSeconds: timeout, sandbox: sandbox, triggers: .init(hangOn: debugHangOn)))
         defer { pool.stop() }
         var servers: [PreviewServer] = []
         var services: [any Service] = []
@@ -125,10 +129,15 @@ struct ServeCommand: AsyncParsableCommand {
             // Written at once (print's buffer would hold it while stdout is a pipe or a file).
             DescriptorWriter.writeAll(Array("serving \(names) at \(url)\n".utf8), to: 1)
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: ([application] + services).map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // Shut down in the reverse order: the renders in flight are killed first (their requests
+        // answer 503, a catch-up ends), then the watchers stop, then the server drains its
+        // connections, for at most ten seconds (a client that stops reading its download could
+        // otherwise hold the process for as long as it likes).
+        var configuration = ServiceGroupConfiguration(
+            services: ([application] + services + [RenderPoolStop(pool: pool)]).map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        let group = ServiceGroup(configuration: configuration)
         do {
             try await group.run()
         } catch let error as WatchError {
@@ -136,6 +145,18 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.unusable("cannot serve on \(host):\(port): \(error)")
         }
+    }
+}
+
+/// Kills the renders under way when the server is asked to stop, as `glance watch` does: a stop
+/// takes no longer than a signal's round trip, however long a document takes to render.
+struct RenderPoolStop: Service {
+    let pool: WorkerPool
+
+    func run() async throws {
+        // Returns when graceful shutdown starts (throws if the group is cancelled instead).
+        try? await gracefulShutdown()
+        pool.stop()
     }
 }
 

@@ -120,6 +120,61 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/hook.sock")))
     }
 
+    @Test("a stop kills the renders in flight at once and keeps what was saved; the catch-up is not an error")
+    func stopDuringCatchUp() async throws {
+        // Two workers: one renders the small documents, the other hangs on one (until --timeout):
+        // the catch-up is still under way when the stop comes.
+        let container = try SampleContainer([:])
+        for index in 0..<11 { try container.add("small-\(index).png", from: "png/rgb8.png") }
+        try container.add("hang-0.png", from: "png/rgb8.png")
+        let (serve, _, log) = try Self.startServe([
+            container.path, "--watch", "--jobs", "2", "--debug-hang-on", "hang-*",
+        ])
+        defer {
+            if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
+        }
+        // Stopped once the small ones are saved, the hanging render still in flight.
+        let deadline = Date().addingTimeInterval(20)
+        while try container.list().values.filter({ $0["state"] as? String == "fresh" }).count < 11, Date() < deadline {
+            usleep(50_000)
+        }
+        let start = Date()
+        kill(serve.processIdentifier, SIGTERM)
+        let stopped = waitForExit(serve, within: .seconds(20))
+        let took = Date().timeIntervalSince(start)
+        #expect(stopped && took < 3, "stopped after \(took) s")
+        #expect(serve.terminationStatus == 0)
+        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!messages.contains("catch-up failed"), "\(messages)")
+        #expect(messages.contains("catch-up"))
+        #expect(try await container.store().checkIntegrity())
+        // What was rendered is saved; a killed render leaves its document missing, not failed.
+        let rows = try container.list()
+        #expect(rows["hang-0.png"]?["state"] as? String == "missing")
+        #expect(rows.values.filter { $0["state"] as? String == "fresh" }.count == 11, "\(rows)")
+    }
+
+    @Test("a client that stops reading its download holds a stop for ten seconds at most")
+    func stopWithAStalledClient() throws {
+        let container = try SampleContainer([:])
+        // Larger than every buffer between the server and the client.
+        try Data(repeating: 0x61, count: 64 << 20).write(to: URL(fileURLWithPath: container.file("big.txt")))
+        let (serve, port, _) = try Self.startServe([container.path])
+        defer {
+            if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
+        }
+        let stalled = try LoopbackConnection(port: port)
+        stalled.send("GET /documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(stalled.read(until: "\r\n\r\n", seconds: 10).hasPrefix("HTTP/1.1 200"))
+        let start = Date()
+        kill(serve.processIdentifier, SIGTERM)
+        let stopped = waitForExit(serve, within: .seconds(30))
+        let took = Date().timeIntervalSince(start)
+        #expect(stopped && took < 14, "stopped after \(took) s")
+        #expect(serve.terminationStatus == 0)
+        withExtendedLifetime(stalled) {}
+    }
+
     @Test("several containers side by side; --store with several, a bad port and a busy port are refused")
     func containersAndRefusals() throws {
         let first = try SampleContainer(["a.png": "png/rgb8.png"])
