@@ -111,12 +111,18 @@ extension Indexer {
                     continue
                 }
                 let current = recorded[document.path]
-                if current?.record.generatedAt ?? .distantPast > plan.madeAt,
+                if let current, current.record.generatedAt > plan.madeAt,
                     case .keep = plan.policy.decide(current, identity: document.identity)
                 {
-                    renderedElsewhere += 1
                     try await store.release(lease, paths: [document.path])
-                    Self.count(DocumentOutcome?.none, path: document.path, tally: tally, progress: progress)
+                    if current.record.state == .fresh {
+                        renderedElsewhere += 1
+                        Self.count(DocumentOutcome?.none, path: document.path, tally: tally, progress: progress)
+                    } else {
+                        // Failed or unsupported in the other batch: this run says so, as it
+                        // would had it rendered the document itself (a failure is exit 1).
+                        Self.count(.recorded(current), path: document.path, tally: tally, progress: progress)
+                    }
                     continue
                 }
                 mine.append(document)

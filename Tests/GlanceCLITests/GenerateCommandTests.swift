@@ -206,6 +206,31 @@ struct GenerateCommandTests {
         #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
+    @Test("a batch that waited for another's documents reports the ones that failed there, and exits 1")
+    func failureRenderedElsewhere() async throws {
+        let container = try SampleContainer(["z-bad.jpg": "corrupt/truncated-header.jpg"])
+        for index in 0..<3 { try container.add("d\(index).png", from: "png/rgb8.png") }
+        // The first batch takes every document and a second over each (one worker); the second
+        // batch, started meanwhile, waits for them and finds them done, one of them failed.
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        first.arguments = ["generate", container.path, "--jobs", "1", "--quiet", "--debug-slow-on", "*"]
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        let database = container.file(".thumbnails/thumbnails.sqlite")
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: database) { usleep(50_000) }
+        usleep(500_000)
+        let second = try GlanceProcess.run(["generate", container.path, "--json"])
+        #expect(first.isRunning || first.terminationStatus == 1)
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 1)
+        let summary = try JSONSerialization.jsonObject(with: Data(second.standardOutput.utf8)) as? [String: Any]
+        #expect(second.status == 1, "\(second.standardError)")
+        #expect(second.standardError.contains("z-bad.jpg: truncated JPEG data"), "\(second.standardError)")
+        #expect(summary?["failed"] as? Int == 1)
+        #expect((summary?["rendered"] as? Int ?? 0) + (summary?["renderedElsewhere"] as? Int ?? 0) == 3)
+    }
+
     @Test("a document changed while it is rendered is rendered again from its new content")
     func changedDuringRender() async throws {
         let container = try SampleContainer(["slow-notes.txt": "text/latin-utf8.txt"])
