@@ -4,6 +4,7 @@
 
 #include <sys/socket.h>
 
+#include <fcntl.h>
 #include <string.h>
 #include <sys/inotify.h>
 
@@ -24,6 +25,10 @@ int glance_watch_add(int watcher, const char *path) {
     return inotify_add_watch(watcher, path,
                              IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF |
                                  IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK);
+}
+
+int glance_watch_hold_folder(const char *path) {
+    return open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 int glance_watch_next(const uint8_t *buffer, size_t length, size_t *offset, int32_t *descriptor, uint32_t *mask,

@@ -22,6 +22,8 @@ enum ContainerChange: Sendable {
     case overflow
     /// A folder could not be watched; its changes will not be seen.
     case watchFailed(WatchError)
+    /// The container folder is gone (deleted or unmounted): the last change the reader sends.
+    case containerGone
 }
 
 /// The watcher's reading thread: owns the inotify watches, reads events, pairs renames, watches
@@ -77,12 +79,19 @@ final class ChangeReader: Sendable {
     ) {
         // Halves of renames waiting for their other half: cookie -> (path, is a folder, when).
         var movedOut: [UInt32: (path: String, isFolder: Bool, at: ContinuousClock.Instant)] = [:]
-        while !state.stopping.load(ordering: .relaxed) {
+        var gone = false
+        var ticks = 0
+        while !state.stopping.load(ordering: .relaxed), !gone {
             var batch: [ContainerChange] = []
+            // About once a second: was the container folder itself deleted?
+            ticks += 1
+            if ticks % 20 == 0, watch.rootIsDeleted { gone = true }
             for event in watch.read(waiting: 50) {
                 switch event.kind {
                 case .overflow:
                     batch.append(.overflow)
+                case .containerGone:
+                    gone = true
                 case .closedAfterWriting:
                     if !event.isFolder { batch.append(.written(event.path)) }
                 case .created:
@@ -131,6 +140,7 @@ final class ChangeReader: Sendable {
                     batch.append(.deleted(from.path))
                 }
             }
+            if gone { batch.append(.containerGone) }
             changes.yield(batch)
         }
     }

@@ -70,6 +70,7 @@ public final class ContainerWatcher: Sendable {
         // Moves and deletions are applied one after another, in the order they happened: a file
         // renamed into a folder that is then renamed must move twice, in that order.
         let (structural, structuralQueue) = AsyncStream<ContainerChange>.makeStream()
+        var gone = false
         await withDiscardingTaskGroup { group in
             if options.catchUpFirst { requestCatchUp(in: &group) }
             group.addTask {
@@ -78,18 +79,26 @@ public final class ContainerWatcher: Sendable {
             var pending: [String: ContinuousClock.Instant] = [:]
             for await batch in stream {
                 let now = ContinuousClock.now
-                for change in batch { handle(change, pending: &pending, now: now, structural: structuralQueue) }
+                for change in batch {
+                    if case .containerGone = change { gone = true }
+                    handle(change, pending: &pending, now: now, structural: structuralQueue)
+                }
                 for (path, last) in pending where now - last >= options.debounce {
                     pending[path] = nil
                     group.addTask { await self.refresh(path, savedAt: last) }
                 }
                 if catchUps.withLock({ !$0.running && $0.again }) { requestCatchUp(in: &group) }
-                if Task.isCancelled { break }
+                if Task.isCancelled || gone { break }
             }
             structuralQueue.finish()
             reader.stop()
         }
         logger.info("stopped watching", metadata: ["container": "\(indexer.scanner.root)"])
+        // A service that watched nothing would look healthy: stop, so that it is seen (exit 2).
+        if gone {
+            throw WatchError(
+                folder: indexer.scanner.root, message: "the container folder is gone (deleted or unmounted)")
+        }
     }
 
     /// Acts on one change: writes wait for quiet, moves and deletions go to the structural queue.
@@ -127,6 +136,8 @@ public final class ContainerWatcher: Sendable {
             catchUps.withLock { $0.again = true }
         case .watchFailed(let error):
             logger.error("\(error.description)")
+        case .containerGone:
+            logger.error("the container folder is gone (deleted or unmounted)")
         }
     }
 

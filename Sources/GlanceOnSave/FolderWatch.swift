@@ -19,10 +19,13 @@ struct WatchEvent: Sendable, Equatable {
         case deleted
         /// The kernel's queue overflowed: events were lost.
         case overflow
+        /// The container folder itself is gone (deleted, or its file system unmounted): nothing
+        /// more will be seen in it.
+        case containerGone
     }
 
     var kind: Kind
-    /// `/`-separated, relative to the container ("" for overflow).
+    /// `/`-separated, relative to the container ("" for overflow and containerGone).
     var path: String
     var isFolder: Bool
 }
@@ -44,6 +47,9 @@ final class FolderWatch {
     /// Folders (relative) whose events are ignored: the store's, when it lies inside.
     let excluded: Set<String>
     private var folders: [Int32: String] = [:]
+    /// The container folder, held (`O_PATH`) to see it deleted: while a process holds a folder
+    /// open, the kernel says nothing of its deletion (no `IN_DELETE_SELF`) until it is closed.
+    private let rootHandle: Int32
 
     init(root: String, excluding excluded: Set<String>) throws(WatchError) {
         let opened = glance_watch_open()
@@ -51,11 +57,21 @@ final class FolderWatch {
             throw WatchError(folder: root, message: "cannot start inotify: \(String(cString: strerror(errno)))")
         }
         descriptor = opened
+        rootHandle = FileName.withCString(root) { glance_watch_hold_folder($0) }
         self.root = root
         self.excluded = excluded
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        if rootHandle >= 0 { close(rootHandle) }
+    }
+
+    /// Whether the container folder has been deleted (its inode has no name left).
+    var rootIsDeleted: Bool {
+        var status = stat()
+        return rootHandle >= 0 && fstat(rootHandle, &status) == 0 && status.st_nlink == 0
+    }
 
     /// The absolute path of a relative folder.
     func absolute(_ relative: String) -> String { relative.isEmpty ? root : root + "/" + relative }
@@ -172,8 +188,9 @@ final class FolderWatch {
     private func event(watch: Int32, mask: UInt32, cookie: UInt32, name: UnsafePointer<CChar>?) -> WatchEvent? {
         if mask & UInt32(GLANCE_WATCH_OVERFLOW) != 0 { return WatchEvent(kind: .overflow, path: "", isFolder: false) }
         if mask & UInt32(GLANCE_WATCH_IGNORED) != 0 {
-            folders[watch] = nil
-            return nil
+            // The kernel dropped the watch: its folder is gone. The root's is the container's.
+            let folder = folders.removeValue(forKey: watch)
+            return folder == "" ? WatchEvent(kind: .containerGone, path: "", isFolder: true) : nil
         }
         guard let folder = folders[watch], let name, name.pointee != 0 else { return nil }
         let decoded = FileName.decode(cString: name)

@@ -100,6 +100,20 @@ struct OnSaveCommandTests {
         #expect(served["documents"] as? Int == 1, "\(text)")
     }
 
+    @Test("a container folder deleted under a running watch stops it with exit 2, not a silent service")
+    func containerDeleted() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt"])
+        let (watch, log) = try Self.startWatch(container)
+        defer {
+            if watch.isRunning { kill(watch.processIdentifier, SIGKILL) }
+        }
+        try FileManager.default.removeItem(atPath: container.path)
+        #expect(waitForExit(watch, within: .seconds(15)))
+        #expect(watch.terminationStatus == 2)
+        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(messages.contains(": the container folder is gone (deleted or unmounted)"), "\(messages)")
+    }
+
     static let hiddenReason = "not a document: hidden files and folders (names starting with '.') are passed over"
 
     @Test("hook with a watcher running hands the documents to it over the socket")

@@ -30,6 +30,11 @@ int glance_watch_open(void);
 /// reached).
 int glance_watch_add(int watcher, const char *path);
 
+/// Holds the folder `path` (O_PATH | O_DIRECTORY | O_CLOEXEC, not following a last symlink):
+/// nothing is read through it; fstat on it tells whether the folder has been deleted. Returns
+/// the descriptor, or -1 with errno set.
+int glance_watch_hold_folder(const char *path);
+
 /// One event of a buffer that read() filled: the event at `*offset` of `buffer` (`length` bytes)
 /// is described through the out-parameters and `*offset` moves past it. Returns 0, or -1 when
 /// no whole event is left. `*name` points into `buffer` (NUL-terminated, may be empty).
