@@ -155,8 +155,23 @@ extension ContainerOptions {
     /// `CACHEDIR.TAG` would then mark the documents themselves as a cache for backup tools to
     /// skip, and the store's files would be listed as documents. (A store inside the container
     /// is fine: the scan passes over its folder.)
+    ///
+    /// Refuses, too, a default sidecar (`CONTAINER/.thumbnails`) that is a symbolic link: the
+    /// sidecar holds the records of the container it is in, under no container key, so a link
+    /// to another container's sidecar would make this container's `gc` drop the other's
+    /// records and its `generate` take them over. A store kept elsewhere is named with
+    /// `--store`, under this container's key.
     func checkStoreLocation(scanner: ContainerScanner) throws {
         guard case .sidecar = try storeLocation() else { return }
+        var status = stat()
+        if store == nil, FileName.withCString(storeDirectory, { lstat($0, &status) }) == 0,
+            status.st_mode & S_IFMT == S_IFLNK
+        {
+            throw CommandFailure.unusable(
+                "\(storeDirectory) is a symbolic link: the sidecar must be the container's own folder (a link to "
+                    + "another container's would mix their records); remove the link, or name the store's folder "
+                    + "with --store")
+        }
         guard let resolved = FileName.withCString(storeDirectory, { realpath($0, nil) }) else { return }
         let store = FileName.decode(cString: resolved)
         free(resolved)

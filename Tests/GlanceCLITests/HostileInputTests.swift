@@ -253,6 +253,25 @@ struct HostileInputTests {
         #expect(hooked.standardOutput.hasPrefix("x\\xFF.txt fresh"), "\(hooked.standardOutput)")
     }
 
+    @Test("a sidecar that is a symbolic link (to another container's) is refused: gc cannot drop the other's records")
+    func linkedSidecar() async throws {
+        let first = try SampleContainer(["a.png": "png/rgb8.png", "b.txt": "text/latin-utf8.txt"])
+        #expect(try first.generate().1.status == 0)
+        let second = try SampleContainer(["c.png": "png/gray8.png"])
+        #expect(symlink(first.file(".thumbnails"), second.file(".thumbnails")) == 0)
+        for command in [["gc"], ["generate"], ["list"], ["show", "c.png"]] {
+            let result = try GlanceProcess.run([command[0], second.path] + command.dropFirst())
+            #expect(result.status == 2, "\(command)")
+            #expect(result.standardError.contains(".thumbnails is a symbolic link"), "\(result.standardError)")
+        }
+        // The first container's records are untouched; named with --store, the store serves the
+        // second one under a key of its own.
+        #expect(try first.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+        let named = try GlanceProcess.run(["gc", second.path, "--store", first.file(".thumbnails")])
+        #expect(named.status == 0, "\(named.standardError)")
+        #expect(try first.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+    }
+
     @Test("a folder that cannot be read is reported, not skipped in silence")
     func unreadableFolder() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "locked/b.png": "png/rgb8.png"])
