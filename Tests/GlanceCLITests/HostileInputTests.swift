@@ -84,7 +84,7 @@ struct HostileInputTests {
         #expect(folder.status == 1 && folder.standardError.contains("a folder"))
     }
 
-    @Test("the source document is never overwritten: -o FILE itself, a hard link to it, export into the container")
+    @Test("the source document and the store are never overwritten: -o FILE itself, a hard link, export into either")
     func documentsNeverWritten() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "doc.txt": "text/latin-utf8.txt"])
         let original = try Data(contentsOf: URL(fileURLWithPath: container.file("a.png")))
@@ -109,6 +109,20 @@ struct HostileInputTests {
             "export", container.path, "doc.txt", "-o", container.file("new.png"), "--force",
         ])
         #expect(forced.status == 0, "\(forced.standardError)")
+        // The store's own files: never, --force or not (here and in a --store elsewhere).
+        let database = container.file(".thumbnails/thumbnails.sqlite")
+        let overDatabase = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", database, "--force"])
+        #expect(overDatabase.status == 1)
+        #expect(overDatabase.standardError.contains("lies inside the thumbnail store"), "\(overDatabase.standardError)")
+        #expect(try await container.store().checkIntegrity())
+        #expect(try container.list()["doc.txt"]?["state"] as? String == "fresh")
+        let elsewhere = container.output("store")
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", elsewhere]).status == 0)
+        let overElsewhere = try GlanceProcess.run([
+            "export", container.path, "doc.txt", "--store", elsewhere, "-o", elsewhere + "/thumbnails.sqlite",
+        ])
+        #expect(overElsewhere.status == 1)
+        #expect(try GlanceProcess.run(["list", container.path, "--store", elsewhere]).status == 0)
     }
 
     // MARK: 4. Numbers
