@@ -19,7 +19,8 @@ extension ContainerDirectory {
         var descriptor: Int32 = -1
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<16 {
-            temporary = "." + name + ".glance-" + String(generator.next(), radix: 36) + ".tmp"
+            let suffix = ".glance-" + String(generator.next(), radix: 36) + ".tmp"
+            temporary = "." + FileName.prefix(of: name, leavingRoomFor: 1 + suffix.utf8.count) + suffix
             descriptor = FileName.withCString(temporary) {
                 openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             }

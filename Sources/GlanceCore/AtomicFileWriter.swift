@@ -43,7 +43,8 @@ public enum AtomicFileWriter {
         var descriptor: Int32 = -1
         var temporary = ""
         for _ in 0..<16 {
-            temporary = folder + "." + name + "." + randomSuffix() + ".partial"
+            let suffix = "." + randomSuffix() + ".partial"
+            temporary = folder + "." + FileName.prefix(of: name, leavingRoomFor: 1 + suffix.utf8.count) + suffix
             descriptor = FileName.withCString(temporary) {
                 open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             }

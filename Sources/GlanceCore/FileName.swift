@@ -62,6 +62,18 @@ public enum FileName {
         return bytes
     }
 
+    /// The longest file name Linux file systems take, in bytes (`NAME_MAX`).
+    public static let maximumNameBytes = 255
+
+    /// `name` cut (at a byte, from its end) so that `extra` more bytes still fit in a file
+    /// name: the base of a temporary name made beside it (`.NAME.random.partial`), which must not
+    /// fail where the name itself would not.
+    public static func prefix(of name: String, leavingRoomFor extra: Int) -> String {
+        let bytes = encode(name)
+        let room = max(1, maximumNameBytes - extra)
+        return bytes.count <= room ? name : decode(bytes.prefix(room))
+    }
+
     /// Whether `name` holds escaped bytes (it was not valid UTF-8 on disk).
     public static func hasEscapedBytes(_ name: String) -> Bool {
         name.unicodeScalars.contains { escapedRange.contains($0.value) }

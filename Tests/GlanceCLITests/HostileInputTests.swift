@@ -66,6 +66,16 @@ struct HostileInputTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test("-o with a name of 250 bytes is written (its temporary name is cut to fit), nothing left beside it")
+    func longOutputName() throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = String(repeating: "n", count: 246) + ".png"
+        let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png"), "-o", folder + "/" + name])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [name])
+    }
+
     @Test("-o that names a FIFO or a folder is refused and left as it is")
     func outputNotRegular() async throws {
         let container = try SampleContainer([:])

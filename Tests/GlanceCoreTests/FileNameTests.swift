@@ -39,4 +39,13 @@ struct FileNameTests {
         let everything = String(String.UnicodeScalarView((0..<0xA0).compactMap(Unicode.Scalar.init)))
         #expect(!DisplayText.escaped(everything).contains { $0.isNewline || $0 == "\u{1B}" })
     }
+
+    @Test("a temporary name's base is cut to fit NAME_MAX, at a byte, and a short name is kept")
+    func prefixFitting() {
+        #expect(FileName.prefix(of: "photo.png", leavingRoomFor: 22) == "photo.png")
+        let long = String(repeating: "é", count: 120)  // 240 bytes
+        let cut = FileName.prefix(of: long, leavingRoomFor: 22)
+        #expect(FileName.encode(cut).count == 233)
+        #expect(FileName.encode(long).starts(with: FileName.encode(cut)), "the same bytes, cut")
+    }
 }
