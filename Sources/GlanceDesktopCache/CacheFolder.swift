@@ -12,19 +12,52 @@ final class CacheFolder: Sendable {
 
     /// Opens the folder at `path`, creating it and any missing parent with mode 0700 (the
     /// standard's: thumbnails reveal what a user has). Folders that exist keep their mode.
-    init(creating path: String) throws(DesktopCacheError) {
+    ///
+    /// `base` (the cache folder the user names, `$XDG_CACHE_HOME`) and the folders above it are
+    /// taken as they are, links included. The folders below it are the cache's own
+    /// (`thumbnails/large`, `thumbnails/fail/…`): each is made and opened beneath the one above,
+    /// never through a symbolic link, so that a link planted there cannot send entries elsewhere.
+    init(creating path: String, below base: String) throws(DesktopCacheError) {
         var prefix = ""
-        for component in path.split(separator: "/") {
+        for component in base.split(separator: "/") {
             prefix += "/" + component
             let made = FileName.withCString(prefix) { mkdir($0, 0o700) }
             if made != 0 && errno != EEXIST {
                 throw .folder(path: prefix, reason: String(cString: strerror(errno)))
             }
         }
-        let descriptor = FileName.withCString(path) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw .folder(path: path, reason: String(cString: strerror(errno))) }
+        var current = FileName.withCString(base) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard current >= 0 else { throw .folder(path: base, reason: String(cString: strerror(errno))) }
+        var walked = base
+        for component in path.dropFirst(base.count).split(separator: "/") {
+            walked += "/" + component
+            let name = String(component)
+            let made = FileName.withCString(name) { mkdirat(current, $0, 0o700) }
+            if made != 0 && errno != EEXIST {
+                let code = errno
+                close(current)
+                throw .folder(path: walked, reason: String(cString: strerror(code)))
+            }
+            let next = FileName.withCString(name) {
+                openat(current, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            let code = errno
+            var status = stat()
+            let isLink =
+                next < 0 && FileName.withCString(name) { fstatat(current, $0, &status, AT_SYMLINK_NOFOLLOW) } == 0
+                && status.st_mode & S_IFMT == S_IFLNK
+            close(current)
+            guard next >= 0 else {
+                let reason =
+                    isLink
+                    ? "it is a symbolic link: the cache's own folders are never followed"
+                    : code == ENOTDIR ? "it is not a folder" : String(cString: strerror(code))
+                throw .folder(path: walked, reason: reason)
+            }
+            current = next
+        }
         self.path = path
-        self.descriptor = descriptor
+        self.descriptor = current
     }
 
     /// Opens the folder at `path` if it exists (for reading entries), else nil.

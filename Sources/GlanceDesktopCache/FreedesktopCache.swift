@@ -80,10 +80,14 @@ public final class FreedesktopCache: Sendable {
         self.root = root
         software = "Glance \(version)"
         var folders: [CacheSize: CacheFolder] = [:]
-        for size in sizes { folders[size] = try CacheFolder(creating: "\(root)/\(size.folderName)") }
+        // The folder above `thumbnails`: the user's cache folder, which may be a link.
+        let parent = root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ""
+        let base = parent.isEmpty ? "/" : parent
+        for size in sizes { folders[size] = try CacheFolder(creating: "\(root)/\(size.folderName)", below: base) }
         sizeFolders = folders
-        ownFailureFolder = try CacheFolder(creating: "\(root)/fail/glance-\(version)")
-        desktopFailureFolder = try CacheFolder(creating: "\(root)/fail/\(Self.desktopFailureFolderName)")
+        ownFailureFolder = try CacheFolder(creating: "\(root)/fail/glance-\(version)", below: base)
+        desktopFailureFolder = try CacheFolder(
+            creating: "\(root)/fail/\(Self.desktopFailureFolderName)", below: base)
     }
 
     /// The cache at `root` as it is, for reading: nothing is made.

@@ -116,6 +116,36 @@ struct DesktopCacheCommandTests {
         #expect(bad.standardError.contains("unknown thumbnail size 'huge'"))
     }
 
+    @Test("a cache folder planted as a symbolic link is refused, never written through")
+    func plantedLinks() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let cacheHome = container.output("cache")
+        let elsewhere = container.output("elsewhere")
+        try FileManager.default.createDirectory(atPath: cacheHome + "/thumbnails", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        for planted in ["thumbnails/large", "thumbnails/fail"] {
+            let link = cacheHome + "/" + planted
+            #expect(symlink(elsewhere, link) == 0)
+            let run = try GlanceProcess.run(
+                ["thumbnail", container.file("a.png"), "--xdg"], environment: ["XDG_CACHE_HOME": cacheHome])
+            #expect(run.status == 2)
+            #expect(
+                run.standardError.contains(
+                    "\(planted): it is a symbolic link: the cache's own folders are never followed"),
+                "\(run.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+            #expect(unlink(link) == 0)
+        }
+        // The cache folder the user names may itself be a link: it is theirs.
+        let linkedHome = container.output("linked-cache")
+        #expect(symlink(cacheHome, linkedHome) == 0)
+        let run = try GlanceProcess.run(
+            ["thumbnail", container.file("a.png"), "--xdg", "--xdg-sizes", "normal"],
+            environment: ["XDG_CACHE_HOME": linkedHome])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cacheHome + "/thumbnails/normal").count == 1)
+    }
+
     // MARK: - Helpers
 
     /// Every entry of `sizes`: an 8-bit RGBA non-interlaced PNG inside its box, with the tEXt
