@@ -103,7 +103,7 @@ enum SidecarMigrations {
 
     /// Refuses a database that some other program made, or that a newer Glance migrated further
     /// than this version knows: writing to either could destroy data that is not ours.
-    private static func checkIsGlanceStore(_ pool: any DatabaseReader, location: String) throws {
+    static func checkIsGlanceStore(_ pool: any DatabaseReader, location: String) throws {
         let (applied, tables) = try pool.read { db -> (Set<String>, [String]) in
             let applied = try migrator.appliedIdentifiers(db)
             let tables = try String.fetchAll(

@@ -50,8 +50,35 @@ public final class SidecarStore: ThumbnailStore {
         self.directory = directory
         self.container = container
         self.databasePath = directory + "/" + Self.databaseFileName
+        try Self.refuseWhatIsNotOurs(at: databasePath, location: directory)
         try CacheDirectory.prepare(at: directory)
         pool = try Self.openAndMigrate(at: databasePath, location: directory)
+    }
+
+    /// Refuses, before anything is written (no journal mode switched, no tag beside it), a
+    /// database file that another program made, a newer Glance migrated further, or that is
+    /// corrupt: its bytes are not ours to touch. Read as immutable (no lock, no WAL read), which
+    /// sees what every committed checkpoint left; a store whose newest changes are still in its
+    /// WAL passes here and is checked again once open. A file that cannot be read this way
+    /// (gone meanwhile, unreadable) is left to the opening that follows.
+    private static func refuseWhatIsNotOurs(at path: String, location: String) throws(StoreError) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0 else { return }
+        var configuration = Configuration()
+        configuration.label = "GlanceStore (check)"
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+            try SidecarMigrations.checkIsGlanceStore(queue, location: location)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError
+            where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+        {
+            throw StoreError(error, location: location)
+        } catch {
+            return
+        }
     }
 
     /// Opens an existing store only to read it, for a store its user may not write (a read-only

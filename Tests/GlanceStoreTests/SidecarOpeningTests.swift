@@ -105,9 +105,14 @@ struct SidecarOpeningTests {
                 try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
             }
         }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = #expect(throws: StoreError.self) { try SidecarStore(directory: folder.path) }
         #expect(error?.message.contains("not a Glance thumbnail store") == true)
         #expect(error?.message.contains("photos") == true)
+        // Refused before anything is written: not a byte of it (its journal mode included), no
+        // tag beside it.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("CACHEDIR.TAG")))
         let tables = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         }
@@ -146,12 +151,15 @@ struct SidecarOpeningTests {
         try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(length) - 4096))
         try handle.close()
 
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: folder.file("thumbnails.sqlite")))
         do {
             let store = try SidecarStore(directory: folder.path)
             let healthy = try? await store.checkIntegrity()
             #expect(healthy != true)
         } catch {
             #expect(!error.message.isEmpty)
+            // Refused: then left as it was, for whoever wants to look at it.
+            #expect(try Data(contentsOf: URL(fileURLWithPath: folder.file("thumbnails.sqlite"))) == damaged)
         }
     }
 }
