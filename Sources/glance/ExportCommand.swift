@@ -92,6 +92,16 @@ struct ExportCommand: AsyncParsableCommand {
             StandardError.report(path: output, error)
             throw CommandFailure.documentsFailed
         }
+        // Byte for byte: the image keeps its format whatever OUT is called; say when the name
+        // says otherwise, so that a viewer trusting the extension is not a surprise.
+        let name = output.split(separator: "/").last.map(String.init) ?? output
+        let named = name.contains(".") ? (name.split(separator: ".").last.map(String.init) ?? "").lowercased() : ""
+        let expected = image.format == .jpeg ? ["jpg", "jpeg"] : [image.format.rawValue]
+        if ["png", "jpg", "jpeg"].contains(named), !expected.contains(named) {
+            StandardError.write(
+                "glance: \(output): warning: the stored thumbnail is \(image.format.rawValue.uppercased()), not .\(named)"
+            )
+        }
         print("\(DisplayText.escaped(output)) \(image.width)x\(image.height) \(image.format.rawValue)")
     }
 }

@@ -11,7 +11,8 @@ struct GcCommand: AsyncParsableCommand {
     @OptionGroup var location: ContainerOptions
 
     func run() async throws {
-        let (scanner, store) = try await location.open()
+        // No sidecar yet: nothing to collect, and nothing is created (as for list).
+        let (scanner, store) = location.sidecarIsNew ? try await location.openForReading() : try await location.open()
         do {
             let present = Set(scanner.scan().map(\.path))
             let gone = try await store.allDocuments().map(\.record.path).filter { !present.contains($0) }

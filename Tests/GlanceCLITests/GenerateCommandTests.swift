@@ -264,6 +264,8 @@ struct GenerateCommandTests {
         #expect(rows.count == 9)
         #expect(rows.values.allSatisfy { $0["state"] as? String == "missing" })
         #expect(rows["letter.pdf"]?["kind"] as? String == "pdf")
+        let gc = try GlanceProcess.run(["gc", container.path])
+        #expect(gc.status == 0 && gc.standardOutput.hasPrefix("removed 0 record(s)"), "\(gc.standardError)")
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails")))
         let export = try GlanceProcess.run(["export", container.path, "letter.pdf", "-o", container.output("x.png")])
         #expect(export.status == 1)

@@ -119,6 +119,11 @@ struct HostileInputTests {
             "export", container.path, "doc.txt", "-o", container.file("new.png"), "--force",
         ])
         #expect(forced.status == 0, "\(forced.standardError)")
+        #expect(forced.standardError.isEmpty)
+        // Byte for byte, whatever OUT is called: a name that says another format is pointed out.
+        let misnamed = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", container.output("doc.jpg")])
+        #expect(misnamed.status == 0)
+        #expect(misnamed.standardError.contains("doc.jpg: warning: the stored thumbnail is PNG, not .jpg"))
         // The store's own files: never, --force or not (here and in a --store elsewhere).
         let database = container.file(".thumbnails/thumbnails.sqlite")
         let overDatabase = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", database, "--force"])
