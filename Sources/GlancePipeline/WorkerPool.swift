@@ -153,17 +153,25 @@ public final class WorkerPool: Sendable {
     }
 
     /// Queues `job` on the document open at `file` (held open until the job ends); `completion`
-    /// runs on a pool thread when it ends.
+    /// runs on a pool thread when it ends. On a pool that is stopped or shut down, `completion`
+    /// runs at once, here, with ``JobResult/cancelled``: its threads may be gone, and a job left
+    /// in the queue would never end (a task awaiting it would wait forever).
     public func submit(
         _ job: RenderJob, file: OpenFile, priority: Priority = .normal,
         completion: @escaping @Sendable (JobResult) -> Void
     ) {
         let entry = Entry(job: job, file: file, completion: completion)
-        queue.withLock { queue in
+        let accepted = queue.withLock { queue -> Bool in
+            guard !queue.closed else { return false }
             switch priority {
             case .normal: queue.normal.append(entry)
             case .interactive: queue.interactive.append(entry)
             }
+            return true
+        }
+        guard accepted else {
+            completion(.cancelled)
+            return
         }
         available.signal()
     }

@@ -48,6 +48,29 @@ struct WorkerPoolTests {
                 timeoutSeconds: timeout))
     }
 
+    @Test("a job submitted to a stopped or shut-down pool ends cancelled at once, never left waiting")
+    func submitAfterStop() {
+        // The race it closes: a batch stopped by SIGINT whose last task submitted one more job
+        // after the stop waited for it forever, its pool's threads gone.
+        for stopping in [true, false] {
+            let pool = pool(workers: 1, timeout: 5)
+            if stopping { pool.stop() } else { pool.shutdown() }
+            let ended = DispatchSemaphore(value: 0)
+            let outcome = Mutex<JobResult?>(nil)
+            let (job, file) = job(1, assets + "/png/rgb8.png")
+            pool.submit(job, file: file) { result in
+                outcome.withLock { $0 = result }
+                ended.signal()
+            }
+            #expect(ended.wait(timeout: .now() + 10) == .success, "the job never ended")
+            let result = outcome.withLock { $0 }
+            if case .cancelled = result {
+            } else {
+                Issue.record("expected cancelled, got \(String(describing: result))")
+            }
+        }
+    }
+
     @Test("an interactive job goes ahead of the queued batch")
     func priorityLane() {
         // One worker, busy for a second on a hanging document; meanwhile three batch jobs and one
