@@ -102,6 +102,12 @@ struct GenerateCommand: AsyncParsableCommand {
         }
     }
 
+    /// Says that the run was interrupted and returns the exit it ends with (130).
+    static func interrupted() -> ExitCode {
+        StandardError.write("glance: interrupted; what was rendered is saved, a re-run renders the rest")
+        return ExitCode(130)
+    }
+
     func run() async throws {
         // The first workers start while the store opens and the plan is made when every
         // document will be rendered (a new sidecar, --force); they are also the sandbox's trial.
@@ -120,6 +126,11 @@ struct GenerateCommand: AsyncParsableCommand {
         // missing then), and reads one it may not write.
         let (scanner, store): (ContainerScanner, any ThumbnailStore) =
             dryRun ? try await location.openForReading() : try await location.open()
+        // SIGINT or SIGTERM from here on (the workers started ahead are running already): stop
+        // the pool (queued jobs dropped, workers killed), let the catch-up end with what is
+        // saved, and exit 130; every saved record was one transaction, and a re-run finishes
+        // the job. A signal that comes while the plan is made is acted on once it is.
+        let signals = StopSignals()
         var options = limits.indexerOptions()
         let mirror = try (dryRun ? nil : desktop.openCache()).map { cache in
             DesktopCacheMirror(
@@ -137,6 +148,7 @@ struct GenerateCommand: AsyncParsableCommand {
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
         do {
             let plan = try await indexer.plan(force: force, retryFailed: retryFailed)
+            if signals.received { throw Self.interrupted() }
             if enqueue, let postgres = store as? PostgresStore {
                 try await queue(plan, in: postgres, root: scanner.root)
                 return
@@ -146,10 +158,6 @@ struct GenerateCommand: AsyncParsableCommand {
                 return
             }
             let progress = ProgressBar(enabled: !quiet && !json && ProgressBar.standardErrorIsTerminal)
-            // SIGINT or SIGTERM: stop the pool (queued jobs dropped, workers killed), let the
-            // catch-up end with what is saved, and exit 130; every saved record was one
-            // transaction, and a re-run finishes the job.
-            let signals = StopSignals()
             let finished = await withTaskGroup(of: Result<(GenerationSummary, Indexer.MirrorFill), StoreError>?.self) {
                 group in
                 group.addTask {
@@ -181,8 +189,7 @@ struct GenerateCommand: AsyncParsableCommand {
             }
             if signals.received {
                 progress.finish()
-                StandardError.write("glance: interrupted; what was rendered is saved, a re-run renders the rest")
-                throw ExitCode(130)
+                throw Self.interrupted()
             }
             guard let finished else { throw CommandFailure.unusable("the batch ended without a result") }
             var (summary, fill) = try finished.get()

@@ -381,6 +381,11 @@ struct GenerateCommandTests {
         while try childProcesses(of: process.processIdentifier).isEmpty, ContinuousClock.now - started < .seconds(10) {
             usleep(20_000)
         }
+        // And its store is open (glance acts on signals from then on).
+        let database = container.file(".thumbnails/thumbnails.sqlite")
+        while !FileManager.default.fileExists(atPath: database), ContinuousClock.now - started < .seconds(10) {
+            usleep(20_000)
+        }
         usleep(300_000)
         #expect(process.isRunning)
         let signalled = ContinuousClock.now
