@@ -1,4 +1,5 @@
 import Foundation
+import GlanceContainer
 import GlanceCore
 import Synchronization
 
@@ -106,14 +107,13 @@ final class ChangeReader: Sendable {
                 case .movedOut(let cookie):
                     movedOut[cookie] = (event.path, event.isFolder, .now)
                 case .movedIn(let cookie):
-                    let hidden = event.path.split(separator: "/").contains { $0.hasPrefix(".") }
-                    if hidden { continue }
+                    if ContainerScanner.isHidden(event.path) { continue }
                     guard let from = movedOut.removeValue(forKey: cookie) else {
                         // From outside the container.
                         batch += event.isFolder ? appeared(event.path, watch) : [.written(event.path)]
                         continue
                     }
-                    let fromHidden = from.path.split(separator: "/").contains { $0.hasPrefix(".") }
+                    let fromHidden = ContainerScanner.isHidden(from.path)
                     if event.isFolder {
                         if fromHidden {
                             batch += appeared(event.path, watch)
@@ -132,7 +132,7 @@ final class ChangeReader: Sendable {
             let now = ContinuousClock.now
             for (cookie, from) in movedOut where now - from.at > pairingWindow {
                 movedOut[cookie] = nil
-                if from.path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+                if ContainerScanner.isHidden(from.path) { continue }
                 if from.isFolder {
                     watch.rename(folder: from.path, to: nil)
                     batch.append(.folderDeleted(from.path))

@@ -172,14 +172,21 @@ extension ContainerOptions {
                     + "another container's would mix their records); remove the link, or name the store's folder "
                     + "with --store")
         }
-        guard let resolved = FileName.withCString(storeDirectory, { realpath($0, nil) }) else { return }
-        let store = FileName.decode(cString: resolved)
-        free(resolved)
+        guard let store = resolvedStoreDirectory else { return }
         if store == scanner.root || scanner.root.hasPrefix(store.hasSuffix("/") ? store : store + "/") {
             throw CommandFailure.unusable(
                 "\(storeDirectory): the store cannot be the container or a folder that holds it; "
                     + "choose a folder outside the container (or leave out --store for CONTAINER/.thumbnails)")
         }
+    }
+}
+
+extension ContainerOptions {
+    /// The sidecar's folder with every link resolved (`realpath`), or nil when there is none.
+    var resolvedStoreDirectory: String? {
+        guard let resolved = FileName.withCString(storeDirectory, { realpath($0, nil) }) else { return nil }
+        defer { free(resolved) }
+        return FileName.decode(cString: resolved)
     }
 }
 

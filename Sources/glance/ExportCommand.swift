@@ -3,10 +3,6 @@ import GlanceCore
 import GlancePipeline
 import GlanceStore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `glance export CONTAINER FILE -o OUT`: the stored thumbnail's bytes, as they are.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -70,16 +66,12 @@ struct ExportCommand: AsyncParsableCommand {
         }
         // The store's own files are never written, --force or not (a thumbnail over the database
         // would leave every command saying the store is corrupt).
-        if case .sidecar(let directory) = try location.storeLocation(),
-            let resolved = FileName.withCString(directory, { realpath($0, nil) })
+        if case .sidecar(let directory) = try location.storeLocation(), let storeRoot = location.resolvedStoreDirectory,
+            DocumentLocator.liesInside(output, root: storeRoot)
         {
-            let storeRoot = FileName.decode(cString: resolved)
-            free(resolved)
-            if DocumentLocator.liesInside(output, root: storeRoot) {
-                StandardError.report(
-                    path: output, "lies inside the thumbnail store \(directory); the store's files are never written")
-                throw CommandFailure.documentsFailed
-            }
+            StandardError.report(
+                path: output, "lies inside the thumbnail store \(directory); the store's files are never written")
+            throw CommandFailure.documentsFailed
         }
         if !force, DocumentLocator.liesInside(output, root: scanner.root) {
             StandardError.report(

@@ -122,17 +122,25 @@ func threadStates(of pid: Int32) -> String {
     }.joined(separator: "; ")
 }
 
-/// Waits up to `limit` for `process` to end; if it has not, records where its threads are, kills
-/// it, and returns false (so that a hang fails the test in seconds instead of stalling the run).
-func waitForExit(_ process: Process, within limit: Duration) -> Bool {
+/// Waits up to `limit` for `process` to end; if it has not, calls `overdue` (the process still
+/// running), kills it and returns false.
+func endProcess(_ process: Process, within limit: Duration, overdue: (Process) -> Void = { _ in }) -> Bool {
     let deadline = ContinuousClock.now + limit
     while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
     guard process.isRunning else {
         process.waitUntilExit()
         return true
     }
-    Issue.record("glance still running after \(limit); threads: \(threadStates(of: process.processIdentifier))")
+    overdue(process)
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     return false
+}
+
+/// ``endProcess(_:within:overdue:)`` that records, when the process is overdue, where its threads
+/// are (so that a hang fails the test in seconds, saying where, instead of stalling the run).
+func waitForExit(_ process: Process, within limit: Duration) -> Bool {
+    endProcess(process, within: limit) { process in
+        Issue.record("glance still running after \(limit); threads: \(threadStates(of: process.processIdentifier))")
+    }
 }

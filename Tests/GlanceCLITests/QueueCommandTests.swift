@@ -71,14 +71,19 @@ struct QueueCommandTests {
 
     /// Waits for `process` to end (at most `seconds`), killing it if it does not.
     static func finish(_ process: Process, within seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { usleep(50_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return false
+        endProcess(process, within: .milliseconds(Int(seconds * 1000)))
+    }
+
+    /// Waits (at most a minute) until the job of `path` is leased; whether it was.
+    static func waitUntilLeased(_ path: String, server: PostgresServer, database: String) throws -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let leased = try server.psql(
+                "SELECT count(*) FROM glance.job WHERE path = '\(path)' AND state = 'leased'", database: database)
+            if leased == "1" { return true }
+            usleep(20_000)
         }
-        return true
+        return false
     }
 
     @Test("two worker processes drain the queue: every document fresh, every job done exactly once")
@@ -271,15 +276,7 @@ struct QueueCommandTests {
         let (doomed, _) = try Self.startWorker([
             "--store", store, "--jobs", "1", "--lease-seconds", "2", "--debug-slow-on", "slow-*",
         ])
-        let deadline = Date().addingTimeInterval(60)
-        var holding = false
-        while Date() < deadline, !holding {
-            holding =
-                try server.psql(
-                    "SELECT count(*) FROM glance.job WHERE path = 'slow-00.png' AND state = 'leased'",
-                    database: database) == "1"
-            if !holding { usleep(20_000) }
-        }
+        let holding = try Self.waitUntilLeased("slow-00.png", server: server, database: database)
         #expect(holding, "host A leased the slow document")
         kill(doomed.processIdentifier, SIGKILL)
         doomed.waitUntilExit()
@@ -303,15 +300,7 @@ struct QueueCommandTests {
         #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         // The worker's renderer hangs on the slow document (until --timeout): it is stopped holding it.
         let (worker, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--debug-hang-on", "slow-*"])
-        let deadline = Date().addingTimeInterval(60)
-        var holding = false
-        while Date() < deadline, !holding {
-            holding =
-                try server.psql(
-                    "SELECT count(*) FROM glance.job WHERE path = 'slow-00.png' AND state = 'leased'",
-                    database: database) == "1"
-            if !holding { usleep(20_000) }
-        }
+        let holding = try Self.waitUntilLeased("slow-00.png", server: server, database: database)
         #expect(holding, "the worker leased the slow document")
         let signalled = ContinuousClock.now
         kill(worker.processIdentifier, SIGTERM)
