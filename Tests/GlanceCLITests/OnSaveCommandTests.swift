@@ -10,17 +10,41 @@ import Testing
 @Suite("glance hook and watch")
 struct OnSaveCommandTests {
     /// Starts `glance watch` on `container`; waits until its hook socket is there.
-    static func startWatch(_ container: SampleContainer, _ extra: [String] = []) throws -> (Process, Pipe) {
+    /// Starts `glance watch` on the container, its log going to a file, and returns once it
+    /// watches: once its "watching" line is written (the socket comes before the watches, so a
+    /// file saved when only the socket exists may be missed with `--no-catch-up`).
+    static func startWatch(_ container: SampleContainer, _ extra: [String] = []) throws -> (Process, WatchLog) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         process.arguments = ["watch", container.path, "--log-level", "debug", "--jobs", "2"] + extra
-        let log = Pipe()
-        process.standardError = log
+        let log = try WatchLog(path: container.output("watch-\(UUID().uuidString).log"))
+        process.standardError = log.handle
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let socket = container.file(".thumbnails/hook.sock")
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(25_000) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !log.read().contains("watching"), process.isRunning, ContinuousClock.now < deadline {
+            usleep(25_000)
+        }
         return (process, log)
+    }
+
+    /// A watcher's log, written to a file so that it can be read while the watcher runs.
+    final class WatchLog {
+        let path: String
+        let handle: FileHandle
+
+        init(path: String) throws {
+            self.path = path
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        }
+
+        /// What the watcher has written so far.
+        func read() -> String {
+            (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        }
     }
 
     @Test("hook without a watcher renders the named documents itself, one line each, and nothing else")
@@ -87,8 +111,8 @@ struct OnSaveCommandTests {
         let hooked = try GlanceProcess.run(["hook", container.path, "saved.txt"])
         #expect(hooked.status == 0)
         kill(watch.processIdentifier, SIGTERM)
-        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         watch.waitUntilExit()
+        let text = log.read()
         let objects = try text.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
         }
@@ -110,7 +134,7 @@ struct OnSaveCommandTests {
         try FileManager.default.removeItem(atPath: container.path)
         #expect(waitForExit(watch, within: .seconds(15)))
         #expect(watch.terminationStatus == 2)
-        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let messages = log.read()
         #expect(messages.contains(": the container folder is gone (deleted or unmounted)"), "\(messages)")
     }
 
@@ -132,8 +156,8 @@ struct OnSaveCommandTests {
         #expect(
             result.standardOutput.split(separator: "\n") == ["saved.txt fresh 724x1024 png", "a.png fresh 200x150 png"])
         kill(watch.processIdentifier, SIGTERM)
-        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         watch.waitUntilExit()
+        let messages = log.read()
         #expect(messages.contains("hook served"))
         #expect(watch.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/hook.sock")))
@@ -142,14 +166,13 @@ struct OnSaveCommandTests {
     @Test("SIGTERM during a burst of saves: exit 0 within 2 s, a sound store, no worker left")
     func stopDuringBurst() async throws {
         let container = try SampleContainer([:])
-        let (watch, log) = try Self.startWatch(container, ["--no-catch-up"])
+        let (watch, _) = try Self.startWatch(container, ["--no-catch-up"])
         for index in 0..<60 {
             try container.add("photo-\(index).jpg", from: "jpeg/photo-progressive.jpg")
         }
         usleep(400_000)
         let signalled = ContinuousClock.now
         kill(watch.processIdentifier, SIGTERM)
-        _ = log.fileHandleForReading.readDataToEndOfFile()
         watch.waitUntilExit()
         let took = ContinuousClock.now - signalled
         #expect(watch.terminationStatus == 0)
