@@ -54,11 +54,31 @@ public final class HookServer: Sendable {
             close(socket)
             throw HookError(message: "\(path): cannot listen: \(reason)")
         }
+        var boundStatus = stat()
+        guard FileName.withCString(path, { lstat($0, &boundStatus) }) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(socket)
+            throw HookError(message: "\(path): cannot listen: \(reason)")
+        }
         listener = socket
+        boundFile = (boundStatus.st_dev, boundStatus.st_ino)
     }
+
+    /// The device and inode of the socket file this server made: it removes that file only.
+    private let boundFile: (dev_t, ino_t)
 
     deinit {
         close(listener)
+        removeSocketFile()
+    }
+
+    /// Removes the socket file, if it is still the one this server bound (a file put there
+    /// since, by anyone, is left alone).
+    private func removeSocketFile() {
+        var current = stat()
+        guard FileName.withCString(path, { lstat($0, &current) }) == 0,
+            current.st_dev == boundFile.0, current.st_ino == boundFile.1
+        else { return }
         _ = FileName.withCString(path) { unlink($0) }
     }
 
@@ -102,6 +122,9 @@ public final class HookServer: Sendable {
         }
         state.stopping.store(true, ordering: .relaxed)
         state.finished.wait()
+        // Gone as soon as nobody answers on it; the process may end before this object does
+        // (serve's stop left the file behind when it waited for the deinitialiser).
+        removeSocketFile()
     }
 
     /// Answers one connection: a request line in, an answer line per document out.
