@@ -4,6 +4,7 @@ import GlanceCore
 import GlancePipeline
 import GlanceStore
 import GlanceTestSupport
+import Synchronization
 import Testing
 
 /// A container in a scratch folder with an indexer over it: a real SQLite sidecar and real
@@ -83,6 +84,23 @@ struct IndexerTests {
         #expect(kept.thumbnails.first?.data == [1, 2, 3])
         let rendered = try #require(try await container.store.document(at: "b.png", includingImageData: false))
         #expect(rendered.record.state == .fresh)
+    }
+
+    @Test("a batch hands the pool its largest documents first, so that the workers finish together")
+    func largestFirst() async throws {
+        let container = try IndexedContainer(files: [:], workers: 1)
+        let sizes = ["a.txt": 10, "b.txt": 3_000, "c.txt": 500, "d.txt": 3_000, "e/f.txt": 40_000]
+        try FileManager.default.createDirectory(atPath: container.file("e"), withIntermediateDirectories: true)
+        for (name, size) in sizes {
+            try Data(repeating: UInt8(ascii: "x"), count: size).write(to: URL(fileURLWithPath: container.file(name)))
+        }
+        let started = Mutex<[String]>([])
+        let summary = try await container.indexer.catchUp(try await container.indexer.plan()) { event in
+            if case .started(let path) = event { started.withLock { $0.append(path) } }
+        }
+        #expect(summary.rendered == 5)
+        // Ties in size go by path.
+        #expect(started.withLock { $0 } == ["e/f.txt", "b.txt", "d.txt", "c.txt", "a.txt"])
     }
 
     @Test("refresh renders only what changed, drops what is gone, and tells subscribers")
