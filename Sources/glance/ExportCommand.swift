@@ -81,7 +81,8 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             try AtomicFileWriter.write(data, to: output, protecting: current.map { [$0] } ?? [])
         } catch {
-            StandardError.report(path: output, error)
+            // As `glance thumbnail` says it: the document, then what could not be written.
+            StandardError.report(path: file, error)
             throw CommandFailure.documentsFailed
         }
         // Byte for byte: the image keeps its format whatever OUT is called; say when the name

@@ -124,6 +124,11 @@ struct HostileInputTests {
         let misnamed = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", container.output("doc.jpg")])
         #expect(misnamed.status == 0)
         #expect(misnamed.standardError.contains("doc.jpg: warning: the stored thumbnail is PNG, not .jpg"))
+        // A destination that cannot be written: the document, then what could not be written.
+        let missing = container.output("missing/doc.png")
+        let unwritable = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", missing])
+        #expect(unwritable.status == 1)
+        #expect(unwritable.standardError == "glance: doc.txt: cannot write \(missing): No such file or directory\n")
         // The store's own files: never, --force or not (here and in a --store elsewhere).
         let database = container.file(".thumbnails/thumbnails.sqlite")
         let overDatabase = try GlanceProcess.run(["export", container.path, "doc.txt", "-o", database, "--force"])
