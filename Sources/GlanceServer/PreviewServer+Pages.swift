@@ -18,8 +18,9 @@ extension PreviewServer {
         async let totalsRead = storeCall { try await indexer.store.totals() }
         let page = try await storeCall { try await listing.page(matching: listingQuery) }
         let totals = try await totalsRead
-        let first = min(query.offset + 1, page.totalCount)
-        let last = query.offset + page.items.count
+        // Any offset may come in the query, up to Int.max: no arithmetic on it may overflow.
+        let first = query.offset < page.totalCount ? query.offset + 1 : page.totalCount
+        let last = query.offset < page.totalCount ? query.offset + page.items.count : page.totalCount
         let grid = GridPage(
             title: title, assets: assets.links, events: liveUpdates ? links.events : nil, siteURL: siteURL,
             gridURL: links.grid,

@@ -112,6 +112,11 @@ struct PagesTests {
                 #expect(Self.link("next-page", in: html) == nil)
                 #expect(Self.link("previous-page", in: html) == "/?sort=size&reverse=1&limit=3")
             }
+            // Past the end, as far as an offset goes: an empty page (it was an overflow, a crash).
+            try await client.execute(uri: "/?offset=\(Int.max)&limit=3", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("4–4 of 4 documents"))
+            }
             for bad in ["/?sort=colour", "/?limit=0", "/?offset=-1", "/?status=shiny", "/?pattern=%zz"] {
                 try await client.execute(uri: bad, method: .get) { #expect($0.status == .badRequest, "\(bad)") }
             }
