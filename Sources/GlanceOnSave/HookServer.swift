@@ -24,6 +24,7 @@ public final class HookServer: Sendable {
     let indexer: Indexer
     let logger: Logger
     private let state = ThreadStop()
+    private let activeConnections = Atomic<Int>(0)
 
     /// Binds the socket at `path`. A socket left by a watcher that died is replaced; one that a
     /// running watcher answers on is not (two watchers on one container would race).
@@ -96,7 +97,18 @@ public final class HookServer: Sendable {
         return address
     }
 
+    /// How many connections are served at once; more are closed at once (their `glance hook`
+    /// then renders by itself).
+    static let maximumConnections = 32
+    /// How long a client has to send its whole request line, and to take each piece of the
+    /// answer.
+    static let clientTimeoutMilliseconds: Int32 = 5000
+
     /// Serves connections until the calling task is cancelled.
+    ///
+    /// A client's reads and writes block, so they run on threads of their own: a client that
+    /// sends nothing, or never reads its answer, must not hold one of the few threads that the
+    /// watcher and the HTTP server run their tasks on (two such clients stopped both).
     public func run() async {
         let (connections, continuation) = AsyncStream<Int32>.makeStream()
         let thread = Thread { [listener, state] in
@@ -115,7 +127,16 @@ public final class HookServer: Sendable {
         thread.start()
         await withDiscardingTaskGroup { group in
             for await connection in connections {
-                group.addTask { await self.serve(connection) }
+                if activeConnections.add(1, ordering: .relaxed).newValue > Self.maximumConnections {
+                    activeConnections.subtract(1, ordering: .relaxed)
+                    close(connection)
+                    logger.warning("hook: more than \(Self.maximumConnections) connections at once; one refused")
+                } else {
+                    group.addTask {
+                        await self.serve(connection)
+                        self.activeConnections.subtract(1, ordering: .relaxed)
+                    }
+                }
                 if Task.isCancelled { break }
             }
             state.stopping.store(true, ordering: .relaxed)
@@ -130,9 +151,12 @@ public final class HookServer: Sendable {
     /// Answers one connection: a request line in, an answer line per document out.
     private func serve(_ connection: Int32) async {
         defer { close(connection) }
-        guard let line = HookClient.readLine(from: connection, timeoutMilliseconds: 5000),
-            let request = try? JSONDecoder().decode(HookRequest.self, from: Data(line))
-        else {
+        var timeout = timeval(tv_sec: Int(Self.clientTimeoutMilliseconds / 1000), tv_usec: 0)
+        _ = setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let line = await Self.onOwnThread {
+            HookClient.readLine(from: connection, within: .milliseconds(Self.clientTimeoutMilliseconds))
+        }
+        guard let line, let request = try? JSONDecoder().decode(HookRequest.self, from: Data(line)) else {
             logger.warning("hook: unreadable request")
             return
         }
@@ -148,12 +172,28 @@ public final class HookServer: Sendable {
         let outcomes = await indexer.refresh(valid.map(\.1))
         for ((index, _), outcome) in zip(valid, outcomes) { answers[index] = HookAnswer(outcome) }
         let encoder = JSONEncoder()
+        var reply: [UInt8] = []
         for answer in answers.compactMap({ $0 }) {
-            guard var bytes = try? encoder.encode(answer).map({ $0 }) else { continue }
-            bytes.append(0x0A)
-            guard DescriptorWriter.writeAll(bytes, to: connection) else { return }
+            guard let bytes = try? encoder.encode(answer) else { continue }
+            reply.append(contentsOf: bytes)
+            reply.append(0x0A)
         }
-        logger.debug("hook served", metadata: ["documents": .stringConvertible(request.paths.count)])
+        // A client that stops reading is dropped after the send timeout.
+        let sent = await Self.onOwnThread { [reply] in DescriptorWriter.writeAll(reply, to: connection) }
+        if sent {
+            logger.debug("hook served", metadata: ["documents": .stringConvertible(request.paths.count)])
+        } else {
+            logger.warning("hook: the client did not take its answer")
+        }
+    }
+
+    /// Runs blocking `work` on a thread of its own and waits for it without blocking a thread.
+    static func onOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: work()) }
+            thread.name = "glance-hook-client"
+            thread.start()
+        }
     }
 }
 
@@ -186,11 +226,9 @@ public enum HookClient {
         line.append(0x0A)
         guard DescriptorWriter.writeAll(line, to: socket) else { return nil }
         var answers: [HookAnswer] = []
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
+        let deadline = ContinuousClock.now + .milliseconds(Int(min(timeoutSeconds, 86_400 * 365) * 1000))
         while answers.count < request.paths.count {
-            let left = deadline - ContinuousClock.now
-            let milliseconds = Int32(max(0, min(Double(Int32.max), Double(left.components.seconds) * 1000)))
-            guard milliseconds > 0, let reply = readLine(from: socket, timeoutMilliseconds: milliseconds),
+            guard let reply = readLine(from: socket, within: deadline - ContinuousClock.now),
                 let answer = try? JSONDecoder().decode(HookAnswer.self, from: Data(reply))
             else { return nil }
             answers.append(answer)
@@ -198,14 +236,23 @@ public enum HookClient {
         return answers
     }
 
-    /// One newline-terminated line from `socket` (without the newline), reading a byte at a time
-    /// is too slow for images but fine for these short lines; nil on a timeout or the end.
-    static func readLine(from socket: Int32, timeoutMilliseconds: Int32) -> [UInt8]? {
+    /// One newline-terminated line from `socket` (without the newline), whole within `time`; nil
+    /// on a timeout, the end, or a line over 1 MiB. Reading a byte at a time is too slow for
+    /// images but fine for these short lines.
+    static func readLine(from socket: Int32, within time: Duration) -> [UInt8]? {
+        let deadline = ContinuousClock.now + time
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
+            // The whole line within the time, not each byte: a client sending a byte a second
+            // would otherwise be waited for without end.
+            let left = deadline - ContinuousClock.now
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            guard milliseconds > 0 else { return nil }
             var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, timeoutMilliseconds) > 0 else { return nil }
+            let ready = poll(&poller, 1, Int32(min(milliseconds, Int64(Int32.max))))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
             let count = read(socket, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             guard count == 1 else { return nil }

@@ -1,6 +1,7 @@
 import Foundation
 import GlanceOnSave
 import Logging
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -43,4 +44,50 @@ struct HookServerTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "not ours\n")
         withExtendedLifetime(server) {}
     }
+
+    @Test("clients that dribble their request a byte at a time hold up no one else's answer")
+    func slowClientsHoldNoOne() async throws {
+        let container = try await WatchedContainer(files: ["a.png": "png/rgb8.png"], watching: false)
+        let (server, path) = try Self.server(in: container)
+        let serving = Task { await server.run() }
+        defer { serving.cancel() }
+        // More dribbling clients than Swift has cooperative threads on any machine this runs on:
+        // each sends a space (JSON allows it before the request) every 200 ms until told to stop.
+        let stop = StopFlag()
+        // Threads, not tasks: a task that sleeps would hold a cooperative thread itself.
+        let finished = DispatchSemaphore(value: 0)
+        let dribblers = (0..<16).map { _ in
+            Thread {
+                defer { finished.signal() }
+                guard let socket = try? HookClient.connect(to: path) else { return }
+                defer { close(socket) }
+                let start = ContinuousClock.now
+                while !stop.raised.load(ordering: .relaxed), ContinuousClock.now - start < .seconds(20) {
+                    var space: UInt8 = 0x20
+                    guard write(socket, &space, 1) == 1 else { return }
+                    usleep(200_000)
+                }
+                if stop.raised.load(ordering: .relaxed) { stop.connected.add(1, ordering: .relaxed) }
+            }
+        }
+        for dribbler in dribblers { dribbler.start() }
+        try await Task.sleep(for: .milliseconds(300))
+        let answers = await Task.detached {
+            HookClient.ask(HookRequest(paths: ["a.png"]), at: path, timeoutSeconds: 30)
+        }.value
+        // Answered while all of them still dribble (each has 5 s for its whole line, and keeps going).
+        stop.raised.store(true, ordering: .relaxed)
+        for _ in dribblers { finished.wait() }
+        let stillConnected = stop.connected.load(ordering: .relaxed)
+        #expect(answers?.first?.state == "fresh")
+        #expect(stillConnected == 16)
+        withExtendedLifetime(server) {}
+    }
+}
+
+/// A flag that the test and its client threads share.
+final class StopFlag: Sendable {
+    let raised = Atomic<Bool>(false)
+    /// How many of the clients were still connected when the flag was raised.
+    let connected = Atomic<Int>(0)
 }
