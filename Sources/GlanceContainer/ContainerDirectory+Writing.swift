@@ -70,7 +70,7 @@ extension ContainerDirectory {
 
     /// The folder holding `relative` (opened beneath the container) and the last name.
     private func openParent(of relative: String, creating: Bool) throws(FileAccessError) -> (Int32, String) {
-        var parts = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var parts = FileName.components(of: relative)
         guard let name = parts.popLast(), !name.isEmpty, name != ".", name != ".." else {
             throw .system(code: EINVAL)
         }

@@ -122,7 +122,7 @@ public struct ContainerScanner: Sendable {
     /// Whether `relative` passes through a hidden name (one starting with `.`): such a path is
     /// never a document, whatever it names (the walk passes hidden files and folders over).
     public static func isHidden(_ relative: String) -> Bool {
-        relative.split(separator: "/").contains { $0.hasPrefix(".") }
+        FileName.components(of: relative).contains { FileName.isHidden(component: $0) }
     }
 
     /// Whether the container folder holds nothing at all, not even hidden entries: what the mount

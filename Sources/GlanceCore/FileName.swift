@@ -11,6 +11,19 @@
 /// ``decode(_:)``, and everything that hands a `String` to the file system through
 /// ``encode(_:)``. People see the escaped form (``DisplayText``): `x\xFF.txt`.
 public enum FileName {
+    /// The `/`-separated components of `path`, split on the byte as the kernel splits it, empty
+    /// ones dropped. (`split(separator: "/")` compares characters, and a `/` followed by a
+    /// combining mark is one character: no separator to Swift, a separator to the kernel.)
+    public static func components(of path: String) -> [String] {
+        path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether a path component is hidden: its first byte is `.` (a `.` followed by a combining
+    /// mark is another character to Swift, but still a hidden name).
+    public static func isHidden(component: some StringProtocol) -> Bool {
+        component.utf8.first == UInt8(ascii: ".")
+    }
+
     /// The first character used for an escaped byte (byte 0x80 → U+10FF80).
     static let escapeBase: UInt32 = 0x10_FF00
     /// Escaped bytes are 0x80...0xFF, the ones that can be invalid in UTF-8.

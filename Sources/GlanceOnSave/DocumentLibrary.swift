@@ -77,12 +77,16 @@ public struct DocumentLibrary: Sendable {
     /// `path` normalised, or an error if it would not be a document of the container: it climbs
     /// out with `..`, is absolute, or has a hidden component (hidden files are not documents).
     static func checked(_ path: String) throws(LibraryError) -> String {
-        guard !path.hasPrefix("/") else { throw .invalidPath(path: path, reason: "absolute paths are not allowed") }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard path.utf8.first != UInt8(ascii: "/") else {
+            throw .invalidPath(path: path, reason: "absolute paths are not allowed")
+        }
+        let parts = FileName.components(of: path)
         guard !parts.isEmpty else { throw .invalidPath(path: path, reason: "empty path") }
         for part in parts {
             if part == ".." { throw .invalidPath(path: path, reason: "leads outside the container") }
-            if part.hasPrefix(".") { throw .invalidPath(path: path, reason: "hidden names are not documents") }
+            if FileName.isHidden(component: part) {
+                throw .invalidPath(path: path, reason: "hidden names are not documents")
+            }
         }
         return parts.joined(separator: "/")
     }

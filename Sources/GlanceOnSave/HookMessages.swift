@@ -76,8 +76,8 @@ public enum HookSocket {
     /// `path` normalised as a document path of the container, or nil if it is not one (absolute,
     /// climbing out with `..`, empty, or hidden: a name starting with `.` on the way).
     public static func checkedPath(_ path: String) -> String? {
-        guard !path.hasPrefix("/") else { return nil }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        guard path.utf8.first != UInt8(ascii: "/") else { return nil }
+        let parts = FileName.components(of: path).filter { $0 != "." }
         guard !parts.isEmpty, !parts.contains("..") else { return nil }
         let checked = parts.joined(separator: "/")
         return ContainerScanner.isHidden(checked) ? nil : checked

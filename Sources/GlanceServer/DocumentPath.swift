@@ -1,5 +1,6 @@
 import Foundation
 import GlanceContainer
+import GlanceCore
 
 /// A document path taken from a URL, checked before anything is opened.
 ///
@@ -14,7 +15,8 @@ enum DocumentPath {
         var parts: [String] = []
         for component in components {
             guard let decoded = String(component).removingPercentEncoding, !decoded.isEmpty, decoded != ".",
-                decoded != "..", !decoded.hasPrefix("."), !decoded.contains("/"), !decoded.contains("\0")
+                decoded != "..", !FileName.isHidden(component: decoded), !decoded.utf8.contains(UInt8(ascii: "/")),
+                !decoded.utf8.contains(0)
             else { return nil }
             parts.append(decoded)
         }

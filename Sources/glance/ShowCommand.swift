@@ -123,8 +123,8 @@ enum DocumentLocator {
     /// `path` with `.` and empty components dropped and `..` applied; nil if `..` climbs above
     /// its start.
     static func normalized(_ path: String) -> String? {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+        var parts: [String] = []
+        for part in FileName.components(of: path) {
             switch part {
             case ".": continue
             case "..":
@@ -155,7 +155,7 @@ enum DocumentLocator {
             free(folder)
         }
         guard let lexical = normalized(absolute), !lexical.isEmpty else { return nil }
-        var parts = lexical.split(separator: "/").map(String.init)
+        var parts = FileName.components(of: lexical)
         let name = parts.removeLast()
         var parent = "/" + parts.joined(separator: "/")
         if let resolved = FileName.withCString(parent, { realpath($0, nil) }) {

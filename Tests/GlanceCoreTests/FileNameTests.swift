@@ -48,4 +48,12 @@ struct FileNameTests {
         #expect(FileName.encode(cut).count == 233)
         #expect(FileName.encode(long).starts(with: FileName.encode(cut)), "the same bytes, cut")
     }
+
+    @Test("components and hidden names are found by the byte, as the kernel finds them")
+    func componentsByByte() {
+        #expect(FileName.components(of: "a/\u{301}b//c/") == ["a", "\u{301}b", "c"])
+        #expect("a/\u{301}b".split(separator: "/").count == 1)  // why: Swift's split sees one character
+        #expect(FileName.isHidden(component: ".\u{301}x"))
+        #expect(!FileName.isHidden(component: "x."))
+    }
 }

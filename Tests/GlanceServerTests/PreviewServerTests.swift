@@ -165,8 +165,14 @@ struct PreviewServerTests {
     @Test("every escape is a 404; every method but GET and HEAD is a 405")
     func safety() async throws {
         let served = try ServedContainer()
+        // A `.` or a `/` followed by a combining mark is one character to Swift, but the kernel
+        // sees the `.` of a hidden name and the `/` of a folder.
+        try Data("hidden\n".utf8).write(to: URL(fileURLWithPath: served.root + "/.\u{301}hidden.txt"))
+        try Data("in sub\n".utf8).write(to: URL(fileURLWithPath: served.root + "/sub/\u{301}x.txt"))
         try await served.test { client in
             for uri in [
+                "/documents/.%CC%81hidden.txt", "/thumbnails/.%CC%81hidden.txt", "/api/items/.%CC%81hidden.txt",
+                "/preview/.%CC%81hidden.txt", "/documents/sub%2F%CC%81x.txt",
                 "/documents/../notes.txt", "/documents/%2e%2e/%2e%2e/etc/passwd",
                 "/documents/sub%2f..%2f..%2fetc%2fpasswd",
                 "/documents//etc/passwd", "/documents/escape.txt", "/documents/.thumbnails/thumbnails.sqlite",
