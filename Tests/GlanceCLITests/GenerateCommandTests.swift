@@ -272,6 +272,21 @@ struct GenerateCommandTests {
         #expect(export.standardError.contains("run 'glance generate' first"))
     }
 
+    @Test("gc on an empty container folder with the store elsewhere (a share not mounted) drops nothing")
+    func gcOnEmptyFolder() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt"])
+        let store = container.output("store")
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store]).status == 0)
+        try FileManager.default.removeItem(atPath: container.file("a.png"))
+        try FileManager.default.removeItem(atPath: container.file("docs"))
+        let refused = try GlanceProcess.run(["gc", container.path, "--store", store])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("the container folder is empty"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("would drop all 2 record(s), so it dropped none"))
+        let forced = try GlanceProcess.run(["gc", container.path, "--store", store, "--even-if-empty"])
+        #expect(forced.status == 0 && forced.standardOutput.hasPrefix("removed 2 record(s)"), "\(forced.standardError)")
+    }
+
     @Test("--dry-run says what would be done and renders nothing")
     func dryRun() async throws {
         let container = try SampleContainer.standard()
