@@ -49,14 +49,38 @@ public struct WorkerLaunch: Sendable, Equatable {
         return .exited(code)
     }
 
-    /// posix_spawn with `argv` as C strings, in this process's environment; 0 or an error number.
+    /// posix_spawn with `argv` as C strings, in this process's environment cut down to
+    /// ``workerEnvironment(from:)``; 0 or an error number.
     static func spawn(
         _ child: inout pid_t, _ program: String, _ argv: [String], _ actions: inout posix_spawn_file_actions_t,
         _ attributes: UnsafePointer<posix_spawnattr_t>?
     ) -> Int32 {
+        var inherited: [String] = []
+        var entry = environ
+        while let variable = entry.pointee {
+            inherited.append(String(cString: variable))
+            entry += 1
+        }
         let pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
-        return posix_spawn(&child, program, &actions, attributes, pointers, environ)
+        let variables: [UnsafeMutablePointer<CChar>?] = workerEnvironment(from: inherited).map { strdup($0) } + [nil]
+        defer {
+            pointers.forEach { free($0) }
+            variables.forEach { free($0) }
+        }
+        return posix_spawn(&child, program, &actions, attributes, pointers, variables)
+    }
+
+    /// The variables (`NAME=value`) a renderer is given: what finds programs, fonts, caches and
+    /// the locale, and nothing else. A renderer parses hostile documents; the secrets this
+    /// process may hold (PGPASSWORD for a PostgreSQL store, a cloud token) stay out of its reach.
+    public static func workerEnvironment(from variables: [String]) -> [String] {
+        let names: Set<Substring> = ["PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "SWIFT_BACKTRACE"]
+        let prefixes = ["LC_", "XDG_", "FONTCONFIG_"]
+        return variables.filter { variable in
+            guard let equals = variable.firstIndex(of: "=") else { return false }
+            let name = variable[..<equals]
+            return names.contains(name) || prefixes.contains { name.hasPrefix($0) }
+        }
     }
 
     /// The strongest sandbox that works on this machine for `executable` (see ``SandboxProbe``),

@@ -9,6 +9,15 @@ import Testing
 /// machines it runs on allow its namespaces (the CLI's `--version` test says which sandbox won).
 @Suite("Worker sandbox")
 struct WorkerSandboxTests {
+    @Test("a renderer is given the variables for programs, fonts and the locale, never a password")
+    func workerEnvironment() {
+        let given = WorkerLaunch.workerEnvironment(from: [
+            "PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C.UTF-8", "XDG_CACHE_HOME=/c", "PGPASSWORD=secret",
+            "PGPASSFILE=/p", "AWS_SECRET_ACCESS_KEY=k", "PATHS=x", "odd",
+        ])
+        #expect(given == ["PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C.UTF-8", "XDG_CACHE_HOME=/c"])
+    }
+
     /// Runs `script` with `sh -c` in the layout a worker gets, with `argument` as `$0`.
     func runInLayout(_ script: String, argument: String) throws -> Int32 {
         let launch = WorkerLaunch(
