@@ -80,12 +80,24 @@ public struct PostgresAddress: Sendable, Equatable {
         } else {
             throw invalid("the address names no host")
         }
-        let database = String(components.path.drop { $0 == "/" })
+        let database = String(components.percentEncodedPath.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
             throw invalid("the address names no database (…/DATABASE after the host)")
         }
-        self.user = components.user.flatMap { $0.removingPercentEncoding } ?? user
-        self.password = components.password?.removingPercentEncoding ?? environment["PGPASSWORD"]
+        // The %-encoded forms, decoded once (URLComponents' `user` and `password` are decoded
+        // already: decoding them again read a password `a%2541b` as `aAb`).
+        guard let decodedUser = components.percentEncodedUser?.removingPercentEncoding else {
+            throw invalid("the user name has a % that is not a %XX escape")
+        }
+        self.user = decodedUser
+        if let encoded = components.percentEncodedPassword {
+            guard let decoded = encoded.removingPercentEncoding else {
+                throw invalid("the password has a % that is not a %XX escape (write % as %25)")
+            }
+            self.password = decoded
+        } else {
+            self.password = environment["PGPASSWORD"]
+        }
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var port = components.port ?? 5432
         if let portItem = items.last(where: { $0.name == "port" }) {
@@ -97,7 +109,10 @@ public struct PostgresAddress: Sendable, Equatable {
         }
         self.port = port
         guard (1...65535).contains(port) else { throw invalid("port \(port) is out of range") }
-        self.database = database.removingPercentEncoding ?? database
+        guard let decodedDatabase = database.removingPercentEncoding else {
+            throw invalid("the database name has a % that is not a %XX escape")
+        }
+        self.database = decodedDatabase
         container = nil
         let loopback = ["localhost", "127.0.0.1", "::1"].contains(self.host) || self.host.hasPrefix("/")
         tls = loopback ? .disable : .prefer
@@ -144,11 +159,15 @@ public struct PostgresAddress: Sendable, Equatable {
 
     /// `text` with any password between `:` and `@` replaced, for an error about an address that
     /// did not parse.
+    ///
+    /// A password given without %-escapes may hold `@`, `/` or `:` itself: everything up to the
+    /// last `@` is hidden (more than the password, at worst; never less).
     static func redacted(_ text: String) -> String {
         guard let scheme = text.range(of: "://"),
-            let at = text.range(of: "@", range: scheme.upperBound..<text.endIndex),
-            let colon = text.range(of: ":", range: scheme.upperBound..<at.lowerBound)
+            let firstAt = text.range(of: "@", range: scheme.upperBound..<text.endIndex),
+            let colon = text.range(of: ":", range: scheme.upperBound..<firstAt.lowerBound),
+            let lastAt = text.range(of: "@", options: .backwards, range: scheme.upperBound..<text.endIndex)
         else { return text }
-        return String(text[..<colon.upperBound]) + "***" + String(text[at.lowerBound...])
+        return String(text[..<colon.upperBound]) + "***" + String(text[lastAt.lowerBound...])
     }
 }

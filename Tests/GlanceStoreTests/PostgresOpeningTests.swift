@@ -82,6 +82,24 @@ struct PostgresOpeningTests {
         }
         #expect(error?.description.contains("hunter2") == false)
         #expect(error?.description.contains("me:***@127.0.0.1") == true)
+        // Given without escapes, a password may hold '@', ':' and '/': none of it is shown.
+        let unescaped = #expect(throws: StoreError.self) {
+            try PostgresAddress(parsing: "postgres://odd:p@ss:w/rd%25?#x@127.0.0.1:5432/db", environment: [:])
+        }
+        #expect(unescaped?.description.contains("ss:w") == false, "\(unescaped?.description ?? "")")
+        #expect(unescaped?.description.contains("odd:***@127.0.0.1:5432/db") == true)
+    }
+
+    @Test("a password is %-decoded once: %25 is a '%', and a stray % is kept, not the password lost")
+    func passwordDecodedOnce() throws {
+        let once = try PostgresAddress(parsing: "postgres://me:a%2541b@127.0.0.1/db", environment: [:])
+        #expect(once.password == "a%41b")
+        let percent = try PostgresAddress(parsing: "postgres://me:100%25@127.0.0.1/db", environment: [:])
+        #expect(percent.password == "100%")
+        // A % that starts no escape is taken as it stands (it was dropped, and PGPASSWORD used).
+        let stray = try PostgresAddress(
+            parsing: "postgres://me:S3cret%zzPw@127.0.0.1/db", environment: ["PGPASSWORD": "x"])
+        #expect(stray.password == "S3cret%zzPw")
     }
 
     @Test("no server at the address: unavailable, naming host and port")
