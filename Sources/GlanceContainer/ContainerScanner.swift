@@ -93,6 +93,14 @@ public struct ContainerScanner: Sendable {
         excludedFolders = excluded
     }
 
+    /// Whether `folder` is one this scanner leaves out (false when it did not exist when the
+    /// scanner was made).
+    public func excludes(folder: String) -> Bool {
+        var status = stat()
+        guard FileName.withCString(folder, { stat($0, &status) }) == 0 else { return false }
+        return excludedFolders.contains(FolderKey(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
+    }
+
     /// Every document, sorted by path.
     public func scan() -> [ScannedDocument] { scanReporting().documents }
 

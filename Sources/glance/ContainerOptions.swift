@@ -127,8 +127,9 @@ struct ContainerOptions: ParsableArguments {
             }
         }
         try checkStoreLocation(scanner: scanner)
+        let store: SidecarStore
         do {
-            return (scanner, try SidecarStore(directory: directory, container: key))
+            store = try SidecarStore(directory: directory, container: key)
         } catch  where error.kind == .io && readOnlyIfNeeded {
             do {
                 return (scanner, try SidecarStore(readingOnly: directory, container: key))
@@ -138,6 +139,10 @@ struct ContainerOptions: ParsableArguments {
         } catch {
             throw CommandFailure.unusable("\(directory): \(error.message)")
         }
+        // The scanner leaves the store's folder out by its inode, so it is opened again when the
+        // store has just made that folder (a --store inside the container: its database was
+        // listed, served and rendered as a document).
+        return (scanner.excludes(folder: directory) ? scanner : try openScanner(), store)
     }
 
     /// The container, opened for scanning (the local store folder left out), or why not (exit 2).

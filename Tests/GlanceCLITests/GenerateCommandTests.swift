@@ -272,6 +272,18 @@ struct GenerateCommandTests {
         #expect(export.standardError.contains("run 'glance generate' first"))
     }
 
+    @Test("a --store folder made inside the container by this run is never taken for documents")
+    func storeMadeInside() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let store = container.file("thumbs")
+        let result = try GlanceProcess.run(["generate", container.path, "--store", store, "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        // The store's database and tag file were rendered or recorded as unsupported documents.
+        #expect(summary?["rendered"] as? Int == 1)
+        #expect(summary?["unsupported"] as? Int == 0)
+    }
+
     @Test("gc on an empty container folder with the store elsewhere (a share not mounted) drops nothing")
     func gcOnEmptyFolder() throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt"])
