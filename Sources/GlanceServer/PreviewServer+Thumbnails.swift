@@ -3,6 +3,7 @@ import GlanceCore
 import GlancePipeline
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// `GET /thumbnails/PATH`: the stored 1024x1024 thumbnail, made on demand when missing or stale.
 extension PreviewServer {
@@ -92,16 +93,39 @@ extension Substring {
     }
 }
 
-/// The value of `body`, or nil when it takes longer than `limit` (the work goes on, unawaited).
+/// The value of `body`, or nil when it takes longer than `limit`; then the work goes on,
+/// unawaited (a render past a request's limit is recorded for the next request).
+///
+/// Not a task group: a group waits for all its children, so the answer waited for the render
+/// whatever the limit (a 503 came when the worker was killed, not at `--timeout`).
 func withTimeout<Value: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> Value) async -> Value? {
-    await withTaskGroup(of: Value?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
+    let answer = FirstAnswer<Value?>()
+    return await withCheckedContinuation { continuation in
+        answer.wait(with: continuation)
+        Task { answer.give(await body()) }
+        Task {
             try? await Task.sleep(for: limit)
-            return nil
+            answer.give(nil)
         }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+    }
+}
+
+/// A continuation resumed once, by whichever of several tasks answers first.
+final class FirstAnswer<Value: Sendable>: Sendable {
+    /// The continuation, until it is resumed.
+    private let waiting = Mutex<CheckedContinuation<Value, Never>?>(nil)
+
+    /// Sets the continuation to resume; called before any task may answer.
+    func wait(with continuation: CheckedContinuation<Value, Never>) {
+        waiting.withLock { $0 = continuation }
+    }
+
+    /// Gives the answer; only the first one counts.
+    func give(_ value: Value) {
+        let continuation = waiting.withLock { waiting in
+            defer { waiting = nil }
+            return waiting
+        }
+        continuation?.resume(returning: value)
     }
 }

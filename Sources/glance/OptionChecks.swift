@@ -13,9 +13,9 @@ enum OptionChecks {
     /// The largest `--max-pixels`: a trillion.
     static let maximumPixels = 1_000_000_000_000
 
-    static func timeout(_ value: Double) throws {
+    static func timeout(_ value: Double, option: String = "--timeout") throws {
         guard value.isFinite, value > 0, value <= maximumTimeout else {
-            throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400.")
+            throw ValidationError("\(option) must be a number of seconds above 0 and at most 86400.")
         }
     }
 

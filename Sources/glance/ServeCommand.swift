@@ -58,8 +58,15 @@ struct ServeCommand: AsyncParsableCommand {
     /// --jobs, or the number of cores (not a default value: help would print this machine's).
     var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
 
-    @Option(help: "Seconds a request waits for an on-demand render before it answers 503.")
+    @Option(
+        help: """
+            Seconds a request waits for an on-demand render before it answers 503 (the render goes \
+            on, and a later request gets the thumbnail).
+            """)
     var timeout: Double = 30
+
+    @Option(help: "Seconds one document may take before its worker is killed and the document failed.")
+    var renderTimeout: Double = 120
 
     @Option(help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
     var memoryCache = 256
@@ -84,6 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         try OptionChecks.jobs(jobs)
         try OptionChecks.timeout(timeout)
+        try OptionChecks.timeout(renderTimeout, option: "--render-timeout")
         guard (0...1 << 20).contains(memoryCache) else {
             throw ValidationError("--memory-cache must be between 0 and 1048576 MiB.")
         }
@@ -96,7 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "glance.serve")
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
-                workers: jobs, timeoutSeconds: timeout, sandbox: sandbox, triggers: .init(hangOn: debugHangOn)))
+                workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: .init(hangOn: debugHangOn)))
         defer { pool.stop() }
         var servers: [PreviewServer] = []
         var services: [any Service] = []

@@ -120,6 +120,27 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/hook.sock")))
     }
 
+    @Test("past --timeout a request answers 503 and the render goes on: the document is not failed")
+    func requestTimeoutIsNotRenderTimeout() throws {
+        let container = try SampleContainer([:])
+        try container.add("hang-0.png", from: "png/rgb8.png")
+        // The worker hangs on the document until it is killed: at --render-timeout, not --timeout.
+        let (serve, port, _) = try Self.startServe([
+            container.path, "--jobs", "1", "--timeout", "1", "--render-timeout", "60", "--debug-hang-on", "hang-*",
+        ])
+        defer {
+            if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
+        }
+        let waited = try LoopbackConnection.get("/thumbnails/hang-0.png", port: port)
+        #expect(waited.hasPrefix("HTTP/1.1 503"), "\(waited.prefix(200))")
+        usleep(1_500_000)
+        let item = try LoopbackConnection.get("/api/items/hang-0.png", port: port)
+        #expect(!item.contains("\"failed\""), "\(item)")
+        #expect(item.contains("\"missing\""), "\(item)")
+        kill(serve.processIdentifier, SIGTERM)
+        #expect(waitForExit(serve, within: .seconds(20)))
+    }
+
     @Test("a stop kills the renders in flight at once and keeps what was saved; the catch-up is not an error")
     func stopDuringCatchUp() async throws {
         // Two workers: one renders the small documents, the other hangs on one (until --timeout):
