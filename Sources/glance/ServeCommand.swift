@@ -6,6 +6,7 @@ import GlancePipeline
 import GlanceServer
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// `glance serve CONTAINER...`: the preview listing over HTTP: the grid and preview pages, the
@@ -151,8 +152,24 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as WatchError {
             throw CommandFailure.unusable(error.description)
         } catch {
-            throw CommandFailure.unusable("cannot serve on \(host):\(port): \(error)")
+            throw CommandFailure.unusable("cannot serve on \(host):\(port): \(Self.reason(error))")
         }
+    }
+}
+
+extension ServeCommand {
+    /// Why the server could not start, in words an operator can act on (NIO's errors name its
+    /// own functions: `bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)`).
+    static func reason(_ error: any Error) -> String {
+        if let system = error as? IOError {
+            switch system.errnoCode {
+            case EADDRINUSE: return "the port is in use by another program (--port, or --port 0 for any free one)"
+            case EADDRNOTAVAIL: return "no interface of this machine has that address (--host)"
+            case EACCES: return "not allowed to listen there (ports below 1024 need privileges)"
+            default: return String(cString: strerror(system.errnoCode))
+            }
+        }
+        return "\(error)"
     }
 }
 

@@ -137,6 +137,13 @@ struct ServeCommandTests {
         let item = try LoopbackConnection.get("/api/items/hang-0.png", port: port)
         #expect(!item.contains("\"failed\""), "\(item)")
         #expect(item.contains("\"missing\""), "\(item)")
+        // A second server on the same port: said in words, not in NIO's function names.
+        let second = try GlanceProcess.run(["serve", container.path, "--port", String(port)])
+        #expect(second.status == 2)
+        #expect(
+            second.standardError
+                == "glance: cannot serve on 127.0.0.1:\(port): the port is in use by another program (--port, or --port 0 for any free one)\n"
+        )
         kill(serve.processIdentifier, SIGTERM)
         #expect(waitForExit(serve, within: .seconds(20)))
     }
