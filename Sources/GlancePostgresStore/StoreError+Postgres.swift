@@ -28,6 +28,17 @@ extension StoreError {
                 location: location)
             return
         }
+        // The pool's own errors are not public API; known by name. After 15 s without a single
+        // connection the pool "trips" and fails requests at once while it goes on trying to
+        // connect: the server is unreachable, not the request wrong, so it is `unavailable`
+        // (waited out by the patient callers: it stopped every worker for good).
+        if String(reflecting: error).contains("connectionCreationCircuitBreakerTripped") {
+            self.init(
+                .unavailable,
+                message: "cannot reach the PostgreSQL server at \(address.serverDescription) (no connection for 15 s or more)",
+                location: location)
+            return
+        }
         guard let error = error as? PSQLError else {
             self.init(.invalid, message: "unexpected error: \(error)", location: location)
             return
