@@ -35,7 +35,8 @@ extension StoreError {
         if String(reflecting: error).contains("connectionCreationCircuitBreakerTripped") {
             self.init(
                 .unavailable,
-                message: "cannot reach the PostgreSQL server at \(address.serverDescription) (no connection for 15 s or more)",
+                message:
+                    "cannot reach the PostgreSQL server at \(address.serverDescription) (no connection for 15 s or more)",
                 location: location)
             return
         }

@@ -108,7 +108,9 @@ struct WorkerCommand: AsyncParsableCommand {
             // A job's progress on standard output with -v; everything else, always, on stderr.
             // The event's line is escaped already.
             if event.isProgress {
-                if verbose { print(event.description) }
+                // Written at once: print's buffer would hold the lines while stdout is a pipe
+                // or a journal (a service's log showed nothing until the worker stopped).
+                if verbose { DescriptorWriter.writeAll(Array((event.description + "\n").utf8), to: 1) }
             } else {
                 StandardError.writeRaw("glance: \(event.description)\n")
             }

@@ -126,6 +126,40 @@ struct QueueCommandTests {
         #expect(try server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
     }
 
+    @Test("worker -v writes each finished document as it finishes, also into a pipe")
+    func verboseLinesAtOnce() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "shared", database: database)
+        let container = try Self.container(documents: 2)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        worker.arguments = [
+            "worker", "--store", "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)", "-v",
+        ]
+        let output = Pipe()
+        worker.standardOutput = output
+        worker.standardError = FileHandle.nullDevice
+        try worker.run()
+        defer {
+            if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
+        }
+        // Read while the worker still runs (it waits for more jobs): lines held in a buffer
+        // until it exits never come.
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        let reader = output.fileHandleForReading
+        while text.split(separator: "\n").count < 2, ContinuousClock.now < deadline {
+            var poller = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            text += String(decoding: reader.availableData, as: UTF8.self)
+        }
+        #expect(worker.isRunning)
+        #expect(text.split(separator: "\n").count == 2, "\(text)")
+        kill(worker.processIdentifier, SIGTERM)
+        #expect(Self.finish(worker, within: 30))
+    }
+
     @Test(
         "workers as separate hosts (a network namespace and host name each) reach the server through its socket"
     )
