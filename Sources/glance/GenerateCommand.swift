@@ -97,6 +97,12 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ValidationError("--enqueue needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE).")
         }
         if enqueue, dryRun { throw ValidationError("--enqueue and --dry-run exclude each other.") }
+        // The workers render on other hosts, into their own users' caches, if anywhere: this
+        // run renders nothing, so it would write nothing there (it made empty folders).
+        if enqueue, desktop.xdg {
+            throw ValidationError(
+                "--enqueue and --xdg exclude each other: the queue's workers render, not this run.")
+        }
         if let debugSwapOn, !debugSwapOn.contains("=") {
             throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
         }

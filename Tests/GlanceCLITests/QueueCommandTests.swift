@@ -126,6 +126,18 @@ struct QueueCommandTests {
         #expect(try server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
     }
 
+    @Test("--enqueue with --xdg is refused: this run renders nothing to put in the desktop cache")
+    func enqueueRefusesXDG() throws {
+        let container = try Self.container(documents: 1)
+        let cache = container.output("xdg")
+        let result = try GlanceProcess.run(
+            ["generate", container.path, "--store", "postgres://me@127.0.0.1:1/db", "--enqueue", "--xdg"],
+            environment: ["XDG_CACHE_HOME": cache])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("--enqueue and --xdg exclude each other"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: cache))
+    }
+
     @Test("worker -v writes each finished document as it finishes, also into a pipe")
     func verboseLinesAtOnce() async throws {
         let (server, database) = try PostgresStoreCommandTests.freshDatabase()
