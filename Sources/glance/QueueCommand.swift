@@ -39,8 +39,9 @@ struct QueueCommand: AsyncParsableCommand {
     var retryFailed = false
 
     func validate() throws {
-        if let pruneHours, pruneHours < 0 || !pruneHours.isFinite {
-            throw ValidationError("--prune-hours must be zero or more.")
+        // At most a century: PostgreSQL's intervals and timestamps end not far beyond.
+        if let pruneHours, !(0...876_000).contains(pruneHours) {
+            throw ValidationError("--prune-hours must be a number of hours from 0 to 876000 (a century).")
         }
         guard limit >= 1 else { throw ValidationError("--limit must be at least 1.") }
     }

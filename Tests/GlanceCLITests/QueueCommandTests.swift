@@ -138,6 +138,19 @@ struct QueueCommandTests {
         #expect(!FileManager.default.fileExists(atPath: cache))
     }
 
+    @Test("--prune-hours out of range, infinite or not a number is bad usage, not a database error")
+    func pruneHoursChecked() throws {
+        let container = try Self.container(documents: 1)
+        for hours in ["1e308", "9999999999", "inf", "nan", "-1"] {
+            let result = try GlanceProcess.run([
+                "queue", container.path, "--store", "postgres://me@127.0.0.1:1/db", "--prune-hours", hours,
+            ])
+            #expect(result.status == 2, "\(hours)")
+            #expect(
+                result.standardError.contains("--prune-hours must be a number of hours from 0 to 876000"), "\(hours)")
+        }
+    }
+
     @Test("worker -v writes each finished document as it finishes, also into a pipe")
     func verboseLinesAtOnce() async throws {
         let (server, database) = try PostgresStoreCommandTests.freshDatabase()
