@@ -132,12 +132,19 @@ struct RequestFilter: RouterMiddleware {
         async throws -> Response
     {
         guard request.method == .get || request.method == .head else {
-            return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"])
+            return Response(
+                status: .methodNotAllowed, headers: [.allow: "GET, HEAD", .contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "only GET and HEAD are answered here\n")))
         }
         // The router reads `a//b` as `a/b`; a path with an empty component names nothing here
         // (one document, one URL: no aliases for caches and logs to tell apart).
         if request.uri.path.contains("//") { throw ServerError.notFound }
-        return try await next(request, context)
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            // A path no route takes: the router's bare 404, in the words every error has.
+            throw ServerError.notFound
+        }
     }
 }
 

@@ -72,7 +72,9 @@ public struct PreviewSite: Sendable {
             }
         }
         // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
-        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
+        }
         if containers.count == 1, let only = containers.first {
             only.server.addRoutes(to: router)
             return router

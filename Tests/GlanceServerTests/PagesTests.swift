@@ -72,6 +72,7 @@ struct PagesTests {
                 }
             }
             try await client.execute(uri: "/favicon.ico", method: .get) { #expect($0.status == .noContent) }
+            try await client.execute(uri: "/favicon.ico", method: .head) { #expect($0.status == .noContent) }
         }
     }
 

@@ -189,7 +189,15 @@ struct PreviewServerTests {
             for method in [HTTPRequest.Method.post, .put, .delete] {
                 try await client.execute(uri: "/documents/notes.txt", method: method) { response in
                     #expect(response.status == .methodNotAllowed)
+                    #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
+                    #expect(String(buffer: response.body) == "only GET and HEAD are answered here\n")
                 }
+            }
+            // A path no route takes: a 404 in words like every other error, not an empty body.
+            try await client.execute(uri: "/nope", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
+                #expect(!String(buffer: response.body).isEmpty)
             }
         }
     }
