@@ -23,15 +23,26 @@ struct ByteRange: Equatable {
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
         let start = spec[..<dash]
         let end = spec[spec.index(after: dash)...]
+        // Only digits are a number here (Int64 would take "+5" and "-5"); a malformed header
+        // is ignored, as RFC 9110 asks: the whole file.
         if start.isEmpty {
-            guard let suffix = Int64(end), suffix > 0 else { return .unsatisfiable }
+            guard let suffix = Self.number(end) else { return .whole }
+            guard suffix > 0 else { return .unsatisfiable }
             guard size > 0 else { return .unsatisfiable }
             return .range(ByteRange(first: max(0, size - suffix), last: size - 1))
         }
-        guard let first = Int64(start), first >= 0 else { return .whole }
+        guard let first = Self.number(start) else { return .whole }
         guard first < size else { return .unsatisfiable }
         if end.isEmpty { return .range(ByteRange(first: first, last: size - 1)) }
-        guard let last = Int64(end), last >= first else { return .whole }
+        guard let last = Self.number(end), last >= first else { return .whole }
         return .range(ByteRange(first: first, last: min(last, size - 1)))
+    }
+
+    /// `text` as a number if it is one or more ASCII digits (and fits).
+    private static func number(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return Int64(text)
     }
 }

@@ -59,9 +59,12 @@ extension PreviewServer {
         var headers: HTTPFields = [.eTag: entry.entityTag]
         let versioned = entry.version != nil && request.uri.queryParameters["v"].map(String.init) == entry.version
         headers[.cacheControl] = versioned ? "public, max-age=31536000, immutable" : "no-cache"
+        // If-None-Match compares weakly (RFC 9110 13.1.2): `W/"tag"` matches `"tag"`.
         if let match = request.headers[.ifNoneMatch],
             match.split(separator: ",").contains(where: {
-                $0.trimmingSpaces == entry.entityTag || $0.trimmingSpaces == "*"
+                let tag = $0.trimmingSpaces
+                let strong = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+                return strong == entry.entityTag || tag == "*"
             })
         {
             return Response(status: .notModified, headers: headers)

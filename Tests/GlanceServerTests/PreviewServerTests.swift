@@ -106,6 +106,10 @@ struct PreviewServerTests {
                 #expect(response.status == .notModified)
                 #expect(response.body.readableBytes == 0)
             }
+            // If-None-Match compares weakly: the weak form of the tag is the same tag.
+            try await client.execute(uri: "/thumbnails/a.png", method: .get, headers: [.ifNoneMatch: "W/" + tag]) {
+                #expect($0.status == .notModified)
+            }
             try await client.execute(uri: "/thumbnails/a.png", method: .head) { response in
                 #expect(response.status == .ok)
                 #expect(Int(response.headers[.contentLength] ?? "") ?? 0 > 0)
@@ -153,6 +157,13 @@ struct PreviewServerTests {
             try await client.execute(uri: "/documents/notes.txt", method: .get, headers: [.range: "bytes=-4"]) {
                 response in
                 #expect(Data(buffer: response.body) == original.suffix(4))
+            }
+            // A malformed range is ignored (the whole file), never a 416.
+            for malformed in ["bytes=-abc", "bytes=--5", "bytes=+5-", "bytes=abc-"] {
+                try await client.execute(uri: "/documents/notes.txt", method: .get, headers: [.range: malformed]) {
+                    #expect($0.status == .ok, "\(malformed)")
+                    #expect($0.body.readableBytes == original.count, "\(malformed)")
+                }
             }
             try await client.execute(uri: "/documents/notes.txt", method: .get, headers: [.range: "bytes=99999-"]) {
                 response in
