@@ -8,7 +8,9 @@ import GlanceCore
 #endif
 
 /// The store's folder on disk: made when missing and marked as a cache with a `CACHEDIR.TAG`, so
-/// that backup tools (restic, borg, tar --exclude-caches, ...) skip thumbnails they can rebuild.
+/// that backup tools (restic, borg, tar --exclude-caches, ...) skip thumbnails they can rebuild,
+/// and with a `.gitignore` of `*`, so that `git add .` in a container kept in git never commits
+/// the live database (a later `git checkout` would write old bytes over it while it is open).
 ///
 /// See <https://bford.info/cachedir/> for the tag's format.
 public enum CacheDirectory {
@@ -25,16 +27,27 @@ public enum CacheDirectory {
 
         """
 
-    /// Makes `path` (and missing parents, mode 0755) and writes its tag if missing.
+    /// The ignore file's name, and its content: everything in the folder, itself included.
+    static let ignoreFileName = ".gitignore"
+    static let ignoreContent = "# Glance's thumbnail store: a cache, never committed.\n*\n"
+
+    /// Makes `path` (and missing parents, mode 0755) and writes its tag if missing. The
+    /// `.gitignore` goes only into a folder made here or one that already holds a Glance store's
+    /// database: a `--store` that names an existing folder of the user's (a repository's root)
+    /// must not vanish from their `git status`.
     public static func prepare(at path: String) throws(StoreError) {
-        try makeDirectory(path, location: path)
-        try writeTagIfMissing(in: path)
+        let made = try makeDirectory(path, location: path)
+        try writeIfMissing(tagFileName, content: tagContent, in: path)
+        if made || access(path + "/" + SidecarStore.databaseFileName, F_OK) == 0 {
+            try writeIfMissing(ignoreFileName, content: ignoreContent, in: path)
+        }
     }
 
-    /// `mkdir -p`, with the reason of the first failure in words.
-    private static func makeDirectory(_ path: String, location: String) throws(StoreError) {
+    /// `mkdir -p`, with the reason of the first failure in words; true when it made `path`.
+    @discardableResult
+    private static func makeDirectory(_ path: String, location: String) throws(StoreError) -> Bool {
         if mkdir(path, 0o755) == 0 {
-            return
+            return true
         }
         let code = errno
         switch code {
@@ -45,6 +58,7 @@ public enum CacheDirectory {
                 throw StoreError(
                     .io, message: "\(path) exists and is not a folder; choose another --store", location: location)
             }
+            return false
         case ENOENT:
             // A parent is missing: make it, then try again. Another process may make the same
             // folder meanwhile, which the EEXIST case above accepts.
@@ -53,32 +67,35 @@ public enum CacheDirectory {
                 throw StoreError(.io, message: "cannot create the folder: \(describe(code))", location: location)
             }
             try makeDirectory(parent, location: location)
-            if mkdir(path, 0o755) != 0, errno != EEXIST {
+            if mkdir(path, 0o755) == 0 { return true }
+            if errno != EEXIST {
                 throw StoreError(.io, message: "cannot create the folder: \(describe(errno))", location: location)
             }
+            return false
         default:
             throw StoreError(.io, message: "cannot create the folder: \(describe(code))", location: location)
         }
     }
 
-    /// Writes `CACHEDIR.TAG` unless it exists. `O_EXCL` makes concurrent openers agree on one
-    /// writer; the others see the file and leave it alone.
-    private static func writeTagIfMissing(in directory: String) throws(StoreError) {
-        let tagPath = directory + "/" + tagFileName
-        let fd = open(tagPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    /// Writes the file `name` unless something of that name exists (a link included: `O_EXCL`
+    /// never follows one). `O_EXCL` also makes concurrent openers agree on one writer; the
+    /// others see the file and leave it alone.
+    private static func writeIfMissing(_ name: String, content: String, in directory: String) throws(StoreError) {
+        let filePath = directory + "/" + name
+        let fd = open(filePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0 {
             let code = errno
             if code == EEXIST {
                 return
             }
-            throw StoreError(.io, message: "cannot write \(tagFileName): \(describe(code))", location: directory)
+            throw StoreError(.io, message: "cannot write \(name): \(describe(code))", location: directory)
         }
         defer { close(fd) }
-        guard DescriptorWriter.writeAll(Array(tagContent.utf8), to: fd) else {
+        guard DescriptorWriter.writeAll(Array(content.utf8), to: fd) else {
             let code = errno
-            // A half-written tag would fool a later open into keeping it; remove it.
-            unlink(tagPath)
-            throw StoreError(.io, message: "cannot write \(tagFileName): \(describe(code))", location: directory)
+            // A half-written file would fool a later open into keeping it; remove it.
+            unlink(filePath)
+            throw StoreError(.io, message: "cannot write \(name): \(describe(code))", location: directory)
         }
     }
 

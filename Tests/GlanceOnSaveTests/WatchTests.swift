@@ -167,6 +167,17 @@ struct WatchTests {
                 to: URL(fileURLWithPath: watched.file("d\(index).txt")))
         }
         try git("commit", "-q", "-am", "two")
+        // `git add .` left the store out (its .gitignore): a checkout never writes over the live
+        // database (it failed when the database had changed since the commit, or wrote over it).
+        let tracked = Process()
+        tracked.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        tracked.arguments = ["-C", watched.root, "ls-files"]
+        let listed = Pipe()
+        tracked.standardOutput = listed
+        try tracked.run()
+        let files = String(decoding: listed.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tracked.waitUntilExit()
+        #expect(files.split(separator: "\n").sorted() == (0..<6).map { "d\($0).txt" }, "\(files)")
         try await watched.listing { rows in (0..<6).allSatisfy { state(rows["d\($0).txt"]) == "fresh" } }
         try await watched.settle()
         let before = watched.indexer.rendersStarted

@@ -23,6 +23,30 @@ struct SidecarOpeningTests {
         #expect(FileManager.default.fileExists(atPath: store.databasePath))
         #expect(store.sizeOnDisk() > 0)
         #expect(try await store.checkIntegrity())
+        // Version control leaves the whole folder out.
+        let ignore = try String(contentsOfFile: directory + "/.gitignore", encoding: .utf8)
+        #expect(ignore.split(separator: "\n").contains("*"))
+    }
+
+    @Test(".gitignore: only in a folder the store made or one holding a store; a link there is not followed")
+    func ignoreFile() throws {
+        let folder = try TemporaryFolder()
+        // A folder of the user's, named as --store: no .gitignore that would hide it from git.
+        let existing = folder.file("existing")
+        try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: true)
+        _ = try SidecarStore(directory: existing)
+        #expect(!FileManager.default.fileExists(atPath: existing + "/.gitignore"))
+        // Once it holds the store's database it is the store's: an older store gets one.
+        _ = try SidecarStore(directory: existing)
+        #expect(FileManager.default.fileExists(atPath: existing + "/.gitignore"))
+        // A link planted under the name is never written through.
+        let made = folder.file("made")
+        _ = try SidecarStore(directory: made)
+        try FileManager.default.removeItem(atPath: made + "/.gitignore")
+        let target = folder.file("target.txt")
+        try FileManager.default.createSymbolicLink(atPath: made + "/.gitignore", withDestinationPath: target)
+        _ = try SidecarStore(directory: made)
+        #expect(!FileManager.default.fileExists(atPath: target))
     }
 
     @Test("an existing tag is left as it is, and reopening keeps the records")
