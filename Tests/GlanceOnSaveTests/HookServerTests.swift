@@ -72,9 +72,14 @@ struct HookServerTests {
         }
         for dribbler in dribblers { dribbler.start() }
         try await Task.sleep(for: .milliseconds(300))
-        let answers = await Task.detached {
-            HookClient.ask(HookRequest(paths: ["a.png"]), at: path, timeoutSeconds: 30)
-        }.value
+        // Asked from a thread of its own: a task blocked in `ask` would hold one of the two
+        // cooperative threads a 2-core machine has, and the render it waits for needs them.
+        let answers = await withCheckedContinuation { continuation in
+            Thread {
+                let answers = HookClient.ask(HookRequest(paths: ["a.png"]), at: path, timeoutSeconds: 30)
+                continuation.resume(returning: answers)
+            }.start()
+        }
         // Answered while all of them still dribble (each has 5 s for its whole line, and keeps going).
         stop.raised.store(true, ordering: .relaxed)
         for _ in dribblers { finished.wait() }
