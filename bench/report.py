@@ -50,6 +50,15 @@ def format_table(fmt, result):
         lines.append(f"  {tool['label']:<52} {tool['files_per_s']:>8.2f} {fmt_num(tool.get('mp_per_s')):>7} "
                      f"{rss:>9} {fmt_num(ratio, 2):>11} {fmt_num(q.get('psnr_db'), 2):>8} "
                      f"{fmt_num(q.get('ssim'), 4):>6}{failed}")
+    floor = result["tools"].get("floor")
+    vips = [tool for name, tool in result["tools"].items() if name.startswith("vips")]
+    if floor and vips and floor["files_per_s"] > 0:
+        # No tool that decodes with the same library beats the floor: its lead over vipsthumbnail
+        # bounds every ratio to it, and moves from machine to machine.
+        best_vips = max(tool["files_per_s"] for tool in vips)
+        lines.append(f"  Glance at {100 * glance_rate / floor['files_per_s']:.0f}% of the floor's rate, "
+                     f"vipsthumbnail's faster way at {100 * best_vips / floor['files_per_s']:.0f}%: "
+                     f"a tool at the floor would be {floor['files_per_s'] / best_vips:.2f}x vipsthumbnail")
     procs = result.get("glance_processes")
     if procs:
         lines.append(f"  glance processes (one more, untimed run; VmHWM): coordinator "

@@ -398,6 +398,37 @@ def tool_versions(glance):
             "nginx": first_line(["nginx", "-v"])}
 
 
+# The CPU features Glance's own code chooses between at run time (the scaler's AVX2 and FMA
+# passes, SHA-256 on the SHA extensions or else libcrypto), and AVX-512, which libjpeg-turbo,
+# zlib and vips may use: a run on another machine shows which paths it took.
+CPU_FLAGS = ("sse4_1", "avx2", "fma", "avx512f", "sha_ni")
+
+
+def machine_facts():
+    """The processor, the features above it has, and the kernel: what differs between machines."""
+    model, flags = "?", set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and model == "?":
+                    model = value.strip()
+                elif key.strip() == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    facts = {"cpu": model, "cpu_flags": [f for f in CPU_FLAGS if f in flags],
+             "cpu_flags_missing": [f for f in CPU_FLAGS if flags and f not in flags],
+             "kernel": os.uname().release}
+    return facts
+
+
+def describe_machine(facts):
+    missing = ", ".join(facts["cpu_flags_missing"]) or "none"
+    return (f"Machine: {facts['cpu']}; has {' '.join(facts['cpu_flags']) or '?'}; lacks {missing}; "
+            f"kernel {facts['kernel']}")
+
+
 def main():
     global ROOT
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -422,8 +453,10 @@ def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     references = quality.References(os.path.join(WORK_DIR, "refs", os.path.basename(ROOT) + "-"
                                                   + corpus.generator_hash(corpus.scale_is_full())))
+    machine = machine_facts()
     log(f"Corpus {relative(ROOT)}; {cores} cores; load {load_before[0]:.2f} {load_before[1]:.2f} "
         f"{load_before[2]:.2f}; {args.rounds} rounds")
+    log(describe_machine(machine))
     results = {}
     for fmt in formats:
         entries = [e for e in manifest if e["format"] == fmt]
@@ -475,12 +508,14 @@ def main():
     lines += report.format_targets(targets)
     lines.append(f"Load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min); {cores} cores; "
                  f"{time.time() - started:.0f} s in all")
+    lines.append(describe_machine(machine))
     payload = {
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "scale": "full" if corpus.scale_is_full() else "small",
         "corpus": relative(ROOT),
         "rounds": args.rounds,
         "cores": cores,
+        "machine": machine,
         "loadavg_before": list(load_before),
         "loadavg_after": list(load_after),
         "glance": relative(glance),
