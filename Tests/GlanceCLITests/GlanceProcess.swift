@@ -144,3 +144,12 @@ func waitForExit(_ process: Process, within limit: Duration) -> Bool {
         Issue.record("glance still running after \(limit); threads: \(threadStates(of: process.processIdentifier))")
     }
 }
+
+/// Sends SIGTERM and waits for the exit (see ``waitForExit(_:within:)``); whether it stopped in
+/// time, and how long it took.
+func stopWithSIGTERM(_ process: Process, within limit: Duration) -> (stopped: Bool, seconds: Double) {
+    let start = Date()
+    kill(process.processIdentifier, SIGTERM)
+    let stopped = waitForExit(process, within: limit)
+    return (stopped, Date().timeIntervalSince(start))
+}

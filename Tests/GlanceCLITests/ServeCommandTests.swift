@@ -166,10 +166,7 @@ struct ServeCommandTests {
         while try container.list().values.filter({ $0["state"] as? String == "fresh" }).count < 11, Date() < deadline {
             usleep(50_000)
         }
-        let start = Date()
-        kill(serve.processIdentifier, SIGTERM)
-        let stopped = waitForExit(serve, within: .seconds(20))
-        let took = Date().timeIntervalSince(start)
+        let (stopped, took) = stopWithSIGTERM(serve, within: .seconds(20))
         #expect(stopped && took < 3, "stopped after \(took) s")
         #expect(serve.terminationStatus == 0)
         let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -194,10 +191,7 @@ struct ServeCommandTests {
         let stalled = try LoopbackConnection(port: port)
         stalled.send("GET /documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(stalled.read(until: "\r\n\r\n", seconds: 10).hasPrefix("HTTP/1.1 200"))
-        let start = Date()
-        kill(serve.processIdentifier, SIGTERM)
-        let stopped = waitForExit(serve, within: .seconds(30))
-        let took = Date().timeIntervalSince(start)
+        let (stopped, took) = stopWithSIGTERM(serve, within: .seconds(30))
         #expect(stopped && took < 14, "stopped after \(took) s")
         #expect(serve.terminationStatus == 0)
         withExtendedLifetime(stalled) {}
