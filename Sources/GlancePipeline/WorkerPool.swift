@@ -230,8 +230,11 @@ public final class WorkerPool: Sendable {
     /// The processes of the workers started so far, one for each pool thread (for tests).
     var workerProcesses: [pid_t] { queue.withLock { Array($0.running.values) } }
 
-    /// How many workers the pool has started (for tests).
-    var startedWorkers: Int { queue.withLock { $0.started } }
+    /// How many renderer processes the pool has started: one a worker at first, and one for each
+    /// that replaced a worker that died, timed out or used up its share of CPU time. Far more
+    /// than the worker count over a batch of sound documents means renderers are dying between
+    /// documents, each document then paying a renderer's start (`generate --json` reports it).
+    public var startedWorkers: Int { queue.withLock { $0.started } }
 
     /// Starts a worker under the configured sandbox or, with a probe pending, under its answer
     /// if it has one, else under bubblewrap, tentatively (see ``Configuration/pendingProbe``).

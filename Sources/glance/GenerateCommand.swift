@@ -217,8 +217,8 @@ struct GenerateCommand: AsyncParsableCommand {
                 print(
                     ListingFormatter.json(
                         GenerateReport(
-                            summary: summary, sandbox: pool.sandbox ?? pool.configuration.sandbox, notes: notes.all,
-                            desktopCache: desktopReport)))
+                            summary: summary, sandbox: pool.sandbox ?? pool.configuration.sandbox,
+                            workersStarted: pool.startedWorkers, notes: notes.all, desktopCache: desktopReport)))
             } else if !quiet {
                 print(SummaryText.describe(summary, desktopCache: desktopReport))
             }
@@ -232,23 +232,26 @@ struct GenerateCommand: AsyncParsableCommand {
 }
 
 /// `glance generate --json`'s object: the batch's summary, the sandbox its renderers ran in
-/// (`sandbox`: `bubblewrap+seccomp`, `seccomp` or `none`), and with `--xdg` what the desktop cache
-/// received (`desktopCache`).
+/// (`sandbox`: `bubblewrap+seccomp`, `seccomp` or `none`), how many renderer processes were
+/// started (`workersStarted`, see ``WorkerPool/startedWorkers``), and with `--xdg` what the
+/// desktop cache received (`desktopCache`).
 struct GenerateReport: Encodable {
     var summary: GenerationSummary
     var sandbox: WorkerSandbox
+    var workersStarted: Int
     /// What the renderers noticed (``RenderNotes``).
     var notes: [RenderNotes.Note]
     var desktopCache: DesktopCacheMirror.Report?
 
     enum CodingKeys: String, CodingKey {
-        case sandbox, notes, desktopCache
+        case sandbox, workersStarted, notes, desktopCache
     }
 
     func encode(to encoder: any Encoder) throws {
         try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sandbox, forKey: .sandbox)
+        try container.encode(workersStarted, forKey: .workersStarted)
         try container.encode(notes, forKey: .notes)
         try container.encodeIfPresent(desktopCache, forKey: .desktopCache)
     }

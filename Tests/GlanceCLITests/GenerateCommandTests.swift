@@ -116,6 +116,20 @@ struct GenerateCommandTests {
         #expect(retryResult.status == 0)
     }
 
+    @Test("--json counts the renderers started: one a worker, one more for each that replaced a crashed worker")
+    func workersStarted() async throws {
+        let container = try SampleContainer.standard()
+        let (sound, _) = try container.generate()
+        #expect(sound["workersStarted"] as? Int == 2)
+        // The largest document goes first, so the crashed worker's replacement renders the rest.
+        let other = try SampleContainer.standard()
+        try other.add("crash-me.png", from: "png/photo-like.png")
+        let (summary, result) = try other.generate(["--jobs", "1", "--debug-crash-on", "crash-*"])
+        #expect(result.status == 1)
+        #expect(summary["rendered"] as? Int == 8)
+        #expect(summary["workersStarted"] as? Int == 2)
+    }
+
     @Test("a worker that hangs is killed at the time limit and replaced")
     func hangingWorker() async throws {
         let container = try SampleContainer.standard()
