@@ -417,10 +417,9 @@ def machine_facts():
                     flags = set(value.split())
     except OSError:
         pass
-    facts = {"cpu": model, "cpu_flags": [f for f in CPU_FLAGS if f in flags],
-             "cpu_flags_missing": [f for f in CPU_FLAGS if flags and f not in flags],
-             "kernel": os.uname().release}
-    return facts
+    return {"cpu": model, "cpu_flags": [f for f in CPU_FLAGS if f in flags],
+            "cpu_flags_missing": [f for f in CPU_FLAGS if flags and f not in flags],
+            "kernel": os.uname().release}
 
 
 def describe_machine(facts):

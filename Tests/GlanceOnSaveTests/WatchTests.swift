@@ -146,15 +146,20 @@ struct WatchTests {
     @Test("git checkout of another commit: every changed document fresh, the unchanged not rendered again")
     func gitCheckout() async throws {
         let watched = try await WatchedContainer()
-        func git(_ arguments: String...) throws {
+        /// Runs git in the container; returns what it printed.
+        @discardableResult
+        func git(_ arguments: String...) throws -> String {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
             process.arguments = ["-C", watched.root, "-c", "user.name=t", "-c", "user.email=t@t"] + arguments
-            process.standardOutput = FileHandle.nullDevice
+            let output = Pipe()
+            process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             #expect(process.terminationStatus == 0, "git \(arguments)")
+            return printed
         }
         for index in 0..<6 {
             try Data("version one of \(index)\n".utf8).write(to: URL(fileURLWithPath: watched.file("d\(index).txt")))
@@ -169,14 +174,7 @@ struct WatchTests {
         try git("commit", "-q", "-am", "two")
         // `git add .` left the store out (its .gitignore): a checkout never writes over the live
         // database (it failed when the database had changed since the commit, or wrote over it).
-        let tracked = Process()
-        tracked.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        tracked.arguments = ["-C", watched.root, "ls-files"]
-        let listed = Pipe()
-        tracked.standardOutput = listed
-        try tracked.run()
-        let files = String(decoding: listed.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        tracked.waitUntilExit()
+        let files = try git("ls-files")
         #expect(files.split(separator: "\n").sorted() == (0..<6).map { "d\($0).txt" }, "\(files)")
         try await watched.listing { rows in (0..<6).allSatisfy { state(rows["d\($0).txt"]) == "fresh" } }
         try await watched.settle()
