@@ -48,12 +48,13 @@ let package = Package(
         ),
         .target(
             name: "CPNG",
-            dependencies: ["CFileAccess"],
+            dependencies: ["CFileAccess", "CProcessorFeatures"],
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(
             name: "CScaler",
+            dependencies: ["CProcessorFeatures"],
             cSettings: [.unsafeFlags(["-O3", "-ffast-math", "-fno-math-errno"])]
         ),
         .target(name: "CTextPaint", cSettings: [.unsafeFlags(["-O3"])]),
@@ -68,7 +69,8 @@ let package = Package(
         .target(name: "CWatch"),
         .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CPoppler", dependencies: ["CLibraryLoader"]),
-        .target(name: "CDigest", dependencies: ["CLibraryLoader"]),
+        .target(name: "CDigest", dependencies: ["CLibraryLoader", "CProcessorFeatures"]),
+        .target(name: "CProcessorFeatures"),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
@@ -106,7 +108,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "GlanceContainer", dependencies: ["GlanceCore", "CFileAccess", "CDigest"]),
-        .target(name: "GlancePipeline", dependencies: ["GlanceCore", "GlanceContainer", "CProcess", "CFileAccess"]),
+        .target(
+            name: "GlancePipeline",
+            dependencies: ["GlanceCore", "GlanceContainer", "CProcess", "CFileAccess", "CProcessorFeatures"]),
         .target(
             name: "GlanceWorker",
             dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess", "CSandbox"]),

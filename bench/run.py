@@ -1,7 +1,7 @@
 """Glance against the anchors: run with `make bench` (or `python3 bench/run.py` after a release build).
 
     python3 bench/run.py [--rounds N] [--formats jpeg,png,pdf,text] [--no-quality] [--no-extras]
-                         [--glance PATH]
+                         [--glance PATH] [--without avx2,sha_ni]
 
 Environment: BENCH_SCALE=1 for the full corpus; BENCH_ROUNDS (default 3); GLANCE (default
 .build-static/release/glance, the build `make release` makes, relative to the repository root).
@@ -424,8 +424,34 @@ def machine_facts():
 
 def describe_machine(facts):
     missing = ", ".join(facts["cpu_flags_missing"]) or "none"
-    return (f"Machine: {facts['cpu']}; has {' '.join(facts['cpu_flags']) or '?'}; lacks {missing}; "
+    line = (f"Machine: {facts['cpu']}; has {' '.join(facts['cpu_flags']) or '?'}; lacks {missing}; "
             f"kernel {facts['kernel']}")
+    if facts.get("emulated_without"):
+        line += (f"; run as if without {' '.join(facts['emulated_without'])} "
+                 f"({' '.join(k + '=' + v for k, v in facts['simd_environment'].items())})")
+    return line
+
+
+# What --without turns off, and how: Glance's own code through GLANCE_SIMD_DISABLE, libjpeg-turbo
+# (in every tool) through JSIMD_FORCESSE2, libcrypto (Glance's digest where it lacks the SHA
+# extensions) through OPENSSL_ia32cap's mask of CPUID leaf 7's EBX bits. vips's own vector code
+# (highway) has no such switch and keeps AVX2: a run without avx2 is, if anything, unfair to Glance.
+WITHOUT = {"avx2": {"jsimd": True, "openssl_leaf7_bits": 1 << 5},
+           "sha_ni": {"jsimd": False, "openssl_leaf7_bits": 1 << 29}}
+
+
+def emulate_without(names):
+    """Sets the environment every tool inherits so that this machine runs as one without `names`."""
+    unknown = [n for n in names if n not in WITHOUT]
+    if unknown:
+        sys.exit(f"bench: --without knows {', '.join(WITHOUT)}, not {', '.join(unknown)}")
+    variables = {"GLANCE_SIMD_DISABLE": ",".join(names)}
+    if any(WITHOUT[n]["jsimd"] for n in names):
+        variables["JSIMD_FORCESSE2"] = "1"
+    bits = sum(WITHOUT[n]["openssl_leaf7_bits"] for n in names)
+    variables["OPENSSL_ia32cap"] = f":~0x{bits:x}"
+    os.environ.update(variables)
+    return variables
 
 
 def main():
@@ -438,7 +464,11 @@ def main():
                         help="skip the 10,000-document, single-file, on-save and serve runs")
     parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"),
                         help="the glance executable, relative to the repository root or absolute")
+    parser.add_argument("--without", default="",
+                        help="run as a machine without these CPU extensions: avx2, sha_ni (comma-separated)")
     args = parser.parse_args()
+    without = [n for n in args.without.split(",") if n]
+    simd_environment = emulate_without(without) if without else {}
     glance = os.path.abspath(os.path.join(REPO_DIR, args.glance))
     missing = [t for t in (glance,) + REQUIRED if not shutil.which(t)]
     if missing:
@@ -453,6 +483,9 @@ def main():
     references = quality.References(os.path.join(WORK_DIR, "refs", os.path.basename(ROOT) + "-"
                                                   + corpus.generator_hash(corpus.scale_is_full())))
     machine = machine_facts()
+    if without:
+        machine["emulated_without"] = without
+        machine["simd_environment"] = simd_environment
     log(f"Corpus {relative(ROOT)}; {cores} cores; load {load_before[0]:.2f} {load_before[1]:.2f} "
         f"{load_before[2]:.2f}; {args.rounds} rounds")
     log(describe_machine(machine))

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -30,6 +29,7 @@
 #include <openssl/sha.h>
 
 #include "glance_library_loader.h"
+#include "glance_processor_features.h"
 
 // --- SHA-256 on the CPU's SHA extensions -----------------------------------------------------
 
@@ -50,12 +50,9 @@ static const uint32_t initial_state[8] = {
 };
 
 #if defined(__x86_64__)
-/// Whether this CPU has the SHA extensions (and SSSE3 and SSE4.1, which the block function uses).
-static int has_sha_extensions(void) {
-    unsigned eax, ebx, ecx, edx;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || (ecx & bit_SSSE3) == 0 || (ecx & bit_SSE4_1) == 0) return 0;
-    return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_SHA) != 0;
-}
+/// Whether the digest may use the SHA extensions (with SSSE3 and SSE4.1, which the block function
+/// also uses): see glance_processor_features.h.
+static int has_sha_extensions(void) { return (glance_processor_features() & GLANCE_FEATURE_SHA) != 0; }
 
 /// Runs `count` 64-byte blocks at `data` through the compression function. The instructions keep
 /// the eight working words as two vectors, ABEF and CDGH (A in the top lane); each

@@ -14,8 +14,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "glance_processor_features.h"
+
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -423,11 +424,9 @@ static void slide(glance_deflate *d) {
 enum { ADLER_MODULUS = 65521 };
 
 #if defined(__x86_64__)
-/// Whether this processor has SSSE3 (every x86-64 made since about 2008; checked, not assumed).
-static int has_ssse3(void) {
-    unsigned eax, ebx, ecx, edx;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSSE3) != 0;
-}
+/// Whether the checksum may use SSSE3 (every x86-64 made since about 2008; asked, not assumed:
+/// see glance_processor_features.h).
+static int has_ssse3(void) { return (glance_processor_features() & GLANCE_FEATURE_SSSE3) != 0; }
 
 static inline uint32_t lanes_sum(__m128i v) {
     v = _mm_add_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glance_processor_features.h"
+
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -61,22 +62,9 @@ struct glance_scaler {
     const float **tap_rows;          // the ring rows of one target row's vertical taps
 };
 
-/// Whether the processor has AVX2 and FMA and the system saves the AVX registers: asked at run
-/// time, so that one build runs everywhere and uses them where they are.
-static int glance_has_avx2_fma(void) {
-#if defined(__x86_64__)
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    if (!(c & bit_OSXSAVE) || !(c & bit_AVX) || !(c & bit_FMA)) return 0;
-    unsigned low, high;
-    __asm__("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
-    if ((low & 6) != 6) return 0;   // the system saves the XMM and YMM registers
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-    return (b & bit_AVX2) != 0;
-#else
-    return 0;
-#endif
-}
+/// Whether the Lanczos passes may use AVX2 and FMA: asked at run time (see
+/// glance_processor_features.h), so that one build runs everywhere and uses them where they are.
+static int glance_has_avx2_fma(void) { return (glance_processor_features() & GLANCE_FEATURE_AVX2) != 0; }
 
 #if defined(__x86_64__)
 /// The vertical pass with AVX2: `out[i]` = sum over taps t of `rows[t][i] * weights[t]`, for `n`

@@ -71,11 +71,15 @@ public struct WorkerLaunch: Sendable, Equatable {
     }
 
     /// The variables (`NAME=value`) a renderer is given: what finds programs, fonts, caches and
-    /// the locale, and nothing else. A renderer parses hostile documents; the secrets this
-    /// process may hold (PGPASSWORD for a PostgreSQL store, a cloud token) stay out of its reach.
+    /// the locale, and the switches that choose SIMD code (see ``ProcessorFeatures``), and
+    /// nothing else. A renderer parses hostile documents; the secrets this process may hold
+    /// (PGPASSWORD for a PostgreSQL store, a cloud token) stay out of its reach.
     public static func workerEnvironment(from variables: [String]) -> [String] {
-        let names: Set<Substring> = ["PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "SWIFT_BACKTRACE"]
-        let prefixes = ["LC_", "XDG_", "FONTCONFIG_"]
+        let names: Set<Substring> = [
+            "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "SWIFT_BACKTRACE",
+            Substring(ProcessorFeatures.disableVariable), "OPENSSL_ia32cap",
+        ]
+        let prefixes = ["LC_", "XDG_", "FONTCONFIG_", "JSIMD_"]
         return variables.filter { variable in
             guard let equals = variable.firstIndex(of: "=") else { return false }
             let name = variable[..<equals]

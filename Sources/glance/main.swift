@@ -1,5 +1,6 @@
 import ArgumentParser
 import GlanceCore
+import GlancePipeline
 
 #if canImport(Glibc)
     import Glibc
@@ -17,6 +18,11 @@ let arguments = NegativeNumbers.joined(
 if arguments.isEmpty {
     // No command is bad usage: say what there is, and exit 2.
     StandardError.writeRaw(GlanceCommand.helpMessage() + "\n")
+    exit(2)
+}
+if let problem = ProcessorFeatures.settingProblem() {
+    // A misspelt switch would otherwise measure the machine as it is while claiming otherwise.
+    StandardError.write("glance: \(problem)")
     exit(2)
 }
 if arguments == ["--version"] {

@@ -9,13 +9,18 @@ import Testing
 /// machines it runs on allow its namespaces (the CLI's `--version` test says which sandbox won).
 @Suite("Worker sandbox")
 struct WorkerSandboxTests {
-    @Test("a renderer is given the variables for programs, fonts and the locale, never a password")
+    @Test("a renderer is given the variables for programs, fonts, the locale and SIMD, never a password")
     func workerEnvironment() {
         let given = WorkerLaunch.workerEnvironment(from: [
             "PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C.UTF-8", "XDG_CACHE_HOME=/c", "PGPASSWORD=secret",
-            "PGPASSFILE=/p", "AWS_SECRET_ACCESS_KEY=k", "PATHS=x", "odd",
+            "PGPASSFILE=/p", "AWS_SECRET_ACCESS_KEY=k", "PATHS=x", "odd", "GLANCE_SIMD_DISABLE=avx2",
+            "JSIMD_FORCESSE2=1", "OPENSSL_ia32cap=:~0x20000000", "GLANCE_OTHER=1",
         ])
-        #expect(given == ["PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C.UTF-8", "XDG_CACHE_HOME=/c"])
+        #expect(
+            given == [
+                "PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C.UTF-8", "XDG_CACHE_HOME=/c", "GLANCE_SIMD_DISABLE=avx2",
+                "JSIMD_FORCESSE2=1", "OPENSSL_ia32cap=:~0x20000000",
+            ])
     }
 
     /// Runs `script` with `sh -c` in the layout a worker gets, with `argument` as `$0`.
