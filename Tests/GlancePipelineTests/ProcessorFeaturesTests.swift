@@ -1,10 +1,10 @@
 import Testing
 
+@testable import GlancePipeline
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import GlancePipeline
 
 /// Reading `GLANCE_SIMD_DISABLE`'s list, and what the process reports it uses.
 @Suite("Processor features")
