@@ -155,6 +155,82 @@ __attribute__((target("avx2,fma"))) static void glance_horizontal4_avx2(float *c
 }
 #endif
 
+/// Loads four floats from anywhere (the vector type's own loads assume 16-byte alignment).
+static inline float4 glance_load4(const float *p) {
+    float4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/// The vertical pass without AVX2, in portable vector code (SSE2 on x86-64): as
+/// glance_vertical_avx2, sixteen floats at a time in four chains kept in registers across all
+/// the taps, instead of a pass over the whole row for each tap.
+static void glance_vertical_portable(float *out, const float **rows, const float *weights, int count, int n) {
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        float w = weights[0];
+        float4 a = glance_load4(rows[0] + i) * w, b = glance_load4(rows[0] + i + 4) * w;
+        float4 c = glance_load4(rows[0] + i + 8) * w, d = glance_load4(rows[0] + i + 12) * w;
+        for (int t = 1; t < count; t++) {
+            const float *row = rows[t] + i;
+            w = weights[t];
+            a += glance_load4(row) * w;
+            b += glance_load4(row + 4) * w;
+            c += glance_load4(row + 8) * w;
+            d += glance_load4(row + 12) * w;
+        }
+        memcpy(out + i, &a, sizeof a);
+        memcpy(out + i + 4, &b, sizeof b);
+        memcpy(out + i + 8, &c, sizeof c);
+        memcpy(out + i + 12, &d, sizeof d);
+    }
+    for (; i < n; i += 4) {
+        float4 a = glance_load4(rows[0] + i) * weights[0];
+        for (int t = 1; t < count; t++) a += glance_load4(rows[t] + i) * weights[t];
+        memcpy(out + i, &a, sizeof a);
+    }
+}
+
+/// The pass across for four rows at once without AVX2, in portable vector code: each tap's
+/// weight, already spread over four lanes, is loaded once for the four rows, and even and odd
+/// taps sum in separate chains (eight in all, enough to keep the adds busy without FMA).
+static void glance_horizontal4_portable(float *const *slots, float4 *const *rows, const glance_filter *filter,
+                                        int width, int lanes) {
+    int count = filter->max_count;
+    const float4 *spread = (const float4 *)filter->spread;
+    for (int x = 0; x < width; x++, spread += count) {
+        int first = filter->taps[x].first;
+        const float4 *in0 = rows[0] + first, *in1 = rows[1] + first, *in2 = rows[2] + first, *in3 = rows[3] + first;
+        float4 a0 = in0[0] * spread[0], a1 = in1[0] * spread[0], a2 = in2[0] * spread[0], a3 = in3[0] * spread[0];
+        float4 b0 = {0, 0, 0, 0}, b1 = b0, b2 = b0, b3 = b0;
+        int t = 1;
+        for (; t + 2 <= count; t += 2) {
+            float4 w = spread[t], v = spread[t + 1];
+            b0 += in0[t] * w;
+            b1 += in1[t] * w;
+            b2 += in2[t] * w;
+            b3 += in3[t] * w;
+            a0 += in0[t + 1] * v;
+            a1 += in1[t + 1] * v;
+            a2 += in2[t + 1] * v;
+            a3 += in3[t + 1] * v;
+        }
+        if (t < count) {
+            float4 w = spread[t];
+            b0 += in0[t] * w;
+            b1 += in1[t] * w;
+            b2 += in2[t] * w;
+            b3 += in3[t] * w;
+        }
+        size_t at = (size_t)lanes * (size_t)x;   // RGB: the next pixel overwrites lane 4
+        float4 sum0 = a0 + b0, sum1 = a1 + b1, sum2 = a2 + b2, sum3 = a3 + b3;
+        memcpy(slots[0] + at, &sum0, sizeof sum0);
+        memcpy(slots[1] + at, &sum1, sizeof sum1);
+        memcpy(slots[2] + at, &sum2, sizeof sum2);
+        memcpy(slots[3] + at, &sum3, sizeof sum3);
+    }
+}
+
 static double glance_sinc(double x) {
     if (fabs(x) < 1e-8) return 1.0;
     x *= M_PI;
@@ -332,14 +408,7 @@ static void glance_emit_target_row(glance_scaler *s, int y) {
         glance_vertical_avx2(sums, s->tap_rows, weights, taps->count, n);
     } else
 #endif
-    {
-        for (int i = 0; i < n; i++) sums[i] = s->tap_rows[0][i] * weights[0];
-        for (int t = 1; t < taps->count; t++) {
-            const float *row = s->tap_rows[t];
-            float w = weights[t];
-            for (int i = 0; i < n; i++) sums[i] += row[i] * w;
-        }
-    }
+        glance_vertical_portable(sums, s->tap_rows, weights, taps->count, n);
     uint8_t *out = s->sink ? s->sink_row : s->target + (size_t)y * (size_t)width * (size_t)s->channels;
     if (s->channels == 3) {
         glance_round_row(sums, out, 3 * width);
@@ -403,7 +472,11 @@ static void glance_flush_group(glance_scaler *s) {
         glance_horizontal4_avx2(slots, s->group, &s->horizontal, s->target_width, s->lanes);
     } else
 #endif
-    for (int index = 0; index < s->grouped; index++) glance_filter_across(s, s->group[index], slots[index]);
+    if (s->grouped == GLANCE_ROW_GROUP && !s->avx2) {
+        glance_horizontal4_portable(slots, s->group, &s->horizontal, s->target_width, s->lanes);
+    } else {
+        for (int index = 0; index < s->grouped; index++) glance_filter_across(s, s->group[index], slots[index]);
+    }
     s->block_rows_made += s->grouped;
     s->grouped = 0;
     while (s->target_rows_made < s->target_height) {
