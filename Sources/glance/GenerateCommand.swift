@@ -63,7 +63,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Flag(
         name: .shortAndLong,
         help:
-            "Say for each document what its renderer noticed: colour converted from an embedded profile, damage it recovered from, a profile it could not use."
+            "Say for each document what its renderer noticed: colour converted from an embedded profile, damage it recovered from, a profile it could not use; and at the end how many renderers were replaced."
     )
     var verbose = false
 
@@ -221,6 +221,9 @@ struct GenerateCommand: AsyncParsableCommand {
                             workersStarted: pool.startedWorkers, notes: notes.all, desktopCache: desktopReport)))
             } else if !quiet {
                 print(SummaryText.describe(summary, desktopCache: desktopReport))
+            }
+            if verbose, let line = SummaryText.replacedRenderers(started: pool.startedWorkers, workers: jobs) {
+                StandardError.write("glance: \(line)")
             }
             if summary.failed > 0 || !summary.unreadableFolders.isEmpty || !(desktopReport?.errors.isEmpty ?? true) {
                 throw CommandFailure.documentsFailed

@@ -6,6 +6,18 @@ import GlancePipeline
 
 /// The closing summary of `glance generate`, for people.
 enum SummaryText {
+    /// `generate -v`'s last line when the pool started more renderers than it has workers, or
+    /// nil: each replacement (after a crash, a time-out, a used-up CPU share, or a renderer gone
+    /// between documents) cost a renderer's start, and many of them slow a batch down for no
+    /// other visible reason. Workers start on their first job, so with fewer documents than
+    /// workers the count of replacements is a lower bound.
+    static func replacedRenderers(started: Int, workers: Int) -> String? {
+        guard started > workers else { return nil }
+        let replaced = started - workers
+        return "\(started) renderers started for \(workers) worker\(workers == 1 ? "" : "s"): \(replaced) "
+            + "replaced after a crash, a time-out, a used-up CPU share (--cpu-limit) or dying between documents"
+    }
+
     static func describe(_ summary: GenerationSummary, desktopCache: DesktopCacheMirror.Report? = nil) -> String {
         var lines = [
             "rendered     \(summary.rendered)",

@@ -130,6 +130,23 @@ struct GenerateCommandTests {
         #expect(summary["workersStarted"] as? Int == 2)
     }
 
+    @Test("-v ends by saying how many renderers were replaced, and says nothing of them when none was")
+    func verboseSaysReplacedRenderers() async throws {
+        let container = try SampleContainer.standard()
+        try container.add("crash-me.png", from: "png/photo-like.png")
+        let crashed = try GlanceProcess.run(
+            ["generate", container.path, "-v", "--jobs", "1", "--debug-crash-on", "crash-*"])
+        #expect(crashed.status == 1)
+        let line =
+            "glance: 2 renderers started for 1 worker: 1 replaced after a crash, a time-out, a used-up CPU share "
+            + "(--cpu-limit) or dying between documents"
+        #expect(crashed.standardError.split(separator: "\n").last.map(String.init) == line, "\(crashed.standardError)")
+        let sound = try SampleContainer.standard()
+        let plain = try GlanceProcess.run(["generate", sound.path, "-v", "--jobs", "1"])
+        #expect(plain.status == 0)
+        #expect(!plain.standardError.contains("renderers started"), "\(plain.standardError)")
+    }
+
     @Test("a worker that hangs is killed at the time limit and replaced")
     func hangingWorker() async throws {
         let container = try SampleContainer.standard()
