@@ -185,7 +185,7 @@ let package = Package(
             name: "GlancePipelineTests",
             dependencies: [
                 "glance", "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceStore",
-                "GlanceTestSupport",
+                "GlanceTestSupport", "GlanceRender",
             ]),
         .testTarget(
             name: "GlanceOnSaveTests",

@@ -529,4 +529,12 @@ int glance_deflate_finish(glance_deflate *d, size_t *length) {
     return d->failed ? -1 : 0;
 }
 
+size_t glance_deflate_output_length(const glance_deflate *d) { return d->length; }
+
+void glance_deflate_move_output(glance_deflate *d, uint8_t *out, size_t capacity) {
+    d->out = out;
+    d->capacity = capacity;
+    d->length = 0;
+}
+
 void glance_deflate_free(glance_deflate *d) { free(d); }

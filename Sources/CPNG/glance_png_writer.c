@@ -1,5 +1,6 @@
-// The PNG writer: thumbnails are written as 8-bit gray, RGB or RGBA PNGs tagged sRGB, one IDAT
-// chunk compressed by glance_deflate, straight into the caller's buffer.
+// The PNG writer: thumbnails are written as 8-bit gray, RGB or RGBA PNGs tagged sRGB, their image
+// compressed by glance_deflate straight into the caller's buffer: in one IDAT chunk, or, with a
+// sink, in IDAT chunks closed and handed over as they fill (glance_png_writer_send_to).
 //
 // Why not libpng: writing a PNG is a few chunks around a zlib stream, and the stream is where the
 // time goes. zlib's level 1 took twice as long as glance_deflate for about the same bytes (see
@@ -26,6 +27,10 @@ typedef struct {
     uint8_t *filtered;           // filter type byte + the filtered row
     uint8_t *previous;           // the row before, for Up (zeros before the first)
     int failed;
+    glance_png_sink sink;        // where closed IDAT chunks go, with everything before them
+    void *sink_context;
+    size_t idat_bytes;           // how full an IDAT gets before it is closed and sent
+    int sink_refused;
 } glance_png_stream;
 
 static void put_u32(uint8_t *p, uint32_t value) {
@@ -126,6 +131,31 @@ static void stream_write_row(glance_png_stream *stream, const uint8_t *row) {
     glance_deflate_write(stream->deflate, filtered, count + 1);
 }
 
+/// With a sink, once the open IDAT holds `idat_bytes`: closes it (length, type, CRC), hands
+/// everything written so far to the sink and opens the next IDAT at the start of the buffer.
+/// The zlib stream runs on across IDAT chunks, as PNG allows.
+static void stream_send_if_full(glance_png_stream *stream) {
+    if (stream->sink == NULL || stream->failed) return;
+    size_t compressed = glance_deflate_output_length(stream->deflate);
+    if (compressed < stream->idat_bytes) return;
+    uint8_t *idat = stream->out + stream->idat_at;
+    put_u32(idat, (uint32_t)compressed);
+    memcpy(idat + 4, "IDAT", 4);
+    stream->length = stream->idat_at + 8 + compressed;
+    uint8_t crc[4];
+    put_u32(crc, (uint32_t)crc32_z(0, idat + 4, compressed + 4));
+    put_bytes(stream, crc, 4);
+    if (stream->failed) return;
+    if (!stream->sink(stream->sink_context, stream->out, stream->length)) {
+        stream->failed = 1;
+        stream->sink_refused = 1;
+        return;
+    }
+    stream->idat_at = 0;
+    stream->length = 8;
+    glance_deflate_move_output(stream->deflate, stream->out + 8, stream->capacity - 8 - 4 - 12);
+}
+
 /// Ends the zlib stream, closes IDAT and writes IEND; the PNG's length, or 0 if it did not fit.
 static size_t stream_finish(glance_png_stream *stream) {
     size_t compressed = 0;
@@ -133,7 +163,7 @@ static size_t stream_finish(glance_png_stream *stream) {
     uint8_t *idat = stream->out + stream->idat_at;
     put_u32(idat, (uint32_t)compressed);
     memcpy(idat + 4, "IDAT", 4);
-    stream->length += compressed;
+    stream->length = stream->idat_at + 8 + compressed;
     uint8_t crc[4];
     put_u32(crc, (uint32_t)crc32_z(0, idat + 4, compressed + 4));
     put_bytes(stream, crc, 4);
@@ -339,6 +369,12 @@ glance_png_writer *glance_png_writer_create(int width, int height, int channels,
     return writer;
 }
 
+void glance_png_writer_send_to(glance_png_writer *writer, glance_png_sink sink, void *context, size_t idat_bytes) {
+    writer->colour.sink = sink;
+    writer->colour.sink_context = context;
+    writer->colour.idat_bytes = idat_bytes > 0 ? idat_bytes : 1;
+}
+
 int glance_png_writer_write_row(glance_png_writer *writer, const uint8_t *row, glance_png_error *error) {
     (void)error;   // writing a row cannot fail: running out of room is found at the end
     if (writer->gray_active) {
@@ -351,6 +387,8 @@ int glance_png_writer_write_row(glance_png_writer *writer, const uint8_t *row, g
         }
     }
     stream_write_row(&writer->colour, row);
+    // Nothing is sent while the gray PNG may still be the one: it would replace these bytes.
+    if (!writer->gray_active) stream_send_if_full(&writer->colour);
     return GLANCE_PNG_OK;
 }
 
@@ -367,7 +405,8 @@ int glance_png_writer_finish(glance_png_writer *writer, size_t *out_length, int 
     }
     size_t length = stream_finish(&writer->colour);
     if (length == 0) {
-        set_message(error, "encoded image larger than its bound");
+        set_message(error, writer->colour.sink_refused ? "the encoded image could not be sent"
+                                                       : "encoded image larger than its bound");
         return GLANCE_PNG_FAILED;
     }
     *out_length = length;

@@ -9,17 +9,22 @@ public enum DescriptorWriter {
     /// other end of a socket being gone.
     @discardableResult
     public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let count = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += count
+        bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
+    }
+
+    /// Writes all of `raw` to `descriptor`, as ``writeAll(_:to:)-([UInt8],_)`` does, without
+    /// copying it into an array first.
+    @discardableResult
+    public static func writeAll(_ raw: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        var offset = 0
+        while offset < raw.count {
+            let count = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
             }
-            return true
+            offset += count
         }
+        return true
     }
 }

@@ -68,7 +68,34 @@ public enum WorkerGreeting {
     public static let line: [UInt8] = Array("glance-worker ready\n".utf8)
 }
 
-/// A worker's reply: one line of JSON, followed by `byteCount` bytes of encoded image.
+/// A piece of an image's leading bytes, which a worker may send before the reply that ends the
+/// image: a PNG encoded as it is made is sent as it comes, so that the worker never holds all of
+/// it. On the pipe: a line `+COUNT` (COUNT in decimal, 1 to 9 digits, not starting with 0) and
+/// COUNT bytes. The pieces before a reply, in order, are the first bytes of its image and count
+/// in its `byteCount`; the bytes after its JSON line are the rest. A reply that is not `rendered`
+/// drops them. The coordinator holds pieces to the same limit as whole images
+/// (``RenderOutcome/maximumByteCount``).
+public enum WorkerReplyPiece {
+    /// The byte a piece's line starts with (a reply's JSON line starts with `{`).
+    public static let marker = UInt8(ascii: "+")
+    /// The longest line a piece can start with: the marker, nine digits, the newline.
+    public static let longestLine = 11
+
+    /// The line that starts a piece of `count` bytes.
+    public static func line(count: Int) -> [UInt8] { Array("+\(count)\n".utf8) }
+
+    /// The count a piece's line says, from the bytes between the marker and the newline; nil
+    /// unless they are 1 to 9 decimal digits, the first not 0.
+    public static func count(digits: ArraySlice<UInt8>) -> Int? {
+        guard (1...9).contains(digits.count), digits.first != UInt8(ascii: "0"),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+    }
+}
+
+/// A worker's reply: one line of JSON, followed by `byteCount` bytes of encoded image (less those
+/// sent ahead in pieces, see ``WorkerReplyPiece``).
 ///
 /// The coordinator does not trust it: a reply whose id is not the job's, whose byte count is
 /// negative or beyond ``maximumByteCount``, or whose image size does not fit the job's box

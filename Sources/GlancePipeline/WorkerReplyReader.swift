@@ -18,6 +18,8 @@ package struct WorkerReplyReader {
 
     private var buffer: [UInt8] = []
     private var header: RenderOutcome?
+    /// The pieces of the coming reply's image received so far (see ``WorkerReplyPiece``).
+    private var leading: [UInt8] = []
 
     package init() {}
 
@@ -28,6 +30,13 @@ package struct WorkerReplyReader {
 
     /// The reply to `job`, if the bytes so far hold all of it.
     package mutating func next(for job: RenderJob) -> Next {
+        while header == nil, buffer.first == WorkerReplyPiece.marker {
+            switch takePiece() {
+            case .invalid: return .invalid
+            case .needMore: return .needMore
+            case .taken: continue
+            }
+        }
         if header == nil, let newline = buffer.firstIndex(of: 0x0A) {
             guard let decoded = try? JSONDecoder().decode(RenderOutcome.self, from: Data(buffer[..<newline])),
                 Self.isPlausible(decoded, for: job)
@@ -35,11 +44,21 @@ package struct WorkerReplyReader {
                 return .invalid
             }
             buffer.removeFirst(newline + 1)
+            if decoded.status != .rendered {
+                leading = []  // a render that failed after sending part of its image
+            } else if leading.count > decoded.byteCount {
+                return .invalid
+            }
             header = decoded
         }
-        guard var outcome = header, buffer.count >= outcome.trailingByteCount else { return .needMore }
-        outcome.data = Array(buffer[..<outcome.byteCount])
-        var offset = outcome.byteCount
+        guard var outcome = header, buffer.count >= outcome.trailingByteCount - leading.count else {
+            return .needMore
+        }
+        let rest = outcome.byteCount - leading.count
+        outcome.data = leading
+        outcome.data.append(contentsOf: buffer[..<rest])
+        leading = []
+        var offset = rest
         for index in outcome.renditions.indices {
             let count = outcome.renditions[index].byteCount
             outcome.renditions[index].data = Array(buffer[offset..<(offset + count)])
@@ -48,6 +67,30 @@ package struct WorkerReplyReader {
         buffer.removeFirst(offset)
         header = nil
         return .outcome(outcome)
+    }
+
+    /// What became of the piece at the start of the buffer.
+    private enum Piece {
+        /// Whole, and added to ``leading``.
+        case taken
+        /// Not all here yet.
+        case needMore
+        /// A line that is not a piece's, or pieces beyond the largest image.
+        case invalid
+    }
+
+    /// Takes the piece at the start of the buffer into ``leading``.
+    private mutating func takePiece() -> Piece {
+        guard let newline = buffer.prefix(WorkerReplyPiece.longestLine).firstIndex(of: 0x0A) else {
+            return buffer.count < WorkerReplyPiece.longestLine ? .needMore : .invalid
+        }
+        guard let count = WorkerReplyPiece.count(digits: buffer[1..<newline]),
+            leading.count + count <= RenderOutcome.maximumByteCount
+        else { return .invalid }
+        guard buffer.count > newline + count else { return .needMore }
+        leading.append(contentsOf: buffer[(newline + 1)...(newline + count)])
+        buffer.removeFirst(newline + 1 + count)
+        return .taken
     }
 
     /// Whether a reply header can be the answer to `job`: its id, byte counts the pipe may

@@ -58,12 +58,20 @@ public struct RenderedThumbnail: Sendable {
     }
 }
 
+/// Where an encoded thumbnail's leading bytes go while it is still being made (see
+/// ``Thumbnailer/render(_:as:encodingAs:sendingLeadingBytesTo:)``): whole PNG chunks, in order.
+/// Returns false to stop the render (it then fails).
+public typealias EncodedBytesSink = (UnsafeRawBufferPointer) -> Bool
+
 /// A thumbnail encoded while it was made, row by row: its pixels never existed whole, so a
 /// worker's memory does not grow with the thumbnail's height. Says what ``RenderedThumbnail`` says.
 public struct EncodedThumbnail: Sendable {
-    /// The encoded image.
+    /// The encoded image: all of it, or with a sink, the bytes after the ``leadingByteCount``
+    /// already given to the sink.
     public var format: ImageFormat
     public var data: [UInt8]
+    /// How many of the image's first bytes went to a sink before `data`: 0 without one.
+    public var leadingByteCount = 0
     /// The thumbnail's size in pixels.
     public var width: Int
     public var height: Int

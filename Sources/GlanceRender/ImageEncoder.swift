@@ -44,6 +44,10 @@ public enum PNGContent: Sendable {
 
 /// Encodes pixels as PNG (Glance's own writer) or JPEG (libjpeg-turbo, quality 86 for luma and 83 for chroma).
 public enum ImageEncoder {
+    /// How much compressed image a PNG writer with a sink holds before it sends it on: 256 KiB,
+    /// a few slices of the deflate encoder's output, and a sixth of a large photo thumbnail's.
+    public static let defaultSentPieceBytes = 256 << 10
+
     /// JPEG quality of the luma table. With optimised Huffman tables, 86 for luma and 83 for
     /// chroma measured PSNR and SSIM at least vipsthumbnail's (quality 85, standard tables) at
     /// no more bytes on the bench corpus; 85/85 was 0.1 dB and 0.001 SSIM short, 87 luma too big.
@@ -86,8 +90,13 @@ public enum ImageEncoder {
     /// time: `rows` is given a `write` function and calls it with each row, top to bottom. The
     /// PNG is written straight into the returned array's storage, and an RGB image whose rows are
     /// all gray comes out as 8-bit gray, as ``encode(_:as:content:)`` writes it.
+    ///
+    /// With `sink`, the PNG's leading bytes go to it while rows are still coming (whole chunks,
+    /// about every ``sentPieceBytes`` of compressed image), so that the encoded image never exists
+    /// whole either; the returned array then holds only the bytes after the last piece sent.
     static func encodePNG(
-        width: Int, height: Int, channels: Int, content: PNGContent,
+        width: Int, height: Int, channels: Int, content: PNGContent, sink: EncodedBytesSink? = nil,
+        sentPieceBytes: Int = defaultSentPieceBytes,
         rows: (_ write: (UnsafePointer<UInt8>) -> Void) throws(ThumbnailError) -> Void
     ) throws(ThumbnailError) -> [UInt8] {
         let capacity = glance_png_encoded_bound(Int32(width), Int32(height), Int32(channels))
@@ -99,7 +108,17 @@ public enum ImageEncoder {
             .writeFailed(path: "PNG", reason: PNGError(error).message)
         }
         // Both candidates are written into arrays of their bound: pages never written are never
-        // resident, and the gray one stops at the first row that is not gray.
+        // resident, and the gray one stops at the first row that is not gray. (With a sink, the
+        // colour PNG's pieces are sent from the start of its array, which they reuse.)
+        let sinkBox = sink.map { sink in
+            let box = UnsafeMutablePointer<EncodedBytesSink>.allocate(capacity: 1)
+            box.initialize(to: sink)
+            return box
+        }
+        defer {
+            sinkBox?.deinitialize(count: 1)
+            sinkBox?.deallocate()
+        }
         let colourBytes = [UInt8](unsafeUninitializedCapacity: capacity) { colour, colourCount in
             colourCount = 0
             grayBytes = [UInt8](unsafeUninitializedCapacity: grayCapacity) { gray, grayCount in
@@ -114,6 +133,14 @@ public enum ImageEncoder {
                     return
                 }
                 defer { glance_png_writer_free(writer) }
+                if let sinkBox {
+                    glance_png_writer_send_to(
+                        writer,
+                        { context, bytes, count in
+                            let sink = context!.assumingMemoryBound(to: EncodedBytesSink.self).pointee
+                            return sink(UnsafeRawBufferPointer(start: bytes, count: count)) ? 1 : 0
+                        }, sinkBox, sentPieceBytes)
+                }
                 var rowFailed = false
                 do throws(ThumbnailError) {
                     try rows { row in

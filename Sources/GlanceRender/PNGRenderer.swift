@@ -35,7 +35,10 @@ public struct PNGRenderer: DocumentRenderer {
     /// thumbnail never exists whole. Images with alpha are not: whether they are opaque after
     /// all (and lose the channel) is known only at the end; nor are gray images with a profile,
     /// whose conversion may or may not leave them gray.
-    func render(_ request: RenderRequest, streamingAs content: PNGContent?) throws(ThumbnailError) -> RenderResult {
+    /// With `sink` as well, the encoded PNG's leading bytes go to it as they are made.
+    func render(_ request: RenderRequest, streamingAs content: PNGContent?, sink: EncodedBytesSink? = nil)
+        throws(ThumbnailError) -> RenderResult
+    {
         let decoder: PNGDecoder
         do { decoder = try PNGDecoder(file: request.file) } catch { throw Self.map(error) }
         let header = decoder.header
@@ -56,12 +59,20 @@ public struct PNGRenderer: DocumentRenderer {
             var average = AverageColour(channels: channels)
             let width = scaler.targetWidth
             var encoded: Result<[UInt8], ThumbnailError> = .failure(.outOfMemory(detail: "not encoded"))
+            var leadingByteCount = 0
+            let countingSink: EncodedBytesSink? = sink.map { sink in
+                { bytes in
+                    leadingByteCount += bytes.count
+                    return sink(bytes)
+                }
+            }
             let conversion = colour.withRowConverter(
                 from: profile, sourceIsGray: header.isGray, channels: channels, warnings: &warnings
             ) { transform in
                 encoded = Result { () throws(ThumbnailError) in
                     try ImageEncoder.encodePNG(
-                        width: width, height: scaler.targetHeight, channels: channels, content: content
+                        width: width, height: scaler.targetHeight, channels: channels, content: content,
+                        sink: countingSink
                     ) { write throws(ThumbnailError) in
                         try scaler.stream(rowsTo: { row, y in
                             transform?.apply(
@@ -75,11 +86,12 @@ public struct PNGRenderer: DocumentRenderer {
                     }
                 }
             }
-            return .encoded(
-                EncodedThumbnail(
-                    format: .png, data: try encoded.get(), width: width, height: scaler.targetHeight,
-                    averageColour: average.text, sourceWidth: header.width, sourceHeight: header.height,
-                    warnings: warnings, colour: conversion))
+            var thumbnail = EncodedThumbnail(
+                format: .png, data: try encoded.get(), width: width, height: scaler.targetHeight,
+                averageColour: average.text, sourceWidth: header.width, sourceHeight: header.height,
+                warnings: warnings, colour: conversion)
+            thumbnail.leadingByteCount = leadingByteCount
+            return .encoded(thumbnail)
         }
 
         var image = try scaler.scale { scaler throws(ThumbnailError) in

@@ -43,11 +43,16 @@ public struct Thumbnailer: Sendable {
     /// profile, into a PNG thumbnail), so that it never exists whole, and a drawn page (PDF,
     /// text) into a PNG thumbnail straight from cairo's surface; otherwise, and when
     /// `format` is nil (the caller needs the pixels), gives the pixels, as ``render(_:as:)``.
-    public func render(_ request: RenderRequest, as type: ContentType, encodingAs format: ImageFormat?)
-        throws(ThumbnailError) -> RenderResult
-    {
+    ///
+    /// With `sink`, a PNG encoded row by row gives its leading bytes to it while it is made (see
+    /// ``EncodedThumbnail/leadingByteCount``), so that not even the encoded image exists whole:
+    /// a worker sends them on to the coordinator as they come.
+    public func render(
+        _ request: RenderRequest, as type: ContentType, encodingAs format: ImageFormat?,
+        sendingLeadingBytesTo sink: EncodedBytesSink? = nil
+    ) throws(ThumbnailError) -> RenderResult {
         if type == .png, format == .png, let png = renderers[.png] as? PNGRenderer {
-            return try png.render(request, streamingAs: PNGContent(source: type))
+            return try png.render(request, streamingAs: PNGContent(source: type), sink: sink)
         }
         if format == .png, let pages = renderers[type] as? any PageRenderer {
             return .encoded(try pages.drawPage(request).encoded(content: PNGContent(source: type)))

@@ -92,8 +92,11 @@ public struct WorkerService: Sendable {
             request.text = text
             // Renditions are made from the whole thumbnail; without them a PNG may be encoded as
             // it is made (a PNG source's automatic format is PNG).
+            // A PNG encoded as it is made goes to the coordinator in pieces as it comes, so that
+            // the worker never holds the whole encoded image (see `WorkerReplyPiece`).
             let rendered = try thumbnailer.render(
-                request, as: sniffed, encodingAs: job.renditions.isEmpty ? job.format ?? .png : nil)
+                request, as: sniffed, encodingAs: job.renditions.isEmpty ? job.format ?? .png : nil,
+                sendingLeadingBytesTo: { Self.sendPiece($0) })
             let encoded: EncodedThumbnail
             var renditions: [Rendition] = []
             switch rendered {
@@ -115,6 +118,7 @@ public struct WorkerService: Sendable {
                 id: job.id, status: .rendered, contentType: sniffed, warnings: encoded.warnings,
                 format: encoded.format, width: encoded.width, height: encoded.height, data: encoded.data,
                 digest: digest, milliseconds: elapsed())
+            outcome.byteCount += encoded.leadingByteCount
             outcome.sourceWidth = encoded.sourceWidth
             outcome.sourceHeight = encoded.sourceHeight
             outcome.averageColour = encoded.averageColour
@@ -169,7 +173,16 @@ public struct WorkerService: Sendable {
         return nil
     }
 
-    /// Writes the outcome's JSON line and its image bytes to standard output.
+    /// Writes one piece of an image's leading bytes to standard output, framed as
+    /// ``WorkerReplyPiece`` says, ahead of the reply that ends the image.
+    static func sendPiece(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        return DescriptorWriter.writeAll(WorkerReplyPiece.line(count: bytes.count), to: 1)
+            && DescriptorWriter.writeAll(bytes, to: 1)
+    }
+
+    /// Writes the outcome's JSON line and its image bytes to standard output (with pieces sent
+    /// before, the bytes after them).
     static func send(_ outcome: RenderOutcome) -> Bool {
         guard var header = try? JSONEncoder().encode(outcome).map({ $0 }) else { return false }
         header.append(0x0A)

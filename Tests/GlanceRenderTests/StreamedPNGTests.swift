@@ -1,4 +1,6 @@
+import Foundation
 import GlanceCore
+import GlanceTestSupport
 import Testing
 
 @testable import GlanceRender
@@ -116,5 +118,123 @@ struct StreamedPNGTests {
         }
         #expect(encoded.data[25] == (isGray ? 0 : 2))
         if type == .text { #expect(isGray) }
+    }
+}
+
+/// A thumbnail's encoded bytes sent in pieces while it is made (as a worker sends them to the
+/// coordinator), so that not even the encoded image exists whole.
+@Suite("PNG sent in pieces")
+struct PNGPieceTests {
+    /// An RGB image of noise (which does not compress) and a smooth band (which does).
+    static func noisyImage(width: Int, height: Int) -> PixelBuffer {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        for index in bytes.indices {
+            let y = index / (width * 3)
+            bytes[index] = y < height / 2 ? UInt8.random(in: 0...255, using: &generator) : UInt8(truncatingIfNeeded: y)
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+    }
+
+    /// Encodes `image` row by row, with a sink when `pieceBytes` is given: (pieces, the rest).
+    static func encode(_ image: PixelBuffer, pieceBytes: Int?) throws -> (pieces: [[UInt8]], rest: [UInt8]) {
+        var pieces: [[UInt8]] = []
+        let sink: EncodedBytesSink? =
+            pieceBytes == nil
+            ? nil
+            : { bytes in
+                pieces.append(Array(bytes))
+                return true
+            }
+        let rest = try ImageEncoder.encodePNG(
+            width: image.width, height: image.height, channels: image.channels, content: .photographic, sink: sink,
+            sentPieceBytes: pieceBytes ?? ImageEncoder.defaultSentPieceBytes
+        ) { write in
+            image.bytes.withUnsafeBufferPointer { pixels in
+                for y in 0..<image.height { write(pixels.baseAddress! + y * image.rowBytes) }
+            }
+        }
+        return (pieces, rest)
+    }
+
+    @Test("the pieces and the rest are the whole PNG's zlib stream in several IDAT chunks, each piece whole chunks")
+    func piecesAreWholeChunks() throws {
+        // About 240 kB of noise: the deflate encoder hands over its output a 64 KiB slice of
+        // input at a time, so pieces come at that pace.
+        let image = Self.noisyImage(width: 400, height: 400)
+        let whole = try Self.encode(image, pieceBytes: nil)
+        #expect(whole.pieces.isEmpty)
+        let sent = try Self.encode(image, pieceBytes: 16 << 10)
+        #expect(sent.pieces.count >= 3, "\(sent.pieces.count) pieces")
+        let joined = sent.pieces.flatMap { $0 } + sent.rest
+        let wholeChunks = try #require(PNGChunks(png: whole.rest))
+        let sentChunks = try #require(PNGChunks(png: joined))
+        #expect(sentChunks.imageData == wholeChunks.imageData)
+        #expect(sentChunks.types.filter { $0 != "IDAT" } == wholeChunks.types.filter { $0 != "IDAT" })
+        #expect(sentChunks.types.filter { $0 == "IDAT" }.count == sent.pieces.count + 1)
+        // The first piece starts the PNG; each later one, and the rest, is whole chunks.
+        #expect(PNGChunks(png: sent.pieces[0]) != nil)
+        for piece in sent.pieces.dropFirst() + [sent.rest] { #expect(PNGChunks.read(piece[...]) != nil) }
+        #expect(sent.pieces.allSatisfy { $0.count >= 16 << 10 })
+    }
+
+    @Test("a gray image is never sent in pieces: the gray PNG replaces the colour one only at the end")
+    func grayKeptWhole() throws {
+        var image = Self.noisyImage(width: 300, height: 200)
+        for pixel in 0..<(image.width * image.height) {
+            image.bytes[3 * pixel + 1] = image.bytes[3 * pixel]
+            image.bytes[3 * pixel + 2] = image.bytes[3 * pixel]
+        }
+        let sent = try Self.encode(image, pieceBytes: 4 << 10)
+        #expect(sent.pieces.isEmpty)
+        let chunks = try #require(PNGChunks(png: sent.rest))
+        #expect(chunks.chunks.first?.data[9] == 0, "colour type 0: gray")
+    }
+
+    @Test("a sink that refuses a piece fails the encode, saying so")
+    func refusedPieceFails() throws {
+        let image = Self.noisyImage(width: 300, height: 200)
+        #expect(throws: ThumbnailError.self) {
+            _ = try ImageEncoder.encodePNG(
+                width: image.width, height: image.height, channels: 3, content: .photographic, sink: { _ in false },
+                sentPieceBytes: 4 << 10
+            ) { write in
+                image.bytes.withUnsafeBufferPointer { pixels in
+                    for y in 0..<image.height { write(pixels.baseAddress! + y * image.rowBytes) }
+                }
+            }
+        }
+    }
+
+    @Test("a large PNG source's thumbnail is sent in pieces through the thumbnailer, to the same image")
+    func thumbnailerSendsPieces() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glance-pieces-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("noise.png").path
+        let source = Self.noisyImage(width: 1300, height: 1300)
+        try Data(ImageEncoder.encode(source, as: .png, content: .photographic)).write(to: URL(fileURLWithPath: path))
+        let thumbnailer = Thumbnailer()
+        var pieces: [UInt8] = []
+        var calls = 0
+        let result = try thumbnailer.render(
+            RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path), as: .png, encodingAs: .png,
+            sendingLeadingBytesTo: { bytes in
+                pieces += bytes
+                calls += 1
+                return true
+            })
+        let plain = try thumbnailer.render(
+            RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path), as: .png, encodingAs: .png)
+        guard case .encoded(let sent) = result, case .encoded(let whole) = plain else {
+            Issue.record("not streamed")
+            return
+        }
+        #expect(calls >= 2, "\(calls) pieces")
+        #expect(sent.leadingByteCount == pieces.count && whole.leadingByteCount == 0)
+        #expect(pieces.count + sent.data.count > ImageEncoder.defaultSentPieceBytes)
+        let joined = try #require(PNGChunks(png: pieces + sent.data))
+        #expect(joined.imageData == PNGChunks(png: whole.data)?.imageData)
+        #expect(sent.averageColour == whole.averageColour && sent.width == whole.width)
     }
 }

@@ -119,11 +119,23 @@ glance_png_writer *glance_png_writer_create(int width, int height, int channels,
                                             uint8_t *out, size_t capacity, uint8_t *gray_out, size_t gray_capacity,
                                             glance_png_error *error);
 
+/// Where a PNG's leading bytes go while it is still being written: `count` bytes of whole
+/// chunks, in order; return 0 to stop (the PNG then fails).
+typedef int (*glance_png_sink)(void *context, const uint8_t *bytes, size_t count);
+
+/// Sends the PNG's bytes to `sink` as it goes, so that the writer never holds all of them: once
+/// the colour PNG's open IDAT chunk holds at least `idat_bytes` (and no gray PNG is still a
+/// candidate), the chunk is closed and everything written so far is handed over; a new IDAT
+/// then starts at the beginning of `out`. `glance_png_writer_finish` leaves the bytes after the
+/// last hand-over in `out`. Call before the first row.
+void glance_png_writer_send_to(glance_png_writer *writer, glance_png_sink sink, void *context, size_t idat_bytes);
+
 /// Writes the next row (`width * channels` bytes).
 int glance_png_writer_write_row(glance_png_writer *writer, const uint8_t *row, glance_png_error *error);
 
-/// Ends the PNG after the last row: `*out_length` is its length, `*is_gray` 1 when every row was
-/// gray and the gray PNG (in `gray_out`) is the one to use, 0 for the one in `out`.
+/// Ends the PNG after the last row: `*out_length` is its length (with a sink, of the bytes after
+/// those it was given), `*is_gray` 1 when every row was gray and the gray PNG (in `gray_out`,
+/// whole: it is never sent in pieces) is the one to use, 0 for the one in `out`.
 int glance_png_writer_finish(glance_png_writer *writer, size_t *out_length, int *is_gray, glance_png_error *error);
 
 void glance_png_writer_free(glance_png_writer *writer);
