@@ -57,13 +57,18 @@ public final class SidecarStore: ThumbnailStore {
 
     /// Refuses, before anything is written (no journal mode switched, no tag beside it), a
     /// database file that another program made, a newer Glance migrated further, or that is
-    /// corrupt: its bytes are not ours to touch. Read as immutable (no lock, no WAL read), which
-    /// sees what every committed checkpoint left; a store whose newest changes are still in its
-    /// WAL passes here and is checked again once open. A file that cannot be read this way
-    /// (gone meanwhile, unreadable) is left to the opening that follows.
+    /// corrupt: its bytes are not ours to touch. Read as immutable (no lock, no WAL read). A file
+    /// that cannot be read this way (gone meanwhile, unreadable) is left to the opening that
+    /// follows, which checks the same through SQLite's locks and the WAL.
+    ///
+    /// So is a file with a WAL beside it that holds frames: without them the file alone may be
+    /// torn, halfway through a checkpoint that a process was copying when it ended (at exit, or
+    /// killed) or is copying now, and read as immutable it looked corrupt to a `glance list` run
+    /// just after a `glance generate`. (Such a file is already in WAL mode: opening it switches
+    /// nothing.) The WAL is looked at again after a refusal, in case it appeared meanwhile.
     private static func refuseWhatIsNotOurs(at path: String, location: String) throws(StoreError) {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0 else { return }
+        guard stat(path, &info) == 0, info.st_size > 0, !walHoldsFrames(besides: path) else { return }
         var configuration = Configuration()
         configuration.label = "GlanceStore (check)"
         configuration.readonly = true
@@ -71,14 +76,23 @@ public final class SidecarStore: ThumbnailStore {
             let queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration)
             try SidecarMigrations.checkIsGlanceStore(queue, location: location)
         } catch let error as StoreError {
+            if walHoldsFrames(besides: path) { return }
             throw error
         } catch let error as DatabaseError
             where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
         {
+            if walHoldsFrames(besides: path) { return }
             throw StoreError(error, location: location)
         } catch {
             return
         }
+    }
+
+    /// Whether the database at `path` has a write-ahead log with frames in it (more than its
+    /// 32-byte header): changes the file alone may not show yet.
+    static func walHoldsFrames(besides path: String) -> Bool {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 && info.st_size > 32
     }
 
     /// Opens an existing store only to read it, for a store its user may not write (a read-only

@@ -187,3 +187,61 @@ struct SidecarOpeningTests {
         }
     }
 }
+
+/// A store whose file alone is torn but whose WAL holds the newer pages: what a process leaves
+/// when it ends in the middle of a checkpoint. SQLite reads it whole through the WAL; the check
+/// made before opening (which reads the file alone) must not call it corrupt.
+@Suite("Sidecar opening beside a WAL")
+struct SidecarWALOpeningTests {
+    @Test("pages torn in the file but whole in the WAL: the store opens and reads the newest records")
+    func tornFileWholeWAL() async throws {
+        let folder = try TemporaryFolder()
+        let database = folder.file("thumbnails.sqlite")
+        let writer = try SidecarStore(directory: folder.path)
+        for index in 0..<20 {
+            try await writer.save(Fixtures.record("d\(index).pdf"), thumbnails: [Fixtures.image(byteCount: 3000)])
+        }
+        // Everything into the file, then changes that stay in the WAL while `writer` is open.
+        try await writer.pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        // Larger images: the file grows, so its first page (the size in its header, the schema)
+        // is among the pages the WAL holds anew.
+        for index in 0..<20 {
+            var record = Fixtures.record("d\(index).pdf")
+            record.generatorVersion = "9.9.\(index)"
+            try await writer.save(record, thumbnails: [Fixtures.image(byteCount: 9000)])
+        }
+        #expect(SidecarStore.walHoldsFrames(besides: database))
+        // The pages the WAL holds newer versions of are overwritten in the file: the file alone
+        // is now as torn as a checkpoint cut short leaves it.
+        let wal = try Data(contentsOf: URL(fileURLWithPath: database + "-wal"))
+        let pageSize = Int(wal[8]) << 24 | Int(wal[9]) << 16 | Int(wal[10]) << 8 | Int(wal[11])
+        var pages = Set<Int>()
+        var frame = 32
+        while frame + 24 + pageSize <= wal.count {
+            pages.insert(Int(wal[frame]) << 24 | Int(wal[frame + 1]) << 16 | Int(wal[frame + 2]) << 8 | Int(wal[frame + 3]))
+            frame += 24 + pageSize
+        }
+        #expect(pages.contains(1) && pages.count >= 3, "pages in the WAL: \(pages.sorted())")
+        let handle = try #require(FileHandle(forWritingAtPath: database))
+        for page in pages {
+            // Of the first page, the 100-byte file header stays: SQLite reads it from the file
+            // (page size, WAL mode) before it looks at the WAL; the schema after it is torn.
+            let start = page == 1 ? 100 : 0
+            try handle.seek(toOffset: UInt64((page - 1) * pageSize + start))
+            try handle.write(contentsOf: Data(repeating: 0xA5, count: pageSize - start))
+        }
+        try handle.close()
+        // Read alone, the file is corrupt; through the WAL, whole.
+        var configuration = Configuration()
+        configuration.readonly = true
+        #expect(throws: (any Error).self) {
+            let alone = try DatabaseQueue(path: "file:\(database)?immutable=1", configuration: configuration)
+            _ = try alone.read { db in try Row.fetchAll(db, sql: "SELECT * FROM sqlite_master") }
+        }
+        let reader = try SidecarStore(directory: folder.path)
+        let stored = try await reader.document(at: "d7.pdf", includingImageData: true)
+        #expect(stored?.record.generatorVersion == "9.9.7")
+        #expect(try await reader.checkIntegrity())
+        _ = writer
+    }
+}
