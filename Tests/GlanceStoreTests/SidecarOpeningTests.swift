@@ -218,7 +218,8 @@ struct SidecarWALOpeningTests {
         var pages = Set<Int>()
         var frame = 32
         while frame + 24 + pageSize <= wal.count {
-            pages.insert(Int(wal[frame]) << 24 | Int(wal[frame + 1]) << 16 | Int(wal[frame + 2]) << 8 | Int(wal[frame + 3]))
+            let number = wal[frame..<(frame + 4)].reduce(0) { $0 << 8 | Int($1) }
+            pages.insert(number)
             frame += 24 + pageSize
         }
         #expect(pages.contains(1) && pages.count >= 3, "pages in the WAL: \(pages.sorted())")
