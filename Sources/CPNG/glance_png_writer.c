@@ -131,13 +131,9 @@ static void stream_write_row(glance_png_stream *stream, const uint8_t *row) {
     glance_deflate_write(stream->deflate, filtered, count + 1);
 }
 
-/// With a sink, once the open IDAT holds `idat_bytes`: closes it (length, type, CRC), hands
-/// everything written so far to the sink and opens the next IDAT at the start of the buffer.
-/// The zlib stream runs on across IDAT chunks, as PNG allows.
-static void stream_send_if_full(glance_png_stream *stream) {
-    if (stream->sink == NULL || stream->failed) return;
-    size_t compressed = glance_deflate_output_length(stream->deflate);
-    if (compressed < stream->idat_bytes) return;
+/// Closes the open IDAT chunk, whose `compressed` bytes of zlib stream follow its header:
+/// writes its length and type, and its CRC after the data.
+static void close_idat(glance_png_stream *stream, size_t compressed) {
     uint8_t *idat = stream->out + stream->idat_at;
     put_u32(idat, (uint32_t)compressed);
     memcpy(idat + 4, "IDAT", 4);
@@ -145,6 +141,16 @@ static void stream_send_if_full(glance_png_stream *stream) {
     uint8_t crc[4];
     put_u32(crc, (uint32_t)crc32_z(0, idat + 4, compressed + 4));
     put_bytes(stream, crc, 4);
+}
+
+/// With a sink, once the open IDAT holds `idat_bytes`: closes it (length, type, CRC), hands
+/// everything written so far to the sink and opens the next IDAT at the start of the buffer.
+/// The zlib stream runs on across IDAT chunks, as PNG allows.
+static void stream_send_if_full(glance_png_stream *stream) {
+    if (stream->sink == NULL || stream->failed) return;
+    size_t compressed = glance_deflate_output_length(stream->deflate);
+    if (compressed < stream->idat_bytes) return;
+    close_idat(stream, compressed);
     if (stream->failed) return;
     if (!stream->sink(stream->sink_context, stream->out, stream->length)) {
         stream->failed = 1;
@@ -160,13 +166,7 @@ static void stream_send_if_full(glance_png_stream *stream) {
 static size_t stream_finish(glance_png_stream *stream) {
     size_t compressed = 0;
     if (glance_deflate_finish(stream->deflate, &compressed) != 0 || stream->failed) return 0;
-    uint8_t *idat = stream->out + stream->idat_at;
-    put_u32(idat, (uint32_t)compressed);
-    memcpy(idat + 4, "IDAT", 4);
-    stream->length = stream->idat_at + 8 + compressed;
-    uint8_t crc[4];
-    put_u32(crc, (uint32_t)crc32_z(0, idat + 4, compressed + 4));
-    put_bytes(stream, crc, 4);
+    close_idat(stream, compressed);
     put_chunk(stream, "IEND", NULL, 0);
     return stream->failed ? 0 : stream->length;
 }

@@ -146,15 +146,22 @@ struct PNGPieceTests {
                 pieces.append(Array(bytes))
                 return true
             }
-        let rest = try ImageEncoder.encodePNG(
+        let rest = try encodeRows(image, sink: sink, pieceBytes: pieceBytes ?? ImageEncoder.defaultSentPieceBytes)
+        return (pieces, rest)
+    }
+
+    /// Encodes `image` row by row through `sink`; the bytes after those it was given.
+    static func encodeRows(_ image: PixelBuffer, sink: EncodedBytesSink?, pieceBytes: Int) throws(ThumbnailError)
+        -> [UInt8]
+    {
+        try ImageEncoder.encodePNG(
             width: image.width, height: image.height, channels: image.channels, content: .photographic, sink: sink,
-            sentPieceBytes: pieceBytes ?? ImageEncoder.defaultSentPieceBytes
+            sentPieceBytes: pieceBytes
         ) { write in
             image.bytes.withUnsafeBufferPointer { pixels in
                 for y in 0..<image.height { write(pixels.baseAddress! + y * image.rowBytes) }
             }
         }
-        return (pieces, rest)
     }
 
     @Test("the pieces and the rest are the whole PNG's zlib stream in several IDAT chunks, each piece whole chunks")
@@ -195,14 +202,7 @@ struct PNGPieceTests {
     func refusedPieceFails() throws {
         let image = Self.noisyImage(width: 300, height: 200)
         #expect(throws: ThumbnailError.self) {
-            _ = try ImageEncoder.encodePNG(
-                width: image.width, height: image.height, channels: 3, content: .photographic, sink: { _ in false },
-                sentPieceBytes: 4 << 10
-            ) { write in
-                image.bytes.withUnsafeBufferPointer { pixels in
-                    for y in 0..<image.height { write(pixels.baseAddress! + y * image.rowBytes) }
-                }
-            }
+            _ = try Self.encodeRows(image, sink: { _ in false }, pieceBytes: 4 << 10)
         }
     }
 
