@@ -125,10 +125,12 @@ let package = Package(
         .target(
             name: "GlanceServer",
             dependencies: [
-                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing",
+                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "CProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

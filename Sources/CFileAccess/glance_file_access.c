@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -66,6 +67,35 @@ int glance_open_beneath(int directory, const char *path, int flags) {
     } while (result < 0 && (errno == EINTR || errno == EAGAIN));
     if (result < 0 && errno == ENOSYS) return open_beneath_by_components(directory, path, flags);
     return (int)result;
+}
+
+int glance_open_beneath_without_links(int directory, const char *path, int flags) {
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (unsigned long long)(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long result;
+    do {
+        result = syscall(SYS_openat2, directory, path, &how, sizeof how);
+    } while (result < 0 && (errno == EINTR || errno == EAGAIN));
+    // The fallback follows no link either.
+    if (result < 0 && errno == ENOSYS) return open_beneath_by_components(directory, path, flags);
+    return (int)result;
+}
+
+int glance_path_only_flag(void) { return O_PATH; }
+
+long glance_descriptor_path(int descriptor, char *buffer, size_t capacity) {
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", descriptor);
+    ssize_t length = readlink(link, buffer, capacity);
+    if (length < 0) return -1;
+    if ((size_t)length >= capacity) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    buffer[length] = 0;
+    return (long)length;
 }
 
 int glance_stat_beneath(int directory, const char *path, struct stat *status) {

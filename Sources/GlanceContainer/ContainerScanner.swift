@@ -81,7 +81,7 @@ public struct ContainerScanner: Sendable {
 
     /// A scanner for `container`; throws if it is not a readable folder.
     public init(container: String, excluding: [String] = []) throws(ContainerError) {
-        directory = try ContainerDirectory(path: container)
+        directory = try ContainerDirectory(path: container, excluding: excluding)
         root = directory.root
         var excluded = Set<FolderKey>()
         for folder in excluding {

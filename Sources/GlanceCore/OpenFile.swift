@@ -51,6 +51,22 @@ public final class OpenFile: Sendable {
     }
 
     /// Reads up to `count` bytes at `offset` (fewer only at the end of the file).
+    /// Reads up to `buffer.count` bytes at `offset` into `buffer`; fewer only at the end of the
+    /// file. Returns how many were read.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(FileAccessError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let got = pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset) + off_t(filled))
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw FileAccessError(errno: errno)
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        return filled
+    }
+
     public func read(count: Int, at offset: Int64) throws(FileAccessError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0

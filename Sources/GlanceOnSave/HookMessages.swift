@@ -74,12 +74,24 @@ public enum HookSocket {
     public static func path(inStore directory: String) -> String { directory + "/" + fileName }
 
     /// `path` normalised as a document path of the container, or nil if it is not one (absolute,
-    /// climbing out with `..`, empty, or hidden: a name starting with `.` on the way).
+    /// climbing out with `..`, empty, holding a NUL, or hidden: a name starting with `.` on the
+    /// way). `.` components and repeated slashes are dropped (`./a//b` is `a/b`).
     public static func checkedPath(_ path: String) -> String? {
-        guard path.utf8.first != UInt8(ascii: "/") else { return nil }
-        let parts = FileName.components(of: path).filter { $0 != "." }
-        guard !parts.isEmpty, !parts.contains("..") else { return nil }
-        let checked = parts.joined(separator: "/")
-        return ContainerScanner.isHidden(checked) ? nil : checked
+        // A NUL ends the name for every file call: `photo.jpg\0junk` would be taken for
+        // `photo.jpg`, and another document's record dropped.
+        guard path.utf8.first != UInt8(ascii: "/"), !path.utf8.contains(0) else { return nil }
+        let checked = FileName.components(of: path).filter { $0 != "." }.joined(separator: "/")
+        return FileName.isDocumentPath(checked) ? checked : nil
     }
+
+    /// The most paths one request may name; a longer list is refused whole (`glance hook` sends
+    /// a longer one as several requests).
+    public static let maximumPathsPerRequest = 1000
+
+    /// The longest request line, in bytes: 1,000 paths of up to 1 KiB each, quoted.
+    public static let maximumRequestBytes = 1 << 20
+
+    /// How many documents are answered together: their answers are sent before the next ones
+    /// are looked at, so a request's answers are never all held at once.
+    static let answerBatch = 64
 }

@@ -35,6 +35,7 @@ public final class HookServer: Sendable {
         guard var address = Self.address(path) else {
             throw HookError(message: "\(path): the socket path is longer than a Unix socket allows")
         }
+        try Self.checkFolder(of: path)
         if let probe = try? HookClient.connect(to: path) {
             close(probe)
             throw HookError(message: "\(path): another glance watch is running on this container")
@@ -63,6 +64,21 @@ public final class HookServer: Sendable {
         }
         listener = socket
         boundFile = (boundStatus.st_dev, boundStatus.st_ino)
+    }
+
+    /// Refuses a socket folder that is a link, another user's, or writable by any user: whoever
+    /// may write it could swap the socket for their own and read the paths saved.
+    static func checkFolder(of path: String) throws(HookError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        var status = stat()
+        guard FileName.withCString(folder.isEmpty ? "." : folder, { lstat($0, &status) }) == 0 else {
+            throw HookError(message: "\(folder): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(), status.st_mode & 0o002 == 0 else {
+            throw HookError(
+                message: "\(folder): the socket's folder is a link, another user's, or writable by anyone; "
+                    + "no socket is made there")
+        }
     }
 
     /// The device and inode of the socket file this server made: it removes that file only.
@@ -160,31 +176,52 @@ public final class HookServer: Sendable {
             logger.warning("hook: unreadable request")
             return
         }
-        var answers = [HookAnswer?](repeating: nil, count: request.paths.count)
-        var valid: [(Int, String)] = []
-        for (index, path) in request.paths.enumerated() {
-            if let checked = HookSocket.checkedPath(path) {
-                valid.append((index, checked))
-            } else {
-                answers[index] = HookAnswer(path: path, state: "error", error: "not inside the container")
+        guard request.paths.count <= HookSocket.maximumPathsPerRequest else {
+            logger.warning("hook: a request of \(request.paths.count) paths refused")
+            let refusal = HookAnswer(
+                path: "", state: "error",
+                error: "too many paths in one request: at most \(HookSocket.maximumPathsPerRequest)")
+            _ = await Self.send([refusal], to: connection)
+            return
+        }
+        // Answered a batch at a time, in the order asked, each batch sent before the next is
+        // looked at: what one request holds is a batch's answers, not all of them.
+        var start = 0
+        while start < request.paths.count {
+            let batch = request.paths[start..<min(start + HookSocket.answerBatch, request.paths.count)]
+            start = batch.endIndex
+            var answers = [HookAnswer?](repeating: nil, count: batch.count)
+            var valid: [(Int, String)] = []
+            for (index, path) in batch.enumerated() {
+                if let checked = HookSocket.checkedPath(path) {
+                    valid.append((index, checked))
+                } else {
+                    answers[index] = HookAnswer(
+                        path: path, state: "error",
+                        error: "not a document path of the container (absolute, '..', hidden or holding a NUL)")
+                }
+            }
+            let outcomes = await indexer.refresh(valid.map(\.1))
+            for ((index, _), outcome) in zip(valid, outcomes) { answers[index] = HookAnswer(outcome) }
+            // A client that stops reading is dropped after the send timeout.
+            guard await Self.send(answers.compactMap { $0 }, to: connection) else {
+                logger.warning("hook: the client did not take its answer")
+                return
             }
         }
-        let outcomes = await indexer.refresh(valid.map(\.1))
-        for ((index, _), outcome) in zip(valid, outcomes) { answers[index] = HookAnswer(outcome) }
+        logger.debug("hook served", metadata: ["documents": .stringConvertible(request.paths.count)])
+    }
+
+    /// Writes `answers`, a JSON line each; false when the client did not take them in time.
+    private static func send(_ answers: [HookAnswer], to connection: Int32) async -> Bool {
         let encoder = JSONEncoder()
         var reply: [UInt8] = []
-        for answer in answers.compactMap({ $0 }) {
+        for answer in answers {
             guard let bytes = try? encoder.encode(answer) else { continue }
             reply.append(contentsOf: bytes)
             reply.append(0x0A)
         }
-        // A client that stops reading is dropped after the send timeout.
-        let sent = await Self.onOwnThread { [reply] in DescriptorWriter.writeAll(reply, to: connection) }
-        if sent {
-            logger.debug("hook served", metadata: ["documents": .stringConvertible(request.paths.count)])
-        } else {
-            logger.warning("hook: the client did not take its answer")
-        }
+        return await onOwnThread { [reply] in DescriptorWriter.writeAll(reply, to: connection) }
     }
 
     /// Runs blocking `work` on a thread of its own and waits for it without blocking a thread.
@@ -220,14 +257,32 @@ public enum HookClient {
     /// Sends `request` to the watcher at `path` and returns its answers, or nil when no watcher
     /// answers there (no socket, a stale one, or a watcher that stopped mid-way).
     public static func ask(_ request: HookRequest, at path: String, timeoutSeconds: Double) -> [HookAnswer]? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(min(timeoutSeconds, 86_400 * 365) * 1000))
+        var answers: [HookAnswer] = []
+        // A long list goes as several requests, each within the watcher's limit.
+        var start = 0
+        repeat {
+            let part = Array(request.paths[start..<min(start + HookSocket.maximumPathsPerRequest, request.paths.count)])
+            guard let partAnswers = ask(paths: part, at: path, until: deadline) else { return nil }
+            answers += partAnswers
+            start += part.count
+        } while start < request.paths.count
+        return answers
+    }
+
+    /// One request of at most ``HookSocket/maximumPathsPerRequest`` paths.
+    private static func ask(paths: [String], at path: String, until deadline: ContinuousClock.Instant)
+        -> [HookAnswer]?
+    {
         guard let socket = try? connect(to: path) else { return nil }
         defer { close(socket) }
-        guard var line = try? JSONEncoder().encode(request).map({ $0 }) else { return nil }
+        guard var line = try? JSONEncoder().encode(HookRequest(paths: paths)).map({ $0 }) else { return nil }
         line.append(0x0A)
-        guard DescriptorWriter.writeAll(line, to: socket) else { return nil }
+        guard line.count <= HookSocket.maximumRequestBytes, DescriptorWriter.writeAll(line, to: socket) else {
+            return nil
+        }
         var answers: [HookAnswer] = []
-        let deadline = ContinuousClock.now + .milliseconds(Int(min(timeoutSeconds, 86_400 * 365) * 1000))
-        while answers.count < request.paths.count {
+        while answers.count < paths.count {
             guard let reply = readLine(from: socket, within: deadline - ContinuousClock.now),
                 let answer = try? JSONDecoder().decode(HookAnswer.self, from: Data(reply))
             else { return nil }
@@ -237,7 +292,7 @@ public enum HookClient {
     }
 
     /// One newline-terminated line from `socket` (without the newline), whole within `time`; nil
-    /// on a timeout, the end, or a line over 1 MiB. Reading a byte at a time is too slow for
+    /// on a timeout, the end, or a line over ``HookSocket/maximumRequestBytes``. Reading a byte at a time is too slow for
     /// images but fine for these short lines.
     static func readLine(from socket: Int32, within time: Duration) -> [UInt8]? {
         let deadline = ContinuousClock.now + time
@@ -258,7 +313,7 @@ public enum HookClient {
             guard count == 1 else { return nil }
             if byte == 0x0A { return line }
             line.append(byte)
-            if line.count > 1 << 20 { return nil }
+            if line.count > HookSocket.maximumRequestBytes { return nil }
         }
     }
 }

@@ -98,16 +98,28 @@ public final class Indexer: Sendable {
     /// Brings the records of `paths` (relative to the container) up to date now, ahead of any
     /// batch work and without scanning the container: each is rendered when it changed, its
     /// record dropped when its file is gone. Results come in the order of `paths`.
+    ///
+    /// At most ``maximumConcurrentRefreshes`` documents are looked at at once, so that a long
+    /// list costs memory for that many, not for every path it names.
     public func refresh(_ paths: [String]) async -> [DocumentOutcome] {
         await withTaskGroup(of: (Int, DocumentOutcome).self) { group in
-            for (index, path) in paths.enumerated() {
+            var outcomes = [DocumentOutcome?](repeating: nil, count: paths.count)
+            var waiting = paths.enumerated().makeIterator()
+            for _ in 0..<Self.maximumConcurrentRefreshes {
+                guard let (index, path) = waiting.next() else { break }
                 group.addTask { (index, await self.refresh(path)) }
             }
-            var outcomes = [DocumentOutcome?](repeating: nil, count: paths.count)
-            for await (index, outcome) in group { outcomes[index] = outcome }
+            while let (index, outcome) = await group.next() {
+                outcomes[index] = outcome
+                if let (next, path) = waiting.next() { group.addTask { (next, await self.refresh(path)) } }
+            }
             return outcomes.map { $0! }
         }
     }
+
+    /// How many documents one ``refresh(_:)`` looks at at once (more wait their turn: the pool
+    /// renders only so many anyway).
+    public static let maximumConcurrentRefreshes = 64
 
     /// One document of ``refresh(_:)``: fresh records are kept after one `stat`.
     func refresh(_ path: String) async -> DocumentOutcome {

@@ -22,6 +22,10 @@ public struct QueueWorker: Sendable {
         var maxAttempts: Int
         /// Serve only this container key (nil: every container of the database).
         var onlyContainer: String?
+        /// The folders this host renders beneath, as the operator named them: a job's folder
+        /// comes from a table that anyone who can write the database fills, so it is rendered
+        /// only when it is (or lies inside) one of these.
+        var roots: [String]
         /// Stop when no job is pending or leased, instead of waiting for more.
         var exitWhenIdle: Bool
         /// How long the store may stay unreachable (a PostgreSQL restart, a network cut) before
@@ -29,10 +33,11 @@ public struct QueueWorker: Sendable {
         var patienceSeconds: Double = 300
 
         public init(
-            jobs: Int, leaseSeconds: Double, maxAttempts: Int, onlyContainer: String?, exitWhenIdle: Bool,
-            patienceSeconds: Double = 300
+            jobs: Int, leaseSeconds: Double, maxAttempts: Int, onlyContainer: String?, roots: [String],
+            exitWhenIdle: Bool, patienceSeconds: Double = 300
         ) {
             self.jobs = jobs
+            self.roots = roots
             self.leaseSeconds = leaseSeconds
             self.maxAttempts = maxAttempts
             self.onlyContainer = onlyContainer
@@ -73,7 +78,7 @@ public struct QueueWorker: Sendable {
     /// the renders under way and gives their jobs back.
     public func run(stop: some StopRequest) async throws(StoreError) -> Tally {
         let lease = Lease.forThisProcess(seconds: settings.leaseSeconds)
-        let indexers = IndexerCache(address: address, pool: pool, options: options)
+        let indexers = IndexerCache(address: address, pool: pool, options: options, roots: settings.roots)
         let heartbeat = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(settings.leaseSeconds / 3))
@@ -141,6 +146,14 @@ public struct QueueWorker: Sendable {
 
     /// Renders one job's document and completes the job, or gives it back; true when done.
     private func handle(_ job: QueuedJob, lease: Lease, indexers: IndexerCache) async -> Bool {
+        // A path no document can have (absolute, `..`, hidden, NUL) ends the job at once: no
+        // host would render it, and nothing is recorded under it.
+        guard FileName.isDocumentPath(job.path) else {
+            await giveBack(
+                job, lease: lease, reason: "refused: not a document path of a container (absolute, '..', hidden or NUL)",
+                final: true)
+            return false
+        }
         let indexer: Indexer
         do {
             indexer = try await indexers.indexer(container: job.container, root: job.root)
@@ -222,8 +235,9 @@ public struct QueueWorker: Sendable {
         await indexer.render(job.path, force: job.force)
     }
 
-    private func giveBack(_ job: QueuedJob, lease: Lease, reason: String) async {
+    /// Gives `job` back for another try (by any host), or with `final` ends it failed.
+    private func giveBack(_ job: QueuedJob, lease: Lease, reason: String, final: Bool = false) async {
         report(.givenBack(root: job.root, path: job.path, reason: reason))
-        try? await queue.giveBack(job, under: lease, error: reason, maxAttempts: settings.maxAttempts)
+        try? await queue.giveBack(job, under: lease, error: reason, maxAttempts: final ? 0 : settings.maxAttempts)
     }
 }

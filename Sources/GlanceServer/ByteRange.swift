@@ -38,11 +38,13 @@ struct ByteRange: Equatable {
         return .range(ByteRange(first: first, last: min(last, size - 1)))
     }
 
-    /// `text` as a number if it is one or more ASCII digits (and fits).
+    /// `text` as a number if it is one or more ASCII digits; a number too large for `Int64` is
+    /// `Int64.max` (past the end of any file: `bytes=0-99999999999999999999` is the whole file
+    /// from 0, `bytes=99999999999999999999-` unsatisfiable, as RFC 9110 reads them).
     private static func number(_ text: Substring) -> Int64? {
         guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
             return nil
         }
-        return Int64(text)
+        return Int64(text) ?? Int64.max
     }
 }

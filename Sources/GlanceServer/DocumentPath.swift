@@ -11,16 +11,15 @@ import GlanceCore
 enum DocumentPath {
     /// The relative path for URL path components, or nil when they cannot name a document.
     static func from(components: [Substring]) -> String? {
-        guard !components.isEmpty else { return nil }
         var parts: [String] = []
         for component in components {
-            guard let decoded = String(component).removingPercentEncoding, !decoded.isEmpty, decoded != ".",
-                decoded != "..", !FileName.isHidden(component: decoded), !decoded.utf8.contains(UInt8(ascii: "/")),
-                !decoded.utf8.contains(0)
+            guard let decoded = String(component).removingPercentEncoding,
+                !decoded.utf8.contains(UInt8(ascii: "/"))
             else { return nil }
             parts.append(decoded)
         }
-        return parts.joined(separator: "/")
+        let path = parts.joined(separator: "/")
+        return FileName.isDocumentPath(path) ? path : nil
     }
 
     /// The URL path for a document path: each component percent-encoded.

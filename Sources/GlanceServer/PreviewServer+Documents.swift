@@ -5,10 +5,15 @@ import Hummingbird
 /// `GET /documents/PATH`: the original document, with `Range` support, read through a
 /// descriptor opened beneath the container.
 extension PreviewServer {
-    /// Bytes read and sent at a time.
-    static let chunkSize = 256 * 1024
+    /// Bytes read and sent at a time: the most a connection holds in the server while its
+    /// client reads slowly or not at all (the next piece is read only once this one went to the
+    /// socket). 64 KiB stays below the allocator's mmap threshold, and sends as fast as 256 KiB
+    /// did on loopback.
+    static let chunkSize = 64 * 1024
 
-    func document(_ components: [Substring], request: Request) async throws -> Response {
+    func document(_ components: [Substring], request: Request, context: ServerRequestContext) async throws
+        -> Response
+    {
         let path = try resolve(components)
         let file: OpenFile
         do {
@@ -44,10 +49,15 @@ extension PreviewServer {
             var offset = range.first
             while offset <= range.last {
                 let count = Int(min(Int64(Self.chunkSize), range.last - offset + 1))
-                let bytes = try file.read(count: count, at: offset)
-                if bytes.isEmpty { break }
-                try await writer.write(ByteBuffer(bytes: bytes))
-                offset += Int64(bytes.count)
+                // Read straight into the buffer that is sent: one copy of the bytes, not two.
+                var buffer = ByteBufferAllocator().buffer(capacity: count)
+                let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<count]), at: offset)
+                }
+                if read == 0 { break }
+                try await context.untilWritable()
+                try await writer.write(buffer)
+                offset += Int64(read)
             }
             try await writer.finish(nil)
         }

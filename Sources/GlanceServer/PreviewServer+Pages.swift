@@ -21,10 +21,15 @@ extension PreviewServer {
         // Any offset may come in the query, up to Int.max: no arithmetic on it may overflow.
         let first = query.offset < page.totalCount ? query.offset + 1 : page.totalCount
         let last = query.offset < page.totalCount ? query.offset + page.items.count : page.totalCount
+        let documents = "\(grouped(page.totalCount)) document\(page.totalCount == 1 ? "" : "s")"
+        // An offset past the end shows no document: it says so, and "previous" leads to the
+        // last page that has some (not to offset - pageSize, which may be past the end too).
+        let pastTheEnd = page.totalCount > 0 && query.offset >= page.totalCount
+        let lastPage = (page.totalCount - 1) / pageSize * pageSize
         let grid = GridPage(
             title: title, assets: assets.links, events: liveUpdates ? links.events : nil, siteURL: siteURL,
             gridURL: links.grid,
-            range: "\(first)–\(last) of \(grouped(page.totalCount)) document\(page.totalCount == 1 ? "" : "s")",
+            range: pastTheEnd ? "none here: this page is past the end of \(documents)" : "\(first)–\(last) of \(documents)",
             totals: totalsText(totals), pattern: query.pattern ?? "",
             kinds: [GridPage.Option(value: "", label: "All kinds", selected: query.contentType == nil)]
                 + ContentType.allCases.map {
@@ -39,7 +44,9 @@ extension PreviewServer {
             },
             reversed: query.reversed,
             items: page.items.map { GridPage.Item($0, links: links, query: query) },
-            previousPageURL: query.offset > 0 ? links.grid(query, offset: max(0, query.offset - pageSize)) : nil,
+            previousPageURL: pastTheEnd
+                ? links.grid(query, offset: lastPage)
+                : query.offset > 0 ? links.grid(query, offset: max(0, query.offset - pageSize)) : nil,
             nextPageURL: last < page.totalCount ? links.grid(query, offset: last) : nil)
         return html(PageTemplates.library.render(grid, withTemplate: "grid"), request: request)
     }

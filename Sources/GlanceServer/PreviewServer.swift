@@ -40,12 +40,12 @@ public struct PreviewServer: Sendable {
     }
 
     /// The routes, for this container alone (at the root).
-    public func router() -> Router<BasicRequestContext> {
+    public func router() -> Router<ServerRequestContext> {
         PreviewSite(containers: [self]).router()
     }
 
     /// Adds this container's routes to `routes` (a router, or the group of its prefix).
-    func addRoutes(to routes: some RouterMethods<BasicRequestContext>) {
+    func addRoutes(to routes: some RouterMethods<ServerRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on("/api/items", method: method) { request, _ in try await self.items(request).head(request) }
             routes.on("/api/items/**", method: method) { request, context in
@@ -60,7 +60,7 @@ public struct PreviewServer: Sendable {
                 try await self.thumbnail(context.parameters.getCatchAll(), request: request)
             }
             routes.on("/documents/**", method: method) { request, context in
-                try await self.document(context.parameters.getCatchAll(), request: request)
+                try await self.document(context.parameters.getCatchAll(), request: request, context: context)
             }
         }
     }
@@ -126,7 +126,7 @@ public struct PreviewServer: Sendable {
 /// Answers 405 to every method but `GET` and `HEAD` (the server only reads), and 404 to a path
 /// with an empty component.
 struct RequestFilter: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ServerRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -138,13 +138,26 @@ struct RequestFilter: RouterMiddleware {
         }
         // The router reads `a//b` as `a/b`; a path with an empty component names nothing here
         // (one document, one URL: no aliases for caches and logs to tell apart).
-        if request.uri.path.contains("//") { throw ServerError.notFound }
+        if request.uri.path.contains("//") || Self.hasStrayTrailingSlash(request.uri.path) {
+            throw ServerError.notFound
+        }
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             // A path no route takes: the router's bare 404, in the words every error has.
             throw ServerError.notFound
         }
+    }
+}
+
+extension RequestFilter {
+    /// Whether `path` ends with a `/` that names nothing: only `/` and a container's grid
+    /// (`/c/NAME/`) end with one; `/documents/photo.jpg/` is not another name for the document.
+    static func hasStrayTrailingSlash(_ path: String) -> Bool {
+        guard path.count > 1, path.hasSuffix("/") else { return false }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // "/c/NAME/" splits into "", "c", "NAME", "".
+        return !(parts.count == 4 && parts[1] == "c" && !parts[2].isEmpty)
     }
 }
 

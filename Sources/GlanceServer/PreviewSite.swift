@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 
 /// Everything one `glance serve` listens for: one container at `/`, or several, each under
@@ -50,10 +51,11 @@ public struct PreviewSite: Sendable {
         return name.isEmpty || name.allSatisfy({ $0 == "." }) ? "container" : name
     }
 
-    /// The routes of the whole site.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    /// The routes of the whole site; with `hostCheck`, only for the `Host` values it accepts.
+    public func router(hostCheck: HostCheck? = nil) -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self)
         router.add(middleware: RequestLogger())
+        if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         router.add(middleware: RequestFilter())
         let assets = PageAssets()
         for method in [HTTPRequest.Method.get, .head] {
@@ -100,17 +102,26 @@ public struct PreviewSite: Sendable {
         return first.html(PageTemplates.library.render(page, withTemplate: "site"), request: request)
     }
 
-    /// An application serving the site on `host:port` (port 0 picks a free one); `ready` is
-    /// called with the address once it listens.
+    /// An application serving the site on `host:port` (port 0 picks a free one), answering
+    /// requests whose `Host` is that address, `localhost` or one of `serverNames` (see
+    /// ``HostCheck``); `ready` is called with the address once it listens.
     public func application(
-        host: String, port: Int, logger: Logger, ready: @escaping @Sendable (String) async -> Void = { _ in }
+        host: String, port: Int, serverNames: [String] = [], limits: ConnectionLimits = .init(), logger: Logger,
+        ready: @escaping @Sendable (String) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
-            router: router(),
-            // A connection that sends no complete request for 30 s (a slow or stalled client) is
-            // closed; a response in progress, an event stream included, is not cut.
-            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
-            configuration: .init(address: .hostname(host, port: port), serverName: "glance"),
+        let (seconds, attoseconds) = limits.idleTimeout.components
+        let trimmer = MemoryTrimmer()
+        return Application(
+            router: router(hostCheck: HostCheck(boundHost: host, serverNames: serverNames)),
+            // A connection that sends no complete request for the idle time (a slow or stalled
+            // client) is closed; one that takes none of its answer for the send time too.
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [StalledClientHandler(timeout: limits.sendTimeout, trimmer: trimmer)],
+                    idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "glance",
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 await ready("http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/")
@@ -122,7 +133,7 @@ public struct PreviewSite: Sendable {
 /// One log line per request at `info`: method, path, status, milliseconds (at `debug` for
 /// thumbnails and assets, which a grid asks for by the hundred).
 struct RequestLogger: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ServerRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response

@@ -13,12 +13,18 @@ enum ServerError: Error, HTTPResponseError {
     case badQuery(String)
     /// The store cannot be read (the reason).
     case storeUnavailable(String)
+    /// The request's `Host` names another server (a DNS-rebinding page, a wrong proxy): the
+    /// names this one answers for.
+    case foreignHost(accepted: String)
+    /// The request has no `Host` (HTTP/1.1 requires one).
+    case missingHost
 
     var status: HTTPResponse.Status {
         switch self {
         case .notFound, .noThumbnail: .notFound
         case .renderTimedOut, .storeUnavailable: .serviceUnavailable
-        case .badQuery: .badRequest
+        case .badQuery, .missingHost: .badRequest
+        case .foreignHost: .misdirectedRequest
         }
     }
 
@@ -29,6 +35,9 @@ enum ServerError: Error, HTTPResponseError {
         case .renderTimedOut: "the thumbnail is being made; try again shortly"
         case .badQuery(let name): "bad value for the query parameter '\(name)'"
         case .storeUnavailable(let reason): "the thumbnail store cannot be read: \(reason)"
+        case .foreignHost(let accepted):
+            "this server answers only for \(accepted) (glance serve --server-name adds a name)"
+        case .missingHost: "a Host header is required"
         }
     }
 

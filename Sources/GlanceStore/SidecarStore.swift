@@ -41,8 +41,10 @@ public final class SidecarStore: ThumbnailStore {
         return trimmed + "/.thumbnails"
     }
 
-    /// Opens the store in `directory`, creating the folder (mode 0755), its `CACHEDIR.TAG` and the
-    /// database as needed, and brings the database's schema up to date.
+    /// Opens the store in `directory`, creating the folder (mode 0700), its `CACHEDIR.TAG` and the
+    /// database (mode 0600) as needed, and brings the database's schema up to date. A folder or
+    /// file that another user planted (a link, another owner's folder) is refused: see
+    /// ``CacheDirectory``.
     ///
     /// - Throws: ``StoreError`` when the folder cannot be made or written, when the database there
     ///   is not a Glance store (or was made by a newer Glance), or when it is corrupt.
@@ -51,7 +53,7 @@ public final class SidecarStore: ThumbnailStore {
         self.container = container
         self.databasePath = directory + "/" + Self.databaseFileName
         try Self.refuseWhatIsNotOurs(at: databasePath, location: directory)
-        try CacheDirectory.prepare(at: directory)
+        try CacheDirectory.prepare(at: directory, databaseName: Self.databaseFileName)
         pool = try Self.openAndMigrate(at: databasePath, location: directory)
     }
 
@@ -68,7 +70,10 @@ public final class SidecarStore: ThumbnailStore {
     /// nothing.) The WAL is looked at again after a refusal, in case it appeared meanwhile.
     private static func refuseWhatIsNotOurs(at path: String, location: String) throws(StoreError) {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0, !walHoldsFrames(besides: path) else { return }
+        // A link or another kind of file is refused by the preparation that follows, unread.
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0,
+            !walHoldsFrames(besides: path)
+        else { return }
         var configuration = Configuration()
         configuration.label = "GlanceStore (check)"
         configuration.readonly = true

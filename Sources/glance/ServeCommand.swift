@@ -44,6 +44,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0: any free port).")
     var port = 8080
 
+    @Option(
+        name: .customLong("server-name"),
+        help: ArgumentHelp(
+            "A name this server answers for besides its address and localhost (repeat for several): the Host a "
+                + "reverse proxy forwards, or the machine's name. Requests for any other name answer 421, so that a "
+                + "web page on a rebinding domain cannot read the documents through a browser.", valueName: "NAME"))
+    var serverNames: [String] = []
+
     @Flag(
         help: """
             Keep the thumbnails fresh as documents are saved (what 'glance watch' does, for each \
@@ -69,6 +77,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds one document may take before its worker is killed and the document failed.")
     var renderTimeout: Double = 120
 
+    @Option(
+        help: """
+            Connections served at once; with this many open, the server accepts no more until one \
+            closes (what clients that hold connections open can make it use is bounded by it).
+            """)
+    var maxConnections = 512
+
+    @Option(help: "Seconds a client may take none of an answer before it is disconnected (one that stopped reading).")
+    var sendTimeout: Double = 60
+
     @Option(help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
     var memoryCache = 256
 
@@ -93,6 +111,10 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionChecks.jobs(jobs)
         try OptionChecks.timeout(timeout)
         try OptionChecks.timeout(renderTimeout, option: "--render-timeout")
+        guard (1...1_000_000).contains(maxConnections) else {
+            throw ValidationError("--max-connections must be between 1 and 1000000.")
+        }
+        try OptionChecks.timeout(sendTimeout, option: "--send-timeout")
         guard (0...1 << 20).contains(memoryCache) else {
             throw ValidationError("--memory-cache must be between 0 and 1048576 MiB.")
         }
@@ -134,7 +156,11 @@ struct ServeCommand: AsyncParsableCommand {
         let names = containers.map(DisplayText.escaped).joined(separator: ", ")
         let host = host
         let port = port
-        let application = site.application(host: host, port: port, logger: logger) { url in
+        let limits = ConnectionLimits(
+            maximumConnections: maxConnections, sendTimeout: .milliseconds(Int(sendTimeout * 1000)))
+        let application = site.application(
+            host: host, port: port, serverNames: serverNames, limits: limits, logger: logger
+        ) { url in
             // Written at once (print's buffer would hold it while stdout is a pipe or a file).
             DescriptorWriter.writeAll(Array("serving \(names) at \(url)\n".utf8), to: 1)
         }

@@ -19,7 +19,9 @@ struct WorkerCommand: AsyncParsableCommand {
             jobs. A job that fails on every try ends 'failed' after --max-attempts ('glance queue \
             --failed' lists them). A host that cannot open a container's folder, or finds it empty \
             (a share not mounted), gives the job back, saying why, and leaves it to other hosts \
-            for --lease-seconds. SIGINT or SIGTERM \
+            for --lease-seconds. A job whose folder is not a --root folder (or inside one), or \
+            whose path is not a document's (absolute, '..', hidden), is refused: the queue is a \
+            table, and whoever can write it must not choose what a worker reads. SIGINT or SIGTERM \
             stops at once: renders under way are killed and their jobs go back to the queue. \
             Exit status: 0 stopped or idle, \
             2 bad usage or an unreachable store.
@@ -31,6 +33,14 @@ struct WorkerCommand: AsyncParsableCommand {
                 + "container only; ?host=/SOCKET/FOLDER reaches a server on this machine through its Unix-domain "
                 + "socket).", valueName: "URL"))
     var store: String
+
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp(
+            "A folder whose containers this host renders (repeat for several; at least one). A job names its "
+                + "container's folder, and anyone who can write the queue's table can name any folder: one that is "
+                + "not a --root or inside one is refused.", valueName: "DIR"))
+    var roots: [String] = []
 
     @Option(
         name: [.customShort("j"), .customLong("jobs")],
@@ -82,9 +92,22 @@ struct WorkerCommand: AsyncParsableCommand {
         guard PostgresAddress.isAddress(store) else {
             throw ValidationError("--store must be a PostgreSQL address (postgres://USER@HOST:PORT/DATABASE).")
         }
+        guard !roots.isEmpty else {
+            throw ValidationError(
+                "Name the folders whose containers this host renders with --root DIR (one or more): a job's folder "
+                    + "comes from the queue, which is not trusted to name it.")
+        }
     }
 
     func run() async throws {
+        var resolvedRoots: [String] = []
+        for root in roots {
+            guard let resolved = FileName.withCString(root, { realpath($0, nil) }) else {
+                throw CommandFailure.unusable("--root \(DisplayText.escaped(root)): \(String(cString: strerror(errno)))")
+            }
+            resolvedRoots.append(FileName.decode(cString: resolved))
+            free(resolved)
+        }
         let address: PostgresAddress
         let queue: PostgresStore
         do {
@@ -103,7 +126,7 @@ struct WorkerCommand: AsyncParsableCommand {
             address: address, queue: queue, pool: pool, options: limits.indexerOptions(),
             settings: .init(
                 jobs: jobs, leaseSeconds: leaseSeconds, maxAttempts: maxAttempts, onlyContainer: address.container,
-                exitWhenIdle: exitWhenIdle)
+                roots: resolvedRoots, exitWhenIdle: exitWhenIdle)
         ) { event in
             // A job's progress on standard output with -v; everything else, always, on stderr.
             // The event's line is escaped already.

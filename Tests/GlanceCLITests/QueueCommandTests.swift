@@ -31,9 +31,24 @@ struct QueueCommandTests {
         return (process, errors)
     }
 
-    /// Starts `glance worker` as a separate process (a host of its own), its output collected.
+    /// The folder every test's containers are made in (resolved): the `--root` of the workers
+    /// that are not about roots.
+    static let scratchRoot: String = {
+        let folder = FileManager.default.temporaryDirectory.path
+        guard let resolved = realpath(folder, nil) else { return folder }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }()
+
+    /// Starts `glance worker` as a separate process (a host of its own), its output collected;
+    /// it renders beneath the scratch folder unless `arguments` name a `--root`.
     static func startWorker(_ arguments: [String]) throws -> (Process, Pipe) {
-        try launch(GlanceProcess.executable, ["worker"] + arguments)
+        try launch(GlanceProcess.executable, ["worker"] + withRoot(arguments))
+    }
+
+    /// `arguments`, with `--root` the scratch folder unless they name one.
+    static func withRoot(_ arguments: [String]) -> [String] {
+        arguments.contains("--root") ? arguments : arguments + ["--root", scratchRoot]
     }
 
     /// Starts `glance worker` as host `host` in new `namespaces` (`unshare` options) and a UTS
@@ -49,7 +64,7 @@ struct QueueCommandTests {
             asUser + namespaces + [
                 "--uts", "--", "/bin/sh", "-c", "\(prepare) && hostname \"$0\" && exec \"$@\"", host,
                 GlanceProcess.executable, "worker",
-            ] + arguments)
+            ] + withRoot(arguments))
     }
 
     /// A host of its own: a new network namespace (no network at all, not even loopback).
@@ -161,6 +176,7 @@ struct QueueCommandTests {
         worker.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         worker.arguments = [
             "worker", "--store", "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)", "-v",
+            "--root", Self.scratchRoot,
         ]
         let output = Pipe()
         worker.standardOutput = output
@@ -420,7 +436,7 @@ struct QueueCommandTests {
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/thumbnails.sqlite")))
 
         let worker = try GlanceProcess.run([
-            "worker", "--store", store, "--jobs", "2", "--exit-when-idle",
+            "worker", "--store", store, "--jobs", "2", "--exit-when-idle", "--root", Self.scratchRoot,
         ])
         #expect(worker.status == 0, "\(worker.standardError)")
         let rows = try container.list(["--store", store])
@@ -462,6 +478,67 @@ struct QueueCommandTests {
         #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: "restart") == "0")
     }
 
+    @Test(
+        "a job row cannot choose what a worker reads: a folder outside --root, another container's, or no document path"
+    )
+    func queueRowsAreNotTrusted() async throws {
+        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "shared", database: database)
+        let container = try Self.container(documents: 1)
+        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        // A private file outside the container, and a second container keyed by its path.
+        let outside = try SampleContainer(["secret.txt": "text/latin-utf8.txt"])
+        chmod(outside.file("secret.txt"), 0o600)
+        let other = try Self.container(documents: 1)
+        let otherStore = "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)"
+        #expect(try GlanceProcess.run(["generate", other.path, "--store", otherStore, "--enqueue"]).status == 0)
+        let root = try #require(realpath(container.path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        })
+        let otherRoot = try #require(realpath(other.path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        })
+        let secretRoot = try #require(realpath(outside.path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        })
+        for (key, folder, path) in [
+            ("shared", secretRoot, "secret.txt"), ("shared", root, "../\((secretRoot as NSString).lastPathComponent)/secret.txt"),
+            ("shared", root, secretRoot + "/secret.txt"), ("shared", root, ".thumbnails/thumbnails.sqlite"),
+            (otherRoot, root, "doc-00.png"),
+        ] {
+            _ = try server.psql(
+                "INSERT INTO glance.job(container, root, path, priority) VALUES ('\(key)', '\(folder)', '\(path)', 1)",
+                database: database)
+        }
+        // The worker renders beneath the two containers only.
+        let worker = try GlanceProcess.run([
+            "worker", "--store", otherStore, "--root", root, "--root", otherRoot, "--max-attempts", "1",
+            "--lease-seconds", "1", "--exit-when-idle",
+        ])
+        #expect(worker.status == 0, "\(worker.standardError)")
+        #expect(worker.standardError.contains("not inside this worker's --root folders"), "\(worker.standardError)")
+        #expect(worker.standardError.contains("not a document path"), "\(worker.standardError)")
+        #expect(worker.standardError.contains("is not its container's"), "\(worker.standardError)")
+        // Nothing recorded under a refused path, nor the secret under any name.
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM glance.document WHERE path LIKE '%secret%' OR path LIKE '.%' OR path LIKE '/%'",
+                database: database) == "0")
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM glance.document WHERE container = '\(otherRoot)'", database: database) == "1")
+        #expect(
+            try server.psql(
+                "SELECT count(*) FROM glance.job WHERE state = 'failed' AND root <> '\(otherRoot)'", database: database)
+                == "5")
+        // The documents queued the ordinary way were rendered.
+        let rows = try container.list(["--store", store])
+        #expect(rows["doc-00.png"]?["state"] as? String == "fresh")
+    }
+
     @Test("--enqueue without a PostgreSQL store, and queue on a sidecar: exit 2 with the reason")
     func misuse() async throws {
         let container = try Self.container(documents: 1)
@@ -474,5 +551,8 @@ struct QueueCommandTests {
         let worker = try GlanceProcess.run(["worker", "--store", "some/folder"])
         #expect(worker.status == 2)
         #expect(worker.standardError.contains("--store must be a PostgreSQL address"))
+        let rootless = try GlanceProcess.run(["worker", "--store", "postgres://glance@127.0.0.1:1/glance"])
+        #expect(rootless.status == 2)
+        #expect(rootless.standardError.contains("--root DIR"), "\(rootless.standardError)")
     }
 }

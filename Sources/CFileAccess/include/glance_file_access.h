@@ -18,6 +18,18 @@
 /// Returns the descriptor, or -1 with errno set.
 int glance_open_beneath(int directory, const char *path, int flags);
 
+/// As glance_open_beneath, but a symbolic link anywhere on the way fails (ELOOP): what opens is
+/// the file the path names itself, so a rule on the path's components holds for the file.
+int glance_open_beneath_without_links(int directory, const char *path, int flags);
+
+/// O_PATH, which Swift's Glibc module does not show (it needs _GNU_SOURCE).
+int glance_path_only_flag(void);
+
+/// The path of the file open at `descriptor` now, as the kernel knows it (readlink of
+/// /proc/self/fd/N), NUL-terminated in `buffer`; its length, or -1 with errno set (ENAMETOOLONG
+/// when it does not fit).
+long glance_descriptor_path(int descriptor, char *buffer, size_t capacity);
+
 /// `fstat` of what `path` leads to beneath `directory` (as glance_open_beneath resolves it),
 /// opened with O_PATH: a FIFO does not block and no content is opened. Returns 0, or -1 with
 /// errno set.

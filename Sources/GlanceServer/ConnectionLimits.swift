@@ -1,0 +1,95 @@
+internal import CProcess
+import Hummingbird
+import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What one client may cost the server: how many connections are served at once, how long a
+/// connection may send no complete request, and how long a client may take none of an answer.
+///
+/// An answer is sent with backpressure (the next piece of a document is read only when the
+/// previous one has gone to the socket), so a client that stops reading holds a chunk in the
+/// server and the kernel's socket buffer, and no more; it is then disconnected after
+/// ``sendTimeout``. With ``maximumConnections`` open, the server stops accepting until one
+/// closes (the kernel's listen queue holds the others).
+public struct ConnectionLimits: Sendable {
+    /// Connections served at once.
+    public var maximumConnections: Int
+    /// How long a connection may send no complete request (a slow or stalled client).
+    public var idleTimeout: Duration
+    /// How long a client may take none of an answer before it is disconnected.
+    public var sendTimeout: Duration
+
+    public init(maximumConnections: Int = 512, idleTimeout: Duration = .seconds(30), sendTimeout: Duration = .seconds(60)) {
+        self.maximumConnections = maximumConnections
+        self.idleTimeout = idleTimeout
+        self.sendTimeout = sendTimeout
+    }
+}
+
+/// Closes a connection whose client has taken none of its answer for a while: the channel
+/// stayed unwritable (the socket's buffer full, the peer reading nothing) for `timeout`.
+final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    typealias OutboundIn = NIOAny
+
+    private let timeout: TimeAmount
+    private let trimmer: MemoryTrimmer
+    private var closing: Scheduled<Void>?
+
+    init(timeout: Duration, trimmer: MemoryTrimmer) {
+        self.trimmer = trimmer
+        let (seconds, attoseconds) = timeout.components
+        self.timeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// The kernel's send buffer of each connection: without a size, Linux grows it to 4 MiB for a
+    /// client that does not read (memory that no process limit counts); 256 KiB still fills a
+    /// fast link, and a slow one is limited by the link, not by this.
+    static let socketSendBuffer = 256 * 1024
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        _ = context.channel.setOption(.socketOption(.so_sndbuf), value: Self.socketSendBuffer)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            closing?.cancel()
+            closing = nil
+        } else if closing == nil {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            closing = context.eventLoop.scheduleTask(in: timeout) {
+                let context = loopBound.value
+                if !context.channel.isWritable { context.close(promise: nil) }
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing?.cancel()
+        closing = nil
+        trimmer.connectionClosed()
+        context.fireChannelInactive()
+    }
+}
+
+/// Gives the memory that closed connections used back to the system: glibc keeps freed memory
+/// in its per-thread arenas (after 200 clients that stopped reading, 46 MB more than at start),
+/// so at most once a second, after a connection closes, what is free is returned (`malloc_trim`).
+final class MemoryTrimmer: Sendable {
+    private let lastTrim = Atomic<Int64>(0)
+
+    func connectionClosed() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let seconds = Int64(now.tv_sec)
+        let last = lastTrim.load(ordering: .relaxed)
+        guard seconds > last, lastTrim.compareExchange(expected: last, desired: seconds, ordering: .relaxed).exchanged
+        else { return }
+        glance_return_freed_memory()
+    }
+}

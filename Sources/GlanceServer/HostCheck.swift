@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which `Host` values a server answers: the address it is bound to, `localhost`, and the names
+/// it was given (`--server-name`); bound to every address (`0.0.0.0`, `::`), any IP address
+/// literal too. Anything else is a `421`.
+///
+/// A loopback server is private only as long as no page the user opens can read it. A page on
+/// a DNS-rebinding domain (`attacker.example`, made to resolve to 127.0.0.1) reaches the port
+/// through the user's browser, but its requests carry its own name as `Host`: refusing names
+/// the server was not given closes that road. An address literal cannot be rebound, so taking
+/// it costs nothing. The port is not compared: a reverse proxy may forward another one.
+public struct HostCheck: Sendable {
+    /// The names and addresses accepted, lowercased, IPv6 ones without brackets.
+    let names: Set<String>
+    /// Whether any IP address literal is accepted (a server bound to every address).
+    let anyAddress: Bool
+
+    /// The check for a server bound to `boundHost` that also answers for `serverNames`.
+    public init(boundHost: String, serverNames: [String] = []) {
+        let bound = Self.normalised(boundHost)
+        anyAddress = bound == "0.0.0.0" || bound == "::" || bound.isEmpty
+        names = Set([bound, "localhost"] + serverNames.map(Self.normalised))
+    }
+
+    /// Whether a request whose `Host` (or HTTP/2 `:authority`) is `authority` is answered.
+    public func accepts(authority: String) -> Bool {
+        let host = Self.normalised(Self.hostPart(of: authority))
+        if names.contains(host) { return true }
+        return anyAddress && Self.isAddressLiteral(host)
+    }
+
+    /// The names accepted, for the refusal's message.
+    var acceptedText: String {
+        names.sorted().joined(separator: ", ") + (anyAddress ? " and any IP address" : "")
+    }
+
+    /// `authority` without its port: `[::1]:8080` → `::1`, `example.org:80` → `example.org`.
+    static func hostPart(of authority: String) -> String {
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return authority }
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        if let colon = authority.firstIndex(of: ":"), colon == authority.lastIndex(of: ":"),
+            authority[authority.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber })
+        {
+            return String(authority[..<colon])
+        }
+        return authority
+    }
+
+    /// Lowercased, brackets and a final dot (`localhost.`) removed.
+    static func normalised(_ name: String) -> String {
+        var name = name.lowercased()
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name.count > 1, name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address literal (what `inet_pton` takes).
+    static func isAddressLiteral(_ host: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
+    }
+}
+
+/// Refuses, before any route runs, a request whose `Host` the ``HostCheck`` does not accept.
+struct HostFilter: RouterMiddleware {
+    typealias Context = ServerRequestContext
+    let check: HostCheck
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let authority = request.head.authority else { throw ServerError.missingHost }
+        guard check.accepts(authority: authority) else { throw ServerError.foreignHost(accepted: check.acceptedText) }
+        return try await next(request, context)
+    }
+}
