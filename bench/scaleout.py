@@ -179,7 +179,7 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log):
                 store = server.address(database, "corpus")
                 enqueue.append(timed([[glance, "generate", root, "--store", store, "--enqueue", "--quiet"]]))
                 workers = [["taskset", "-c", str(core), glance, "worker", "--store", store, "--jobs", "1",
-                            "--exit-when-idle"] for core in range(hosts)]
+                            "--root", root, "--exit-when-idle"] for core in range(hosts)]
                 with CPUSampler({"postgres": server.process.pid, "bench": os.getpid()}) as sampler:
                     results.append(timed(workers))
                 cpu.append({"hosts": hosts, "postgres": sampler.seconds("postgres"),

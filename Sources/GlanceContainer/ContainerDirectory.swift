@@ -83,7 +83,8 @@ public final class ContainerDirectory: Sendable {
     /// Whether `relative`, as spelled, may name a document: ``FileName/isDocumentPath(_:)``, and
     /// not inside an excluded folder.
     public func mayHoldDocument(_ relative: String) -> Bool {
-        FileName.isDocumentPath(relative) && !excludedFolders.contains { relative == $0 || relative.hasPrefix($0 + "/") }
+        FileName.isDocumentPath(relative)
+            && !excludedFolders.contains { relative == $0 || relative.hasPrefix($0 + "/") }
     }
 
     /// Opens `relative` beneath the container with `flags`, applying the type's rule: a

@@ -56,7 +56,8 @@ public final class OpenFile: Sendable {
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(FileAccessError) -> Int {
         var filled = 0
         while filled < buffer.count {
-            let got = pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset) + off_t(filled))
+            let got = pread(
+                descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset) + off_t(filled))
             if got < 0 {
                 if errno == EINTR { continue }
                 throw FileAccessError(errno: errno)

@@ -16,7 +16,8 @@ final class CacheFolder: Sendable {
     /// `base` (the cache folder the user names, `$XDG_CACHE_HOME`) and the folders above it are
     /// taken as they are, links included. The folders below it are the cache's own
     /// (`thumbnails/large`, `thumbnails/fail/…`): each is made and opened beneath the one above,
-    /// never through a symbolic link, so that a link planted there cannot send entries elsewhere.
+    /// never through a symbolic link, so that a link planted there cannot send entries elsewhere,
+    /// and must be the user's and writable by no other user.
     init(creating path: String, below base: String) throws(DesktopCacheError) {
         var prefix = ""
         for component in base.split(separator: "/") {
@@ -53,6 +54,17 @@ final class CacheFolder: Sendable {
                     ? "it is a symbolic link: the cache's own folders are never followed"
                     : code == ENOTDIR ? "it is not a folder" : String(cString: strerror(code))
                 throw .folder(path: walked, reason: reason)
+            }
+            // A folder of the cache another user owns, or any user may write, could be emptied
+            // or filled with links by them: refused, with the reason (it was written silently).
+            var own = stat()
+            if fstat(next, &own) == 0, own.st_uid != geteuid() || own.st_mode & 0o002 != 0 {
+                close(next)
+                throw .folder(
+                    path: walked,
+                    reason: own.st_uid != geteuid()
+                        ? "it belongs to another user (uid \(own.st_uid)); the cache's folders must be the user's own"
+                        : "any user may write it; make it owner-only (chmod 700)")
             }
             current = next
         }

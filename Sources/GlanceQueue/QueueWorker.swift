@@ -150,7 +150,8 @@ public struct QueueWorker: Sendable {
         // host would render it, and nothing is recorded under it.
         guard FileName.isDocumentPath(job.path) else {
             await giveBack(
-                job, lease: lease, reason: "refused: not a document path of a container (absolute, '..', hidden or NUL)",
+                job, lease: lease,
+                reason: "refused: not a document path of a container (absolute, '..', hidden or NUL)",
                 final: true)
             return false
         }

@@ -23,7 +23,9 @@ public struct ConnectionLimits: Sendable {
     /// How long a client may take none of an answer before it is disconnected.
     public var sendTimeout: Duration
 
-    public init(maximumConnections: Int = 512, idleTimeout: Duration = .seconds(30), sendTimeout: Duration = .seconds(60)) {
+    public init(
+        maximumConnections: Int = 512, idleTimeout: Duration = .seconds(30), sendTimeout: Duration = .seconds(60)
+    ) {
         self.maximumConnections = maximumConnections
         self.idleTimeout = idleTimeout
         self.sendTimeout = sendTimeout
@@ -53,6 +55,7 @@ final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func handlerAdded(context: ChannelHandlerContext) {
         _ = context.channel.setOption(.socketOption(.so_sndbuf), value: Self.socketSendBuffer)
+        trimmer.connectionOpened()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -79,17 +82,24 @@ final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
 /// Gives the memory that closed connections used back to the system: glibc keeps freed memory
 /// in its per-thread arenas (after 200 clients that stopped reading, 46 MB more than at start),
-/// so at most once a second, after a connection closes, what is free is returned (`malloc_trim`).
+/// so when the last open connection closes, or at most once a second while others stay open,
+/// what is free is returned (`malloc_trim`).
 final class MemoryTrimmer: Sendable {
     private let lastTrim = Atomic<Int64>(0)
+    private let open = Atomic<Int>(0)
+
+    func connectionOpened() {
+        open.add(1, ordering: .relaxed)
+    }
 
     func connectionClosed() {
+        let stillOpen = open.subtract(1, ordering: .relaxed).newValue
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let seconds = Int64(now.tv_sec)
         let last = lastTrim.load(ordering: .relaxed)
-        guard seconds > last, lastTrim.compareExchange(expected: last, desired: seconds, ordering: .relaxed).exchanged
-        else { return }
+        guard stillOpen <= 0 || seconds > last else { return }
+        guard lastTrim.compareExchange(expected: last, desired: seconds, ordering: .relaxed).exchanged else { return }
         glance_return_freed_memory()
     }
 }

@@ -29,7 +29,8 @@ extension PreviewServer {
         let grid = GridPage(
             title: title, assets: assets.links, events: liveUpdates ? links.events : nil, siteURL: siteURL,
             gridURL: links.grid,
-            range: pastTheEnd ? "none here: this page is past the end of \(documents)" : "\(first)–\(last) of \(documents)",
+            range: pastTheEnd
+                ? "none here: this page is past the end of \(documents)" : "\(first)–\(last) of \(documents)",
             totals: totalsText(totals), pattern: query.pattern ?? "",
             kinds: [GridPage.Option(value: "", label: "All kinds", selected: query.contentType == nil)]
                 + ContentType.allCases.map {

@@ -57,7 +57,8 @@ public enum CacheDirectory {
         let made = try makeDirectory(path, location: path)
         let folder = try openOwnFolder(path)
         defer { close(folder) }
-        let hadDatabase = databaseName.map { exists($0, in: folder) } ?? exists(SidecarStore.databaseFileName, in: folder)
+        let hadDatabase =
+            databaseName.map { exists($0, in: folder) } ?? exists(SidecarStore.databaseFileName, in: folder)
         try writeIfMissing(tagFileName, content: tagContent, in: folder, location: path)
         if made || hadDatabase {
             try writeIfMissing(ignoreFileName, content: ignoreContent, in: folder, location: path)
@@ -111,13 +112,15 @@ public enum CacheDirectory {
                 location: path)
         }
         if status.st_mode & 0o007 != 0 {
-            _ = fchmod(folder, folderMode)
+            // The owner's bits kept as they are (a read-only store stays read-only).
+            _ = fchmod(folder, status.st_mode & 0o700)
             narrowFiles(in: folder)
         }
         return folder
     }
 
-    /// The database files of a store made before stores were owner-only, narrowed to 0600.
+    /// The database files of a store made before stores were owner-only, narrowed to the owner's
+    /// bits (0644 becomes 0600).
     private static func narrowFiles(in folder: Int32) {
         let name = SidecarStore.databaseFileName
         for file in [name, name + "-wal", name + "-shm"] {
@@ -125,7 +128,7 @@ public enum CacheDirectory {
             guard FileName.withCString(file, { fstatat(folder, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0,
                 status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid()
             else { continue }
-            _ = FileName.withCString(file) { fchmodat(folder, $0, databaseMode, 0) }
+            _ = FileName.withCString(file) { fchmodat(folder, $0, status.st_mode & 0o700, 0) }
         }
     }
 

@@ -103,7 +103,8 @@ struct WorkerCommand: AsyncParsableCommand {
         var resolvedRoots: [String] = []
         for root in roots {
             guard let resolved = FileName.withCString(root, { realpath($0, nil) }) else {
-                throw CommandFailure.unusable("--root \(DisplayText.escaped(root)): \(String(cString: strerror(errno)))")
+                throw CommandFailure.unusable(
+                    "--root \(DisplayText.escaped(root)): \(String(cString: strerror(errno)))")
             }
             resolvedRoots.append(FileName.decode(cString: resolved))
             free(resolved)

@@ -146,6 +146,31 @@ struct DesktopCacheCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: cacheHome + "/thumbnails/normal").count == 1)
     }
 
+    @Test("a cache size folder any user may write, or another user's, is refused with the reason, not written")
+    func foreignSizeFolders() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let cacheHome = container.output("cache")
+        let large = cacheHome + "/thumbnails/large"
+        try FileManager.default.createDirectory(atPath: large, withIntermediateDirectories: true)
+        chmod(large, 0o777)
+        let open = try GlanceProcess.run(
+            ["thumbnail", container.file("a.png"), "--xdg", "--xdg-sizes", "large"],
+            environment: ["XDG_CACHE_HOME": cacheHome])
+        #expect(open.status == 2)
+        #expect(open.standardError.contains("thumbnails/large: any user may write it"), "\(open.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: large).isEmpty)
+        if getuid() == 0 {
+            chmod(large, 0o700)
+            chown(large, 65534, 65534)
+            let foreign = try GlanceProcess.run(
+                ["thumbnail", container.file("a.png"), "--xdg", "--xdg-sizes", "large"],
+                environment: ["XDG_CACHE_HOME": cacheHome])
+            #expect(foreign.status == 2)
+            #expect(foreign.standardError.contains("belongs to another user"), "\(foreign.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: large).isEmpty)
+        }
+    }
+
     // MARK: - Helpers
 
     /// Every entry of `sizes`: an 8-bit RGBA non-interlaced PNG inside its box, with the tEXt

@@ -69,10 +69,14 @@ struct FaultTests {
         #expect(generate.status == 2)
         // Whether opening or the first write meets the read-only file, the line names the store.
         #expect(generate.errorLines.count == 1)
+        // As root the other user is nobody, and the store is not theirs to write; else it is
+        // the user's own, read-only.
         #expect(
             generate.standardError.contains(
-                "\(store): cannot write the database: attempt to write a readonly database; check the folder's permissions"
-            ))
+                getuid() == 0
+                    ? "\(store): the store's folder belongs to another user"
+                    : "\(store): cannot write the database: attempt to write a readonly database; check the folder's permissions"
+            ), "\(generate.standardError)")
     }
 
     @Test("a sidecar replaced by garbage: a clear error that names it and says how to rebuild; documents untouched")

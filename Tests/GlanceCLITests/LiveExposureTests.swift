@@ -31,7 +31,8 @@ struct LiveExposureTests {
         Int(answer.dropFirst("HTTP/1.1 ".count).prefix(3)) ?? 0
     }
 
-    @Test("the sidecar is owner-only: folder 0700, database and WAL 0600; an old 0755 store is narrowed, a group's kept")
+    @Test(
+        "the sidecar is owner-only: folder 0700, database and WAL 0600; an old 0755 store is narrowed, a group's kept")
     func sidecarIsOwnerOnly() throws {
         let container = try SampleContainer(["private.txt": "text/latin-utf8.txt"])
         chmod(container.file("private.txt"), 0o600)
@@ -89,7 +90,8 @@ struct LiveExposureTests {
         #expect(FileManager.default.createFile(atPath: target, contents: nil))
         symlink(target, store + "/thumbnails.sqlite")
         #expect(try GlanceProcess.run(["generate", container.path]).status == 2)
-        #expect(Self.mode(target) != 0 && (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) == 0)
+        #expect(
+            Self.mode(target) != 0 && (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) == 0)
         unlink(store + "/thumbnails.sqlite")
         // A folder another user made (what a neighbour does in a 1777 container).
         if getuid() == 0 {
@@ -153,7 +155,8 @@ struct LiveExposureTests {
         ] {
             let answer = try Self.get(path, port: port)
             #expect(Self.status(answer) == 404, "\(path): \(answer.prefix(200))")
-            #expect(!answer.contains("hunter2") && !answer.contains("secret-config") && !answer.contains("SQLite format"))
+            #expect(
+                !answer.contains("hunter2") && !answer.contains("secret-config") && !answer.contains("SQLite format"))
         }
         #expect(Self.status(try Self.get("/documents/notes.txt", port: port)) == 200)
     }
@@ -197,7 +200,9 @@ struct LiveExposureTests {
         let whole = try Self.get(
             "/documents/a.txt", port: port, headers: "Host: 127.0.0.1\r\nRange: bytes=0-99999999999999999999\r\n")
         #expect(Self.status(whole) == 206)
-        #expect(whole.contains("Content-Range: bytes 0-\(size - 1)/\(size)") || whole.lowercased().contains("content-range: bytes 0-\(size - 1)/\(size)"))
+        #expect(
+            whole.contains("Content-Range: bytes 0-\(size - 1)/\(size)")
+                || whole.lowercased().contains("content-range: bytes 0-\(size - 1)/\(size)"))
         let beyond = try Self.get(
             "/documents/a.txt", port: port, headers: "Host: 127.0.0.1\r\nRange: bytes=99999999999999999999-\r\n")
         #expect(Self.status(beyond) == 416)
@@ -221,7 +226,9 @@ struct LiveExposureTests {
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         var sent = 0
         while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = request[sent...].withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { break }
             sent += count
         }
@@ -246,7 +253,8 @@ struct LiveExposureTests {
         return (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0) / 1024
     }
 
-    @Test("the hook socket: a path with a NUL is an error and drops no record; 100,000 paths are refused without growing")
+    @Test(
+        "the hook socket: a path with a NUL is an error and drops no record; 100,000 paths are refused without growing")
     func hookSocketRequests() throws {
         let container = try SampleContainer(["photo.png": "png/rgb8.png", "notes.txt": "text/latin-utf8.txt"])
         let (watch, log) = try OnSaveCommandTests.startWatch(container)
@@ -257,7 +265,9 @@ struct LiveExposureTests {
         let nul = try Self.askSocket(socket, Array("{\"paths\":[\"photo.png\\u0000junk\"]}\n".utf8))
         #expect(nul.count == 1 && nul[0].contains("\"error\""), "\(nul)")
         let listed = try GlanceProcess.run(["show", container.path, "photo.png", "--json"])
-        #expect(listed.standardOutput.contains("\"state\" : \"fresh\""), "the record is still there: \(listed.standardOutput)")
+        #expect(
+            listed.standardOutput.contains("\"state\" : \"fresh\""),
+            "the record is still there: \(listed.standardOutput)")
         // A request of 100,000 paths (about 1.3 MB) is refused whole; the watcher does not grow.
         let before = Self.residentMiB(watch.processIdentifier)
         let paths = (0..<100_000).map { "\"missing-\($0).txt\"" }.joined(separator: ",")

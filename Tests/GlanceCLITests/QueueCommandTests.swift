@@ -492,22 +492,26 @@ struct QueueCommandTests {
         let other = try Self.container(documents: 1)
         let otherStore = "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)"
         #expect(try GlanceProcess.run(["generate", other.path, "--store", otherStore, "--enqueue"]).status == 0)
-        let root = try #require(realpath(container.path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        })
-        let otherRoot = try #require(realpath(other.path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        })
-        let secretRoot = try #require(realpath(outside.path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        })
+        let root = try #require(
+            realpath(container.path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
+        let otherRoot = try #require(
+            realpath(other.path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
+        let secretRoot = try #require(
+            realpath(outside.path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
         for (key, folder, path) in [
-            ("shared", secretRoot, "secret.txt"), ("shared", root, "../\((secretRoot as NSString).lastPathComponent)/secret.txt"),
+            ("shared", secretRoot, "secret.txt"),
+            ("shared", root, "../\((secretRoot as NSString).lastPathComponent)/secret.txt"),
             ("shared", root, secretRoot + "/secret.txt"), ("shared", root, ".thumbnails/thumbnails.sqlite"),
-            (otherRoot, root, "doc-00.png"),
+            (otherRoot, root, "extra.png"),
         ] {
             _ = try server.psql(
                 "INSERT INTO glance.job(container, root, path, priority) VALUES ('\(key)', '\(folder)', '\(path)', 1)",

@@ -113,10 +113,14 @@ struct PagesTests {
                 #expect(Self.link("next-page", in: html) == nil)
                 #expect(Self.link("previous-page", in: html) == "/?sort=size&reverse=1&limit=3")
             }
-            // Past the end, as far as an offset goes: an empty page (it was an overflow, a crash).
+            // Past the end, as far as an offset goes: an empty page that says so (it was an
+            // overflow, a crash; then "4–4 of 4" over no document), "previous" to the last page.
             try await client.execute(uri: "/?offset=\(Int.max)&limit=3", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body).contains("4–4 of 4 documents"))
+                let html = String(buffer: response.body)
+                #expect(html.contains("past the end of 4 documents"))
+                #expect(!html.contains("4–4 of 4"))
+                #expect(Self.link("previous-page", in: html) == "/?offset=3&limit=3")
             }
             for bad in ["/?sort=colour", "/?limit=0", "/?offset=-1", "/?status=shiny", "/?pattern=%zz"] {
                 try await client.execute(uri: bad, method: .get) { #expect($0.status == .badRequest, "\(bad)") }

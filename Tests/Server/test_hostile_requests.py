@@ -9,7 +9,9 @@ HTTP/0.9 and garbage, pipelined requests) and a fixed-seed series of mutations o
 It checks that no answer is a 500 (or any 5xx but 503), that no answer carries the marker from
 outside the container, and that the server still answers a normal request afterwards. Then it
 opens 200 slow clients (headers dribbled a byte at a time) and checks that normal requests still
-complete; it prints how much they were delayed (`make bench` is where speed is judged).
+complete; it prints how much they were delayed (`make bench` is where speed is judged). Last, 200
+clients ask for a 50 MB document and stop reading: the server's resident memory must grow by less
+than 100 MiB, come back near its start once they close, and --send-timeout must disconnect them.
 
     python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
 
@@ -152,11 +154,91 @@ def timed_get(port, path=b"/api/items?limit=5"):
     return time.monotonic() - started, statuses(response)
 
 
+def resident_mib(pid):
+    """The resident memory of process `pid`, in MiB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def readers_that_stop(glance, work, count):
+    """`count` clients ask for a 50 MB document and never read: the server's memory grows by less
+    than 100 MiB and comes back near its start once they close; with --send-timeout 3 they are
+    disconnected; --max-connections holds the rest in the listen queue. Returns the failures."""
+    failures = []
+    container = work / "big"
+    container.mkdir()
+    with open(container / "big.bin", "wb") as big:
+        big.write(random.Random(35).randbytes(50 * 1000 * 1000))
+    port = free_port()
+    server = subprocess.Popen([glance, "serve", str(container), "--port", str(port), "--send-timeout", "3",
+                               "--max-connections", str(count + 20)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    clients = []
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if 200 in statuses(exchange(port, request(b"/api/items"), 5)):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        start = resident_mib(server.pid)
+        for _ in range(count):
+            client = socket.socket()
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.connect(("127.0.0.1", port))
+            client.sendall(b"GET /documents/big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            clients.append(client)
+        time.sleep(2)
+        stalled = resident_mib(server.pid)
+        # Still answering others meanwhile.
+        if 200 not in timed_get(port, b"/api/items")[1]:
+            failures.append(f"with {count} clients that stopped reading, a normal request failed")
+        # Past --send-timeout, the server has hung up on them: what is left to read ends.
+        time.sleep(4)
+        cut = 0
+        for client in clients:
+            client.settimeout(5)
+            try:
+                while client.recv(1 << 20):
+                    pass
+                cut += 1
+            except OSError:
+                cut += 1
+        for client in clients:
+            client.close()
+        clients = []
+        time.sleep(2)
+        after = resident_mib(server.pid)
+        print(f"{count} clients that stopped reading a 50 MB document: server {start:.0f} MiB at start, "
+              f"{stalled:.0f} MiB with them, {after:.0f} MiB after they closed; {cut} disconnected by --send-timeout")
+        if stalled - start >= 100:
+            failures.append(f"{count} clients that stopped reading grew the server by {stalled - start:.0f} MiB")
+        if after - start >= 50:
+            failures.append(f"after the clients closed, the server kept {after - start:.0f} MiB more than at start")
+        if cut != count:
+            failures.append(f"--send-timeout disconnected {cut} of {count} clients that stopped reading")
+    finally:
+        for client in clients:
+            client.close()
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(server.pid, signal.SIGKILL)
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--glance", required=True, help="the glance executable")
     parser.add_argument("--mutations", type=int, default=400, help="mutated requests to send")
     parser.add_argument("--slow-clients", type=int, default=200)
+    parser.add_argument("--stalled-clients", type=int, default=200,
+                        help="clients that ask for a large document and stop reading")
     arguments = parser.parse_args()
     glance = str(Path(arguments.glance).resolve())
     work = Path(tempfile.mkdtemp(prefix="glance-hostile-"))
@@ -236,6 +318,10 @@ def main():
               f"worst {max(loaded) * 1000:.1f} ms")
         if server.poll() is not None:
             failures.append(f"glance serve exited ({server.returncode})")
+        for connection in slow:
+            connection.close()
+        slow = []
+        failures += readers_that_stop(glance, work, arguments.stalled_clients)
     finally:
         for connection in slow:
             connection.close()
