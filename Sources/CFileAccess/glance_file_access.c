@@ -56,11 +56,13 @@ static int open_beneath_by_components(int directory, const char *path, int flags
     return current;
 }
 
-int glance_open_beneath(int directory, const char *path, int flags) {
+/// openat2 beneath `directory` with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS and `extra` resolve
+/// flags, retried on EINTR and EAGAIN; the component walk where the kernel has no openat2.
+static int open_beneath_resolving(int directory, const char *path, int flags, unsigned long long extra) {
     struct open_how how;
     memset(&how, 0, sizeof how);
     how.flags = (unsigned long long)(flags | O_CLOEXEC);
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | extra;
     long result;
     do {
         result = syscall(SYS_openat2, directory, path, &how, sizeof how);
@@ -69,18 +71,13 @@ int glance_open_beneath(int directory, const char *path, int flags) {
     return (int)result;
 }
 
+int glance_open_beneath(int directory, const char *path, int flags) {
+    return open_beneath_resolving(directory, path, flags, 0);
+}
+
+// The fallback (the component walk) follows no link either.
 int glance_open_beneath_without_links(int directory, const char *path, int flags) {
-    struct open_how how;
-    memset(&how, 0, sizeof how);
-    how.flags = (unsigned long long)(flags | O_CLOEXEC);
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    long result;
-    do {
-        result = syscall(SYS_openat2, directory, path, &how, sizeof how);
-    } while (result < 0 && (errno == EINTR || errno == EAGAIN));
-    // The fallback follows no link either.
-    if (result < 0 && errno == ENOSYS) return open_beneath_by_components(directory, path, flags);
-    return (int)result;
+    return open_beneath_resolving(directory, path, flags, RESOLVE_NO_SYMLINKS);
 }
 
 int glance_path_only_flag(void) { return O_PATH; }
