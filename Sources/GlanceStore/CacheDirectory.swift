@@ -57,8 +57,7 @@ public enum CacheDirectory {
         let made = try makeDirectory(path, location: path)
         let folder = try openOwnFolder(path)
         defer { close(folder) }
-        let hadDatabase =
-            databaseName.map { exists($0, in: folder) } ?? exists(SidecarStore.databaseFileName, in: folder)
+        let hadDatabase = exists(databaseName ?? SidecarStore.databaseFileName, in: folder)
         try writeIfMissing(tagFileName, content: tagContent, in: folder, location: path)
         if made || hadDatabase {
             try writeIfMissing(ignoreFileName, content: ignoreContent, in: folder, location: path)
