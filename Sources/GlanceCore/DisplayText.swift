@@ -8,6 +8,21 @@ public enum DisplayText {
     /// the backslash escaped (`\n`, `\t`, `\x1B`, `\u{202E}`, `\\`), and bytes of a name that were
     /// not UTF-8 (see ``FileName``) shown as `\xFF`. Other characters stay as they are.
     public static func escaped(_ text: String) -> String {
+        escaped(text, backslash: true)
+    }
+
+    /// `text` made safe for one line of a log, whether it is a raw name or a message whose names
+    /// are already ``escaped(_:)``: the same escapes except that a backslash stays as it is, so
+    /// escaping twice changes nothing (`bad\xFF` is not logged as `bad\\xFF`). A log handler
+    /// applies this once to everything it writes; callers hand it raw values.
+    public static func lineSafe(_ text: String) -> String {
+        escaped(text, backslash: false)
+    }
+
+    private static func escaped(_ text: String, backslash: Bool) -> String {
+        let needsEscape = { (scalar: Unicode.Scalar) in
+            (backslash || scalar != "\\") && Self.needsEscape(scalar)
+        }
         // Fast path: nothing to escape in most names.
         if !text.unicodeScalars.contains(where: needsEscape) { return text }
         var result = ""

@@ -163,10 +163,10 @@ public final class ContainerWatcher: Sendable {
         if let handOff = options.handOff {
             do {
                 let said = try await handOff([path], true)
-                logger.info("handed off", metadata: ["path": "\(DisplayText.escaped(path))", "outcome": "\(said)"])
+                logger.info("handed off", metadata: ["path": "\(path)", "outcome": "\(said)"])
             } catch {
                 logger.error(
-                    "hand-off failed", metadata: ["path": "\(DisplayText.escaped(path))", "error": "\(error)"])
+                    "hand-off failed", metadata: ["path": "\(path)", "error": "\(error)"])
             }
             return
         }
@@ -236,7 +236,7 @@ public final class ContainerWatcher: Sendable {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var metadata: Logger.Metadata = [
-            "path": "\(DisplayText.escaped(outcome.path))", "change": "\(change)",
+            "path": "\(outcome.path)", "change": "\(change)",
             "latencyMs": .stringConvertible(Int(milliseconds.rounded())),
         ]
         switch outcome {

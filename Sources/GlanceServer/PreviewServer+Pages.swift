@@ -73,7 +73,7 @@ extension PreviewServer {
             title: DisplayText.escaped(item.name), assets: assets.links,
             prefetch: neighbours.compactMap { $0.flatMap(links.thumbnail(for:)) },
             events: liveUpdates ? links.events : nil, name: DisplayText.escaped(item.name),
-            path: DisplayText.escaped(item.path),
+            path: item.path,
             gridURL: links.grid(query, offset: index.map { $0 / pageSize * pageSize } ?? 0),
             position: (index ?? 0) + 1, count: index == nil ? 1 : paths.count,
             previousURL: previous.map { links.preview($0, query: query) },

@@ -6,7 +6,8 @@ import Logging
 
 /// swift-log's output for `glance watch`: one line per event on standard
 /// error, as text (`2026-11-23T07:01:02Z info refreshed path=a.jpg latencyMs=120`) or as one JSON
-/// object per line for log collectors.
+/// object per line for log collectors. Callers hand it raw values (a path as it is); it makes
+/// each one safe for a line here, once (``DisplayText/lineSafe(_:)``).
 struct LineLogHandler: LogHandler {
     enum Format: String, CaseIterable, Sendable {
         case text, json
@@ -30,13 +31,15 @@ struct LineLogHandler: LogHandler {
         switch format {
         case .text:
             let pairs = fields.sorted { $0.key < $1.key }.map { key, value in
-                let text = DisplayText.escaped("\(value)")
+                let text = DisplayText.lineSafe("\(value)")
                 return text.contains(" ") || text.isEmpty ? "\(key)=\"\(text)\"" : "\(key)=\(text)"
             }
-            line = ([time, event.level.rawValue, DisplayText.escaped("\(event.message)")] + pairs).joined(
+            line = ([time, event.level.rawValue, DisplayText.lineSafe("\(event.message)")] + pairs).joined(
                 separator: " ")
         case .json:
-            var object: [String: Any] = ["time": time, "level": event.level.rawValue, "message": "\(event.message)"]
+            var object: [String: Any] = [
+                "time": time, "level": event.level.rawValue, "message": DisplayText.lineSafe("\(event.message)"),
+            ]
             for (key, value) in fields { object[key] = Self.jsonValue(value) }
             line =
                 (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
@@ -54,7 +57,7 @@ extension LineLogHandler {
             if let integer = convertible as? Int { return integer }
             if let number = convertible as? Double, number.isFinite { return number }
         }
-        return "\(value)"
+        return DisplayText.lineSafe("\(value)")
     }
 }
 

@@ -124,6 +124,34 @@ struct OnSaveCommandTests {
         #expect(served["documents"] as? Int == 1, "\(text)")
     }
 
+    @Test("a name that is not UTF-8 or holds a line break is logged escaped once: bad\\xFF, not bad\\\\xFF")
+    func oddNamesLoggedOnce() throws {
+        let container = try SampleContainer([:])
+        let (watch, log) = try Self.startWatch(container, ["--no-catch-up"])
+        defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
+        for name in [Array("bad".utf8) + [0xFF] + Array(".txt".utf8), Array("two\nlines.txt".utf8)] {
+            let path = Array(container.path.utf8) + [UInt8(ascii: "/")] + name + [0]
+            let descriptor = path.withUnsafeBufferPointer {
+                $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+            }
+            try #require(descriptor >= 0)
+            _ = write(descriptor, "saved\n", 6)
+            close(descriptor)
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while log.read().components(separatedBy: " refreshed ").count < 3, ContinuousClock.now < deadline {
+            usleep(50_000)
+        }
+        kill(watch.processIdentifier, SIGTERM)
+        watch.waitUntilExit()
+        let text = log.read()
+        #expect(text.contains("path=bad\\xFF.txt"), "\(text)")
+        #expect(text.contains("path=two\\nlines.txt"), "\(text)")
+        #expect(!text.contains("\\\\"), "\(text)")
+        // One event a line: the name's line break did not start a line of its own.
+        #expect(text.split(separator: "\n").allSatisfy { $0.hasPrefix("20") }, "\(text)")
+    }
+
     @Test("a container folder deleted under a running watch stops it with exit 2, not a silent service")
     func containerDeleted() throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt"])

@@ -171,7 +171,12 @@ struct PagesTests {
             let html = try await client.execute(uri: "/", method: .get) { String(buffer: $0.body) }
             #expect(!html.contains("<img src=x"))
             #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;.txt"))
-            #expect(!html.contains("\u{202E}"))
+            // The override is shown escaped; only the machine-readable data-path holds the
+            // path as it is, the same string the change events carry.
+            let shown = html.replacingOccurrences(of: "data-path=\"\(bidi)\"", with: "")
+            #expect(!shown.contains("\u{202E}"))
+            #expect(html.contains("invoice\\u{202E}fdp.txt"))
+            #expect(Self.paths(html).contains(bidi))
             // Its links are percent-encoded, so the path comes back whole.
             #expect(html.contains("/preview/%3Cimg%20src=x%20onerror=alert(1)%3E.txt"))
             try await client.execute(uri: "/preview/%3Cimg%20src=x%20onerror=alert(1)%3E.txt", method: .get) {
@@ -181,6 +186,26 @@ struct PagesTests {
                 #expect(!page.contains("<img src=x"))
                 #expect(page.contains("<h1>&lt;img src=x onerror=alert(1)&gt;.txt</h1>"))
             }
+        }
+    }
+
+    @Test("a tile's data-path is the path its change event carries, for a name that is not UTF-8 too")
+    func dataPathMatchesEvents() async throws {
+        let served = try ServedContainer()
+        let bytes = Array("bad".utf8) + [0xFF] + Array(".txt".utf8)
+        let path = FileName.decode(bytes)
+        let descriptor = FileName.withCString(served.root + "/" + path) { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        try #require(descriptor >= 0)
+        close(descriptor)
+        let event = PreviewServer.serverSentEvent(.removed(path: path))
+        let json = try #require(event.split(separator: "\n").first { $0.hasPrefix("data: ") }).dropFirst(6)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let carried = try #require(object["path"] as? String)
+        try await served.test { client in
+            let html = try await client.execute(uri: "/", method: .get) { String(buffer: $0.body) }
+            #expect(Self.paths(html).contains(carried), "\(Self.paths(html))")
+            // The name is shown with its byte made visible.
+            #expect(html.contains("bad\\xFF.txt"))
         }
     }
 

@@ -10,6 +10,9 @@ struct GridPage: Sendable {
     struct Item: Sendable {
         /// The name as shown (control characters, bidi overrides and raw bytes made visible).
         let name: String
+        /// The path as the change events carry it (`data-path`, for scripts that match an event
+        /// to its tile): machine data, left for the template engine to HTML-escape and never
+        /// shown, so it is not display-escaped.
         let path: String
         let previewURL: String
         /// Nil when there is no thumbnail to show (failed, unsupported): `note` says why.
@@ -61,7 +64,7 @@ extension GridPage.Item {
     /// The tile of `item`; `links` makes its URLs.
     init(_ item: PromisedItemAttributes, links: PageLinks, query: PageQuery) {
         name = DisplayText.escaped(item.name)
-        path = DisplayText.escaped(item.path)
+        path = item.path
         previewURL = links.preview(item.path, query: query)
         let image = item.standardThumbnail
         thumbnailURL = links.thumbnail(for: item)

@@ -16,6 +16,8 @@ struct PreviewPage: Sendable {
     let prefetch: [String]
     let events: String?
     let name: String
+    /// The path as the change events carry it (`data-path`), not display-escaped: see
+    /// ``GridPage/Item/path``.
     let path: String
     let gridURL: String
     /// 1-based position in the filtered, sorted sequence, and its length.
