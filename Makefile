@@ -129,11 +129,11 @@ demo: release
 
 ## lint: check formatting with swift-format (ships with the toolchain).
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz Examples
 
 ## format: rewrite the sources in the project's format.
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz Examples
 
 ## conformance: the shared conformance corpus (../shared/corpus) against the release build.
 conformance: release

@@ -13,8 +13,10 @@
 //   GlanceListing -> Core + Container: promised-item attributes, the preview listing
 //   GlanceDesktopCache -> Core: the freedesktop.org thumbnail cache (`--xdg`)
 //   GlanceOnSave -> Pipeline + Listing: inotify watcher, document library, the hook socket
-//   GlanceQueue -> Pipeline + PostgresStore: one host's share of the PostgreSQL job queue
+//   GlanceQueue -> Glance + Pipeline + PostgresStore: one host's share of the PostgreSQL job queue
 //   GlanceServer -> Pipeline + Listing + Hummingbird + Mustache: `glance serve`'s routes and pages
+//   Glance -> Store + PostgresStore + Pipeline + Listing + OnSave: the library's front door, where
+//     a container and its store are opened (ContainerLocation) and used (Container)
 //   glance (the command line) and glance-worker (the renderer process): executables
 import PackageDescription
 
@@ -24,6 +26,7 @@ let package = Package(
     products: [
         .executable(name: "glance", targets: ["glance"]),
         .executable(name: "glance-worker", targets: ["glance-worker"]),
+        .library(name: "Glance", targets: ["Glance"]),
         .library(name: "GlanceRender", targets: ["GlanceRender"]),
     ],
     dependencies: [
@@ -136,10 +139,19 @@ let package = Package(
             ]),
         .target(
             name: "GlanceQueue",
-            dependencies: ["GlanceCore", "GlanceContainer", "GlanceStore", "GlancePostgresStore", "GlancePipeline"]),
+            dependencies: ["Glance", "GlanceCore", "GlanceContainer", "GlancePostgresStore", "GlancePipeline"]),
+        // The front door: one import for a program that keeps documents (see Glance.docc).
+        .target(
+            name: "Glance",
+            dependencies: [
+                "GlanceCore", "GlanceContainer", "GlanceStore", "GlancePostgresStore", "GlancePipeline",
+                "GlanceListing",
+                "GlanceOnSave",
+            ]),
         .executableTarget(
             name: "glance",
             dependencies: [
+                "Glance",
                 "GlanceCore",
                 "GlanceStore",
                 "GlancePostgresStore",
@@ -166,9 +178,14 @@ let package = Package(
             path: "Sources/GlanceWorkerMain"
         ),
 
+        // MARK: Examples: programs built on the library, built and run by the tests.
+        .executableTarget(name: "tiny-document-store", dependencies: ["Glance"], path: "Examples/TinyDocumentStore"),
+
         // MARK: Tests, one target per module, and one helper they share.
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
+        .testTarget(
+            name: "GlanceTests", dependencies: ["Glance", "glance-worker", "tiny-document-store", "GlanceTestSupport"]),
         .testTarget(name: "GlanceQueueTests", dependencies: ["GlanceCore", "GlanceQueue"]),
         .testTarget(name: "GlanceWorkerTests", dependencies: ["GlanceCore", "GlanceWorker"]),
         .testTarget(

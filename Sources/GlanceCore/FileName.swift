@@ -18,18 +18,10 @@ public enum FileName {
         path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Whether `path` can name a document of a container as it is spelled: relative, not empty,
-    /// no NUL, and no component that is empty, `.`, `..` or hidden (starting with `.`). The
-    /// single rule every path taken from outside (a URL, a hook request, a queue row) passes
-    /// before anything is opened; where a link leads is judged again when it is opened.
+    /// Whether `path` can name a document of a container as it is spelled: ``DocumentPath``'s
+    /// rule, with nothing to normalise.
     public static func isDocumentPath(_ path: String) -> Bool {
-        let bytes = path.utf8
-        guard let first = bytes.first, first != UInt8(ascii: "/"), bytes.last != UInt8(ascii: "/"),
-            !bytes.contains(0)
-        else { return false }
-        return !bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains {
-            $0.isEmpty || $0.first == UInt8(ascii: ".")
-        }
+        DocumentPath(exactly: path) != nil
     }
 
     /// Whether a path component is hidden: its first byte is `.` (a `.` followed by a combining

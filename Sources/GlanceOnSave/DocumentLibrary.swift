@@ -74,28 +74,21 @@ public struct DocumentLibrary: Sendable {
         return item
     }
 
-    /// `path` normalised, or an error if it would not be a document of the container: it climbs
-    /// out with `..`, is absolute, or has a hidden component (hidden files are not documents).
+    /// `path` normalised, or an error if it would not be a document of the container
+    /// (``DocumentPath``'s rule).
     static func checked(_ path: String) throws(LibraryError) -> String {
-        guard path.utf8.first != UInt8(ascii: "/") else {
-            throw .invalidPath(path: path, reason: "absolute paths are not allowed")
+        do {
+            return try DocumentPath(path).relative
+        } catch {
+            throw .invalidPath(error)
         }
-        let parts = FileName.components(of: path)
-        guard !parts.isEmpty else { throw .invalidPath(path: path, reason: "empty path") }
-        for part in parts {
-            if part == ".." { throw .invalidPath(path: path, reason: "leads outside the container") }
-            if FileName.isHidden(component: part) {
-                throw .invalidPath(path: path, reason: "hidden names are not documents")
-            }
-        }
-        return parts.joined(separator: "/")
     }
 }
 
 /// Why a document store's request failed.
 public enum LibraryError: Error, Sendable, CustomStringConvertible {
     /// The path cannot name a document of the container.
-    case invalidPath(path: String, reason: String)
+    case invalidPath(DocumentPathError)
     /// Writing, deleting or renaming the file failed.
     case cannotWrite(path: String, reason: String)
     /// The thumbnail store failed.
@@ -103,7 +96,7 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidPath(let path, let reason): "\(path): \(reason)"
+        case .invalidPath(let error): error.description
         case .cannotWrite(let path, let reason): "\(path): \(reason)"
         case .store(let error): error.description
         }

@@ -73,15 +73,10 @@ public enum HookSocket {
     /// The socket's path for a store folder.
     public static func path(inStore directory: String) -> String { directory + "/" + fileName }
 
-    /// `path` normalised as a document path of the container, or nil if it is not one (absolute,
-    /// climbing out with `..`, empty, holding a NUL, or hidden: a name starting with `.` on the
-    /// way). `.` components and repeated slashes are dropped (`./a//b` is `a/b`).
+    /// `path` normalised as a document path of the container (``DocumentPath``), or nil if it
+    /// is not one.
     public static func checkedPath(_ path: String) -> String? {
-        // A NUL ends the name for every file call: `photo.jpg\0junk` would be taken for
-        // `photo.jpg`, and another document's record dropped.
-        guard path.utf8.first != UInt8(ascii: "/"), !path.utf8.contains(0) else { return nil }
-        let checked = FileName.components(of: path).filter { $0 != "." }.joined(separator: "/")
-        return FileName.isDocumentPath(checked) ? checked : nil
+        (try? DocumentPath(path))?.relative
     }
 
     /// The most paths one request may name; a longer list is refused whole (`glance hook` sends

@@ -16,6 +16,19 @@ public enum JobResult: Sendable {
     case crashed(reason: String)
     /// The pool was stopped before the job ended: nothing is known about the document.
     case cancelled
+
+    /// Why the job gave no thumbnail, in the words every caller shows and records (a record's
+    /// `error`, a command's `FILE: reason` line, the desktop cache's failure entry); nil when it
+    /// rendered one.
+    public var failureReason: String? {
+        switch self {
+        case .finished(let outcome) where outcome.status == .rendered: nil
+        case .finished(let outcome): outcome.error ?? "the renderer gave no reason"
+        case .timedOut(let seconds): ThumbnailError.timedOut(seconds: seconds).description
+        case .crashed(let reason): reason
+        case .cancelled: "the render was cancelled"
+        }
+    }
 }
 
 /// A pool of long-lived, supervised renderer processes.
@@ -184,16 +197,43 @@ public final class WorkerPool: Sendable {
         }
     }
 
-    /// Lets the queued jobs finish, then stops the threads and their workers.
-    public func shutdown() {
-        queue.withLock { $0.closed = true }
-        for _ in 0..<configuration.workers { available.signal() }
+    /// Lets the queued jobs finish, then stops the threads and their workers; returns when
+    /// every thread is done, without holding a thread of Swift's cooperative pool meanwhile.
+    public func shutdown() async {
+        close()
+        await threadsEnded()
+    }
+
+    /// ``shutdown()`` for code that cannot await (a `defer` at the end of a command): the calling
+    /// thread waits.
+    public func shutdownBlocking() {
+        close()
         stopped.wait()
     }
 
     /// Stops at once (SIGINT, SIGTERM): queued jobs end `cancelled` without running, running
-    /// workers are killed and their jobs end `cancelled` too; returns when every thread is done.
-    public func stop() {
+    /// workers are killed and their jobs end `cancelled` too; returns when every thread is done,
+    /// without holding a thread of Swift's cooperative pool meanwhile.
+    public func stop() async {
+        cancel()
+        await threadsEnded()
+    }
+
+    /// ``stop()`` for code that cannot await (a `defer`, a signal's thread): the calling thread
+    /// waits.
+    public func stopBlocking() {
+        cancel()
+        stopped.wait()
+    }
+
+    /// Takes no more jobs; the threads end when the queue is empty.
+    private func close() {
+        queue.withLock { $0.closed = true }
+        for _ in 0..<configuration.workers { available.signal() }
+    }
+
+    /// Takes no more jobs, drops the queued ones and kills the running workers.
+    private func cancel() {
         let (dropped, running) = queue.withLock { queue -> ([Entry], [pid_t]) in
             queue.closed = true
             queue.cancelled = true
@@ -207,7 +247,13 @@ public final class WorkerPool: Sendable {
         for pid in running { kill(-pid, SIGKILL) }
         for entry in dropped { entry.completion(.cancelled) }
         for _ in 0..<configuration.workers { available.signal() }
-        stopped.wait()
+    }
+
+    /// Resumes when every pool thread has ended (the group's notification, not a parked thread).
+    private func threadsEnded() async {
+        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            stopped.notify(queue: .global()) { ended.resume() }
+        }
     }
 
     /// One pool thread: take a job, hand it to this thread's worker, report, repeat.

@@ -1,8 +1,8 @@
+import Glance
 import GlanceContainer
 import GlanceCore
 import GlancePipeline
 import GlancePostgresStore
-import GlanceStore
 
 /// The indexers of the containers a worker has met, one per container key and folder, each with
 /// its store; made on first use.
@@ -11,7 +11,7 @@ actor IndexerCache {
     private let pool: WorkerPool
     private let options: Indexer.Options
     private var indexers: [String: Indexer] = [:]
-    private var stores: [PostgresStore] = []
+    private var containers: [Container] = []
     /// The folders this host renders beneath (see ``QueueWorker/Settings/roots``), resolved.
     private let roots: [String]
 
@@ -34,14 +34,17 @@ actor IndexerCache {
                 .unavailable, message: "refused: the job's folder \(root) is not its container's (\(container))",
                 location: Lease.thisHost)
         }
+        // The container and its store are opened by the library's one rule (the folder's own
+        // sidecar folder passed over), under the job's container key.
+        var keyed = address
+        keyed.container = container
+        let location = ContainerLocation(container: root, postgres: keyed)
         let scanner: ContainerScanner
         do {
-            scanner = try ContainerScanner(
-                container: root, excluding: [SidecarStore.defaultDirectory(forContainer: root)])
+            scanner = try location.openScanner()
         } catch {
             throw StoreError(
-                .unavailable, message: "this host cannot open the container folder \(root): \(error.reason)",
-                location: Lease.thisHost)
+                .unavailable, message: "this host cannot open the container folder: \(error)", location: Lease.thisHost)
         }
         // Judged on the folder as opened (its links resolved), not on the row's spelling.
         guard roots.contains(where: { scanner.root == $0 || scanner.root.hasPrefix($0 == "/" ? "/" : $0 + "/") }) else {
@@ -50,16 +53,20 @@ actor IndexerCache {
                 message: "refused: the container folder \(root) is not inside this worker's --root folders",
                 location: Lease.thisHost)
         }
-        let store = try await PostgresStore.open(address, container: container)
-        stores.append(store)
-        let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
-        indexers[key] = indexer
-        return indexer
+        let opened: Container
+        do {
+            opened = try await Container.open(location, pool: pool, options: options)
+        } catch {
+            throw StoreError(.unavailable, message: error.description, location: Lease.thisHost)
+        }
+        containers.append(opened)
+        indexers[key] = opened.indexer
+        return opened.indexer
     }
 
     /// Closes every store opened here.
     func close() async {
-        for store in stores { await store.close() }
-        stores.removeAll()
+        for container in containers { await container.close() }
+        containers.removeAll()
     }
 }

@@ -90,7 +90,7 @@ public struct QueueWorker: Sendable {
         // back, rather than finished first (a render may take up to --timeout).
         let stopper = Task {
             await stop.wait()
-            if !Task.isCancelled { pool.stop() }
+            if !Task.isCancelled { await pool.stop() }
         }
         defer { stopper.cancel() }
         var tally = Tally()

@@ -117,7 +117,7 @@ public struct PreviewServer: Sendable {
 
     /// The document path for URL components and the document's `stat` identity, as ``resolve(_:)``.
     func resolveWithIdentity(_ components: [Substring]) throws(ServerError) -> (path: String, identity: FileIdentity) {
-        guard let path = DocumentPath.from(components: components), let identity = indexer.scanner.identity(of: path)
+        guard let path = DocumentURL.from(components: components), let identity = indexer.scanner.identity(of: path)
         else { throw .notFound }
         return (path, identity)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glance
 import GlanceCore
 import GlanceDesktopCache
 

@@ -1,10 +1,11 @@
 import ArgumentParser
+import Glance
 import GlanceCore
 import GlancePipeline
 import GlanceStore
 
 /// `glance export CONTAINER FILE -o OUT`: the stored thumbnail's bytes, as they are.
-struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a document's stored 1024x1024 thumbnail to a file, byte for byte.",
@@ -14,7 +15,7 @@ struct ExportCommand: AsyncParsableCommand {
             writes the bytes to standard output.
             """)
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @Argument(help: "The document, a path inside the container.")
     var file: String
@@ -66,7 +67,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
         // The store's own files are never written, --force or not (a thumbnail over the database
         // would leave every command saying the store is corrupt).
-        if case .sidecar(let directory) = try location.storeLocation(), let storeRoot = location.resolvedStoreDirectory,
+        if case .sidecar(let directory) = try location.storeKind(), let storeRoot = location.resolvedStoreDirectory,
             DocumentLocator.liesInside(output, root: storeRoot)
         {
             StandardError.report(

@@ -1,15 +1,16 @@
 import ArgumentParser
+import Glance
 import GlanceCore
 import GlanceListing
 import GlanceStore
 
 /// `glance gc CONTAINER`: drop the records of documents that are gone.
-struct GcCommand: AsyncParsableCommand {
+struct GcCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc",
         abstract: "Drop the records and thumbnails of documents that no longer exist in the container.")
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @Flag(
         help: """

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glance
 import GlanceContainer
 import GlanceCore
 import GlanceDesktopCache
@@ -9,7 +10,7 @@ import GlancePostgresStore
 import GlanceStore
 
 /// `glance generate CONTAINER`: make every thumbnail that is not fresh.
-struct GenerateCommand: AsyncParsableCommand {
+struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Render the thumbnails of every document in a container that is not fresh.",
@@ -27,7 +28,7 @@ struct GenerateCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @OptionGroup var desktop: DesktopCacheOptions
 
@@ -127,7 +128,7 @@ struct GenerateCommand: AsyncParsableCommand {
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
                 triggers: triggers, startingAhead: !dryRun && !enqueue && (force || location.sidecarIsNew)))
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         // A dry run only reads: it creates no store where there is none (every document counts as
         // missing then), and reads one it may not write.
         let (scanner, store): (ContainerScanner, any ThumbnailStore) =
@@ -184,7 +185,7 @@ struct GenerateCommand: AsyncParsableCommand {
                 while let next = await group.next() {
                     guard let next else {
                         // The signal came first.
-                        pool.stop()
+                        await pool.stop()
                         group.cancelAll()
                         continue
                     }

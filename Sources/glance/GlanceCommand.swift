@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glance
 
 /// The `glance` command: thumbnails and previews for folders of documents.
 struct GlanceCommand: ParsableCommand {

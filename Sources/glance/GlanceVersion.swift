@@ -1,10 +1,5 @@
+import Glance
 import GlancePipeline
-
-/// The version of Glance; part of every thumbnail's record, so that a new renderer can redo old
-/// failures.
-enum GlanceVersion {
-    static let current = "0.1.0"
-}
 
 extension GlanceVersion {
     /// What `glance --version` prints: the version, the sandbox renderers get on this machine and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glance
 import GlanceContainer
 import GlanceCore
 import GlanceListing
@@ -9,7 +10,7 @@ import GlancePostgresStore
 
 /// `glance hook CONTAINER FILE...`: a document store's post-save hook; refreshes exactly these
 /// documents now, through a running watcher when there is one.
-struct HookCommand: AsyncParsableCommand {
+struct HookCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "hook",
         abstract: "Refresh the thumbnails of the given documents now (an on-save hook); no container scan.",
@@ -23,7 +24,7 @@ struct HookCommand: AsyncParsableCommand {
             removed), 1 some document failed, 2 bad usage or a FILE outside the container.
             """)
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @Argument(help: "The saved documents: paths inside the container (relative to it, or as seen from here).")
     var files: [String]
@@ -66,13 +67,14 @@ struct HookCommand: AsyncParsableCommand {
         let scanner = try location.openScanner()
         var paths: [String] = []
         for file in files {
-            guard let path = Self.documentPath(file, in: scanner) else {
-                if let inside = DocumentLocator.locate(file, in: scanner), ContainerScanner.isHidden(inside) {
-                    throw CommandFailure.unusable("\(file): \(DocumentLocator.hiddenReason)")
-                }
+            guard let inside = DocumentLocator.locate(file, in: scanner) else {
                 throw CommandFailure.unusable("\(file): not inside the container \(location.container)")
             }
-            paths.append(path)
+            do {
+                paths.append(try DocumentPath(inside).relative)
+            } catch {
+                throw CommandFailure.unusable("\(file): \(error.reason)")
+            }
         }
         if enqueue {
             try await queue(paths, root: scanner.root)
@@ -103,25 +105,18 @@ struct HookCommand: AsyncParsableCommand {
             configuration: try WorkerLauncher.configuration(
                 workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 startingAhead: true))
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let (scanner, store) = try await location.open()
         let indexer = Indexer(
             scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
         return await indexer.refresh(paths).map(HookAnswer.init)
-    }
-
-    /// `file` as a path relative to the container, as `show` and `export` take it (relative to
-    /// the container, or as seen from here; a name copied from JSON output included): nil when
-    /// it lies outside. The file need not exist: a deleted document's record is dropped.
-    static func documentPath(_ file: String, in scanner: ContainerScanner) -> String? {
-        DocumentLocator.locate(file, in: scanner).flatMap(HookSocket.checkedPath)
     }
 }
 
 extension HookCommand {
     /// `--enqueue`: the documents go to the queue at on-save priority; one line says so.
     func queue(_ paths: [String], root: String) async throws {
-        guard case .postgres = try location.storeLocation() else {
+        guard location.isPostgres else {
             throw CommandFailure.unusable("--enqueue needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE)")
         }
         let (_, store) = try await location.open()

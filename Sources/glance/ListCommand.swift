@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glance
 import GlanceCore
 import GlanceDesktopCache
 import GlanceListing
@@ -9,7 +10,7 @@ extension ThumbnailState: ExpressibleByArgument {}
 extension ListingQuery.Order: ExpressibleByArgument {}
 
 /// `glance list CONTAINER [PATTERN]`: the preview listing, from the sidecar and `stat` only.
-struct ListCommand: AsyncParsableCommand {
+struct ListCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List a container's documents with kind, size, date and thumbnail state.",
@@ -20,7 +21,7 @@ struct ListCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @Argument(help: "A shell glob on the path inside the container ('*.jpg', 'reports/*'); '*' also matches '/'.")
     var pattern: String?

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
+import Glance
 import GlanceCore
 import GlanceListing
 import GlancePostgresStore
 
 /// `glance queue CONTAINER --store postgres://…`: what the job queue holds.
-struct QueueCommand: AsyncParsableCommand {
+struct QueueCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
         abstract:
@@ -18,7 +19,7 @@ struct QueueCommand: AsyncParsableCommand {
             (A document that merely fails to render is not a failed job: its record says failed.)
             """)
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @Flag(help: "Print one JSON object.")
     var json = false
@@ -63,7 +64,7 @@ struct QueueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard case .postgres(let address) = try location.storeLocation() else {
+        guard case .postgres(let address) = try location.storeKind() else {
             throw CommandFailure.unusable("the job queue lives in a PostgreSQL store; give --store postgres://…")
         }
         let postgres: PostgresStore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glance
 import GlanceCore
 import GlancePipeline
 
@@ -23,9 +24,6 @@ struct RenderLimitOptions: ParsableArguments {
 
     /// An indexer's options with these limits.
     func indexerOptions() -> Indexer.Options {
-        var options = Indexer.Options(generatorVersion: GlanceVersion.current)
-        options.maxPixels = maxPixels
-        options.maxFileBytes = maxFileBytes
-        return options
+        DocumentLimits(maxPixels: maxPixels, maxFileBytes: maxFileBytes).indexerOptions()
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glance
 import GlanceCore
 import GlanceOnSave
 import GlancePipeline
@@ -128,14 +129,13 @@ struct ServeCommand: AsyncParsableCommand {
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: .init(hangOn: debugHangOn)))
-        defer { pool.stop() }
+        defer { pool.stopBlocking() }
         var servers: [PreviewServer] = []
         var services: [any Service] = []
         for container in containers {
-            let location = try ContainerOptions.parse([container] + (store.map { ["--store", $0] } ?? []))
-            let (scanner, store) = try await location.open()
-            let indexer = Indexer(
-                scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
+            let location = ContainerLocation(container: container, store: store)
+            let indexer = try await Container.open(location, pool: pool, options: limits.indexerOptions()).indexer
+            let scanner = indexer.scanner
             var server = PreviewServer(
                 indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)), memoryCacheBytes: memoryCache << 20
             )
@@ -207,7 +207,7 @@ struct RenderPoolStop: Service {
     func run() async throws {
         // Returns when graceful shutdown starts (throws if the group is cancelled instead).
         try? await gracefulShutdown()
-        pool.stop()
+        await pool.stop()
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glance
 import GlanceContainer
 import GlanceCore
 import GlanceListing
@@ -10,12 +11,12 @@ import GlanceStore
 #endif
 
 /// `glance show CONTAINER FILE`: one document's promised-item attributes.
-struct ShowCommand: AsyncParsableCommand {
+struct ShowCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one document's attributes and thumbnail dictionary (from the store and a stat).")
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @Argument(help: "The document: a path inside the container (relative to it, or as seen from here).")
     var file: String
@@ -72,15 +73,13 @@ enum DocumentLocator {
             StandardError.report(path: file, "not inside the container \(container)")
             throw CommandFailure.documentsFailed
         }
-        if ContainerScanner.isHidden(relative) {
-            StandardError.report(path: file, hiddenReason)
+        do {
+            return try DocumentPath(relative).relative
+        } catch {
+            StandardError.report(path: file, error.reason.description)
             throw CommandFailure.documentsFailed
         }
-        return relative
     }
-
-    /// Why a hidden path is refused.
-    static let hiddenReason = "not a document: hidden files and folders (names starting with '.') are passed over"
 
     /// `file` as a path relative to the container, or nil when it lies outside: taken relative to
     /// the container when it names an entry there (or is a plain relative path that stays

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Glance
 import GlanceContainer
 import GlanceCore
 import GlanceOnSave
@@ -15,7 +16,7 @@ import Synchronization
 
 /// `glance watch CONTAINER`: keeps thumbnails fresh as documents are saved (inotify), and answers
 /// `glance hook` over a socket in the store's folder.
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: AsyncParsableCommand, ContainerCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Keep a container's thumbnails fresh as documents are saved, renamed and deleted (inotify).",
@@ -29,7 +30,7 @@ struct WatchCommand: AsyncParsableCommand {
             container cannot be watched.
             """)
 
-    @OptionGroup var location: ContainerOptions
+    @OptionGroup var containerOptions: ContainerOptions
 
     @Option(name: [.customShort("j"), .customLong("jobs")], help: "Worker processes (default: the number of cores).")
     var jobsOption: Int?
@@ -103,7 +104,7 @@ struct WatchCommand: AsyncParsableCommand {
                 indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
                 hookSocket: location.hookSocket, logger: logger, options: options)
         } catch {
-            pool.stop()
+            await pool.stop()
             throw CommandFailure.unusable(error.message)
         }
         let signals = StopSignals()
@@ -123,7 +124,7 @@ struct WatchCommand: AsyncParsableCommand {
             let first = await group.next() ?? nil
             // Stopping: work in flight ends now (workers killed, queued jobs dropped), so that
             // the tasks waiting for it return; every saved record was one transaction.
-            pool.stop()
+            await pool.stop()
             group.cancelAll()
             return first
         }

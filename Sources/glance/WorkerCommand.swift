@@ -121,7 +121,7 @@ struct WorkerCommand: AsyncParsableCommand {
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 triggers: .init(hangOn: debugHangOn, slowOn: debugSlowOn)))
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let verbose = verbose
         let worker = QueueWorker(
             address: address, queue: queue, pool: pool, options: limits.indexerOptions(),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glance
 import GlanceCore
 import GlancePipeline
 
@@ -11,15 +12,7 @@ import GlancePipeline
 enum WorkerLauncher {
     /// The worker executable: `glance-worker` in the folder of this executable (found once a
     /// process: a command asks for it for the sandbox's probe and again for its pool).
-    static let executablePath: String = {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let own =
-            length > 0
-            ? FileName.decode(buffer[0..<length].map { UInt8(bitPattern: $0) }) : CommandLine.arguments[0]
-        let folder = own.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return (folder.isEmpty ? "." : folder) + "/glance-worker"
-    }()
+    static let executablePath = RendererSettings.workerBesideExecutable
 
     /// How many workers a command that is about to render starts at once (`startingAhead`):
     /// enough for a small folder or a save to find its workers ready, not a machine's worth of
@@ -37,15 +30,14 @@ enum WorkerLauncher {
         sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: WorkerDebugTriggers = .init(),
         startingAhead: Bool = false
     ) throws -> WorkerPool.Configuration {
-        let executable = executablePath
-        let (resolved, pending) = try sandbox.resolve(probe, worker: executable)
-        var configuration = WorkerPool.Configuration(
-            executable: executable, arguments: triggers.arguments, workers: workers,
+        if sandbox.noSandbox { StandardError.write("glance: renderers run without a sandbox (--no-sandbox)") }
+        let settings = RendererSettings(
+            workerExecutable: executablePath, workers: workers,
             limits: WorkerLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
-            sandbox: resolved)
-        configuration.pendingProbe = pending
-        configuration.workersStartedAhead = startingAhead ? workersStartedAhead : 0
-        return configuration
+            sandbox: sandbox.noSandbox ? .none : .strongest)
+        return try settings.poolConfiguration(
+            probe: probe, arguments: triggers.arguments,
+            workersStartedAhead: startingAhead ? workersStartedAhead : 0)
     }
 }
 
@@ -76,24 +68,5 @@ struct SandboxOptions: ParsableArguments {
     /// nil with `--no-sandbox`, which needs no probe.
     func startProbe() -> SandboxProbe? {
         noSandbox ? nil : SandboxProbe(executable: WorkerLauncher.executablePath)
-    }
-
-    /// The sandbox to run `worker` in: none when asked, else the strongest that works, as `probe`
-    /// (or a probe made now) finds it. While no worker has shown whether bubblewrap works,
-    /// bubblewrap is the answer, tentatively, and the probe comes back with it for the pool.
-    func resolve(_ probe: SandboxProbe?, worker: String) throws -> (WorkerSandbox, pending: SandboxProbe?) {
-        if noSandbox {
-            StandardError.write("glance: renderers run without a sandbox (--no-sandbox)")
-            return (.none, nil)
-        }
-        let probe = probe ?? SandboxProbe(executable: worker)
-        guard let known = probe.knownResult else { return (.bubblewrapAndSeccomp, probe) }
-        // No sandbox works (a kernel without seccomp, or a filter above glance that forbids
-        // one): documents are not read unconfined unless asked for.
-        guard let sandbox = known else {
-            throw CommandFailure.unusable(
-                "renderers cannot be sandboxed here (seccomp is unavailable); --no-sandbox runs them without one")
-        }
-        return (sandbox, nil)
     }
 }

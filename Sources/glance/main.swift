@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glance
 import GlanceCore
 import GlancePipeline
 
@@ -47,6 +48,15 @@ do {
     exit(1)
 } catch CommandFailure.unusable(let message) {
     StandardError.write("glance: \(message)")
+    exit(2)
+} catch let error as OpeningError {
+    // A container or store that cannot be opened is bad usage, as the library words it; only
+    // the store address is named by its option here.
+    if case .storeAddress(let part, let reason) = error {
+        StandardError.write("glance: --store \(part): \(reason)")
+    } else {
+        StandardError.write("glance: \(error.description)")
+    }
     exit(2)
 } catch {
     let code = GlanceCommand.exitCode(for: error)

@@ -56,7 +56,7 @@ final class WatchedContainer: Sendable {
 
     deinit {
         task.cancel()
-        pool.stop()
+        pool.stopBlocking()
         try? FileManager.default.removeItem(atPath: root)
     }
 

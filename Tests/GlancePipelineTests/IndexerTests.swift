@@ -33,7 +33,7 @@ final class IndexedContainer: Sendable {
     }
 
     deinit {
-        pool.shutdown()
+        pool.shutdownBlocking()
         try? FileManager.default.removeItem(atPath: root)
     }
 

@@ -37,7 +37,7 @@ struct WorkerPoolTests {
             }
         }
         recorder.group.wait()
-        if shuttingDown { pool.shutdown() }
+        if shuttingDown { pool.shutdownBlocking() }
         return recorder.finished.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.0, $0.1) }) }
     }
 
@@ -54,7 +54,7 @@ struct WorkerPoolTests {
         // after the stop waited for it forever, its pool's threads gone.
         for stopping in [true, false] {
             let pool = pool(workers: 1, timeout: 5)
-            if stopping { pool.stop() } else { pool.shutdown() }
+            if stopping { pool.stopBlocking() } else { pool.shutdownBlocking() }
             let ended = DispatchSemaphore(value: 0)
             let outcome = Mutex<JobResult?>(nil)
             let (job, file) = job(1, assets + "/png/rgb8.png")
@@ -94,7 +94,7 @@ struct WorkerPoolTests {
         for id in 1...3 { submit(id, assets + "/png/rgb8.png", .normal) }
         submit(9, assets + "/png/gray8.png", .interactive)
         recorder.group.wait()
-        pool.shutdown()
+        pool.shutdownBlocking()
         let order = recorder.finished.withLock { $0.map(\.0) }
         #expect(order == [0, 9, 1, 2, 3])
         let first = recorder.finished.withLock { $0.first?.1 }
@@ -103,6 +103,46 @@ struct WorkerPoolTests {
         } else {
             Issue.record("expected a timeout, got \(String(describing: first))")
         }
+    }
+
+    @Test("waiting for pools to stop holds no thread of the cooperative pool: other tasks run meanwhile")
+    func stoppingDoesNotPark() async throws {
+        // More pools than the cooperative pool has threads (one per processor), each with a
+        // render that hangs until its 120-second timeout, and a task waiting for each pool to
+        // shut down. A shutdown that blocked its thread would park them all: the probe task could
+        // not run until a timeout ended a render. Waiting asynchronously, the probe runs at once,
+        // and it is the probe that ends the renders (a stop kills them), whatever else the test
+        // process is running meanwhile.
+        let count = ProcessInfo.processInfo.activeProcessorCount + 1
+        let pools = (0..<count).map { _ in pool(workers: 1, timeout: 120, arguments: ["--debug-hang-on", "hang-*"]) }
+        for (index, pool) in pools.enumerated() {
+            let (job, file) = job(index, assets + "/png/rgb8.png", name: "hang-\(index).png")
+            pool.submit(job, file: file) { _ in }
+        }
+        let order = Order()
+        await withTaskGroup(of: Void.self) { group in
+            for pool in pools {
+                group.addTask {
+                    await pool.shutdown()
+                    order.append("shut down")
+                }
+            }
+            group.addTask {
+                // Started after the shutdowns, so it runs only on a thread they left free.
+                try? await Task.sleep(for: .milliseconds(200))
+                order.append("probe")
+                for pool in pools { await pool.stop() }
+            }
+        }
+        let seen = order.items.withLock { $0 }
+        #expect(seen.count == count + 1)
+        #expect(seen.first == "probe", "\(seen)")
+    }
+
+    /// What happened, in order, from several tasks.
+    final class Order: Sendable {
+        let items = Mutex<[String]>([])
+        func append(_ item: String) { items.withLock { $0.append(item) } }
     }
 
     /// A pool of `workers` whose first `ahead` start at once, and their processes once that many
@@ -123,7 +163,7 @@ struct WorkerPoolTests {
     @Test("workers started ahead run before any job, and only those")
     func onlySomeStartedAhead() async throws {
         let (pool, _) = try await poolStartingAhead(workers: 3, ahead: 1)
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         try await Task.sleep(for: .milliseconds(300))
         #expect(pool.workerProcesses.count == 1, "the other two wait for jobs")
     }
@@ -215,7 +255,7 @@ struct WorkerPoolTests {
         // Loading poppler and the libraries it brings was half of a worker's start; a batch of
         // text or images should not pay it (see CPoppler).
         let pool = pool(workers: 1, timeout: 30)
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         func render(_ id: Int, _ path: String) -> RenderOutcome? {
             guard case .finished(let outcome) = run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
                 return nil
@@ -240,7 +280,7 @@ struct WorkerPoolTests {
         // An Adam7 PNG is decoded whole: 144 MB for this one, 36,000 pages that the kernel had to
         // map and zero again for every such document while big blocks were mmapped.
         let pool = pool(workers: 1, timeout: 30)
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let document = assets + "/png/interlaced-6000-rgba.png"
         func rendered(_ id: Int) -> Bool {
             guard case .finished(let outcome) = run([(id, document, nil)], on: pool, shuttingDown: false)[id] else {

@@ -102,7 +102,7 @@ struct WorkerReplyPieceTests {
             PixelBuffer(width: side, height: side, channels: 3, bytes: noise), as: .png, content: .photographic)
         try Data(png).write(to: URL(fileURLWithPath: path))
         let pool = WorkerPoolTests().pool(workers: 1, timeout: 30)
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let results = WorkerPoolTests().run([(1, path, nil)], on: pool)
         guard case .finished(let outcome) = results[1] else {
             Issue.record("\(String(describing: results[1]))")

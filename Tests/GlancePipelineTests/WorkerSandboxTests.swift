@@ -72,7 +72,7 @@ struct WorkerSandboxTests {
             configuration: .init(
                 executable: workerExecutable, arguments: ["--debug-crash-on", "crash-*"], workers: 1,
                 limits: WorkerLimits(timeoutSeconds: 30), sandbox: sandbox))
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let photo = assets + "/jpeg/photo-baseline.jpg"
         var results: [JobResult] = []
         for name in ["photo.jpg", "crash-me.jpg"] {
@@ -110,7 +110,7 @@ struct WorkerSandboxTests {
         #expect(probe.knownResult == nil)
         configuration.pendingProbe = probe
         let pool = WorkerPool(configuration: configuration)
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let photo = assets + "/jpeg/photo-baseline.jpg"
         let file = try OpenFile.regularFile(atPath: photo)
         async let result = pool.run(RenderJob(id: 1, name: "slow-photo.jpg"), file: file)
@@ -147,7 +147,7 @@ struct WorkerSandboxTests {
             configuration: .init(
                 executable: "/usr/bin/false", arguments: [], workers: 1, limits: WorkerLimits(timeoutSeconds: 30),
                 sandbox: .seccomp))
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let file = try OpenFile.regularFile(atPath: assets + "/jpeg/photo-baseline.jpg")
         let result = await pool.run(RenderJob(id: 1, name: "photo.jpg"), file: file)
         guard case .crashed(let reason) = result else {

@@ -48,7 +48,7 @@ final class ServedContainer: Sendable {
     }
 
     deinit {
-        pool.stop()
+        pool.stopBlocking()
         try? FileManager.default.removeItem(atPath: root)
         try? FileManager.default.removeItem(atPath: outside)
     }

@@ -94,12 +94,12 @@ struct PageLinks: Sendable {
     }
 
     func preview(_ path: String, query: PageQuery) -> String {
-        withQuery(prefix + "/preview/" + DocumentPath.encoded(path), query.queryString(includingPage: false))
+        withQuery(prefix + "/preview/" + DocumentURL.encoded(path), query.queryString(includingPage: false))
     }
 
-    func document(_ path: String) -> String { prefix + "/documents/" + DocumentPath.encoded(path) }
+    func document(_ path: String) -> String { prefix + "/documents/" + DocumentURL.encoded(path) }
 
-    func item(_ path: String) -> String { prefix + "/api/items/" + DocumentPath.encoded(path) }
+    func item(_ path: String) -> String { prefix + "/api/items/" + DocumentURL.encoded(path) }
 
     var events: String { prefix + "/events" }
 
@@ -107,7 +107,7 @@ struct PageLinks: Sendable {
     /// the browser keeps it for good), plain when it is missing or stale (made on demand), nil
     /// when there is none to show.
     func thumbnail(for item: PromisedItemAttributes) -> String? {
-        let url = prefix + "/thumbnails/" + DocumentPath.encoded(item.path)
+        let url = prefix + "/thumbnails/" + DocumentURL.encoded(item.path)
         switch item.state {
         case .fresh:
             guard let digest = item.digest, let hex = digest.split(separator: ":").last else { return url }

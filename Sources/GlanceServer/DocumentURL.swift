@@ -2,13 +2,14 @@ import Foundation
 import GlanceContainer
 import GlanceCore
 
-/// A document path taken from a URL, checked before anything is opened.
+/// Document paths in URLs: taken from one, checked before anything is opened, and put into one.
 ///
 /// Every path the server is asked for goes through here: percent-decoded component by component,
-/// and refused (404) when a component is empty, `.` or `..`, holds a `/` (an encoded `%2f`) or a
-/// NUL, or starts with `.` (hidden files and the sidecar are not documents). What passes is then
-/// opened beneath the container only, so a symlink that leads out answers 404 as well.
-enum DocumentPath {
+/// and refused (404) when a component holds a `/` (an encoded `%2f`) or the path fails
+/// ``DocumentPath``'s rule as spelled (empty, `.` or `..` components, NUL, hidden names): one
+/// document, one URL. What passes is then opened beneath the container only, so a symlink that
+/// leads out answers 404 as well.
+enum DocumentURL {
     /// The relative path for URL path components, or nil when they cannot name a document.
     static func from(components: [Substring]) -> String? {
         var parts: [String] = []
@@ -18,8 +19,7 @@ enum DocumentPath {
             else { return nil }
             parts.append(decoded)
         }
-        let path = parts.joined(separator: "/")
-        return FileName.isDocumentPath(path) ? path : nil
+        return DocumentPath(exactly: parts.joined(separator: "/"))?.relative
     }
 
     /// The URL path for a document path: each component percent-encoded.

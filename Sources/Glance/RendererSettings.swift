@@ -1,0 +1,100 @@
+import GlanceCore
+import GlancePipeline
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a container's renderers run: how many `glance-worker` processes at once, their limits, and
+/// their sandbox. The defaults are the command line's.
+public struct RendererSettings: Sendable {
+    /// How the renderers are confined.
+    public enum Sandbox: Sendable, Equatable {
+        /// The strongest sandbox that works here (bubblewrap and seccomp, or seccomp alone); an
+        /// error (``OpeningError/noSandbox``) when none does.
+        case strongest
+        /// No sandbox: for debugging only.
+        case none
+    }
+
+    /// The renderer executable.
+    public var workerExecutable: String
+    /// Renderers running at once.
+    public var workers: Int
+    /// Each document's wall-clock, memory and CPU limits.
+    public var limits: WorkerLimits
+    public var sandbox: Sandbox
+
+    /// Settings with `glance-worker` found as ``defaultWorkerExecutable`` finds it, one renderer
+    /// per processor, and the default limits.
+    public init(
+        workerExecutable: String = RendererSettings.defaultWorkerExecutable,
+        workers: Int = RendererSettings.defaultWorkers, limits: WorkerLimits = WorkerLimits(),
+        sandbox: Sandbox = .strongest
+    ) {
+        self.workerExecutable = workerExecutable
+        self.workers = workers
+        self.limits = limits
+        self.sandbox = sandbox
+    }
+
+    /// One renderer per processor this process may use.
+    public static var defaultWorkers: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// `glance-worker` in the folder of the running executable (where `swift build` and
+    /// `make install` put it beside `glance` and beside a program built in the same package),
+    /// else the first `glance-worker` on `PATH`, else the name beside the executable (whose
+    /// absence the first render reports).
+    public static var defaultWorkerExecutable: String {
+        let beside = workerBesideExecutable
+        if access(beside, X_OK) == 0 { return beside }
+        let path = getenv("PATH").map { String(cString: $0) } ?? ""
+        for folder in path.split(separator: ":") where folder.hasPrefix("/") {
+            let candidate = String(folder) + "/glance-worker"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return beside
+    }
+
+    /// `glance-worker` in the folder of the running executable (whether or not it is there).
+    public static var workerBesideExecutable: String { besideExecutable("glance-worker") }
+
+    /// `name` in the folder of the running executable.
+    static func besideExecutable(_ name: String) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let own =
+            length > 0
+            ? FileName.decode(buffer[0..<length].map { UInt8(bitPattern: $0) }) : CommandLine.arguments[0]
+        let folder = own.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return (folder.isEmpty ? "." : folder) + "/" + name
+    }
+
+    /// The pool configuration: the sandbox found by trying (``SandboxProbe``), with `probe` when
+    /// the caller started one earlier. While no worker has shown whether bubblewrap works,
+    /// bubblewrap is the answer, tentatively, and the probe goes to the pool, whose first
+    /// workers are its trial.
+    public func poolConfiguration(
+        probe: SandboxProbe? = nil, arguments: [String] = [], workersStartedAhead: Int = 0
+    ) throws(OpeningError) -> WorkerPool.Configuration {
+        var resolved: WorkerSandbox = .none
+        var pending: SandboxProbe?
+        if sandbox == .strongest {
+            let probe = probe ?? SandboxProbe(executable: workerExecutable)
+            if let known = probe.knownResult {
+                // No sandbox works (a kernel without seccomp, or a filter above this process
+                // that forbids one): documents are not read unconfined unless asked for.
+                guard let known else { throw .noSandbox }
+                resolved = known
+            } else {
+                resolved = .bubblewrapAndSeccomp
+                pending = probe
+            }
+        }
+        var configuration = WorkerPool.Configuration(
+            executable: workerExecutable, arguments: arguments, workers: workers, limits: limits, sandbox: resolved)
+        configuration.pendingProbe = pending
+        configuration.workersStartedAhead = workersStartedAhead
+        return configuration
+    }
+}
