@@ -62,6 +62,9 @@ build: deps
 ## (.build-static/release/).
 release: deps
 	$(SWIFT) build -c release --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
+	@# Test hooks that delete files and plant links exist in debug builds only.
+	@if $(STATIC_BUILD)/release/glance generate --help-hidden | grep -q -- --debug-swap-on; then \
+	  echo "release: glance still has --debug-swap-on"; exit 1; fi
 
 # The suites run alone after the others (see test).
 TIMED_SUITES := GlanceOnSaveTests\.WatchTests|GlanceOnSaveTests\.HookServerTests

@@ -13,15 +13,32 @@ public struct HookRequest: Codable, Sendable, Equatable {
 /// What became of one document of a hook request: one JSON line each on the hook socket, and what
 /// `glance hook` prints (`PATH fresh 1024x683 jpeg`, `PATH failed: reason`, `PATH removed`).
 public struct HookAnswer: Codable, Sendable, Equatable {
+    /// What became of the document: a record's state, or one of two outcomes that leave none.
+    public enum State: String, Codable, Sendable, Equatable {
+        case fresh, failed, unsupported
+        /// The file is gone; its record was dropped.
+        case removed
+        /// The request could not be served for this document (see `error`).
+        case error
+
+        /// The answer's state for a record's.
+        public init(_ state: DocumentState) {
+            switch state {
+            case .fresh: self = .fresh
+            case .failed: self = .failed
+            case .unsupported: self = .unsupported
+            }
+        }
+    }
+
     public var path: String
-    /// `fresh`, `failed`, `unsupported`, `removed`, or `error` (the request could not be served).
-    public var state: String
+    public var state: State
     public var width: Int?
     public var height: Int?
     public var format: String?
     public var error: String?
 
-    public init(path: String, state: String, error: String? = nil) {
+    public init(path: String, state: State, error: String? = nil) {
         self.path = path
         self.state = state
         self.error = error
@@ -30,7 +47,7 @@ public struct HookAnswer: Codable, Sendable, Equatable {
     /// The answer for a saved record.
     public init(_ stored: StoredDocument) {
         path = stored.record.path
-        state = stored.record.state.rawValue
+        state = State(stored.record.state)
         error = stored.record.error
         if let image = stored.thumbnails.first(where: { $0.sizeKey == ThumbnailImage.standardSizeKey }) {
             width = image.width
@@ -43,26 +60,26 @@ public struct HookAnswer: Codable, Sendable, Equatable {
     public init(_ outcome: DocumentOutcome) {
         switch outcome {
         case .recorded(let stored): self.init(stored)
-        case .removed(let path): self.init(path: path, state: "removed")
-        case .cancelled(let path): self.init(path: path, state: "error", error: "cancelled: the watcher is stopping")
-        case .storeFailed(let path, let error): self.init(path: path, state: "error", error: error.description)
+        case .removed(let path): self.init(path: path, state: .removed)
+        case .cancelled(let path): self.init(path: path, state: .error, error: "cancelled: the watcher is stopping")
+        case .storeFailed(let path, let error): self.init(path: path, state: .error, error: error.description)
         }
     }
 
     /// What follows the path on `glance hook`'s line: `fresh 1024x683 jpeg`, `failed: reason`.
     public var summary: String {
         switch state {
-        case "fresh":
+        case .fresh:
             if let width, let height, let format { return "fresh \(width)x\(height) \(format)" }
             return "fresh"
-        case "failed", "error": return "\(state): \(error ?? "unknown reason")"
-        case "unsupported": return error.map { "unsupported (\($0))" } ?? "unsupported"
-        default: return state
+        case .failed, .error: return "\(state.rawValue): \(error ?? "unknown reason")"
+        case .unsupported: return error.map { "unsupported (\($0))" } ?? "unsupported"
+        case .removed: return state.rawValue
         }
     }
 
     /// Whether this document counts as failed for the exit status.
-    public var isFailure: Bool { state == "failed" || state == "error" }
+    public var isFailure: Bool { state == .failed || state == .error }
 }
 
 /// Where a running watcher listens for hooks: a Unix socket in the store's folder.

@@ -11,8 +11,23 @@ import Synchronization
 
 /// Why the hook socket could not be served or reached.
 public struct HookError: Error, Sendable, CustomStringConvertible {
+    /// What kind of trouble: a watcher refuses to start beside another one, and runs without a
+    /// socket for any other.
+    public enum Kind: Sendable, Equatable {
+        /// Another watcher answers on this container's socket.
+        case anotherWatcher
+        /// Anything else: the socket could not be made, reached or read.
+        case socket
+    }
+
+    public let kind: Kind
     public let message: String
     public var description: String { message }
+
+    public init(_ kind: Kind = .socket, message: String) {
+        self.kind = kind
+        self.message = message
+    }
 }
 
 /// The hook socket of a running watcher: `glance hook` connects, sends a ``HookRequest`` and
@@ -38,7 +53,7 @@ public final class HookServer: Sendable {
         try Self.checkFolder(of: path)
         if let probe = try? HookClient.connect(to: path) {
             close(probe)
-            throw HookError(message: "\(path): another glance watch is running on this container")
+            throw HookError(.anotherWatcher, message: "\(path): another glance watch is running on this container")
         }
         _ = FileName.withCString(path) { unlink($0) }
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -179,7 +194,7 @@ public final class HookServer: Sendable {
         guard request.paths.count <= HookSocket.maximumPathsPerRequest else {
             logger.warning("hook: a request of \(request.paths.count) paths refused")
             let refusal = HookAnswer(
-                path: "", state: "error",
+                path: "", state: .error,
                 error: "too many paths in one request: at most \(HookSocket.maximumPathsPerRequest)")
             _ = await Self.send([refusal], to: connection)
             return
@@ -197,7 +212,7 @@ public final class HookServer: Sendable {
                     valid.append((index, checked))
                 } else {
                     answers[index] = HookAnswer(
-                        path: path, state: "error",
+                        path: path, state: .error,
                         error: "not a document path of the container (absolute, '..', hidden or holding a NUL)")
                 }
             }

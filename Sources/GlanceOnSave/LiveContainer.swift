@@ -23,7 +23,7 @@ public struct LiveContainer: Sendable {
         do {
             hooks = try HookServer(path: hookSocket, indexer: indexer, logger: logger)
         } catch {
-            if error.message.contains("another glance") { throw error }
+            if error.kind == .anotherWatcher { throw error }
             logger.warning("hook socket unavailable: \(error.message); glance hook will render by itself")
             hooks = nil
         }

@@ -106,14 +106,10 @@ extension Indexer {
         case .finished(let outcome) where outcome.status == .rendered:
             mirror.update(record, renditions: outcome.renditions, sourceSize: nil)
             return true
-        case .finished(let outcome):
-            mirror.noteFailure(path: record.path, reason: outcome.error ?? "its stored thumbnail could not be read")
-        case .timedOut(let seconds):
-            mirror.noteFailure(path: record.path, reason: ThumbnailError.timedOut(seconds: seconds).description)
-        case .crashed(let reason):
-            mirror.noteFailure(path: record.path, reason: reason)
         case .cancelled:
             break
+        default:
+            mirror.noteFailure(path: record.path, reason: result.failureReason ?? "")
         }
         return false
     }

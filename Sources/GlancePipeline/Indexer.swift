@@ -25,9 +25,12 @@ public final class Indexer: Sendable {
         public var leaseSeconds = 60.0
         /// A second home for thumbnails (the desktop's cache, `--xdg`), told of every record saved.
         public var mirror: (any ThumbnailMirror)?
-        /// Test hook: right after opening a document whose path matches `pattern`, replace it by
-        /// a symlink to `target` (an attacker's swap at the worst moment).
-        public var debugSwap: (pattern: String, target: String)?
+        #if DEBUG
+            /// Test hook: right after opening a document whose path matches `pattern`, replace it
+            /// by a symlink to `target` (an attacker's swap at the worst moment). It deletes a file
+            /// and plants a link, so it exists in debug builds only.
+            public var debugSwap: (pattern: String, target: String)?
+        #endif
         /// Told of what a worker noticed while rendering a document (its warnings, the colour
         /// conversion it made), for `-v`: the path, then the finished job.
         public var onRendered: (@Sendable (String, RenderOutcome) -> Void)?
@@ -207,12 +210,14 @@ public final class Indexer: Sendable {
                 generatorVersion: options.generatorVersion)
             return await save(record, thumbnails: [])
         }
-        if let swap = options.debugSwap, fnmatch(swap.pattern, path, 0) == 0, attempt == 1 {
-            // Test hook: an attacker replaces the document by a symlink right after it was opened.
-            let absolute = scanner.absolutePath(of: path)
-            _ = FileName.withCString(absolute) { unlink($0) }
-            _ = FileName.withCString(absolute) { link in swap.target.withCString { symlink($0, link) } }
-        }
+        #if DEBUG
+            if let swap = options.debugSwap, fnmatch(swap.pattern, path, 0) == 0, attempt == 1 {
+                // Test hook: an attacker replaces the document by a symlink right after it was opened.
+                let absolute = scanner.absolutePath(of: path)
+                _ = FileName.withCString(absolute) { unlink($0) }
+                _ = FileName.withCString(absolute) { link in swap.target.withCString { symlink($0, link) } }
+            }
+        #endif
         let id = renderCount.add(1, ordering: .relaxed).newValue
         let job = RenderJob(
             id: id, name: path, maxSide: options.maxSide, maxPixels: options.maxPixels,
@@ -351,17 +356,13 @@ public final class Indexer: Sendable {
                 return (record, [image])
             case .unsupported:
                 record.state = .unsupported
-                record.error = outcome.error
             case .failed:
-                record.error = outcome.error
+                break
             }
-        case .timedOut(let seconds):
-            record.error = ThumbnailError.timedOut(seconds: seconds).description
-        case .crashed(let reason):
-            record.error = reason
-        case .cancelled:
-            record.error = "the render was cancelled"
+        case .timedOut, .crashed, .cancelled:
+            break
         }
+        record.error = result.failureReason
         return (record, [])
     }
 }

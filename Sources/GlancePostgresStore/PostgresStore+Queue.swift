@@ -26,14 +26,26 @@ public struct QueuedJob: Sendable, Equatable {
     public var attempts: Int
 }
 
+/// Where a job of the queue stands (the `state` column of `glance.job`).
+public enum JobState: String, Sendable, Codable, CaseIterable, CodingKeyRepresentable {
+    /// Waiting for a host.
+    case pending
+    /// A host is rendering it under a lease.
+    case leased
+    /// Rendered (or found fresh) and recorded.
+    case done
+    /// Given up: its attempts ran out, or its row could not be trusted.
+    case failed
+}
+
 /// The queue's contents in numbers, for `glance queue`.
 public struct QueueCounts: Sendable, Equatable, Codable {
-    /// Jobs by state: `pending`, `leased`, `done`, `failed`.
-    public var byState: [String: Int]
+    /// Jobs by state.
+    public var byState: [JobState: Int]
     /// Jobs finished in the last minute, by the host that finished them.
     public var lastMinuteByHost: [String: Int]
 
-    public init(byState: [String: Int] = [:], lastMinuteByHost: [String: Int] = [:]) {
+    public init(byState: [JobState: Int] = [:], lastMinuteByHost: [String: Int] = [:]) {
         self.byState = byState
         self.lastMinuteByHost = lastMinuteByHost
     }
@@ -194,7 +206,10 @@ extension PostgresStore {
                 WHERE \(container)::text IS NULL OR container = \(container) GROUP BY state
                 """, logger: logger)
             {
-                let (state, count) = try row.decode((String, Int64).self)
+                let (name, count) = try row.decode((String, Int64).self)
+                // A state this version does not know (a newer one wrote it) is not counted as one
+                // it does.
+                guard let state = JobState(rawValue: name) else { continue }
                 counts.byState[state] = Int(count)
             }
             for row in try await connection.rows(

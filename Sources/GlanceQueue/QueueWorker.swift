@@ -141,7 +141,7 @@ public struct QueueWorker: Sendable {
     /// Whether nothing is pending or leased (in this worker's scope).
     private func isIdle() async throws(StoreError) -> Bool {
         let counts = try await queue.queueCounts(allContainers: settings.onlyContainer == nil)
-        return (counts.byState["pending"] ?? 0) + (counts.byState["leased"] ?? 0) == 0
+        return (counts.byState[.pending] ?? 0) + (counts.byState[.leased] ?? 0) == 0
     }
 
     /// Renders one job's document and completes the job, or gives it back; true when done.
@@ -185,7 +185,7 @@ public struct QueueWorker: Sendable {
         }
         switch outcome {
         case .recorded(let stored):
-            report(.finished(root: job.root, path: job.path, state: stored.record.state.rawValue))
+            report(.finished(root: job.root, path: job.path, state: stored.record.state))
         case .removed:
             report(.removed(root: job.root, path: job.path))
         case .storeFailed(_, let error):

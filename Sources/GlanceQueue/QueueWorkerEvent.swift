@@ -6,7 +6,7 @@ extension QueueWorker {
     /// tells the per-job lines, shown only when asked for (`-v`), from the ones that always are.
     public enum Event: Sendable, Equatable, CustomStringConvertible {
         /// A job's document was rendered (or found fresh): its state now.
-        case finished(root: String, path: String, state: String)
+        case finished(root: String, path: String, state: DocumentState)
         /// A job's document is gone: its record was dropped.
         case removed(root: String, path: String)
         /// A job was given back to the queue for another host or a later try, and why.
@@ -29,7 +29,7 @@ extension QueueWorker {
         public var description: String {
             switch self {
             case .finished(let root, let path, let state):
-                "\(DisplayText.escaped(root))/\(DisplayText.escaped(path)) \(state)"
+                "\(DisplayText.escaped(root))/\(DisplayText.escaped(path)) \(state.rawValue)"
             case .removed(let root, let path):
                 "\(DisplayText.escaped(root))/\(DisplayText.escaped(path)) removed"
             case .givenBack(let root, let path, let reason):

@@ -86,8 +86,11 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
     @Option(help: .hidden) var debugSocketOn: String?
     @Option(help: .hidden) var debugWriteOn: String?
     @Option(help: .hidden) var debugExecOn: String?
-    /// `PATTERN=TARGET`: replace a matching document by a symlink to TARGET right after opening it.
-    @Option(help: .hidden) var debugSwapOn: String?
+    #if DEBUG
+        /// `PATTERN=TARGET`: replace a matching document by a symlink to TARGET right after opening
+        /// it. It deletes a file and plants a link: debug builds only, for the tests.
+        @Option(help: .hidden) var debugSwapOn: String?
+    #endif
 
     func validate() throws {
         try OptionChecks.jobs(jobs)
@@ -104,9 +107,11 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
             throw ValidationError(
                 "--enqueue and --xdg exclude each other: the queue's workers render, not this run.")
         }
-        if let debugSwapOn, !debugSwapOn.contains("=") {
-            throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
-        }
+        #if DEBUG
+            if let debugSwapOn, !debugSwapOn.contains("=") {
+                throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
+            }
+        #endif
     }
 
     /// Says that the run was interrupted and returns the exit it ends with (130).
@@ -147,11 +152,13 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         options.mirror = mirror
         let notes = RenderNotes(container: location.container, printing: verbose)
         options.onRendered = { path, outcome in notes.record(path: path, outcome: outcome) }
-        if let debugSwapOn, let equals = debugSwapOn.firstIndex(of: "=") {
-            options.debugSwap = (
-                String(debugSwapOn[..<equals]), String(debugSwapOn[debugSwapOn.index(after: equals)...])
-            )
-        }
+        #if DEBUG
+            if let debugSwapOn, let equals = debugSwapOn.firstIndex(of: "=") {
+                options.debugSwap = (
+                    String(debugSwapOn[..<equals]), String(debugSwapOn[debugSwapOn.index(after: equals)...])
+                )
+            }
+        #endif
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
         do {
             let plan = try await indexer.plan(force: force, retryFailed: retryFailed)

@@ -105,11 +105,15 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
             configuration: try WorkerLauncher.configuration(
                 workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 startingAhead: true))
-        defer { pool.shutdownBlocking() }
-        let (scanner, store) = try await location.open()
-        let indexer = Indexer(
-            scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
-        return await indexer.refresh(paths).map(HookAnswer.init)
+        do {
+            let container = try await Container.open(location, pool: pool, options: limits.indexerOptions())
+            let answers = await container.indexer.refresh(paths).map(HookAnswer.init)
+            await pool.shutdown()
+            return answers
+        } catch {
+            await pool.stop()
+            throw error
+        }
     }
 }
 

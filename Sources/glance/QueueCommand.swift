@@ -103,8 +103,8 @@ struct QueueCommand: AsyncParsableCommand, ContainerCommand {
             print(String(decoding: try encoder.encode(Report(counts: counts, failedJobs: failedJobs)), as: UTF8.self))
             return
         }
-        for state in ["pending", "leased", "done", "failed"] {
-            print("\(state.padding(toLength: 8, withPad: " ", startingAt: 0)) \(counts.byState[state] ?? 0)")
+        for state in JobState.allCases {
+            print("\(state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(counts.byState[state] ?? 0)")
         }
         if counts.lastMinuteByHost.isEmpty {
             print("no host finished a job in the last minute")

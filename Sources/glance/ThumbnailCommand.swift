@@ -115,22 +115,11 @@ struct ThumbnailCommand: ParsableCommand {
         if let cache, let identity = document.identity() {
             cacheFailed = !recordInCache(cache, result: result, identity: identity)
         }
-        switch result {
-        case .finished(let finished) where finished.status == .rendered:
-            outcome = finished
-        case .finished(let failed):
-            StandardError.report(path: file, failed.error ?? "failed")
-            throw ExitCode(1)
-        case .timedOut(let seconds):
-            StandardError.report(path: file, ThumbnailError.timedOut(seconds: seconds))
-            throw ExitCode(1)
-        case .crashed(let reason):
-            StandardError.report(path: file, reason)
-            throw ExitCode(1)
-        case .cancelled:
-            StandardError.report(path: file, "cancelled")
+        guard case .finished(let finished) = result, finished.status == .rendered else {
+            StandardError.report(path: file, result.failureReason ?? "")
             throw ExitCode(1)
         }
+        outcome = finished
         if cache != nil && output == nil {
             reportVerbose(outcome, format: outcome.format ?? .png)
             if cacheFailed { throw ExitCode(1) }
@@ -214,7 +203,7 @@ struct ThumbnailCommand: ParsableCommand {
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
                 workers: 1, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))
-        defer { pool.shutdown() }
+        defer { pool.shutdownBlocking() }
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)
         let job = RenderJob(

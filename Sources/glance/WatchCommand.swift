@@ -76,15 +76,20 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         let level = logLevel
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.watch")
-        let (scanner, store) = try await location.open()
-        location.prepareHookFolder()
         // Workers ready for the first save (about 20 ms sooner), unless the rendering is handed off.
         let pool = WorkerPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 triggers: .init(slowOn: debugSlowOn), startingAhead: !enqueue))
-        let indexer = Indexer(
-            scanner: scanner, store: store, pool: pool, options: limits.indexerOptions())
+        let indexer: Indexer
+        do {
+            indexer = try await Container.open(location, pool: pool, options: limits.indexerOptions()).indexer
+        } catch {
+            await pool.stop()
+            throw error
+        }
+        let (scanner, store) = (indexer.scanner, indexer.store)
+        location.prepareHookFolder()
         var options = ContainerWatcher.Options()
         options.catchUpFirst = !noCatchUp
         if enqueue {

@@ -84,7 +84,7 @@ struct HookServerTests {
         stop.raised.store(true, ordering: .relaxed)
         for _ in dribblers { finished.wait() }
         let stillConnected = stop.connected.load(ordering: .relaxed)
-        #expect(answers?.first?.state == "fresh")
+        #expect(answers?.first?.state == .fresh)
         #expect(stillConnected == 16)
         withExtendedLifetime(server) {}
     }

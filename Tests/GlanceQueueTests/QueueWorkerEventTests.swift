@@ -11,7 +11,7 @@ struct QueueWorkerEventTests {
         let root = "/srv/share\nglance: forged"
         let path = FileName.decode([0x78, 0xFF, 0x2E, 0x74, 0x78, 0x74])  // x\xFF.txt
         let events: [QueueWorker.Event] = [
-            .finished(root: root, path: path, state: "fresh"),
+            .finished(root: root, path: path, state: .fresh),
             .removed(root: root, path: path),
             .givenBack(root: root, path: path, reason: "the container folder \(root) is empty"),
             .notCompleted(jobID: 7, reason: "connection reset\r\n"),
@@ -30,7 +30,7 @@ struct QueueWorkerEventTests {
 
     @Test("only a job's outcome is progress (shown with -v); give-backs and store trouble always show")
     func progress() {
-        #expect(QueueWorker.Event.finished(root: "/r", path: "a", state: "fresh").isProgress)
+        #expect(QueueWorker.Event.finished(root: "/r", path: "a", state: .fresh).isProgress)
         #expect(QueueWorker.Event.removed(root: "/r", path: "a").isProgress)
         #expect(!QueueWorker.Event.givenBack(root: "/r", path: "a", reason: "x").isProgress)
         #expect(!QueueWorker.Event.storeBack.isProgress)

@@ -34,7 +34,7 @@ struct PostgresQueueTests {
         // A lease that no longer holds a job cannot complete it.
         #expect(try await store.complete(rest[0], under: first) == false)
         let counts = try await store.queueCounts()
-        #expect(counts.byState == ["done": 2, "leased": 2])
+        #expect(counts.byState == [.done: 2, .leased: 2])
         #expect(counts.lastMinuteByHost == [first.host: 2])
         await store.close()
     }
@@ -57,7 +57,7 @@ struct PostgresQueueTests {
         #expect(try await again.lease(limit: 1, under: lease(-1), maxAttempts: 2).map(\.attempts) == [1])
         #expect(try await again.lease(limit: 1, under: lease(-1), maxAttempts: 2).map(\.attempts) == [2])
         #expect(try await again.lease(limit: 1, under: lease(60), maxAttempts: 2).isEmpty)
-        #expect(try await again.queueCounts().byState == ["failed": 1])
+        #expect(try await again.queueCounts().byState == [.failed: 1])
         await store.close()
         await again.close()
     }
@@ -69,7 +69,7 @@ struct PostgresQueueTests {
         let first = lease(60)
         let job = try #require(try await store.lease(limit: 1, under: first, maxAttempts: 2).first)
         try await store.giveBack(job, under: first, error: "cannot open the folder", maxAttempts: 2)
-        #expect(try await store.queueCounts().byState == ["pending": 1])
+        #expect(try await store.queueCounts().byState == [.pending: 1])
         // The host that gave it back leaves it to others for a lease's length.
         var sameHost = lease(60)
         sameHost.host = first.host
@@ -78,7 +78,7 @@ struct PostgresQueueTests {
         let retried = try #require(try await store.lease(limit: 1, under: second, maxAttempts: 2).first)
         #expect(retried.attempts == 2)
         try await store.giveBack(retried, under: second, error: "cannot open the folder", maxAttempts: 2)
-        #expect(try await store.queueCounts().byState == ["failed": 1])
+        #expect(try await store.queueCounts().byState == [.failed: 1])
         await store.close()
     }
 
