@@ -15,34 +15,11 @@ extension ContainerDirectory {
     public func writeDocument(_ bytes: [UInt8], to relative: String) throws(FileAccessError) {
         let (folder, name) = try openParent(of: relative, creating: true)
         defer { close(folder) }
-        var temporary = ""
-        var descriptor: Int32 = -1
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<16 {
-            let suffix = ".glance-" + String(generator.next(), radix: 36) + ".tmp"
-            temporary = "." + FileName.prefix(of: name, leavingRoomFor: 1 + suffix.utf8.count) + suffix
-            descriptor = FileName.withCString(temporary) {
-                openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            }
-            if descriptor >= 0 || errno != EEXIST { break }
+        do {
+            try AtomicFileWriter.write(bytes, as: name, in: folder, mode: 0o644, durable: true)
+        } catch {
+            throw .system(code: error.code)
         }
-        guard descriptor >= 0 else { throw FileAccessError(errno: errno) }
-        var failure: Int32 = 0
-        if !DescriptorWriter.writeAll(bytes, to: descriptor) { failure = errno }
-        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if failure == 0 {
-            let renamed = FileName.withCString(temporary) { from in
-                FileName.withCString(name) { to in renameat(folder, from, folder, to) }
-            }
-            if renamed != 0 { failure = errno }
-        }
-        if failure != 0 {
-            _ = FileName.withCString(temporary) { unlinkat(folder, $0, 0) }
-            throw .system(code: failure)
-        }
-        // The rename is durable only once the folder is.
-        _ = fsync(folder)
     }
 
     /// Deletes the document at `relative` (never a folder, never through a link).

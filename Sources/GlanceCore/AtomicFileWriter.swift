@@ -39,32 +39,57 @@ public enum AtomicFileWriter {
         throws(ThumbnailError)
     {
         try checkDestination(path, protecting: protected)
-        let (folder, name) = split(path)
+        let (folderPath, name) = split(path)
+        // The folder is opened once, so the temporary file and the rename are in the same one
+        // even if a folder above is renamed meanwhile.
+        let folder = FileName.withCString(folderPath.isEmpty ? "." : folderPath) {
+            open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
+        guard folder >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(folder) }
+        do {
+            try write(bytes, as: name, in: folder, mode: 0o666, durable: true)
+        } catch {
+            throw .writeFailed(path: path, reason: String(cString: strerror(error.code)))
+        }
+    }
+
+    /// Writes `bytes` as `name` in the open `folder`, atomically: to a new file of an unguessable
+    /// name beside it (created with `O_CREAT | O_EXCL | O_NOFOLLOW`, so nothing planted is written
+    /// through), renamed over `name`. `durable`: the file is flushed before the rename and the
+    /// folder after it, so that a crash leaves the old file or the whole new one (a cache entry
+    /// that is made again need not pay for that). On failure nothing is left behind. The one
+    /// atomic writer: outputs, documents a store saves, desktop cache entries.
+    public static func write(_ bytes: [UInt8], as name: String, in folder: Int32, mode: mode_t, durable: Bool)
+        throws(AtomicWriteError)
+    {
         var descriptor: Int32 = -1
         var temporary = ""
         for _ in 0..<16 {
             let suffix = "." + randomSuffix() + ".partial"
-            temporary = folder + "." + FileName.prefix(of: name, leavingRoomFor: 1 + suffix.utf8.count) + suffix
+            temporary = "." + FileName.prefix(of: name, leavingRoomFor: 1 + suffix.utf8.count) + suffix
             descriptor = FileName.withCString(temporary) {
-                open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+                openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
             }
             if descriptor >= 0 || errno != EEXIST { break }
         }
-        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw AtomicWriteError(code: errno) }
         var failure: Int32 = 0
         if !DescriptorWriter.writeAll(bytes, to: descriptor) { failure = errno }
-        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
+        if failure == 0 && durable && fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
         if failure == 0 {
             let renamed = FileName.withCString(temporary) { from in
-                FileName.withCString(path) { to in rename(from, to) }
+                FileName.withCString(name) { to in renameat(folder, from, folder, to) }
             }
             if renamed != 0 { failure = errno }
         }
         if failure != 0 {
-            _ = FileName.withCString(temporary) { unlink($0) }
-            throw .writeFailed(path: path, reason: String(cString: strerror(failure)))
+            _ = FileName.withCString(temporary) { unlinkat(folder, $0, 0) }
+            throw AtomicWriteError(code: failure)
         }
+        // The rename is durable only once the folder is.
+        if durable { _ = fsync(folder) }
     }
 
     /// The folder part (with its trailing `/`, or empty) and the name of `path`.
@@ -75,9 +100,19 @@ public enum AtomicFileWriter {
 
     /// 12 random letters and digits from the kernel's random source: a temporary name nobody
     /// can guess.
-    public static func randomSuffix() -> String {
+    static func randomSuffix() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         var generator = SystemRandomNumberGenerator()
         return String((0..<12).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
     }
+}
+
+/// Why an atomic write failed: the system's error number.
+public struct AtomicWriteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The `errno` of the call that failed.
+    public let code: Int32
+
+    public init(code: Int32) { self.code = code }
+
+    public var description: String { String(cString: strerror(code)) }
 }

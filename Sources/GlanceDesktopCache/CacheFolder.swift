@@ -97,28 +97,10 @@ final class CacheFolder: Sendable {
     /// (created with `O_EXCL | O_NOFOLLOW`, so nothing planted is written through), then renamed
     /// over `name`. Not flushed to disk: a cache entry lost in a crash is made again.
     func write(_ bytes: [UInt8], as name: String) throws(DesktopCacheError) {
-        var temporary = ""
-        var file: Int32 = -1
-        for _ in 0..<16 {
-            temporary = ".\(name).\(AtomicFileWriter.randomSuffix()).partial"
-            file = temporary.withCString {
-                openat(descriptor, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            }
-            if file >= 0 || errno != EEXIST { break }
-        }
-        guard file >= 0 else { throw .write(path: "\(path)/\(name)", reason: String(cString: strerror(errno))) }
-        var failure: Int32 = 0
-        if !DescriptorWriter.writeAll(bytes, to: file) { failure = errno }
-        close(file)
-        if failure == 0 {
-            let renamed = temporary.withCString { from in
-                name.withCString { renameat(descriptor, from, descriptor, $0) }
-            }
-            if renamed != 0 { failure = errno }
-        }
-        if failure != 0 {
-            _ = temporary.withCString { unlinkat(descriptor, $0, 0) }
-            throw .write(path: "\(path)/\(name)", reason: String(cString: strerror(failure)))
+        do {
+            try AtomicFileWriter.write(bytes, as: name, in: descriptor, mode: 0o600, durable: false)
+        } catch {
+            throw .write(path: "\(path)/\(name)", reason: error.description)
         }
     }
 

@@ -32,13 +32,8 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 
     @OptionGroup var desktop: DesktopCacheOptions
 
-    @Option(
-        name: [.customShort("j"), .customLong("jobs")],
-        help: "Worker processes to run at once (default: the number of cores).")
-    var jobsOption: Int?
-
-    /// --jobs, or the number of cores (not a default value: help would print this machine's).
-    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
+    @OptionGroup var parallel: JobsOption
+    var jobs: Int { parallel.jobs }
 
     @Flag(help: "Render every document again, fresh or not.")
     var force = false
@@ -68,11 +63,10 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
     )
     var verbose = false
 
-    @Option(help: "Seconds one document may take before its worker is killed.")
-    var timeout: Double = 30
+    @OptionGroup var rendererLimits: RendererLimitOptions
+    var timeout: Double { rendererLimits.timeout }
 
-    @Option(help: "Memory limit of each worker process, in MiB (address space).")
-    var memoryLimit: Int = 1024
+    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @OptionGroup var limits: RenderLimitOptions
 
@@ -93,9 +87,6 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
     #endif
 
     func validate() throws {
-        try OptionChecks.jobs(jobs)
-        try OptionChecks.timeout(timeout)
-        try OptionChecks.memoryLimit(memoryLimit)
         _ = try desktop.sizes()
         if enqueue, !(location.store.map(PostgresAddress.isAddress) ?? false) {
             throw ValidationError("--enqueue needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE).")

@@ -38,19 +38,13 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
     )
     var enqueue = false
 
-    @Option(help: "Seconds to wait for the documents (a running watcher's answer, or one render each).")
-    var timeout: Double = 30
+    @OptionGroup var rendererLimits: RendererLimitOptions
+    var timeout: Double { rendererLimits.timeout }
 
-    @Option(
-        name: [.customShort("j"), .customLong("jobs")],
-        help: "Worker processes when no watcher runs (default: up to the number of cores).")
-    var jobsOption: Int?
+    @OptionGroup var parallel: JobsOption
+    var jobs: Int { parallel.jobs }
 
-    /// --jobs, or the number of cores (not a default value: help would print this machine's).
-    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
-
-    @Option(help: "Memory limit of each worker process, in MiB (address space), when no watcher runs.")
-    var memoryLimit: Int = 1024
+    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @OptionGroup var limits: RenderLimitOptions
 
@@ -58,9 +52,6 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one document.") }
-        try OptionChecks.timeout(timeout)
-        try OptionChecks.jobs(jobs)
-        try OptionChecks.memoryLimit(memoryLimit)
     }
 
     func run() async throws {

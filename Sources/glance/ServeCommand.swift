@@ -60,13 +60,8 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var watch = false
 
-    @Option(
-        name: [.customShort("j"), .customLong("jobs")],
-        help: "Worker processes for renders (default: the number of cores).")
-    var jobsOption: Int?
-
-    /// --jobs, or the number of cores (not a default value: help would print this machine's).
-    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
+    @OptionGroup var parallel: JobsOption
+    var jobs: Int { parallel.jobs }
 
     @Option(
         help: """
@@ -109,7 +104,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--store applies to one container; with several, each keeps its own sidecar.")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-        try OptionChecks.jobs(jobs)
         try OptionChecks.timeout(timeout)
         try OptionChecks.timeout(renderTimeout, option: "--render-timeout")
         guard (1...1_000_000).contains(maxConnections) else {

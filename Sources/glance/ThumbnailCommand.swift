@@ -46,11 +46,10 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "The box the thumbnail fits into, in pixels (1 to 4096).")
     var size: Int = ThumbnailLimits.defaultMaxSide
 
-    @Option(help: "Seconds the document may take before its worker is killed.")
-    var timeout: Double = 30
+    @OptionGroup var rendererLimits: RendererLimitOptions
+    var timeout: Double { rendererLimits.timeout }
 
-    @Option(help: "Memory limit of the worker process, in MiB (address space).")
-    var memoryLimit: Int = 1024
+    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @Flag(help: "Write OUT even when it is the document itself (a hard link to it, or the same path).")
     var force = false
@@ -71,8 +70,6 @@ struct ThumbnailCommand: ParsableCommand {
 
     func validate() throws {
         try OptionChecks.size(size)
-        try OptionChecks.timeout(timeout)
-        try OptionChecks.memoryLimit(memoryLimit)
         if desktop.xdg, let largest = try desktop.sizes().first, largest.side > size {
             throw ValidationError(
                 "--size \(size) is smaller than the cache's \(largest.folderName) (\(largest.side) px): raise --size or drop that size from --xdg-sizes."

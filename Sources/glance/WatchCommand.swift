@@ -32,11 +32,8 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
 
     @OptionGroup var containerOptions: ContainerOptions
 
-    @Option(name: [.customShort("j"), .customLong("jobs")], help: "Worker processes (default: the number of cores).")
-    var jobsOption: Int?
-
-    /// --jobs, or the number of cores (not a default value: help would print this machine's).
-    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
+    @OptionGroup var parallel: JobsOption
+    var jobs: Int { parallel.jobs }
 
     @Option(help: "Log lines as text or json.")
     var logFormat: LineLogHandler.Format = .text
@@ -44,11 +41,10 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
     @Option(help: "Least important log level shown: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
-    @Option(help: "Seconds one document may take before its worker is killed.")
-    var timeout: Double = 30
+    @OptionGroup var rendererLimits: RendererLimitOptions
+    var timeout: Double { rendererLimits.timeout }
 
-    @Option(help: "Memory limit of each worker process, in MiB (address space).")
-    var memoryLimit: Int = 1024
+    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @OptionGroup var limits: RenderLimitOptions
 
@@ -64,12 +60,6 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
     var enqueue = false
 
     @Option(help: .hidden) var debugSlowOn: String?
-
-    func validate() throws {
-        try OptionChecks.jobs(jobs)
-        try OptionChecks.timeout(timeout)
-        try OptionChecks.memoryLimit(memoryLimit)
-    }
 
     func run() async throws {
         let format = logFormat

@@ -42,13 +42,8 @@ struct WorkerCommand: AsyncParsableCommand {
                 + "not a --root or inside one is refused.", valueName: "DIR"))
     var roots: [String] = []
 
-    @Option(
-        name: [.customShort("j"), .customLong("jobs")],
-        help: "Documents to render at once (default: the number of cores).")
-    var jobsOption: Int?
-
-    /// --jobs, or the number of cores (not a default value: help would print this machine's).
-    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
+    @OptionGroup var parallel: JobsOption
+    var jobs: Int { parallel.jobs }
 
     @Option(
         help: ArgumentHelp(
@@ -65,11 +60,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print each finished document and its state.")
     var verbose = false
 
-    @Option(help: "Seconds one document may take before its worker is killed.")
-    var timeout: Double = 30
+    @OptionGroup var rendererLimits: RendererLimitOptions
+    var timeout: Double { rendererLimits.timeout }
 
-    @Option(help: "Memory limit of each worker process, in MiB (address space).")
-    var memoryLimit: Int = 1024
+    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @OptionGroup var limits: RenderLimitOptions
 
@@ -80,9 +74,6 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: .hidden) var debugHangOn: String?
 
     func validate() throws {
-        try OptionChecks.jobs(jobs)
-        try OptionChecks.timeout(timeout)
-        try OptionChecks.memoryLimit(memoryLimit)
         guard leaseSeconds >= 1, leaseSeconds <= 3600 else {
             throw ValidationError("--lease-seconds must be between 1 and 3600.")
         }

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import GlanceCore
+
+/// `--jobs`: how many renderer processes run at once, for every command that renders.
+struct JobsOption: ParsableArguments {
+    @Option(
+        name: [.customShort("j"), .customLong("jobs")],
+        help: "Renderer processes to run at once (default: the number of cores).")
+    var jobsOption: Int?
+
+    /// --jobs, or the number of cores (not a default value: help would print this machine's).
+    var jobs: Int { jobsOption ?? ProcessInfo.processInfo.activeProcessorCount }
+
+    func validate() throws { try OptionChecks.jobs(jobs) }
+}
+
+/// `--timeout` and `--memory-limit`: what one renderer may take for one document, for every
+/// command that renders (their defaults are ``WorkerLimits``').
+struct RendererLimitOptions: ParsableArguments {
+    @Option(help: "Seconds one document may take before its renderer is killed and the document failed.")
+    var timeout: Double = WorkerLimits.defaultTimeoutSeconds
+
+    @Option(help: "Memory limit of each renderer process, in MiB (address space).")
+    var memoryLimit: Int = WorkerLimits.defaultMemoryMiB
+
+    func validate() throws {
+        try OptionChecks.timeout(timeout)
+        try OptionChecks.memoryLimit(memoryLimit)
+    }
+}
