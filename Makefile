@@ -8,11 +8,11 @@ GLANCE       := .build-static/release/glance
 DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev git fonts-dejavu-core fonts-wqy-microhei
-# What only the tests need: a real browser for the pages, GIO (the desktop cache's client),
+# What only the tests need: a real browser for the pages (driven by Selenium), GIO (the desktop cache's client),
 # bubblewrap (the renderers' sandbox, which the tests expect to work, and GNOME's for thumbnailers),
 # ImageMagick with Debian's sRGB profile (the reference the colour tests compare against), and
 # PostgreSQL's server (the tests initdb one into a temporary folder; none is left running).
-TEST_PACKAGES := chromium chromium-driver libglib2.0-bin bubblewrap imagemagick icc-profiles-free postgresql
+TEST_PACKAGES := chromium chromium-driver python3-selenium libglib2.0-bin bubblewrap imagemagick icc-profiles-free postgresql
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The release build, and make install's: a build of its own with the Swift runtime linked in, so
 # that the installed programs need nothing of the toolchain (GNOME runs thumbnailers in a sandbox

@@ -1,39 +1,55 @@
 #!/usr/bin/env python3
 """The grid and preview pages of `glance serve` in a real browser.
 
-Headless Chromium, driven through chromedriver by the small WebDriver client below (WebDriver is
-JSON over HTTP; only the Python standard library is used). The test fills a temporary container
-from TestAssets/, runs `glance generate` on it, serves it with `glance serve --watch`, then checks
-the grid, the preview and its keys, that a hostile file name stays text, that a new document
-appears without a reload, that stepping through the previews never stalls with the browser's
-back/forward cache on, and saves screenshots at phone and desktop widths.
+Headless Chromium, driven through chromedriver by Selenium (Debian's `python3-selenium`). The
+test fills a temporary container from TestAssets/, runs `glance generate` on it, serves it with
+`glance serve --watch`, then checks the grid, the preview and its keys, that a hostile file name
+stays text, that a new document appears without a reload, that stepping through the previews
+never stalls with the browser's back/forward cache on, and saves screenshots at phone and desktop
+widths.
 
     python3 Tests/Browser/test_pages.py --glance .build/debug/glance
 
 Exit status: 0 when every check passes, 1 when one fails (each failure is named), 2 when the test
-could not run (no chromium or chromedriver, glance would not start, overall timeout).
-Needs the Debian packages `chromium` and `chromium-driver` (`make test-deps` installs them).
+could not run (no chromium, chromedriver or Selenium, glance would not start, overall timeout).
+Needs the Debian packages `chromium`, `chromium-driver` and `python3-selenium` (`make test-deps`
+installs them). When the `python3` that runs it cannot import Selenium (a python3 of its own
+ahead of Debian's on the PATH), the test runs itself again under Debian's /usr/bin/python3.
 """
 
 import argparse
-import base64
-import json
 import os
 import shutil
 import signal
-import socket
-import struct
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-ASSETS = ROOT / "TestAssets"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import harness  # noqa: E402
+from harness import ASSETS, ROOT, CheckFailed, Process, TestError, log  # noqa: E402
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import (
+        NoAlertPresentException, UnexpectedAlertPresentException, UnknownMethodException, WebDriverException)
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.remote.remote_connection import RemoteConnection
+except ImportError:
+    # Debian's python3-selenium is installed for Debian's python3 only.
+    if (__name__ == "__main__" and os.access(DEBIAN_PYTHON, os.X_OK)
+            and os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON)):
+        print(f"test_pages: {sys.executable} cannot import Selenium; running under {DEBIAN_PYTHON}",
+              file=sys.stderr, flush=True)
+        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, str(Path(__file__).resolve()), *sys.argv[1:]])
+    print("test_pages: cannot run: needs Selenium (Debian: apt-get install python3-selenium)", file=sys.stderr)
+    sys.exit(2)
 
 # The container: name in the container -> file in TestAssets/.
 DOCUMENTS = {
@@ -56,224 +72,22 @@ PREVIEW_SHOT = "photo.jpg"  # the document the preview screenshots show
 
 SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
 
-# WebDriver's codes for keys (the WebDriver spec, "Keyboard actions").
-KEY_LEFT, KEY_RIGHT, KEY_ESCAPE = "\ue012", "\ue014", "\ue00c"
+KEY_LEFT, KEY_RIGHT, KEY_ESCAPE = Keys.ARROW_LEFT, Keys.ARROW_RIGHT, Keys.ESCAPE
 
-# Requests to chromedriver and glance never go through a proxy: everything here is loopback.
-HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-class TestError(Exception):
-    """The test cannot go on (setup failed, a process died): exit 2."""
-
-
-class CheckFailed(Exception):
-    """One check's failure; its message says what was expected and what was found."""
-
-
-class WebDriverError(Exception):
-    def __init__(self, status, error, message):
-        super().__init__(f"{error}: {message.splitlines()[0] if message else ''} (HTTP {status})")
-        self.error = error
-
-
-def log(message):
-    print(message, flush=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# Processes
-
-
-class Process:
-    """A child process in its own process group, its output in a file; stopped by its id."""
-
-    def __init__(self, name, argv, log_dir, env=None):
-        self.name = name
-        self.output_path = Path(log_dir) / f"{name}.log"
-        self.output = open(self.output_path, "wb")
-        self.popen = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
-            start_new_session=True, env=env)
-
-    def alive(self):
-        return self.popen.poll() is None
-
-    def text(self):
-        try:
-            return self.output_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def tail(self, lines=20):
-        return "\n".join(self.text().splitlines()[-lines:])
-
-    def stop(self, grace=5.0):
-        """SIGTERM to the process group (a graceful stop), SIGKILL if it is still there."""
-        if self.alive():
-            self._signal(signal.SIGTERM)
-            try:
-                self.popen.wait(grace)
-            except subprocess.TimeoutExpired:
-                pass
-        # Children (glance-worker, chromium's helpers) share the group: make sure none is left.
-        self._signal(signal.SIGKILL)
-        try:
-            self.popen.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
-        self.output.close()
-
-    def _signal(self, number):
-        try:
-            os.killpg(self.popen.pid, number)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def kill_processes_mentioning(marker):
-    """Kills processes whose command line holds `marker` (our own temporary profile folder), by
-    pid: a chromium that left chromedriver's process group must not outlive the test."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in command:
-            try:
-                os.kill(int(entry.name), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+# How long one request to chromedriver may take (starting a session included) before it fails.
+COMMAND_SECONDS = 60
 
 
 def wait_for(what, predicate, timeout, interval=0.1):
-    """Polls `predicate` until it returns a true value (returned) or `timeout` seconds pass
-    (CheckFailed naming `what`, with the last value or error seen)."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while True:
-        try:
-            value = predicate()
-            if value:
-                return value
-            last = value
-        except WebDriverError as error:
-            last = error
-        if time.monotonic() >= deadline:
-            raise CheckFailed(f"{what}: not so after {timeout:g} s (last: {last!r})")
-        time.sleep(interval)
+    """harness.wait_for, a WebDriver error (no such element, a page still loading) counting as
+    not so yet."""
+    return harness.wait_for(what, predicate, timeout, interval, ignore=(WebDriverException,))
 
 
-# ---------------------------------------------------------------------------------------------
-# A small WebDriver client
-
-
-class WebDriver:
-    def __init__(self, base_url):
-        self.base_url = base_url.rstrip("/")
-        self.session = None
-
-    def request(self, method, path, body=None, timeout=60):
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base_url + path, data=data, method=method)
-        request.add_header("Content-Type", "application/json; charset=utf-8")
-        try:
-            with HTTP.open(request, timeout=timeout) as response:
-                payload = json.loads(response.read() or b"{}")
-        except urllib.error.HTTPError as error:
-            text = error.read()
-            try:
-                value = json.loads(text).get("value", {})
-            except ValueError:
-                value = {"error": "unknown error", "message": text.decode(errors="replace")}
-            raise WebDriverError(error.code, value.get("error"), value.get("message", "")) from None
-        return payload.get("value")
-
-    def command(self, method, path, body=None, timeout=60):
-        return self.request(method, f"/session/{self.session}{path}", body, timeout)
-
-    def start(self, capabilities):
-        value = self.request("POST", "/session", {"capabilities": {"alwaysMatch": capabilities}}, timeout=90)
-        self.session = value["sessionId"]
-        return value["capabilities"]
-
-    def quit(self):
-        if self.session:
-            try:
-                self.request("DELETE", f"/session/{self.session}", timeout=20)
-            finally:
-                self.session = None
-
-    def get(self, url):
-        self.command("POST", "/url", {"url": url})
-
-    def url(self):
-        return self.command("GET", "/url")
-
-    def script(self, source, *args):
-        return self.command("POST", "/execute/sync", {"script": source, "args": list(args)})
-
-    def find(self, selector, parent=None):
-        """The element's reference, or None."""
-        path = f"/element/{parent}/element" if parent else "/element"
-        try:
-            value = self.command("POST", path, {"using": "css selector", "value": selector})
-        except WebDriverError as error:
-            if error.error == "no such element":
-                return None
-            raise
-        return next(iter(value.values()))
-
-    def find_all(self, selector):
-        value = self.command("POST", "/elements", {"using": "css selector", "value": selector})
-        return [next(iter(item.values())) for item in value]
-
-    def property(self, element, name):
-        return self.command("GET", f"/element/{element}/property/{name}")
-
-    def click(self, element):
-        self.command("POST", f"/element/{element}/click", {})
-
-    def press(self, key):
-        """One key down and up through the Actions API, to the focused element."""
-        self.command("POST", "/actions", {"actions": [{
-            "type": "key", "id": "keyboard",
-            "actions": [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]})
-        self.command("DELETE", "/actions")
-
-    def set_window(self, width, height):
-        self.command("POST", "/window/rect", {"width": width, "height": height})
-
-    def screenshot(self):
-        return base64.b64decode(self.command("GET", "/screenshot"))
-
-    def alert_text(self):
-        """The text of an open alert, or None when there is none."""
-        try:
-            return self.command("GET", "/alert/text")
-        except WebDriverError as error:
-            if error.error == "no such alert":
-                return None
-            raise
-
-    def browser_log(self):
-        """The console's entries since the last call (chromedriver's `goog:loggingPrefs`), or
-        None when this chromedriver does not give them."""
-        for path in ("/se/log", "/log"):
-            try:
-                return self.command("POST", path, {"type": "browser"})
-            except WebDriverError as error:
-                if error.error not in ("unknown command", "unknown method", "unsupported operation"):
-                    raise
-        return None
+def describe(error):
+    """A WebDriver error in one line: its kind and the first line of its message."""
+    lines = (error.msg or "").strip().splitlines()
+    return f"{type(error).__name__}: {lines[0] if lines else ''}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,6 +100,7 @@ class PageTest:
         self.glance = Path(args.glance).resolve()
         self.results = []  # (name, error or None)
         self.processes = []
+        self.services = []  # (name, chromedriver's Service), one a browser session
         self.temp = Path(tempfile.mkdtemp(prefix="glance-browser-"))
         self.container = self.temp / "container"
         self.profiles = self.temp / "chromium-profiles"
@@ -300,17 +115,11 @@ class PageTest:
     # -- set-up ------------------------------------------------------------------------------
 
     def make_container(self):
-        self.container.mkdir()
-        for name, source in DOCUMENTS.items():
-            shutil.copyfile(ASSETS / source, self.container / name)
+        harness.make_container(self.container, DOCUMENTS)
         (self.container / HOSTILE_NAME).write_text(HOSTILE_TEXT)
         self.documents = sorted(list(DOCUMENTS) + [HOSTILE_NAME])
-        result = subprocess.run(
-            [str(self.glance), "generate", str(self.container), "--quiet"],
-            capture_output=True, text=True, timeout=120)
-        # 1: some documents failed, as the corrupt JPEG must; 2 and up: unusable.
-        if result.returncode not in (0, 1):
-            raise TestError(f"glance generate exited {result.returncode}:\n{result.stderr}")
+        # Exit 1: some documents failed, as the corrupt JPEG must (2 and up is a TestError).
+        result = harness.generate(self.glance, self.container)
         others = [line for line in result.stderr.splitlines() if line and FAILED_DOCUMENT not in line]
         if others:
             raise TestError("glance generate reported unexpected failures:\n" + "\n".join(others))
@@ -323,7 +132,7 @@ class PageTest:
 
         def serving():
             if not process.alive():
-                raise TestError(f"glance serve exited {process.popen.returncode}:\n{process.tail()}")
+                raise TestError(f"glance serve exited {process.returncode}:\n{process.tail()}")
             for line in process.text().splitlines():
                 if line.startswith("serving ") and " at http://" in line:
                     return line.rsplit(" at ", 1)[1].strip()
@@ -336,34 +145,22 @@ class PageTest:
         self.base = url if url.endswith("/") else url + "/"
         log(f"glance serving at {self.base}")
 
-    def start_chromedriver(self):
-        self.chromium = self.args.chromium or shutil.which("chromium") or shutil.which("chromium-browser")
-        chromedriver = self.args.chromedriver or shutil.which("chromedriver")
-        if not self.chromium or not chromedriver:
+    def find_browser(self):
+        if self.args.chromium:
+            self.chromium = shutil.which(self.args.chromium)
+        else:
+            self.chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+        self.chromedriver = shutil.which(self.args.chromedriver or "chromedriver")
+        if not self.chromium or not self.chromedriver:
             raise TestError("needs chromium and chromedriver (Debian: apt-get install chromium chromium-driver)")
-        port = free_port()
-        process = Process("chromedriver", [chromedriver, f"--port={port}"], self.temp)
-        self.processes.append(process)
-        self.chromedriver_url = f"http://127.0.0.1:{port}"
-        probe = WebDriver(self.chromedriver_url)
-
-        def ready():
-            if not process.alive():
-                raise TestError(f"chromedriver exited {process.popen.returncode}:\n{process.tail()}")
-            try:
-                return probe.request("GET", "/status", timeout=5).get("ready")
-            except (OSError, WebDriverError):
-                return False
-
-        try:
-            wait_for("chromedriver is ready", ready, 30)
-        except CheckFailed as error:
-            raise TestError(f"{error}\n{process.tail()}") from None
 
     def open_session(self, name, back_forward_cache, page_load_seconds=30):
-        """A new browser (its own profile) driven by a new WebDriver session."""
+        """A new browser (its own profile) driven by a new chromedriver, its output in
+        chromedriver-NAME.log."""
         width, height = SIZES["desktop"]
-        arguments = [
+        options = webdriver.ChromeOptions()
+        options.binary_location = self.chromium
+        for argument in [
             "--headless=new",
             "--disable-gpu",
             f"--user-data-dir={self.profiles / name}",
@@ -373,35 +170,70 @@ class PageTest:
             "--no-first-run",
             "--no-default-browser-check",
             "--hide-scrollbars",
-        ]
+        ]:
+            options.add_argument(argument)
         if not back_forward_cache:
-            arguments.append("--disable-features=BackForwardCache")
+            options.add_argument("--disable-features=BackForwardCache")
         if os.geteuid() == 0:
             # Chromium refuses to start as root with its sandbox on (the sandbox drops privileges
             # in ways that do not work for uid 0), and CI runs as root. The pages it loads come
             # from the glance this test just started on loopback.
-            arguments.append("--no-sandbox")
-        driver = WebDriver(self.chromedriver_url)
-        capabilities = driver.start({
-            "browserName": "chrome",
-            "pageLoadStrategy": "normal",
-            # An alert() would stay open and the next command would fail with "unexpected alert
-            # open": that is how a script run by a hostile name would show.
-            "unhandledPromptBehavior": "dismiss and notify",
-            "timeouts": {"pageLoad": int(page_load_seconds * 1000), "script": 30000, "implicit": 0},
-            "goog:loggingPrefs": {"browser": "ALL"},
-            "goog:chromeOptions": {"binary": self.chromium, "args": arguments},
-        })
+            options.add_argument("--no-sandbox")
+        options.page_load_strategy = "normal"
+        # An alert() would stay open and the next command would fail with "unexpected alert
+        # open": that is how a script run by a hostile name would show.
+        options.unhandled_prompt_behavior = "dismiss and notify"
+        options.timeouts = {"pageLoad": int(page_load_seconds * 1000), "script": 30000, "implicit": 0}
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        # Requests to chromedriver never go through a proxy: everything here is loopback.
+        options.ignore_local_proxy_environment_variables()
+        # chromedriver in a process group of its own (the browser it starts joins it), so that
+        # close() can make sure nothing of it is left.
+        service = Service(executable_path=self.chromedriver,
+                          log_file=open(self.temp / f"chromedriver-{name}.log", "wb"),
+                          popen_kw={"start_new_session": True})
+        self.services.append((name, service))
+        driver = webdriver.Chrome(service=service, options=options)
         if not self.browser_version:
-            self.browser_version = capabilities.get("browserVersion")
-            log(f"browser: {capabilities.get('browserName')} {self.browser_version}")
+            self.browser_version = driver.capabilities.get("browserVersion")
+            log(f"browser: {driver.capabilities.get('browserName')} {self.browser_version}")
         return driver
+
+    # -- WebDriver -----------------------------------------------------------------------------
+
+    def press(self, key):
+        """One key down and up through the Actions API, to the focused element; then the actions
+        are released."""
+        actions = ActionChains(self.driver)
+        actions.key_down(key).key_up(key).perform()
+        actions.reset_actions()
+
+    def alert_text(self):
+        """The text of an open alert, or None when there is none."""
+        try:
+            return self.driver.switch_to.alert.text
+        except NoAlertPresentException:
+            return None
+
+    def browser_log(self):
+        """The console's entries since the last call (chromedriver's `goog:loggingPrefs`), or
+        None when this chromedriver does not give them."""
+        try:
+            return self.driver.get_log("browser")
+        except WebDriverException as error:
+            if isinstance(error, UnknownMethodException) or any(
+                    kind in (error.msg or "") for kind in ("unknown command", "unsupported operation")):
+                return None
+            raise
 
     # -- helpers -----------------------------------------------------------------------------
 
+    def page_complete(self):
+        return self.driver.execute_script("return document.readyState") == "complete"
+
     def load(self, url):
         self.driver.get(url)
-        wait_for(f"{url} loads", lambda: self.driver.script("return document.readyState") == "complete", 30)
+        wait_for(f"{url} loads", self.page_complete, 30)
 
     def wait_for_images(self, what, timeout=20):
         """Scrolls the page's lazy images into view and waits until every one has loaded. The
@@ -416,7 +248,7 @@ class PageTest:
         state = {}
 
         def loaded():
-            state.update(self.driver.script(script))
+            state.update(self.driver.execute_script(script))
             return not state["waiting"]
 
         try:
@@ -425,11 +257,11 @@ class PageTest:
             raise CheckFailed(f"{what}: {len(state['waiting'])} of {state['count']} images not loaded "
                               f"after {timeout} s: {state['waiting']}") from None
         finally:
-            self.driver.script("window.scrollTo(0, 0)")
+            self.driver.execute_script("window.scrollTo(0, 0)")
         return state["count"]
 
     def grid_items(self):
-        return self.driver.script("""
+        return self.driver.execute_script("""
             return Array.from(document.querySelectorAll('li.item')).map((item) => ({
               path: item.dataset.path,
               href: item.querySelector('a.open') && item.querySelector('a.open').href,
@@ -438,7 +270,7 @@ class PageTest:
         """)
 
     def check_browser_log(self, where):
-        entries = self.driver.browser_log()
+        entries = self.browser_log()
         if entries is None:
             self.log_notes.append("chromedriver gave no browser log")
             return
@@ -463,11 +295,11 @@ class PageTest:
             self.results.append((name, str(error)))
             log(f"FAIL {name}: {error}")
             return False
-        except WebDriverError as error:
-            if error.error == "unexpected alert open":
-                message = f"an alert opened, so a page ran a script: {error}"
+        except WebDriverException as error:
+            if isinstance(error, UnexpectedAlertPresentException):
+                message = f"an alert opened, so a page ran a script: {describe(error)}"
             else:
-                message = f"WebDriver: {error}"
+                message = f"WebDriver: {describe(error)}"
             self.results.append((name, message))
             log(f"FAIL {name}: {message}")
             return False
@@ -490,7 +322,7 @@ class PageTest:
         if images != len(self.documents) - 1:
             raise CheckFailed(f"{images} images in the grid, expected {len(self.documents) - 1} "
                               "(one per document but the failed one)")
-        failed = self.driver.script("""
+        failed = self.driver.execute_script("""
             const item = Array.from(document.querySelectorAll('li.item'))
               .find((item) => item.dataset.path === arguments[0]);
             if (!item) return null;
@@ -504,13 +336,13 @@ class PageTest:
         if not failed["note"] or FAILED_REASON not in failed["note"].lower():
             raise CheckFailed(f"the failed document's .no-thumbnail says {failed['note']!r}, "
                               f"expected its reason ({FAILED_REASON!r})")
-        notes = self.driver.script(
+        notes = self.driver.execute_script(
             "return Array.from(document.querySelectorAll('li.item .no-thumbnail')).length")
         if notes != 1:
             raise CheckFailed(f"{notes} tiles show .no-thumbnail, expected only the failed document's")
 
     def hostile_name_checks(self, where, name_selector):
-        found = self.driver.script("""
+        found = self.driver.execute_script("""
             const [name, selector] = arguments;
             let element = null;
             if (selector === 'grid') {
@@ -537,7 +369,7 @@ class PageTest:
         if found["xImages"] or found["handlers"]:
             raise CheckFailed(f"{where}: the name became markup ({found['xImages']} img src=x, "
                               f"{found['handlers']} onerror attributes)")
-        alert = self.driver.alert_text()
+        alert = self.alert_text()
         if alert is not None:
             raise CheckFailed(f"{where}: an alert is open ({alert!r}): a script ran")
 
@@ -554,40 +386,40 @@ class PageTest:
         first, second = self.order[0], self.order[1]
         self.load(self.base)
         link = self.find_required("li.item a.open")
-        self.driver.click(link)
-        wait_for(f"the click opens {first!r}'s preview", lambda: self.driver.url() == self.hrefs[first], 15)
-        wait_for("the preview is loaded", lambda: self.driver.script("return document.readyState") == "complete", 15)
+        link.click()
+        wait_for(f"the click opens {first!r}'s preview", lambda: self.driver.current_url == self.hrefs[first], 15)
+        wait_for("the preview is loaded", self.page_complete, 15)
         self.wait_preview_image(first)
         # Keys go to the focused element: the body, not a link the click left focused.
-        self.driver.script("if (document.activeElement) document.activeElement.blur()")
-        self.driver.press(KEY_RIGHT)
+        self.driver.execute_script("if (document.activeElement) document.activeElement.blur()")
+        self.press(KEY_RIGHT)
         wait_for(f"ArrowRight opens {second!r}'s preview ({self.hrefs[second]})",
-                 lambda: self.driver.url() == self.hrefs[second], 15)
-        wait_for("the preview is loaded", lambda: self.driver.script("return document.readyState") == "complete", 15)
-        self.driver.press(KEY_LEFT)
+                 lambda: self.driver.current_url == self.hrefs[second], 15)
+        wait_for("the preview is loaded", self.page_complete, 15)
+        self.press(KEY_LEFT)
         wait_for(f"ArrowLeft goes back to {first!r}'s preview ({self.hrefs[first]})",
-                 lambda: self.driver.url() == self.hrefs[first], 15)
-        wait_for("the preview is loaded", lambda: self.driver.script("return document.readyState") == "complete", 15)
-        self.driver.press(KEY_ESCAPE)
-        wait_for(f"Escape goes back to the grid ({self.base})", lambda: self.driver.url() == self.base, 15)
+                 lambda: self.driver.current_url == self.hrefs[first], 15)
+        wait_for("the preview is loaded", self.page_complete, 15)
+        self.press(KEY_ESCAPE)
+        wait_for(f"Escape goes back to the grid ({self.base})", lambda: self.driver.current_url == self.base, 15)
 
     def find_required(self, selector):
-        element = self.driver.find(selector)
-        if element is None:
+        elements = self.driver.find_elements(By.CSS_SELECTOR, selector)
+        if not elements:
             raise CheckFailed(f"no element matches {selector!r}")
-        return element
+        return elements[0]
 
     def wait_preview_image(self, path):
         image = self.find_required("#preview-image")
         wait_for(f"{path!r}'s #preview-image loads",
-                 lambda: self.driver.property(image, "complete") and self.driver.property(image, "naturalWidth") > 0,
+                 lambda: image.get_property("complete") and image.get_property("naturalWidth") > 0,
                  20)
 
     def check_preview_links(self):
         problems = []
         for index, path in enumerate(self.order):
             self.load(self.hrefs[path])
-            found = self.driver.script("""
+            found = self.driver.execute_script("""
                 const link = (id) => { const a = document.getElementById(id); return a ? a.href : null; };
                 const reason = document.getElementById('reason');
                 return {path: document.body.dataset.path, previous: link('previous'), next: link('next'),
@@ -621,9 +453,9 @@ class PageTest:
     def check_live_update(self):
         self.load(self.base)
         wait_for("the grid's EventSource opens (body data-live = yes)",
-                 lambda: self.driver.script("return document.body.dataset.live") == "yes", 15)
+                 lambda: self.driver.execute_script("return document.body.dataset.live") == "yes", 15)
         marker = f"marker-{os.getpid()}-{time.time()}"
-        self.driver.script("window.__glanceMarker = arguments[0]", marker)
+        self.driver.execute_script("window.__glanceMarker = arguments[0]", marker)
         # Written under a hidden name (passed over) and renamed: the watcher sees one whole file.
         hidden = self.container / f".{LIVE_NAME}.part"
         shutil.copyfile(ASSETS / LIVE_SOURCE, hidden)
@@ -632,7 +464,7 @@ class PageTest:
         wait_for(f"a li.item with data-path {LIVE_NAME!r} appears within 15 s",
                  lambda: LIVE_NAME in [item["path"] for item in self.grid_items()], 15, interval=0.2)
         log(f"     the new document showed after {time.monotonic() - started:.1f} s")
-        still = self.driver.script("return window.__glanceMarker")
+        still = self.driver.execute_script("return window.__glanceMarker")
         if still != marker:
             raise CheckFailed(f"window.__glanceMarker is {still!r} after the update: the page reloaded")
         count = len(self.grid_items())
@@ -658,18 +490,19 @@ class PageTest:
     def set_viewport(self, label, width, height):
         """Sizes the window so that the page's viewport is width x height (the window rect
         WebDriver sets includes whatever the browser puts around the page)."""
-        self.driver.set_window(width, height)
-        inner = self.driver.script("return [window.innerWidth, window.innerHeight]")
-        self.driver.set_window(2 * width - inner[0], 2 * height - inner[1])
-        inner = self.driver.script("return [window.innerWidth, window.innerHeight]")
+        self.driver.set_window_rect(width=width, height=height)
+        inner = self.driver.execute_script("return [window.innerWidth, window.innerHeight]")
+        self.driver.set_window_rect(width=2 * width - inner[0], height=2 * height - inner[1])
+        inner = self.driver.execute_script("return [window.innerWidth, window.innerHeight]")
         if inner != [width, height]:
             raise CheckFailed(f"{label}: the viewport is {inner[0]}x{inner[1]}, expected {width}x{height}")
 
     def save_screenshot(self, name, width, height):
-        data = self.driver.screenshot()
-        if data[:8] != b"\x89PNG\r\n\x1a\n":
+        data = self.driver.get_screenshot_as_png()
+        size = harness.png_size(data)
+        if size is None:
             raise CheckFailed(f"{name}: the screenshot is not a PNG")
-        shot_width, shot_height = struct.unpack(">II", data[16:24])
+        shot_width, shot_height = size
         # Device pixels: the viewport times the device pixel ratio (1 in headless Chromium).
         ratio = shot_width / width
         if ratio < 1 or shot_width % width or shot_height != round(height * ratio):
@@ -689,22 +522,24 @@ class PageTest:
         self.driver = self.open_session("back-forward-cache", back_forward_cache=True, page_load_seconds=10)
         try:
             self.load(self.base)
-            wait_for("the grid's EventSource opens", lambda: self.driver.script("return document.body.dataset.live") == "yes", 15)
+            wait_for("the grid's EventSource opens",
+                     lambda: self.driver.execute_script("return document.body.dataset.live") == "yes", 15)
             items = self.grid_items()
-            self.driver.click(self.find_required("li.item a.open"))
-            wait_for("the click opens the first preview", lambda: self.driver.url() == items[0]["href"], 10)
+            self.find_required("li.item a.open").click()
+            wait_for("the click opens the first preview", lambda: self.driver.current_url == items[0]["href"], 10)
             for index in range(1, len(items)):
                 target = items[index]
-                self.driver.script("if (document.activeElement) document.activeElement.blur()")
+                self.driver.execute_script("if (document.activeElement) document.activeElement.blur()")
                 started = time.monotonic()
                 try:
-                    self.driver.press(KEY_RIGHT)
-                    wait_for("the next preview", lambda: self.driver.url() == target["href"]
-                             and self.driver.script("return document.readyState") == "complete", 5)
-                except (CheckFailed, WebDriverError) as error:
+                    self.press(KEY_RIGHT)
+                    wait_for("the next preview", lambda: self.driver.current_url == target["href"]
+                             and self.page_complete(), 5)
+                except (CheckFailed, WebDriverException) as error:
+                    detail = describe(error) if isinstance(error, WebDriverException) else error
                     raise CheckFailed(
                         f"step {index} of {len(items) - 1} (page load {index + 2}, ArrowRight to "
-                        f"{target['path']!r}) stalled for {time.monotonic() - started:.0f} s ({error}). "
+                        f"{target['path']!r}) stalled for {time.monotonic() - started:.0f} s ({detail}). "
                         "The same steps pass with the back/forward cache off (the main session): the "
                         "pages left behind keep their EventSource (/events) open in the cache and hold "
                         "all 6 of the browser's connections to the server; the pages should close it "
@@ -723,12 +558,15 @@ class PageTest:
     def run(self):
         self.make_container()
         self.start_glance()
-        self.start_chromedriver()
+        self.find_browser()
         # The main session runs without the back/forward cache: with it, pages left behind keep
         # their /events stream open (a bug of the pages, see check_back_forward_cache) and stall
         # every check after the sixth page load. That problem is reported once, by its own check
         # in a browser with Chromium's defaults.
-        self.driver = self.open_session("main", back_forward_cache=False)
+        try:
+            self.driver = self.open_session("main", back_forward_cache=False)
+        except WebDriverException as error:
+            raise TestError(f"chromedriver or chromium would not start: {describe(error)}") from None
         grid_ok = self.check("grid: every tile, its image or its failure", self.check_grid)
         if not grid_ok and not self.order:
             # The rest needs the grid's order; read it even though the check failed.
@@ -748,7 +586,10 @@ class PageTest:
             log(f"     note: {note}")
         for process in self.processes:
             if not process.alive():
-                self.results.append((process.name, f"exited {process.popen.returncode} during the test"))
+                self.results.append((process.name, f"exited {process.returncode} during the test"))
+        code = self.driver.service.process.poll()
+        if code is not None:
+            self.results.append(("chromedriver", f"exited {code} during the test"))
         return [result for result in self.results if result[1] is not None]
 
     def close(self):
@@ -757,9 +598,18 @@ class PageTest:
                 self.driver.quit()
             except Exception:
                 pass
+        for _, service in self.services:
+            # Stopped by quit() when the session came up; its process group (chromedriver and the
+            # browser it started) killed in any case.
+            if getattr(service, "process", None) is not None:
+                harness.signal_group(service.process.pid, signal.SIGKILL)
+                try:
+                    service.process.wait(5)
+                except Exception:
+                    pass
         for process in reversed(self.processes):
             process.stop()
-        kill_processes_mentioning(str(self.profiles))
+        harness.kill_processes_mentioning(str(self.profiles))
         if self.args.keep:
             log(f"kept {self.temp}")
         else:
@@ -770,6 +620,10 @@ class PageTest:
             text = process.tail(30)
             if text:
                 log(f"--- {process.name} (last lines)\n{text}")
+        for name, _ in self.services:
+            text = harness.tail_of(self.temp / f"chromedriver-{name}.log", 30)
+            if text:
+                log(f"--- chromedriver, {name} session (last lines)\n{text}")
 
 
 class OverallTimeout(BaseException):
@@ -792,11 +646,12 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the temporary container and logs")
     args = parser.parse_args()
 
-    glance = Path(args.glance)
-    if not glance.is_file() or not (glance.parent / "glance-worker").is_file():
-        print(f"test_pages: {glance} (with glance-worker beside it) not found: build Glance first "
-              "(swift build)", file=sys.stderr)
+    try:
+        harness.find_glance(args.glance)
+    except TestError as error:
+        print(f"test_pages: {error}", file=sys.stderr)
         return 2
+    RemoteConnection.set_timeout(COMMAND_SECONDS)
 
     started = time.monotonic()
     signal.signal(signal.SIGALRM, overall_timeout)

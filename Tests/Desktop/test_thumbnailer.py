@@ -16,17 +16,20 @@ import argparse
 import os
 import shlex
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import harness  # noqa: E402
 
 FAILURES = []
 
 
 def check(condition, message):
     if condition:
-        print(f"ok    {message}")
+        harness.log(f"ok    {message}")
     else:
         print(f"FAIL  {message}", file=sys.stderr)
         FAILURES.append(message)
@@ -84,18 +87,10 @@ def expand_exec(exec_line, size, input_path, output_path):
     return words
 
 
-def png_size(path):
-    with open(path, "rb") as handle:
-        data = handle.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR" or not data.endswith(b"IEND\xaeB`\x82"):
-        return None
-    return struct.unpack(">II", data[16:24])
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--prefix", required=True, help="the staged install's PREFIX (STAGE/usr/local)")
-    parser.add_argument("--assets", default="TestAssets")
+    parser.add_argument("--assets", default=str(harness.ASSETS))
     parser.add_argument("--keep", help="copy the text document's thumbnail here, to look at")
     options = parser.parse_args()
     prefix = os.path.abspath(options.prefix)
@@ -137,7 +132,9 @@ def main():
                 run = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120)
                 made = os.path.join(output_folder, "gnome-desktop-thumbnailer.png")
                 check(run.returncode == 0, f"{asset} at {size}: exit {run.returncode} {run.stderr.strip()}")
-                dimensions = png_size(made) if os.path.exists(made) else None
+                dimensions = None
+                if os.path.exists(made):
+                    dimensions = harness.png_size(Path(made).read_bytes(), complete=True)
                 check(dimensions is not None and max(dimensions) <= size and min(dimensions) >= 1,
                       f"{asset} at {size}: a PNG within {size}x{size} ({dimensions})")
                 # bwrap leaves the input's mount point (an empty file) in the output folder.

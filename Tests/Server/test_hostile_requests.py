@@ -23,17 +23,17 @@ import argparse
 import os
 import random
 import shutil
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-ASSETS = ROOT / "TestAssets"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import harness  # noqa: E402
+from harness import CheckFailed, Process, TestError, free_port, log, wait_for  # noqa: E402
+
 DOCUMENTS = {
     "photo.jpg": "samples/photo.jpg",
     "report.pdf": "samples/report.pdf",
@@ -41,12 +41,6 @@ DOCUMENTS = {
     "sub/screenshot.png": "samples/screenshot.png",
 }
 MARKER = b"GLANCE-OUTSIDE-SECRET-4f1c"
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def exchange(port, payload, timeout=10.0):
@@ -148,6 +142,11 @@ def mutated(seed, count):
         yield bytes(data)
 
 
+def answers(port, path, timeout):
+    """Whether GET `path` is answered 200 (False while the server is not listening yet)."""
+    return 200 in statuses(exchange(port, request(path), timeout))
+
+
 def timed_get(port, path=b"/api/items?limit=5"):
     started = time.monotonic()
     response = exchange(port, request(path), timeout=30)
@@ -173,18 +172,14 @@ def readers_that_stop(glance, work, count):
     with open(container / "big.bin", "wb") as big:
         big.write(random.Random(35).randbytes(50 * 1000 * 1000))
     port = free_port()
-    server = subprocess.Popen([glance, "serve", str(container), "--port", str(port), "--send-timeout", "3",
-                               "--max-connections", str(count + 20)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = Process("glance-serve-big", [glance, "serve", str(container), "--port", str(port), "--send-timeout",
+                                          "3", "--max-connections", str(count + 20)], work)
     clients = []
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if 200 in statuses(exchange(port, request(b"/api/items"), 5)):
-                    break
-            except OSError:
-                time.sleep(0.2)
+        try:
+            wait_for("glance serve answers", lambda: answers(port, b"/api/items", 5), 30, 0.2, ignore=(OSError,))
+        except CheckFailed:
+            pass  # the requests below fail and say so
         start = resident_mib(server.pid)
         for _ in range(count):
             client = socket.socket()
@@ -213,7 +208,7 @@ def readers_that_stop(glance, work, count):
         clients = []
         time.sleep(2)
         after = resident_mib(server.pid)
-        print(f"{count} clients that stopped reading a 50 MB document: server {start:.0f} MiB at start, "
+        log(f"{count} clients that stopped reading a 50 MB document: server {start:.0f} MiB at start, "
               f"{stalled:.0f} MiB with them, {after:.0f} MiB after they closed; {cut} disconnected by --send-timeout")
         if stalled - start >= 100:
             failures.append(f"{count} clients that stopped reading grew the server by {stalled - start:.0f} MiB")
@@ -224,11 +219,7 @@ def readers_that_stop(glance, work, count):
     finally:
         for client in clients:
             client.close()
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
+        server.stop(grace=10)
     return failures
 
 
@@ -240,37 +231,29 @@ def main():
     parser.add_argument("--stalled-clients", type=int, default=200,
                         help="clients that ask for a large document and stop reading")
     arguments = parser.parse_args()
-    glance = str(Path(arguments.glance).resolve())
+    try:
+        glance = str(harness.find_glance(arguments.glance))
+    except TestError as error:
+        log(f"cannot run: {error}")
+        return 2
     work = Path(tempfile.mkdtemp(prefix="glance-hostile-"))
     failures = []
     server = None
     slow = []
     try:
         container = work / "container"
-        for name, asset in DOCUMENTS.items():
-            (container / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(ASSETS / asset, container / name)
+        harness.make_container(container, DOCUMENTS)
         (work / "outside").mkdir()
         (work / "outside" / "secret.txt").write_bytes(MARKER + b"\n")
         os.symlink("../outside/secret.txt", container / "leak.txt")
-        generated = subprocess.run([glance, "generate", str(container), "--quiet"], capture_output=True)
-        if generated.returncode not in (0, 1):
-            print(f"cannot run: glance generate exited {generated.returncode}: {generated.stderr.decode()}")
-            return 2
+        harness.generate(glance, container)  # exit 1 (some documents failed) is fine here
         port = free_port()
-        log = open(work / "serve.log", "wb")
-        server = subprocess.Popen([glance, "serve", str(container), "--host", "127.0.0.1", "--port", str(port)],
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if 200 in statuses(exchange(port, request(b"/"), timeout=2)):
-                    break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            print("cannot run: glance serve did not answer within 30 s")
-            return 2
+        server = Process("glance-serve", [glance, "serve", str(container), "--host", "127.0.0.1", "--port", str(port)],
+                         work)
+        try:
+            wait_for("glance serve answers", lambda: answers(port, b"/", 2), 30, 0.2, ignore=(OSError,))
+        except CheckFailed:
+            raise TestError("glance serve did not answer within 30 s") from None
 
         sent = 0
         seen = {}
@@ -287,10 +270,10 @@ def main():
                     failures.append(f"request {sent} {payload[:80]!r}: status {code}")
             if MARKER in response:
                 failures.append(f"request {sent} {payload[:80]!r}: answered with the file outside the container")
-            if server.poll() is not None:
+            if not server.alive():
                 failures.append(f"request {sent} {payload[:80]!r}: glance serve exited ({server.returncode})")
                 break
-        print(f"sent {sent} hostile requests; statuses: "
+        log(f"sent {sent} hostile requests; statuses: "
               + ", ".join(f"{code}x{count}" for code, count in sorted(seen.items())))
         for path in [b"/", b"/thumbnails/photo.jpg", b"/documents/notes.txt"]:
             if 200 not in timed_get(port, path)[1]:
@@ -313,28 +296,27 @@ def main():
             if 200 not in codes:
                 failures.append(f"with {len(slow)} slow clients, a normal request got {codes}")
         delay = statistics.median(loaded) - statistics.median(baseline)
-        print(f"normal request with {len(slow)} slow clients: median {statistics.median(loaded) * 1000:.1f} ms "
+        log(f"normal request with {len(slow)} slow clients: median {statistics.median(loaded) * 1000:.1f} ms "
               f"(alone {statistics.median(baseline) * 1000:.1f} ms, delay {delay * 1000:.1f} ms), "
               f"worst {max(loaded) * 1000:.1f} ms")
-        if server.poll() is not None:
+        if not server.alive():
             failures.append(f"glance serve exited ({server.returncode})")
         for connection in slow:
             connection.close()
         slow = []
         failures += readers_that_stop(glance, work, arguments.stalled_clients)
+    except TestError as error:
+        log(f"cannot run: {error}")
+        return 2
     finally:
         for connection in slow:
             connection.close()
         if server is not None:
-            try:
-                os.killpg(server.pid, signal.SIGTERM)
-                server.wait(10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(server.pid, signal.SIGKILL)
+            server.stop(grace=10)
         shutil.rmtree(work, ignore_errors=True)
     for failure in failures:
-        print(f"FAIL {failure}")
-    print("all checks passed" if not failures else f"{len(failures)} check(s) failed")
+        log(f"FAIL {failure}")
+    log("all checks passed" if not failures else f"{len(failures)} check(s) failed")
     return 1 if failures else 0
 
 
