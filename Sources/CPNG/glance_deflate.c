@@ -8,6 +8,14 @@
 // the bit writer keeps its state in registers and the Huffman leaves are radix-sorted; the
 // same bytes). A table of 32K entries
 // found 1% more matches and cost a quarter more time (a miss in the first-level cache a byte).
+//
+// Against the field (bench/deflate: 23 of the bench's thumbnails up to 1024 px, CPU time, ratios
+// within each round): libdeflate 1.14 at level 1 took 1.6x as long (photos 1.3x, pages 2.2-2.3x)
+// for 8% fewer bytes, level 4 2.4x for 12% fewer; libspng 0.7.3 at level 1 with the same filters
+// 2.75x for 5% fewer, at its defaults 18x for 15% fewer; zlib 1.2.13 level 1 2.4x for 6% fewer.
+// libdeflate takes only a whole buffer (the filtered thumbnail, 2.25 MiB for 1024x768 RGB, plus
+// the whole PNG); this stream needs 370 KiB and sends 256 KiB pieces as rows come, so it stays:
+// fastest and streaming, for 9% more bytes than libdeflate level 1.
 #include "glance_deflate.h"
 
 #include <stdlib.h>

@@ -2,7 +2,14 @@ import Foundation
 import GlanceCore
 
 /// Where a PostgreSQL store is and which container of it to use, as a `--store` gives it:
-/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE?container=NAME[&sslmode=MODE]`.
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE?container=NAME[&sslmode=MODE][&sslrootcert=FILE]`.
+///
+/// `sslmode` means what it means to PostgreSQL's own clients: `disable`; `allow` and `prefer`
+/// (encrypted when the server offers it); `require` (always encrypted, the certificate not
+/// checked, unless `sslrootcert` names the authority to check it against); `verify-ca` (the
+/// certificate signed by a trusted authority: `sslrootcert`'s, else the system's); `verify-full`
+/// (that, and issued for the host the address names: the only mode that stops a machine in the
+/// middle).
 ///
 /// As with PostgreSQL's own tools, a host that is an absolute path names the folder of the
 /// server's Unix-domain socket rather than a machine: `postgres://USER@/DATABASE?host=/run/postgresql`
@@ -20,8 +27,13 @@ public struct PostgresAddress: Sendable, Equatable {
         case disable
         /// When the server offers it: the default elsewhere.
         case prefer
-        /// Always; the connection fails when the server cannot.
+        /// Always; the connection fails when the server cannot. The certificate is not checked
+        /// (unless a root certificate is given: then as ``verifyCA``).
         case require
+        /// Always, with the server's certificate signed by a trusted authority.
+        case verifyCA = "verify-ca"
+        /// Always, with the certificate signed by a trusted authority and issued for the host.
+        case verifyFull = "verify-full"
     }
 
     /// The user to connect as.
@@ -38,6 +50,9 @@ public struct PostgresAddress: Sendable, Equatable {
     public var container: String?
     /// How the connection is encrypted.
     public var tls: TLSMode
+    /// The file of the certificate authorities to check the server's certificate against
+    /// (`sslrootcert`), or nil for the system's.
+    public var rootCertificateFile: String?
 
     /// The server's Unix-domain socket, when ``host`` is a folder rather than a machine.
     public var socketPath: String? {
@@ -114,6 +129,7 @@ public struct PostgresAddress: Sendable, Equatable {
         }
         self.database = decodedDatabase
         container = nil
+        rootCertificateFile = nil
         let loopback = ["localhost", "127.0.0.1", "::1"].contains(self.host) || self.host.hasPrefix("/")
         tls = loopback ? .disable : .prefer
         for item in items {
@@ -127,14 +143,23 @@ public struct PostgresAddress: Sendable, Equatable {
                 switch item.value {
                 case "disable": tls = .disable
                 case "prefer", "allow": tls = .prefer
-                case "require", "verify-ca", "verify-full": tls = .require
-                default: throw invalid("sslmode=\(item.value ?? "") is not disable, prefer or require")
+                case "require": tls = .require
+                case "verify-ca": tls = .verifyCA
+                case "verify-full": tls = .verifyFull
+                default:
+                    throw invalid(
+                        "sslmode=\(item.value ?? "") is not disable, allow, prefer, require, verify-ca or verify-full")
                 }
                 if socketPath != nil, tls != .disable {
                     throw invalid("a Unix-domain socket is not encrypted; sslmode=\(item.value ?? "") cannot be met")
                 }
+            case "sslrootcert":
+                guard let value = item.value, value.hasPrefix("/") else {
+                    throw invalid("sslrootcert= must be the absolute path of a file of PEM certificates")
+                }
+                rootCertificateFile = value
             default:
-                throw invalid("unknown parameter '\(item.name)' (known: container, sslmode, host, port)")
+                throw invalid("unknown parameter '\(item.name)' (known: container, sslmode, sslrootcert, host, port)")
             }
         }
     }

@@ -63,7 +63,7 @@ public final class PostgresStore: ThumbnailStore {
             } else {
                 PostgresClient.Configuration(
                     host: address.host, port: address.port, username: address.user, password: address.password,
-                    database: address.database, tls: Self.tls(address.tls))
+                    database: address.database, tls: Self.tls(address).forClient)
             }
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.maximumConnections = 8
@@ -99,10 +99,10 @@ public final class PostgresStore: ThumbnailStore {
     private static func probe(_ address: PostgresAddress, location: String) async throws(StoreError) {
         do {
             let tls: PostgresConnection.Configuration.TLS
-            switch address.tls {
+            switch Self.tls(address) {
             case .disable: tls = .disable
-            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer(let configuration): tls = .prefer(try NIOSSLContext(configuration: configuration))
+            case .require(let configuration): tls = .require(try NIOSSLContext(configuration: configuration))
             }
             var configuration =
                 if let socketPath = address.socketPath {
@@ -122,11 +122,45 @@ public final class PostgresStore: ThumbnailStore {
         }
     }
 
-    private static func tls(_ mode: PostgresAddress.TLSMode) -> PostgresClient.Configuration.TLS {
-        switch mode {
-        case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
+    /// Whether and how a connection to `address` is encrypted, and what of the server's
+    /// certificate is checked: `sslmode` as PostgreSQL's own clients read it (see
+    /// ``PostgresAddress``).
+    static func tls(_ address: PostgresAddress) -> Encryption {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let file = address.rootCertificateFile { configuration.trustRoots = .file(file) }
+        let checkedAgainstRoot: CertificateVerification =
+            address.rootCertificateFile == nil ? .none : .noHostnameVerification
+        switch address.tls {
+        case .disable:
+            return .disable
+        case .prefer:
+            configuration.certificateVerification = checkedAgainstRoot
+            return .prefer(configuration)
+        case .require:
+            configuration.certificateVerification = checkedAgainstRoot
+            return .require(configuration)
+        case .verifyCA:
+            configuration.certificateVerification = .noHostnameVerification
+            return .require(configuration)
+        case .verifyFull:
+            configuration.certificateVerification = .fullVerification
+            return .require(configuration)
+        }
+    }
+
+    /// Whether a connection is encrypted, with what TLS settings.
+    enum Encryption {
+        case disable
+        case prefer(TLSConfiguration)
+        case require(TLSConfiguration)
+
+        /// The pool's form of it.
+        var forClient: PostgresClient.Configuration.TLS {
+            switch self {
+            case .disable: .disable
+            case .prefer(let configuration): .prefer(configuration)
+            case .require(let configuration): .require(configuration)
+            }
         }
     }
 

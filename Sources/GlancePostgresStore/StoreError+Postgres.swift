@@ -1,6 +1,7 @@
 import GlanceCore
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 
 #if canImport(Glibc)
@@ -51,6 +52,19 @@ extension StoreError {
             let text = error.serverInfo?[.message] ?? "no message"
             let (kind, message) = Self.meaning(ofSQLState: state, message: text, address: address)
             self.init(kind, message: message, location: location)
+        case .connectionError where error.underlying.map(Self.isCertificateFailure) == true:
+            let detail = error.underlying.map { String(describing: $0) } ?? ""
+            let why =
+                detail.contains("ailedToValidateHostname")
+                ? "it was not issued for \(address.host)"
+                : "it is not signed by an authority "
+                    + (address.rootCertificateFile.map { "in \($0)" }
+                        ?? "the system trusts (name one with sslrootcert=)")
+            self.init(
+                .unavailable,
+                message: "the PostgreSQL server at \(server) failed the certificate check of "
+                    + "sslmode=\(address.tls.rawValue): \(why)",
+                location: location)
         case .connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed, .clientClosedConnection:
             let cause = error.underlying.map(Self.cause(of:)) ?? "\(error.code)"
             self.init(
@@ -72,6 +86,14 @@ extension StoreError {
         default:
             self.init(.invalid, message: "PostgreSQL error: \(error.code)", location: location)
         }
+    }
+
+    /// Whether a connection failed because the server's certificate did not pass the check the
+    /// address asks for (an unknown authority, another host's certificate).
+    private static func isCertificateFailure(_ error: any Error) -> Bool {
+        if let extra = error as? NIOSSLExtraError { return extra == .failedToValidateHostname }
+        guard let ssl = error as? NIOSSLError, case .handshakeFailed(let reason) = ssl else { return false }
+        return String(describing: reason).contains("CERTIFICATE_VERIFY_FAILED")
     }
 
     /// A connection failure in a few words: the system's reason ("Connection refused"), or the

@@ -37,7 +37,14 @@ public final class PostgresServer: Sendable {
 
     /// A server of the caller's own, for a test that restarts it (the shared one serves tests
     /// running meanwhile). It stops when the value is dropped or the process ends.
-    public static func startPrivate() throws -> PostgresServer { try PostgresServer() }
+    ///
+    /// `tls`: the server speaks TLS with a certificate for `localhost` (no IP address in it),
+    /// signed by an authority made for it (``certificateAuthority``), and refuses every
+    /// connection that is not encrypted.
+    public static func startPrivate(tls: Bool = false) throws -> PostgresServer { try PostgresServer(tls: tls) }
+
+    /// The PEM file of the authority that signed a TLS server's certificate.
+    public var certificateAuthority: String { folder + "/ca.pem" }
 
     /// Stops the server as an operator's restart does (fast shutdown: sessions are cut) and
     /// starts it again on the same port after `seconds`; returns at once.
@@ -78,7 +85,7 @@ public final class PostgresServer: Sendable {
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private init() throws(StartError) {
+    private init(tls: Bool = false) throws(StartError) {
         let binaries = try Self.serverBinaries()
         var template = Array((NSTemporaryDirectory() + "/glance-postgres-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw StartError(description: "cannot make a temporary folder") }
@@ -104,6 +111,7 @@ public final class PostgresServer: Sendable {
             throw StartError(description: "initdb could not run: \(error)")
         }
         guard status == 0 else { throw StartError(description: "initdb failed (\(status)): \(output)") }
+        if tls { try Self.prepareTLS(folder: folder, data: data, asRoot: asRoot) }
 
         var lastError = "no attempt"
         for _ in 0..<5 {
@@ -152,6 +160,51 @@ public final class PostgresServer: Sendable {
             lastError = (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? "no log"
         }
         throw StartError(description: "PostgreSQL did not start: \(lastError)")
+    }
+
+    /// Makes an authority and a server certificate for `localhost` signed by it (openssl), and
+    /// configures the cluster in `data` to speak TLS and to refuse connections without it.
+    private static func prepareTLS(folder: String, data: String, asRoot: Bool) throws(StartError) {
+        let steps: [[String]] = [
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/ca.key", "-out",
+                folder + "/ca.pem",
+                "-days", "2", "-subj", "/CN=Glance test authority",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", data + "/server.key", "-out", folder + "/server.csr",
+                "-subj", "/CN=localhost",
+            ],
+            [
+                "x509", "-req", "-in", folder + "/server.csr", "-CA", folder + "/ca.pem", "-CAkey", folder + "/ca.key",
+                "-CAcreateserial", "-out", data + "/server.pem", "-days", "2", "-extfile", folder + "/san.cnf",
+            ],
+        ]
+        do {
+            try "subjectAltName=DNS:localhost\n".write(toFile: folder + "/san.cnf", atomically: true, encoding: .utf8)
+            for step in steps {
+                let (status, output) = try run(binary("openssl"), step)
+                guard status == 0 else { throw StartError(description: "openssl \(step[0]) failed: \(output)") }
+            }
+            let configuration = try String(contentsOfFile: data + "/postgresql.conf", encoding: .utf8)
+            try (configuration + "\nssl = on\nssl_cert_file = 'server.pem'\nssl_key_file = 'server.key'\n")
+                .write(toFile: data + "/postgresql.conf", atomically: false, encoding: .utf8)
+            // The first line that matches decides: nothing unencrypted gets in.
+            let access = try String(contentsOfFile: data + "/pg_hba.conf", encoding: .utf8)
+            try ("hostnossl all all 0.0.0.0/0 reject\nhostnossl all all ::/0 reject\n" + access)
+                .write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+        } catch let error as StartError {
+            throw error
+        } catch {
+            throw StartError(description: "cannot set up TLS: \(error)")
+        }
+        chmod(data + "/server.key", 0o600)
+        chmod(folder + "/ca.pem", 0o644)
+        if asRoot, let account = getpwnam("postgres") {
+            for file in ["server.key", "server.pem", "postgresql.conf", "pg_hba.conf"] {
+                chown(data + "/" + file, account.pointee.pw_uid, account.pointee.pw_gid)
+            }
+        }
     }
 
     /// The folder of Debian's server programs, newest version first.
