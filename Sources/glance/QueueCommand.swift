@@ -27,13 +27,15 @@ struct QueueCommand: AsyncParsableCommand, ContainerCommand {
     @Flag(help: "Count the jobs of every container in the database, not only this one's.")
     var allContainers = false
 
-    @Option(help: "First drop this container's finished jobs (done or failed) older than this many hours.")
+    @Option(
+        parsing: .unconditional,
+        help: "First drop this container's finished jobs (done or failed) older than this many hours.")
     var pruneHours: Double?
 
     @Flag(help: "Also list this container's failed jobs, the most recent first, with the reasons.")
     var failed = false
 
-    @Option(help: "How many failed jobs --failed lists.")
+    @Option(parsing: .unconditional, help: "How many failed jobs --failed lists.")
     var limit = 50
 
     @Flag(help: "First queue this container's failed jobs again, their attempts counted from zero.")

@@ -6,10 +6,11 @@ import GlancePipeline
 /// The limits on what a renderer is given, shared by every command that renders: a document
 /// beyond one is refused with a message that names the option.
 struct RenderLimitOptions: ParsableArguments {
-    @Option(help: "Refuse images that would need more than this many decoded pixels.")
+    @Option(parsing: .unconditional, help: "Refuse images that would need more than this many decoded pixels.")
     var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Refuse images and PDFs larger than this many MiB (text: only its start is read).", valueName: "MiB"))
     var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20

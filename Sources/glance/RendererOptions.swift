@@ -5,7 +5,7 @@ import GlanceCore
 /// `--jobs`: how many renderer processes run at once, for every command that renders.
 struct JobsOption: ParsableArguments {
     @Option(
-        name: [.customShort("j"), .customLong("jobs")],
+        name: [.customShort("j"), .customLong("jobs")], parsing: .unconditional,
         help: "Renderer processes to run at once (default: the number of cores).")
     var jobsOption: Int?
 
@@ -18,10 +18,12 @@ struct JobsOption: ParsableArguments {
 /// `--timeout` and `--memory-limit`: what one renderer may take for one document, for every
 /// command that renders (their defaults are ``WorkerLimits``').
 struct RendererLimitOptions: ParsableArguments {
-    @Option(help: "Seconds one document may take before its renderer is killed and the document failed.")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds one document may take before its renderer is killed and the document failed.")
     var timeout: Double = WorkerLimits.defaultTimeoutSeconds
 
-    @Option(help: "Memory limit of each renderer process, in MiB (address space).")
+    @Option(parsing: .unconditional, help: "Memory limit of each renderer process, in MiB (address space).")
     var memoryLimit: Int = WorkerLimits.defaultMemoryMiB
 
     func validate() throws {

@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on (0: any free port).")
+    @Option(parsing: .unconditional, help: "The port to listen on (0: any free port).")
     var port = 8080
 
     @Option(
@@ -64,26 +64,32 @@ struct ServeCommand: AsyncParsableCommand {
     var jobs: Int { parallel.jobs }
 
     @Option(
+        parsing: .unconditional,
         help: """
             Seconds a request waits for an on-demand render before it answers 503 (the render goes \
             on, and a later request gets the thumbnail).
             """)
     var timeout: Double = 30
 
-    @Option(help: "Seconds one document may take before its worker is killed and the document failed.")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds one document may take before its worker is killed and the document failed.")
     var renderTimeout: Double = 120
 
     @Option(
+        parsing: .unconditional,
         help: """
             Connections served at once; with this many open, the server accepts no more until one \
             closes (what clients that hold connections open can make it use is bounded by it).
             """)
     var maxConnections = 512
 
-    @Option(help: "Seconds a client may take none of an answer before it is disconnected (one that stopped reading).")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds a client may take none of an answer before it is disconnected (one that stopped reading).")
     var sendTimeout: Double = 60
 
-    @Option(help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
+    @Option(parsing: .unconditional, help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
     var memoryCache = 256
 
     @OptionGroup var limits: RenderLimitOptions

@@ -43,7 +43,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     @OptionGroup var limits: RenderLimitOptions
 
-    @Option(help: "The box the thumbnail fits into, in pixels (1 to 4096).")
+    @Option(parsing: .unconditional, help: "The box the thumbnail fits into, in pixels (1 to 4096).")
     var size: Int = ThumbnailLimits.defaultMaxSide
 
     @OptionGroup var rendererLimits: RendererLimitOptions

@@ -46,12 +46,15 @@ struct WorkerCommand: AsyncParsableCommand {
     var jobs: Int { parallel.jobs }
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds a lease lasts without a heartbeat: how soon another host takes over a dead one's jobs, "
                 + "and how long this host leaves a job it gave back to the others."))
     var leaseSeconds: Double = 30
 
-    @Option(help: "Attempts before a job ends failed (a host dying, or unable to read the document, is an attempt).")
+    @Option(
+        parsing: .unconditional,
+        help: "Attempts before a job ends failed (a host dying, or unable to read the document, is an attempt).")
     var maxAttempts: Int = 3
 
     @Flag(help: "Exit when no job is pending or leased, instead of waiting for more.")

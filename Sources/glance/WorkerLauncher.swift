@@ -52,6 +52,7 @@ struct SandboxOptions: ParsableArguments {
     var noSandbox = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "CPU seconds one document may use, over all of its renderer's threads (0: no limit).",
             valueName: "SECONDS"))

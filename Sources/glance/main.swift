@@ -11,11 +11,11 @@ import GlancePipeline
 // failed (commands throw ExitCode(1) after naming them), 2 bad usage (ArgumentParser says 64).
 // File names are bytes: arguments are decoded so that a name that is not UTF-8 reaches the
 // commands exactly (see FileName), instead of with U+FFFD where its bytes were.
-// A negative number after a long option is joined to it, so that its range check speaks.
-let arguments = NegativeNumbers.joined(
-    (1..<Int(CommandLine.argc)).compactMap { index in
-        CommandLine.unsafeArgv[index].map { FileName.decode(cString: $0) }
-    })
+// A negative number after a numeric option reaches its range check: those options take the
+// next argument whatever it looks like (ArgumentParser's `.unconditional` parsing).
+let arguments = (1..<Int(CommandLine.argc)).compactMap { index in
+    CommandLine.unsafeArgv[index].map { FileName.decode(cString: $0) }
+}
 if arguments.isEmpty {
     // No command is bad usage: say what there is, and exit 2.
     StandardError.writeRaw(GlanceCommand.helpMessage() + "\n")
