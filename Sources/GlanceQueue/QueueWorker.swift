@@ -2,7 +2,6 @@ import GlanceContainer
 import GlanceCore
 import GlancePipeline
 import GlancePostgresStore
-import GlanceStore
 
 /// One host's share of a PostgreSQL job queue: leases jobs, keeps `jobs` of them rendering
 /// through the local supervised pool, sends heartbeats while they render, and completes each
