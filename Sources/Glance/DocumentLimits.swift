@@ -16,11 +16,20 @@ public struct DocumentLimits: Sendable, Equatable {
         self.maxFileBytes = maxFileBytes
     }
 
-    /// An indexer's options for this Glance version under these limits.
-    public func indexerOptions() -> Indexer.Options {
+    /// An indexer's options for this Glance version under these limits, a refusal naming the
+    /// setting as `names` do (by default, as this library's types name them).
+    public func indexerOptions(naming names: LimitNames = DocumentLimits.limitNames) -> Indexer.Options {
         var options = Indexer.Options(generatorVersion: GlanceVersion.current)
         options.maxPixels = maxPixels
         options.maxFileBytes = maxFileBytes
+        options.limitNames = names
         return options
     }
+
+    /// How this library names the setting of each limit in a refusal's reason.
+    public static let limitNames = LimitNames([
+        .maxPixels: "DocumentLimits.maxPixels", .maxFileSize: "DocumentLimits.maxFileBytes",
+        .memory: "RendererSettings.limits.memoryMiB", .time: "RendererSettings.limits.timeoutSeconds",
+        .cpuTime: "RendererSettings.limits.cpuSeconds", .sandbox: "RendererSettings.sandbox",
+    ])
 }

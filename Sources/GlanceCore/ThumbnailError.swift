@@ -1,7 +1,8 @@
 /// Why a document has no thumbnail: the one error type that callers of the render layer see.
 ///
 /// Each case's ``description`` is the reason shown to people after the file name
-/// (`glance: photo.jpg: truncated JPEG data`). The leaf errors of the C libraries
+/// (`glance: photo.jpg: truncated JPEG data`); a refusal by a limit says which in ``limit``, and
+/// the front door names its setting (``LimitNames``): the words here name no option. The leaf errors of the C libraries
 /// (``JPEGError``, ``PNGError``, ``PopplerError``) are mapped to these cases where they arise.
 public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes are not one of the supported document types. `detail` may say more.
@@ -36,7 +37,7 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The renderer made a system call its sandbox forbids (a socket, exec, writing a file) and
     /// was killed: the document tried to escape, or a library does something new.
     case sandboxViolated
-    /// The renderer used more CPU time than the limit allows (`--cpu-limit`).
+    /// The renderer used more CPU time than the limit allows.
     case cpuLimitExceeded(seconds: Int)
     /// The renderer was asked to confine itself and could not.
     case sandboxUnavailable
@@ -65,35 +66,45 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
         case .fileTooLarge(let bytes, let limit):
             let tenths = (bytes * 10 + (1 << 19)) >> 20
             let size = "\(tenths / 10).\(tenths % 10)"
-            return "file of \(size) MiB exceeds the \(limit >> 20) MiB limit for images and PDFs (--max-file-size)"
+            return "file of \(size) MiB exceeds the \(limit >> 20) MiB limit for images and PDFs"
         case .tooLarge(let width, let height, let limit, let shrunkBy):
             let named =
                 limit >= 1_000_000 && limit % 1_000_000 == 0 ? "\(limit / 1_000_000)-megapixel" : "\(limit)-pixel"
-            guard shrunkBy > 1 else { return "image of \(width)x\(height) exceeds the \(named) limit (--max-pixels)" }
+            guard shrunkBy > 1 else { return "image of \(width)x\(height) exceeds the \(named) limit" }
             // The limit counts the pixels decoded, which a JPEG's DCT scaling reduces.
             let decoded = "\((width + shrunkBy - 1) / shrunkBy)x\((height + shrunkBy - 1) / shrunkBy)"
-            return "image of \(width)x\(height), decoded at 1/\(shrunkBy) as \(decoded), exceeds the \(named) limit "
-                + "(--max-pixels)"
+            return "image of \(width)x\(height), decoded at 1/\(shrunkBy) as \(decoded), exceeds the \(named) limit"
         case .needsTooMuchMemory(let format, let limit):
             return "\(format) needs more than \(limit) MB of memory to decode"
         case .outOfMemory(let detail):
-            // Every refusal names the option that raises its limit.
-            return detail.contains("--memory-limit")
-                ? "out of memory: \(detail)" : "out of memory: \(detail) (--memory-limit)"
+            return "out of memory: \(detail)"
         case .unsupportedEncoding(let format, let detail):
             return "unsupported \(format) encoding: \(detail)"
         case .timedOut(let seconds):
-            return "timed out after \(Self.seconds(seconds)) s (--timeout)"
+            return "timed out after \(Self.seconds(seconds)) s"
         case .rendererCrashed(let signal):
             return "renderer crashed (signal \(signal))"
         case .sandboxViolated:
             return "renderer violated its sandbox (a forbidden system call) and was killed"
         case .cpuLimitExceeded(let seconds):
-            return "renderer used more than \(seconds) s of CPU time (--cpu-limit)"
+            return "renderer used more than \(seconds) s of CPU time"
         case .sandboxUnavailable:
-            return "renderer could not enter its sandbox (seccomp unavailable here; --no-sandbox runs without one)"
+            return "renderer could not enter its sandbox: seccomp is unavailable here"
         case .writeFailed(let path, let reason):
             return "cannot write \(path): \(reason)"
+        }
+    }
+
+    /// The limit this error is a refusal by, if any: its front door names how to raise it.
+    public var limit: RenderLimit? {
+        switch self {
+        case .fileTooLarge: .maxFileSize
+        case .tooLarge: .maxPixels
+        case .outOfMemory: .memory
+        case .timedOut: .time
+        case .cpuLimitExceeded: .cpuTime
+        case .sandboxUnavailable: .sandbox
+        default: nil
         }
     }
 

@@ -117,6 +117,8 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var contentType: ContentType?
     /// The reason, for `failed` and `unsupported`.
     public var error: String?
+    /// The limit that refused the document, when one did (the coordinator names its setting).
+    public var limit: RenderLimit?
     public var warnings: [String]
     public var format: ImageFormat?
     public var width: Int
@@ -141,7 +143,7 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
-        case id, status, contentType, error, warnings, format, width, height, byteCount, digest, milliseconds
+        case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
         case sourceWidth, sourceHeight, averageColour, renditions, workerCPUMilliseconds, colour
     }
 

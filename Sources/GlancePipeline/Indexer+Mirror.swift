@@ -109,7 +109,7 @@ extension Indexer {
         case .cancelled:
             break
         default:
-            mirror.noteFailure(path: record.path, reason: result.failureReason ?? "")
+            mirror.noteFailure(path: record.path, reason: result.failureReason(naming: options.limitNames) ?? "")
         }
         return false
     }

@@ -35,6 +35,10 @@ public final class Indexer: Sendable {
         /// conversion it made), for `-v`: the path, then the finished job.
         public var onRendered: (@Sendable (String, RenderOutcome) -> Void)?
 
+        /// How the front door that made this indexer names the setting of each limit, in the
+        /// reasons it records (`--max-pixels` for the command line).
+        public var limitNames = LimitNames.none
+
         public init(generatorVersion: String) {
             self.generatorVersion = generatorVersion
         }
@@ -235,7 +239,7 @@ public final class Indexer: Sendable {
         }
         let (record, thumbnails) = Self.record(
             for: ScannedDocument(path: path, identity: opened), result: result, changedDuringRender: changed,
-            generatorVersion: options.generatorVersion)
+            generatorVersion: options.generatorVersion, limitNames: options.limitNames)
         let outcome = await save(record, thumbnails: thumbnails)
         if let onRendered = options.onRendered, case .finished(let finished) = result {
             onRendered(path, finished)
@@ -332,7 +336,8 @@ public final class Indexer: Sendable {
 
     /// The record (and thumbnail dictionary) a job's result leads to.
     static func record(
-        for document: ScannedDocument, result: JobResult, changedDuringRender: Bool, generatorVersion: String
+        for document: ScannedDocument, result: JobResult, changedDuringRender: Bool, generatorVersion: String,
+        limitNames: LimitNames
     ) -> (DocumentRecord, [ThumbnailImage]) {
         var record = DocumentRecord(
             path: document.path, identity: document.identity, contentType: nil, state: .failed,
@@ -362,7 +367,7 @@ public final class Indexer: Sendable {
         case .timedOut, .crashed, .cancelled:
             break
         }
-        record.error = result.failureReason
+        record.error = result.failureReason(naming: limitNames)
         return (record, [])
     }
 }

@@ -100,16 +100,18 @@ enum WorkerDeath: Equatable {
     case signalled(Int32)
 
     /// The reason a document fails with when its worker, run under this CPU limit (0: none),
-    /// ended this way.
-    func reason(cpuLimitSeconds: Int) -> String {
+    /// ended this way, and the limit that ended it, if one did.
+    func reason(cpuLimitSeconds: Int) -> (reason: String, limit: RenderLimit?) {
+        let error: ThumbnailError
         switch self {
-        case .signalled(WorkerSandbox.violationSignal): return ThumbnailError.sandboxViolated.description
+        case .signalled(WorkerSandbox.violationSignal): error = .sandboxViolated
         case .signalled(WorkerSandbox.cpuLimitSignal) where cpuLimitSeconds > 0:
-            return ThumbnailError.cpuLimitExceeded(seconds: cpuLimitSeconds).description
-        case .signalled(let signal): return ThumbnailError.rendererCrashed(signal: signal).description
-        case .exited(WorkerSandbox.unavailableExitStatus): return ThumbnailError.sandboxUnavailable.description
-        case .exited(let code): return "renderer exited unexpectedly (status \(code))"
+            error = .cpuLimitExceeded(seconds: cpuLimitSeconds)
+        case .signalled(let signal): error = .rendererCrashed(signal: signal)
+        case .exited(WorkerSandbox.unavailableExitStatus): error = .sandboxUnavailable
+        case .exited(let code): return ("renderer exited unexpectedly (status \(code))", nil)
         }
+        return (error.description, error.limit)
     }
 }
 

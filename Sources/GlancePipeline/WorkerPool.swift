@@ -12,20 +12,21 @@ public enum JobResult: Sendable {
     case finished(RenderOutcome)
     /// No answer within the time limit: the worker was killed and replaced.
     case timedOut(seconds: Double)
-    /// The worker died on this job (a crash in a C library, or the memory limit) and was replaced.
-    case crashed(reason: String)
+    /// The worker died on this job (a crash in a C library, or a limit) and was replaced; `limit`
+    /// is the limit that ended it, when one did.
+    case crashed(reason: String, limit: RenderLimit? = nil)
     /// The pool was stopped before the job ended: nothing is known about the document.
     case cancelled
 
     /// Why the job gave no thumbnail, in the words every caller shows and records (a record's
-    /// `error`, a command's `FILE: reason` line, the desktop cache's failure entry); nil when it
-    /// rendered one.
-    public var failureReason: String? {
+    /// `error`, a command's `FILE: reason` line, the desktop cache's failure entry), a limit that
+    /// refused it named as `names` name it; nil when it rendered one.
+    public func failureReason(naming names: LimitNames) -> String? {
         switch self {
         case .finished(let outcome) where outcome.status == .rendered: nil
-        case .finished(let outcome): outcome.error ?? "the renderer gave no reason"
-        case .timedOut(let seconds): ThumbnailError.timedOut(seconds: seconds).description
-        case .crashed(let reason): reason
+        case .finished(let outcome): names.hinted(outcome.error ?? "the renderer gave no reason", outcome.limit)
+        case .timedOut(let seconds): names.hinted(ThumbnailError.timedOut(seconds: seconds).description, .time)
+        case .crashed(let reason, let limit): names.hinted(reason, limit)
         case .cancelled: "the render was cancelled"
         }
     }
@@ -361,14 +362,14 @@ public final class WorkerPool: Sendable {
         case .timedOut:
             worker = nil
             return .timedOut(seconds: configuration.timeoutSeconds)
-        case .died(let reason):
+        case .died(let reason, let limit):
             worker = nil
             // Dead before its greeting: the job never reached it (bubblewrap could not make the
             // sandbox, say); it goes to a new worker, under the probe's new answer if there is one.
             if bubblewrapFailed || (replacing && !current.greeted), !queue.withLock({ $0.cancelled }) {
                 return run(job, file: file, on: &worker, slot: slot, replacing: false)
             }
-            return .crashed(reason: reason)
+            return .crashed(reason: reason, limit: limit)
         }
     }
 }

@@ -13,8 +13,9 @@ enum WorkerReply {
     case outcome(RenderOutcome)
     /// No reply within the time limit; the worker has been killed.
     case timedOut
-    /// The worker died; `reason` says how (`renderer crashed (signal 11)`).
-    case died(reason: String)
+    /// The worker died; `reason` says how (`renderer crashed (signal 11)`), `limit` which limit
+    /// ended it, if one did.
+    case died(reason: String, limit: RenderLimit? = nil)
 }
 
 /// Why a worker process could not be started; the job it was for fails with `reason`.
@@ -142,7 +143,10 @@ final class WorkerProcess {
             if ready <= 0 { continue }
             let count = readBuffer.withUnsafeMutableBytes { read(channel, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return .died(reason: reap()) }
+            if count <= 0 {
+                let (reason, limit) = reap()
+                return .died(reason: reason, limit: limit)
+            }
             guard let reply = afterGreeting(readBuffer[0..<count]) else {
                 terminate()
                 return .died(reason: "renderer sent an invalid reply")
@@ -169,7 +173,7 @@ final class WorkerProcess {
     }
 
     /// Waits for the worker to end and describes how it ended.
-    private func reap() -> String {
+    private func reap() -> (reason: String, limit: RenderLimit?) {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let ended = launch.death(fromWaitStatus: status)

@@ -92,7 +92,7 @@ public struct PDFRenderer: PageRenderer {
         // such a page is not a good thumbnail (see CRenderGuard).
         if glance_take_failed_surface_count() > 0 || cairo_status(cairo) != CAIRO_STATUS_SUCCESS {
             throw .outOfMemory(
-                detail: "page 1 holds an image too large to draw within the worker's memory limit (--memory-limit)")
+                detail: "page 1 holds an image too large to draw within the renderer's memory limit")
         }
         return surface
     }

@@ -131,8 +131,10 @@ public struct WorkerService: Sendable {
             case .unsupported: status = .unsupported
             default: status = .failed
             }
-            return RenderOutcome(
+            var outcome = RenderOutcome(
                 id: job.id, status: status, contentType: type, error: error.description, milliseconds: elapsed())
+            outcome.limit = error.limit
+            return outcome
         }
     }
 

@@ -25,6 +25,6 @@ struct RenderLimitOptions: ParsableArguments {
 
     /// An indexer's options with these limits.
     func indexerOptions() -> Indexer.Options {
-        DocumentLimits(maxPixels: maxPixels, maxFileBytes: maxFileBytes).indexerOptions()
+        DocumentLimits(maxPixels: maxPixels, maxFileBytes: maxFileBytes).indexerOptions(naming: .commandLine)
     }
 }

@@ -31,3 +31,12 @@ struct RendererLimitOptions: ParsableArguments {
         try OptionChecks.memoryLimit(memoryLimit)
     }
 }
+
+extension LimitNames {
+    /// The options that raise each limit: a refusal's reason ends with the one to use
+    /// (`timed out after 30 s (--timeout)`).
+    static let commandLine = LimitNames([
+        .maxPixels: "--max-pixels", .maxFileSize: "--max-file-size", .memory: "--memory-limit", .time: "--timeout",
+        .cpuTime: "--cpu-limit", .sandbox: "--no-sandbox runs without one",
+    ])
+}

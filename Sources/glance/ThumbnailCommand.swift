@@ -113,7 +113,7 @@ struct ThumbnailCommand: ParsableCommand {
             cacheFailed = !recordInCache(cache, result: result, identity: identity)
         }
         guard case .finished(let finished) = result, finished.status == .rendered else {
-            StandardError.report(path: file, result.failureReason ?? "")
+            StandardError.report(path: file, result.failureReason(naming: .commandLine) ?? "")
             throw ExitCode(1)
         }
         outcome = finished

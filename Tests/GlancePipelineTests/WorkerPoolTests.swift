@@ -194,7 +194,7 @@ struct WorkerPoolTests {
         ]
         let results = run(jobs, on: pool)
         for id in [0, 2] {
-            if case .crashed(let reason) = results[id] {
+            if case .crashed(let reason, _) = results[id] {
                 #expect(reason == "renderer crashed (signal 11)")
             } else {
                 Issue.record("job \(id) should have crashed")
@@ -238,7 +238,7 @@ struct WorkerPoolTests {
             (0, assets + "/png/rgb8.png", "forge-a.png"), (1, assets + "/png/rgb8.png", nil),
         ]
         let results = run(jobs, on: pool)
-        if case .crashed(let reason) = results[0] {
+        if case .crashed(let reason, _) = results[0] {
             #expect(reason == "renderer sent an invalid reply")
         } else {
             Issue.record("the forged reply should fail its job, got \(String(describing: results[0]))")

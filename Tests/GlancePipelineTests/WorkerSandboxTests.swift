@@ -85,7 +85,7 @@ struct WorkerSandboxTests {
         #expect(outcome.status == .rendered)
         #expect(outcome.width == 1024)
         #expect((outcome.workerCPUMilliseconds ?? 0) > 0)
-        guard case .crashed(let reason) = results[1] else {
+        guard case .crashed(let reason, _) = results[1] else {
             Issue.record("\(sandbox): \(String(describing: results[1]))")
             return
         }
@@ -150,7 +150,7 @@ struct WorkerSandboxTests {
         defer { pool.shutdownBlocking() }
         let file = try OpenFile.regularFile(atPath: assets + "/jpeg/photo-baseline.jpg")
         let result = await pool.run(RenderJob(id: 1, name: "photo.jpg"), file: file)
-        guard case .crashed(let reason) = result else {
+        guard case .crashed(let reason, _) = result else {
             Issue.record("\(result)")
             return
         }
@@ -164,13 +164,14 @@ struct WorkerSandboxTests {
         let plain = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .seccomp)
         #expect(wrapped.death(fromWaitStatus: (128 + 31) << 8) == .signalled(31))
         #expect(
-            wrapped.death(fromWaitStatus: (128 + 31) << 8).reason(cpuLimitSeconds: 60)
+            wrapped.death(fromWaitStatus: (128 + 31) << 8).reason(cpuLimitSeconds: 60).reason
                 .hasPrefix("renderer violated its sandbox"))
         #expect(plain.death(fromWaitStatus: 31) == .signalled(31))
         #expect(plain.death(fromWaitStatus: (128 + 31) << 8) == .exited(159))
-        #expect(
-            plain.death(fromWaitStatus: 78 << 8).reason(cpuLimitSeconds: 60)
-                .hasPrefix("renderer could not enter its sandbox"))
+        let unconfined = plain.death(fromWaitStatus: 78 << 8).reason(cpuLimitSeconds: 60)
+        #expect(unconfined.reason.hasPrefix("renderer could not enter its sandbox"))
+        #expect(unconfined.limit == .sandbox)
+        #expect(wrapped.death(fromWaitStatus: (128 + 24) << 8).reason(cpuLimitSeconds: 60).limit == .cpuTime)
     }
 
     @Test(

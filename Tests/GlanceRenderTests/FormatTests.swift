@@ -93,7 +93,7 @@ struct FormatTests {
         #expect(throws: shrunk) { try renderDocument(path: path, maxSide: 256, maxPixels: 100_000) }
         #expect(
             shrunk.description
-                == "image of 1600x1200, decoded at 1/4 as 400x300, exceeds the 100000-pixel limit (--max-pixels)")
+                == "image of 1600x1200, decoded at 1/4 as 400x300, exceeds the 100000-pixel limit")
         _ = try renderDocument(path: path, maxSide: 256, maxPixels: 120_000)
         let huge = TestAssets.path("corrupt/huge-dimensions.png")
         #expect(throws: ThumbnailError.tooLarge(width: 20000, height: 20000, limitPixels: 100_000_000)) {

@@ -139,6 +139,20 @@ struct ContainerTests {
         await container.close()
     }
 
+    @Test("a refusal by a limit names the library's setting, never a command-line option")
+    func limitsNamedForTheLibrary() async throws {
+        let scratch = try Scratch(["big.png": "png/rgb8.png"])
+        let container = try await Container.open(
+            ContainerLocation(container: scratch.root), renderers: Self.renderers,
+            limits: DocumentLimits(maxPixels: 100))
+        let item = try #require(try await container.saved(["big.png"])[0])
+        #expect(item.state == .failed)
+        let reason = try #require(item.error)
+        #expect(reason.hasSuffix("-pixel limit (DocumentLimits.maxPixels)"), "\(reason)")
+        #expect(!reason.contains("--"), "\(reason)")
+        await container.close()
+    }
+
     @Test("events(): a save is announced to every subscriber")
     func events() async throws {
         let scratch = try Scratch()
