@@ -58,7 +58,7 @@ test-deps: deps
 build: deps
 	$(SWIFT) build
 
-## release: optimised build of glance and glance-worker, the Swift runtime linked in
+## release: optimised build of glance and glance-renderer, the Swift runtime linked in
 ## (.build-static/release/).
 release: deps
 	$(SWIFT) build -c release --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
@@ -100,18 +100,18 @@ test-thumbnailer: test-deps
 	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(THUMBNAILER_STAGE)) PREFIX=/usr/local INSTALL_CONFIG=debug
 	python3 Tests/Desktop/test_thumbnailer.py --prefix $(THUMBNAILER_STAGE)/usr/local --assets TestAssets
 
-## install: glance, glance-worker and glance.thumbnailer into $(DESTDIR)$(PREFIX) (bin/ and
+## install: glance, glance-renderer and glance.thumbnailer into $(DESTDIR)$(PREFIX) (bin/ and
 ## share/thumbnailers/), built with the Swift runtime linked in.
 install: deps
 	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/thumbnailers
-	install -m 755 $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance-worker \
+	install -m 755 $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance-renderer \
 	  $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 dist/glance.thumbnailer $(DESTDIR)$(PREFIX)/share/thumbnailers/
 
-## uninstall: remove what install put in $(DESTDIR)$(PREFIX).
+## uninstall: remove what install put in $(DESTDIR)$(PREFIX) (and glance-worker, the renderer's earlier name).
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/glance $(DESTDIR)$(PREFIX)/bin/glance-worker \
+	rm -f $(DESTDIR)$(PREFIX)/bin/glance $(DESTDIR)$(PREFIX)/bin/glance-renderer $(DESTDIR)$(PREFIX)/bin/glance-worker \
 	  $(DESTDIR)$(PREFIX)/share/thumbnailers/glance.thumbnailer
 
 ## test-browser: the grid and preview pages in headless Chromium through chromedriver, against

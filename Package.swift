@@ -17,7 +17,7 @@
 //   GlanceServer -> Pipeline + Listing + Hummingbird + Mustache: `glance serve`'s routes and pages
 //   Glance -> Store + PostgresStore + Pipeline + Listing + OnSave: the library's front door, where
 //     a container and its store are opened (ContainerLocation) and used (Container)
-//   glance (the command line) and glance-worker (the renderer process): executables
+//   glance (the command line) and glance-renderer (the renderer process): executables
 import PackageDescription
 
 let package = Package(
@@ -25,7 +25,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "glance", targets: ["glance"]),
-        .executable(name: "glance-worker", targets: ["glance-worker"]),
+        .executable(name: "glance-renderer", targets: ["glance-renderer"]),
         .library(name: "Glance", targets: ["Glance"]),
         .library(name: "GlanceRender", targets: ["GlanceRender"]),
     ],
@@ -173,7 +173,7 @@ let package = Package(
         // cairo, pango; poppler is loaded by the first PDF), so that `glance` itself starts
         // quickly. No ArgumentParser: its command line is parsed by hand (WorkerArguments).
         .executableTarget(
-            name: "glance-worker",
+            name: "glance-renderer",
             dependencies: ["GlanceCore", "GlanceWorker"],
             path: "Sources/GlanceWorkerMain"
         ),
@@ -185,7 +185,8 @@ let package = Package(
         .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
         .testTarget(
-            name: "GlanceTests", dependencies: ["Glance", "glance-worker", "tiny-document-store", "GlanceTestSupport"]),
+            name: "GlanceTests",
+            dependencies: ["Glance", "glance-renderer", "tiny-document-store", "GlanceTestSupport"]),
         .testTarget(name: "GlanceQueueTests", dependencies: ["GlanceCore", "GlanceQueue"]),
         .testTarget(name: "GlanceWorkerTests", dependencies: ["GlanceCore", "GlanceWorker"]),
         .testTarget(
@@ -203,19 +204,19 @@ let package = Package(
         .testTarget(
             name: "GlancePipelineTests",
             dependencies: [
-                "glance", "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceStore",
+                "glance", "glance-renderer", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceStore",
                 "GlanceTestSupport", "GlanceRender",
             ]),
         .testTarget(
             name: "GlanceOnSaveTests",
             dependencies: [
-                "glance", "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceOnSave",
+                "glance", "glance-renderer", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceOnSave",
                 "GlanceStore", "GlanceTestSupport",
             ]),
         .testTarget(
             name: "GlanceServerTests",
             dependencies: [
-                "glance-worker", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceServer", "GlanceStore",
+                "glance-renderer", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceServer", "GlanceStore",
                 "GlanceTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
@@ -226,7 +227,7 @@ let package = Package(
             name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceListing", "GlanceStore"]),
         .testTarget(
             name: "GlanceCLITests",
-            dependencies: ["glance", "glance-worker", "GlanceCore", "GlanceStore", "GlanceTestSupport"]),
+            dependencies: ["glance", "glance-renderer", "GlanceCore", "GlanceStore", "GlanceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,7 +17,7 @@ import GlancePostgresStore
 /// Documents are named by their paths relative to the container (`reports/q3.pdf`); a path
 /// that is absolute, climbs out with `..`, or has a hidden component is refused
 /// (``ContainerError/invalidPath(_:)``). Every document is decoded in a sandboxed
-/// `glance-worker` process, never in yours.
+/// `glance-renderer` process, never in yours.
 public final class Container: Sendable {
     /// Where the container and its store are.
     public let location: ContainerLocation
@@ -33,7 +33,7 @@ public final class Container: Sendable {
         _ location: ContainerLocation, renderers: RendererSettings = RendererSettings(),
         limits: DocumentLimits = DocumentLimits()
     ) async throws(OpeningError) -> Container {
-        let pool = WorkerPool(configuration: try renderers.poolConfiguration())
+        let pool = RendererPool(configuration: try renderers.poolConfiguration())
         do {
             let (scanner, store) = try await location.open()
             return Container(
@@ -49,7 +49,7 @@ public final class Container: Sendable {
     /// The container at `location`, rendering with `pool` (which the caller stops): how a server
     /// of several containers shares one pool.
     public static func open(
-        _ location: ContainerLocation, pool: WorkerPool, options: Indexer.Options
+        _ location: ContainerLocation, pool: RendererPool, options: Indexer.Options
     ) async throws(OpeningError) -> Container {
         let (scanner, store) = try await location.open()
         return Container(

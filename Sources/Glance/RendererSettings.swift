@@ -5,7 +5,7 @@ import GlancePipeline
     import Glibc
 #endif
 
-/// How a container's renderers run: how many `glance-worker` processes at once, their limits, and
+/// How a container's renderers run: how many `glance-renderer` processes at once, their limits, and
 /// their sandbox. The defaults are the command line's.
 public struct RendererSettings: Sendable {
     /// How the renderers are confined.
@@ -25,7 +25,7 @@ public struct RendererSettings: Sendable {
     public var limits: WorkerLimits
     public var sandbox: Sandbox
 
-    /// Settings with `glance-worker` found as ``defaultWorkerExecutable`` finds it, one renderer
+    /// Settings with `glance-renderer` found as ``defaultWorkerExecutable`` finds it, one renderer
     /// per processor, and the default limits.
     public init(
         workerExecutable: String = RendererSettings.defaultWorkerExecutable,
@@ -41,23 +41,23 @@ public struct RendererSettings: Sendable {
     /// One renderer per processor this process may use.
     public static var defaultWorkers: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-    /// `glance-worker` in the folder of the running executable (where `swift build` and
+    /// `glance-renderer` in the folder of the running executable (where `swift build` and
     /// `make install` put it beside `glance` and beside a program built in the same package),
-    /// else the first `glance-worker` on `PATH`, else the name beside the executable (whose
+    /// else the first `glance-renderer` on `PATH`, else the name beside the executable (whose
     /// absence the first render reports).
     public static var defaultWorkerExecutable: String {
         let beside = workerBesideExecutable
         if access(beside, X_OK) == 0 { return beside }
         let path = getenv("PATH").map { String(cString: $0) } ?? ""
         for folder in path.split(separator: ":") where folder.hasPrefix("/") {
-            let candidate = String(folder) + "/glance-worker"
+            let candidate = String(folder) + "/glance-renderer"
             if access(candidate, X_OK) == 0 { return candidate }
         }
         return beside
     }
 
-    /// `glance-worker` in the folder of the running executable (whether or not it is there).
-    public static var workerBesideExecutable: String { besideExecutable("glance-worker") }
+    /// `glance-renderer` in the folder of the running executable (whether or not it is there).
+    public static var workerBesideExecutable: String { besideExecutable("glance-renderer") }
 
     /// `name` in the folder of the running executable.
     static func besideExecutable(_ name: String) -> String {
@@ -76,7 +76,7 @@ public struct RendererSettings: Sendable {
     /// workers are its trial.
     public func poolConfiguration(
         probe: SandboxProbe? = nil, arguments: [String] = [], workersStartedAhead: Int = 0
-    ) throws(OpeningError) -> WorkerPool.Configuration {
+    ) throws(OpeningError) -> RendererPool.Configuration {
         var resolved: WorkerSandbox = .none
         var pending: SandboxProbe?
         if sandbox == .strongest {
@@ -91,7 +91,7 @@ public struct RendererSettings: Sendable {
                 pending = probe
             }
         }
-        var configuration = WorkerPool.Configuration(
+        var configuration = RendererPool.Configuration(
             executable: workerExecutable, arguments: arguments, workers: workers, limits: limits, sandbox: resolved)
         configuration.pendingProbe = pending
         configuration.workersStartedAhead = workersStartedAhead

@@ -65,7 +65,7 @@ public struct Rendition: Codable, Sendable, Equatable {
 /// starting (under bubblewrap with status 1: bubblewrap could not make the sandbox, see
 /// `SandboxProbe`), never on a document.
 public enum WorkerGreeting {
-    public static let line: [UInt8] = Array("glance-worker ready\n".utf8)
+    public static let line: [UInt8] = Array("glance-renderer ready\n".utf8)
 }
 
 /// A piece of an image's leading bytes, which a worker may send before the reply that ends the
@@ -202,7 +202,7 @@ public struct WorkerDebugTriggers: Sendable, Equatable {
         self.execOn = execOn
     }
 
-    /// The `glance-worker` arguments that start a worker with these triggers.
+    /// The `glance-renderer` arguments that start a worker with these triggers.
     public var arguments: [String] {
         let named: [(String, String?)] = [
             ("--debug-crash-on", crashOn), ("--debug-hang-on", hangOn), ("--debug-slow-on", slowOn),

@@ -59,7 +59,7 @@ public final class ContainerWatcher: Sendable {
     public var isWatching: Bool { watchesInPlace.withLock { $0 } }
 
     /// Watches until the calling task is cancelled; throws if the container cannot be watched at
-    /// all. Work in flight when it is cancelled ends with the pool (see `WorkerPool.stop()`).
+    /// all. Work in flight when it is cancelled ends with the pool (see `RendererPool.stop()`).
     public func run() async throws(WatchError) {
         let (stream, continuation) = AsyncStream<[ContainerChange]>.makeStream()
         let reader = try ChangeReader(root: indexer.scanner.root, excluding: excluded, changes: continuation)

@@ -49,7 +49,7 @@ public final class Indexer: Sendable {
 
     public let scanner: ContainerScanner
     public let store: any ThumbnailStore
-    public let pool: WorkerPool
+    public let pool: RendererPool
     public let options: Options
     /// Renders in flight for interactive callers, by path: the "waiting room" that makes ten
     /// requests for one document cost one render.
@@ -63,7 +63,7 @@ public final class Indexer: Sendable {
         var continuations: [Int: AsyncStream<IndexerEvent>.Continuation] = [:]
     }
 
-    public init(scanner: ContainerScanner, store: any ThumbnailStore, pool: WorkerPool, options: Options) {
+    public init(scanner: ContainerScanner, store: any ThumbnailStore, pool: RendererPool, options: Options) {
         self.scanner = scanner
         self.store = store
         self.pool = pool
@@ -196,7 +196,7 @@ public final class Indexer: Sendable {
     }
 
     /// Opens, renders and records one document, trying again when it changes while read.
-    func renderNow(_ path: String, priority: WorkerPool.Priority, attempt: Int = 1) async -> DocumentOutcome {
+    func renderNow(_ path: String, priority: RendererPool.Priority, attempt: Int = 1) async -> DocumentOutcome {
         let file: OpenFile
         let opened: FileIdentity
         do throws(FileAccessError) {

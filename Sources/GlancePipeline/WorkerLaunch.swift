@@ -5,10 +5,10 @@ import GlanceCore
     import Glibc
 #endif
 
-/// How a worker process is started under a sandbox: the command line that runs `glance-worker`,
+/// How a worker process is started under a sandbox: the command line that runs `glance-renderer`,
 /// wrapped in bubblewrap when that is the sandbox, and told to confine itself with seccomp.
 public struct WorkerLaunch: Sendable, Equatable {
-    /// The `glance-worker` executable and its arguments (limits, test hooks).
+    /// The `glance-renderer` executable and its arguments (limits, test hooks).
     public var executable: String
     public var arguments: [String]
     public var sandbox: WorkerSandbox

@@ -8,14 +8,14 @@ import GlancePostgresStore
 /// its store; made on first use.
 actor IndexerCache {
     private let address: PostgresAddress
-    private let pool: WorkerPool
+    private let pool: RendererPool
     private let options: Indexer.Options
     private var indexers: [String: Indexer] = [:]
     private var containers: [Container] = []
     /// The folders this host renders beneath (see ``QueueWorker/Settings/roots``), resolved.
     private let roots: [String]
 
-    init(address: PostgresAddress, pool: WorkerPool, options: Indexer.Options, roots: [String]) {
+    init(address: PostgresAddress, pool: RendererPool, options: Indexer.Options, roots: [String]) {
         self.address = address
         self.pool = pool
         self.options = options

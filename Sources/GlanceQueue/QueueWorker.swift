@@ -54,7 +54,7 @@ public struct QueueWorker: Sendable {
     let address: PostgresAddress
     /// The store used for the queue itself.
     let queue: PostgresStore
-    let pool: WorkerPool
+    let pool: RendererPool
     let options: Indexer.Options
     let settings: Settings
     /// Where the worker's events go (called from several tasks).
@@ -62,7 +62,7 @@ public struct QueueWorker: Sendable {
 
     /// A worker leasing from `queue` (a store opened on `address`), rendering through `pool`.
     public init(
-        address: PostgresAddress, queue: PostgresStore, pool: WorkerPool, options: Indexer.Options,
+        address: PostgresAddress, queue: PostgresStore, pool: RendererPool, options: Indexer.Options,
         settings: Settings, report: @escaping @Sendable (Event) -> Void
     ) {
         self.address = address

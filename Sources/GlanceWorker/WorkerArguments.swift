@@ -1,6 +1,6 @@
 import GlanceCore
 
-/// `glance-worker`'s command line, which the pool writes (see `WorkerLaunch`) and people do not.
+/// `glance-renderer`'s command line, which the pool writes (see `WorkerLaunch`) and people do not.
 ///
 /// Parsed here by hand rather than with ArgumentParser: a dozen `--option value` pairs do not need
 /// it, and every worker start paid about 1 ms of CPU for it (its generic types' metadata and
@@ -20,7 +20,7 @@ public struct WorkerArguments: Sendable, Equatable {
 
     /// What `--help` prints.
     public static let usage = """
-        usage: glance-worker [--memory-limit MIB] [--cpu-limit SECONDS] [--sandbox seccomp|none]
+        usage: glance-renderer [--memory-limit MIB] [--cpu-limit SECONDS] [--sandbox seccomp|none]
 
         Serves render jobs on standard input, a Unix socket: a line of JSON with the document's
         open descriptor attached, answered on the same socket. Started by glance's worker pool,
@@ -91,7 +91,7 @@ public struct WorkerArguments: Sendable, Equatable {
     }
 }
 
-/// A `glance-worker` command line that cannot be run; its description is the one line printed.
+/// A `glance-renderer` command line that cannot be run; its description is the one line printed.
 public enum WorkerArgumentError: Error, Equatable, CustomStringConvertible {
     case unknownOption(String)
     case unexpected(String)

@@ -5,7 +5,7 @@ import GlanceWorker
     import Glibc
 #endif
 
-/// `glance-worker`: the renderer process that `glance`'s worker pool starts. Not for people: it
+/// `glance-renderer`: the renderer process that `glance`'s worker pool starts. Not for people: it
 /// reads jobs (a JSON line with the document's open descriptor attached) on its standard input,
 /// a Unix socket, and answers on the same socket until it closes. Its options are in
 /// ``WorkerArguments``.
@@ -20,7 +20,7 @@ enum WorkerMain {
             }
             arguments = parsed
         } catch {
-            _ = DescriptorWriter.writeAll(Array("glance-worker: \(error)\n".utf8), to: 2)
+            _ = DescriptorWriter.writeAll(Array("glance-renderer: \(error)\n".utf8), to: 2)
             exit(64)  // EX_USAGE
         }
         let confinement = WorkerConfinement(

@@ -120,7 +120,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         let triggers = WorkerDebugTriggers(
             crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,
             spinOn: debugSpinOn, socketOn: debugSocketOn, writeOn: debugWriteOn, execOn: debugExecOn)
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
                 triggers: triggers, startingAhead: !dryRun && !enqueue && (force || location.sidecarIsNew)))
@@ -235,7 +235,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 
 /// `glance generate --json`'s object: the batch's summary, the sandbox its renderers ran in
 /// (`sandbox`: `bubblewrap+seccomp`, `seccomp` or `none`), how many renderer processes were
-/// started (`workersStarted`, see ``WorkerPool/startedWorkers``), and with `--xdg` what the
+/// started (`workersStarted`, see ``RendererPool/startedWorkers``), and with `--xdg` what the
 /// desktop cache received (`desktopCache`).
 struct GenerateReport: Encodable {
     var summary: GenerationSummary

@@ -92,7 +92,7 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
     /// No watcher runs: render here, with a pool of our own. A saved document has most often
     /// changed, so the workers start at once, while the store opens.
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 startingAhead: true))

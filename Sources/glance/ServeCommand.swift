@@ -73,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Seconds one document may take before its worker is killed and the document failed.")
+        help: "Seconds one document may take before its renderer is killed and the document failed.")
     var renderTimeout: Double = 120
 
     @Option(
@@ -126,7 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
         let format = logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.serve")
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: .init(hangOn: debugHangOn)))
         defer { pool.stopBlocking() }
@@ -202,7 +202,7 @@ extension ServeCommand {
 /// Kills the renders under way when the server is asked to stop, as `glance watch` does: a stop
 /// takes no longer than a signal's round trip, however long a document takes to render.
 struct RenderPoolStop: Service {
-    let pool: WorkerPool
+    let pool: RendererPool
 
     func run() async throws {
         // Returns when graceful shutdown starts (throws if the group is cancelled instead).

@@ -14,7 +14,7 @@ enum SummaryText {
     static func replacedRenderers(started: Int, workers: Int) -> String? {
         guard started > workers else { return nil }
         let replaced = started - workers
-        return "\(started) renderers started for \(workers) worker\(workers == 1 ? "" : "s"): \(replaced) "
+        return "\(started) renderers started for \(workers) at once (--jobs): \(replaced) "
             + "replaced after a crash, a time-out, a used-up CPU share (--cpu-limit) or dying between documents"
     }
 

@@ -197,7 +197,7 @@ struct ThumbnailCommand: ParsableCommand {
         let triggers = WorkerDebugTriggers(
             crashOn: debugCrashOn, hangOn: debugHangOn, forgeReplyOn: debugForgeReplyOn, socketOn: debugSocketOn,
             writeOn: debugWriteOn, execOn: debugExecOn)
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: 1, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))
         defer { pool.shutdownBlocking() }

@@ -67,7 +67,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.watch")
         // Workers ready for the first save (about 20 ms sooner), unless the rendering is handed off.
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 triggers: .init(slowOn: debugSlowOn), startingAhead: !enqueue))

@@ -111,7 +111,7 @@ struct WorkerCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.unusable(error.description)
         }
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 triggers: .init(hangOn: debugHangOn, slowOn: debugSlowOn)))

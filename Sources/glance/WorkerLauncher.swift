@@ -7,10 +7,10 @@ import GlancePipeline
     import Glibc
 #endif
 
-/// How `glance` starts its renderer processes: `glance-worker`, installed beside it, confined by
+/// How `glance` starts its renderer processes: `glance-renderer`, installed beside it, confined by
 /// the strongest sandbox the machine allows.
 enum WorkerLauncher {
-    /// The worker executable: `glance-worker` in the folder of this executable (found once a
+    /// The worker executable: `glance-renderer` in the folder of this executable (found once a
     /// process: a command asks for it for the sandbox's probe and again for its pool).
     static let executablePath = RendererSettings.workerBesideExecutable
 
@@ -29,7 +29,7 @@ enum WorkerLauncher {
         workers: Int, timeoutSeconds: Double, memoryMiB: Int = WorkerLimits.defaultMemoryMiB,
         sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: WorkerDebugTriggers = .init(),
         startingAhead: Bool = false
-    ) throws -> WorkerPool.Configuration {
+    ) throws -> RendererPool.Configuration {
         if sandbox.noSandbox { StandardError.write("glance: renderers run without a sandbox (--no-sandbox)") }
         let settings = RendererSettings(
             workerExecutable: executablePath, workers: workers,

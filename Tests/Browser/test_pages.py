@@ -637,7 +637,7 @@ def overall_timeout(signum, frame):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--glance", default=str(ROOT / ".build/debug/glance"),
-                        help="the glance executable (glance-worker beside it)")
+                        help="the glance executable (glance-renderer beside it)")
     parser.add_argument("--chromium", help="the browser (default: chromium on the PATH)")
     parser.add_argument("--chromedriver", help="the driver (default: chromedriver on the PATH)")
     parser.add_argument("--screenshots", default=str(ROOT / ".build/browser-screenshots"),

@@ -138,7 +138,7 @@ struct GenerateCommandTests {
             ["generate", container.path, "-v", "--jobs", "1", "--debug-crash-on", "crash-*"])
         #expect(crashed.status == 1)
         let line =
-            "glance: 2 renderers started for 1 worker: 1 replaced after a crash, a time-out, a used-up CPU share "
+            "glance: 2 renderers started for 1 at once (--jobs): 1 replaced after a crash, a time-out, a used-up CPU share "
             + "(--cpu-limit) or dying between documents"
         #expect(crashed.standardError.split(separator: "\n").last.map(String.init) == line, "\(crashed.standardError)")
         let sound = try SampleContainer.standard()

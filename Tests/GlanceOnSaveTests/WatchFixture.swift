@@ -17,7 +17,7 @@ import Testing
 final class WatchedContainer: Sendable {
     let root: String
     let store: SidecarStore
-    let pool: WorkerPool
+    let pool: RendererPool
     let indexer: Indexer
     let watcher: ContainerWatcher
     private let task: Task<Void, Never>
@@ -30,7 +30,7 @@ final class WatchedContainer: Sendable {
         }
         let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
         store = try SidecarStore(directory: root + "/.thumbnails")
-        pool = WorkerPool(
+        pool = RendererPool(
             configuration: .init(executable: TestLocations.worker, arguments: [], workers: 2, timeoutSeconds: 30))
         indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
         var options = ContainerWatcher.Options()

@@ -13,7 +13,7 @@ final class IndexedContainer: Sendable {
     let root: String
     let indexer: Indexer
     let store: SidecarStore
-    let pool: WorkerPool
+    let pool: RendererPool
 
     init(files: [String: String], workers: Int = 2, workerArguments: [String] = []) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("indexer-\(UUID().uuidString)").path
@@ -26,7 +26,7 @@ final class IndexedContainer: Sendable {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
         store = try SidecarStore(directory: root + "/.thumbnails")
-        pool = WorkerPool(
+        pool = RendererPool(
             configuration: .init(
                 executable: TestLocations.worker, arguments: workerArguments, workers: workers, timeoutSeconds: 30))
         indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))

@@ -68,7 +68,7 @@ struct WorkerSandboxTests {
         "the pool renders and reports crashes the same in every sandbox (bubblewrap passes a signal on as 128+N)",
         arguments: WorkerSandbox.allCases)
     func poolUnderEachSandbox(sandbox: WorkerSandbox) async throws {
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: .init(
                 executable: workerExecutable, arguments: ["--debug-crash-on", "crash-*"], workers: 1,
                 limits: WorkerLimits(timeoutSeconds: 30), sandbox: sandbox))
@@ -96,7 +96,7 @@ struct WorkerSandboxTests {
         "with bubblewrap untried, the first worker starts under it and is the trial: its greeting confirms bubblewrap, or bubblewrap's failure before it sends the job to a worker under seccomp alone",
         arguments: [true, false])
     func pendingTrial(bubblewrapWorks: Bool) async throws {
-        var configuration = WorkerPool.Configuration(
+        var configuration = RendererPool.Configuration(
             executable: workerExecutable, arguments: ["--debug-slow-on", "slow-*"], workers: 1,
             limits: WorkerLimits(timeoutSeconds: 30), sandbox: .bubblewrapAndSeccomp)
         // bubblewrap fails to make a sandbox with a bind of a path that is not there, exiting with
@@ -109,7 +109,7 @@ struct WorkerSandboxTests {
         let probe = SandboxProbe(executable: workerExecutable)
         #expect(probe.knownResult == nil)
         configuration.pendingProbe = probe
-        let pool = WorkerPool(configuration: configuration)
+        let pool = RendererPool(configuration: configuration)
         defer { pool.shutdownBlocking() }
         let photo = assets + "/jpeg/photo-baseline.jpg"
         let file = try OpenFile.regularFile(atPath: photo)
@@ -131,7 +131,7 @@ struct WorkerSandboxTests {
             }
             if name.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
         }
-        #expect(name == (bubblewrapWorks ? "bwrap\n" : "glance-worker\n"))
+        #expect(name == (bubblewrapWorks ? "bwrap\n" : "glance-renderer\n"))
         #expect(pool.sandbox == (bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
         guard case .finished(let outcome) = await result else {
             Issue.record("the job did not finish")
@@ -143,7 +143,7 @@ struct WorkerSandboxTests {
     @Test("a worker that dies before its greeting never took its job: the job goes to a new worker, once")
     func deathBeforeGreeting() async throws {
         // A "worker" that exits at once, without a greeting, each time it is started.
-        let pool = WorkerPool(
+        let pool = RendererPool(
             configuration: .init(
                 executable: "/usr/bin/false", arguments: [], workers: 1, limits: WorkerLimits(timeoutSeconds: 30),
                 sandbox: .seccomp))
@@ -186,7 +186,7 @@ struct WorkerSandboxTests {
         probe.record(bubblewrapWorks: false)
         #expect(probe.result() == .bubblewrapAndSeccomp)
         // A worker executable the layout cannot show: bubblewrap fails, seccomp alone remains.
-        #expect(SandboxProbe(executable: "/nonexistent/glance-worker").result() == .seccomp)
+        #expect(SandboxProbe(executable: "/nonexistent/glance-renderer").result() == .seccomp)
         // A worker's answer is taken without a trial (the layout shows this executable, and the
         // trial would have said bubblewrap).
         let told = SandboxProbe(executable: workerExecutable)

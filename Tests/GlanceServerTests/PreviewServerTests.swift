@@ -19,7 +19,7 @@ import Testing
 final class ServedContainer: Sendable {
     let root: String
     let outside: String
-    let pool: WorkerPool
+    let pool: RendererPool
     let server: PreviewServer
 
     init(workerArguments: [String] = [], renderTimeout: Duration = .seconds(30)) throws {
@@ -40,7 +40,7 @@ final class ServedContainer: Sendable {
         _ = symlink("../" + (outside as NSString).lastPathComponent + "/secret.txt", root + "/escape.txt")
         let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
         let store = try SidecarStore(directory: root + "/.thumbnails")
-        pool = WorkerPool(
+        pool = RendererPool(
             configuration: .init(
                 executable: TestLocations.worker, arguments: workerArguments, workers: 2, timeoutSeconds: 30))
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))

@@ -26,8 +26,8 @@ public enum TestLocations {
         return folder.appendingPathComponent("glance").path
     }()
 
-    /// The `glance-worker` executable beside `glance`.
+    /// The `glance-renderer` executable beside `glance`.
     public static let worker: String = {
-        (glance as NSString).deletingLastPathComponent + "/glance-worker"
+        (glance as NSString).deletingLastPathComponent + "/glance-renderer"
     }()
 }

@@ -91,7 +91,7 @@ class Process:
                 self.popen.wait(grace)
             except subprocess.TimeoutExpired:
                 pass
-        # Children (glance-worker, a browser's helpers) share the group: make sure none is left.
+        # Children (glance-renderer, a browser's helpers) share the group: make sure none is left.
         signal_group(self.popen.pid, signal.SIGKILL)
         try:
             self.popen.wait(grace)
@@ -158,11 +158,11 @@ def wait_for(what, predicate, timeout, interval=0.1, ignore=()):
 
 
 def find_glance(path):
-    """The glance executable at `path`, resolved, once it is known that glance-worker is beside
+    """The glance executable at `path`, resolved, once it is known that glance-renderer is beside
     it (TestError otherwise)."""
     glance = Path(path)
-    if not glance.is_file() or not (glance.parent / "glance-worker").is_file():
-        raise TestError(f"{glance} (with glance-worker beside it) not found: build Glance first (swift build)")
+    if not glance.is_file() or not (glance.parent / "glance-renderer").is_file():
+        raise TestError(f"{glance} (with glance-renderer beside it) not found: build Glance first (swift build)")
     return glance.resolve()
 
 

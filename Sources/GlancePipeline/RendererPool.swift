@@ -38,10 +38,10 @@ public enum JobResult: Sendable {
 /// a priority lane first (an on-save request from `hook` or `watch` goes ahead of a running
 /// batch), then the normal lane. A worker that crashes, hangs past the time limit or is killed
 /// by its memory limit costs its current job only: the job is reported and a new worker starts.
-public final class WorkerPool: Sendable {
+public final class RendererPool: Sendable {
     /// How to start workers and how long to wait for them.
     public struct Configuration: Sendable {
-        /// The `glance-worker` executable, and arguments of its own (test hooks) besides the limits.
+        /// The `glance-renderer` executable, and arguments of its own (test hooks) besides the limits.
         public var executable: String
         public var arguments: [String]
         public var workers: Int
@@ -161,7 +161,7 @@ public final class WorkerPool: Sendable {
                 self.serve(slot: index)
                 self.stopped.leave()
             }
-            thread.name = "glance-worker-\(index)"
+            thread.name = "glance-renderer-\(index)"
             thread.start()
         }
     }

@@ -26,7 +26,7 @@ struct WorkerPoolTests {
 
     /// Runs `jobs` (id, path, name) on `pool`, waits for all, shuts the pool down (unless told
     /// not to); results by id.
-    func run(_ jobs: [(Int, String, String?)], on pool: WorkerPool, shuttingDown: Bool = true) -> [Int: JobResult] {
+    func run(_ jobs: [(Int, String, String?)], on pool: RendererPool, shuttingDown: Bool = true) -> [Int: JobResult] {
         let recorder = Recorder()
         for (id, path, name) in jobs {
             recorder.group.enter()
@@ -41,8 +41,8 @@ struct WorkerPoolTests {
         return recorder.finished.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.0, $0.1) }) }
     }
 
-    func pool(workers: Int, timeout: Double, arguments: [String] = []) -> WorkerPool {
-        WorkerPool(
+    func pool(workers: Int, timeout: Double, arguments: [String] = []) -> RendererPool {
+        RendererPool(
             configuration: .init(
                 executable: workerExecutable, arguments: arguments, workers: workers,
                 timeoutSeconds: timeout))
@@ -77,7 +77,7 @@ struct WorkerPoolTests {
         // interactive job queue up. The interactive one must be served next.
         let pool = pool(workers: 1, timeout: 1, arguments: ["--debug-hang-on", "hang-*"])
         let recorder = Recorder()
-        func submit(_ id: Int, _ path: String, _ priority: WorkerPool.Priority, name: String? = nil) {
+        func submit(_ id: Int, _ path: String, _ priority: RendererPool.Priority, name: String? = nil) {
             recorder.group.enter()
             let (job, file) = job(id, path, name: name)
             pool.submit(job, file: file, priority: priority) { result in
@@ -147,11 +147,11 @@ struct WorkerPoolTests {
 
     /// A pool of `workers` whose first `ahead` start at once, and their processes once that many
     /// run (waiting up to 5 s).
-    func poolStartingAhead(workers: Int, ahead: Int) async throws -> (WorkerPool, [pid_t]) {
-        var configuration = WorkerPool.Configuration(
+    func poolStartingAhead(workers: Int, ahead: Int) async throws -> (RendererPool, [pid_t]) {
+        var configuration = RendererPool.Configuration(
             executable: workerExecutable, arguments: [], workers: workers, timeoutSeconds: 30)
         configuration.workersStartedAhead = ahead
-        let pool = WorkerPool(configuration: configuration)
+        let pool = RendererPool(configuration: configuration)
         var processes: [pid_t] = []
         for _ in 0..<250 where processes.count < ahead {
             try await Task.sleep(for: .milliseconds(20))
