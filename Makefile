@@ -62,9 +62,12 @@ build: deps
 ## (.build-static/release/).
 release: deps
 	$(SWIFT) build -c release --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
-	@# Test hooks that delete files and plant links exist in debug builds only.
-	@if $(STATIC_BUILD)/release/glance generate --help-hidden | grep -q -- --debug-swap-on; then \
-	  echo "release: glance still has --debug-swap-on"; exit 1; fi
+	@# The test hooks (a file deleted and a link planted, a renderer that crashes, hangs or tries to
+	@# escape) exist in debug builds only.
+	@if $(STATIC_BUILD)/release/glance generate --help-hidden | grep -q -- --debug-; then \
+	  echo "release: glance still has --debug-* options"; exit 1; fi
+	@if ! $(STATIC_BUILD)/release/glance-renderer --debug-crash-on x </dev/null 2>&1 | grep -q 'unknown option'; then \
+	  echo "release: glance-renderer still takes --debug-crash-on"; exit 1; fi
 
 # The suites run alone after the others (see test).
 TIMED_SUITES := GlanceOnSaveTests\.WatchTests|GlanceOnSaveTests\.HookServerTests

@@ -34,7 +34,7 @@ public struct WorkerArguments: Sendable, Equatable {
           --debug-forge-reply-on GLOB, --debug-spin-on GLOB, --debug-socket-on GLOB,
           --debug-write-on GLOB, --debug-exec-on GLOB
                                   act as a broken or compromised renderer on documents whose
-                                  name matches GLOB (for tests)
+                                  name matches GLOB (for tests; debug builds only)
         """
 
     /// The arguments after the program's name; nil when they ask for `--help`.
@@ -78,15 +78,23 @@ public struct WorkerArguments: Sendable, Equatable {
             case "none": sandboxed = false
             default: throw .invalidValue(option: option, value: value, expected: "seccomp or none")
             }
-        case "--debug-crash-on": triggers.crashOn = value
-        case "--debug-hang-on": triggers.hangOn = value
-        case "--debug-slow-on": triggers.slowOn = value
-        case "--debug-forge-reply-on": triggers.forgeReplyOn = value
-        case "--debug-spin-on": triggers.spinOn = value
-        case "--debug-socket-on": triggers.socketOn = value
-        case "--debug-write-on": triggers.writeOn = value
-        case "--debug-exec-on": triggers.execOn = value
-        default: throw .unknownOption(option)
+        default:
+            // The test hooks exist in debug builds only: a release renderer refuses them as unknown.
+            #if DEBUG
+                switch option {
+                case "--debug-crash-on": triggers.crashOn = value
+                case "--debug-hang-on": triggers.hangOn = value
+                case "--debug-slow-on": triggers.slowOn = value
+                case "--debug-forge-reply-on": triggers.forgeReplyOn = value
+                case "--debug-spin-on": triggers.spinOn = value
+                case "--debug-socket-on": triggers.socketOn = value
+                case "--debug-write-on": triggers.writeOn = value
+                case "--debug-exec-on": triggers.execOn = value
+                default: throw .unknownOption(option)
+                }
+            #else
+                throw .unknownOption(option)
+            #endif
         }
     }
 }

@@ -72,14 +72,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 
     @OptionGroup var sandbox: SandboxOptions
 
-    @Option(help: .hidden) var debugCrashOn: String?
-    @Option(help: .hidden) var debugHangOn: String?
-    @Option(help: .hidden) var debugSlowOn: String?
-    @Option(help: .hidden) var debugForgeReplyOn: String?
-    @Option(help: .hidden) var debugSpinOn: String?
-    @Option(help: .hidden) var debugSocketOn: String?
-    @Option(help: .hidden) var debugWriteOn: String?
-    @Option(help: .hidden) var debugExecOn: String?
+    @OptionGroup var debug: DebugTriggerOptions
     #if DEBUG
         /// `PATTERN=TARGET`: replace a matching document by a symlink to TARGET right after opening
         /// it. It deletes a file and plants a link: debug builds only, for the tests.
@@ -117,9 +110,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         // Otherwise they start on the first jobs: a run that finds everything up to date starts
         // none (two would cost it about 8 ms of 21 on a small folder).
         let probe = dryRun ? nil : sandbox.startProbe()
-        let triggers = WorkerDebugTriggers(
-            crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,
-            spinOn: debugSpinOn, socketOn: debugSocketOn, writeOn: debugWriteOn, execOn: debugExecOn)
+        let triggers = debug.triggers
         let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,

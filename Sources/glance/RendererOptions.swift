@@ -40,3 +40,30 @@ extension LimitNames {
         .cpuTime: "--cpu-limit", .sandbox: "--no-sandbox runs without one",
     ])
 }
+
+/// The renderers' test hooks, `--debug-crash-on GLOB` and the like: a renderer acts broken or
+/// compromised on documents whose name matches (see `WorkerDebugTriggers`). Hidden, and in debug
+/// builds only: a release build has no such options, and its renderer refuses them.
+struct DebugTriggerOptions: ParsableArguments {
+    #if DEBUG
+        @Option(help: .hidden) var debugCrashOn: String?
+        @Option(help: .hidden) var debugHangOn: String?
+        @Option(help: .hidden) var debugSlowOn: String?
+        @Option(help: .hidden) var debugForgeReplyOn: String?
+        @Option(help: .hidden) var debugSpinOn: String?
+        @Option(help: .hidden) var debugSocketOn: String?
+        @Option(help: .hidden) var debugWriteOn: String?
+        @Option(help: .hidden) var debugExecOn: String?
+    #endif
+
+    /// The triggers to pass to the renderers; none in a release build.
+    var triggers: WorkerDebugTriggers {
+        #if DEBUG
+            WorkerDebugTriggers(
+                crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,
+                spinOn: debugSpinOn, socketOn: debugSocketOn, writeOn: debugWriteOn, execOn: debugExecOn)
+        #else
+            WorkerDebugTriggers()
+        #endif
+    }
+}

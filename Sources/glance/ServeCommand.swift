@@ -102,7 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log lines as text or json.")
     var logFormat: LineLogHandler.Format = .text
 
-    @Option(help: .hidden) var debugHangOn: String?
+    @OptionGroup var debug: DebugTriggerOptions
 
     func validate() throws {
         guard !containers.isEmpty else { throw ValidationError("Name at least one container.") }
@@ -128,7 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "glance.serve")
         let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
-                workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: .init(hangOn: debugHangOn)))
+                workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers))
         defer { pool.stopBlocking() }
         var servers: [PreviewServer] = []
         var services: [any Service] = []

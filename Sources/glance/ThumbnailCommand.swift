@@ -56,12 +56,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     @OptionGroup var desktop: DesktopCacheOptions
 
-    @Option(help: .hidden) var debugCrashOn: String?
-    @Option(help: .hidden) var debugHangOn: String?
-    @Option(help: .hidden) var debugForgeReplyOn: String?
-    @Option(help: .hidden) var debugSocketOn: String?
-    @Option(help: .hidden) var debugWriteOn: String?
-    @Option(help: .hidden) var debugExecOn: String?
+    @OptionGroup var debug: DebugTriggerOptions
 
     @OptionGroup var sandbox: SandboxOptions
 
@@ -194,9 +189,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     /// Renders and encodes the open document in one supervised worker process.
     private func renderInWorker(_ document: OpenFile, renditions: [Int] = []) throws -> JobResult {
-        let triggers = WorkerDebugTriggers(
-            crashOn: debugCrashOn, hangOn: debugHangOn, forgeReplyOn: debugForgeReplyOn, socketOn: debugSocketOn,
-            writeOn: debugWriteOn, execOn: debugExecOn)
+        let triggers = debug.triggers
         let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: 1, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))

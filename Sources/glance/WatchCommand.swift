@@ -59,7 +59,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
     )
     var enqueue = false
 
-    @Option(help: .hidden) var debugSlowOn: String?
+    @OptionGroup var debug: DebugTriggerOptions
 
     func run() async throws {
         let format = logFormat
@@ -70,7 +70,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
-                triggers: .init(slowOn: debugSlowOn), startingAhead: !enqueue))
+                triggers: debug.triggers, startingAhead: !enqueue))
         let indexer: Indexer
         do {
             indexer = try await Container.open(location, pool: pool, options: limits.indexerOptions()).indexer

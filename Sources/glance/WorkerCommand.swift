@@ -72,9 +72,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var sandbox: SandboxOptions
 
-    @Option(help: .hidden) var debugSlowOn: String?
-
-    @Option(help: .hidden) var debugHangOn: String?
+    @OptionGroup var debug: DebugTriggerOptions
 
     func validate() throws {
         guard leaseSeconds >= 1, leaseSeconds <= 3600 else {
@@ -114,7 +112,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
-                triggers: .init(hangOn: debugHangOn, slowOn: debugSlowOn)))
+                triggers: debug.triggers))
         defer { pool.shutdownBlocking() }
         let verbose = verbose
         let worker = QueueWorker(
