@@ -61,6 +61,19 @@ public struct HostCheck: Sendable {
         return name
     }
 
+    /// Whether a server listening on `host` can be reached from this machine only: `localhost`, an
+    /// address of 127.0.0.0/8, or `::1`. Any other address (`0.0.0.0`, a network interface's, a
+    /// host name that may resolve elsewhere) exposes what it serves to the network.
+    public static func isLoopback(_ host: String) -> Bool {
+        let name = normalised(host)
+        if name == "localhost" { return true }
+        var address = in_addr()
+        if inet_pton(AF_INET, name, &address) == 1 { return UInt32(bigEndian: address.s_addr) >> 24 == 127 }
+        var address6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &address6) == 1 else { return false }
+        return withUnsafeBytes(of: &address6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+    }
+
     /// Whether `host` is an IPv4 or IPv6 address literal (what `inet_pton` takes).
     static func isAddressLiteral(_ host: String) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)

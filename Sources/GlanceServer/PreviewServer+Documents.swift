@@ -26,7 +26,7 @@ extension PreviewServer {
         let type = stored?.record.contentType ?? ContentType(named: path)
         var headers: HTTPFields = [
             .contentType: type?.mimeType ?? "application/octet-stream", .acceptRanges: "bytes",
-            .cacheControl: "no-cache",
+            .cacheControl: "no-cache", .contentDisposition: Self.disposition(of: path, type: type),
         ]
         let range: ByteRange
         let status: HTTPResponse.Status
@@ -62,5 +62,42 @@ extension PreviewServer {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+}
+
+extension PreviewServer {
+    /// How an original is handed to the browser: images and text are shown (`inline`), with a
+    /// policy that runs nothing (``SecurityHeaders``); a PDF or a file of an unknown type is saved
+    /// (`attachment`), never opened in the browser, whose PDF viewer runs a document's scripts.
+    /// The name is given as RFC 6266 says: an ASCII fallback and the exact bytes in UTF-8.
+    static func disposition(of path: String, type: ContentType?) -> String {
+        let shown: Bool =
+            switch type {
+            case .png, .jpeg, .text: true
+            default: false
+            }
+        let name = FileName.components(of: path).last ?? "document"
+        let fallback = String(
+            name.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "._- ".unicodeScalars.contains(scalar))
+                    ? Character(scalar) : "_"
+            })
+        let attributeCharacters = Set("!#$&+-.^_`|~".utf8)
+        let encoded = FileName.encode(name).map { byte -> String in
+            let isAlphanumeric =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            return isAlphanumeric || attributeCharacters.contains(byte)
+                ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        }.joined()
+        return "\(shown ? "inline" : "attachment"); filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+    }
+}
+
+extension String {
+    /// The string with `0`s in front up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

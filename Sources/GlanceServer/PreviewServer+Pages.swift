@@ -94,8 +94,6 @@ extension PreviewServer {
             .contentLength: String(body.utf8.count),
         ]
         headers[.contentSecurityPolicy] = PreviewSite.contentSecurityPolicy
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         if request.method == .head { return Response(status: .ok, headers: headers) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }

@@ -14,7 +14,7 @@ public struct PreviewSite: Sendable {
     /// (inline `style` attributes carry the placeholder colours, which are checked hex values).
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
-        + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'"
+        + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// A site for `containers`. With several, each gets a URL name from its folder's name (only
     /// letters, digits, `.`, `_` and `-`; a number appended when two folders share a name).
@@ -54,6 +54,7 @@ public struct PreviewSite: Sendable {
     /// The routes of the whole site; with `hostCheck`, only for the `Host` values it accepts.
     public func router(hostCheck: HostCheck? = nil) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
+        router.add(middleware: SecurityHeaders())
         router.add(middleware: RequestLogger())
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         router.add(middleware: RequestFilter())

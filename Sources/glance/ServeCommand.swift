@@ -39,8 +39,19 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "DIR|URL"))
     var store: String?
 
-    @Option(help: "The address to listen on.")
+    @Option(
+        help: """
+            The address to listen on. Anything but loopback (127.0.0.1, ::1, localhost) shows every \
+            document to whoever can reach it, and needs --allow-anonymous.
+            """)
     var host = "127.0.0.1"
+
+    @Flag(
+        help: """
+            Serve on an address other than loopback with no sign-in: everyone who can reach the \
+            port may read every document, thumbnail and listing. Said in the log at start.
+            """)
+    var allowAnonymous = false
 
     @Option(parsing: .unconditional, help: "The port to listen on (0: any free port).")
     var port = 8080
@@ -110,6 +121,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--store applies to one container; with several, each keeps its own sidecar.")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard HostCheck.isLoopback(host) || allowAnonymous else {
+            throw ValidationError(
+                "--host \(host) would show every document to anyone who can reach this machine, and glance serve has no "
+                    + "sign-in yet: serve on loopback (the default) behind a reverse proxy that signs people in, or "
+                    + "add --allow-anonymous to serve everyone.")
+        }
         try OptionChecks.timeout(timeout)
         try OptionChecks.timeout(renderTimeout, option: "--render-timeout")
         guard (1...1_000_000).contains(maxConnections) else {
@@ -126,6 +143,11 @@ struct ServeCommand: AsyncParsableCommand {
         let format = logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.serve")
+        if !HostCheck.isLoopback(host) {
+            logger.warning(
+                "serving anonymously (--allow-anonymous): anyone who can reach this port may read every document",
+                metadata: ["host": "\(host)"])
+        }
         let pool = RendererPool(
             configuration: try WorkerLauncher.configuration(
                 workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers))

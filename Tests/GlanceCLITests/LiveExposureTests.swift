@@ -291,4 +291,27 @@ struct LiveExposureTests {
         #expect(log.read().components(separatedBy: "hook served").count == served + 2)
         #expect(watch.isRunning)
     }
+
+    @Test("serving beyond loopback is refused without --allow-anonymous; with it, the log says so at start")
+    func noAccidentalExposure() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        for host in ["0.0.0.0", "::", "192.0.2.1", "docs.example"] {
+            let refused = try GlanceProcess.run(["serve", container.path, "--host", host, "--port", "0"])
+            #expect(refused.status == 2, "\(host)")
+            #expect(
+                refused.standardError.contains("--host \(host) would show every document"), "\(refused.standardError)")
+            #expect(refused.standardError.contains("--allow-anonymous"))
+        }
+        let (serve, port, log) = try ServeCommandTests.startServe([
+            container.path, "--host", "0.0.0.0", "--allow-anonymous", "--jobs", "1",
+        ])
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        #expect(port > 0)
+        #expect(try Self.get("/", port: port).hasPrefix("HTTP/1.1 200"))
+        kill(serve.processIdentifier, SIGTERM)
+        serve.waitUntilExit()
+        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("warning serving anonymously (--allow-anonymous)"), "\(text)")
+        #expect(text.contains("host=0.0.0.0"), "\(text)")
+    }
 }

@@ -2,13 +2,14 @@ import Foundation
 import GlanceContainer
 import GlanceCore
 import GlancePipeline
-import GlanceServer
 import GlanceStore
 import GlanceTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import GlanceServer
 
 #if canImport(Glibc)
     import Glibc
@@ -210,6 +211,50 @@ struct PreviewServerTests {
                 #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
                 #expect(!String(buffer: response.body).isEmpty)
             }
+        }
+    }
+
+    @Test("every answer carries nosniff, no framing and a same-origin referrer; what is not a page runs nothing")
+    func securityHeaders() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            for uri in [
+                "/", "/api/items", "/thumbnails/a.png", "/documents/a.png", "/documents/sub/letter.pdf",
+                "/documents/never.txt", "/assets/nothing.css", "/preview/a.png",
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff", "\(uri)")
+                    #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(uri)")
+                    #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin", "\(uri)")
+                    let policy = response.headers[.contentSecurityPolicy] ?? ""
+                    #expect(policy.contains("frame-ancestors 'none'"), "\(uri): \(policy)")
+                    let isPage = response.headers[.contentType]?.hasPrefix("text/html") == true
+                    #expect(isPage != policy.contains("sandbox"), "\(uri): \(policy)")
+                }
+            }
+            // Originals: images and text are shown, a PDF is saved, never run by the browser's viewer.
+            try await client.execute(uri: "/documents/a.png", method: .get) { response in
+                #expect(response.headers[.contentDisposition] == "inline; filename=\"a.png\"; filename*=UTF-8''a.png")
+            }
+            try await client.execute(uri: "/documents/sub/letter.pdf", method: .head) { response in
+                #expect(response.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"letter.pdf\"") == true)
+            }
+        }
+        #expect(
+            PreviewServer.disposition(of: "r\u{e9}sum\u{e9} 1.txt", type: .text)
+                == "inline; filename=\"r_sum_ 1.txt\"; filename*=UTF-8''r%C3%A9sum%C3%A9%201.txt")
+        #expect(
+            PreviewServer.disposition(of: FileName.decode(Array("x".utf8) + [0xFF]), type: nil)
+                == "attachment; filename=\"x_\"; filename*=UTF-8''x%FF")
+    }
+
+    @Test("loopback is 127.0.0.0/8, ::1 and localhost; anything else reaches the network")
+    func loopbackAddresses() {
+        for host in ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "LOCALHOST."] {
+            #expect(HostCheck.isLoopback(host), "\(host)")
+        }
+        for host in ["0.0.0.0", "::", "10.0.0.1", "192.0.2.1", "::ffff:127.0.0.1", "docs.example", ""] {
+            #expect(!HostCheck.isLoopback(host), "\(host)")
         }
     }
 }
