@@ -54,7 +54,11 @@ final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler 
     static let socketSendBuffer = 256 * 1024
 
     func handlerAdded(context: ChannelHandlerContext) {
-        _ = context.channel.setOption(.socketOption(.so_sndbuf), value: Self.socketSendBuffer)
+        // On a connection's own channel (its parent is the listening socket's), not on an HTTP/2
+        // stream within one, which has no socket (and traps when asked to set a socket option).
+        if context.channel.parent?.parent == nil {
+            _ = context.channel.setOption(.socketOption(.so_sndbuf), value: Self.socketSendBuffer)
+        }
         trimmer.connectionOpened()
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
+import NIOCore
 
 /// Everything one `glance serve` listens for: one container at `/`, or several, each under
 /// `/c/NAME/` with `/` listing them; the pages' stylesheet and script under `/assets/`; a line
@@ -107,25 +109,38 @@ public struct PreviewSite: Sendable {
     /// requests whose `Host` is that address, `localhost` or one of `serverNames` (see
     /// ``HostCheck``); `ready` is called with the address once it listens.
     public func application(
-        host: String, port: Int, serverNames: [String] = [], limits: ConnectionLimits = .init(), logger: Logger,
+        host: String, port: Int, serverNames: [String] = [], limits: ConnectionLimits = .init(),
+        certificate: ServerCertificate? = nil, logger: Logger,
         ready: @escaping @Sendable (String) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+    ) throws -> some ApplicationProtocol {
         let (seconds, attoseconds) = limits.idleTimeout.components
+        let idleTimeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let trimmer = MemoryTrimmer()
+        // A connection that sends no complete request for the idle time (a slow or stalled
+        // client) is closed; one that takes none of its answer for the send time too.
+        let connection = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [StalledClientHandler(timeout: limits.sendTimeout, trimmer: trimmer)],
+            idleTimeout: idleTimeout)
+        // With a certificate: TLS, and HTTP/2 where the client offers it (ALPN), which loads a
+        // grid's many small images over one connection; HTTP/1.1 otherwise.
+        let server: HTTPServerBuilder =
+            if let certificate {
+                try .http2Upgrade(
+                    tlsConfiguration: certificate.tlsConfiguration,
+                    configuration: .init(idleTimeout: limits.idleTimeout, streamConfiguration: connection))
+            } else {
+                .http1(configuration: connection)
+            }
+        let scheme = certificate == nil ? "http" : "https"
         return Application(
             router: router(hostCheck: HostCheck(boundHost: host, serverNames: serverNames)),
-            // A connection that sends no complete request for the idle time (a slow or stalled
-            // client) is closed; one that takes none of its answer for the send time too.
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [StalledClientHandler(timeout: limits.sendTimeout, trimmer: trimmer)],
-                    idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))),
+            server: server,
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "glance",
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
-                await ready("http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/")
+                await ready("\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/")
             },
             logger: logger)
     }

@@ -9,6 +9,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
 /// `glance serve CONTAINER...`: the preview listing over HTTP: the grid and preview pages, the
 /// JSON API, thumbnails and originals; with `--watch`, kept fresh and live.
@@ -45,6 +46,16 @@ struct ServeCommand: AsyncParsableCommand {
             document to whoever can reach it, and needs --allow-anonymous.
             """)
     var host = "127.0.0.1"
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve over TLS (and HTTP/2 where the browser offers it) with this PEM certificate chain; with "
+                + "--tls-key. Read again on SIGHUP, so a renewed certificate is served without a restart.",
+            valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert (no passphrase).", valueName: "FILE"))
+    var tlsKey: String?
 
     @Flag(
         help: """
@@ -121,6 +132,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--store applies to one container; with several, each keeps its own sidecar.")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP.")
+        }
         guard HostCheck.isLoopback(host) || allowAnonymous else {
             throw ValidationError(
                 "--host \(host) would show every document to anyone who can reach this machine, and glance serve has no "
@@ -180,8 +194,17 @@ struct ServeCommand: AsyncParsableCommand {
         let port = port
         let limits = ConnectionLimits(
             maximumConnections: maxConnections, sendTimeout: .milliseconds(Int(sendTimeout * 1000)))
-        let application = site.application(
-            host: host, port: port, serverNames: serverNames, limits: limits, logger: logger
+        var certificate: ServerCertificate?
+        if let tlsCert, let tlsKey {
+            do {
+                certificate = try ServerCertificate(certificateFile: tlsCert, keyFile: tlsKey)
+            } catch {
+                throw CommandFailure.unusable(error.description)
+            }
+            services.append(CertificateReload(certificate: certificate!, logger: logger))
+        }
+        let application = try site.application(
+            host: host, port: port, serverNames: serverNames, limits: limits, certificate: certificate, logger: logger
         ) { url in
             // Written at once (print's buffer would hold it while stdout is a pipe or a file).
             DescriptorWriter.writeAll(Array("serving \(names) at \(url)\n".utf8), to: 1)
@@ -218,6 +241,26 @@ extension ServeCommand {
             }
         }
         return "\(error)"
+    }
+}
+
+/// Reads the certificate and key again on each SIGHUP (after a renewal), until the server stops:
+/// new connections get the new pair, open ones keep theirs. A pair that cannot be read is
+/// logged and the old one kept.
+struct CertificateReload: Service {
+    let certificate: ServerCertificate
+    let logger: Logger
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in signals.cancelOnGracefulShutdown() {
+            do {
+                try certificate.reload()
+                logger.notice("reloaded the TLS certificate", metadata: ["file": "\(certificate.certificateFile)"])
+            } catch {
+                logger.error("kept the TLS certificate in use: \(error)")
+            }
+        }
     }
 }
 
