@@ -27,7 +27,8 @@ extension PreviewServer {
         let pastTheEnd = page.totalCount > 0 && query.offset >= page.totalCount
         let lastPage = (page.totalCount - 1) / pageSize * pageSize
         let grid = GridPage(
-            title: title, assets: assets.links, events: liveUpdates ? links.events : nil, siteURL: siteURL,
+            title: title, assets: assets.links(under: basePath), events: liveUpdates ? links.events : nil,
+            siteURL: siteURL,
             gridURL: links.grid,
             range: pastTheEnd
                 ? "none here: this page is past the end of \(documents)" : "\(first)–\(last) of \(documents)",
@@ -70,7 +71,7 @@ extension PreviewServer {
         let pageSize = query.limit ?? PageQuery.defaultPageSize
         let box = PageLinks.box(of: item.standardThumbnail)
         let preview = PreviewPage(
-            title: DisplayText.escaped(item.name), assets: assets.links,
+            title: DisplayText.escaped(item.name), assets: assets.links(under: basePath),
             prefetch: neighbours.compactMap { $0.flatMap(links.thumbnail(for:)) },
             events: liveUpdates ? links.events : nil, name: DisplayText.escaped(item.name),
             path: item.path,

@@ -20,10 +20,13 @@ public struct PreviewServer: Sendable {
     public var title: String
     /// Whether pages subscribe to `/events` (a watcher keeps the container fresh).
     public var liveUpdates = false
-    /// Where this container's routes live: `""`, or `/c/NAME` beside other containers.
+    /// Where this container's routes live: `""`, or `/c/NAME` beside other containers, under the
+    /// site's base path.
     var links = PageLinks(prefix: "")
     /// The list of containers, when there are several.
     var siteURL: String?
+    /// The path the whole site is served under (`""`, or `/glance` behind a reverse proxy).
+    var basePath = ""
     let assets = PageAssets()
     /// Thumbnails in memory, ready to send.
     let cache: ThumbnailCache
@@ -127,6 +130,8 @@ public struct PreviewServer: Sendable {
 /// with an empty component.
 struct RequestFilter: RouterMiddleware {
     typealias Context = ServerRequestContext
+    /// The site's base path (`""`, or `/glance`).
+    var basePath = ""
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -138,7 +143,7 @@ struct RequestFilter: RouterMiddleware {
         }
         // The router reads `a//b` as `a/b`; a path with an empty component names nothing here
         // (one document, one URL: no aliases for caches and logs to tell apart).
-        if request.uri.path.contains("//") || Self.hasStrayTrailingSlash(request.uri.path) {
+        if request.uri.path.contains("//") || Self.hasStrayTrailingSlash(request.uri.path, basePath: basePath) {
             throw ServerError.notFound
         }
         do {
@@ -152,8 +157,10 @@ struct RequestFilter: RouterMiddleware {
 
 extension RequestFilter {
     /// Whether `path` ends with a `/` that names nothing: only `/` and a container's grid
-    /// (`/c/NAME/`) end with one; `/documents/photo.jpg/` is not another name for the document.
-    static func hasStrayTrailingSlash(_ path: String) -> Bool {
+    /// (`/c/NAME/`), under the base path, end with one; `/documents/photo.jpg/` is not another
+    /// name for the document.
+    static func hasStrayTrailingSlash(_ path: String, basePath: String = "") -> Bool {
+        let path = !basePath.isEmpty && path.hasPrefix(basePath + "/") ? String(path.dropFirst(basePath.count)) : path
         guard path.count > 1, path.hasSuffix("/") else { return false }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         // "/c/NAME/" splits into "", "c", "NAME", "".

@@ -18,13 +18,21 @@ public struct PreviewSite: Sendable {
         "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
         + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-    /// A site for `containers`. With several, each gets a URL name from its folder's name (only
-    /// letters, digits, `.`, `_` and `-`; a number appended when two folders share a name).
-    public init(containers servers: [PreviewServer]) {
+    /// The path every URL of the site starts with: `""`, or `/glance` behind a reverse proxy
+    /// that forwards that path.
+    public let basePath: String
+
+    /// A site for `containers`, under `basePath` (`""`, or a path such as `/glance`: checked by
+    /// ``isBasePath(_:)``). With several containers, each gets a URL name from its folder's name
+    /// (only letters, digits, `.`, `_` and `-`; a number appended when two folders share a name).
+    public init(containers servers: [PreviewServer], basePath: String = "") {
+        self.basePath = basePath
         var used: Set<String> = []
         var containers: [(String, PreviewServer)] = []
         for var server in servers {
+            server.basePath = basePath
             guard servers.count > 1 else {
+                server.links = PageLinks(prefix: basePath)
                 containers.append(("", server))
                 break
             }
@@ -36,11 +44,23 @@ public struct PreviewSite: Sendable {
                 number += 1
             }
             used.insert(name)
-            server.links = PageLinks(prefix: "/c/" + name)
-            server.siteURL = "/"
+            server.links = PageLinks(prefix: basePath + "/c/" + name)
+            server.siteURL = basePath + "/"
             containers.append((name, server))
         }
         self.containers = containers
+    }
+
+    /// Whether `path` can be a base path: `/` and one or more names of letters, digits, `.`, `_`,
+    /// `~` and `-` (not `.` or `..`), no `/` at the end: `/glance`, `/team/docs`.
+    public static func isBasePath(_ path: String) -> Bool {
+        guard path.hasPrefix("/"), path.count > 1, !path.hasSuffix("/") else { return false }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy { name in
+            !name.isEmpty && name != "." && name != ".."
+                && name.unicodeScalars.allSatisfy {
+                    $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._~-".unicodeScalars.contains($0))
+                }
+        }
     }
 
     /// `title` with every character outside `[A-Za-z0-9._-]` replaced by `-`.
@@ -59,10 +79,13 @@ public struct PreviewSite: Sendable {
         router.add(middleware: SecurityHeaders())
         router.add(middleware: RequestLogger())
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
-        router.add(middleware: RequestFilter())
+        router.add(middleware: RequestFilter(basePath: basePath))
+        // Every route lives under the base path; anything outside it answers 404.
+        let site: any RouterMethods<ServerRequestContext> =
+            basePath.isEmpty ? router : router.group(RouterPath(String(basePath.dropFirst())))
         let assets = PageAssets()
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/assets/:name", method: method) { request, context in
+            site.on("/assets/:name", method: method) { request, context in
                 guard let name = context.parameters.get("name"), let asset = assets.asset(named: name[...]) else {
                     throw ServerError.notFound
                 }
@@ -78,17 +101,17 @@ public struct PreviewSite: Sendable {
         }
         // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
+            site.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
         }
         if containers.count == 1, let only = containers.first {
-            only.server.addRoutes(to: router)
+            only.server.addRoutes(to: site)
             return router
         }
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/", method: method) { request, _ in try await self.sitePage(request) }
+            site.on("/", method: method) { request, _ in try await self.sitePage(request) }
         }
         for (name, server) in containers {
-            server.addRoutes(to: router.group(RouterPath("c/\(name)")))
+            server.addRoutes(to: site.group(RouterPath("c/\(name)")))
         }
         return router
     }
@@ -98,9 +121,10 @@ public struct PreviewSite: Sendable {
         var entries: [SitePage.Container] = []
         for (name, server) in containers {
             let totals = try await server.storeCall { try await server.indexer.store.totals() }
-            entries.append(SitePage.Container(name: server.title, url: "/c/\(name)/", totals: totalsText(totals)))
+            entries.append(
+                SitePage.Container(name: server.title, url: basePath + "/c/\(name)/", totals: totalsText(totals)))
         }
-        let page = SitePage(title: "Glance", assets: PageAssets().links, containers: entries)
+        let page = SitePage(title: "Glance", assets: PageAssets().links(under: basePath), containers: entries)
         guard let first = containers.first?.server else { throw ServerError.notFound }
         return first.html(PageTemplates.library.render(page, withTemplate: "site"), request: request)
     }
@@ -132,6 +156,7 @@ public struct PreviewSite: Sendable {
                 .http1(configuration: connection)
             }
         let scheme = certificate == nil ? "http" : "https"
+        let basePath = basePath
         return Application(
             router: router(hostCheck: HostCheck(boundHost: host, serverNames: serverNames)),
             server: server,
@@ -140,7 +165,7 @@ public struct PreviewSite: Sendable {
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
-                await ready("\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)/")
+                await ready("\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)\(basePath)/")
             },
             logger: logger)
     }
@@ -157,7 +182,7 @@ struct RequestLogger: RouterMiddleware {
         let start = ContinuousClock.now
         let path = request.uri.path
         let level: Logger.Level =
-            path.contains("/thumbnails/") || path.hasPrefix("/assets/") ? .debug : .info
+            path.contains("/thumbnails/") || path.contains("/assets/") ? .debug : .info
         do {
             let response = try await next(request, context)
             log(request, status: response.status.code, since: start, level: level, logger: context.logger)

@@ -49,6 +49,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Serve every page and URL under this path (/glance), for a reverse proxy that forwards it as it is.",
+            valueName: "PATH"))
+    var basePath: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Serve over TLS (and HTTP/2 where the browser offers it) with this PEM certificate chain; with "
                 + "--tls-key. Read again on SIGHUP, so a renewed certificate is served without a restart.",
             valueName: "FILE"))
@@ -132,6 +138,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--store applies to one container; with several, each keeps its own sidecar.")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let basePath, !PreviewSite.isBasePath(basePath) {
+            throw ValidationError(
+                "--base-path must be / and names of letters, digits, '.', '_', '~' or '-', with no / at the end "
+                    + "(/glance, /team/docs).")
+        }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP.")
         }
@@ -188,7 +199,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CommandFailure.unusable(error.message)
             }
         }
-        let site = PreviewSite(containers: servers)
+        let site = PreviewSite(containers: servers, basePath: basePath ?? "")
         let names = containers.map(DisplayText.escaped).joined(separator: ", ")
         let host = host
         let port = port

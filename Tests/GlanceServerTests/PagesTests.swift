@@ -269,6 +269,58 @@ struct PagesTests {
         }
     }
 
+    @Test("--base-path: every route and every link under /team/glance; nothing answers outside it")
+    func basePath() async throws {
+        let first = try ServedContainer()
+        let alone = PreviewSite(containers: [first.server], basePath: "/team/glance")
+        try await Application(router: alone.router()).test(.router) { client in
+            try await client.execute(uri: "/team/glance/", method: .get) { response in
+                #expect(response.status == .ok)
+                let html = String(buffer: response.body)
+                #expect(html.contains("href=\"/team/glance/preview/a.png\""))
+                #expect(html.contains("<img src=\"/team/glance/thumbnails/a.png"))
+                #expect(html.contains("href=\"/team/glance/assets/glance.css?v="))
+                #expect(html.contains("src=\"/team/glance/assets/glance.js?v="))
+                // No link leaves the base path.
+                let links = html.components(separatedBy: "=\"/").dropFirst().map {
+                    "/" + ($0.split(separator: "\"").first ?? "")
+                }
+                #expect(links.allSatisfy { $0.hasPrefix("/team/glance/") }, "\(links)")
+            }
+            for uri in [
+                "/team/glance/thumbnails/a.png", "/team/glance/documents/a.png", "/team/glance/api/items/a.png",
+            ] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .ok, "\(uri)") }
+            }
+            try await client.execute(uri: "/team/glance" + PageAssets().links(under: "").stylesheet, method: .get) {
+                #expect($0.status == .ok)
+            }
+            for uri in ["/", "/thumbnails/a.png", "/assets/glance.css", "/team/glance/documents/a.png/", "/team/"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .notFound, "\(uri)") }
+            }
+        }
+        let second = try ServedContainer()
+        let several = PreviewSite(containers: [first.server, second.server], basePath: "/glance")
+        let name = several.containers[1].name
+        try await Application(router: several.router()).test(.router) { client in
+            try await client.execute(uri: "/glance/", method: .get) { response in
+                #expect(String(buffer: response.body).contains("href=\"/glance/c/\(name)/\""))
+            }
+            try await client.execute(uri: "/glance/c/\(name)/", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(html.contains("href=\"/glance/c/\(name)/preview/a.png\""))
+                #expect(html.contains("href=\"/glance/\">Containers</a>"))
+            }
+        }
+        for (path, valid) in [
+            ("/glance", true), ("/team/docs", true), ("/a.b_c~d-e", true), ("", false), ("/", false),
+            ("/glance/", false), ("glance", false), ("/a//b", false), ("/../x", false), ("/a b", false),
+            ("/caf\u{e9}", false),
+        ] {
+            #expect(PreviewSite.isBasePath(path) == valid, "\(path)")
+        }
+    }
+
     @Test("the thumbnail kept in memory goes when its document changes: new bytes, new ETag")
     func cacheFollowsTheDocument() async throws {
         let served = try ServedContainer()

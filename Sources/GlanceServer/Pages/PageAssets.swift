@@ -41,8 +41,13 @@ struct PageAssets: Sendable {
     }
 
     /// The versioned URLs of the assets.
-    var links: Links {
-        Links(stylesheet: "/assets/glance.css?v=\(stylesheet.version)", script: "/assets/glance.js?v=\(script.version)")
+    var links: Links { links(under: "") }
+
+    /// The versioned URLs of the assets of a site served under `basePath` (`""`, or `/glance`).
+    func links(under basePath: String) -> Links {
+        Links(
+            stylesheet: basePath + "/assets/glance.css?v=\(stylesheet.version)",
+            script: basePath + "/assets/glance.js?v=\(script.version)")
     }
 
     static let css = """
