@@ -75,6 +75,7 @@ let package = Package(
         .target(name: "CDigest", dependencies: ["CLibraryLoader", "CProcessorFeatures"]),
         .target(name: "CProcessorFeatures"),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
+        .target(name: "CPassword", linkerSettings: [.linkedLibrary("crypt")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
             name: "CGraphics",
@@ -128,7 +129,7 @@ let package = Package(
         .target(
             name: "GlanceServer",
             dependencies: [
-                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "CProcess",
+                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "CProcess", "CPassword",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -17,4 +17,11 @@ public enum ContentDigest {
         guard glance_sha256_descriptor(file.descriptor, &digest, &length) == 0 else { return nil }
         return "sha256:" + digest.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
+
+    /// The SHA-256 of `bytes` (32 bytes).
+    public static func sha256(of bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = glance_sha256_bytes(bytes, bytes.count, glance_sha256_has_cpu_extensions(), &digest)
+        return digest
+    }
 }

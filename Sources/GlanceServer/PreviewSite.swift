@@ -25,8 +25,16 @@ public struct PreviewSite: Sendable {
     /// A site for `containers`, under `basePath` (`""`, or a path such as `/glance`: checked by
     /// ``isBasePath(_:)``). With several containers, each gets a URL name from its folder's name
     /// (only letters, digits, `.`, `_` and `-`; a number appended when two folders share a name).
-    public init(containers servers: [PreviewServer], basePath: String = "") {
+    /// The accounts every request needs one of (``SignIn``), or nil for none.
+    public let accounts: Accounts?
+    /// The slowing down of failed sign-ins, shared by all connections.
+    let throttle = SignInThrottle()
+    /// Credentials checked a moment ago (a grid asks for a hundred thumbnails at once).
+    let verified = VerifiedCredentials()
+
+    public init(containers servers: [PreviewServer], basePath: String = "", accounts: Accounts? = nil) {
         self.basePath = basePath
+        self.accounts = accounts
         var used: Set<String> = []
         var containers: [(String, PreviewServer)] = []
         for var server in servers {
@@ -79,6 +87,13 @@ public struct PreviewSite: Sendable {
         router.add(middleware: SecurityHeaders())
         router.add(middleware: RequestLogger())
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
+        if let accounts {
+            let only = containers.count == 1 ? containers.first.map { Self.urlName($0.server.title) } : nil
+            router.add(
+                middleware: SignIn(
+                    accounts: accounts, throttle: throttle, verified: verified, basePath: basePath,
+                    onlyContainer: only))
+        }
         router.add(middleware: RequestFilter(basePath: basePath))
         // Every route lives under the base path; anything outside it answers 404.
         let site: any RouterMethods<ServerRequestContext> =
@@ -108,7 +123,9 @@ public struct PreviewSite: Sendable {
             return router
         }
         for method in [HTTPRequest.Method.get, .head] {
-            site.on("/", method: method) { request, _ in try await self.sitePage(request) }
+            site.on("/", method: method) { request, context in
+                try await self.sitePage(request, account: context.account)
+            }
         }
         for (name, server) in containers {
             server.addRoutes(to: site.group(RouterPath("c/\(name)")))
@@ -117,9 +134,9 @@ public struct PreviewSite: Sendable {
     }
 
     /// `GET /` with several containers: their names, links and totals.
-    func sitePage(_ request: Request) async throws -> Response {
+    func sitePage(_ request: Request, account: Account? = nil) async throws -> Response {
         var entries: [SitePage.Container] = []
-        for (name, server) in containers {
+        for (name, server) in containers where account?.maySee(container: name) ?? true {
             let totals = try await server.storeCall { try await server.indexer.store.totals() }
             entries.append(
                 SitePage.Container(name: server.title, url: basePath + "/c/\(name)/", totals: totalsText(totals)))

@@ -7,6 +7,8 @@ public struct ServerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection the request came on.
     let channel: any Channel
+    /// The account the request was made with, when the server has accounts (``SignIn``).
+    var account: Account?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

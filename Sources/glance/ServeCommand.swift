@@ -63,6 +63,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert (no passphrase).", valueName: "FILE"))
     var tlsKey: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Every request needs an account of this file (made with 'glance user add'), as HTTP Basic "
+                + "credentials: a browser asks for them. Use it with --tls-cert, or behind a proxy that adds TLS.",
+            valueName: "FILE"))
+    var users: String?
+
     @Flag(
         help: """
             Serve on an address other than loopback with no sign-in: everyone who can reach the \
@@ -146,11 +153,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP.")
         }
-        guard HostCheck.isLoopback(host) || allowAnonymous else {
+        guard HostCheck.isLoopback(host) || allowAnonymous || users != nil else {
             throw ValidationError(
-                "--host \(host) would show every document to anyone who can reach this machine, and glance serve has no "
-                    + "sign-in yet: serve on loopback (the default) behind a reverse proxy that signs people in, or "
-                    + "add --allow-anonymous to serve everyone.")
+                "--host \(host) would show every document to anyone who can reach this machine: ask for accounts "
+                    + "with --users FILE (glance user add), or serve on loopback (the default) behind a reverse proxy "
+                    + "that signs people in, or add --allow-anonymous to serve everyone.")
         }
         try OptionChecks.timeout(timeout)
         try OptionChecks.timeout(renderTimeout, option: "--render-timeout")
@@ -168,7 +175,7 @@ struct ServeCommand: AsyncParsableCommand {
         let format = logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.serve")
-        if !HostCheck.isLoopback(host) {
+        if !HostCheck.isLoopback(host) && users == nil {
             logger.warning(
                 "serving anonymously (--allow-anonymous): anyone who can reach this port may read every document",
                 metadata: ["host": "\(host)"])
@@ -199,7 +206,19 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CommandFailure.unusable(error.message)
             }
         }
-        let site = PreviewSite(containers: servers, basePath: basePath ?? "")
+        var accounts: Accounts?
+        if let users {
+            do {
+                accounts = try Accounts.read(from: users)
+            } catch {
+                throw CommandFailure.unusable(error.description)
+            }
+            if accounts?.byName.isEmpty == true {
+                throw CommandFailure.unusable(
+                    "\(users): no accounts; add one with 'glance user add NAME --users \(users)'")
+            }
+        }
+        let site = PreviewSite(containers: servers, basePath: basePath ?? "", accounts: accounts)
         let names = containers.map(DisplayText.escaped).joined(separator: ", ")
         let host = host
         let port = port

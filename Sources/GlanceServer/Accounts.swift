@@ -1,0 +1,147 @@
+internal import CPassword
+import Foundation
+import GlanceCore
+
+/// One account of a server's users file: a name, its password's hash, and the containers it may
+/// see (by their URL names, `/c/NAME`; nil for all).
+public struct Account: Sendable, Equatable {
+    public let name: String
+    /// The password's hash, as libxcrypt writes it (`$y$…`, yescrypt).
+    public let passwordHash: String
+    /// The containers this account may see; nil: every container served.
+    public let containers: Set<String>?
+
+    public init(name: String, passwordHash: String, containers: Set<String>?) {
+        self.name = name
+        self.passwordHash = passwordHash
+        self.containers = containers
+    }
+
+    /// An account for `name` whose password is `password`, hashed now with a fresh salt.
+    public init(name: String, password: String, containers: Set<String>?) throws(AccountsError) {
+        guard Accounts.isName(name) else { throw .invalidName(name) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard glance_password_hash(password, &buffer, buffer.count) == 0 else {
+            throw .cannotHash(String(cString: strerror(errno)))
+        }
+        self.init(
+            name: name,
+            passwordHash: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            containers: containers)
+    }
+
+    /// Whether `password` is this account's (compared in constant time).
+    public func accepts(password: String) -> Bool {
+        glance_password_matches(password, passwordHash) == 1
+    }
+
+    /// Whether this account may see the container of URL name `container`.
+    public func maySee(container: String) -> Bool {
+        containers.map { $0.contains(container) } ?? true
+    }
+}
+
+/// The accounts of a users file (`--users FILE`): one line each, `NAME:HASH:CONTAINERS`, where
+/// CONTAINERS is `*` or URL names separated by commas; `#` starts a comment. The file is written
+/// owner-only and atomically, and read in full at start.
+public struct Accounts: Sendable, Equatable {
+    /// The accounts, by name.
+    public private(set) var byName: [String: Account] = [:]
+
+    public init(_ accounts: [Account] = []) {
+        for account in accounts { byName[account.name] = account }
+    }
+
+    /// Whether `name` may name an account: 1 to 64 letters, digits, `.`, `_`, `-` or `@`.
+    public static func isName(_ name: String) -> Bool {
+        (1...64).contains(name.count)
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-@".unicodeScalars.contains($0))
+            }
+    }
+
+    /// Reads the users file at `path`; a file that is missing reads as no accounts when
+    /// `missingIsEmpty` (for the command that makes it).
+    public static func read(from path: String, missingIsEmpty: Bool = false) throws(AccountsError) -> Accounts {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            if missingIsEmpty, !FileManager.default.fileExists(atPath: path) { return Accounts() }
+            throw .unreadable(path: path, reason: "cannot read it")
+        }
+        var accounts = Accounts()
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let fields = trimmed.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3, isName(fields[0]), fields[1].hasPrefix("$"), !fields[2].isEmpty else {
+                throw .unreadable(path: path, reason: "line \(index + 1) is not NAME:HASH:CONTAINERS")
+            }
+            let containers =
+                fields[2] == "*" ? nil : Set(fields[2].split(separator: ",").map { String($0) })
+            accounts.byName[fields[0]] = Account(name: fields[0], passwordHash: fields[1], containers: containers)
+        }
+        return accounts
+    }
+
+    /// Writes the accounts to `path`, owner-only (0600), replacing the file atomically.
+    public func write(to path: String) throws(AccountsError) {
+        var text = "# glance serve --users: NAME:HASH:CONTAINERS (managed by glance user)\n"
+        for account in byName.values.sorted(by: { $0.name < $1.name }) {
+            let containers = account.containers.map { $0.sorted().joined(separator: ",") } ?? "*"
+            text += "\(account.name):\(account.passwordHash):\(containers)\n"
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        do {
+            try AtomicFileWriter.write(Array(text.utf8), as: name, in: descriptor, mode: 0o600, durable: true)
+        } catch {
+            throw .unwritable(path: path, reason: error.description)
+        }
+    }
+
+    /// Adds or replaces `account`.
+    public mutating func set(_ account: Account) { byName[account.name] = account }
+
+    /// Removes the account `name`; false when there was none.
+    @discardableResult
+    public mutating func remove(_ name: String) -> Bool { byName.removeValue(forKey: name) != nil }
+
+    /// The account whose name and password these are, or nil.
+    public func account(named name: String, password: String) -> Account? {
+        guard let account = byName[name] else {
+            // The same work for an unknown name as for a known one: its existence is not timed out.
+            _ = Self.decoy.accepts(password: password)
+            return nil
+        }
+        return account.accepts(password: password) ? account : nil
+    }
+
+    /// A hash to check unknown names against.
+    private static let decoy: Account = {
+        (try? Account(name: "decoy", password: "not a password \(UUID().uuidString)", containers: []))
+            ?? Account(name: "decoy", passwordHash: "*", containers: [])
+    }()
+}
+
+/// Why a users file cannot be used.
+public enum AccountsError: Error, Sendable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case unwritable(path: String, reason: String)
+    case invalidName(String)
+    case cannotHash(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .unwritable(let path, let reason): "cannot write \(path): \(reason)"
+        case .invalidName(let name):
+            "\(name): an account name is 1 to 64 letters, digits, '.', '_', '-' or '@'"
+        case .cannotHash(let reason): "cannot hash the password: \(reason)"
+        }
+    }
+}
