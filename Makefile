@@ -33,7 +33,7 @@ STATIC_FLAGS   := --static-swift-stdlib --disable-local-rpath -Xlinker -l_Founda
 THUMBNAILER_STAGE := $(STATIC_BUILD)/stage
 
 .PHONY: all deps test-deps build release test test-browser test-thumbnailer demo install uninstall lint format \
-        conformance assets clean fuzz
+        conformance assets clean fuzz docs
 
 all: build
 
@@ -75,7 +75,7 @@ release: deps
 TIMED_SUITES := GlanceOnSaveTests\.WatchTests|GlanceOnSaveTests\.HookServerTests
 
 ## test: the whole test suite (Swift Testing), the pages in a real browser, glance serve against
-## hostile requests, glance.thumbnailer under bubblewrap.
+## hostile requests, glance.thumbnailer under bubblewrap, and the library's DocC without a warning.
 test: test-deps
 	$(SWIFT) build --build-tests
 	@# Two passes: the suites that wait, with deadlines, on work of the test process's own async
@@ -97,6 +97,7 @@ test: test-deps
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
 	python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
 	$(MAKE) --no-print-directory test-thumbnailer
+	$(MAKE) --no-print-directory docs
 
 ## test-thumbnailer: install into a staging folder (a debug build, quicker to make) and run
 ## glance.thumbnailer's Exec line under bubblewrap the way GNOME runs thumbnailers.
@@ -134,6 +135,21 @@ demo: release
 	@echo "The thumbnails are in $(DEMO_DIR)/.thumbnails/ (an SQLite store). Try:"
 	@echo "  $(GLANCE) show $(DEMO_DIR) photo.jpg"
 	@echo "  $(GLANCE) export $(DEMO_DIR) photo.jpg -o photo-thumbnail.jpg"
+
+## docs: the Glance library's documentation (DocC, from the toolchain) in .build/docs, any
+## warning (a broken link, say) an error. The symbol graph is read from the debug build's modules.
+docs: build
+	@rm -rf .build/docs .build/symbol-graphs && mkdir -p .build/symbol-graphs
+	@maps=""; for m in .build/debug/*.build/module.modulemap Sources/CGraphics/module.modulemap \
+	  Sources/CUchardet/module.modulemap $$(find .build/checkouts -name module.modulemap -path '*GRDBSQLite*'); do \
+	  maps="$$maps -Xcc -fmodule-map-file=$$m"; done; \
+	includes=""; for d in Sources/C*/include $$(find .build/checkouts -path '*/include' -type d); do \
+	  includes="$$includes -Xcc -I$$d"; done; \
+	$(SWIFT) symbolgraph-extract -module-name Glance -I .build/debug/Modules $$maps $$includes \
+	  -target $$(uname -m)-unknown-linux-gnu -minimum-access-level public -output-dir .build/symbol-graphs
+	docc convert Sources/Glance/Glance.docc --additional-symbol-graph-dir .build/symbol-graphs \
+	  --output-path .build/docs --fallback-display-name Glance --fallback-bundle-identifier org.glance.Glance \
+	  --warnings-as-errors
 
 ## lint: check formatting with swift-format (ships with the toolchain).
 lint:

@@ -2,7 +2,7 @@ import GlanceCore
 import GlancePipeline
 
 /// What one document may be before it is refused without being decoded: its decoded pixels and
-/// its size on disk. The defaults are the command line's (``ThumbnailLimits``).
+/// its size on disk. The defaults are the command line's (`ThumbnailLimits`).
 public struct DocumentLimits: Sendable, Equatable {
     /// Images that would need more decoded pixels are refused.
     public var maxPixels: Int

@@ -70,7 +70,7 @@ public struct RendererSettings: Sendable {
         return (folder.isEmpty ? "." : folder) + "/" + name
     }
 
-    /// The pool configuration: the sandbox found by trying (``SandboxProbe``), with `probe` when
+    /// The pool configuration: the sandbox found by trying (`SandboxProbe`), with `probe` when
     /// the caller started one earlier. While no worker has shown whether bubblewrap works,
     /// bubblewrap is the answer, tentatively, and the probe goes to the pool, whose first
     /// workers are its trial.
