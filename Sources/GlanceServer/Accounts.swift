@@ -70,6 +70,18 @@ public struct Accounts: Sendable, Equatable {
             if missingIsEmpty, !FileManager.default.fileExists(atPath: path) { return Accounts() }
             throw .unreadable(path: path, reason: "cannot read it")
         }
+        // Whoever may write the file may give themselves an account: it must be this user's own,
+        // and writable by no one else.
+        var status = stat()
+        if stat(path, &status) == 0 {
+            if status.st_uid != geteuid() {
+                throw .unreadable(path: path, reason: "belongs to another user; a users file must be the server's own")
+            }
+            if status.st_mode & 0o022 != 0 {
+                throw .unreadable(
+                    path: path, reason: "others may write it, and so give themselves an account: chmod 600 it")
+            }
+        }
         var accounts = Accounts()
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)

@@ -106,6 +106,18 @@ struct SignInTests {
         let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(text.contains(" 401 "), "\(text)")
         for secret in [Self.alicePassword, Self.bobPassword, "guess"] { #expect(!text.contains(secret)) }
+        // A users file others may write, or another user's, is refused: its writer could add an account.
+        chmod(file, 0o622)
+        let writable = try GlanceProcess.run(["serve", photos.path, "--users", file, "--port", "0"])
+        #expect(
+            writable.status == 2 && writable.standardError.contains("others may write it"), "\(writable.standardError)")
+        chmod(file, 0o600)
+        if geteuid() == 0 {
+            chown(file, 65534, 65534)
+            let foreign = try GlanceProcess.run(["serve", photos.path, "--users", file, "--port", "0"])
+            #expect(foreign.status == 2 && foreign.standardError.contains("belongs to another user"))
+            chown(file, 0, 0)
+        }
         // A file without accounts is refused.
         let empty = photos.output("empty-users")
         try Data("# nobody\n".utf8).write(to: URL(fileURLWithPath: empty))
