@@ -33,11 +33,11 @@ public enum AtomicFileWriter {
         }
     }
 
-    /// Writes `bytes` to `path` atomically, after ``checkDestination(_:protecting:)``. On failure
-    /// nothing is left behind.
-    public static func write(_ bytes: [UInt8], to path: String, protecting protected: [FileIdentity] = [])
-        throws(ThumbnailError)
-    {
+    /// Writes `bytes` to `path` atomically, after ``checkDestination(_:protecting:)``, a new file
+    /// made with `mode` (less the umask). On failure nothing is left behind.
+    public static func write(
+        _ bytes: [UInt8], to path: String, protecting protected: [FileIdentity] = [], mode: mode_t = 0o666
+    ) throws(ThumbnailError) {
         try checkDestination(path, protecting: protected)
         let (folderPath, name) = split(path)
         // The folder is opened once, so the temporary file and the rename are in the same one
@@ -48,7 +48,7 @@ public enum AtomicFileWriter {
         guard folder >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
         defer { close(folder) }
         do {
-            try write(bytes, as: name, in: folder, mode: 0o666, durable: true)
+            try write(bytes, as: name, in: folder, mode: mode, durable: true)
         } catch {
             throw .writeFailed(path: path, reason: String(cString: strerror(error.code)))
         }

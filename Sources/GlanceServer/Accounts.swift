@@ -104,13 +104,10 @@ public struct Accounts: Sendable, Equatable {
             let containers = account.containers.map { $0.sorted().joined(separator: ",") } ?? "*"
             text += "\(account.name):\(account.passwordHash):\(containers)\n"
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
         do {
-            try AtomicFileWriter.write(Array(text.utf8), as: name, in: descriptor, mode: 0o600, durable: true)
+            try AtomicFileWriter.write(Array(text.utf8), to: path, mode: 0o600)
+        } catch .writeFailed(_, let reason) {
+            throw .unwritable(path: path, reason: reason)
         } catch {
             throw .unwritable(path: path, reason: error.description)
         }

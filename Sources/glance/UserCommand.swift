@@ -53,10 +53,10 @@ struct UserCommand: ParsableCommand {
             do {
                 accounts.set(
                     try Account(name: name, password: password, containers: container.isEmpty ? nil : Set(container)))
-                try accounts.write(to: file.users)
             } catch {
                 throw CommandFailure.unusable(error.description)
             }
+            try UserCommand.write(accounts, to: file.users)
             print("\(DisplayText.escaped(name)): saved in \(DisplayText.escaped(file.users))")
         }
     }
@@ -74,11 +74,7 @@ struct UserCommand: ParsableCommand {
             guard accounts.remove(name) else {
                 throw CommandFailure.unusable("\(name): no such account in \(file.users)")
             }
-            do {
-                try accounts.write(to: file.users)
-            } catch {
-                throw CommandFailure.unusable(error.description)
-            }
+            try UserCommand.write(accounts, to: file.users)
             print("\(DisplayText.escaped(name)): removed")
         }
     }
@@ -101,6 +97,15 @@ struct UserCommand: ParsableCommand {
     static func read(_ path: String) throws -> Accounts {
         do {
             return try Accounts.read(from: path, missingIsEmpty: true)
+        } catch {
+            throw CommandFailure.unusable(error.description)
+        }
+    }
+
+    /// Writes `accounts` to `path` (owner-only, atomically), or says why not (exit 2).
+    static func write(_ accounts: Accounts, to path: String) throws {
+        do {
+            try accounts.write(to: path)
         } catch {
             throw CommandFailure.unusable(error.description)
         }

@@ -211,38 +211,9 @@ struct LiveExposureTests {
     /// Sends `request` (one line) to the Unix socket at `path`; every line of the answer, read
     /// until the watcher closes or `seconds` pass.
     static func askSocket(_ path: String, _ request: [UInt8], seconds: Double = 60) throws -> [String] {
-        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes {
-                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            guard count > 0 else { break }
-            sent += count
-        }
-        var received: [UInt8] = []
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[..<count]
-        }
-        return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+        let connection = try LoopbackConnection(unixSocket: path)
+        connection.send(bytes: request)
+        return connection.read(until: nil, seconds: seconds).split(separator: "\n").map(String.init)
     }
 
     /// The resident memory of process `pid`, in MiB.

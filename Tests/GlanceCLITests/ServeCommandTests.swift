@@ -27,11 +27,40 @@ final class LoopbackConnection {
         }
     }
 
+    /// A connection to the Unix socket at `path` (a watcher's hook socket).
+    init(unixSocket path: String) throws {
+        socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
     deinit { close(socket) }
 
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    func send(_ text: String) { send(bytes: Array(text.utf8)) }
+
+    /// Sends all of `bytes` (a long request goes in as many pieces as the peer takes), or as much
+    /// as the peer took before it closed.
+    func send(bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard count > 0 else { break }
+            sent += count
+        }
     }
 
     /// Everything read until `marker` shows up in it, the peer closes, or `seconds` pass.
