@@ -106,7 +106,7 @@ final class SignInThrottle: Sendable {
     func delay(client: String, account: String) -> Duration {
         let now = ContinuousClock.now
         let failures = records.withLock { records in
-            [client: "client " + client, account: "account " + account].values.map { key in
+            ["client " + client, "account " + account].map { key in
                 guard let record = records[key], now - record.last < Self.window else { return 0 }
                 return record.failures
             }.max() ?? 0

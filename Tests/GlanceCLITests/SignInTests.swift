@@ -97,6 +97,9 @@ struct SignInTests {
             let wrong = try LiveExposureTests.get("/", port: port, headers: Self.credentials(name, password))
             #expect(LiveExposureTests.status(wrong) == 401, "\(name)")
         }
+        // A name that is the client's own address is just another wrong name.
+        let addressAsName = try LiveExposureTests.get("/", port: port, headers: Self.credentials("127.0.0.1", "x"))
+        #expect(LiveExposureTests.status(addressAsName) == 401)
         let start = ContinuousClock.now
         let slowed = try LiveExposureTests.get("/", port: port, headers: Self.credentials("alice", "guess"))
         #expect(LiveExposureTests.status(slowed) == 401)
