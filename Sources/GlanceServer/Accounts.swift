@@ -41,12 +41,61 @@ public struct Account: Sendable, Equatable {
     }
 }
 
+/// A read-only access token of an account, for scripts (`Authorization: Bearer glance_ID_SECRET`):
+/// the users file keeps its identifier and a hash of its secret, never the secret itself.
+public struct AccessToken: Sendable, Equatable {
+    /// The token's public identifier (12 hexadecimal digits), which `glance user list` shows and
+    /// `glance user token --revoke` takes.
+    public let id: String
+    /// The account the token reads as.
+    public let account: String
+    /// The secret's hash, as libxcrypt writes it (`$y$…`).
+    public let secretHash: String
+
+    public init(id: String, account: String, secretHash: String) {
+        self.id = id
+        self.account = account
+        self.secretHash = secretHash
+    }
+
+    /// A new token for `account`, and the text to hand to its user (shown once: only its hash is
+    /// kept). The identifier and the 32-byte secret come from the system's random generator.
+    public static func make(for account: String) throws(AccountsError) -> (token: AccessToken, text: String) {
+        var generator = SystemRandomNumberGenerator()
+        let id = hex((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let secret = hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let hashed = try Account(name: account, password: secret, containers: nil).passwordHash
+        return (AccessToken(id: id, account: account, secretHash: hashed), "glance_\(id)_\(secret)")
+    }
+
+    /// The identifier and secret of a token's text, or nil when it is not one.
+    static func parts(of text: String) -> (id: String, secret: String)? {
+        let fields = text.split(separator: "_", omittingEmptySubsequences: false)
+        guard fields.count == 3, fields[0] == "glance", isIdentifier(String(fields[1])), fields[2].count == 64,
+            fields[2].allSatisfy(\.isHexDigit)
+        else { return nil }
+        return (String(fields[1]), String(fields[2]))
+    }
+
+    /// Whether `text` can be a token's identifier: 12 hexadecimal digits.
+    public static func isIdentifier(_ text: String) -> Bool {
+        text.count == 12 && text.allSatisfy(\.isHexDigit)
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
 /// The accounts of a users file (`--users FILE`): one line each, `NAME:HASH:CONTAINERS`, where
-/// CONTAINERS is `*` or URL names separated by commas; `#` starts a comment. The file is written
-/// owner-only and atomically, and read in full at start.
+/// CONTAINERS is `*` or URL names separated by commas, and one per access token,
+/// `token:ID:NAME:HASH`; `#` starts a comment. The file is written owner-only and atomically;
+/// `glance serve` reads it at start and again within a second of a change.
 public struct Accounts: Sendable, Equatable {
     /// The accounts, by name.
     public private(set) var byName: [String: Account] = [:]
+    /// The access tokens, by identifier.
+    public private(set) var tokens: [String: AccessToken] = [:]
 
     public init(_ accounts: [Account] = []) {
         for account in accounts { byName[account.name] = account }
@@ -86,7 +135,13 @@ public struct Accounts: Sendable, Equatable {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let fields = trimmed.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            let fields = trimmed.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            if fields.count == 4, fields[0] == "token" {
+                guard AccessToken.isIdentifier(fields[1]), isName(fields[2]), fields[3].hasPrefix("$")
+                else { throw .unreadable(path: path, reason: "line \(index + 1) is not token:ID:NAME:HASH") }
+                accounts.tokens[fields[1]] = AccessToken(id: fields[1], account: fields[2], secretHash: fields[3])
+                continue
+            }
             guard fields.count == 3, isName(fields[0]), fields[1].hasPrefix("$"), !fields[2].isEmpty else {
                 throw .unreadable(path: path, reason: "line \(index + 1) is not NAME:HASH:CONTAINERS")
             }
@@ -104,6 +159,9 @@ public struct Accounts: Sendable, Equatable {
             let containers = account.containers.map { $0.sorted().joined(separator: ",") } ?? "*"
             text += "\(account.name):\(account.passwordHash):\(containers)\n"
         }
+        for token in tokens.values.sorted(by: { ($0.account, $0.id) < ($1.account, $1.id) }) {
+            text += "token:\(token.id):\(token.account):\(token.secretHash)\n"
+        }
         do {
             try AtomicFileWriter.write(Array(text.utf8), to: path, mode: 0o600)
         } catch .writeFailed(_, let reason) {
@@ -118,7 +176,43 @@ public struct Accounts: Sendable, Equatable {
 
     /// Removes the account `name`; false when there was none.
     @discardableResult
-    public mutating func remove(_ name: String) -> Bool { byName.removeValue(forKey: name) != nil }
+    public mutating func remove(_ name: String) -> Bool {
+        tokens = tokens.filter { $0.value.account != name }
+        return byName.removeValue(forKey: name) != nil
+    }
+
+    /// Adds `token` (its account must exist).
+    public mutating func add(_ token: AccessToken) { tokens[token.id] = token }
+
+    /// Revokes the token `id`; false when there was none.
+    @discardableResult
+    public mutating func revokeToken(_ id: String) -> Bool { tokens.removeValue(forKey: id) != nil }
+
+    /// The hash that proves `name` (an account's name, or `token ID`): its password's or its
+    /// token's, as the accounts hold it now.
+    public func proof(named name: String) -> String? {
+        if name.hasPrefix("token ") { return tokens[String(name.dropFirst(6))]?.secretHash }
+        return byName[name]?.passwordHash
+    }
+
+    /// The account `name` (an account's name, or `token ID`) is, when `proof` is still the hash
+    /// that proves it: nil once the password changed, the token was revoked or the account removed.
+    public func account(named name: String, provenBy proof: String) -> Account? {
+        guard proof == self.proof(named: name) else { return nil }
+        if name.hasPrefix("token ") { return tokens[String(name.dropFirst(6))].flatMap { byName[$0.account] } }
+        return byName[name]
+    }
+
+    /// The account whose token `text` is, or nil (an unknown identifier costs the same hash).
+    public func account(forToken text: String) -> Account? {
+        guard let (id, secret) = AccessToken.parts(of: text) else { return nil }
+        guard let token = tokens[id], let account = byName[token.account] else {
+            _ = Self.decoy.accepts(password: secret)
+            return nil
+        }
+        let holder = Account(name: token.account, passwordHash: token.secretHash, containers: nil)
+        return holder.accepts(password: secret) ? account : nil
+    }
 
     /// The account whose name and password these are, or nil.
     public func account(named name: String, password: String) -> Account? {

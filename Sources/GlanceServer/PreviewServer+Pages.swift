@@ -8,7 +8,7 @@ import Hummingbird
 /// The pages: the grid of a container (`/`) and one document large (`/preview/PATH`).
 extension PreviewServer {
     /// `GET /`: a page of the grid, with the filters, sort and page of the query.
-    func gridPage(_ request: Request) async throws -> Response {
+    func gridPage(_ request: Request, signOut: SignOutForm? = nil) async throws -> Response {
         let query = try PageQuery(query: request.uri.query)
         let pageSize = query.limit ?? PageQuery.defaultPageSize
         var listingQuery = query.listingQuery
@@ -28,7 +28,7 @@ extension PreviewServer {
         let lastPage = (page.totalCount - 1) / pageSize * pageSize
         let grid = GridPage(
             title: title, assets: assets.links(under: basePath), events: liveUpdates ? links.events : nil,
-            siteURL: siteURL,
+            siteURL: siteURL, signOut: signOut,
             gridURL: links.grid,
             range: pastTheEnd
                 ? "none here: this page is past the end of \(documents)" : "\(first)–\(last) of \(documents)",
@@ -54,7 +54,9 @@ extension PreviewServer {
     }
 
     /// `GET /preview/PATH`: one document large, with previous / next in the query's order.
-    func previewPage(_ components: [Substring], request: Request) async throws -> Response {
+    func previewPage(_ components: [Substring], request: Request, signOut: SignOutForm? = nil) async throws
+        -> Response
+    {
         let path = try resolve(components)
         let query = try PageQuery(query: request.uri.query)
         let paths = try await storeCall { try await listing.paths(matching: query.listingQuery) }
@@ -73,7 +75,7 @@ extension PreviewServer {
         let preview = PreviewPage(
             title: DisplayText.escaped(item.name), assets: assets.links(under: basePath),
             prefetch: neighbours.compactMap { $0.flatMap(links.thumbnail(for:)) },
-            events: liveUpdates ? links.events : nil, name: DisplayText.escaped(item.name),
+            events: liveUpdates ? links.events : nil, signOut: signOut, name: DisplayText.escaped(item.name),
             path: item.path,
             gridURL: links.grid(query, offset: index.map { $0 / pageSize * pageSize } ?? 0),
             position: (index ?? 0) + 1, count: index == nil ? 1 : paths.count,
@@ -89,6 +91,11 @@ extension PreviewServer {
     /// A page's response: HTML that the browser checks again on every visit, under a content
     /// security policy that allows this server's own script and styles only.
     func html(_ text: String?, request: Request) -> Response {
+        Self.html(text, request: request)
+    }
+
+    /// A page's response, as ``html(_:request:)``.
+    static func html(_ text: String?, request: Request) -> Response {
         let body = text ?? "<!doctype html><title>Glance</title><p>This page could not be drawn.</p>"
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",

@@ -55,9 +55,11 @@ public struct PreviewServer: Sendable {
                 try await self.item(context.parameters.getCatchAll()).head(request)
             }
             routes.on("/events", method: method) { request, _ in self.events(request).head(request) }
-            routes.on("/", method: method) { request, _ in try await self.gridPage(request) }
+            routes.on("/", method: method) { request, context in
+                try await self.gridPage(request, signOut: context.signOut)
+            }
             routes.on("/preview/**", method: method) { request, context in
-                try await self.previewPage(context.parameters.getCatchAll(), request: request)
+                try await self.previewPage(context.parameters.getCatchAll(), request: request, signOut: context.signOut)
             }
             routes.on("/thumbnails/**", method: method) { request, context in
                 try await self.thumbnail(context.parameters.getCatchAll(), request: request)
@@ -126,19 +128,26 @@ public struct PreviewServer: Sendable {
     }
 }
 
-/// Answers 405 to every method but `GET` and `HEAD` (the server only reads), and 404 to a path
-/// with an empty component.
+/// Answers 405 to every method but `GET` and `HEAD` (the server only reads; the sign-in and
+/// sign-out forms are the only `POST`s), and 404 to a path with an empty component.
 struct RequestFilter: RouterMiddleware {
     typealias Context = ServerRequestContext
     /// The site's base path (`""`, or `/glance`).
     var basePath = ""
+    /// The paths that take a form (`POST`): the sign-in and sign-out pages, with accounts.
+    var formPaths: Set<String> = []
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard request.method == .get || request.method == .head else {
+        let isForm = request.method == .post && formPaths.contains(request.uri.path)
+        guard request.method == .get || request.method == .head || isForm else {
             return Response(
-                status: .methodNotAllowed, headers: [.allow: "GET, HEAD", .contentType: "text/plain; charset=utf-8"],
+                status: .methodNotAllowed,
+                headers: [
+                    .allow: formPaths.contains(request.uri.path) ? "GET, HEAD, POST" : "GET, HEAD",
+                    .contentType: "text/plain; charset=utf-8",
+                ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: "only GET and HEAD are answered here\n")))
         }
         // The router reads `a//b` as `a/b`; a path with an empty component names nothing here

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
@@ -26,13 +27,16 @@ public struct PreviewSite: Sendable {
     /// ``isBasePath(_:)``). With several containers, each gets a URL name from its folder's name
     /// (only letters, digits, `.`, `_` and `-`; a number appended when two folders share a name).
     /// The accounts every request needs one of (``SignIn``), or nil for none.
-    public let accounts: Accounts?
+    public let accounts: AccountBook?
+    /// The browser sessions of the sign-in page, in memory (a restart ends them): a service to
+    /// run beside the server, which forgets expired sessions.
+    public let sessionStore = MemoryPersistDriver()
     /// The slowing down of failed sign-ins, shared by all connections.
     let throttle = SignInThrottle()
     /// Credentials checked a moment ago (a grid asks for a hundred thumbnails at once).
     let verified = VerifiedCredentials()
 
-    public init(containers servers: [PreviewServer], basePath: String = "", accounts: Accounts? = nil) {
+    public init(containers servers: [PreviewServer], basePath: String = "", accounts: AccountBook? = nil) {
         self.basePath = basePath
         self.accounts = accounts
         var used: Set<String> = []
@@ -81,20 +85,28 @@ public struct PreviewSite: Sendable {
         return name.isEmpty || name.allSatisfy({ $0 == "." }) ? "container" : name
     }
 
-    /// The routes of the whole site; with `hostCheck`, only for the `Host` values it accepts.
-    public func router(hostCheck: HostCheck? = nil) -> Router<ServerRequestContext> {
+    /// The routes of the whole site; with `hostCheck`, only for the `Host` values it accepts;
+    /// session cookies marked `Secure` when `secure` (the server speaks TLS).
+    public func router(hostCheck: HostCheck? = nil, secure: Bool = false) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.add(middleware: RequestLogger())
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         if let accounts {
+            router.add(
+                middleware: SessionMiddleware(
+                    storage: sessionStore,
+                    configuration: BrowserSession.middlewareConfiguration(basePath: basePath, secure: secure)))
             let only = containers.count == 1 ? containers.first.map { Self.urlName($0.server.title) } : nil
             router.add(
                 middleware: SignIn(
                     accounts: accounts, throttle: throttle, verified: verified, basePath: basePath,
                     onlyContainer: only))
         }
-        router.add(middleware: RequestFilter(basePath: basePath))
+        router.add(
+            middleware: RequestFilter(
+                basePath: basePath,
+                formPaths: accounts == nil ? [] : [basePath + SignInPage.path, basePath + SignInPage.signOutPath]))
         // Every route lives under the base path; anything outside it answers 404.
         let site: any RouterMethods<ServerRequestContext> =
             basePath.isEmpty ? router : router.group(RouterPath(String(basePath.dropFirst())))
@@ -114,6 +126,7 @@ public struct PreviewSite: Sendable {
                     status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
             }
         }
+        if let accounts { addSignInRoutes(to: site, accounts: accounts) }
         // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
         for method in [HTTPRequest.Method.get, .head] {
             site.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
@@ -124,7 +137,7 @@ public struct PreviewSite: Sendable {
         }
         for method in [HTTPRequest.Method.get, .head] {
             site.on("/", method: method) { request, context in
-                try await self.sitePage(request, account: context.account)
+                try await self.sitePage(request, account: context.account, signOut: context.signOut)
             }
         }
         for (name, server) in containers {
@@ -134,16 +147,16 @@ public struct PreviewSite: Sendable {
     }
 
     /// `GET /` with several containers: their names, links and totals.
-    func sitePage(_ request: Request, account: Account? = nil) async throws -> Response {
+    func sitePage(_ request: Request, account: Account? = nil, signOut: SignOutForm? = nil) async throws -> Response {
         var entries: [SitePage.Container] = []
         for (name, server) in containers where account?.maySee(container: name) ?? true {
             let totals = try await server.storeCall { try await server.indexer.store.totals() }
             entries.append(
                 SitePage.Container(name: server.title, url: basePath + "/c/\(name)/", totals: totalsText(totals)))
         }
-        let page = SitePage(title: "Glance", assets: PageAssets().links(under: basePath), containers: entries)
-        guard let first = containers.first?.server else { throw ServerError.notFound }
-        return first.html(PageTemplates.library.render(page, withTemplate: "site"), request: request)
+        let page = SitePage(
+            title: "Glance", assets: PageAssets().links(under: basePath), signOut: signOut, containers: entries)
+        return PreviewServer.html(PageTemplates.library.render(page, withTemplate: "site"), request: request)
     }
 
     /// An application serving the site on `host:port` (port 0 picks a free one), answering
@@ -175,7 +188,7 @@ public struct PreviewSite: Sendable {
         let scheme = certificate == nil ? "http" : "https"
         let basePath = basePath
         return Application(
-            router: router(hostCheck: HostCheck(boundHost: host, serverNames: serverNames)),
+            router: router(hostCheck: HostCheck(boundHost: host, serverNames: serverNames), secure: certificate != nil),
             server: server,
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "glance",

@@ -18,6 +18,10 @@ enum ServerError: Error, HTTPResponseError {
     case foreignHost(accepted: String)
     /// The request has no `Host` (HTTP/1.1 requires one).
     case missingHost
+    /// The request's credential may not do this (the reason).
+    case forbidden(String)
+    /// A request body larger than the route takes (its limit in bytes).
+    case bodyTooLarge(Int)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -25,6 +29,8 @@ enum ServerError: Error, HTTPResponseError {
         case .renderTimedOut, .storeUnavailable: .serviceUnavailable
         case .badQuery, .missingHost: .badRequest
         case .foreignHost: .misdirectedRequest
+        case .forbidden: .forbidden
+        case .bodyTooLarge: .contentTooLarge
         }
     }
 
@@ -38,6 +44,8 @@ enum ServerError: Error, HTTPResponseError {
         case .foreignHost(let accepted):
             "this server answers only for \(accepted) (glance serve --server-name adds a name)"
         case .missingHost: "a Host header is required"
+        case .forbidden(let reason): reason
+        case .bodyTooLarge(let limit): "the request's body is larger than \(limit) bytes"
         }
     }
 

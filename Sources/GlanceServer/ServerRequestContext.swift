@@ -1,14 +1,22 @@
 import Hummingbird
+import HummingbirdAuth
 import NIOCore
 
 /// What a route knows of its request besides the request itself: Hummingbird's core context,
 /// and the connection, so that a long answer is sent no faster than the client takes it.
-public struct ServerRequestContext: RequestContext {
+public struct ServerRequestContext: RequestContext, SessionRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The browser session of the request, kept by hummingbird-auth's session middleware when
+    /// the server has accounts (``BrowserSession``).
+    public let sessions = SessionContext<BrowserSession>()
     /// The connection the request came on.
     let channel: any Channel
     /// The account the request was made with, when the server has accounts (``SignIn``).
     var account: Account?
+    /// How the request was signed in, when it was.
+    var credential: Credential?
+    /// The sign-out button for the pages, when the request came with a browser session.
+    var signOut: SignOutForm?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -4,17 +4,18 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// Every route behind an account of the users file, except the pages' assets: a request without
-/// credentials, or with wrong ones, gets `401` and `WWW-Authenticate: Basic`, never a document;
-/// one with an account's name and password goes on, with the account in its context. HTTP Basic
-/// serves scripts (`curl -u`) and browsers (their own sign-in dialog) alike; only over TLS (or on
-/// loopback behind a proxy that adds it) does it keep the password from the network.
+/// Every route behind an account of the users file, except the pages' assets and the sign-in page.
+/// A request proves its account in one of three ways: the session cookie of the sign-in page
+/// (browsers), `Authorization: Basic` (scripts, `curl -u`), or `Authorization: Bearer` with an
+/// access token (scripts; read-only). Without them, or with wrong ones, a browser's navigation
+/// is sent to the sign-in page and anything else gets `401`, never a document.
 ///
 /// A failed attempt slows the next ones of its client and of its account (``SignInThrottle``).
-/// The password is never logged: the request log has the method, the path and the status.
+/// Neither passwords nor tokens are logged: the request log has the method, the path and the
+/// status.
 struct SignIn: RouterMiddleware {
     typealias Context = ServerRequestContext
-    let accounts: Accounts
+    let accounts: AccountBook
     let throttle: SignInThrottle
     let verified: VerifiedCredentials
     /// The site's base path: its assets are served to anyone (they hold nothing of a container).
@@ -26,26 +27,36 @@ struct SignIn: RouterMiddleware {
         async throws -> Response
     {
         let path = request.uri.path
-        if path.hasPrefix(basePath + "/assets/") || path == basePath + "/favicon.ico" {
+        if path.hasPrefix(basePath + "/assets/") || path == basePath + "/favicon.ico"
+            || path == basePath + SignInPage.path
+        {
             return try await next(request, context)
         }
+        let accounts = accounts.current
         let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard let (name, password) = Self.basicCredentials(request.headers[.authorization]) else {
-            return Self.challenge
+        var account: Account?
+        var credential = Credential.session
+        if let session = context.sessions.session {
+            account = session.account(in: accounts)
+            // A session whose account was removed or got a new password is over.
+            if account == nil { context.sessions.clearSession() }
         }
-        let account: Account
-        if let known = verified.account(name: name, password: password) {
-            account = known
-        } else {
-            let wait = throttle.delay(client: client, account: name)
-            if wait > .zero { try await Task.sleep(for: wait) }
-            guard let checked = accounts.account(named: name, password: password) else {
-                throttle.failed(client: client, account: name)
-                return Self.challenge
+        if account == nil, let header = request.headers[.authorization] {
+            if let token = Self.bearerToken(header) {
+                credential = .token
+                let id = AccessToken.parts(of: token)?.id ?? ""
+                account = try await check(name: "token " + id, secret: token, client: client, in: accounts)
+            } else if let (name, password) = Self.basicCredentials(header) {
+                credential = .password
+                // `token ID` is how a token is remembered; no account has such a name.
+                let name = Accounts.isName(name) ? name : "not an account name"
+                account = try await check(name: name, secret: password, client: client, in: accounts)
             }
-            throttle.succeeded(client: client, account: name)
-            verified.remember(checked, password: password)
-            account = checked
+        }
+        guard let account else { return Self.unauthenticated(request, basePath: basePath) }
+        // A token only reads: it cannot sign in a browser or sign one out.
+        if credential == .token, request.method != .get, request.method != .head {
+            throw ServerError.forbidden("an access token may only read (GET and HEAD)")
         }
         // A container the account may not see does not exist for it: 404, as for any other
         // name, so that it cannot learn which containers there are.
@@ -54,7 +65,35 @@ struct SignIn: RouterMiddleware {
         }
         var context = context
         context.account = account
+        context.credential = credential
+        if credential == .session {
+            context.signOut = SignOutForm(action: basePath + SignInPage.signOutPath, name: account.name)
+        }
         return try await next(request, context)
+    }
+
+    /// The account these credentials prove in `accounts` (a name and password, or `token ID` and
+    /// a token), with the slowing down of failures and the memory of recent successes: a grid's
+    /// hundred thumbnails pay for one hash, not a hundred. What is remembered is checked against
+    /// the current accounts on every use, so a new password or a revoked token ends it at once.
+    private func check(name: String, secret: String, client: String, in accounts: Accounts) async throws -> Account? {
+        if let proof = verified.proof(name: name, secret: secret),
+            let known = accounts.account(named: name, provenBy: proof)
+        {
+            return known
+        }
+        let wait = throttle.delay(client: client, account: name)
+        if wait > .zero { try await Task.sleep(for: wait) }
+        let found =
+            name.hasPrefix("token ")
+            ? accounts.account(forToken: secret) : accounts.account(named: name, password: secret)
+        guard let found, let proof = accounts.proof(named: name) else {
+            throttle.failed(client: client, account: name)
+            return nil
+        }
+        throttle.succeeded(client: client, account: name)
+        verified.remember(proof, name: name, secret: secret)
+        return found
     }
 
     /// The URL name of the container `path` is about, or nil for the site's own pages.
@@ -65,12 +104,31 @@ struct SignIn: RouterMiddleware {
         return String(inner[1])
     }
 
-    /// `401` asking for an account.
-    static var challenge: Response {
+    /// The answer to a request without a valid credential: a browser that navigates to a page is
+    /// sent to the sign-in page (which brings it back); anything else gets `401`.
+    static func unauthenticated(_ request: Request, basePath: String) -> Response {
+        let navigates =
+            request.headers[.secFetchMode].map { $0 == "navigate" }
+            ?? (request.headers[.accept]?.contains("text/html") ?? false)
+        if navigates, request.method == .get || request.method == .head {
+            let back = request.uri.string
+            return Response(
+                status: .seeOther,
+                headers: [
+                    .location: basePath + SignInPage.path + "?next=" + PageQuery.percentEncoded(back),
+                    .cacheControl: "no-store",
+                ])
+        }
+        return challenge(browser: request.headers[.secFetchMode] != nil)
+    }
+
+    /// `401` asking for an account: HTTP Basic for scripts; a browser's own scripts and images get
+    /// the Bearer scheme only, which does not open the browser's password dialog over the page.
+    static func challenge(browser: Bool = false) -> Response {
         Response(
             status: .unauthorized,
             headers: [
-                .wwwAuthenticate: "Basic realm=\"Glance\", charset=\"UTF-8\"",
+                .wwwAuthenticate: browser ? "Bearer realm=\"Glance\"" : "Basic realm=\"Glance\", charset=\"UTF-8\"",
                 .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: "sign in with an account of this server\n")))
@@ -85,6 +143,20 @@ struct SignIn: RouterMiddleware {
         else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
+
+    /// The token of an `Authorization: Bearer` header, or nil.
+    static func bearerToken(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].count < 256 else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+}
+
+extension HTTPField.Name {
+    /// What a browser fetches for (`navigate` for a page), sent by every current browser.
+    static let secFetchMode = HTTPField.Name("Sec-Fetch-Mode")!
+    /// Whose page started the request (`same-origin`, `cross-site`, `none`).
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }
 
 /// Slows down guessing: after failed sign-ins, a client's and an account's next attempts wait,
@@ -144,24 +216,26 @@ final class SignInThrottle: Sendable {
 
 /// Credentials checked a moment ago, so that a grid's hundred thumbnail requests do not each pay
 /// for a slow password hash (yescrypt: about 20 ms of CPU here). Kept for five minutes, at most
-/// 10,000, under a keyed SHA-256 of name and password (the key random for each process): the
-/// memory holds neither a password nor anything that checks one outside this process.
+/// 10,000, under a keyed SHA-256 of name and secret (the key random for each process): the
+/// memory holds neither a password nor anything that checks one outside this process. Each entry
+/// keeps the hash its secret matched (``Accounts/proof(named:)``), which the caller compares with
+/// the current accounts.
 final class VerifiedCredentials: Sendable {
     private let key: [UInt8] = {
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }()
-    private let entries = Mutex<[[UInt8]: (account: Account, until: ContinuousClock.Instant)]>([:])
+    private let entries = Mutex<[[UInt8]: (proof: String, until: ContinuousClock.Instant)]>([:])
     static let lifetime = Duration.seconds(300)
     static let capacity = 10_000
 
-    private func digest(name: String, password: String) -> [UInt8] {
-        ContentDigest.sha256(of: key + Array(name.utf8) + [0] + Array(password.utf8))
+    private func digest(name: String, secret: String) -> [UInt8] {
+        ContentDigest.sha256(of: key + Array(name.utf8) + [0] + Array(secret.utf8))
     }
 
-    /// The account these credentials were found to be, if that was less than five minutes ago.
-    func account(name: String, password: String) -> Account? {
-        let digest = digest(name: name, password: password)
+    /// The hash `secret` matched for `name`, if that was less than five minutes ago.
+    func proof(name: String, secret: String) -> String? {
+        let digest = digest(name: name, secret: secret)
         let now = ContinuousClock.now
         return entries.withLock { entries in
             guard let entry = entries[digest] else { return nil }
@@ -169,18 +243,18 @@ final class VerifiedCredentials: Sendable {
                 entries.removeValue(forKey: digest)
                 return nil
             }
-            return entry.account
+            return entry.proof
         }
     }
 
-    /// Remembers that `password` is `account`'s.
-    func remember(_ account: Account, password: String) {
-        let digest = digest(name: account.name, password: password)
+    /// Remembers that `secret` matched `proof` for `name` (an account's name, or `token ID`).
+    func remember(_ proof: String, name: String, secret: String) {
+        let digest = digest(name: name, secret: secret)
         let now = ContinuousClock.now
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries = entries.filter { $0.value.until > now } }
             if entries.count >= Self.capacity { entries.removeAll() }
-            entries[digest] = (account, now + Self.lifetime)
+            entries[digest] = (proof, now + Self.lifetime)
         }
     }
 }

@@ -65,8 +65,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Every request needs an account of this file (made with 'glance user add'), as HTTP Basic "
-                + "credentials: a browser asks for them. Use it with --tls-cert, or behind a proxy that adds TLS.",
+            "Every request needs an account of this file (made with 'glance user add'): browsers get a sign-in "
+                + "page and a session cookie (12 hours; a restart ends every session), scripts send HTTP Basic "
+                + "credentials or a read-only token ('glance user token'). The file is read again within a second "
+                + "of a change. Use it with --tls-cert, or behind a proxy that adds TLS.",
             valueName: "FILE"))
     var users: String?
 
@@ -206,19 +208,20 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CommandFailure.unusable(error.message)
             }
         }
-        var accounts: Accounts?
+        var accounts: AccountBook?
         if let users {
             do {
-                accounts = try Accounts.read(from: users)
+                accounts = try AccountBook(path: users, logger: logger)
             } catch {
                 throw CommandFailure.unusable(error.description)
             }
-            if accounts?.byName.isEmpty == true {
+            if accounts?.current.byName.isEmpty == true {
                 throw CommandFailure.unusable(
                     "\(users): no accounts; add one with 'glance user add NAME --users \(users)'")
             }
         }
         let site = PreviewSite(containers: servers, basePath: basePath ?? "", accounts: accounts)
+        if accounts != nil { services.append(site.sessionStore) }
         let names = containers.map(DisplayText.escaped).joined(separator: ", ")
         let host = host
         let port = port

@@ -15,9 +15,11 @@ struct UserCommand: ParsableCommand {
         discussion: """
             Each account has a name, a password (stored as a salted yescrypt hash by libxcrypt, \
             never as it is) and the containers it may see (their URL names, /c/NAME; all when none \
-            are named). The file is written owner-only; glance serve reads it at start.
+            are named), and may have read-only access tokens for scripts. The file is written \
+            owner-only; glance serve reads it again within a second of a change, so that a removed \
+            account, a new password or a revoked token is refused from then on.
             """,
-        subcommands: [Add.self, Remove.self, List.self])
+        subcommands: [Add.self, Remove.self, List.self, Token.self])
 
     /// `--users FILE`, shared by the subcommands.
     struct File: ParsableArguments {
@@ -62,7 +64,7 @@ struct UserCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an account.")
+        static let configuration = CommandConfiguration(abstract: "Remove an account and its tokens.")
 
         @Argument(help: "The account's name.")
         var name: String
@@ -80,7 +82,8 @@ struct UserCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the accounts and the containers each may see.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the accounts, the containers each may see, and their tokens' identifiers.")
 
         @OptionGroup var file: File
 
@@ -88,8 +91,57 @@ struct UserCommand: ParsableCommand {
             let accounts = try UserCommand.read(file.users)
             for account in accounts.byName.values.sorted(by: { $0.name < $1.name }) {
                 let containers = account.containers.map { $0.sorted().joined(separator: ", ") } ?? "all containers"
-                print("\(DisplayText.escaped(account.name))  \(DisplayText.escaped(containers))")
+                var line = "\(DisplayText.escaped(account.name))  \(DisplayText.escaped(containers))"
+                let tokens = accounts.tokens.values.filter { $0.account == account.name }.map(\.id).sorted()
+                if !tokens.isEmpty { line += "  tokens: " + tokens.joined(separator: ", ") }
+                print(line)
             }
+        }
+    }
+
+    struct Token: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a read-only access token for an account's scripts, or revoke one.",
+            discussion: """
+                The token is printed once, on standard output; only a hash of it is kept. A script \
+                sends it as 'Authorization: Bearer TOKEN' (curl -H), and may then read (GET, HEAD) \
+                what the account may see; it cannot sign a browser in. Revoke it with --revoke ID \
+                (the identifier glance user list shows, the 12 digits after 'glance_').
+                """)
+
+        @Argument(help: "The account's name.")
+        var name: String
+
+        @OptionGroup var file: File
+
+        @Option(help: ArgumentHelp("Revoke this token of the account instead.", valueName: "ID"))
+        var revoke: String?
+
+        func run() throws {
+            var accounts = try UserCommand.read(file.users)
+            guard accounts.byName[name] != nil else {
+                throw CommandFailure.unusable("\(DisplayText.escaped(name)): no such account in \(file.users)")
+            }
+            if let revoke {
+                guard accounts.tokens[revoke]?.account == name, accounts.revokeToken(revoke) else {
+                    throw CommandFailure.unusable(
+                        "\(DisplayText.escaped(revoke)): no such token of \(DisplayText.escaped(name))")
+                }
+                try UserCommand.write(accounts, to: file.users)
+                StandardError.writeRaw("\(revoke): revoked\n")
+                return
+            }
+            let made: (token: AccessToken, text: String)
+            do {
+                made = try AccessToken.make(for: name)
+            } catch {
+                throw CommandFailure.unusable(error.description)
+            }
+            accounts.add(made.token)
+            try UserCommand.write(accounts, to: file.users)
+            print(made.text)
+            StandardError.writeRaw(
+                "a read-only token of \(DisplayText.escaped(name)) (id \(made.token.id)); it is not shown again\n")
         }
     }
 

@@ -116,4 +116,39 @@ struct ServeTLSTests {
         #expect(alone.status == 2)
         #expect(alone.standardError.contains("--tls-cert and --tls-key go together"))
     }
+
+    @Test("over TLS the session cookie is Secure, and a browser signed in on the page reads over HTTP/2")
+    func secureSession() throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let (certificate, key) = (container.output("cert.pem"), container.output("key.pem"))
+        try Self.makeCertificate("localhost", certificate: certificate, key: key)
+        let users = container.output("users")
+        #expect(try SignInTests.addUser("alice", SignInTests.alicePassword, file: users).0 == 0)
+        let (serve, port, _) = try ServeCommandTests.startServe([
+            container.path, "--tls-cert", certificate, "--tls-key", key, "--users", users, "--jobs", "1",
+        ])
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        try #require(port > 0)
+        let url = "https://127.0.0.1:\(port)"
+        let jar = container.output("cookies")
+        let (signIn, headers) = try Self.run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--cacert", certificate, "--http2", "-D", "-", "-o", "/dev/null", "-c", jar,
+                "--data-urlencode", "name=alice", "--data-urlencode", "password=\(SignInTests.alicePassword)",
+                url + "/sign-in",
+            ])
+        #expect(signIn == 0 && headers.hasPrefix("HTTP/2 303"), "\(headers)")
+        let cookie = headers.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
+        #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        let (read, output) = try Self.run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--cacert", certificate, "--http2", "-b", jar, "-o", "/dev/null", "-w",
+                "%{http_code} %{http_version}", url + "/thumbnails/a.png",
+            ])
+        #expect(read == 0 && output == "200 2", "\(output)")
+        kill(serve.processIdentifier, SIGTERM)
+        serve.waitUntilExit()
+    }
 }

@@ -127,4 +127,156 @@ struct SignInTests {
         let refused = try GlanceProcess.run(["serve", photos.path, "--users", empty, "--port", "0"])
         #expect(refused.status == 2 && refused.standardError.contains("no accounts; add one with 'glance user add"))
     }
+
+    /// One request of any method over a fresh connection; the whole answer.
+    static func send(_ method: String, _ path: String, port: Int, headers: String = "", body: String = "") throws
+        -> String
+    {
+        let connection = try LoopbackConnection(port: port)
+        let length =
+            body.isEmpty
+            ? "" : "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
+        connection.send(
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(headers)\(length)Connection: close\r\n\r\n\(body)"
+        )
+        return connection.read(until: nil, seconds: 10)
+    }
+
+    /// The value of header `name` in an answer, or nil.
+    static func header(_ name: String, in answer: String) -> String? {
+        answer.components(separatedBy: "\r\n\r\n").first?.components(separatedBy: "\r\n")
+            .first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+            .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// The form body that signs `name` in with `password`.
+    static func form(_ name: String, _ password: String, next: String = "/") -> String {
+        let allowed = CharacterSet.alphanumerics
+        func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+        return "name=\(encoded(name))&password=\(encoded(password))&next=\(encoded(next))"
+    }
+
+    @Test(
+        "a browser signs in on the page: an HttpOnly, SameSite=Strict session cookie; sign-out, a new password or removal ends it"
+    )
+    func browserSessions() throws {
+        let photos = try SampleContainer(["a.png": "png/rgb8.png"])
+        let file = photos.output("users")
+        #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        let (serve, port, log) = try ServeCommandTests.startServe([
+            photos.path, "--users", file, "--jobs", "1", "--log-level", "debug",
+        ])
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        try #require(port > 0)
+        // A browser that opens a page unsigned is sent to the sign-in page, which brings it back.
+        let navigation = try Self.send(
+            "GET", "/preview/a.png?sort=size", port: port, headers: "Sec-Fetch-Mode: navigate\r\n")
+        #expect(LiveExposureTests.status(navigation) == 303)
+        #expect(Self.header("Location", in: navigation) == "/sign-in?next=%2Fpreview%2Fa.png%3Fsort%3Dsize")
+        // Its images and scripts get 401 without the Basic scheme (no password dialog over the page).
+        let image = try Self.send("GET", "/thumbnails/a.png", port: port, headers: "Sec-Fetch-Mode: no-cors\r\n")
+        #expect(
+            LiveExposureTests.status(image) == 401
+                && Self.header("WWW-Authenticate", in: image) == "Bearer realm=\"Glance\"")
+        let page = try Self.send("GET", "/sign-in?next=%2Fpreview%2Fa.png", port: port)
+        #expect(LiveExposureTests.status(page) == 200)
+        #expect(page.contains("name=\"password\"") && page.contains("value=\"/preview/a.png\""))
+        // The right password: a session cookie, and back where the browser was going.
+        let signedIn = try Self.send(
+            "POST", "/sign-in", port: port, body: Self.form("alice", Self.alicePassword, next: "/preview/a.png"))
+        #expect(LiveExposureTests.status(signedIn) == 303)
+        #expect(Self.header("Location", in: signedIn) == "/preview/a.png")
+        let cookie = try #require(Self.header("Set-Cookie", in: signedIn))
+        let attributes = Set(
+            cookie.components(separatedBy: "; ").dropFirst().map { $0.components(separatedBy: "=")[0] })
+        #expect(attributes.isSuperset(of: ["HttpOnly", "SameSite", "Expires", "Path"]), "\(cookie)")
+        #expect(cookie.contains("SameSite=Strict") && !cookie.contains("Secure"), "\(cookie)")
+        let session = "Cookie: " + (cookie.components(separatedBy: ";").first ?? "") + "\r\n"
+        for route in ["/", "/api/items", "/thumbnails/a.png", "/documents/a.png", "/preview/a.png", "/api/items/a.png"]
+        {
+            #expect(
+                LiveExposureTests.status(try Self.send("GET", route, port: port, headers: session)) == 200, "\(route)")
+        }
+        let grid = try Self.send("GET", "/", port: port, headers: session)
+        #expect(grid.contains("id=\"sign-out\"") && grid.contains("<span class=\"account\">alice</span>"))
+        // A form from another site is refused, and does not sign out.
+        let foreign = try Self.send(
+            "POST", "/sign-out", port: port, headers: session + "Origin: http://elsewhere.example\r\n")
+        #expect(LiveExposureTests.status(foreign) == 403)
+        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: session)) == 200)
+        // Signing out ends the session: its cookie no longer opens anything.
+        let signedOut = try Self.send("POST", "/sign-out", port: port, headers: session)
+        #expect(LiveExposureTests.status(signedOut) == 303 && Self.header("Location", in: signedOut) == "/sign-in")
+        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: session)) == 401)
+        // A wrong password: the page again, with the reason; the next attempt waits.
+        let wrong = try Self.send("POST", "/sign-in", port: port, body: Self.form("alice", "guess"))
+        #expect(LiveExposureTests.status(wrong) == 403 && wrong.contains("Wrong name or password."))
+        #expect(Self.header("Set-Cookie", in: wrong) == nil)
+        let start = ContinuousClock.now
+        _ = try Self.send("POST", "/sign-in", port: port, body: Self.form("alice", "guess again"))
+        #expect(ContinuousClock.now - start >= .milliseconds(250))
+        // `next` cannot send the browser to another site.
+        let away = try Self.send(
+            "POST", "/sign-in", port: port, body: Self.form("alice", Self.alicePassword, next: "//elsewhere.example/"))
+        #expect(Self.header("Location", in: away) == "/")
+        // A new password ends the sessions of the old one within a second, without a restart.
+        let kept = "Cookie: " + (Self.header("Set-Cookie", in: away)?.components(separatedBy: ";").first ?? "") + "\r\n"
+        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 200)
+        #expect(try Self.addUser("alice", "a new password", file: file).0 == 0)
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 401)
+        kill(serve.processIdentifier, SIGTERM)
+        serve.waitUntilExit()
+        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("POST /sign-in 303"), "\(text)")
+        for secret in [Self.alicePassword, "guess", "a new password", cookie.components(separatedBy: ";")[0]] {
+            #expect(!text.contains(secret))
+        }
+    }
+
+    @Test("a token reads what its account may see and nothing more; revoked, it is refused within a second")
+    func accessTokens() throws {
+        let photos = try SampleContainer(["a.png": "png/rgb8.png"])
+        let file = photos.output("users")
+        #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        let made = try GlanceProcess.run(["user", "token", "alice", "--users", file])
+        #expect(made.status == 0 && made.standardError.contains("it is not shown again"), "\(made.standardError)")
+        let token = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("glance_") && token.count == 84, "\(token)")
+        let id = String(token.dropFirst(7).prefix(12))
+        let users = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(users.contains("token:\(id):alice:$y$") && !users.contains(token.suffix(64)))
+        #expect(
+            try GlanceProcess.run(["user", "list", "--users", file]).standardOutput
+                == "alice  all containers  tokens: \(id)\n")
+        let (serve, port, log) = try ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        try #require(port > 0)
+        let bearer = "Authorization: Bearer \(token)\r\n"
+        for route in ["/", "/api/items", "/thumbnails/a.png", "/documents/a.png"] {
+            #expect(
+                LiveExposureTests.status(try Self.send("GET", route, port: port, headers: bearer)) == 200, "\(route)")
+        }
+        // Read-only: it cannot sign a browser in or out.
+        let post = try Self.send("POST", "/sign-out", port: port, headers: bearer)
+        #expect(LiveExposureTests.status(post) == 403 && post.contains("may only read"))
+        // A token is no password: Basic credentials that carry one are refused.
+        let asBasic = "Authorization: Basic \(Data("token \(id):\(token)".utf8).base64EncodedString())\r\n"
+        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: asBasic)) == 401)
+        // A token with one digit changed is no token.
+        let forged = String(token.dropLast()) + (token.hasSuffix("0") ? "1" : "0")
+        #expect(
+            LiveExposureTests.status(
+                try Self.send("GET", "/api/items", port: port, headers: "Authorization: Bearer \(forged)\r\n")) == 401)
+        let revoked = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
+        #expect(revoked.status == 0, "\(revoked.standardError)")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: bearer)) == 401)
+        let unknown = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
+        #expect(unknown.status == 2 && unknown.standardError.contains("no such token of alice"))
+        kill(serve.processIdentifier, SIGTERM)
+        serve.waitUntilExit()
+        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!text.contains(token.suffix(64)) && !text.contains(forged.suffix(64)))
+    }
 }

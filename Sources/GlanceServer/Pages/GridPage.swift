@@ -45,6 +45,8 @@ struct GridPage: Sendable {
     let events: String?
     /// The list of containers, when the server has several.
     let siteURL: String?
+    /// The sign-out button, for a browser signed in with a session.
+    let signOut: SignOutForm?
     let gridURL: String
     /// `1–120 of 10,000 documents`.
     let range: String

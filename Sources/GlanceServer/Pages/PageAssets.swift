@@ -97,6 +97,11 @@ struct PageAssets: Sendable {
         .attributes dt { color: var(--muted); }
         .attributes dd { margin: 0; overflow-wrap: anywhere; }
         .containers { line-height: 2; }
+        .sign-out { margin: 0 0 0 auto; font-size: 0.85rem; color: var(--muted); }
+        .sign-in { max-width: 22rem; margin: 3rem auto; display: flex; flex-direction: column; gap: 0.8rem; }
+        .sign-in h2 { font-size: 1.1rem; margin: 0; }
+        .sign-in label { display: flex; flex-direction: column; gap: 0.2rem; font-size: 0.9rem; }
+        .sign-in .error { color: var(--failed); margin: 0; }
         """
 
     static let javascript = """

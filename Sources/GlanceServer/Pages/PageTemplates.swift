@@ -7,7 +7,8 @@ import Mustache
 /// quotes); no template uses the unescaped `{{{name}}}` form, and a test checks that. URLs are
 /// percent-encoded by the page models before they get here, so escaping is the engine's alone.
 enum PageTemplates {
-    /// The templates by name: `grid`, `preview`, `site`, and the `head` partial they share.
+    /// The templates by name: `grid`, `preview`, `site`, `sign-in`, and the `head` and `account`
+    /// partials they share.
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
         for (name, text) in sources {
@@ -19,7 +20,10 @@ enum PageTemplates {
     }()
 
     /// The template sources, by name (a test reads them to check that nothing is unescaped).
-    static let sources: [(String, String)] = [("head", head), ("grid", grid), ("preview", preview), ("site", site)]
+    static let sources: [(String, String)] = [
+        ("head", head), ("account", account), ("grid", grid), ("preview", preview), ("site", site),
+        ("sign-in", signIn),
+    ]
 
     /// `<head>` and the page's top bar; every page sets `title`, `assets`, `events`.
     static let head = """
@@ -36,6 +40,30 @@ enum PageTemplates {
         </head>
         """
 
+    /// The account's name and a sign-out button, at the end of a top bar (with a session only).
+    static let account = """
+        {{#signOut}}<form class="sign-out" method="post" action="{{action}}"><span class="account">{{name}}</span> <button type="submit" id="sign-out">Sign out</button></form>{{/signOut}}
+        """
+
+    /// The sign-in form.
+    static let signIn = """
+        {{> head}}
+        <body class="sign-in-page">
+        <header class="bar"><h1>Glance</h1></header>
+        <main>
+        <form class="sign-in" method="post" action="{{action}}">
+        <h2>Sign in</h2>
+        {{#error}}<p class="error" id="sign-in-error" role="alert">{{error}}</p>{{/error}}
+        <input type="hidden" name="next" value="{{next}}">
+        <label>Name <input type="text" name="name" id="name" value="{{name}}" autocomplete="username" autocapitalize="none" required autofocus></label>
+        <label>Password <input type="password" name="password" id="password" autocomplete="current-password" required></label>
+        <button type="submit" id="sign-in">Sign in</button>
+        </form>
+        </main>
+        </body>
+        </html>
+        """
+
     /// The grid of a container: filters, counts, one tile per document, pages.
     static let grid = """
         {{> head}}
@@ -44,6 +72,7 @@ enum PageTemplates {
         {{#siteURL}}<a class="up" href="{{siteURL}}">Containers</a>{{/siteURL}}
         <h1>{{title}}</h1>
         <p class="counts" id="counts">{{range}} · {{totals}}</p>
+        {{> account}}
         </header>
         <form class="filters" method="get" action="{{gridURL}}">
         <label>Name <input type="search" name="pattern" value="{{pattern}}" placeholder="part of a name, or *.pdf"></label>
@@ -87,6 +116,7 @@ enum PageTemplates {
         <a class="up" id="up" href="{{gridURL}}">All documents</a>
         <h1>{{name}}</h1>
         <p class="counts">{{position}} of {{count}}</p>
+        {{> account}}
         </header>
         <main class="preview" id="preview">
         <nav class="step">
@@ -112,7 +142,7 @@ enum PageTemplates {
     static let site = """
         {{> head}}
         <body class="site-page">
-        <header class="bar"><h1>{{title}}</h1></header>
+        <header class="bar"><h1>{{title}}</h1>{{> account}}</header>
         <main>
         <ul class="containers">
         {{#containers}}<li><a href="{{url}}">{{name}}</a> <span class="meta">{{totals}}</span></li>{{/containers}}

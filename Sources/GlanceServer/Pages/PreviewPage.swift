@@ -15,6 +15,8 @@ struct PreviewPage: Sendable {
     /// The neighbours' thumbnails, fetched while the reader looks at this one.
     let prefetch: [String]
     let events: String?
+    /// The sign-out button, for a browser signed in with a session.
+    let signOut: SignOutForm?
     let name: String
     /// The path as the change events carry it (`data-path`), not display-escaped: see
     /// ``GridPage/Item/path``.
@@ -73,6 +75,7 @@ struct SitePage: Sendable {
     let title: String
     let assets: PageAssets.Links
     let prefetch: [String] = []
+    let signOut: SignOutForm?
     let containers: [Container]
 }
 

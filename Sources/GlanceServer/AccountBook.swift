@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The accounts a server checks requests against, kept as current as its users file: the file is
+/// looked at (one `stat`) at most once a second and read again when it changed, so that
+/// `glance user remove` or a new password ends that account's sessions and tokens within a
+/// second, without a restart. A file that became unreadable or unsafe keeps the accounts last read
+/// (logged once): nobody gains an account through a broken file.
+public final class AccountBook: Sendable {
+    /// What tells one version of the file from another.
+    private struct Stamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var seconds: Int
+        var nanoseconds: Int
+    }
+
+    private struct State {
+        var accounts: Accounts
+        var stamp: Stamp?
+        var checked: ContinuousClock.Instant
+        var reportedFailure = false
+    }
+
+    /// The users file, or nil for a fixed set of accounts.
+    public let path: String?
+    private let state: Mutex<State>
+    private let logger: Logger
+    static let checkInterval = Duration.seconds(1)
+
+    /// A book of fixed accounts (no file to follow).
+    public init(_ accounts: Accounts) {
+        path = nil
+        logger = Logger(label: "glance.accounts")
+        state = Mutex(State(accounts: accounts, stamp: nil, checked: .now))
+    }
+
+    /// The accounts of the users file at `path`, followed from now on.
+    public init(path: String, logger: Logger = Logger(label: "glance.accounts")) throws(AccountsError) {
+        self.path = path
+        self.logger = logger
+        let stamp = Self.stamp(of: path)
+        state = Mutex(State(accounts: try Accounts.read(from: path), stamp: stamp, checked: .now))
+    }
+
+    /// The accounts as the file holds them now (at most a second ago).
+    public var current: Accounts {
+        guard let path else { return state.withLock { $0.accounts } }
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            guard now - state.checked >= Self.checkInterval else { return state.accounts }
+            state.checked = now
+            let stamp = Self.stamp(of: path)
+            guard stamp != state.stamp else { return state.accounts }
+            do {
+                state.accounts = try Accounts.read(from: path)
+                state.stamp = stamp
+                state.reportedFailure = false
+                logger.notice("read the users file again", metadata: ["accounts": "\(state.accounts.byName.count)"])
+            } catch {
+                if !state.reportedFailure {
+                    logger.error("kept the accounts last read: \(error)")
+                    state.reportedFailure = true
+                }
+            }
+            return state.accounts
+        }
+    }
+
+    private static func stamp(of path: String) -> Stamp? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Stamp(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            seconds: status.st_mtim.tv_sec, nanoseconds: status.st_mtim.tv_nsec)
+    }
+}
