@@ -21,6 +21,7 @@ import argparse
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -69,6 +70,7 @@ HOSTILE_TEXT = "A text file whose name is an HTML element.\n"
 LIVE_NAME = "added-while-watching.png"
 LIVE_SOURCE = "png/rgba8.png"
 PREVIEW_SHOT = "photo.jpg"  # the document the preview screenshots show
+SIGN_IN_PASSWORD = "a passphrase for the browser test"
 
 SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
 
@@ -124,10 +126,11 @@ class PageTest:
         if others:
             raise TestError("glance generate reported unexpected failures:\n" + "\n".join(others))
 
-    def start_glance(self):
-        process = Process("glance-serve", [
-            str(self.glance), "serve", str(self.container), "--port", "0", "--watch",
-            "--log-level", "warning"], self.temp)
+    def start_glance(self, extra=(), name="glance-serve"):
+        """Starts `glance serve` on the container with `extra` options; its URL."""
+        process = Process(name, [
+            str(self.glance), "serve", str(self.container), "--port", "0", "--log-level", "warning",
+            *extra], self.temp)
         self.processes.append(process)
 
         def serving():
@@ -142,8 +145,9 @@ class PageTest:
             url = wait_for("glance serve prints its URL", serving, 30)
         except CheckFailed as error:
             raise TestError(f"{error}\n{process.tail()}") from None
-        self.base = url if url.endswith("/") else url + "/"
-        log(f"glance serving at {self.base}")
+        url = url if url.endswith("/") else url + "/"
+        log(f"{name} at {url}")
+        return url
 
     def find_browser(self):
         if self.args.chromium:
@@ -550,6 +554,50 @@ class PageTest:
             finally:
                 self.driver = main
 
+    def check_sign_in(self):
+        """A server with accounts: a page opened unsigned leads to the sign-in form, a wrong
+        password is said, the right one brings the browser back to the page it asked for, the grid
+        and a preview load with the session, and signing out ends it."""
+        users = self.temp / "users"
+        added = subprocess.run([str(self.glance), "user", "add", "reader", "--users", str(users)],
+                               input=f"{SIGN_IN_PASSWORD}\n", capture_output=True, text=True, timeout=60)
+        if added.returncode != 0:
+            raise CheckFailed(f"glance user add exited {added.returncode}: {added.stderr.strip()}")
+        base = self.start_glance(["--users", str(users)], name="glance-serve-users")
+        target = base + "preview/" + PREVIEW_SHOT
+        self.load(target)
+        if "/sign-in?next=" not in self.driver.current_url:
+            raise CheckFailed(f"an unsigned visit to {target} stayed at {self.driver.current_url}")
+
+        def sign_in(password):
+            self.find_required("#name").clear()
+            self.find_required("#name").send_keys("reader")
+            self.find_required("#password").send_keys(password)
+            self.find_required("#sign-in").click()
+            wait_for("the sign-in form is answered", self.page_complete, 15)
+
+        sign_in("not the password")
+        wait_for("a wrong password is said", lambda: "Wrong name or password" in
+                 self.find_required("#sign-in-error").text, 15)
+        sign_in(SIGN_IN_PASSWORD)
+        wait_for(f"signing in leads back to {target}", lambda: self.driver.current_url == target, 15)
+        self.wait_preview_image(PREVIEW_SHOT)
+        cookies = {cookie["name"]: cookie for cookie in self.driver.get_cookies()}
+        session = cookies.get("glance_session")
+        if not session or not session.get("httpOnly") or session.get("sameSite") != "Strict":
+            raise CheckFailed(f"the session cookie is not HttpOnly and SameSite=Strict: {session}")
+        if self.driver.execute_script("return document.cookie").find("glance_session") >= 0:
+            raise CheckFailed("the page's scripts can read the session cookie")
+        self.load(base)
+        count = self.wait_for_images("the grid's images with a session")
+        if count == 0:
+            raise CheckFailed("the grid showed no image when signed in")
+        self.find_required("#sign-out").click()
+        wait_for("signing out leads to the sign-in page", lambda: "/sign-in" in self.driver.current_url, 15)
+        self.load(base)
+        if "/sign-in" not in self.driver.current_url:
+            raise CheckFailed(f"after signing out, {base} opened without signing in")
+
     def check_no_console_errors(self):
         self.check_browser_log("all pages")
 
@@ -557,7 +605,7 @@ class PageTest:
 
     def run(self):
         self.make_container()
-        self.start_glance()
+        self.base = self.start_glance(["--watch"])
         self.find_browser()
         # The main session runs without the back/forward cache: with it, pages left behind keep
         # their /events stream open (a bug of the pages, see check_back_forward_cache) and stall
@@ -580,6 +628,8 @@ class PageTest:
         self.check("live update: a new document appears without a reload", self.check_live_update)
         self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
         self.check("browser console: no errors", self.check_no_console_errors)
+        self.check("sign-in: the page, a session, the grid and a preview, then signing out ends it",
+                   self.check_sign_in)
         self.check("back/forward cache: stepping through every preview never stalls",
                    self.check_back_forward_cache)
         for note in self.log_notes:
