@@ -150,6 +150,21 @@ def format_serve(serve):
             lines.append(f"  {label if server == 'glance' else '':<26} {server:<7} {run['requests_per_s']:>7.0f} "
                          f"{run['p50_ms']:>7.2f} {run['p99_ms']:>7.2f} {run['max_ms']:>7.1f} "
                          f"{fmt_num(run.get('server_cpu_ms_per_request'), 3):>10} {ratio:>11}")
+    tls = serve.get("tls") or {}
+    if "glance-session" in tls and "nginx" in tls:
+        lines.append("  over TLS (same certificate, HTTP/1.1 keep-alive), thumbnail GETs:")
+        for name, label in (("glance-session", "glance, browser session"), ("nginx", "nginx"),
+                            ("glance-basic", "glance, HTTP Basic"), ("glance-anonymous", "glance, no accounts")):
+            if name not in tls:
+                continue
+            run = tls[name]
+            ratio = f"{tls['glance-session']['requests_per_s'] / run['requests_per_s']:.2f}"
+            lines.append(f"  {label:<26} {'':<7} {run['requests_per_s']:>7.0f} {run['p50_ms']:>7.2f} "
+                         f"{run['p99_ms']:>7.2f} {run['max_ms']:>7.1f} "
+                         f"{fmt_num(run.get('server_cpu_ms_per_request'), 3):>10} {ratio:>11}")
+        if serve.get("tls_session_cost_us") is not None:
+            lines.append(f"  checking sign-in costs {serve['tls_session_cost_us']:.0f} µs of CPU a request with a session, "
+                         f"{serve.get('tls_basic_cost_us', 0):.0f} µs with HTTP Basic (against no accounts)")
     if serve.get("ceiling"):
         run = serve["ceiling"]
         lines.append(f"  the HTTP stack's ceiling here (glance serve's 3 kB stylesheet from memory): "
@@ -257,6 +272,13 @@ def evaluate_targets(results, extras):
                         f"{g['requests_per_s']:.0f} vs {n['requests_per_s']:.0f} requests/s", ratio, ratio >= 0.7))
         targets.append((f"Serve, {label} at {connections} connections: glance p99 <= 10 ms", f"{g['p99_ms']:.2f} ms",
                         g["p99_ms"] / 10, g["p99_ms"] <= 10))
+    tls = serve.get("tls") or {}
+    if "glance-session" in tls and "nginx" in tls:
+        g, n = tls["glance-session"], tls["nginx"]
+        ratio = g["requests_per_s"] / n["requests_per_s"]
+        targets.append((f"Serve over TLS with a session, thumbnail GETs at {serve['connections']} connections: "
+                        f"glance >= 0.7x nginx over TLS", f"{g['requests_per_s']:.0f} vs {n['requests_per_s']:.0f} "
+                        f"requests/s", ratio, ratio >= 0.7))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

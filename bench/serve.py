@@ -34,6 +34,7 @@ import re
 import shutil
 import signal
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -55,6 +56,7 @@ API_REQUESTS = 20
 WRK_SCRIPT = """
 local paths = {PATHS}
 local tags = {TAGS}
+local extra = {EXTRA}
 local prepared = {}
 local next_index = 0
 local thread_count = 0
@@ -66,8 +68,9 @@ end
 
 function init(args)
   for i, path in ipairs(paths) do
-    local headers = nil
-    if #tags > 0 then headers = {["If-None-Match"] = tags[i]} end
+    local headers = {}
+    for name, value in pairs(extra) do headers[name] = value end
+    if #tags > 0 then headers["If-None-Match"] = tags[i] end
     prepared[i] = wrk.format("GET", path, headers)
   end
   next_index = math.floor((thread_number or 0) * #prepared / 2) % #prepared
@@ -91,22 +94,30 @@ def lua_strings(values):
     return "{" + ", ".join(json.dumps(v) for v in values) + "}"  # JSON string escapes are valid Lua
 
 
+def wrk_script(paths, tags=(), headers=None):
+    """The Lua script that asks for `paths` in turn, with `tags` as If-None-Match and `headers` on each."""
+    extra = "{" + ", ".join(f"[{json.dumps(k)}] = {json.dumps(v)}" for k, v in (headers or {}).items()) + "}"
+    return (WRK_SCRIPT.replace("{PATHS}", lua_strings(paths)).replace("{TAGS}", lua_strings(list(tags)))
+            .replace("{EXTRA}", extra))
+
+
 # ---------------------------------------------------------------------------------------------
 # The two servers
 # ---------------------------------------------------------------------------------------------
 
 
-def start_glance(glance, container, store, cores, log_path, timeout=120):
-    """Starts `glance serve --port 0`; returns (process, base URL, seconds until it printed its URL)."""
+def start_glance(glance, container, store, cores, log_path, timeout=120, extra=()):
+    """Starts `glance serve --port 0` with `extra` options; returns (process, base URL, seconds until it printed
+    its URL)."""
     out_path = log_path + ".stdout"
     with open(out_path, "w") as out, open(log_path, "w") as err:
         began = time.monotonic()
         process = subprocess.Popen([glance, "serve", container, "--store", store, "--port", "0",
-                                    "--jobs", str(cores)], stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+                                    "--jobs", str(cores), *extra], stdout=out, stderr=err, stdin=subprocess.DEVNULL)
     deadline = began + timeout
     while time.monotonic() < deadline:
         with open(out_path) as f:
-            found = re.search(r"serving .* at (http://\S+)", f.read())
+            found = re.search(r"serving .* at (https?://\S+)", f.read())
         if found:
             return process, found.group(1).rstrip("/"), time.monotonic() - began
         if process.poll() is not None:
@@ -124,8 +135,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def nginx_config(folder, root, port, cores):
-    """A minimal static-file nginx: everything under folder, no access log, no request cap per connection."""
+def nginx_config(folder, root, port, cores, tls=None):
+    """A minimal static-file nginx: everything under folder, no access log, no request cap per connection;
+    with `tls` (certificate, key), HTTPS with TLS 1.2 and 1.3 as glance serve speaks them."""
     user = ""
     if os.geteuid() == 0:  # workers would drop to `nobody`, who may not read the bench folder
         user = f"user {pwd.getpwuid(os.geteuid()).pw_name} {grp.getgrgid(os.getegid()).gr_name};\n"
@@ -144,19 +156,20 @@ http {{
   default_type application/octet-stream;
 {temp}
   server {{
-    listen 127.0.0.1:{port};
+    listen 127.0.0.1:{port}{" ssl" if tls else ""};
+{f'    ssl_certificate "{tls[0]}";{chr(10)}    ssl_certificate_key "{tls[1]}";{chr(10)}    ssl_protocols TLSv1.2 TLSv1.3;' if tls else ""}
     root "{root}";
   }}
 }}
 """
 
 
-def start_nginx(folder, root, cores, timeout=10):
+def start_nginx(folder, root, cores, timeout=10, tls=None):
     """Starts nginx in the foreground on a free loopback port; returns (process, base URL)."""
     port = free_port()
     config = os.path.join(folder, "nginx.conf")
     with open(config, "w") as f:
-        f.write(nginx_config(folder, root, port, cores))
+        f.write(nginx_config(folder, root, port, cores, tls))
     with open(os.path.join(folder, "stderr.log"), "w") as err:
         process = subprocess.Popen(["nginx", "-p", folder, "-e", os.path.join(folder, "error.log"), "-c", config,
                                     "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=err,
@@ -165,7 +178,7 @@ def start_nginx(folder, root, cores, timeout=10):
     while time.monotonic() < deadline and process.poll() is None:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process, f"http://127.0.0.1:{port}"
+            return process, f"{'https' if tls else 'http'}://127.0.0.1:{port}"
         except OSError:
             time.sleep(0.02)
     stop(process)
@@ -213,13 +226,18 @@ def log_complaints(path):
 # ---------------------------------------------------------------------------------------------
 
 
-def fetch(base, path, method="GET", headers=None):
-    """One request on a fresh connection: (status, headers dict with lower-case names, body, seconds)."""
+def fetch(base, path, method="GET", headers=None, body=None, cafile=None):
+    """One request on a fresh connection (HTTPS trusting `cafile`): (status, headers dict with lower-case names,
+    body, seconds)."""
     parts = urllib.parse.urlsplit(base)
     began = time.perf_counter()
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    if parts.scheme == "https":
+        context = ssl.create_default_context(cafile=cafile)
+        connection = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=60, context=context)
+    else:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
     try:
-        connection.request(method, path, headers=headers or {})
+        connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()
         body = response.read()
         seconds = time.perf_counter() - began
@@ -378,7 +396,7 @@ def load_thumbnails(glance, root, work_dir, cores, log, seconds, connections, re
                                ("nginx-304", nginx_tags)):
                 scripts[name] = os.path.join(temp, f"{name}.lua")
                 with open(scripts[name], "w") as f:
-                    f.write(WRK_SCRIPT.replace("{PATHS}", lua_strings(urls)).replace("{TAGS}", lua_strings(tags)))
+                    f.write(wrk_script(urls, tags))
             wrk_log = os.path.join(folder, "wrk.log")
             if os.path.exists(wrk_log):
                 os.remove(wrk_log)
@@ -402,7 +420,7 @@ def load_thumbnails(glance, root, work_dir, cores, log, seconds, connections, re
             if status == 200 and match:
                 scripts["ceiling"] = os.path.join(temp, "ceiling.lua")
                 with open(scripts["ceiling"], "w") as f:
-                    f.write(WRK_SCRIPT.replace("{PATHS}", lua_strings([match.group(0)])).replace("{TAGS}", lua_strings([])))
+                    f.write(wrk_script([match.group(0)]))
                 run_wrk(glance_url, scripts["ceiling"], WARMUP_SECONDS, connections, threads, wrk_log)
                 run = run_wrk(glance_url, scripts["ceiling"], seconds, connections, threads, wrk_log)
                 result["ceiling"] = run
@@ -411,6 +429,10 @@ def load_thumbnails(glance, root, work_dir, cores, log, seconds, connections, re
             else:
                 problems.append(f"ceiling not measured: GET / gave {status} without a stylesheet link")
             result["glance_serve_peak_rss_kib"] = tools.high_water_mark(glance_server.pid)
+            stop(nginx_server)
+            nginx_server = None
+            load_over_tls(glance, container, store, static, docs, temp, folder, cores, log, seconds, connections,
+                          threads, average, result, problems)
         finally:
             for server in (nginx_server, glance_server):
                 if server is not None:
@@ -423,6 +445,78 @@ def load_thumbnails(glance, root, work_dir, cores, log, seconds, connections, re
             problems.append(f"glance serve log: {line}")
         for line in log_complaints(os.path.join(temp, "error.log"))[:5]:
             problems.append(f"nginx log: {line}")
+
+
+TLS_USER, TLS_PASSWORD = "bench", "a password for the bench only"
+
+
+def load_over_tls(glance, container, store, static, docs, temp, folder, cores, log, seconds, connections, threads,
+                  average, result, problems):
+    """Thumbnail GETs over TLS (HTTP/1.1 keep-alive: wrk speaks no HTTP/2): glance serve with accounts and a
+    browser session's cookie, against nginx serving the same bytes with the same certificate; and glance
+    with HTTP Basic (its checked-credentials memory) and without accounts, whose CPU time per request
+    against the session's is the cost of checking sign-in."""
+    certificate, key = os.path.join(temp, "cert.pem"), os.path.join(temp, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    users = os.path.join(temp, "users")
+    subprocess.run([glance, "user", "add", TLS_USER, "--users", users], input=TLS_PASSWORD + "\n", text=True,
+                   check=True, capture_output=True)
+    tls = ["--tls-cert", certificate, "--tls-key", key]
+    urls = [d["url"] for d in docs]
+    basic = "Basic " + __import__("base64").b64encode(f"{TLS_USER}:{TLS_PASSWORD}".encode()).decode()
+    wrk_log = os.path.join(folder, "wrk.log")
+    servers = []
+    runs = {}
+    try:
+        signed, signed_url, _ = start_glance(glance, container, store, cores, os.path.join(folder, "glance-tls.log"),
+                                             extra=tls + ["--users", users])
+        servers.append(signed)
+        form = urllib.parse.urlencode({"name": TLS_USER, "password": TLS_PASSWORD, "next": "/"})
+        status, headers, _, _ = fetch(signed_url, "/sign-in", method="POST", body=form, cafile=certificate,
+                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+        cookie = (headers.get("set-cookie") or "").split(";")[0]
+        if status != 303 or not cookie.startswith("glance_session="):
+            raise RuntimeError(f"sign-in over TLS: status {status}, no session cookie")
+        for doc in docs[:3]:
+            got, _, body, _ = fetch(signed_url, doc["url"], headers={"Cookie": cookie}, cafile=certificate)
+            if got != 200 or body != doc["bytes"]:
+                problems.append(f"glance over TLS with a session, GET {doc['url']}: status {got}, {len(body)} bytes")
+        anonymous, anonymous_url, _ = start_glance(glance, container, store, cores,
+                                                   os.path.join(folder, "glance-tls-anonymous.log"), extra=tls)
+        servers.append(anonymous)
+        nginx, nginx_url = start_nginx(temp, static, cores, tls=(certificate, key))
+        servers.append(nginx)
+        plan = (("glance-session", signed, signed_url, {"Cookie": cookie}),
+                ("nginx", nginx, nginx_url, {"Cookie": cookie}),
+                ("glance-basic", signed, signed_url, {"Authorization": basic}),
+                ("glance-anonymous", anonymous, anonymous_url, {}))
+        for name, process, url, headers in plan:
+            script = os.path.join(temp, f"tls-{name}.lua")
+            with open(script, "w") as f:
+                f.write(wrk_script(urls, headers=headers))
+            run_wrk(url, script, WARMUP_SECONDS, connections, threads, wrk_log)
+            cpu_before = cpu_seconds(process.pid)
+            run = run_wrk(url, script, seconds, connections, threads, wrk_log)
+            run["server_cpu_ms_per_request"] = (cpu_seconds(process.pid) - cpu_before) * 1000 / max(1, run["requests"])
+            check_wrk(f"TLS {name}", run, average, problems)
+            runs[name] = run
+            log(f"  serve over TLS: {name}: {run['requests_per_s']:.0f} requests/s, p99 {run['p99_ms']:.2f} ms, "
+                f"{run['server_cpu_ms_per_request'] * 1000:.0f} µs CPU a request")
+    finally:
+        for process in servers:
+            stop(process)
+    result["tls"] = runs
+    if "glance-session" in runs and "glance-anonymous" in runs:
+        for credential in ("session", "basic"):
+            cost = (runs[f"glance-{credential}"]["server_cpu_ms_per_request"]
+                    - runs["glance-anonymous"]["server_cpu_ms_per_request"]) * 1000
+            result[f"tls_{credential}_cost_us"] = cost
+    for name in ("glance-tls.log", "glance-tls-anonymous.log"):
+        for line in log_complaints(os.path.join(folder, name))[:5]:
+            if "serving anonymously" not in line:
+                problems.append(f"{name}: {line}")
 
 
 def time_requests(base, path, count):

@@ -24,8 +24,9 @@ struct ServeCommand: AsyncParsableCommand {
             same filters and offset/limit), /api/items/PATH, /thumbnails/PATH (made on demand \
             when missing or stale; ETag, 304, ?v=DIGEST for an immutable URL), /documents/PATH \
             (the original, with Range), /events (changes, as Server-Sent Events). With several \
-            containers each is under /c/NAME/ and / lists them. Only GET and HEAD; a path \
-            outside a container, hidden or through a link that leads out answers 404. \
+            containers each is under /c/NAME/ and / lists them. Only GET and HEAD (and, with \
+            --users, the sign-in and sign-out forms, /sign-in and /sign-out); a path outside a \
+            container, hidden or through a link that leads out answers 404. \
             SIGINT or SIGTERM stops it gracefully: renders under way are killed, connections get \
             ten seconds to finish. See docs/http-api.md.
             """)
