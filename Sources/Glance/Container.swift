@@ -36,9 +36,10 @@ public final class Container: Sendable {
         let pool = RendererPool(configuration: try renderers.poolConfiguration())
         do {
             let (scanner, store) = try await location.open()
+            var options = limits.indexerOptions()
+            options.sizes = try await ContainerLocation.sizes(of: store)
             return Container(
-                location: location,
-                indexer: Indexer(scanner: scanner, store: store, pool: pool, options: limits.indexerOptions()),
+                location: location, indexer: Indexer(scanner: scanner, store: store, pool: pool, options: options),
                 ownsRenderers: true)
         } catch {
             await pool.stop()
@@ -52,6 +53,8 @@ public final class Container: Sendable {
         _ location: ContainerLocation, pool: RendererPool, options: Indexer.Options
     ) async throws(OpeningError) -> Container {
         let (scanner, store) = try await location.open()
+        var options = options
+        options.sizes = try await ContainerLocation.sizes(of: store)
         return Container(
             location: location, indexer: Indexer(scanner: scanner, store: store, pool: pool, options: options),
             ownsRenderers: false)

@@ -46,8 +46,20 @@ public struct ContainerLocation: Sendable {
         self.address = address
     }
 
-    /// The freshness rule of this Glance version, shared by everything that opens a container.
-    public var freshness: FreshnessPolicy { FreshnessPolicy(generatorVersion: GlanceVersion.current) }
+    /// The freshness rule of this Glance version for the records of `store` (with the smaller
+    /// sizes it keeps), shared by everything that opens a container.
+    public func freshness(of store: any ThumbnailStore) async throws(OpeningError) -> FreshnessPolicy {
+        FreshnessPolicy(generatorVersion: GlanceVersion.current, sizes: try await Self.sizes(of: store))
+    }
+
+    /// The smaller thumbnail sizes `store` keeps (``ThumbnailSizes``).
+    public static func sizes(of store: any ThumbnailStore) async throws(OpeningError) -> ThumbnailSizes {
+        do {
+            return try await store.thumbnailSizes()
+        } catch {
+            throw .storeContents(error.description)
+        }
+    }
 
     /// Where the store is, or why the store address cannot be used.
     public func storeKind() throws(OpeningError) -> StoreKind {

@@ -16,6 +16,8 @@ public enum OpeningError: Error, Sendable, CustomStringConvertible {
     case postgres(String)
     /// No sandbox works on this machine and renderers were not allowed to run without one.
     case noSandbox
+    /// The store opened, but what it holds cannot be used (a setting another program wrote).
+    case storeContents(String)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum OpeningError: Error, Sendable, CustomStringConvertible {
             "\(directory): the store cannot be the container or a folder that holds it; "
                 + "choose a folder outside the container (or leave out --store for CONTAINER/.thumbnails)"
         case .postgres(let message): message
+        case .storeContents(let message): message
         case .noSandbox:
             "renderers cannot be sandboxed here (seccomp is unavailable); --no-sandbox runs them without one"
         }

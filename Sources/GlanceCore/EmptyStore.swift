@@ -27,4 +27,6 @@ public struct EmptyStore: ThumbnailStore {
     public func release(_ lease: Lease, paths: [String]?) async throws(StoreError) {}
     public func releaseAbandonedClaims() async throws(StoreError) {}
     public func totals() async throws(StoreError) -> StoreTotals { StoreTotals() }
+    public func setting(_ name: String) async throws(StoreError) -> String? { nil }
+    public func setSetting(_ name: String, to value: String?) async throws(StoreError) { throw readOnly }
 }

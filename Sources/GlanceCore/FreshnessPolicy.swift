@@ -24,8 +24,9 @@ public enum ThumbnailState: String, Sendable, Codable, CaseIterable {
 /// change when a file is restored from a backup; they serve to recognise renames instead (see
 /// `GenerationPlan`). An unchanged container so costs one `stat` per document. A record that
 /// describes its file is then:
-/// - `fresh` when it holds the standard thumbnail;
-/// - `stale` when it is `fresh` without the standard size, or `failed` / `unsupported` as
+/// - `fresh` when it holds the standard thumbnail and every one of the store's smaller sizes
+///   (``ThumbnailSizes``);
+/// - `stale` when it is `fresh` without one of them, or `failed` / `unsupported` as
 ///   recorded by another Glance version (a newer renderer may succeed where an older one failed);
 /// - otherwise `failed` or `unsupported` as recorded.
 public struct FreshnessPolicy: Sendable {
@@ -35,11 +36,17 @@ public struct FreshnessPolicy: Sendable {
     public var force: Bool
     /// Render documents whose failure is remembered.
     public var retryFailed: Bool
+    /// The smaller sizes a fresh record holds besides the standard one (the store's setting).
+    public var sizes: ThumbnailSizes
 
-    public init(generatorVersion: String, force: Bool = false, retryFailed: Bool = false) {
+    public init(
+        generatorVersion: String, force: Bool = false, retryFailed: Bool = false,
+        sizes: ThumbnailSizes = .standard
+    ) {
         self.generatorVersion = generatorVersion
         self.force = force
         self.retryFailed = retryFailed
+        self.sizes = sizes
     }
 
     /// Whether `record` still describes the file whose `stat` is `identity`.
@@ -54,8 +61,9 @@ public struct FreshnessPolicy: Sendable {
         guard Self.describes(record, identity) else { return .stale }
         switch record.state {
         case .fresh:
-            let hasStandard = stored.thumbnails.contains { $0.sizeKey == ThumbnailImage.standardSizeKey }
-            return hasStandard ? .fresh : .stale
+            let keys = Set(stored.thumbnails.map(\.sizeKey))
+            let complete = keys.contains(ThumbnailImage.standardSizeKey) && sizes.sizeKeys.allSatisfy(keys.contains)
+            return complete ? .fresh : .stale
         case .unsupported:
             return record.generatorVersion == generatorVersion ? .unsupported : .stale
         case .failed:

@@ -51,6 +51,13 @@ public protocol ThumbnailStore: Sendable {
 
     /// Counts: documents by recorded state and the bytes of their thumbnails.
     func totals() async throws(StoreError) -> StoreTotals
+
+    /// The value of this container's setting `name` (such as ``ThumbnailSizes/settingName``), or
+    /// nil when it was never set.
+    func setting(_ name: String) async throws(StoreError) -> String?
+
+    /// Sets this container's setting `name` to `value`, or clears it with nil.
+    func setSetting(_ name: String, to value: String?) async throws(StoreError)
 }
 
 /// What ``ThumbnailStore/removeDocuments(at:)`` removed.

@@ -17,6 +17,9 @@ public struct RenderJob: Codable, Sendable, Equatable {
     /// The boxes of the extra renditions to make from the same pixels (RGBA PNG, see
     /// ``Rendition``), each at most `maxSide`; empty for none.
     public var renditions: [Int]
+    /// The boxes of the smaller thumbnails to store (``ThumbnailSizes``), made from the same
+    /// pixels and encoded as the main image is; empty for none.
+    public var sizes: [Int] = []
 
     public init(
         id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,
@@ -35,23 +38,36 @@ public struct RenderJob: Codable, Sendable, Equatable {
 }
 
 /// An extra encoding of a thumbnail, made in the worker from the thumbnail's own pixels (no
-/// second decode of the document): an 8-bit, non-interlaced RGBA PNG that fits a `side`-pixel
-/// box, as the freedesktop.org thumbnail cache wants them.
+/// second decode of the document) to fit a `side`-pixel box: for the freedesktop.org thumbnail
+/// cache an 8-bit, non-interlaced RGBA PNG; for the store's smaller sizes, the main image's format.
 public struct Rendition: Codable, Sendable, Equatable {
     /// The box it fits (1024, 512, 256, 128 for the cache's sizes).
     public var side: Int
+    public var format: ImageFormat
     public var width: Int
     public var height: Int
     public var byteCount: Int
-    /// The PNG (not part of the JSON line: it follows the main image on the pipe).
+    /// The encoded image (not part of the JSON line: it follows the main image on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
-        case side, width, height, byteCount
+        case side, format, width, height, byteCount
     }
 
-    public init(side: Int, width: Int, height: Int, data: [UInt8]) {
+    /// Decodes a reply's rendition; one without a format (the desktop cache's, as earlier workers
+    /// sent them) is a PNG.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        side = try container.decode(Int.self, forKey: .side)
+        format = try container.decodeIfPresent(ImageFormat.self, forKey: .format) ?? .png
+        width = try container.decode(Int.self, forKey: .width)
+        height = try container.decode(Int.self, forKey: .height)
+        byteCount = try container.decode(Int.self, forKey: .byteCount)
+    }
+
+    public init(side: Int, format: ImageFormat = .png, width: Int, height: Int, data: [UInt8]) {
         self.side = side
+        self.format = format
         self.width = width
         self.height = height
         self.byteCount = data.count
@@ -134,6 +150,9 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     /// The renditions the job asked for, when rendered, in the job's order; their bytes follow
     /// the main image's on the pipe.
     public var renditions: [Rendition] = []
+    /// The smaller thumbnails the job asked for (``RenderJob/sizes``), in its order; their bytes
+    /// follow the renditions'.
+    public var sizes: [Rendition] = []
     /// CPU time the worker process has used so far, all jobs and threads together: the pool
     /// replaces a worker before its lifetime CPU limit could cut a document short.
     public var workerCPUMilliseconds: Int?
@@ -144,12 +163,12 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
-        case sourceWidth, sourceHeight, averageColour, renditions, workerCPUMilliseconds, colour
+        case sourceWidth, sourceHeight, averageColour, renditions, sizes, workerCPUMilliseconds, colour
     }
 
-    /// Bytes that follow the JSON line: the main image's and every rendition's.
+    /// Bytes that follow the JSON line: the main image's, every rendition's and every size's.
     public var trailingByteCount: Int {
-        renditions.reduce(byteCount) { $0 + $1.byteCount }
+        (renditions + sizes).reduce(byteCount) { $0 + $1.byteCount }
     }
 
     public init(

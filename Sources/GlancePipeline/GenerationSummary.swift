@@ -31,6 +31,8 @@ public struct GenerationSummary: Codable, Sendable, Equatable {
     public var seconds = 0.0
     /// Documents rendered per second.
     public var documentsPerSecond = 0.0
+    /// The bytes of the thumbnails this run made, by size key (`1024x1024`, `256x256`, …).
+    public var thumbnailBytesBySize: [String: Int64] = [:]
     /// The store's size on disk at the end (filled in by the front end that knows the store).
     public var sidecarBytes: Int64 = 0
 

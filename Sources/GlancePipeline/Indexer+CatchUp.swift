@@ -9,7 +9,7 @@ extension Indexer {
     /// Scans the container and decides what to do with each document.
     public func plan(force: Bool = false, retryFailed: Bool = false) async throws(StoreError) -> GenerationPlan {
         let policy = FreshnessPolicy(
-            generatorVersion: options.generatorVersion, force: force, retryFailed: retryFailed)
+            generatorVersion: options.generatorVersion, force: force, retryFailed: retryFailed, sizes: options.sizes)
         let scan = scanner.scanReporting()
         var plan = try await GenerationPlan.make(documents: scan.documents, store: store, policy: policy) { relative in
             guard let file = try? self.scanner.open(relative) else { return nil }
@@ -62,6 +62,7 @@ extension Indexer {
         if let error = result.storeError { throw error }
         var summary = GenerationSummary()
         summary.rendered = result.rendered
+        summary.thumbnailBytesBySize = result.bytesBySize
         summary.moved = plan.moves.count
         summary.renderedElsewhere = renderedElsewhere
         summary.fresh = plan.kept[.fresh]?.count ?? 0
@@ -168,7 +169,9 @@ extension Indexer {
             switch outcome {
             case .recorded(let stored):
                 switch stored.record.state {
-                case .fresh: tally.rendered += 1
+                case .fresh:
+                    tally.rendered += 1
+                    for image in stored.thumbnails { tally.bytesBySize[image.sizeKey, default: 0] += Int64(image.byteCount) }
                 case .unsupported: tally.unsupported += 1
                 case .failed:
                     tally.failures.append(
@@ -197,6 +200,7 @@ extension Indexer {
         var done = 0
         var rendered = 0
         var unsupported = 0
+        var bytesBySize: [String: Int64] = [:]
         var failures: [GenerationSummary.Failure] = []
         var storeError: StoreError?
     }

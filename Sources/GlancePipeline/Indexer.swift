@@ -23,6 +23,8 @@ public final class Indexer: Sendable {
         public var maxFileBytes = ThumbnailLimits.defaultMaxFileBytes
         /// How long a batch's claims last without a heartbeat.
         public var leaseSeconds = 60.0
+        /// The smaller sizes each record holds besides the standard one (the store's setting).
+        public var sizes = ThumbnailSizes.standard
         /// A second home for thumbnails (the desktop's cache, `--xdg`), told of every record saved.
         public var mirror: (any ThumbnailMirror)?
         #if DEBUG
@@ -71,7 +73,9 @@ public final class Indexer: Sendable {
     }
 
     /// The freshness rule this indexer applies.
-    public var policy: FreshnessPolicy { FreshnessPolicy(generatorVersion: options.generatorVersion) }
+    public var policy: FreshnessPolicy {
+        FreshnessPolicy(generatorVersion: options.generatorVersion, sizes: options.sizes)
+    }
 
     /// Renders started so far (each attempt counts).
     public var rendersStarted: Int { renderCount.load(ordering: .relaxed) }
@@ -223,10 +227,11 @@ public final class Indexer: Sendable {
             }
         #endif
         let id = renderCount.add(1, ordering: .relaxed).newValue
-        let job = RenderJob(
+        var job = RenderJob(
             id: id, name: path, maxSide: options.maxSide, maxPixels: options.maxPixels,
             maxFileBytes: options.maxFileBytes,
             renditions: options.mirror?.renditionSides ?? [])
+        job.sizes = options.sizes.sides.filter { $0 < options.maxSide }
         let result = await pool.run(job, file: file, priority: priority)
         if case .cancelled = result { return .cancelled(path: path) }
         // Never keep a render of a half-written or replaced file: if the open file changed while
@@ -355,10 +360,16 @@ public final class Indexer: Sendable {
                 }
                 record.state = .fresh
                 // A colour is only kept in the one form a page may put in a style attribute.
+                let colour = outcome.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil }
                 let image = ThumbnailImage(
                     format: format, width: outcome.width, height: outcome.height, data: outcome.data,
-                    averageColour: outcome.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil })
-                return (record, [image])
+                    averageColour: colour)
+                let smaller = outcome.sizes.map {
+                    ThumbnailImage(
+                        sizeKey: ThumbnailSizes.sizeKey(side: $0.side), format: $0.format, width: $0.width,
+                        height: $0.height, data: $0.data, averageColour: colour)
+                }
+                return (record, smaller + [image])
             case .unsupported:
                 record.state = .unsupported
             case .failed:

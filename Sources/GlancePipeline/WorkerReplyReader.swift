@@ -64,6 +64,11 @@ package struct WorkerReplyReader {
             outcome.renditions[index].data = Array(buffer[offset..<(offset + count)])
             offset += count
         }
+        for index in outcome.sizes.indices {
+            let count = outcome.sizes[index].byteCount
+            outcome.sizes[index].data = Array(buffer[offset..<(offset + count)])
+            offset += count
+        }
         buffer.removeFirst(offset)
         header = nil
         return .outcome(outcome)
@@ -95,18 +100,20 @@ package struct WorkerReplyReader {
 
     /// Whether a reply header can be the answer to `job`: its id, byte counts the pipe may
     /// carry, and for a rendered image a format and a size within the job's box, and exactly
-    /// the renditions asked for, each within its own box.
+    /// the renditions and sizes asked for, each within its own box.
     static func isPlausible(_ outcome: RenderOutcome, for job: RenderJob) -> Bool {
-        let counts = [outcome.byteCount] + outcome.renditions.map(\.byteCount)
+        let counts = [outcome.byteCount] + (outcome.renditions + outcome.sizes).map(\.byteCount)
         guard outcome.id == job.id, counts.allSatisfy({ (0...RenderOutcome.maximumByteCount).contains($0) }),
             counts.reduce(0, +) <= RenderOutcome.maximumByteCount
         else {
             return false
         }
-        guard outcome.status == .rendered else { return outcome.byteCount == 0 && outcome.renditions.isEmpty }
+        guard outcome.status == .rendered else {
+            return outcome.byteCount == 0 && outcome.renditions.isEmpty && outcome.sizes.isEmpty
+        }
         let renditionsFit =
-            outcome.renditions.map(\.side) == job.renditions
-            && outcome.renditions.allSatisfy { rendition in
+            outcome.renditions.map(\.side) == job.renditions && outcome.sizes.map(\.side) == job.sizes
+            && (outcome.renditions + outcome.sizes).allSatisfy { rendition in
                 let box = 1...min(rendition.side, job.maxSide)
                 return box.contains(rendition.width) && box.contains(rendition.height) && rendition.byteCount > 0
             }

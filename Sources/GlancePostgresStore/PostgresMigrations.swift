@@ -119,6 +119,19 @@ enum PostgresMigrations {
                 // The host that gave the job back, and until when it leaves the job to others.
                 "ALTER TABLE glance.job ADD COLUMN refused_by text, ADD COLUMN retry_after timestamptz"
             ]),
+        Migration(
+            name: "v5: settings",
+            statements: [
+                // A container's settings, such as the smaller thumbnail sizes it keeps.
+                """
+                CREATE TABLE glance.setting (
+                    container text NOT NULL,
+                    name text NOT NULL,
+                    value text NOT NULL,
+                    PRIMARY KEY (container, name)
+                )
+                """
+            ]),
     ]
 
     /// Checks that the database can hold a Glance store and brings it up to date.

@@ -306,6 +306,30 @@ extension PostgresStore {
         return RemovalReport(documents: Int(counts.0), thumbnailBytes: counts.1)
     }
 
+    /// This container's setting `name`, or nil.
+    public func setting(_ name: String) async throws(StoreError) -> String? {
+        let rows = try await rows("SELECT value FROM glance.setting WHERE container = \(container) AND name = \(name)")
+        guard let row = rows.first else { return nil }
+        do {
+            return try row.decode(String.self)
+        } catch {
+            throw StoreError(.invalid, message: "setting \(name) is not text", location: location)
+        }
+    }
+
+    /// Sets or clears this container's setting `name`.
+    public func setSetting(_ name: String, to value: String?) async throws(StoreError) {
+        if let value {
+            _ = try await rows(
+                """
+                INSERT INTO glance.setting (container, name, value) VALUES (\(container), \(name), \(value))
+                ON CONFLICT (container, name) DO UPDATE SET value = excluded.value
+                """)
+        } else {
+            _ = try await rows("DELETE FROM glance.setting WHERE container = \(container) AND name = \(name)")
+        }
+    }
+
     /// Counts of this container's records by state, and the bytes of their thumbnails.
     public func totals() async throws(StoreError) -> StoreTotals {
         let container = container

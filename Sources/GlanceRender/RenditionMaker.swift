@@ -22,6 +22,26 @@ public enum RenditionMaker {
         return made
     }
 
+    /// The store's smaller thumbnails of `image` (``ThumbnailSizes``): one for each of `sides`,
+    /// in that order, encoded as `format` as the main thumbnail is. Each is scaled from the
+    /// next larger one when that one is at least twice its size (512 from 1024, 256 from 512, so
+    /// the filter reads a quarter of the pixels it would read from the 1024), else from `image`.
+    public static func sizes(of image: PixelBuffer, fitting sides: [Int], as format: ImageFormat, content: PNGContent)
+        throws(ThumbnailError) -> [Rendition]
+    {
+        var made: [Rendition] = []
+        var source = image
+        for side in sides.sorted(by: >) {
+            if max(source.width, source.height) < 2 * side { source = image }
+            let scaled = try fit(source, into: side)
+            let data = try ImageEncoder.encode(scaled, as: format, content: content)
+            made.append(Rendition(side: side, format: format, width: scaled.width, height: scaled.height, data: data))
+            source = scaled
+        }
+        let order = Dictionary(uniqueKeysWithValues: sides.enumerated().map { ($1, $0) })
+        return made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }
+    }
+
     /// `image` scaled to fit a `side`-pixel box (or as it is when it fits already).
     static func fit(_ image: PixelBuffer, into side: Int) throws(ThumbnailError) -> PixelBuffer {
         let target = ThumbnailGeometry.fit(width: image.width, height: image.height, maxSide: side)

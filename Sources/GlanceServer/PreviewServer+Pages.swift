@@ -45,7 +45,9 @@ extension PreviewServer {
                 GridPage.Option(value: $0.rawValue, label: "by \($0.rawValue)", selected: query.order == $0)
             },
             reversed: query.reversed,
-            items: page.items.map { GridPage.Item($0, links: links, query: query) },
+            items: page.items.map {
+                GridPage.Item($0, links: links, query: query, sides: indexer.options.sizes.sides)
+            },
             previousPageURL: pastTheEnd
                 ? links.grid(query, offset: lastPage)
                 : query.offset > 0 ? links.grid(query, offset: max(0, query.offset - pageSize)) : nil,
@@ -74,7 +76,7 @@ extension PreviewServer {
         let box = PageLinks.box(of: item.standardThumbnail)
         let preview = PreviewPage(
             title: DisplayText.escaped(item.name), assets: assets.links(under: basePath),
-            prefetch: neighbours.compactMap { $0.flatMap(links.thumbnail(for:)) },
+            prefetch: neighbours.compactMap { $0.flatMap { links.thumbnail(for: $0) } },
             events: liveUpdates ? links.events : nil, signOut: signOut, name: DisplayText.escaped(item.name),
             path: item.path,
             gridURL: links.grid(query, offset: index.map { $0 / pageSize * pageSize } ?? 0),

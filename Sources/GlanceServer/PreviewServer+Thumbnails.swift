@@ -5,21 +5,25 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// `GET /thumbnails/PATH`: the stored 1024x1024 thumbnail, made on demand when missing or stale.
+/// `GET /thumbnails/PATH[?size=SIDE]`: the stored 1024x1024 thumbnail, or one of the store's
+/// smaller sizes, made on demand when missing or stale.
 extension PreviewServer {
     func thumbnail(_ components: [Substring], request: Request) async throws -> Response {
         let (path, identity) = try resolveWithIdentity(components)
-        if let (entry, needsCheck) = cache.entry(for: path, identity: identity) {
+        let sizeKey = try requestedSizeKey(request)
+        // Each size is its own cache entry; the standard one keeps the path as its key.
+        let cacheKey = sizeKey == ThumbnailImage.standardSizeKey ? path : path + "\u{0}" + sizeKey
+        if let (entry, needsCheck) = cache.entry(for: cacheKey, identity: identity) {
             if !needsCheck { return Self.response(entry, request: request) }
             // Trusted a while: ask the store (without the image) whether it still holds this one.
             let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
             if let stored, indexer.policy.state(of: stored, identity: identity) == .fresh,
-                Self.entityTag(stored.record) == entry.entityTag
+                Self.entityTag(stored.record, sizeKey: sizeKey) == entry.entityTag
             {
-                cache.confirm(path)
+                cache.confirm(cacheKey)
                 return Self.response(entry, request: request)
             }
-            cache.remove(path)
+            cache.remove(cacheKey)
         }
         var stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: true) }
         switch indexer.policy.state(of: stored, identity: identity) {
@@ -40,16 +44,25 @@ extension PreviewServer {
             }
             stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: true) }
         }
-        guard let stored, let image = stored.thumbnails.first(where: { $0.sizeKey == ThumbnailImage.standardSizeKey }),
-            let data = image.data
+        guard let stored, let image = stored.thumbnails.first(where: { $0.sizeKey == sizeKey }), let data = image.data
         else { throw ServerError.notFound }
         let entry = ThumbnailCache.Entry(
-            identity: stored.record.identity, entityTag: Self.entityTag(stored.record),
+            identity: stored.record.identity, entityTag: Self.entityTag(stored.record, sizeKey: sizeKey),
             version: Self.version(stored.record), contentType: image.format.mimeType, body: ByteBuffer(bytes: data),
             checkedAt: .now)
         // Kept only when made for the file as it is now (not for one that changed meanwhile).
-        if entry.identity == identity { cache.insert(entry, for: path) }
+        if entry.identity == identity { cache.insert(entry, for: cacheKey) }
         return Self.response(entry, request: request)
+    }
+
+    /// The size key `?size=SIDE` asks for: one of the store's smaller sizes, or the standard one
+    /// without it; any other value is `400`.
+    func requestedSizeKey(_ request: Request) throws(ServerError) -> String {
+        guard let value = request.uri.queryParameters["size"] else { return ThumbnailImage.standardSizeKey }
+        guard let side = Int(String(value)),
+            side == ThumbnailLimits.defaultMaxSide || indexer.options.sizes.sides.contains(side)
+        else { throw .badQuery("size") }
+        return side == ThumbnailLimits.defaultMaxSide ? ThumbnailImage.standardSizeKey : ThumbnailSizes.sizeKey(side: side)
     }
 
     /// The response for a thumbnail: `304` when the client has it, else the bytes (shared with
@@ -80,10 +93,12 @@ extension PreviewServer {
         record.digest.map { String($0.split(separator: ":").last ?? Substring($0)) }
     }
 
-    /// A strong entity tag: the digest of the document and the Glance version that drew it.
-    static func entityTag(_ record: DocumentRecord) -> String {
+    /// A strong entity tag: the digest of the document, the Glance version that drew it, and the
+    /// size (for all but the standard one).
+    static func entityTag(_ record: DocumentRecord, sizeKey: String = ThumbnailImage.standardSizeKey) -> String {
         let content = version(record) ?? "\(record.identity.size)-\(record.identity.modifiedNanoseconds)"
-        return "\"\(content)-\(record.generatorVersion)\""
+        let size = sizeKey == ThumbnailImage.standardSizeKey ? "" : "-" + sizeKey
+        return "\"\(content)-\(record.generatorVersion)\(size)\""
     }
 }
 

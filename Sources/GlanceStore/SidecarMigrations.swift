@@ -14,6 +14,7 @@ enum SidecarMigrations {
         migrator.registerMigration(
             "v2: container key, NOT NULL columns, leased claims", migrate: addContainerKeyAndLeases)
         migrator.registerMigration("v3: thumbnail placeholder colour", migrate: addAverageColour)
+        migrator.registerMigration("v4: settings", migrate: addSettings)
         return migrator
     }()
 
@@ -59,6 +60,10 @@ enum SidecarMigrations {
         PRIMARY KEY ("container", "path"))
         """,
         #"CREATE INDEX "claim_on_token" ON "claim"("token")"#,
+        """
+        CREATE TABLE "setting" ("container" TEXT NOT NULL, "name" TEXT NOT NULL, "value" TEXT NOT NULL, \
+        PRIMARY KEY ("container", "name"))
+        """,
     ]
 
     /// Makes the current schema, and records every migration as applied, in a database that has
@@ -244,5 +249,15 @@ enum SidecarMigrations {
     /// Thumbnails made before have none (pages fall back to a neutral colour).
     private static func addAverageColour(_ db: Database) throws {
         try db.alter(table: "thumbnail") { table in table.add(column: "averageColour", .text) }
+    }
+
+    /// v4: a container's settings, such as the smaller thumbnail sizes it keeps.
+    private static func addSettings(_ db: Database) throws {
+        try db.create(table: "setting") { table in
+            table.column("container", .text).notNull()
+            table.column("name", .text).notNull()
+            table.column("value", .text).notNull()
+            table.primaryKey(["container", "name"])
+        }
     }
 }

@@ -226,6 +226,32 @@ extension SidecarStore {
     }
 }
 
+extension SidecarStore {
+    /// This container's setting `name`, or nil.
+    public func setting(_ name: String) async throws(StoreError) -> String? {
+        let container = container
+        return try await read { db in
+            try String.fetchOne(
+                db, sql: "SELECT value FROM setting WHERE container = ? AND name = ?", arguments: [container, name])
+        }
+    }
+
+    /// Sets or clears this container's setting `name`.
+    public func setSetting(_ name: String, to value: String?) async throws(StoreError) {
+        let container = container
+        try await write { db in
+            if let value {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO setting (container, name, value) VALUES (?, ?, ?)",
+                    arguments: [container, name, value])
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM setting WHERE container = ? AND name = ?", arguments: [container, name])
+            }
+        }
+    }
+}
+
 extension Collection {
     /// The collection in consecutive pieces of at most `size` elements.
     func chunked(into size: Int) -> [[Element]] {

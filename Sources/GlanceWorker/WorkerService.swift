@@ -95,10 +95,12 @@ public struct WorkerService: Sendable {
             // A PNG encoded as it is made goes to the coordinator in pieces as it comes, so that
             // the worker never holds the whole encoded image (see `WorkerReplyPiece`).
             let rendered = try thumbnailer.render(
-                request, as: sniffed, encodingAs: job.renditions.isEmpty ? job.format ?? .png : nil,
+                request, as: sniffed,
+                encodingAs: job.renditions.isEmpty && job.sizes.isEmpty ? job.format ?? .png : nil,
                 sendingLeadingBytesTo: { Self.sendPiece($0) })
             let encoded: EncodedThumbnail
             var renditions: [Rendition] = []
+            var sizes: [Rendition] = []
             switch rendered {
             case .encoded(let streamed):
                 encoded = streamed
@@ -112,6 +114,8 @@ public struct WorkerService: Sendable {
                     sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings, colour: thumbnail.colour)
                 renditions = try RenditionMaker.renditions(
                     of: thumbnail.image, fitting: job.renditions, content: content)
+                sizes = try RenditionMaker.sizes(
+                    of: thumbnail.image, fitting: job.sizes, as: format, content: content)
             }
             let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
             var outcome = RenderOutcome(
@@ -123,6 +127,7 @@ public struct WorkerService: Sendable {
             outcome.sourceHeight = encoded.sourceHeight
             outcome.averageColour = encoded.averageColour
             outcome.renditions = renditions
+            outcome.sizes = sizes
             outcome.colour = encoded.colour
             return outcome
         } catch {
@@ -190,6 +195,6 @@ public struct WorkerService: Sendable {
         header.append(0x0A)
         // Two writes rather than one joined buffer: no extra copy of the image.
         return DescriptorWriter.writeAll(header, to: 1) && DescriptorWriter.writeAll(outcome.data, to: 1)
-            && outcome.renditions.allSatisfy { DescriptorWriter.writeAll($0.data, to: 1) }
+            && (outcome.renditions + outcome.sizes).allSatisfy { DescriptorWriter.writeAll($0.data, to: 1) }
     }
 }

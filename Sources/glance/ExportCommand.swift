@@ -55,7 +55,7 @@ struct ExportCommand: AsyncParsableCommand, ContainerCommand {
             throw CommandFailure.documentsFailed
         }
         let current = scanner.identity(of: relative)
-        if let current, location.freshness.state(of: stored, identity: current) != .fresh {
+        if let current, try await location.freshness(of: store).state(of: stored, identity: current) != .fresh {
             StandardError.write("glance: \(file): warning: the thumbnail is stale (the document changed since)")
         }
         if output == "-" {

@@ -35,6 +35,15 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
     @OptionGroup var parallel: JobsOption
     var jobs: Int { parallel.jobs }
 
+    @Option(
+        help: ArgumentHelp(
+            "The smaller thumbnails each document keeps besides the 1024, for grids and lists: box sides "
+                + "separated by commas (32 to 1023), or none. Kept as the store's setting, so every later "
+                + "command uses them; records without one of them are stale and rendered again. Default: the "
+                + "store's setting, else 256,512.",
+            valueName: "SIDES"))
+    var sizes: String?
+
     @Flag(help: "Render every document again, fresh or not.")
     var force = false
 
@@ -81,6 +90,9 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 
     func validate() throws {
         _ = try desktop.sizes()
+        if let sizes, ThumbnailSizes(sizes) == nil {
+            throw ValidationError("--sizes takes box sides from 32 to 1023 separated by commas (256,512), or none.")
+        }
         if enqueue, !(location.store.map(PostgresAddress.isAddress) ?? false) {
             throw ValidationError("--enqueue needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE).")
         }
@@ -96,6 +108,21 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
                 throw ValidationError("--debug-swap-on takes PATTERN=TARGET.")
             }
         #endif
+    }
+
+    /// The smaller sizes of this run: `--sizes`, saved as the store's setting when it changes it
+    /// (not by a dry run, which writes nothing), else the store's own.
+    func chosenSizes(store: any ThumbnailStore) async throws -> ThumbnailSizes {
+        let stored = try await ContainerLocation.sizes(of: store)
+        guard let sizes, let chosen = ThumbnailSizes(sizes), chosen != stored else { return stored }
+        if !dryRun {
+            do {
+                try await store.setSetting(ThumbnailSizes.settingName, to: chosen.description)
+            } catch {
+                throw CommandFailure.unusable(error.description)
+            }
+        }
+        return chosen
     }
 
     /// Says that the run was interrupted and returns the exit it ends with (130).
@@ -141,6 +168,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
                 )
             }
         #endif
+        options.sizes = try await chosenSizes(store: store)
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
         do {
             let plan = try await indexer.plan(force: force, retryFailed: retryFailed)
@@ -150,7 +178,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
                 return
             }
             if dryRun {
-                print(GenerationEstimate(plan: plan, jobs: jobs).report(json: json))
+                print(GenerationEstimate(plan: plan, jobs: jobs, sizes: options.sizes).report(json: json))
                 return
             }
             let progress = ProgressBar(enabled: !quiet && !json && ProgressBar.standardErrorIsTerminal)

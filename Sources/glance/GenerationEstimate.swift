@@ -23,7 +23,10 @@ struct GenerationEstimate: Encodable {
         "unknown": (20, 0),
     ]
 
-    init(plan: GenerationPlan, jobs: Int) {
+    /// The estimate of `plan` run by `jobs` workers, each document keeping `sizes` besides the
+    /// 1024 (without a history, each size counts its pixels' share of a typical 1024's bytes).
+    init(plan: GenerationPlan, jobs: Int, sizes: ThumbnailSizes = .standard) {
+        let sizesFactor = 1 + sizes.sides.reduce(0.0) { $0 + Double($1 * $1) / Double(1024 * 1024) }
         var history: [String: (milliseconds: Double, bytes: Double, count: Double)] = [:]
         for stored in plan.records.values where stored.record.state == .fresh {
             let key = stored.record.contentType?.rawValue ?? "unknown"
@@ -47,7 +50,7 @@ struct GenerationEstimate: Encodable {
             } else {
                 let typical = Self.typical[key] ?? Self.typical["unknown"]!
                 milliseconds += typical.milliseconds
-                bytes += typical.bytes
+                bytes += typical.bytes * sizesFactor
             }
         }
         documents = plan.toRender.count

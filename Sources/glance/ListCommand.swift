@@ -56,8 +56,9 @@ struct ListCommand: AsyncParsableCommand, ContainerCommand {
         let (scanner, store) = try await location.openForReading()
         let query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
         let items: [PromisedItemAttributes]
+        let policy = try await location.freshness(of: store)
         do {
-            items = try await PreviewListing(scanner: scanner, store: store, policy: location.freshness).items(
+            items = try await PreviewListing(scanner: scanner, store: store, policy: policy).items(
                 matching: query)
         } catch {
             throw CommandFailure.unusable(error.description)

@@ -28,9 +28,10 @@ struct ShowCommand: AsyncParsableCommand, ContainerCommand {
         let (scanner, store) = try await location.openForReading()
         let relative = try DocumentLocator.relativePath(of: file, in: scanner, container: location.container)
         let found: PromisedItemAttributes?
+        let policy = try await location.freshness(of: store)
         do {
             found =
-                try await PreviewListing(scanner: scanner, store: store, policy: location.freshness).attributes(
+                try await PreviewListing(scanner: scanner, store: store, policy: policy).attributes(
                     forPaths: [
                         relative
                     ]).first ?? nil

@@ -42,6 +42,14 @@ enum SummaryText {
         lines.append(
             "time         \(String(format: "%.2f", summary.seconds)) s, \(String(format: "%.1f", summary.documentsPerSecond)) documents/s"
         )
+        if !summary.thumbnailBytesBySize.isEmpty {
+            let sizes = summary.thumbnailBytesBySize.sorted {
+                (ThumbnailSizes.side(ofSizeKey: $0.key) ?? 0) > (ThumbnailSizes.side(ofSizeKey: $1.key) ?? 0)
+            }
+            lines.append(
+                "made         "
+                    + sizes.map { "\($0.key) \(ListingFormatter.byteCount($0.value))" }.joined(separator: " · "))
+        }
         // Only the SQLite sidecar has a size on disk of its own (a PostgreSQL store reports none).
         if summary.sidecarBytes > 0 { lines.append("sidecar      \(ListingFormatter.byteCount(summary.sidecarBytes))") }
         if let desktop = desktopCache {

@@ -577,8 +577,13 @@ class PageTest:
             wait_for("the sign-in form is answered", self.page_complete, 15)
 
         sign_in("not the password")
-        wait_for("a wrong password is said", lambda: "Wrong name or password" in
-                 self.find_required("#sign-in-error").text, 15)
+
+        def refusal_shown():
+            # The click may return before the answer replaces the page: look until it has.
+            shown = self.driver.find_elements(By.CSS_SELECTOR, "#sign-in-error")
+            return bool(shown) and "Wrong name or password" in shown[0].text
+
+        wait_for("a wrong password is said", refusal_shown, 15)
         sign_in(SIGN_IN_PASSWORD)
         wait_for(f"signing in leads back to {target}", lambda: self.driver.current_url == target, 15)
         self.wait_preview_image(PREVIEW_SHOT)

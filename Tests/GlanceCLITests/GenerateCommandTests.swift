@@ -34,6 +34,52 @@ struct GenerateCommandTests {
         #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
     }
 
+    @Test(
+        "each document keeps 256 and 512 beside the 1024, each within its box with the aspect kept; --sizes is the store's setting"
+    )
+    func smallerSizes() async throws {
+        let container = try SampleContainer.standard()
+        _ = try container.generate()
+        for (path, row) in try container.list() where row["state"] as? String == "fresh" {
+            let thumbnails = try #require(row["thumbnails"] as? [String: [String: Any]], "\(path)")
+            #expect(Set(thumbnails.keys) == ["256x256", "512x512", "1024x1024"], "\(path)")
+            let standard = try #require(thumbnails["1024x1024"])
+            let (width, height) = (standard["width"] as? Int ?? 0, standard["height"] as? Int ?? 0)
+            for side in [256, 512] {
+                let image = try #require(thumbnails["\(side)x\(side)"])
+                let (w, h) = (image["width"] as? Int ?? 0, image["height"] as? Int ?? 0)
+                // Within the box, never enlarged, the longer side the box's (or the 1024's own).
+                #expect(max(w, h) == min(side, max(width, height)), "\(path) \(side): \(w)x\(h) of \(width)x\(height)")
+                // The aspect of the 1024, to a pixel of rounding.
+                #expect(
+                    abs(w * height - h * width) <= max(width, height),
+                    "\(path) \(side): \(w)x\(h) of \(width)x\(height)")
+                #expect(image["format"] as? String == standard["format"] as? String)
+            }
+        }
+        // Another choice of sizes is kept by the store, and every record is made again for it.
+        let (summary, result) = try container.generate(["--sizes", "128"])
+        #expect(result.status == 0 && summary["rendered"] as? Int == 8, "\(result.standardError)")
+        let made = try #require(summary["thumbnailBytesBySize"] as? [String: Int])
+        #expect(Set(made.keys) == ["128x128", "1024x1024"] && made["128x128"]! < made["1024x1024"]!)
+        let rows = try container.list()
+        let photo = try #require(rows["photo.jpg"]?["thumbnails"] as? [String: [String: Any]])
+        #expect(Set(photo.keys) == ["128x128", "1024x1024"])
+        #expect(photo["128x128"]?["width"] as? Int == 128)
+        // Later commands use the store's setting without being told.
+        let (again, _) = try container.generate()
+        #expect(again["rendered"] as? Int == 0)
+        let exported = container.output("small.jpg")
+        let export = try GlanceProcess.run([
+            "export", container.path, "photo.jpg", "--size-key", "128x128", "-o", exported,
+        ])
+        #expect(export.status == 0, "\(export.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: exported)).starts(with: [0xFF, 0xD8]))
+        let bad = try GlanceProcess.run(["generate", container.path, "--sizes", "1024"])
+        #expect(bad.status == 64 || bad.status == 2, "\(bad.status)")
+        #expect(bad.standardError.contains("--sizes takes box sides from 32 to 1023"))
+    }
+
     @Test("a re-run renders nothing; touching one document re-renders exactly that one")
     func rerun() async throws {
         let container = try SampleContainer.standard()

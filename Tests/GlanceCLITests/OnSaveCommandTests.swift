@@ -208,7 +208,7 @@ struct OnSaveCommandTests {
         #expect(try await container.store().checkIntegrity())
         // Every record that exists is whole: fresh with its thumbnail.
         for stored in try await container.store().allDocuments() {
-            #expect(stored.record.state == .fresh && stored.thumbnails.count == 1)
+            #expect(stored.record.state == .fresh && stored.thumbnails.count == 3)
         }
         let workers = try childProcesses(of: watch.processIdentifier)
         #expect(workers.isEmpty)

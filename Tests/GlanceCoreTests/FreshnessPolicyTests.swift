@@ -14,7 +14,7 @@ struct FreshnessPolicyTests {
         return StoredDocument(record: record, thumbnails: images)
     }
 
-    let policy = FreshnessPolicy(generatorVersion: "2.0")
+    let policy = FreshnessPolicy(generatorVersion: "2.0", sizes: .none)
 
     @Test("size and modification time decide; device and inode do not (NFS clients, restores)")
     func identityRule() {
@@ -51,7 +51,7 @@ struct FreshnessPolicyTests {
             let state = policy.state(of: stored, identity: Self.identity)
             let renders = policy.decide(stored, identity: Self.identity) == .render
             #expect(renders == (state == .stale || state == .missing), "\(state)")
-            let retry = FreshnessPolicy(generatorVersion: "2.0", retryFailed: true)
+            let retry = FreshnessPolicy(generatorVersion: "2.0", retryFailed: true, sizes: .none)
             #expect((retry.decide(stored, identity: Self.identity) == .render) == (renders || state == .failed))
             let force = FreshnessPolicy(generatorVersion: "2.0", force: true)
             #expect(force.decide(stored, identity: Self.identity) == .render)

@@ -21,7 +21,8 @@ struct ListingTests {
         var current = identity
         if changed { current.size += 1 }
         return PromisedItemAttributes(
-            path: path, identity: current, stored: stored, policy: FreshnessPolicy(generatorVersion: "0.1.0"))
+            path: path, identity: current, stored: stored,
+            policy: FreshnessPolicy(generatorVersion: "0.1.0", sizes: .none))
     }
 
     @Test("states: fresh, stale, missing, failed, unsupported")

@@ -75,7 +75,10 @@ struct IndexerTests {
             path: "a.png", identity: identity, contentType: .png, state: .fresh, generatorVersion: "test",
             generatedAt: plan.madeAt.addingTimeInterval(1))
         try await container.store.save(
-            record, thumbnails: [ThumbnailImage(format: .png, width: 10, height: 10, data: [1, 2, 3])])
+            record,
+            thumbnails: ["256x256", "512x512", "1024x1024"].map {
+                ThumbnailImage(sizeKey: $0, format: .png, width: 10, height: 10, data: [1, 2, 3])
+            })
 
         let summary = try await container.indexer.catchUp(plan)
         #expect(summary.renderedElsewhere == 1)

@@ -29,6 +29,8 @@ final class MemoryStore: ThumbnailStore {
     func renew(_ lease: Lease) async throws(StoreError) {}
     func release(_ lease: Lease, paths: [String]?) async throws(StoreError) {}
     func releaseAbandonedClaims() async throws(StoreError) {}
+    func setting(_ name: String) async throws(StoreError) -> String? { nil }
+    func setSetting(_ name: String, to value: String?) async throws(StoreError) {}
     func totals() async throws(StoreError) -> StoreTotals { StoreTotals() }
 }
 
@@ -51,7 +53,28 @@ func stored(
 
 @Suite("Freshness and planning")
 struct PlanningTests {
-    let policy = FreshnessPolicy(generatorVersion: "1")
+    let policy = FreshnessPolicy(generatorVersion: "1", sizes: .none)
+
+    @Test("a record is fresh only with every one of the store's smaller sizes; sizes parse and refuse")
+    func smallerSizes() {
+        let record = stored("a.png", identity(7))
+        let withSizes = FreshnessPolicy(generatorVersion: "1", sizes: .standard)
+        #expect(withSizes.state(of: record, identity: identity(7)) == .stale)
+        var complete = record
+        for side in [256, 512] {
+            complete.thumbnails.append(
+                ThumbnailImage(
+                    sizeKey: ThumbnailSizes.sizeKey(side: side), format: .png, width: 10, height: 10, data: [1]))
+        }
+        #expect(withSizes.state(of: complete, identity: identity(7)) == .fresh)
+        #expect(
+            FreshnessPolicy(generatorVersion: "1", sizes: ThumbnailSizes("128")!).decide(
+                complete, identity: identity(7)) == .render)
+        #expect(ThumbnailSizes("512, 256,256")?.sides == [256, 512])
+        #expect(ThumbnailSizes("none") == ThumbnailSizes.none)
+        #expect(ThumbnailSizes("1024") == nil && ThumbnailSizes("16") == nil && ThumbnailSizes("big") == nil)
+        #expect(ThumbnailSizes.standard.description == "256,512" && ThumbnailSizes.side(ofSizeKey: "256x256") == 256)
+    }
 
     @Test("fresh while size and mtime match; another inode (an NFS client, a restore) is not a change")
     func freshness() {

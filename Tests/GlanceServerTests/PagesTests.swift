@@ -61,7 +61,12 @@ struct PagesTests {
                 #expect(items[1].contains("class=\"no-thumbnail\">"))
                 #expect(items[1].contains("JPEG") || items[1].contains("jpeg"))
                 // Never rendered: a plain URL, made on demand when the browser asks.
-                #expect(items[2].contains("<img src=\"/thumbnails/notes.txt\""))
+                #expect(items[2].contains("<img src=\"/thumbnails/notes.txt?size=256\""))
+                // Every size, for the browser to pick the one the tile needs at its pixel ratio.
+                #expect(
+                    items[2].contains(
+                        "srcset=\"/thumbnails/notes.txt?size=256 256w, /thumbnails/notes.txt?size=512 512w, "
+                            + "/thumbnails/notes.txt 1024w\""))
                 #expect(html.contains("1–4 of 4 documents"))
                 #expect(html.contains("1 fresh") && html.contains("1 failed"))
             }
@@ -255,7 +260,7 @@ struct PagesTests {
                 let html = String(buffer: response.body)
                 #expect(Self.paths(html).count == 4)
                 #expect(html.contains("href=\"/c/Photos-2024-2/preview/a.png\""))
-                #expect(html.contains("<img src=\"/c/Photos-2024-2/thumbnails/a.png\""))
+                #expect(html.contains("<img src=\"/c/Photos-2024-2/thumbnails/a.png?"))
                 #expect(html.contains("href=\"/\">Containers</a>"))
             }
             try await client.execute(uri: "/c/Photos-2024/thumbnails/a.png", method: .get) {

@@ -127,6 +127,31 @@ struct PreviewServerTests {
         }
     }
 
+    @Test("?size= serves the store's smaller sizes, each with its own tag; a size the store does not keep is a 400")
+    func smallerSizes() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            var tags: Set<String> = []
+            for (query, side) in [("", 1024), ("?size=256", 256), ("?size=512", 512)] {
+                try await client.execute(uri: "/thumbnails/sub/letter.pdf" + query, method: .get) { response in
+                    #expect(response.status == .ok, "\(query)")
+                    let bytes = Array(Data(buffer: response.body))
+                    // The PNG's IHDR: width and height, big-endian, at bytes 16 and 20.
+                    let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+                    let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+                    #expect(max(width, height) == side, "\(query): \(width)x\(height)")
+                    tags.insert(response.headers[.eTag] ?? "")
+                }
+            }
+            #expect(tags.count == 3)
+            for query in ["?size=300", "?size=big", "?size=0"] {
+                try await client.execute(uri: "/thumbnails/sub/letter.pdf" + query, method: .get) {
+                    #expect($0.status == .badRequest, "\(query)")
+                }
+            }
+        }
+    }
+
     @Test("a render that outlasts the time limit is a 503 with Retry-After, never a 500")
     func renderTimeout() async throws {
         let served = try ServedContainer(

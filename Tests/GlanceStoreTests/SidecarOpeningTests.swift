@@ -75,7 +75,7 @@ struct SidecarOpeningTests {
         let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
         let madeSchema = try made.read { db in try Row.fetchAll(db, sql: schema) }
         let migratedSchema = try migrated.read { db in try Row.fetchAll(db, sql: schema) }
-        #expect(madeSchema.count == 11)
+        #expect(madeSchema.count == 13)
         #expect(madeSchema == migratedSchema)
         let applied = try await made.read { db in try SidecarMigrations.migrator.appliedMigrations(db) }
         #expect(applied == SidecarMigrations.migrator.migrations)

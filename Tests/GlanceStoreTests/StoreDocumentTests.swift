@@ -29,6 +29,28 @@ struct StoreDocumentTests {
         #expect(try await store.document(at: "reports/2026/q4.pdf", includingImageData: true) == nil)
     }
 
+    @Test(
+        "settings: per container, kept across openings, cleared by nil; the sizes setting is read and checked",
+        arguments: StoreKind.allCases)
+    func settings(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
+        #expect(try await store.setting(ThumbnailSizes.settingName) == nil)
+        #expect(try await store.thumbnailSizes() == .standard)
+        try await store.setSetting(ThumbnailSizes.settingName, to: "128")
+        try await store.setSetting(ThumbnailSizes.settingName, to: "128,384")
+        let reopened = try await subject.another()
+        #expect(try await reopened.thumbnailSizes().sides == [128, 384])
+        // Another container on the same backing has its own.
+        let other = try await subject.another(container: "/elsewhere")
+        #expect(try await other.setting(ThumbnailSizes.settingName) == nil)
+        // A value another program wrote is refused, not guessed at.
+        try await other.setSetting(ThumbnailSizes.settingName, to: "huge")
+        await #expect(throws: StoreError.self) { try await other.thumbnailSizes() }
+        try await store.setSetting(ThumbnailSizes.settingName, to: nil)
+        #expect(try await reopened.setting(ThumbnailSizes.settingName) == nil)
+    }
+
     @Test("failed and unsupported records keep their reason, with no thumbnails", arguments: StoreKind.allCases)
     func failedRecord(kind: StoreKind) async throws {
         let subject = try await StoreUnderTest(kind)

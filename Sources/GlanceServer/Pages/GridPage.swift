@@ -17,6 +17,8 @@ struct GridPage: Sendable {
         let previewURL: String
         /// Nil when there is no thumbnail to show (failed, unsupported): `note` says why.
         let thumbnailURL: String?
+        /// Every size of the thumbnail with its width descriptor, for the browser to choose from.
+        let thumbnailSourceSet: String?
         /// The image's size, so the page lays out before it arrives.
         let width: Int
         let height: Int
@@ -64,12 +66,13 @@ struct GridPage: Sendable {
 
 extension GridPage.Item {
     /// The tile of `item`; `links` makes its URLs.
-    init(_ item: PromisedItemAttributes, links: PageLinks, query: PageQuery) {
+    init(_ item: PromisedItemAttributes, links: PageLinks, query: PageQuery, sides: [Int]) {
         name = DisplayText.escaped(item.name)
         path = item.path
         previewURL = links.preview(item.path, query: query)
         let image = item.standardThumbnail
-        thumbnailURL = links.thumbnail(for: item)
+        thumbnailURL = links.thumbnail(for: item, side: sides.first)
+        thumbnailSourceSet = links.thumbnailSourceSet(for: item, sides: sides)
         (width, height, colour) = PageLinks.box(of: image)
         note = PageLinks.note(for: item)
         kind = item.kind
@@ -108,15 +111,31 @@ struct PageLinks: Sendable {
     /// The thumbnail's URL: versioned by the content's digest when the stored one is fresh (so
     /// the browser keeps it for good), plain when it is missing or stale (made on demand), nil
     /// when there is none to show.
-    func thumbnail(for item: PromisedItemAttributes) -> String? {
+    func thumbnail(for item: PromisedItemAttributes, side: Int? = nil) -> String? {
         let url = prefix + "/thumbnails/" + DocumentURL.encoded(item.path)
+        let size = side.map { "size=\($0)" }
         switch item.state {
         case .fresh:
-            guard let digest = item.digest, let hex = digest.split(separator: ":").last else { return url }
-            return url + "?v=" + hex
-        case .missing, .stale: return url
+            guard let digest = item.digest, let hex = digest.split(separator: ":").last else {
+                return size.map { url + "?" + $0 } ?? url
+            }
+            return url + "?v=" + hex + (size.map { "&" + $0 } ?? "")
+        case .missing, .stale: return size.map { url + "?" + $0 } ?? url
         case .failed, .unsupported: return nil
         }
+    }
+
+    /// A tile's `srcset`: each of `sides` (the store's smaller sizes, then the standard 1024) with
+    /// its box side as its width descriptor. With `sizes` the tile's width (the grid's tiles are
+    /// 152 to about 176 CSS pixels wide from four columns up: `11rem`; 240 to 304 on screens
+    /// 2000 pixels wide: `19rem`), a browser takes the smallest whose box covers the tile at the
+    /// screen's pixel ratio: the image fits the box by its longer side, and the square tile fits
+    /// the image the same way. Nil for no thumbnail.
+    func thumbnailSourceSet(for item: PromisedItemAttributes, sides: [Int]) -> String? {
+        guard thumbnail(for: item) != nil else { return nil }
+        let entries = sides.compactMap { side in thumbnail(for: item, side: side).map { "\($0) \(side)w" } }
+        let standard = thumbnail(for: item).map { "\($0) \(ThumbnailLimits.defaultMaxSide)w" }
+        return (entries + [standard].compactMap { $0 }).joined(separator: ", ")
     }
 
     /// How a page lays out a thumbnail before it arrives: its size (the full box when not made
@@ -148,6 +167,7 @@ extension GridPage.Item: MustacheParent {
         case "path": path
         case "previewURL": previewURL
         case "thumbnailURL": thumbnailURL
+        case "thumbnailSourceSet": thumbnailSourceSet
         case "width": width
         case "height": height
         case "colour": colour
