@@ -65,7 +65,8 @@ extension ThumbnailStore {
         guard let sizes = ThumbnailSizes(text) else {
             throw StoreError(
                 .invalid,
-                message: "its setting \(ThumbnailSizes.settingName) is '\(text.prefix(40))', not sizes such as 256,512; "
+                message:
+                    "its setting \(ThumbnailSizes.settingName) is '\(text.prefix(40))', not sizes such as 256,512; "
                     + "set it again with glance generate --sizes",
                 location: "(setting)")
         }

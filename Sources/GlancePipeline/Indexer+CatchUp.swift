@@ -171,7 +171,9 @@ extension Indexer {
                 switch stored.record.state {
                 case .fresh:
                     tally.rendered += 1
-                    for image in stored.thumbnails { tally.bytesBySize[image.sizeKey, default: 0] += Int64(image.byteCount) }
+                    for image in stored.thumbnails {
+                        tally.bytesBySize[image.sizeKey, default: 0] += Int64(image.byteCount)
+                    }
                 case .unsupported: tally.unsupported += 1
                 case .failed:
                     tally.failures.append(

@@ -62,7 +62,8 @@ extension PreviewServer {
         guard let side = Int(String(value)),
             side == ThumbnailLimits.defaultMaxSide || indexer.options.sizes.sides.contains(side)
         else { throw .badQuery("size") }
-        return side == ThumbnailLimits.defaultMaxSide ? ThumbnailImage.standardSizeKey : ThumbnailSizes.sizeKey(side: side)
+        return side == ThumbnailLimits.defaultMaxSide
+            ? ThumbnailImage.standardSizeKey : ThumbnailSizes.sizeKey(side: side)
     }
 
     /// The response for a thumbnail: `304` when the client has it, else the bytes (shared with
