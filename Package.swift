@@ -77,6 +77,7 @@ let package = Package(
         .target(name: "CProcessorFeatures"),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CPassword", linkerSettings: [.linkedLibrary("crypt")]),
+        .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
             name: "CGraphics",
@@ -94,7 +95,7 @@ let package = Package(
         .target(
             name: "GlanceRender",
             dependencies: [
-                "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet",
+                "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CTextPaint",
                 "CRenderGuard",
                 "CPageImages",

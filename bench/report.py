@@ -16,6 +16,7 @@ import datetime
 import json
 import os
 import colour
+import grid
 import scaleout
 import xdg
 
@@ -113,6 +114,7 @@ def format_extras(extras):
                      f"{saves['hook_without_watcher_p50_ms']:.0f} ms, p95 {saves['hook_without_watcher_p95_ms']:.0f} ms")
     lines += colour.format_colour(extras.get("colour"))
     lines += format_serve(extras.get("serve"))
+    lines += grid.format_grid(extras.get("grid"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -279,6 +281,7 @@ def evaluate_targets(results, extras):
         targets.append((f"Serve over TLS with a session, thumbnail GETs at {serve['connections']} connections: "
                         f"glance >= 0.7x nginx over TLS", f"{g['requests_per_s']:.0f} vs {n['requests_per_s']:.0f} "
                         f"requests/s", ratio, ratio >= 0.7))
+    targets += grid.targets(extras.get("grid"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

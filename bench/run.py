@@ -22,10 +22,12 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import colour
 import corpus
+import grid
 import jpegmix
 import onsave
 import quality
@@ -454,6 +456,22 @@ def emulate_without(names):
     return variables
 
 
+
+def measure_grid(glance):
+    """bench/grid.py under Debian's python3 (Selenium is installed for it only); its result."""
+    python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        done = subprocess.run([python, os.path.join(BENCH_DIR, "grid.py"), "--glance", glance, "--json", out.name],
+                              capture_output=True, text=True)
+        for line in done.stdout.splitlines():
+            if line.startswith("  grid:"):
+                log(line)
+        try:
+            with open(out.name) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {"problems": [f"not measured: grid.py exited {done.returncode}: {done.stderr.strip()[-200:]}"]}
+
 def main():
     global ROOT
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -522,6 +540,8 @@ def main():
         log("serve: glance serve and nginx under wrk, and the pages of 10,000 documents")
         extras["serve"] = serve.measure_serve(glance, ROOT, corpus.ensure_many(),
                                               os.path.join(WORK_DIR, "many", "store"), WORK_DIR, cores, log)
+        log("grid: the first screen of the grid in headless Chromium over an emulated 20 Mbit/s link")
+        extras["grid"] = measure_grid(glance)
         log("xdg: filling the desktop's xx-large cache, glance against one thumbnailer process a file")
         extras["xdg"] = xdg.measure_xdg(glance, ROOT, WORK_DIR, cores, args.rounds, log)
         log("scale-out: the PostgreSQL job queue with 1 and 2 worker hosts, and a 10,000-document list")

@@ -10,7 +10,11 @@ import Synchronization
 extension PreviewServer {
     func thumbnail(_ components: [Substring], request: Request) async throws -> Response {
         let (path, identity) = try resolveWithIdentity(components)
-        let sizeKey = try requestedSizeKey(request)
+        var sizeKey = try requestedSizeKey(request)
+        // The smaller sizes are WebP: a client that does not take it gets the standard PNG or JPEG.
+        if sizeKey != ThumbnailImage.standardSizeKey, !Self.acceptsWebP(request) {
+            sizeKey = ThumbnailImage.standardSizeKey
+        }
         // Each size is its own cache entry; the standard one keeps the path as its key.
         let cacheKey = sizeKey == ThumbnailImage.standardSizeKey ? path : path + "\u{0}" + sizeKey
         if let (entry, needsCheck) = cache.entry(for: cacheKey, identity: identity) {
@@ -55,6 +59,17 @@ extension PreviewServer {
         return Self.response(entry, request: request)
     }
 
+    /// Whether the client takes WebP: its `Accept` names `image/webp`, `image/*` or `*/*` (every
+    /// browser's image requests do), or it sends none (HTTP: anything goes).
+    static func acceptsWebP(_ request: Request) -> Bool {
+        guard let accept = request.headers[.accept] else { return true }
+        return accept.split(separator: ",").contains { part in
+            let media = part.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() } ?? ""
+            let refused = part.split(separator: ";").dropFirst().contains { $0.filter { $0 != " " } == "q=0" }
+            return !refused && ["image/webp", "image/*", "*/*"].contains(media)
+        }
+    }
+
     /// The size key `?size=SIDE` asks for: one of the store's smaller sizes, or the standard one
     /// without it; any other value is `400`.
     func requestedSizeKey(_ request: Request) throws(ServerError) -> String {
@@ -70,7 +85,8 @@ extension PreviewServer {
     /// the cache, not copied). A URL with `?v=` the digest never changes, so browsers keep it for
     /// a year without asking again; any other URL (or an outdated `?v=`) is checked on every use.
     static func response(_ entry: ThumbnailCache.Entry, request: Request) -> Response {
-        var headers: HTTPFields = [.eTag: entry.entityTag]
+        // The answer for a smaller size depends on whether the client takes WebP.
+        var headers: HTTPFields = [.eTag: entry.entityTag, .vary: "Accept"]
         let versioned = entry.version != nil && request.uri.queryParameters["v"].map(String.init) == entry.version
         headers[.cacheControl] = versioned ? "public, max-age=31536000, immutable" : "no-cache"
         // If-None-Match compares weakly (RFC 9110 13.1.2): `W/"tag"` matches `"tag"`.

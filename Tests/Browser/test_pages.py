@@ -554,6 +554,26 @@ class PageTest:
             finally:
                 self.driver = main
 
+    def check_source_sets(self):
+        """Each tile takes the size its screen needs: the 256 at device pixel ratio 1, the 512 at 2
+        (the grid's tiles are under 256 CSS pixels at 1440 wide), never the 1024."""
+        width, height = SIZES["desktop"]
+        try:
+            for ratio, side in ((1, "256"), (2, "512")):
+                self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width, "height": height, "deviceScaleFactor": ratio, "mobile": False})
+                self.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+                self.load(self.base)
+                self.wait_for_images(f"the grid's images at ratio {ratio}")
+                sources = self.driver.execute_script(
+                    "return Array.from(document.querySelectorAll('main img')).map((image) => image.currentSrc)")
+                wrong = [source for source in sources if f"size={side}" not in source]
+                if not sources or wrong:
+                    raise CheckFailed(f"at ratio {ratio} the tiles loaded {wrong or 'nothing'}, not their {side}")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            self.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+
     def check_sign_in(self):
         """A server with accounts: a page opened unsigned leads to the sign-in form, a wrong
         password is said, the right one brings the browser back to the page it asked for, the grid
@@ -633,6 +653,7 @@ class PageTest:
         self.check("live update: a new document appears without a reload", self.check_live_update)
         self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
         self.check("browser console: no errors", self.check_no_console_errors)
+        self.check("srcset: tiles load the 256 at ratio 1 and the 512 at ratio 2", self.check_source_sets)
         self.check("sign-in: the page, a session, the grid and a preview, then signing out ends it",
                    self.check_sign_in)
         self.check("back/forward cache: stepping through every preview never stalls",

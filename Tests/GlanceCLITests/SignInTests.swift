@@ -159,7 +159,7 @@ struct SignInTests {
     @Test(
         "a browser signs in on the page: an HttpOnly, SameSite=Strict session cookie; sign-out, a new password or removal ends it"
     )
-    func browserSessions() throws {
+    func browserSessions() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
         #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
@@ -223,7 +223,7 @@ struct SignInTests {
         let kept = "Cookie: " + (Self.header("Set-Cookie", in: away)?.components(separatedBy: ";").first ?? "") + "\r\n"
         #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 200)
         #expect(try Self.addUser("alice", "a new password", file: file).0 == 0)
-        Thread.sleep(forTimeInterval: 1.5)
+        try await Task.sleep(for: .milliseconds(1500))
         #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 401)
         kill(serve.processIdentifier, SIGTERM)
         serve.waitUntilExit()
@@ -235,7 +235,7 @@ struct SignInTests {
     }
 
     @Test("a token reads what its account may see and nothing more; revoked, it is refused within a second")
-    func accessTokens() throws {
+    func accessTokens() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
         #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
@@ -270,7 +270,7 @@ struct SignInTests {
                 try Self.send("GET", "/api/items", port: port, headers: "Authorization: Bearer \(forged)\r\n")) == 401)
         let revoked = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
         #expect(revoked.status == 0, "\(revoked.standardError)")
-        Thread.sleep(forTimeInterval: 1.5)
+        try await Task.sleep(for: .milliseconds(1500))
         #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: bearer)) == 401)
         let unknown = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
         #expect(unknown.status == 2 && unknown.standardError.contains("no such token of alice"))

@@ -127,23 +127,47 @@ struct PreviewServerTests {
         }
     }
 
-    @Test("?size= serves the store's smaller sizes, each with its own tag; a size the store does not keep is a 400")
+    @Test(
+        "?size= serves the store's smaller sizes as WebP, each with its own tag, the 1024 to a client without WebP; a size the store does not keep is a 400"
+    )
     func smallerSizes() async throws {
         let served = try ServedContainer()
         try await served.test { client in
             var tags: Set<String> = []
-            for (query, side) in [("", 1024), ("?size=256", 256), ("?size=512", 512)] {
-                try await client.execute(uri: "/thumbnails/sub/letter.pdf" + query, method: .get) { response in
+            for (query, type) in [("", "image/png"), ("?size=256", "image/webp"), ("?size=512", "image/webp")] {
+                try await client.execute(
+                    uri: "/thumbnails/sub/letter.pdf" + query, method: .get, headers: [.accept: "image/webp,*/*"]
+                ) { response in
                     #expect(response.status == .ok, "\(query)")
+                    #expect(response.headers[.contentType] == type && response.headers[.vary] == "Accept")
                     let bytes = Array(Data(buffer: response.body))
-                    // The PNG's IHDR: width and height, big-endian, at bytes 16 and 20.
-                    let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
-                    let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
-                    #expect(max(width, height) == side, "\(query): \(width)x\(height)")
+                    if type == "image/webp" {
+                        #expect(bytes.prefix(4) == Array("RIFF".utf8)[...] && bytes[8..<12] == Array("WEBP".utf8)[...])
+                    }
                     tags.insert(response.headers[.eTag] ?? "")
                 }
             }
             #expect(tags.count == 3)
+            // The sizes' boxes, as the listing has them.
+            try await client.execute(uri: "/api/items/sub/letter.pdf", method: .get) { response in
+                let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                let thumbnails = object?["thumbnails"] as? [String: [String: Any]] ?? [:]
+                for side in [256, 512] {
+                    let image = thumbnails["\(side)x\(side)"] ?? [:]
+                    #expect(image["format"] as? String == "webp")
+                    #expect(max(image["width"] as? Int ?? 0, image["height"] as? Int ?? 0) == side)
+                }
+            }
+            // A client that takes no WebP gets the 1024 as PNG.
+            try await client.execute(
+                uri: "/thumbnails/sub/letter.pdf?size=256", method: .get, headers: [.accept: "image/png,image/jpeg"]
+            ) { response in
+                #expect(response.headers[.contentType] == "image/png")
+                let bytes = Array(Data(buffer: response.body))
+                // The PNG's IHDR: width and height, big-endian, at bytes 16 and 20.
+                let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+                #expect(height == 1024)
+            }
             for query in ["?size=300", "?size=big", "?size=0"] {
                 try await client.execute(uri: "/thumbnails/sub/letter.pdf" + query, method: .get) {
                     #expect($0.status == .badRequest, "\(query)")
