@@ -71,6 +71,9 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
     /// The image's average colour (`#rrggbb`, over white): a placeholder to show until the image
     /// arrives. Nil for thumbnails made before Glance recorded it.
     public var averageColour: String?
+    /// The image's ThumbHash (base64, about 28 characters): a blurred picture of it for pages to
+    /// draw until it arrives. The same for every size of a document; nil when not made.
+    public var thumbHash: String?
 
     /// The size key of the standard thumbnail.
     public static let standardSizeKey = "1024x1024"
@@ -78,7 +81,7 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
     /// An entry with its encoded bytes; `byteCount` is their length.
     public init(
         sizeKey: String = ThumbnailImage.standardSizeKey, format: ImageFormat, width: Int, height: Int, data: [UInt8],
-        averageColour: String? = nil
+        averageColour: String? = nil, thumbHash: String? = nil
     ) {
         self.sizeKey = sizeKey
         self.format = format
@@ -87,11 +90,13 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
         self.byteCount = data.count
         self.data = data
         self.averageColour = averageColour
+        self.thumbHash = thumbHash
     }
 
     /// An entry without its bytes, as listings return it.
     public init(
-        sizeKey: String, format: ImageFormat, width: Int, height: Int, byteCount: Int, averageColour: String? = nil
+        sizeKey: String, format: ImageFormat, width: Int, height: Int, byteCount: Int, averageColour: String? = nil,
+        thumbHash: String? = nil
     ) {
         self.sizeKey = sizeKey
         self.format = format
@@ -100,6 +105,7 @@ public struct ThumbnailImage: Sendable, Equatable, Codable {
         self.byteCount = byteCount
         self.data = nil
         self.averageColour = averageColour
+        self.thumbHash = thumbHash
     }
 }
 

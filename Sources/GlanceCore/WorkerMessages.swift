@@ -147,6 +147,8 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var sourceHeight = 0
     /// The thumbnail's average colour (`#rrggbb`), when rendered: its placeholder in pages.
     public var averageColour: String?
+    /// The thumbnail's ThumbHash (base64), when rendered with the smaller sizes (``RenderJob/sizes``).
+    public var thumbHash: String?
     /// The renditions the job asked for, when rendered, in the job's order; their bytes follow
     /// the main image's on the pipe.
     public var renditions: [Rendition] = []
@@ -163,7 +165,7 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
-        case sourceWidth, sourceHeight, averageColour, renditions, sizes, workerCPUMilliseconds, colour
+        case sourceWidth, sourceHeight, averageColour, thumbHash, renditions, sizes, workerCPUMilliseconds, colour
     }
 
     /// Bytes that follow the JSON line: the main image's, every rendition's and every size's.

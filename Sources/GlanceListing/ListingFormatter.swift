@@ -18,6 +18,8 @@ public enum ListingFormatter {
             public var bytes: Int
             /// The placeholder colour, `#rrggbb`.
             public var averageColour: String?
+            /// The blurred placeholder, a ThumbHash in base64.
+            public var thumbHash: String?
         }
 
         public var path: String
@@ -48,7 +50,7 @@ public enum ListingFormatter {
             for image in item.thumbnails {
                 thumbnails[image.sizeKey] = Thumbnail(
                     width: image.width, height: image.height, format: image.format.rawValue, bytes: image.byteCount,
-                    averageColour: image.averageColour)
+                    averageColour: image.averageColour, thumbHash: image.thumbHash)
             }
             generatedAt = item.generatedAt.map(ListingFormatter.iso8601)
             generatorVersion = item.generatorVersion

@@ -64,6 +64,10 @@ public enum ListingJSONWriter {
             output.quoted(image.format)
             output.raw(",\n        \"height\" : ")
             output.number(Int64(image.height))
+            if let hash = image.thumbHash {
+                output.raw(",\n        \"thumbHash\" : ")
+                output.quoted(hash)
+            }
             output.raw(",\n        \"width\" : ")
             output.number(Int64(image.width))
             output.raw(index == keys.count - 1 ? "\n      }\n" : "\n      },\n")

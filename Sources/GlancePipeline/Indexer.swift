@@ -272,7 +272,7 @@ public final class Indexer: Sendable {
             thumbnails: thumbnails.map {
                 ThumbnailImage(
                     sizeKey: $0.sizeKey, format: $0.format, width: $0.width, height: $0.height, byteCount: $0.byteCount,
-                    averageColour: $0.averageColour)
+                    averageColour: $0.averageColour, thumbHash: $0.thumbHash)
             })
         publish(record.state == .failed ? .failed(stored) : .refreshed(stored))
         return .recorded(stored)
@@ -361,13 +361,14 @@ public final class Indexer: Sendable {
                 record.state = .fresh
                 // A colour is only kept in the one form a page may put in a style attribute.
                 let colour = outcome.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil }
+                let hash = outcome.thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil }
                 let image = ThumbnailImage(
                     format: format, width: outcome.width, height: outcome.height, data: outcome.data,
-                    averageColour: colour)
+                    averageColour: colour, thumbHash: hash)
                 let smaller = outcome.sizes.map {
                     ThumbnailImage(
                         sizeKey: ThumbnailSizes.sizeKey(side: $0.side), format: $0.format, width: $0.width,
-                        height: $0.height, data: $0.data, averageColour: colour)
+                        height: $0.height, data: $0.data, averageColour: colour, thumbHash: hash)
                 }
                 return (record, smaller + [image])
             case .unsupported:

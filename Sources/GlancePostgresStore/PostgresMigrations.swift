@@ -132,6 +132,12 @@ enum PostgresMigrations {
                 )
                 """
             ]),
+        Migration(
+            name: "v6: thumbnail ThumbHash",
+            statements: [
+                // The blurred placeholder pages draw until the thumbnail arrives.
+                "ALTER TABLE glance.thumbnail ADD COLUMN thumb_hash text"
+            ]),
     ]
 
     /// Checks that the database can hold a Glance store and brings it up to date.

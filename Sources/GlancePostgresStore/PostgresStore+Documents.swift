@@ -28,7 +28,7 @@ extension PostgresStore {
         let rows = try await rows(
             """
             SELECT \(unescaped: Self.columns(of: "d")), t.document_id, t.size_key, t.format, t.width, t.height,
-                t.byte_count, t.average_colour, \(unescaped: data)
+                t.byte_count, t.average_colour, t.thumb_hash, \(unescaped: data)
             FROM glance.document d LEFT JOIN glance.thumbnail t ON t.document_id = d.id
             WHERE d.container = \(container) AND d.path = \(path) ORDER BY t.size_key
             """)
@@ -104,7 +104,7 @@ extension PostgresStore {
             if ids.isEmpty { return (documents, [PostgresRow]()) }
             let thumbnails = try await connection.rows(
                 """
-                SELECT document_id, size_key, format, width, height, byte_count, average_colour, NULL::bytea
+                SELECT document_id, size_key, format, width, height, byte_count, average_colour, thumb_hash, NULL::bytea
                 FROM glance.thumbnail WHERE document_id = ANY(\(ids)) ORDER BY document_id, size_key
                 """, logger: logger)
             return (documents, thumbnails)
@@ -156,7 +156,7 @@ extension PostgresStore {
         }
     }
 
-    /// A thumbnail's eight columns, from column `offset` of `row` (its image bytes present or
+    /// A thumbnail's nine columns, from column `offset` of `row` (its image bytes present or
     /// NULL), as its document's id and the image; nil when they are all NULL (a LEFT JOIN's row
     /// for a document without thumbnails).
     private func thumbnail(from row: PostgresRow, offset: Int = 0) throws(StoreError) -> (Int64, ThumbnailImage)? {
@@ -169,19 +169,20 @@ extension PostgresStore {
             let height = Int(try cells[offset + 4].decode(Int32.self))
             let byteCount = Int(try cells[offset + 5].decode(Int32.self))
             let averageColour = try cells[offset + 6].decode(String?.self)
-            guard let data = try cells[offset + 7].decode(ByteBuffer?.self) else {
+            let thumbHash = try cells[offset + 7].decode(String?.self).flatMap { ThumbHashText.isValid($0) ? $0 : nil }
+            guard let data = try cells[offset + 8].decode(ByteBuffer?.self) else {
                 return (
                     id,
                     ThumbnailImage(
                         sizeKey: sizeKey, format: format, width: width, height: height, byteCount: byteCount,
-                        averageColour: averageColour)
+                        averageColour: averageColour, thumbHash: thumbHash)
                 )
             }
             return (
                 id,
                 ThumbnailImage(
                     sizeKey: sizeKey, format: format, width: width, height: height,
-                    data: Array(data.readableBytesView), averageColour: averageColour)
+                    data: Array(data.readableBytesView), averageColour: averageColour, thumbHash: thumbHash)
             )
         } catch {
             throw StoreError(postgres: error, location: location, address: address)
@@ -198,6 +199,7 @@ extension PostgresStore {
         var heights: [Int32] = []
         var counts: [Int32] = []
         var colours: [String] = []
+        var hashes: [String] = []
         var images: [ByteBuffer] = []
         for image in thumbnails {
             guard let bytes = image.data else {
@@ -212,6 +214,7 @@ extension PostgresStore {
             counts.append(Int32(clamping: bytes.count))
             // Arrays cannot hold NULL here: "" stands for no colour, turned back by NULLIF.
             colours.append(image.averageColour ?? "")
+            hashes.append(image.thumbHash ?? "")
             images.append(ByteBuffer(bytes: bytes))
         }
         let identity = record.identity
@@ -241,13 +244,14 @@ extension PostgresStore {
             ),
             put AS (
                 INSERT INTO glance.thumbnail AS t (document_id, size_key, format, width, height, byte_count,
-                    average_colour, data)
-                SELECT (SELECT id FROM d), k, f, w, h, n, NULLIF(a, ''), b
+                    average_colour, thumb_hash, data)
+                SELECT (SELECT id FROM d), k, f, w, h, n, NULLIF(a, ''), NULLIF(t, ''), b
                 FROM unnest(\(keys)::text[], \(formats)::text[], \(widths)::integer[], \(heights)::integer[],
-                    \(counts)::integer[], \(colours)::text[], \(images)::bytea[]) AS x(k, f, w, h, n, a, b)
+                    \(counts)::integer[], \(colours)::text[], \(hashes)::text[], \(images)::bytea[])
+                    AS x(k, f, w, h, n, a, t, b)
                 ON CONFLICT (document_id, size_key) DO UPDATE SET format = EXCLUDED.format,
                     width = EXCLUDED.width, height = EXCLUDED.height, byte_count = EXCLUDED.byte_count,
-                    average_colour = EXCLUDED.average_colour, data = EXCLUDED.data
+                    average_colour = EXCLUDED.average_colour, thumb_hash = EXCLUDED.thumb_hash, data = EXCLUDED.data
             ),
             unclaimed AS (
                 DELETE FROM glance.claim WHERE container = \(container) AND path = \(record.path)

@@ -15,6 +15,7 @@ enum SidecarMigrations {
             "v2: container key, NOT NULL columns, leased claims", migrate: addContainerKeyAndLeases)
         migrator.registerMigration("v3: thumbnail placeholder colour", migrate: addAverageColour)
         migrator.registerMigration("v4: settings", migrate: addSettings)
+        migrator.registerMigration("v5: thumbnail ThumbHash", migrate: addThumbHash)
         return migrator
     }()
 
@@ -49,7 +50,7 @@ enum SidecarMigrations {
         """
         CREATE TABLE "thumbnail" ("documentId" INTEGER NOT NULL REFERENCES "document"("id") ON DELETE CASCADE, \
         "sizeKey" TEXT NOT NULL, "format" TEXT NOT NULL, "width" INTEGER NOT NULL, "height" INTEGER NOT NULL, \
-        "byteCount" INTEGER NOT NULL, "data" BLOB NOT NULL, "averageColour" TEXT, \
+        "byteCount" INTEGER NOT NULL, "data" BLOB NOT NULL, "averageColour" TEXT, "thumbHash" TEXT, \
         PRIMARY KEY ("documentId", "sizeKey"))
         """,
         #"CREATE INDEX "document_on_device_inode" ON "document"("container", "device", "inode")"#,
@@ -249,6 +250,11 @@ enum SidecarMigrations {
     /// Thumbnails made before have none (pages fall back to a neutral colour).
     private static func addAverageColour(_ db: Database) throws {
         try db.alter(table: "thumbnail") { table in table.add(column: "averageColour", .text) }
+    }
+
+    /// v5: a thumbnail's ThumbHash, the blurred placeholder pages draw until it arrives.
+    private static func addThumbHash(_ db: Database) throws {
+        try db.alter(table: "thumbnail") { table in table.add(column: "thumbHash", .text) }
     }
 
     /// v4: a container's settings, such as the smaller thumbnail sizes it keeps.

@@ -21,6 +21,7 @@ struct ThumbnailRow: Decodable, FetchableRecord, TableRecord {
     var byteCount: Int
     var data: Data
     var averageColour: String?
+    var thumbHash: String?
 
     /// The row for `image` of document `documentId`; a ``StoreError`` when the image carries no
     /// bytes (a dictionary loaded without its images cannot be saved back).
@@ -39,24 +40,26 @@ struct ThumbnailRow: Decodable, FetchableRecord, TableRecord {
         byteCount = bytes.count
         data = Data(bytes)
         averageColour = image.averageColour
+        thumbHash = image.thumbHash
     }
 
     /// The public image, bytes included.
     /// Inserts the row: what a save runs for each thumbnail, prepared once per connection.
     static let insertSQL = """
-        INSERT INTO thumbnail (documentId, sizeKey, format, width, height, byteCount, data, averageColour)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO thumbnail (documentId, sizeKey, format, width, height, byteCount, data, averageColour, thumbHash)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// The values of ``insertSQL``.
     var insertArguments: StatementArguments {
-        [documentId, sizeKey, format, width, height, byteCount, data, averageColour]
+        [documentId, sizeKey, format, width, height, byteCount, data, averageColour, thumbHash]
     }
 
     func image(location: String) throws(StoreError) -> ThumbnailImage {
         ThumbnailImage(
             sizeKey: sizeKey, format: try StoredNames.imageFormat(format, location: location), width: width,
-            height: height, data: [UInt8](data), averageColour: averageColour)
+            height: height, data: [UInt8](data), averageColour: averageColour,
+            thumbHash: thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil })
     }
 }
 
@@ -70,7 +73,7 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
         [
             ThumbnailRow.Columns.documentId, ThumbnailRow.Columns.sizeKey, Column(CodingKeys.format),
             Column(CodingKeys.width), Column(CodingKeys.height), ThumbnailRow.Columns.byteCount,
-            Column(CodingKeys.averageColour),
+            Column(CodingKeys.averageColour), Column(CodingKeys.thumbHash),
         ]
     }
 
@@ -81,12 +84,14 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
     var height: Int
     var byteCount: Int
     var averageColour: String?
+    var thumbHash: String?
 
     /// The public image, without bytes.
     func image(location: String) throws(StoreError) -> ThumbnailImage {
         ThumbnailImage(
             sizeKey: sizeKey, format: try StoredNames.imageFormat(format, location: location), width: width,
             height: height,
-            byteCount: byteCount, averageColour: averageColour)
+            byteCount: byteCount, averageColour: averageColour,
+            thumbHash: thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil })
     }
 }

@@ -101,6 +101,7 @@ public struct WorkerService: Sendable {
             let encoded: EncodedThumbnail
             var renditions: [Rendition] = []
             var sizes: [Rendition] = []
+            var thumbHash: String?
             switch rendered {
             case .encoded(let streamed):
                 encoded = streamed
@@ -116,6 +117,7 @@ public struct WorkerService: Sendable {
                     of: thumbnail.image, fitting: job.renditions, content: content)
                 sizes = try RenditionMaker.sizes(
                     of: thumbnail.image, fitting: job.sizes, as: format, content: content)
+                if !job.sizes.isEmpty { thumbHash = try ThumbHashEncoder.hash(of: thumbnail.image) }
             }
             let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
             var outcome = RenderOutcome(
@@ -128,6 +130,7 @@ public struct WorkerService: Sendable {
             outcome.averageColour = encoded.averageColour
             outcome.renditions = renditions
             outcome.sizes = sizes
+            outcome.thumbHash = thumbHash
             outcome.colour = encoded.colour
             return outcome
         } catch {

@@ -574,6 +574,48 @@ class PageTest:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
             self.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
 
+    def check_placeholders(self):
+        """Until a tile's image arrives (here: not while the check looks, its requests held by
+        the DevTools protocol's Fetch domain), the tile shows its ThumbHash drawn on a canvas,
+        whose mean colour is near the thumbnail's average colour: the worker's encoder and the
+        page's decoder agree."""
+        self.load("about:blank")
+        # The images of earlier checks are in the browser's cache, and would be there at once.
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        self.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        self.driver.execute_cdp_cmd("Fetch.enable", {"patterns": [{"urlPattern": "*/thumbnails/*"}]})
+        try:
+            # Navigated by script: the held images would keep `get` waiting for the load event.
+            self.driver.execute_script("window.location.href = arguments[0]", self.base)
+            wait_for("the grid with its images held", lambda: self.driver.execute_script(
+                "return document.querySelectorAll('img[data-thumbhash]').length > 0 && "
+                "document.querySelectorAll('canvas.placeholder').length > 0"), 15)
+            found = self.driver.execute_script("""
+                return Array.from(document.querySelectorAll('img[data-thumbhash]')).map((image) => {
+                  const canvas = image.parentElement.querySelector('canvas.placeholder');
+                  if (!canvas) return {path: image.closest('li').dataset.path, canvas: false};
+                  const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+                  const mean = [0, 0, 0];
+                  for (let i = 0; i < data.length; i += 4) for (let c = 0; c < 3; c++) mean[c] += data[i + c];
+                  const count = data.length / 4;
+                  const tile = getComputedStyle(image.parentElement).backgroundColor.match(/\\d+/g).map(Number);
+                  return {path: image.closest('li').dataset.path, canvas: true,
+                          mean: mean.map((v) => v / count), tile: tile.slice(0, 3)};
+                });
+            """)
+        finally:
+            self.driver.execute_cdp_cmd("Fetch.disable", {})
+            self.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+        if len(found) < 3:
+            raise CheckFailed(f"only {len(found)} tiles carry a ThumbHash")
+        missing = [entry["path"] for entry in found if not entry["canvas"]]
+        if missing:
+            raise CheckFailed(f"no placeholder drawn for {missing}")
+        far = [(entry["path"], [round(v) for v in entry["mean"]], entry["tile"]) for entry in found
+               if max(abs(a - b) for a, b in zip(entry["mean"], entry["tile"])) > 40]
+        if far:
+            raise CheckFailed(f"placeholders far from their average colour (mean, tile): {far}")
+
     def check_sign_in(self):
         """A server with accounts: a page opened unsigned leads to the sign-in form, a wrong
         password is said, the right one brings the browser back to the page it asked for, the grid
@@ -654,6 +696,8 @@ class PageTest:
         self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
         self.check("browser console: no errors", self.check_no_console_errors)
         self.check("srcset: tiles load the 256 at ratio 1 and the 512 at ratio 2", self.check_source_sets)
+        self.check("placeholders: a ThumbHash drawn near the average colour until the image comes",
+                   self.check_placeholders)
         self.check("sign-in: the page, a session, the grid and a preview, then signing out ends it",
                    self.check_sign_in)
         self.check("back/forward cache: stepping through every preview never stalls",

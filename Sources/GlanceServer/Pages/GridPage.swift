@@ -24,6 +24,8 @@ struct GridPage: Sendable {
         let height: Int
         /// The placeholder colour shown until the image arrives.
         let colour: String
+        /// The blurred placeholder drawn over the colour until the image arrives (checked base64).
+        let thumbHash: String?
         let note: String
         let kind: String
         let size: String
@@ -74,6 +76,7 @@ extension GridPage.Item {
         thumbnailURL = links.thumbnail(for: item, side: sides.first)
         thumbnailSourceSet = links.thumbnailSourceSet(for: item, sides: sides)
         (width, height, colour) = PageLinks.box(of: image)
+        thumbHash = image?.thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil }
         note = PageLinks.note(for: item)
         kind = item.kind
         size = ListingFormatter.byteCount(item.size)
@@ -171,6 +174,7 @@ extension GridPage.Item: MustacheParent {
         case "width": width
         case "height": height
         case "colour": colour
+        case "thumbHash": thumbHash
         case "note": note
         case "kind": kind
         case "size": size

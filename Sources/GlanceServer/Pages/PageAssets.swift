@@ -81,7 +81,9 @@ struct PageAssets: Sendable {
         .item .open { text-decoration: none; color: inherit; display: flex; flex-direction: column; gap: 0.3rem; }
         .tile { display: flex; align-items: center; justify-content: center; aspect-ratio: 1; border-radius: 6px;
           overflow: hidden; background: var(--tile); }
+        .tile { position: relative; }
         .tile img { width: 100%; height: 100%; object-fit: contain; display: block; }
+        .tile canvas.placeholder { position: absolute; inset: 0; margin: auto; max-width: 100%; max-height: 100%; }
         .no-thumbnail { padding: 0.6rem; font-size: 0.8rem; color: var(--muted); text-align: center;
           overflow-wrap: anywhere; }
         .state-failed .no-thumbnail, .state-failed .state { color: var(--failed); }
@@ -125,6 +127,103 @@ struct PageAssets: Sendable {
           }
 
           // An image that cannot load says so instead of showing as broken.
+          // Placeholders: until a tile's image arrives, its ThumbHash drawn small and stretched
+          // (a blurred picture of it) over the tile's average colour.
+          const drawPlaceholders = (root) => {
+            for (const image of root.querySelectorAll("img[data-thumbhash]")) {
+              if (image.complete) continue;
+              const canvas = placeholder(
+                image.dataset.thumbhash, Number(image.getAttribute("width")), Number(image.getAttribute("height")));
+              if (!canvas) continue;
+              image.before(canvas);
+              const remove = () => canvas.remove();
+              image.addEventListener("load", remove, { once: true });
+              image.addEventListener("error", remove, { once: true });
+            }
+          };
+
+          // A canvas of at most 32 pixels a side with the picture of a ThumbHash (base64), in the
+          // aspect of the image it stands for; null for a hash that cannot be read.
+          const placeholder = (text, width, height) => {
+            let hash;
+            try { hash = Uint8Array.from(atob(text), (c) => c.charCodeAt(0)); } catch { return null; }
+            if (hash.length < 5) return null;
+            const header24 = hash[0] | (hash[1] << 8) | (hash[2] << 16);
+            const header16 = hash[3] | (hash[4] << 8);
+            const hasAlpha = (header24 >> 23) & 1;
+            const landscape = (header16 >> 15) & 1;
+            const longest = hasAlpha ? 5 : 7;
+            const lx = Math.max(3, landscape ? longest : header16 & 7);
+            const ly = Math.max(3, landscape ? header16 & 7 : longest);
+            const dc = {
+              l: (header24 & 63) / 63, p: ((header24 >> 6) & 63) / 31.5 - 1,
+              q: ((header24 >> 12) & 63) / 31.5 - 1, a: hasAlpha ? (hash[5] & 15) / 15 : 1,
+            };
+            const scales = {
+              l: ((header24 >> 18) & 31) / 31, p: ((header16 >> 3) & 63) / 63,
+              q: ((header16 >> 9) & 63) / 63, a: hasAlpha ? (hash[5] >> 4) / 15 : 0,
+            };
+            // The coefficients, four bits each, low half of each byte first.
+            let index = 0;
+            const start = hasAlpha ? 6 : 5;
+            const coefficients = (nx, ny, scale) => {
+              const values = [];
+              for (let cy = 0; cy < ny; cy++) {
+                for (let cx = cy ? 0 : 1; cx * ny < nx * (ny - cy); cx++, index++) {
+                  const byte = hash[start + (index >> 1)] || 0;
+                  values.push((((byte >> ((index & 1) * 4)) & 15) / 7.5 - 1) * scale);
+                }
+              }
+              return values;
+            };
+            const channels = [["l", lx, ly], ["p", 3, 3], ["q", 3, 3]].concat(hasAlpha ? [["a", 5, 5]] : [])
+              .map(([name, nx, ny]) => ({ name, nx, ny, ac: coefficients(nx, ny, scales[name]) }));
+            const ratio = width > 0 && height > 0 ? width / height : lx / ly;
+            const w = Math.max(1, Math.round(ratio >= 1 ? 32 : 32 * ratio));
+            const h = Math.max(1, Math.round(ratio >= 1 ? 32 / ratio : 32));
+            const canvas = document.createElement("canvas");
+            canvas.width = w;
+            canvas.height = h;
+            canvas.className = "placeholder";
+            // Laid out as the image will be in its square tile: the longer side fills it.
+            canvas.style.width = ratio >= 1 ? "100%" : `${100 * ratio}%`;
+            canvas.style.height = ratio >= 1 ? `${100 / ratio}%` : "100%";
+            const context = canvas.getContext("2d");
+            if (!context) return null;
+            const pixels = context.createImageData(w, h);
+            // The cosines of every column and row, computed once (7 is the most any channel uses).
+            const table = (size) => Array.from({ length: size }, (_, at) =>
+              Array.from({ length: 7 }, (_, frequency) => Math.cos(Math.PI / size * (at + 0.5) * frequency)));
+            const columns = table(w);
+            const rows = table(h);
+            for (let y = 0; y < h; y++) {
+              for (let x = 0; x < w; x++) {
+                const value = { ...dc };
+                for (const channel of channels) {
+                  let j = 0;
+                  for (let cy = 0; cy < channel.ny; cy++) {
+                    const fy = rows[y][cy] * 2;
+                    for (let cx = cy ? 0 : 1; cx * channel.ny < channel.nx * (channel.ny - cy); cx++, j++) {
+                      value[channel.name] += channel.ac[j] * columns[x][cx] * fy;
+                    }
+                  }
+                }
+                const blue = value.l - (2 / 3) * value.p;
+                const red = (3 * value.l - blue + value.q) / 2;
+                const green = red - value.q;
+                const at = (y * w + x) * 4;
+                pixels.data[at] = Math.max(0, Math.min(255, Math.round(255 * red)));
+                pixels.data[at + 1] = Math.max(0, Math.min(255, Math.round(255 * green)));
+                pixels.data[at + 2] = Math.max(0, Math.min(255, Math.round(255 * blue)));
+                pixels.data[at + 3] = Math.max(0, Math.min(255, Math.round(255 * value.a)));
+              }
+            }
+            context.putImageData(pixels, 0, 0);
+            return canvas;
+          };
+          drawPlaceholders(document);
+          body.addEventListener("glance:updated", (event) => drawPlaceholders(event.target));
+
           document.addEventListener("error", (event) => {
             const image = event.target;
             if (!(image instanceof HTMLImageElement)) return;
@@ -157,7 +256,11 @@ struct PageAssets: Sendable {
             for (const id of ["grid", "counts", "preview"]) {
               const fresh = page.getElementById(id);
               const current = document.getElementById(id);
-              if (fresh && current) current.replaceWith(document.importNode(fresh, true));
+              if (fresh && current) {
+                const imported = document.importNode(fresh, true);
+                current.replaceWith(imported);
+                imported.dispatchEvent(new Event("glance:updated", { bubbles: true }));
+              }
             }
             body.dataset.updates = String(Number(body.dataset.updates || "0") + 1);
           };
