@@ -495,6 +495,26 @@ def ensure_many(count=MANY_COUNT):
     return docs
 
 
+def ensure_hundred_thousand(count=100_000):
+    """bench/work/100k/docs: `count` one-line text files in 100 folders (a listing's cost is the
+    walk and the store, not the documents: they are never rendered). Returns the folder."""
+    docs = os.path.join(WORK_DIR, "100k", "docs")
+    stamp = os.path.join(WORK_DIR, "100k", "docs.stamp")
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read().strip() == str(count):
+                return docs
+    shutil.rmtree(os.path.join(WORK_DIR, "100k"), ignore_errors=True)
+    for i in range(count):
+        folder = os.path.join(docs, f"d{i // 1000:03d}")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, f"note-{i:06d}.txt"), "w") as f:
+            f.write(f"note {i}\n")
+    with open(stamp, "w") as f:
+        f.write(str(count))
+    return docs
+
+
 # ---------------------------------------------------------------------------------------------
 # The corpus as a whole, cached
 # ---------------------------------------------------------------------------------------------

@@ -536,6 +536,28 @@ def time_requests(base, path, count):
             "all_ms": times}
 
 
+def hundred_thousand_pages(glance, work_dir, cores, log, result, problems):
+    """GET / and /api/items?limit=120 on 100,000 documents (never rendered: missing), warm: each
+    timed after an untimed first request, at least 2 s apart from a change (none happens)."""
+    import corpus
+    docs = corpus.ensure_hundred_thousand()
+    store = tools.fresh_dir(os.path.join(work_dir, "100k", "store"))
+    process = None
+    try:
+        process, url, _ = start_glance(glance, docs, store, cores, os.path.join(work_dir, "serve", "glance-100k.log"))
+        for key, path in (("grid_100k", "/"), ("api_100k", "/api/items?limit=120")):
+            result[key] = time_requests(url, path, GRID_REQUESTS)
+            row = result[key]
+            if row["measured"]:
+                log(f"  serve: GET {path} over 100,000 documents, warm: median {row['median_ms']:.1f} ms, "
+                    f"max {row['max_ms']:.1f} ms")
+            else:
+                problems.append(f"GET {path} over 100,000 documents: not measured: status {row['status']}")
+    finally:
+        if process is not None:
+            stop(process)
+
+
 def grid_page(glance, many_docs, many_store, work_dir, cores, log, result, problems):
     """GET / and /api/items?limit=200 on the 10,000-document container."""
     process = None
@@ -578,6 +600,10 @@ def measure_serve(glance, root, many_docs, many_store, work_dir, cores, log, sec
         grid_page(glance, many_docs, many_store, work_dir, cores, log, result, result["problems"])
     except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as error:
         result["problems"].append(f"10,000-document pages not measured: {error}")
+    try:
+        hundred_thousand_pages(glance, work_dir, cores, log, result, result["problems"])
+    except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as error:
+        result["problems"].append(f"100,000-document pages not measured: {error}")
     for problem in result["problems"]:
         log(f"  serve: PROBLEM: {problem}")
     return result

@@ -54,10 +54,38 @@ public struct PreviewListing: Sendable {
     /// The freshness rule that gives each document its state.
     public let policy: FreshnessPolicy
 
+    /// Where the documents come from: a walk of the container, or a walk made a moment ago (a
+    /// server's).
+    let documents: @Sendable () -> [ScannedDocument]
+    /// Whether ``documents`` come in the listing's name order already (``inNameOrder(_:)``): a
+    /// page by name is then a slice, not a sort of every document.
+    let documentsInNameOrder: Bool
+
+    /// The listing of `scanner`'s container, walking it for each listing.
     public init(scanner: ContainerScanner, store: any ThumbnailStore, policy: FreshnessPolicy) {
         self.scanner = scanner
         self.store = store
         self.policy = policy
+        self.documents = { scanner.scan() }
+        documentsInNameOrder = false
+    }
+
+    /// The listing of `scanner`'s container whose documents `documents` gives, in the listing's
+    /// name order (``inNameOrder(_:)``): a walk made a moment ago.
+    public init(
+        scanner: ContainerScanner, store: any ThumbnailStore, policy: FreshnessPolicy,
+        documentsInNameOrder documents: @escaping @Sendable () -> [ScannedDocument]
+    ) {
+        self.scanner = scanner
+        self.store = store
+        self.policy = policy
+        self.documents = documents
+        documentsInNameOrder = true
+    }
+
+    /// `documents` in the listing's name order (by the paths' UTF-8 bytes).
+    public static func inNameOrder(_ documents: [ScannedDocument]) -> [ScannedDocument] {
+        documents.sorted { precedes($0.path, $1.path) }
     }
 
     /// The documents matching `query`, in its order.
@@ -73,14 +101,23 @@ public struct PreviewListing: Sendable {
 
     /// The page of documents that `query`'s offset and limit select, and how many match in all.
     public func page(matching query: ListingQuery = ListingQuery()) async throws(StoreError) -> ListingPage {
-        var documents = scanner.scan()
+        var documents = documents()
         if let pattern = query.pattern {
             documents = documents.filter { fnmatch(pattern, $0.path, 0) == 0 }
         }
         if !Self.needsRecords(query) {
-            Self.sort(&documents, query)
             let total = documents.count
-            documents = Array(documents.dropFirst(query.offset).prefix(query.limit ?? Int.max))
+            if query.order == .name && documentsInNameOrder {
+                // A slice of the documents as they are (from the end when reversed): no sort.
+                let start = min(query.offset, total)
+                let end = start + min(query.limit ?? Int.max, total - start)
+                documents =
+                    query.reversed
+                    ? documents[(total - end)..<(total - start)].reversed() : Array(documents[start..<end])
+            } else {
+                Self.sort(&documents, query)
+                documents = Array(documents.dropFirst(query.offset).prefix(query.limit ?? Int.max))
+            }
             // A page reads its own records; a whole listing reads them all at once, which is one
             // query instead of one per 500 paths.
             var records: [String: StoredDocument] = [:]
@@ -103,7 +140,7 @@ public struct PreviewListing: Sendable {
     /// what previous / next step through. Reads no record unless the query filters by kind or
     /// state.
     public func paths(matching query: ListingQuery) async throws(StoreError) -> [String] {
-        var documents = scanner.scan()
+        var documents = documents()
         if let pattern = query.pattern {
             documents = documents.filter { fnmatch(pattern, $0.path, 0) == 0 }
         }

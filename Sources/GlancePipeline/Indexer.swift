@@ -59,6 +59,12 @@ public final class Indexer: Sendable {
     private let subscribers = Mutex<Subscribers>(Subscribers())
     /// How many renders each path had (for tests and the benchmark: one render per request).
     let renderCount = Atomic<Int>(0)
+    /// How many events have been published (see ``changeCount``).
+    private let changes = Atomic<Int>(0)
+
+    /// How many changes (documents rendered, failed, moved, removed) this indexer has told of so
+    /// far: a cache of the container's contents is out of date when this moved on.
+    public var changeCount: Int { changes.load(ordering: .acquiring) }
 
     private struct Subscribers {
         var next = 0
@@ -100,6 +106,7 @@ public final class Indexer: Sendable {
     }
 
     func publish(_ event: IndexerEvent) {
+        changes.add(1, ordering: .releasing)
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(event) }
     }

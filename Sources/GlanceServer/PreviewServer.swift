@@ -30,15 +30,20 @@ public struct PreviewServer: Sendable {
     let assets = PageAssets()
     /// Thumbnails in memory, ready to send.
     let cache: ThumbnailCache
+    /// The container's documents as walked a moment ago.
+    let scans: ScanCache
 
-    /// A server for `indexer`'s container; `memoryCacheBytes` of thumbnails are kept in memory.
+    /// A server for `indexer`'s container; `memoryCacheBytes` of thumbnails are kept in memory; a
+    /// walk of the container serves the pages for up to `walkReuse` while nothing changes
+    /// (`ScanCache`).
     public init(
         indexer: Indexer, renderTimeout: Duration = .seconds(30), title: String? = nil,
-        memoryCacheBytes: Int = 256 << 20
+        memoryCacheBytes: Int = 256 << 20, walkReuse: Duration = .seconds(2)
     ) {
         self.indexer = indexer
         self.renderTimeout = renderTimeout
         cache = ThumbnailCache(capacityBytes: memoryCacheBytes)
+        scans = ScanCache(indexer: indexer, maximumAge: walkReuse)
         self.title = title ?? indexer.scanner.root.split(separator: "/").last.map(String.init) ?? "/"
     }
 
@@ -101,7 +106,10 @@ public struct PreviewServer: Sendable {
     }
 
     var listing: PreviewListing {
-        PreviewListing(scanner: indexer.scanner, store: indexer.store, policy: indexer.policy)
+        let scans = scans
+        return PreviewListing(
+            scanner: indexer.scanner, store: indexer.store, policy: indexer.policy,
+            documentsInNameOrder: { scans.documents() })
     }
 
     /// The value of a store read; a store that cannot be read is a 503 that says why.

@@ -23,7 +23,9 @@ final class ServedContainer: Sendable {
     let pool: RendererPool
     let server: PreviewServer
 
-    init(workerArguments: [String] = [], renderTimeout: Duration = .seconds(30)) throws {
+    init(workerArguments: [String] = [], renderTimeout: Duration = .seconds(30), walkReuse: Duration = .seconds(2))
+        throws
+    {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
         outside = root + "-outside"
         let files = [
@@ -45,7 +47,7 @@ final class ServedContainer: Sendable {
             configuration: .init(
                 executable: TestLocations.worker, arguments: workerArguments, workers: 2, timeoutSeconds: 30))
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
-        server = PreviewServer(indexer: indexer, renderTimeout: renderTimeout)
+        server = PreviewServer(indexer: indexer, renderTimeout: renderTimeout, walkReuse: walkReuse)
     }
 
     deinit {
@@ -173,6 +175,38 @@ struct PreviewServerTests {
                     #expect($0.status == .badRequest, "\(query)")
                 }
             }
+        }
+    }
+
+    @Test("pages share one walk of the container until a document changes; the next page after a change walks again")
+    func walksShared() async throws {
+        // Reused for longer than a busy machine could take here: only a change ends a walk.
+        let served = try ServedContainer(walkReuse: .seconds(600))
+        let walks: @Sendable () -> Int = { served.server.indexer.scanner.directory.walks }
+        try await served.test { client in
+            let before = walks()
+            for uri in ["/api/items", "/", "/api/items?limit=2&offset=1", "/api/items?reverse=1", "/"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .ok, "\(uri)") }
+            }
+            #expect(walks() == before + 1)
+            // A page by name is a slice of the walk, in either direction.
+            let names = { (query: String) async throws -> [String] in
+                try await client.execute(uri: "/api/items" + query, method: .get) { response in
+                    let rows = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
+                    return rows?.compactMap { $0["path"] as? String } ?? []
+                }
+            }
+            let all = try await names("")
+            #expect(all == all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } && all.count == 4)
+            #expect(try await names("?limit=2&offset=1") == Array(all[1..<3]))
+            #expect(try await names("?reverse=1&limit=3") == Array(all.reversed().prefix(3)))
+            #expect(try await names("?reverse=1&offset=3") == [all[0]])
+            // A file added meanwhile is not seen until something changes: a render is a change.
+            try Data("new\n".utf8).write(to: URL(fileURLWithPath: served.root + "/new.txt"))
+            #expect(try await names("").count == 4)
+            try await client.execute(uri: "/thumbnails/notes.txt", method: .get) { #expect($0.status == .ok) }
+            #expect(try await names("").contains("new.txt"))
+            #expect(walks() == before + 2)
         }
     }
 
