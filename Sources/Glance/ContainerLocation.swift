@@ -52,7 +52,7 @@ public struct ContainerLocation: Sendable {
         FreshnessPolicy(generatorVersion: GlanceVersion.current, sizes: try await Self.sizes(of: store))
     }
 
-    /// The smaller thumbnail sizes `store` keeps (``ThumbnailSizes``).
+    /// The smaller thumbnail sizes `store` keeps (`ThumbnailSizes`).
     public static func sizes(of store: any ThumbnailStore) async throws(OpeningError) -> ThumbnailSizes {
         do {
             return try await store.thumbnailSizes()
