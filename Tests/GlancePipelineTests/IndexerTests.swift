@@ -42,6 +42,21 @@ final class IndexedContainer: Sendable {
 
 @Suite("Indexer")
 struct IndexerTests {
+    @Test("every size of a document comes from one render: one job a document, all sizes saved together")
+    func oneRenderEverySize() async throws {
+        let container = try IndexedContainer(files: ["a.png": "png/rgb8.png", "letter.pdf": "pdf/letter.pdf"])
+        let summary = try await container.indexer.catchUp(try await container.indexer.plan())
+        #expect(summary.rendered == 2)
+        #expect(container.indexer.rendersStarted == 2)
+        for path in ["a.png", "letter.pdf"] {
+            let stored = try #require(try await container.store.document(at: path, includingImageData: true))
+            #expect(Set(stored.thumbnails.map(\.sizeKey)) == ["256x256", "512x512", "1024x1024"], "\(path)")
+            #expect(
+                stored.thumbnails.allSatisfy { $0.thumbHash != nil && $0.thumbHash == stored.thumbnails[0].thumbHash })
+            #expect(container.indexer.policy.state(of: stored, identity: stored.record.identity) == .fresh)
+        }
+    }
+
     @Test("ten concurrent renders of one document share one render")
     func coalescing() async throws {
         // A slow worker keeps the first render in flight while the other nine ask.
