@@ -30,8 +30,10 @@ public enum RenditionMaker {
     /// -62%, a photo -53% and -54%. Each is scaled from the
     /// next larger one when that one is at least twice its size (512 from 1024, 256 from 512, so
     /// the filter reads a quarter of the pixels it would read from the 1024), else from `image`.
+    /// Also gives the smallest of them as pixels (`image` itself when there are none), for the
+    /// ThumbHash: fitting a 256 into 100x100 reads a sixteenth of the pixels the 1024 would.
     public static func sizes(of image: PixelBuffer, fitting sides: [Int], as format: ImageFormat, content: PNGContent)
-        throws(ThumbnailError) -> [Rendition]
+        throws(ThumbnailError) -> (sizes: [Rendition], smallest: PixelBuffer)
     {
         var made: [Rendition] = []
         var source = image
@@ -43,7 +45,7 @@ public enum RenditionMaker {
             source = scaled
         }
         let order = Dictionary(uniqueKeysWithValues: sides.enumerated().map { ($1, $0) })
-        return made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }
+        return (made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }, source)
     }
 
     /// `image` scaled to fit a `side`-pixel box (or as it is when it fits already).

@@ -115,9 +115,10 @@ public struct WorkerService: Sendable {
                     sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings, colour: thumbnail.colour)
                 renditions = try RenditionMaker.renditions(
                     of: thumbnail.image, fitting: job.renditions, content: content)
-                sizes = try RenditionMaker.sizes(
+                let smaller = try RenditionMaker.sizes(
                     of: thumbnail.image, fitting: job.sizes, as: format, content: content)
-                if !job.sizes.isEmpty { thumbHash = try ThumbHashEncoder.hash(of: thumbnail.image) }
+                sizes = smaller.sizes
+                if !job.sizes.isEmpty { thumbHash = try ThumbHashEncoder.hash(of: smaller.smallest) }
             }
             let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
             var outcome = RenderOutcome(
