@@ -23,15 +23,18 @@ public enum RenditionMaker {
     }
 
     /// The store's smaller thumbnails of `image` (``ThumbnailSizes``): one for each of `sides`,
-    /// in that order, as WebP: lossless where the main thumbnail's `format` is PNG (pages,
-    /// screenshots, text), lossy where it is JPEG (photos). Measured with cwebp (`-lossless -z 6`,
-    /// `-q 82`) on the 256 and 512 of TestAssets/samples against the PNG or JPEG Glance made
-    /// before: a PDF page -66% at both sizes, a text page -17% and -20%, a screenshot -56% and
-    /// -62%, a photo -53% and -54%. Each is scaled from the
-    /// next larger one when that one is at least twice its size (512 from 1024, 256 from 512, so
-    /// the filter reads a quarter of the pixels it would read from the 1024), else from `image`.
-    /// Also gives the smallest of them as pixels (`image` itself when there are none), for the
-    /// ThumbHash: fitting a 256 into 100x100 reads a sixteenth of the pixels the 1024 would.
+    /// in that order. Where the main thumbnail's `format` is JPEG (photos) they are JPEG too;
+    /// where it is PNG (pages, screenshots, text) they are lossless WebP, through libwebp.
+    ///
+    /// Chosen by bytes and by encode time, on the 512 of TestAssets/samples (cwebp's own timing
+    /// against libjpeg-turbo and Glance's PNG writer): a photo's WebP at quality 82 is half the
+    /// JPEG's bytes but took 3-4 ms to the JPEG's under 1, and `make bench` lost a tenth of its
+    /// JPEG rate (1.55x vipsthumbnail to 1.40x) to it; a page's lossless WebP is 17% (text) to
+    /// 66% (PDF page, screenshot) smaller than its PNG for 4 ms at libwebp's preset 1 (6-7 at 2).
+    /// Each is scaled from the next larger one when that one is at least twice its size (512 from
+    /// the 1024, 256 from the 512: a quarter of the pixels to read), else from `image`.
+    /// Also gives the smallest as pixels (`image` itself when there are none), for the ThumbHash:
+    /// fitting a 256 into 100x100 reads a sixteenth of the pixels the 1024 would.
     public static func sizes(of image: PixelBuffer, fitting sides: [Int], as format: ImageFormat, content: PNGContent)
         throws(ThumbnailError) -> (sizes: [Rendition], smallest: PixelBuffer)
     {
@@ -40,8 +43,11 @@ public enum RenditionMaker {
         for side in sides.sorted(by: >) {
             if max(source.width, source.height) < 2 * side { source = image }
             let scaled = try fit(source, into: side)
-            let data = try ImageEncoder.encodeWebP(scaled, lossless: format != .jpeg)
-            made.append(Rendition(side: side, format: .webp, width: scaled.width, height: scaled.height, data: data))
+            let encoding: ImageFormat = format == .jpeg ? .jpeg : .webp
+            let data =
+                encoding == .jpeg
+                ? try ImageEncoder.encode(scaled, as: .jpeg) : try ImageEncoder.encodeWebP(scaled, lossless: true)
+            made.append(Rendition(side: side, format: encoding, width: scaled.width, height: scaled.height, data: data))
             source = scaled
         }
         let order = Dictionary(uniqueKeysWithValues: sides.enumerated().map { ($1, $0) })
