@@ -105,6 +105,9 @@ public struct EncodedThumbnail: Sendable {
 public enum RenderResult: Sendable {
     case pixels(RenderedThumbnail)
     case encoded(EncodedThumbnail)
+    /// A page encoded straight from what it was drawn on (8-bit gray when it is all gray), and
+    /// its RGB pixels, for the smaller sizes and renditions made from it.
+    case encodedWithPixels(EncodedThumbnail, PixelBuffer)
 }
 
 /// One renderer per content type, in the manner of a Quick Look generator: a new format is one

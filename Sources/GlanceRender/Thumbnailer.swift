@@ -47,15 +47,20 @@ public struct Thumbnailer: Sendable {
     /// With `sink`, a PNG encoded row by row gives its leading bytes to it while it is made (see
     /// ``EncodedThumbnail/leadingByteCount``), so that not even the encoded image exists whole:
     /// a worker sends them on to the coordinator as they come.
+    ///
+    /// With `keepingPixels` the caller needs the pixels too (for smaller sizes): a PNG is then not
+    /// encoded as it is made, and a page comes as ``RenderResult/encodedWithPixels(_:_:)``.
     public func render(
         _ request: RenderRequest, as type: ContentType, encodingAs format: ImageFormat?,
-        sendingLeadingBytesTo sink: EncodedBytesSink? = nil
+        keepingPixels: Bool = false, sendingLeadingBytesTo sink: EncodedBytesSink? = nil
     ) throws(ThumbnailError) -> RenderResult {
-        if type == .png, format == .png, let png = renderers[.png] as? PNGRenderer {
+        if type == .png, format == .png, !keepingPixels, let png = renderers[.png] as? PNGRenderer {
             return try png.render(request, streamingAs: PNGContent(source: type), sink: sink)
         }
         if format == .png, let pages = renderers[type] as? any PageRenderer {
-            return .encoded(try pages.drawPage(request).encoded(content: PNGContent(source: type)))
+            let page = try pages.drawPage(request)
+            let encoded = try page.encoded(content: PNGContent(source: type))
+            return keepingPixels ? .encodedWithPixels(encoded, page.thumbnail.image) : .encoded(encoded)
         }
         return .pixels(try render(request, as: type))
     }

@@ -90,33 +90,38 @@ public struct WorkerService: Sendable {
             type = sniffed
             try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
             request.text = text
-            // Renditions are made from the whole thumbnail; without them a PNG may be encoded as
-            // it is made (a PNG source's automatic format is PNG).
-            // A PNG encoded as it is made goes to the coordinator in pieces as it comes, so that
-            // the worker never holds the whole encoded image (see `WorkerReplyPiece`).
+            // Smaller sizes and renditions are made from the thumbnail's pixels: with them a PNG
+            // source is not encoded as it is made (without, it goes to the coordinator in pieces as
+            // it comes, so that the worker never holds the whole encoded image: `WorkerReplyPiece`);
+            // a page is encoded straight from what it was drawn on either way (gray when all gray).
+            let needsPixels = !job.renditions.isEmpty || !job.sizes.isEmpty
             let rendered = try thumbnailer.render(
-                request, as: sniffed,
-                encodingAs: job.renditions.isEmpty && job.sizes.isEmpty ? job.format ?? .png : nil,
-                sendingLeadingBytesTo: { Self.sendPiece($0) })
+                request, as: sniffed, encodingAs: needsPixels && sniffed == .png ? nil : job.format ?? .png,
+                keepingPixels: needsPixels, sendingLeadingBytesTo: { Self.sendPiece($0) })
             let encoded: EncodedThumbnail
-            var renditions: [Rendition] = []
-            var sizes: [Rendition] = []
-            var thumbHash: String?
+            let pixels: PixelBuffer?
+            let content = PNGContent(source: sniffed)
             switch rendered {
             case .encoded(let streamed):
-                encoded = streamed
+                (encoded, pixels) = (streamed, nil)
+            case .encodedWithPixels(let page, let image):
+                (encoded, pixels) = (page, image)
             case .pixels(let thumbnail):
                 let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
-                let content = PNGContent(source: sniffed)
                 encoded = EncodedThumbnail(
                     format: format, data: try ImageEncoder.encode(thumbnail.image, as: format, content: content),
                     width: thumbnail.image.width, height: thumbnail.image.height,
                     averageColour: thumbnail.image.averageColour, sourceWidth: thumbnail.sourceWidth,
                     sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings, colour: thumbnail.colour)
-                renditions = try RenditionMaker.renditions(
-                    of: thumbnail.image, fitting: job.renditions, content: content)
+                pixels = thumbnail.image
+            }
+            var renditions: [Rendition] = []
+            var sizes: [Rendition] = []
+            var thumbHash: String?
+            if let pixels {
+                renditions = try RenditionMaker.renditions(of: pixels, fitting: job.renditions, content: content)
                 let smaller = try RenditionMaker.sizes(
-                    of: thumbnail.image, fitting: job.sizes, as: format, content: content)
+                    of: pixels, fitting: job.sizes, as: encoded.format, content: content)
                 sizes = smaller.sizes
                 if !job.sizes.isEmpty { thumbHash = try ThumbHashEncoder.hash(of: smaller.smallest) }
             }
