@@ -22,15 +22,20 @@ public enum RenditionMaker {
         return made
     }
 
+    /// The largest smaller size of a page or graphic that is WebP (the rest are PNG).
+    public static let webpLargestSide = 256
+
     /// The store's smaller thumbnails of `image` (``ThumbnailSizes``): one for each of `sides`,
     /// in that order. Where the main thumbnail's `format` is JPEG (photos) they are JPEG too;
-    /// where it is PNG (pages, screenshots, text) they are lossless WebP, through libwebp.
+    /// where it is PNG (pages, screenshots, text), those up to ``webpLargestSide`` are lossless
+    /// WebP (libwebp) and larger ones PNG.
     ///
-    /// Chosen by bytes and by encode time, on the 512 of TestAssets/samples (cwebp's own timing
-    /// against libjpeg-turbo and Glance's PNG writer): a photo's WebP at quality 82 is half the
-    /// JPEG's bytes but took 3-4 ms to the JPEG's under 1, and `make bench` lost a tenth of its
-    /// JPEG rate (1.55x vipsthumbnail to 1.40x) to it; a page's lossless WebP is 17% (text) to
-    /// 66% (PDF page, screenshot) smaller than its PNG for 4 ms at libwebp's preset 1 (6-7 at 2).
+    /// Chosen by bytes and by encode time (TestAssets/samples with cwebp's own timing, and
+    /// `make bench`): a photo's WebP at quality 82 is half the JPEG's bytes but took 3-4 ms at 512
+    /// to the JPEG's under 1, and the JPEG batch rate fell from 1.55x vipsthumbnail to 1.40x; a
+    /// page's lossless WebP is 17% (text) to 66% (PDF page, screenshot) smaller than its PNG, but
+    /// at 512 it took 4 ms (preset 1) and the PDF batch rate fell from 2.2x vipsthumbnail to 1.7x,
+    /// text from 138 to 94 documents/s. At 256 (what a 1x grid loads) it is a quarter of that.
     /// Each is scaled from the next larger one when that one is at least twice its size (512 from
     /// the 1024, 256 from the 512: a quarter of the pixels to read), else from `image`.
     /// Also gives the smallest as pixels (`image` itself when there are none), for the ThumbHash:
@@ -43,10 +48,13 @@ public enum RenditionMaker {
         for side in sides.sorted(by: >) {
             if max(source.width, source.height) < 2 * side { source = image }
             let scaled = try fit(source, into: side)
-            let encoding: ImageFormat = format == .jpeg ? .jpeg : .webp
+            let encoding: ImageFormat = format == .jpeg ? .jpeg : side <= webpLargestSide ? .webp : .png
             let data =
                 encoding == .jpeg
-                ? try ImageEncoder.encode(scaled, as: .jpeg) : try ImageEncoder.encodeWebP(scaled, lossless: true)
+                ? try ImageEncoder.encode(scaled, as: .jpeg)
+                : encoding == .png
+                    ? try ImageEncoder.encode(scaled, as: .png, content: content)
+                    : try ImageEncoder.encodeWebP(scaled, lossless: true)
             made.append(Rendition(side: side, format: encoding, width: scaled.width, height: scaled.height, data: data))
             source = scaled
         }
