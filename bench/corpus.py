@@ -476,43 +476,37 @@ def tiny_png(width, height, rgb):
             + chunk(b"IEND", b""))
 
 
-def ensure_many(count=MANY_COUNT):
-    """bench/work/many/docs: `count` distinct 16x12 PNGs in 100 folders. Returns the folder."""
-    docs = os.path.join(WORK_DIR, "many", "docs")
-    stamp = os.path.join(WORK_DIR, "many", "docs.stamp")
+def ensure_files(name, count, write):
+    """bench/work/NAME/docs: `count` files made by `write(index)` -> (relative path, bytes), made
+    again only when the count changes. Returns the folder."""
+    docs = os.path.join(WORK_DIR, name, "docs")
+    stamp = os.path.join(WORK_DIR, name, "docs.stamp")
     if os.path.exists(stamp):
         with open(stamp) as f:
             if f.read().strip() == str(count):
                 return docs
-    shutil.rmtree(os.path.join(WORK_DIR, "many"), ignore_errors=True)
+    shutil.rmtree(os.path.join(WORK_DIR, name), ignore_errors=True)
     for i in range(count):
-        folder = os.path.join(docs, f"d{i // 100:03d}")
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, f"tiny-{i:05d}.png"), "wb") as f:
-            f.write(tiny_png(16, 12, (i % 256, (i // 256) % 256, (i * 7) % 256)))
+        relative, data = write(i)
+        path = os.path.join(docs, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
     with open(stamp, "w") as f:
         f.write(str(count))
     return docs
+
+
+def ensure_many(count=MANY_COUNT):
+    """bench/work/many/docs: `count` distinct 16x12 PNGs in 100 folders. Returns the folder."""
+    return ensure_files("many", count, lambda i: (
+        f"d{i // 100:03d}/tiny-{i:05d}.png", tiny_png(16, 12, (i % 256, (i // 256) % 256, (i * 7) % 256))))
 
 
 def ensure_hundred_thousand(count=100_000):
     """bench/work/100k/docs: `count` one-line text files in 100 folders (a listing's cost is the
     walk and the store, not the documents: they are never rendered). Returns the folder."""
-    docs = os.path.join(WORK_DIR, "100k", "docs")
-    stamp = os.path.join(WORK_DIR, "100k", "docs.stamp")
-    if os.path.exists(stamp):
-        with open(stamp) as f:
-            if f.read().strip() == str(count):
-                return docs
-    shutil.rmtree(os.path.join(WORK_DIR, "100k"), ignore_errors=True)
-    for i in range(count):
-        folder = os.path.join(docs, f"d{i // 1000:03d}")
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, f"note-{i:06d}.txt"), "w") as f:
-            f.write(f"note {i}\n")
-    with open(stamp, "w") as f:
-        f.write(str(count))
-    return docs
+    return ensure_files("100k", count, lambda i: (f"d{i // 1000:03d}/note-{i:06d}.txt", f"note {i}\n".encode()))
 
 
 # ---------------------------------------------------------------------------------------------

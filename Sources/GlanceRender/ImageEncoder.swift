@@ -43,7 +43,8 @@ public enum PNGContent: Sendable {
     }
 }
 
-/// Encodes pixels as PNG (Glance's own writer) or JPEG (libjpeg-turbo, quality 86 for luma and 83 for chroma).
+/// Encodes pixels as PNG (Glance's own writer), JPEG (libjpeg-turbo, quality 86 for luma and 83 for chroma) or
+/// lossless WebP (libwebp).
 public enum ImageEncoder {
     /// How much compressed image a PNG writer with a sink holds before it sends it on: 256 KiB,
     /// a few slices of the deflate encoder's output, and a sixth of a large photo thumbnail's.
@@ -63,26 +64,23 @@ public enum ImageEncoder {
         switch format {
         case .png: return try encodePNG(image, content: content)
         case .jpeg: return try encodeJPEG(image.hasAlpha ? image.flattened() : image)
-        case .webp: return try encodeWebP(image, lossless: true)
+        case .webp: return try encodeWebP(image)
         }
     }
 
-    /// The lossy quality of a WebP that stands for a JPEG (a photo's smaller sizes).
-    public static let webpQuality: Float = 82
     /// libwebp's lossless preset for the smaller sizes of pages and graphics, 0 fastest to 9
     /// smallest: 1 made a text page's and a PDF page's 512 5% and 12% larger than 2 in two thirds
     /// of the time (cwebp -z), and 0 made them 2.4 and 4.8 times larger.
     public static let webpLosslessLevel: Int32 = 1
 
-    /// Encodes `image` as WebP through libwebp: lossless (where the standard thumbnail is a PNG:
-    /// pages, screenshots, text) or lossy at ``webpQuality`` (where it is a JPEG: photos).
-    public static func encodeWebP(_ image: PixelBuffer, lossless: Bool) throws(ThumbnailError) -> [UInt8] {
+    /// Encodes `image` as lossless WebP through libwebp, at ``webpLosslessLevel``.
+    static func encodeWebP(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         let status = image.bytes.withUnsafeBufferPointer { pixels in
-            glance_webp_encode(
+            glance_webp_encode_lossless(
                 pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
-                lossless ? 1 : 0, webpLosslessLevel, webpQuality, &output, &length)
+                webpLosslessLevel, &output, &length)
         }
         guard status == 0, let output else {
             throw .writeFailed(path: "WebP", reason: "libwebp could not encode the image (error \(status))")

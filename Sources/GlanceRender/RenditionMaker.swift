@@ -31,7 +31,7 @@ public enum RenditionMaker {
     /// WebP (libwebp) and larger ones PNG.
     ///
     /// Chosen by bytes and by encode time (TestAssets/samples with cwebp's own timing, and
-    /// `make bench`): a photo's WebP at quality 82 is half the JPEG's bytes but took 3-4 ms at 512
+    /// `make bench`): a photo's lossy WebP at quality 82 is half the JPEG's bytes but took 3-4 ms at 512
     /// to the JPEG's under 1, and the JPEG batch rate fell from 1.55x vipsthumbnail to 1.40x; a
     /// page's lossless WebP is 17% (text) to 66% (PDF page, screenshot) smaller than its PNG, but
     /// at 512 it took 4 ms (preset 1) and the PDF batch rate fell from 2.2x vipsthumbnail to 1.7x,
@@ -49,12 +49,7 @@ public enum RenditionMaker {
             if max(source.width, source.height) < 2 * side { source = image }
             let scaled = try fit(source, into: side)
             let encoding: ImageFormat = format == .jpeg ? .jpeg : side <= webpLargestSide ? .webp : .png
-            let data =
-                encoding == .jpeg
-                ? try ImageEncoder.encode(scaled, as: .jpeg)
-                : encoding == .png
-                    ? try ImageEncoder.encode(scaled, as: .png, content: content)
-                    : try ImageEncoder.encodeWebP(scaled, lossless: true)
+            let data = try ImageEncoder.encode(scaled, as: encoding, content: content)
             made.append(Rendition(side: side, format: encoding, width: scaled.width, height: scaled.height, data: data))
             source = scaled
         }

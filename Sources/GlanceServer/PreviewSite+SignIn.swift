@@ -52,14 +52,17 @@ extension PreviewSite {
             return signInPage(request, next: next, name: name, error: "Type a name and a password.", status: .forbidden)
         }
         let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        let wait = throttle.delay(client: client, account: name)
-        if wait > .zero { try await Task.sleep(for: wait) }
-        guard let account = accounts.current.account(named: name, password: password) else {
-            throttle.failed(client: client, account: name)
+        guard
+            let account = try await credentialCheck.account(
+                for: .password(name: name, password: password), client: client, in: accounts.current)
+        else {
             context.logger.notice("a sign-in failed", metadata: ["client": "\(client)"])
             return signInPage(request, next: next, name: name, error: "Wrong name or password.", status: .forbidden)
         }
-        throttle.succeeded(client: client, account: name)
+        // Each session is kept in memory until it expires: one account cannot make them without end.
+        guard throttle.mayStartSession(account: account.name) else {
+            throw ServerError.tooManySessions(SignInThrottle.sessionsPerWindow)
+        }
         context.sessions.createSession(
             BrowserSession(account: account.name, passwordHash: account.passwordHash),
             expiresIn: BrowserSession.lifetime)

@@ -33,6 +33,8 @@ public struct PreviewSite: Sendable {
     public let sessionStore = MemoryPersistDriver()
     /// The slowing down of failed sign-ins, shared by all connections.
     let throttle = SignInThrottle()
+    /// How every credential is checked (with ``throttle`` and ``verified``).
+    var credentialCheck: CredentialCheck { CredentialCheck(throttle: throttle, verified: verified) }
     /// Credentials checked a moment ago (a grid asks for a hundred thumbnails at once).
     let verified = VerifiedCredentials()
 
@@ -100,7 +102,7 @@ public struct PreviewSite: Sendable {
             let only = containers.count == 1 ? containers.first.map { Self.urlName($0.server.title) } : nil
             router.add(
                 middleware: SignIn(
-                    accounts: accounts, throttle: throttle, verified: verified, basePath: basePath,
+                    accounts: accounts, check: credentialCheck, basePath: basePath,
                     onlyContainer: only))
         }
         router.add(

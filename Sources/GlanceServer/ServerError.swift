@@ -22,6 +22,8 @@ enum ServerError: Error, HTTPResponseError {
     case forbidden(String)
     /// A request body larger than the route takes (its limit in bytes).
     case bodyTooLarge(Int)
+    /// The account started its limit of sessions (the number) in the last ten minutes.
+    case tooManySessions(Int)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -31,6 +33,7 @@ enum ServerError: Error, HTTPResponseError {
         case .foreignHost: .misdirectedRequest
         case .forbidden: .forbidden
         case .bodyTooLarge: .contentTooLarge
+        case .tooManySessions: .tooManyRequests
         }
     }
 
@@ -46,6 +49,8 @@ enum ServerError: Error, HTTPResponseError {
         case .missingHost: "a Host header is required"
         case .forbidden(let reason): reason
         case .bodyTooLarge(let limit): "the request's body is larger than \(limit) bytes"
+        case .tooManySessions(let limit):
+            "this account signed in \(limit) times in the last ten minutes; try again in a few minutes"
         }
     }
 

@@ -16,8 +16,7 @@ import Synchronization
 struct SignIn: RouterMiddleware {
     typealias Context = ServerRequestContext
     let accounts: AccountBook
-    let throttle: SignInThrottle
-    let verified: VerifiedCredentials
+    let check: CredentialCheck
     /// The site's base path: its assets are served to anyone (they hold nothing of a container).
     let basePath: String
     /// The URL name of the only container, when the site has one (else containers are `/c/NAME/`).
@@ -44,13 +43,11 @@ struct SignIn: RouterMiddleware {
         if account == nil, let header = request.headers[.authorization] {
             if let token = Self.bearerToken(header) {
                 credential = .token
-                let id = AccessToken.parts(of: token)?.id ?? ""
-                account = try await check(name: "token " + id, secret: token, client: client, in: accounts)
+                account = try await check.account(for: .token(token), client: client, in: accounts)
             } else if let (name, password) = Self.basicCredentials(header) {
                 credential = .password
-                // `token ID` is how a token is remembered; no account has such a name.
-                let name = Accounts.isName(name) ? name : "not an account name"
-                account = try await check(name: name, secret: password, client: client, in: accounts)
+                account = try await check.account(
+                    for: .password(name: name, password: password), client: client, in: accounts)
             }
         }
         guard let account else { return Self.unauthenticated(request, basePath: basePath) }
@@ -70,30 +67,6 @@ struct SignIn: RouterMiddleware {
             context.signOut = SignOutForm(action: basePath + SignInPage.signOutPath, name: account.name)
         }
         return try await next(request, context)
-    }
-
-    /// The account these credentials prove in `accounts` (a name and password, or `token ID` and
-    /// a token), with the slowing down of failures and the memory of recent successes: a grid's
-    /// hundred thumbnails pay for one hash, not a hundred. What is remembered is checked against
-    /// the current accounts on every use, so a new password or a revoked token ends it at once.
-    private func check(name: String, secret: String, client: String, in accounts: Accounts) async throws -> Account? {
-        if let proof = verified.proof(name: name, secret: secret),
-            let known = accounts.account(named: name, provenBy: proof)
-        {
-            return known
-        }
-        let wait = throttle.delay(client: client, account: name)
-        if wait > .zero { try await Task.sleep(for: wait) }
-        let found =
-            name.hasPrefix("token ")
-            ? accounts.account(forToken: secret) : accounts.account(named: name, password: secret)
-        guard let found, let proof = accounts.proof(named: name) else {
-            throttle.failed(client: client, account: name)
-            return nil
-        }
-        throttle.succeeded(client: client, account: name)
-        verified.remember(proof, name: name, secret: secret)
-        return found
     }
 
     /// The URL name of the container `path` is about, or nil for the site's own pages.
@@ -173,6 +146,27 @@ final class SignInThrottle: Sendable {
     static let window = Duration.seconds(600)
     static let maximumDelay = Duration.seconds(8)
     static let capacity = 10_000
+
+    /// The most sessions one account may start in ``window``.
+    static let sessionsPerWindow = 60
+    private let sessionStarts = Mutex<[String: [ContinuousClock.Instant]]>([:])
+
+    /// Whether `account` may start another session now (fewer than ``sessionsPerWindow`` in the
+    /// last ten minutes), counting it if so. At most ``capacity`` accounts are remembered.
+    func mayStartSession(account: String) -> Bool {
+        let now = ContinuousClock.now
+        return sessionStarts.withLock { starts in
+            var recent = (starts[account] ?? []).filter { now - $0 < Self.window }
+            guard recent.count < Self.sessionsPerWindow else { return false }
+            recent.append(now)
+            if starts[account] == nil, starts.count >= Self.capacity {
+                starts = starts.filter { $0.value.contains { now - $0 < Self.window } }
+                if starts.count >= Self.capacity { return false }
+            }
+            starts[account] = recent
+            return true
+        }
+    }
 
     /// How long an attempt by `client` for `account` waits before it is checked.
     func delay(client: String, account: String) -> Duration {

@@ -331,6 +331,14 @@ struct PreviewServerTests {
                 == "attachment; filename=\"x_\"; filename*=UTF-8''x%FF")
     }
 
+    @Test("one account may start at most 60 sessions in ten minutes; others are not held back by it")
+    func sessionQuota() {
+        let throttle = SignInThrottle()
+        let admitted = (0..<70).filter { _ in throttle.mayStartSession(account: "alice") }.count
+        #expect(admitted == SignInThrottle.sessionsPerWindow)
+        #expect(throttle.mayStartSession(account: "bob"))
+    }
+
     @Test("loopback is 127.0.0.0/8, ::1 and localhost; anything else reaches the network")
     func loopbackAddresses() {
         for host in ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "LOCALHOST."] {
