@@ -523,14 +523,24 @@ class PageTest:
         cached page. Here: the grid, then ArrowRight through every preview, in a browser with
         the back/forward cache on (Chromium's default)."""
         main = self.driver
-        self.driver = self.open_session("back-forward-cache", back_forward_cache=True, page_load_seconds=10)
+        # A new browser's first pages get the usual 30 s (a slow machine's cold start is not the
+        # stall looked for); each step after them gets 12 s, under the 15 s a held
+        # connection waits for the keep-alive comment that frees it.
+        self.driver = self.open_session("back-forward-cache", back_forward_cache=True)
         try:
-            self.load(self.base)
-            wait_for("the grid's EventSource opens",
-                     lambda: self.driver.execute_script("return document.body.dataset.live") == "yes", 15)
-            items = self.grid_items()
-            self.find_required("li.item a.open").click()
-            wait_for("the click opens the first preview", lambda: self.driver.current_url == items[0]["href"], 10)
+            try:
+                self.load(self.base)
+                wait_for("the grid's EventSource opens",
+                         lambda: self.driver.execute_script("return document.body.dataset.live") == "yes", 15)
+                items = self.grid_items()
+                self.find_required("li.item a.open").click()
+                wait_for("the click opens the first preview",
+                         lambda: self.driver.current_url == items[0]["href"], 15)
+            except WebDriverException as error:
+                raise CheckFailed(f"the grid and the first preview did not load in a new browser: "
+                                  f"{describe(error)}") from None
+            step_seconds = 12
+            self.driver.set_page_load_timeout(step_seconds)
             for index in range(1, len(items)):
                 target = items[index]
                 self.driver.execute_script("if (document.activeElement) document.activeElement.blur()")
@@ -538,7 +548,7 @@ class PageTest:
                 try:
                     self.press(KEY_RIGHT)
                     wait_for("the next preview", lambda: self.driver.current_url == target["href"]
-                             and self.page_complete(), 5)
+                             and self.page_complete(), step_seconds)
                 except (CheckFailed, WebDriverException) as error:
                     detail = describe(error) if isinstance(error, WebDriverException) else error
                     raise CheckFailed(
