@@ -106,7 +106,8 @@ public enum RenderResult: Sendable {
     case pixels(RenderedThumbnail)
     case encoded(EncodedThumbnail)
     /// A page encoded straight from what it was drawn on (8-bit gray when it is all gray), and
-    /// its RGB pixels, for the smaller sizes and renditions made from it.
+    /// its pixels (gray for a text page, RGB otherwise), for the smaller sizes and renditions
+    /// made from it.
     case encodedWithPixels(EncodedThumbnail, PixelBuffer)
 }
 

@@ -55,6 +55,15 @@ struct DrawnPage {
             image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings)
     }
 
+    /// The page's pixels as drawn: gray for a page drawn on gray paper (a text page), RGB
+    /// otherwise; what the smaller sizes are made from.
+    var pixels: PixelBuffer {
+        switch paper {
+        case .cairo(let surface): surface.rgbPixels()
+        case .gray(let page): page.grayPixels()
+        }
+    }
+
     /// The page as a PNG thumbnail: 8-bit gray when every pixel is gray, RGB otherwise, the same
     /// bytes and average colour as ``thumbnail`` encoded by ``ImageEncoder``.
     func encoded(content: PNGContent) throws(ThumbnailError) -> EncodedThumbnail {

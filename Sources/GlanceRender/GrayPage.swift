@@ -27,6 +27,13 @@ final class GrayPage {
 
     deinit { free(pixels) }
 
+    /// The pixels as a gray image.
+    func grayPixels() -> PixelBuffer {
+        PixelBuffer(
+            width: width, height: height, channels: 1,
+            bytes: Array(UnsafeBufferPointer(start: pixels, count: width * height)))
+    }
+
     /// The pixels as RGB, each gray repeated in the three channels.
     func rgbPixels() -> PixelBuffer {
         var bytes = [UInt8](repeating: 0, count: width * height * 3)

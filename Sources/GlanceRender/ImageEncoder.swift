@@ -57,14 +57,15 @@ public enum ImageEncoder {
     /// JPEG quality of the chroma tables (the eye and the metrics forgive chroma more).
     public static let jpegChromaQuality = 83
 
-    /// Encodes `image`; JPEG has no alpha, so a transparent image is laid on white first.
+    /// Encodes `image`; JPEG has no alpha, so a transparent image is laid on white first. A gray
+    /// image is a gray PNG, and RGB in the other formats.
     public static func encode(_ image: PixelBuffer, as format: ImageFormat, content: PNGContent = .photographic)
         throws(ThumbnailError) -> [UInt8]
     {
         switch format {
         case .png: return try encodePNG(image, content: content)
-        case .jpeg: return try encodeJPEG(image.hasAlpha ? image.flattened() : image)
-        case .webp: return try encodeWebP(image)
+        case .jpeg: return try encodeJPEG(image.channels != 3 ? image.flattened() : image)
+        case .webp: return try encodeWebP(image.channels == 1 ? image.droppingAlpha() : image)
         }
     }
 
@@ -98,9 +99,13 @@ public enum ImageEncoder {
         let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             var length = 0
             status = image.bytes.withUnsafeBufferPointer { pixels in
-                glance_png_encode(
-                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
-                    image.rowBytes, content.filters, buffer.baseAddress, capacity, &length, &error)
+                image.channels == 1
+                    ? glance_png_encode_gray(
+                        pixels.baseAddress, Int32(image.width), Int32(image.height), image.rowBytes, content.filters,
+                        buffer.baseAddress, capacity, &length, nil, &error)
+                    : glance_png_encode(
+                        pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
+                        image.rowBytes, content.filters, buffer.baseAddress, capacity, &length, &error)
             }
             count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
         }
@@ -219,8 +224,9 @@ public enum ImageEncoder {
 }
 
 extension PixelBuffer {
-    /// The image laid over white paper, without alpha.
+    /// The image laid over white paper, without alpha, as RGB (a gray image repeated in RGB).
     public func flattened() -> PixelBuffer {
+        if channels == 1 { return droppingAlpha() }
         guard hasAlpha else { return self }
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
         bytes.withUnsafeBufferPointer { source in

@@ -1,18 +1,20 @@
 import GlanceCore
 
-/// An 8-bit sRGB image in memory: RGB (3 bytes a pixel) or RGBA with straight alpha (4 bytes).
+/// An 8-bit sRGB image in memory: RGB (3 bytes a pixel), RGBA with straight alpha (4 bytes), or
+/// gray (1 byte: a text page, whose smaller sizes are made and encoded without a third of the
+/// bytes tripled into RGB).
 ///
 /// A plain value, safe to send between tasks; the renderers produce it and the encoders take it.
 public struct PixelBuffer: Sendable, Equatable {
     public let width: Int
     public let height: Int
-    /// 3 for RGB, 4 for RGBA.
+    /// 3 for RGB, 4 for RGBA, 1 for gray.
     public let channels: Int
     /// Rows of `width * channels` bytes, top to bottom, no padding.
     public var bytes: [UInt8]
 
     public init(width: Int, height: Int, channels: Int, bytes: [UInt8]) {
-        precondition(channels == 3 || channels == 4, "PixelBuffer holds RGB or RGBA")
+        precondition(channels == 1 || channels == 3 || channels == 4, "PixelBuffer holds gray, RGB or RGBA")
         precondition(bytes.count == width * height * channels, "PixelBuffer byte count mismatch")
         self.width = width
         self.height = height
@@ -26,9 +28,10 @@ public struct PixelBuffer: Sendable, Equatable {
     /// Bytes in one row.
     public var rowBytes: Int { width * channels }
 
-    /// The pixel at (`x`, `y`) as RGBA (alpha 255 for RGB images).
+    /// The pixel at (`x`, `y`) as RGBA (alpha 255 for RGB and gray images).
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * width + x) * channels
+        if channels == 1 { return (bytes[i], bytes[i], bytes[i], 255) }
         return (bytes[i], bytes[i + 1], bytes[i + 2], channels == 4 ? bytes[i + 3] : 255)
     }
 
@@ -58,26 +61,29 @@ public struct PixelBuffer: Sendable, Equatable {
         }
     }
 
-    /// The same pixels without the alpha channel (alpha must be 255 everywhere to be lossless).
+    /// The same pixels without the alpha channel (alpha must be 255 everywhere to be lossless);
+    /// gray becomes RGB.
     public func droppingAlpha() -> PixelBuffer {
-        channels == 4 ? copyingRGB(toChannels: 3) : self
+        channels != 3 ? copyingRGB(toChannels: 3) : self
     }
 
-    /// The same pixels with four channels: an opaque alpha channel added to RGB.
+    /// The same pixels with four channels: an opaque alpha channel added to RGB or gray.
     public func withOpaqueAlpha() -> PixelBuffer {
-        channels == 3 ? copyingRGB(toChannels: 4) : self
+        channels != 4 ? copyingRGB(toChannels: 4) : self
     }
 
-    /// The RGB samples copied into a buffer of `count` channels (3 or 4; a fourth is opaque).
+    /// The samples copied into a buffer of `count` channels (3 or 4; a fourth is opaque), a gray
+    /// repeated in red, green and blue.
     private func copyingRGB(toChannels count: Int) -> PixelBuffer {
         var copy = [UInt8](repeating: 255, count: width * height * count)
         let from = channels
+        let (green, blue) = from == 1 ? (0, 0) : (1, 2)
         bytes.withUnsafeBufferPointer { source in
             copy.withUnsafeMutableBufferPointer { target in
                 for pixel in 0..<(width * height) {
                     target[count * pixel] = source[from * pixel]
-                    target[count * pixel + 1] = source[from * pixel + 1]
-                    target[count * pixel + 2] = source[from * pixel + 2]
+                    target[count * pixel + 1] = source[from * pixel + green]
+                    target[count * pixel + 2] = source[from * pixel + blue]
                 }
             }
         }
@@ -97,14 +103,15 @@ struct AverageColour {
     /// Adds row `y` (`width` pixels); rows other than every fourth are skipped.
     mutating func add(row: UnsafePointer<UInt8>, width: Int, y: Int) {
         guard y % 4 == 0 else { return }
+        let (green, blue) = channels == 1 ? (0, 0) : (1, 2)
         for x in stride(from: 0, to: width, by: 4) {
             let i = x * channels
             let alpha = channels == 4 ? Int(row[i + 3]) : 255
             // Straight alpha over a white page: c * a + 255 * (1 - a).
             add(
                 red: (Int(row[i]) * alpha + 255 * (255 - alpha)) / 255,
-                green: (Int(row[i + 1]) * alpha + 255 * (255 - alpha)) / 255,
-                blue: (Int(row[i + 2]) * alpha + 255 * (255 - alpha)) / 255)
+                green: (Int(row[i + green]) * alpha + 255 * (255 - alpha)) / 255,
+                blue: (Int(row[i + blue]) * alpha + 255 * (255 - alpha)) / 255)
         }
     }
 

@@ -27,15 +27,17 @@ public enum RenditionMaker {
 
     /// The store's smaller thumbnails of `image` (``ThumbnailSizes``): one for each of `sides`,
     /// in that order. Where the main thumbnail's `format` is JPEG (photos) they are JPEG too;
-    /// where it is PNG (pages, screenshots, text), those up to ``webpLargestSide`` are lossless
-    /// WebP (libwebp) and larger ones PNG.
+    /// where it is PNG (pages, screenshots), those up to ``webpLargestSide`` are lossless WebP
+    /// (libwebp) and larger ones PNG; a gray image's (a text page's) are all PNG.
     ///
     /// Chosen by bytes and by encode time (TestAssets/samples with cwebp's own timing, and
     /// `make bench`): a photo's lossy WebP at quality 82 is half the JPEG's bytes but took 3-4 ms at 512
     /// to the JPEG's under 1, and the JPEG batch rate fell from 1.55x vipsthumbnail to 1.40x; a
     /// page's lossless WebP is 17% (text) to 66% (PDF page, screenshot) smaller than its PNG, but
     /// at 512 it took 4 ms (preset 1) and the PDF batch rate fell from 2.2x vipsthumbnail to 1.7x,
-    /// text from 138 to 94 documents/s. At 256 (what a 1x grid loads) it is a quarter of that.
+    /// text from 138 to 94 documents/s. At 256 (what a 1x grid loads) it is a quarter of that,
+    /// except for text: a text page's 256 as WebP was only 8% smaller than its gray PNG (12 of the
+    /// bench's text documents, 209 KB against 226 KB) and cost 13% of the text batch rate.
     /// Each is scaled from the next larger one when that one is at least twice its size (512 from
     /// the 1024, 256 from the 512: a quarter of the pixels to read), else from `image`.
     /// Also gives the smallest as pixels (`image` itself when there are none), for the ThumbHash:
@@ -48,7 +50,8 @@ public enum RenditionMaker {
         for side in sides.sorted(by: >) {
             if max(source.width, source.height) < 2 * side { source = image }
             let scaled = try fit(source, into: side)
-            let encoding: ImageFormat = format == .jpeg ? .jpeg : side <= webpLargestSide ? .webp : .png
+            let encoding: ImageFormat =
+                format == .jpeg ? .jpeg : side <= webpLargestSide && image.channels != 1 ? .webp : .png
             let data = try ImageEncoder.encode(scaled, as: encoding, content: content)
             made.append(Rendition(side: side, format: encoding, width: scaled.width, height: scaled.height, data: data))
             source = scaled
@@ -57,10 +60,17 @@ public enum RenditionMaker {
         return (made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }, source)
     }
 
-    /// `image` scaled to fit a `side`-pixel box (or as it is when it fits already).
+    /// `image` scaled to fit a `side`-pixel box (or as it is when it fits already): halved
+    /// (``PixelBuffer/halved()``) when the box is exactly half the image's longest side, else
+    /// through the Lanczos scaler.
     static func fit(_ image: PixelBuffer, into side: Int) throws(ThumbnailError) -> PixelBuffer {
         let target = ThumbnailGeometry.fit(width: image.width, height: image.height, maxSide: side)
         guard target.width < image.width || target.height < image.height else { return image }
+        if target.width == (image.width + 1) / 2 && target.height == (image.height + 1) / 2 {
+            return image.halved()
+        }
+        // The Lanczos scaler takes RGB or RGBA.
+        let image = image.channels == 1 ? image.droppingAlpha() : image
         let scaler = try Downscaler(
             sourceWidth: image.width, sourceHeight: image.height, channels: image.channels,
             targetWidth: target.width, targetHeight: target.height)

@@ -60,7 +60,7 @@ public struct Thumbnailer: Sendable {
         if format == .png, let pages = renderers[type] as? any PageRenderer {
             let page = try pages.drawPage(request)
             let encoded = try page.encoded(content: PNGContent(source: type))
-            return keepingPixels ? .encodedWithPixels(encoded, page.thumbnail.image) : .encoded(encoded)
+            return keepingPixels ? .encodedWithPixels(encoded, page.pixels) : .encoded(encoded)
         }
         return .pixels(try render(request, as: type))
     }

@@ -123,7 +123,7 @@ public struct WorkerService: Sendable {
                 let smaller = try RenditionMaker.sizes(
                     of: pixels, fitting: job.sizes, as: encoded.format, content: content)
                 sizes = smaller.sizes
-                if !job.sizes.isEmpty { thumbHash = try ThumbHashEncoder.hash(of: smaller.smallest) }
+                if !job.sizes.isEmpty { thumbHash = ThumbHashEncoder.hash(of: smaller.smallest) }
             }
             let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
             var outcome = RenderOutcome(

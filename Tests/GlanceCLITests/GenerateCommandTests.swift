@@ -54,8 +54,11 @@ struct GenerateCommandTests {
                 #expect(
                     abs(w * height - h * width) <= max(width, height),
                     "\(path) \(side): \(w)x\(h) of \(width)x\(height)")
-                // A photo's smaller sizes are JPEG; a page's or a graphic's 256 lossless WebP, its 512 PNG.
-                let expected = standard["format"] as? String == "jpeg" ? "jpeg" : side == 256 ? "webp" : "png"
+                // A photo's smaller sizes are JPEG; a page's or a graphic's 256 lossless WebP, its
+                // 512 PNG; a text page's (gray) both PNG.
+                let isText = (row["mimeType"] as? String)?.hasPrefix("text/") == true
+                let expected =
+                    standard["format"] as? String == "jpeg" ? "jpeg" : side == 256 && !isText ? "webp" : "png"
                 #expect(image["format"] as? String == expected, "\(path) \(side)")
             }
         }

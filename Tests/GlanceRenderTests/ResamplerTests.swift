@@ -1,4 +1,5 @@
 import CScaler
+import Foundation
 import Testing
 
 @testable import GlanceRender
@@ -125,5 +126,72 @@ struct ResamplerTests {
         }
         let tall = try renderDocument(path: TestAssets.path("png/tall-4000.png")).thumbnail.image
         #expect(tall.width == 102 && tall.height == 1024)
+    }
+}
+
+/// Halving, which makes the store's smaller sizes where a size is exactly half the next.
+@Suite("Halving")
+struct HalvingTests {
+    @Test("each pixel the mean of its 2x2 block; an odd last row and column count twice")
+    func meansOfBlocks() {
+        // 3x3 RGB: the right column and the bottom row have no partner.
+        let values: [UInt8] = [10, 20, 30, 40, 50, 60, 70, 80, 90]
+        let bytes = values.flatMap { [$0, $0 &+ 1, 255 - $0] }
+        let half = PixelBuffer(width: 3, height: 3, channels: 3, bytes: bytes).halved()
+        #expect(half.width == 2 && half.height == 2)
+        #expect(half.pixel(x: 0, y: 0).r == 30)  // (10 + 20 + 40 + 50) / 4
+        #expect(half.pixel(x: 1, y: 0).r == 45)  // (30 + 60) / 2
+        #expect(half.pixel(x: 0, y: 1).r == 75)  // (70 + 80) / 2
+        #expect(half.pixel(x: 1, y: 1).r == 90)
+        #expect(half.pixel(x: 0, y: 0).b == 225)  // (245 + 235 + 215 + 205) / 4
+    }
+
+    @Test("a transparent pixel's colour does not bleed into its visible neighbours")
+    func alphaWeighted() {
+        // Opaque red beside transparent green: the mean is red at half alpha, never brown.
+        let bytes: [UInt8] = [255, 0, 0, 255, 0, 255, 0, 0, 255, 0, 0, 255, 0, 255, 0, 0]
+        let half = PixelBuffer(width: 2, height: 2, channels: 4, bytes: bytes).halved()
+        let pixel = half.pixel(x: 0, y: 0)
+        #expect(pixel.r == 255 && pixel.g == 0 && pixel.b == 0 && pixel.a == 128)
+    }
+
+    @Test(
+        "a size exactly half the image is halved; the sizes match the geometry's",
+        arguments: [
+            (1024, 724), (1024, 683), (725, 1024), (1024, 1024),
+        ])
+    func fitsTheGeometry(size: (Int, Int)) throws {
+        let (width, height) = size
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index / 3 % width) }
+        let image = PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+        let fitted = try RenditionMaker.fit(image, into: 512)
+        let expected = ThumbnailGeometry.fit(width: width, height: height, maxSide: 512)
+        #expect(fitted.width == expected.width && fitted.height == expected.height)
+        #expect(fitted == image.halved())
+    }
+
+    @Test("a text page's gray pixels stay gray: halved to each size and written as gray PNGs")
+    func graySizes() throws {
+        let (width, height) = (724, 1024)
+        var bytes = [UInt8](repeating: 255, count: width * height)
+        for y in stride(from: 40, to: 980, by: 24) {
+            for x in 60..<660 where (x / 7) % 3 != 0 { bytes[y * width + x] = 20 }
+        }
+        let page = PixelBuffer(width: width, height: height, channels: 1, bytes: bytes)
+        let made = try RenditionMaker.sizes(of: page, fitting: [256, 512], as: .png, content: .document)
+        #expect(made.sizes.map(\.side) == [256, 512])
+        #expect(made.sizes.map(\.format) == [.png, .png])
+        #expect(made.sizes.map(\.width) == [181, 362] && made.sizes.map(\.height) == [256, 512])
+        for size in made.sizes {
+            // IHDR's colour type (byte 25 of the file): 0 is gray.
+            #expect(size.data[25] == 0, "the \(size.side) is not a gray PNG")
+        }
+        #expect(made.smallest.channels == 1 && made.smallest.width == 181)
+        // The ThumbHash of a gray page is a gray picture: its average colour has no tint.
+        let hash = try #require(Data(base64Encoded: ThumbHashEncoder.hash(of: made.smallest)))
+        let header = Int(hash[0]) | Int(hash[1]) << 8 | Int(hash[2]) << 16
+        let (p, q) = ((header >> 6) & 63, (header >> 12) & 63)  // the two colour channels' means
+        #expect((31...32).contains(p) && (31...32).contains(q), "p \(p), q \(q)")
     }
 }

@@ -54,4 +54,11 @@ int glance_scaler_use_avx2(glance_scaler *scaler, int enabled);
 
 void glance_scaler_free(glance_scaler *scaler);
 
+/// Halves `width` x `height` pixels of `channels` (1, 3, or 4 = RGBA with straight alpha,
+/// averaged weighted by alpha), rows `stride` bytes apart, into `target`: (width + 1) / 2 x
+/// (height + 1) / 2 pixels, rows packed, each the rounded mean of a 2x2 block (an odd last row
+/// or column is averaged with itself). See glance_halve.c for when it is used instead of the
+/// scaler.
+void glance_halve(const uint8_t *source, int width, int height, size_t stride, int channels, uint8_t *target);
+
 #endif
