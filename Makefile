@@ -11,9 +11,11 @@ DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev li
 # What only the tests need: a real browser for the pages (driven by Selenium), GIO (the desktop cache's client),
 # bubblewrap (the renderers' sandbox, which the tests expect to work, and GNOME's for thumbnailers),
 # ImageMagick with Debian's sRGB profile (the reference the colour tests compare against), and
-# PostgreSQL's server (the tests initdb one into a temporary folder; none is left running), and
+# PostgreSQL's server (the tests initdb one into a temporary folder; none is left running), poppler-utils
+# (pdftocairo: what a PDF page other than the first is compared with), and
 # openssl and curl (test certificates, and a client for TLS and HTTP/2).
 TEST_PACKAGES := chromium chromium-driver python3-selenium libglib2.0-bin bubblewrap imagemagick icc-profiles-free postgresql \
+                 poppler-utils \
                  openssl curl
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The release build, and make install's: a build of its own with the Swift runtime linked in, so

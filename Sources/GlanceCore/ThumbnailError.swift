@@ -19,6 +19,9 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case truncated(format: String)
     /// The PDF is encrypted with a user password.
     case encrypted
+    /// A page was asked for that the document does not have (pages count from 1; every document
+    /// but a PDF has one).
+    case pageOutOfRange(page: Int, pageCount: Int)
     /// The image or PDF file is larger than the file-size limit allows.
     case fileTooLarge(bytes: Int, limitBytes: Int)
     /// Decoding would need more pixels than the limit allows; `shrunkBy` is the reduction the
@@ -63,6 +66,8 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             return "truncated \(format) data"
         case .encrypted:
             return "encrypted PDF, needs a password"
+        case .pageOutOfRange(let page, let count):
+            return "no page \(page): the document has \(count) page\(count == 1 ? "" : "s")"
         case .fileTooLarge(let bytes, let limit):
             let tenths = (bytes * 10 + (1 << 19)) >> 20
             let size = "\(tenths / 10).\(tenths % 10)"

@@ -20,6 +20,8 @@ public struct RenderJob: Codable, Sendable, Equatable {
     /// The boxes of the smaller thumbnails to store (``ThumbnailSizes``), made from the same
     /// pixels and encoded as the main image is; empty for none.
     public var sizes: [Int] = []
+    /// The page to draw, from 1 (a PDF's; every other document has page 1 only).
+    public var page = 1
 
     public init(
         id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,
@@ -149,6 +151,8 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var averageColour: String?
     /// The thumbnail's ThumbHash (base64), when rendered with the smaller sizes (``RenderJob/sizes``).
     public var thumbHash: String?
+    /// How many pages the document has, where it has pages (a PDF).
+    public var pageCount: Int?
     /// The renditions the job asked for, when rendered, in the job's order; their bytes follow
     /// the main image's on the pipe.
     public var renditions: [Rendition] = []
@@ -166,6 +170,7 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
         case sourceWidth, sourceHeight, averageColour, thumbHash, renditions, sizes, workerCPUMilliseconds, colour
+        case pageCount
     }
 
     /// Bytes that follow the JSON line: the main image's, every rendition's and every size's.

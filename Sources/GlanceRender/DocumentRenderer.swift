@@ -15,6 +15,8 @@ public struct RenderRequest: Sendable {
     public var maxDecoderMemoryBytes: Int
     /// For text, the start of the document as sniffing decoded it (nil: the renderer reads it).
     public var text: DecodedText?
+    /// The page to draw, from 1: a PDF's page; every other document has page 1 only.
+    public var page = 1
 
     /// The default pixel limit: 100 megapixels.
     public static let defaultMaxPixels = ThumbnailLimits.defaultMaxPixels
@@ -45,6 +47,8 @@ public struct RenderedThumbnail: Sendable {
     public var warnings: [String]
     /// The conversion to sRGB from the source's colour profile, when there was one to make.
     public var colour: ColourConversion?
+    /// How many pages the document has, where it has pages (a PDF).
+    public var pageCount: Int?
 
     public init(
         image: PixelBuffer, sourceWidth: Int, sourceHeight: Int, warnings: [String] = [],
@@ -84,6 +88,8 @@ public struct EncodedThumbnail: Sendable {
     public var warnings: [String]
     /// The conversion to sRGB from the source's colour profile, when there was one to make.
     public var colour: ColourConversion?
+    /// How many pages the document has, where it has pages (a PDF).
+    public var pageCount: Int?
 
     public init(
         format: ImageFormat, data: [UInt8], width: Int, height: Int, averageColour: String, sourceWidth: Int,

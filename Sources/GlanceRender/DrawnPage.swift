@@ -18,6 +18,8 @@ struct DrawnPage {
     let sourceWidth: Int
     let sourceHeight: Int
     let warnings: [String]
+    /// How many pages the document has, where it has pages (a PDF).
+    var pageCount: Int?
 
     init(surface: CairoImageSurface, sourceWidth: Int, sourceHeight: Int, warnings: [String]) {
         self.init(paper: .cairo(surface), sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings)
@@ -51,8 +53,10 @@ struct DrawnPage {
         case .cairo(let surface): image = surface.rgbPixels()
         case .gray(let page): image = page.rgbPixels()
         }
-        return RenderedThumbnail(
+        var thumbnail = RenderedThumbnail(
             image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings)
+        thumbnail.pageCount = pageCount
+        return thumbnail
     }
 
     /// The page's pixels as drawn: gray for a page drawn on gray paper (a text page), RGB
@@ -73,9 +77,11 @@ struct DrawnPage {
         case .cairo(let surface): (png, averageColour) = try surface.encodedPNG(content: content)
         case .gray(let page): (png, averageColour) = try page.encodedPNG(content: content)
         }
-        return EncodedThumbnail(
+        var encoded = EncodedThumbnail(
             format: .png, data: png, width: width, height: height, averageColour: averageColour,
             sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings, colour: nil)
+        encoded.pageCount = pageCount
+        return encoded
     }
 }
 

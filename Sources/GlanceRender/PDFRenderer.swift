@@ -7,7 +7,7 @@ import GlanceCore
     import Glibc
 #endif
 
-/// Renders page 1 of a PDF on white paper, drawn by cairo directly at the thumbnail's scale (no
+/// Renders a page of a PDF (the first, or the one the request names) on white paper, drawn by cairo directly at the thumbnail's scale (no
 /// full-size raster), with the page's /Rotate applied.
 ///
 /// Documents are opened from a descriptor rather than from bytes: poppler then reads what it
@@ -50,10 +50,12 @@ public struct PDFRenderer: PageRenderer {
         }
         defer { glance_object_unref(document) }
 
-        guard glance_poppler_document_get_n_pages(document) > 0,
-            let page = glance_poppler_document_get_page(document, 0)
-        else {
-            throw .malformedPDF(detail: "the document has no pages")
+        let pageCount = Int(glance_poppler_document_get_n_pages(document))
+        guard pageCount > 0 else { throw .malformedPDF(detail: "the document has no pages") }
+        let number = request.page
+        guard (1...pageCount).contains(number) else { throw .pageOutOfRange(page: number, pageCount: pageCount) }
+        guard let page = glance_poppler_document_get_page(document, Int32(number - 1)) else {
+            throw .malformedPDF(detail: "page \(number) cannot be read")
         }
         defer { glance_object_unref(page) }
 
@@ -62,23 +64,28 @@ public struct PDFRenderer: PageRenderer {
         var pageHeight = 0.0
         glance_poppler_page_get_size(page, &pageWidth, &pageHeight)
         guard pageWidth.isFinite, pageHeight.isFinite, pageWidth > 0, pageHeight > 0 else {
-            throw .malformedPDF(detail: "page 1 has no size")
+            throw .malformedPDF(detail: "page \(number) has no size")
         }
         // Found by fuzzing: a MediaBox of 1e90 points overflowed the conversion to whole points.
         let largest = Double(ThumbnailLimits.maxPDFPagePoints)
         guard pageWidth <= largest, pageHeight <= largest else {
             throw .malformedPDF(
-                detail: "page 1 is larger than \(ThumbnailLimits.maxPDFPagePoints) points, beyond any real page")
+                detail: "page \(number) is larger than \(ThumbnailLimits.maxPDFPagePoints) points, beyond any real page"
+            )
         }
         let size = ThumbnailGeometry.fit(width: pageWidth, height: pageHeight, maxSide: request.maxSide)
-        let surface = try Self.draw(page: page, pageWidth: pageWidth, pageHeight: pageHeight, size: size)
-        return DrawnPage(
+        let surface = try Self.draw(
+            page: page, number: number, pageWidth: pageWidth, pageHeight: pageHeight, size: size)
+        var drawn = DrawnPage(
             surface: surface, sourceWidth: Int(pageWidth.rounded()), sourceHeight: Int(pageHeight.rounded()),
             warnings: [])
+        drawn.pageCount = pageCount
+        return drawn
     }
 
     private static func draw(
-        page: UnsafeMutableRawPointer, pageWidth: Double, pageHeight: Double, size: (width: Int, height: Int)
+        page: UnsafeMutableRawPointer, number: Int, pageWidth: Double, pageHeight: Double,
+        size: (width: Int, height: Int)
     ) throws(ThumbnailError) -> CairoImageSurface {
         let surface = CairoImageSurface(width: size.width, height: size.height)
         guard let cairo = surface.context else {
@@ -92,7 +99,7 @@ public struct PDFRenderer: PageRenderer {
         // such a page is not a good thumbnail (see CRenderGuard).
         if glance_take_failed_surface_count() > 0 || cairo_status(cairo) != CAIRO_STATUS_SUCCESS {
             throw .outOfMemory(
-                detail: "page 1 holds an image too large to draw within the renderer's memory limit")
+                detail: "page \(number) holds an image too large to draw within the renderer's memory limit")
         }
         return surface
     }

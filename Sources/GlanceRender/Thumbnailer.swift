@@ -54,6 +54,7 @@ public struct Thumbnailer: Sendable {
         _ request: RenderRequest, as type: ContentType, encodingAs format: ImageFormat?,
         keepingPixels: Bool = false, sendingLeadingBytesTo sink: EncodedBytesSink? = nil
     ) throws(ThumbnailError) -> RenderResult {
+        try Self.checkPage(request, of: type)
         if type == .png, format == .png, !keepingPixels, let png = renderers[.png] as? PNGRenderer {
             return try png.render(request, streamingAs: PNGContent(source: type), sink: sink)
         }
@@ -68,7 +69,15 @@ public struct Thumbnailer: Sendable {
     /// Renders a document whose type is already known (sniffed by ``sniff(_:named:)``).
     public func render(_ request: RenderRequest, as type: ContentType) throws(ThumbnailError) -> RenderedThumbnail {
         guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }
+        try Self.checkPage(request, of: type)
         return try renderer.render(request)
+    }
+
+    /// Refuses a page other than the first of a document that has one page (all but PDFs; a
+    /// PDF's renderer checks against its own count).
+    static func checkPage(_ request: RenderRequest, of type: ContentType) throws(ThumbnailError) {
+        guard type != .pdf else { return }
+        if request.page != 1 { throw .pageOutOfRange(page: request.page, pageCount: 1) }
     }
 }
 

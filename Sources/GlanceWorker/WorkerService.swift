@@ -86,6 +86,7 @@ public struct WorkerService: Sendable {
         var type: ContentType?
         do {
             var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
+            request.page = job.page
             let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
             try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
@@ -98,7 +99,7 @@ public struct WorkerService: Sendable {
             let rendered = try thumbnailer.render(
                 request, as: sniffed, encodingAs: needsPixels && sniffed == .png ? nil : job.format ?? .png,
                 keepingPixels: needsPixels, sendingLeadingBytesTo: { Self.sendPiece($0) })
-            let encoded: EncodedThumbnail
+            var encoded: EncodedThumbnail
             let pixels: PixelBuffer?
             let content = PNGContent(source: sniffed)
             switch rendered {
@@ -113,6 +114,7 @@ public struct WorkerService: Sendable {
                     width: thumbnail.image.width, height: thumbnail.image.height,
                     averageColour: thumbnail.image.averageColour, sourceWidth: thumbnail.sourceWidth,
                     sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings, colour: thumbnail.colour)
+                encoded.pageCount = thumbnail.pageCount
                 pixels = thumbnail.image
             }
             var renditions: [Rendition] = []
@@ -138,6 +140,7 @@ public struct WorkerService: Sendable {
             outcome.sizes = sizes
             outcome.thumbHash = thumbHash
             outcome.colour = encoded.colour
+            outcome.pageCount = encoded.pageCount
             return outcome
         } catch {
             let status: RenderOutcome.Status

@@ -46,6 +46,11 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The box the thumbnail fits into, in pixels (1 to 4096).")
     var size: Int = ThumbnailLimits.defaultMaxSide
 
+    @Option(
+        parsing: .unconditional,
+        help: "The page to draw, from 1: any page of a PDF (every other document has page 1 only).")
+    var page: Int = 1
+
     @OptionGroup var rendererLimits: RendererLimitOptions
     var timeout: Double { rendererLimits.timeout }
 
@@ -65,6 +70,10 @@ struct ThumbnailCommand: ParsableCommand {
 
     func validate() throws {
         try OptionChecks.size(size)
+        guard page >= 1 else { throw ValidationError("--page counts from 1.") }
+        if desktop.xdg && page != 1 {
+            throw ValidationError("--xdg stores a document's first page: drop --page, or write the page with -o.")
+        }
         if desktop.xdg, let largest = try desktop.sizes().first, largest.side > size {
             throw ValidationError(
                 "--size \(size) is smaller than the cache's \(largest.folderName) (\(largest.side) px): raise --size or drop that size from --xdg-sizes."
@@ -149,6 +158,7 @@ struct ThumbnailCommand: ParsableCommand {
         StandardError.write(
             "glance: \(file): \(kind), \(outcome.sourceWidth)x\(outcome.sourceHeight), \(outcome.byteCount) bytes of \(format.rawValue), \(outcome.milliseconds) ms"
         )
+        if let count = outcome.pageCount { StandardError.write("glance: \(file): page \(page) of \(count)") }
         if let colour = outcome.colour { StandardError.write("glance: \(file): \(colour.summary)") }
         for warning in outcome.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
     }
@@ -196,11 +206,12 @@ struct ThumbnailCommand: ParsableCommand {
         defer { pool.shutdownBlocking() }
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let job = RenderJob(
+        var job = RenderJob(
             id: 1, name: file, maxSide: size, maxPixels: limits.maxPixels, maxFileBytes: limits.maxFileBytes,
             computeDigest: false,
             format: requestedFormat,
             renditions: renditions)
+        job.page = page
         pool.submit(job, file: document, priority: .interactive) { finished in
             result.withLock { $0 = finished }
             done.signal()

@@ -15,6 +15,24 @@ struct ThumbnailCommandTests {
         #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     }
 
+    @Test("--page N draws a PDF's page N; a page it does not have is one line naming the count, exit 1")
+    func pages() throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let pdf = CLIAssets.path("pdf/a4-two-pages.pdf")
+        let second = try GlanceProcess.run(["thumbnail", pdf, "--page", "2", "-o", folder + "/2.png", "-v"])
+        #expect(second.status == 0, "\(second.standardError)")
+        // Page 1 is upright A4 (724x1024), page 2 turned.
+        #expect(second.standardOutput == "\(folder)/2.png 1024x724\n")
+        #expect(second.standardError.contains("page 2 of 2"))
+        let third = try GlanceProcess.run(["thumbnail", pdf, "--page", "3", "-o", folder + "/3.png"])
+        #expect(third.status == 1)
+        #expect(third.standardError == "glance: \(pdf): no page 3: the document has 2 pages\n")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/3.png"))
+        let zero = try GlanceProcess.run(["thumbnail", pdf, "--page", "0", "-o", folder + "/0.png"])
+        #expect(zero.status == 2 && zero.standardError.contains("--page counts from 1"))
+    }
+
     @Test("the default OUT is FILE's name + .thumbnail.jpg (auto: JPEG for photos) in the current folder")
     func defaultOutput() throws {
         let folder = try CLIAssets.scratchFolder()

@@ -168,13 +168,14 @@ func syntheticImage(width: Int, height: Int, alpha: Bool = false) -> PixelBuffer
 /// its descriptor.
 func renderDocument(
     path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide, maxPixels: Int = RenderRequest.defaultMaxPixels,
-    thumbnailer: Thumbnailer = Thumbnailer()
+    page: Int = 1, thumbnailer: Thumbnailer = Thumbnailer()
 ) throws(ThumbnailError) -> (type: ContentType, thumbnail: RenderedThumbnail) {
     let file: OpenFile
     do { file = try OpenFile.regularFile(atPath: path) } catch { throw .unreadable(reason: error.description) }
     let (type, text) = try thumbnailer.sniff(file, named: path)
     var request = RenderRequest(file: file, name: path, maxSide: maxSide, maxPixels: maxPixels)
     request.text = text
+    request.page = page
     return (type, try thumbnailer.render(request, as: type))
 }
 
