@@ -35,12 +35,14 @@ public struct DocumentRecord: Sendable, Equatable, Codable {
     public var generatedAt: Date
     /// How long rendering took, in milliseconds (used to estimate future runs).
     public var renderMilliseconds: Int?
+    /// What the render learned besides the thumbnails: pages, their sizes, a text's encoding.
+    public var details: DocumentDetails?
 
     /// Creates a record; `generatedAt` defaults to now.
     public init(
         path: String, identity: FileIdentity, digest: String? = nil, contentType: ContentType?,
         state: DocumentState, error: String? = nil, generatorVersion: String, generatedAt: Date = Date(),
-        renderMilliseconds: Int? = nil
+        renderMilliseconds: Int? = nil, details: DocumentDetails? = nil
     ) {
         self.path = path
         self.identity = identity
@@ -51,6 +53,7 @@ public struct DocumentRecord: Sendable, Equatable, Codable {
         self.generatorVersion = generatorVersion
         self.generatedAt = generatedAt
         self.renderMilliseconds = renderMilliseconds
+        self.details = details
     }
 }
 

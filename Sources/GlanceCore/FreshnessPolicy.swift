@@ -25,8 +25,10 @@ public enum ThumbnailState: String, Sendable, Codable, CaseIterable {
 /// `GenerationPlan`). An unchanged container so costs one `stat` per document. A record that
 /// describes its file is then:
 /// - `fresh` when it holds the standard thumbnail and every one of the store's smaller sizes
-///   (``ThumbnailSizes``);
-/// - `stale` when it is `fresh` without one of them, or `failed` / `unsupported` as
+///   (``ThumbnailSizes``), and for a PDF its page count, for a text its encoding
+///   (``DocumentDetails``);
+/// - `stale` when it is `fresh` without one of them (a record made before Glance kept them), or
+///   `failed` / `unsupported` as
 ///   recorded by another Glance version (a newer renderer may succeed where an older one failed);
 /// - otherwise `failed` or `unsupported` as recorded.
 public struct FreshnessPolicy: Sendable {
@@ -63,11 +65,21 @@ public struct FreshnessPolicy: Sendable {
         case .fresh:
             let keys = Set(stored.thumbnails.map(\.sizeKey))
             let complete = keys.contains(ThumbnailImage.standardSizeKey) && sizes.sizeKeys.allSatisfy(keys.contains)
-            return complete ? .fresh : .stale
+            return complete && Self.hasDetails(record) ? .fresh : .stale
         case .unsupported:
             return record.generatorVersion == generatorVersion ? .unsupported : .stale
         case .failed:
             return record.generatorVersion == generatorVersion ? .failed : .stale
+        }
+    }
+
+    /// Whether a fresh record holds the details its kind has: a PDF's page count, a text's
+    /// encoding.
+    static func hasDetails(_ record: DocumentRecord) -> Bool {
+        switch record.contentType {
+        case .pdf: record.details?.pageCount != nil
+        case .text: record.details?.textEncoding != nil
+        default: true
         }
     }
 

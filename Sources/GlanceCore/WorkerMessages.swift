@@ -151,8 +151,8 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var averageColour: String?
     /// The thumbnail's ThumbHash (base64), when rendered with the smaller sizes (``RenderJob/sizes``).
     public var thumbHash: String?
-    /// How many pages the document has, where it has pages (a PDF).
-    public var pageCount: Int?
+    /// What the render learned besides the thumbnail: a PDF's pages, a text's encoding.
+    public var details: DocumentDetails?
     /// The renditions the job asked for, when rendered, in the job's order; their bytes follow
     /// the main image's on the pipe.
     public var renditions: [Rendition] = []
@@ -170,7 +170,7 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
         case sourceWidth, sourceHeight, averageColour, thumbHash, renditions, sizes, workerCPUMilliseconds, colour
-        case pageCount
+        case details
     }
 
     /// Bytes that follow the JSON line: the main image's, every rendition's and every size's.

@@ -24,6 +24,8 @@ public enum ListingFormatter {
 
         public var path: String
         public var name: String
+        /// A PDF's page count and page sizes, a text's encoding (``DocumentDetails``).
+        public var details: DocumentDetails?
         /// The content's digest when it was last rendered (`sha256:` and hex).
         public var digest: String?
         public var kind: String
@@ -40,6 +42,7 @@ public enum ListingFormatter {
             path = item.path
             name = item.name
             digest = item.digest
+            details = item.details
             kind = item.kind
             mimeType = item.mimeType
             size = item.size
@@ -55,6 +58,28 @@ public enum ListingFormatter {
             generatedAt = item.generatedAt.map(ListingFormatter.iso8601)
             generatorVersion = item.generatorVersion
         }
+    }
+
+    /// `show`'s lines for a document's details: `pages       14, 595x842 pt` (or how many
+    /// sizes the pages come in), `encoding    SHIFT_JIS`.
+    public static func detailLines(_ details: DocumentDetails) -> [String] {
+        var lines: [String] = []
+        if let count = details.pageCount {
+            var line = "pages       \(count)"
+            if let runs = details.pageSizes {
+                let sizes = Set(runs.map { "\(points($0.width))x\(points($0.height))" })
+                line += sizes.count == 1 ? ", \(sizes.first!) pt" : ", in \(sizes.count) sizes"
+            }
+            lines.append(line)
+        }
+        if let encoding = details.textEncoding { lines.append("encoding    \(DisplayText.escaped(encoding))") }
+        return lines
+    }
+
+    /// Points to a tenth, without a zero fraction: `595`, `595.3`.
+    static func points(_ value: Double) -> String {
+        let tenths = (value * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(tenths / 10)
     }
 
     /// ISO 8601 with seconds, UTC (`2026-11-22T14:05:09Z`). Written out by hand from

@@ -1,3 +1,5 @@
+import GlanceCore
+
 /// Writes `glance list --json` rows directly as UTF-8 bytes.
 ///
 /// The schema is small and fixed, and Foundation's JSONEncoder spends more time on 10,000 rows
@@ -23,6 +25,7 @@ public enum ListingJSONWriter {
     private static func append(_ row: ListingFormatter.Row, to output: inout JSONBytes) {
         output.raw("  {\n")
         // Keys in sorted order, as JSONEncoder's .sortedKeys writes them.
+        if let details = row.details { append(details, to: &output) }
         if let digest = row.digest { output.field("digest", string: digest) }
         if let error = row.error { output.field("error", string: error) }
         if let generatedAt = row.generatedAt { output.field("generatedAt", string: generatedAt) }
@@ -39,6 +42,53 @@ public enum ListingJSONWriter {
         output.raw("    \"thumbnails\" : ")
         thumbnails(row.thumbnails, to: &output)
         output.raw("\n  }")
+    }
+
+    /// `"details" : {...},` at a row's indent.
+    private static func append(_ details: DocumentDetails, to output: inout JSONBytes) {
+        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
+        if let count = details.pageCount {
+            fields.append(("pageCount", { $0.number(Int64(count)) }))
+        }
+        if let runs = details.pageSizes {
+            fields.append(
+                (
+                    "pageSizes",
+                    { output in
+                        if runs.isEmpty {
+                            output.raw("[\n\n      ]")
+                            return
+                        }
+                        output.raw("[\n")
+                        for (index, run) in runs.enumerated() {
+                            output.raw("        {\n          \"count\" : ")
+                            output.number(Int64(run.count))
+                            output.raw(",\n          \"height\" : ")
+                            output.decimal(run.height)
+                            output.raw(",\n          \"width\" : ")
+                            output.decimal(run.width)
+                            output.raw(index == runs.count - 1 ? "\n        }\n" : "\n        },\n")
+                        }
+                        output.raw("      ]")
+                    }
+                ))
+        }
+        if let encoding = details.textEncoding {
+            fields.append(("textEncoding", { $0.quoted(encoding) }))
+        }
+        if fields.isEmpty {
+            output.raw("    \"details\" : {\n\n    },\n")
+            return
+        }
+        output.raw("    \"details\" : {\n")
+        for (index, field) in fields.enumerated() {
+            output.raw("      \"")
+            output.raw(field.key)
+            output.raw("\" : ")
+            field.write(&output)
+            output.raw(index == fields.count - 1 ? "\n" : ",\n")
+        }
+        output.raw("    },\n")
     }
 
     private static func thumbnails(_ thumbnails: [String: ListingFormatter.Row.Thumbnail], to output: inout JSONBytes) {
@@ -94,6 +144,16 @@ struct JSONBytes {
         raw("\" : ")
         quoted(value)
         raw(",\n")
+    }
+
+    /// A number as JSONEncoder writes a Double: without a fraction when it has none
+    /// (`842`), else Swift's shortest form (`595.276`).
+    mutating func decimal(_ value: Double) {
+        if value == value.rounded(), abs(value) < 1e15 {
+            number(Int64(value))
+        } else {
+            bytes.append(contentsOf: Array(String(value).utf8))
+        }
     }
 
     /// An integer in decimal.

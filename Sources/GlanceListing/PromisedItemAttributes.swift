@@ -25,6 +25,9 @@ public struct PromisedItemAttributes: Sendable, Equatable {
     public var generatorVersion: String?
     /// The digest of the content the record was made from (`sha256:` and hex), if recorded.
     public var digest: String?
+    /// What the last render learned besides the thumbnails (a PDF's pages and their sizes, a
+    /// text's encoding), while the record still describes the document (fresh or stale).
+    public var details: DocumentDetails?
 
     /// The MIME type (`application/octet-stream` when unknown).
     public var mimeType: String { contentType?.mimeType ?? "application/octet-stream" }
@@ -46,6 +49,7 @@ public struct PromisedItemAttributes: Sendable, Equatable {
         generatedAt = stored?.record.generatedAt
         generatorVersion = stored?.record.generatorVersion
         digest = stored?.record.digest
+        details = state == .fresh || state == .stale ? stored?.record.details : nil
     }
 
     /// The standard (`1024x1024`) thumbnail, if there is one.

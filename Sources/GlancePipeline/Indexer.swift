@@ -366,6 +366,7 @@ public final class Indexer: Sendable {
                     return (record, [])
                 }
                 record.state = .fresh
+                record.details = outcome.details?.checked
                 // A colour is only kept in the one form a page may put in a style attribute.
                 let colour = outcome.averageColour.flatMap { HexColour.isValid($0) ? $0 : nil }
                 let hash = outcome.thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil }

@@ -138,6 +138,12 @@ enum PostgresMigrations {
                 // The blurred placeholder pages draw until the thumbnail arrives.
                 "ALTER TABLE glance.thumbnail ADD COLUMN thumb_hash text"
             ]),
+        Migration(
+            name: "v7: document details",
+            statements: [
+                // What a render learned besides the thumbnails (a PDF's pages, a text's encoding), as JSON.
+                "ALTER TABLE glance.document ADD COLUMN details text"
+            ]),
     ]
 
     /// Checks that the database can hold a Glance store and brings it up to date.

@@ -8,11 +8,11 @@ extension PostgresStore {
     /// The document columns, in the order ``record(from:)`` decodes them.
     static let columns = """
         id, path, device, inode, size, modified_ns, digest, content_type, state, error, generator_version,
-        generated_at, render_milliseconds
+        generated_at, render_milliseconds, details
         """
 
     /// How many columns ``columns`` names.
-    static let columnCount = 13
+    static let columnCount = 14
 
     /// ``columns``, each qualified by the table alias `table`.
     static func columns(of table: String) -> String {
@@ -135,11 +135,11 @@ extension PostgresStore {
         do {
             let (
                 id, path, device, inode, size, modifiedNs, digest, contentType, state, error, generatorVersion,
-                generatedAt, renderMilliseconds
+                generatedAt, renderMilliseconds, details
             ) = try row.decode(
                 (
                     Int64, String, Int64, Int64, Int64, Int64, String?, String?, String, String?, String, Date,
-                    Int32?
+                    Int32?, String?
                 ).self)
             let identity = FileIdentity(
                 device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size,
@@ -149,7 +149,8 @@ extension PostgresStore {
                 contentType: try StoredNames.contentType(contentType, path: path, location: location),
                 state: try StoredNames.state(state, path: path, location: location), error: error,
                 generatorVersion: generatorVersion, generatedAt: generatedAt,
-                renderMilliseconds: renderMilliseconds.map(Int.init))
+                renderMilliseconds: renderMilliseconds.map(Int.init),
+                details: details.flatMap(DocumentDetails.init(json:)))
             return (id, record)
         } catch {
             throw StoreError(postgres: error, location: location, address: address)
@@ -222,20 +223,22 @@ extension PostgresStore {
         let inode = Int64(bitPattern: identity.inode)
         let renderMilliseconds = record.renderMilliseconds.map { Int32(clamping: $0) }
         let contentType = record.contentType?.rawValue
+        let details = record.details.flatMap { $0.isEmpty ? nil : $0.json }
         // The sub-statements touch disjoint rows: old size keys that are gone are deleted, the new
         // ones inserted or updated in place.
         let query: PostgresQuery = """
             WITH d AS (
                 INSERT INTO glance.document AS doc (container, path, device, inode, size, modified_ns, digest,
-                    content_type, state, error, generator_version, generated_at, render_milliseconds)
+                    content_type, state, error, generator_version, generated_at, render_milliseconds, details)
                 VALUES (\(container), \(record.path), \(device), \(inode), \(identity.size),
                     \(identity.modifiedNanoseconds), \(record.digest), \(contentType), \(record.state.rawValue),
-                    \(record.error), \(record.generatorVersion), \(record.generatedAt), \(renderMilliseconds))
+                    \(record.error), \(record.generatorVersion), \(record.generatedAt), \(renderMilliseconds),
+                    \(details))
                 ON CONFLICT (container, path) DO UPDATE SET device = EXCLUDED.device, inode = EXCLUDED.inode,
                     size = EXCLUDED.size, modified_ns = EXCLUDED.modified_ns, digest = EXCLUDED.digest,
                     content_type = EXCLUDED.content_type, state = EXCLUDED.state, error = EXCLUDED.error,
                     generator_version = EXCLUDED.generator_version, generated_at = EXCLUDED.generated_at,
-                    render_milliseconds = EXCLUDED.render_milliseconds
+                    render_milliseconds = EXCLUDED.render_milliseconds, details = EXCLUDED.details
                 RETURNING doc.id
             ),
             gone AS (

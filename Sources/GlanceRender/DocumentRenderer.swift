@@ -47,8 +47,8 @@ public struct RenderedThumbnail: Sendable {
     public var warnings: [String]
     /// The conversion to sRGB from the source's colour profile, when there was one to make.
     public var colour: ColourConversion?
-    /// How many pages the document has, where it has pages (a PDF).
-    public var pageCount: Int?
+    /// What the renderer learned besides the pixels (a PDF's pages and their sizes).
+    public var details: DocumentDetails?
 
     public init(
         image: PixelBuffer, sourceWidth: Int, sourceHeight: Int, warnings: [String] = [],
@@ -88,8 +88,8 @@ public struct EncodedThumbnail: Sendable {
     public var warnings: [String]
     /// The conversion to sRGB from the source's colour profile, when there was one to make.
     public var colour: ColourConversion?
-    /// How many pages the document has, where it has pages (a PDF).
-    public var pageCount: Int?
+    /// What the renderer learned besides the pixels (a PDF's pages and their sizes).
+    public var details: DocumentDetails?
 
     public init(
         format: ImageFormat, data: [UInt8], width: Int, height: Int, averageColour: String, sourceWidth: Int,

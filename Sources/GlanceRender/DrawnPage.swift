@@ -18,8 +18,8 @@ struct DrawnPage {
     let sourceWidth: Int
     let sourceHeight: Int
     let warnings: [String]
-    /// How many pages the document has, where it has pages (a PDF).
-    var pageCount: Int?
+    /// What the renderer learned besides the pixels (a PDF's pages and their sizes).
+    var details: DocumentDetails?
 
     init(surface: CairoImageSurface, sourceWidth: Int, sourceHeight: Int, warnings: [String]) {
         self.init(paper: .cairo(surface), sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings)
@@ -55,7 +55,7 @@ struct DrawnPage {
         }
         var thumbnail = RenderedThumbnail(
             image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings)
-        thumbnail.pageCount = pageCount
+        thumbnail.details = details
         return thumbnail
     }
 
@@ -80,7 +80,7 @@ struct DrawnPage {
         var encoded = EncodedThumbnail(
             format: .png, data: png, width: width, height: height, averageColour: averageColour,
             sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings, colour: nil)
-        encoded.pageCount = pageCount
+        encoded.details = details
         return encoded
     }
 }

@@ -27,6 +27,8 @@ struct DocumentRow: Decodable, FetchableRecord, TableRecord {
     /// Stored as GRDB stores dates: UTC text with millisecond precision ("2026-11-22 02:23:05.736").
     var generatedAt: Date
     var renderMilliseconds: Int?
+    /// ``DocumentDetails`` as JSON.
+    var details: String?
 
     /// The columns, the one place their names are spelled.
     enum Columns {
@@ -54,6 +56,7 @@ struct DocumentRow: Decodable, FetchableRecord, TableRecord {
         generatorVersion = record.generatorVersion
         generatedAt = record.generatedAt
         renderMilliseconds = record.renderMilliseconds
+        details = record.details.flatMap { $0.isEmpty ? nil : $0.json }
         setIdentity(record.identity)
     }
 
@@ -80,13 +83,13 @@ struct DocumentRow: Decodable, FetchableRecord, TableRecord {
         return DocumentRecord(
             path: path, identity: identity, digest: digest, contentType: type, state: documentState, error: error,
             generatorVersion: generatorVersion, generatedAt: generatedAt,
-            renderMilliseconds: renderMilliseconds)
+            renderMilliseconds: renderMilliseconds, details: details.flatMap(DocumentDetails.init(json:)))
     }
 
     /// The columns a save writes, in the order of ``insertArguments``.
     private static let writtenColumns = [
         "container", "path", "device", "inode", "size", "modifiedNs", "digest", "contentType", "state", "error",
-        "generatorVersion", "generatedAt", "renderMilliseconds",
+        "generatorVersion", "generatedAt", "renderMilliseconds", "details",
     ]
 
     /// Inserts a new row (the database picks its id).
@@ -101,7 +104,7 @@ struct DocumentRow: Decodable, FetchableRecord, TableRecord {
     var insertArguments: StatementArguments {
         [
             container, path, device, inode, size, modifiedNs, digest, contentType, state, error, generatorVersion,
-            StoredDate.text(generatedAt), renderMilliseconds,
+            StoredDate.text(generatedAt), renderMilliseconds, details,
         ]
     }
 

@@ -16,6 +16,7 @@ enum SidecarMigrations {
         migrator.registerMigration("v3: thumbnail placeholder colour", migrate: addAverageColour)
         migrator.registerMigration("v4: settings", migrate: addSettings)
         migrator.registerMigration("v5: thumbnail ThumbHash", migrate: addThumbHash)
+        migrator.registerMigration("v6: document details", migrate: addDetails)
         return migrator
     }()
 
@@ -45,7 +46,7 @@ enum SidecarMigrations {
         "path" TEXT NOT NULL, "device" INTEGER NOT NULL, "inode" INTEGER NOT NULL, "size" INTEGER NOT NULL, \
         "modifiedNs" INTEGER NOT NULL, "digest" TEXT, "contentType" TEXT, "state" TEXT NOT NULL, "error" TEXT, \
         "generatorVersion" TEXT NOT NULL, "generatedAt" DATETIME NOT NULL, "renderMilliseconds" INTEGER, \
-        UNIQUE ("container", "path"))
+        "details" TEXT, UNIQUE ("container", "path"))
         """,
         """
         CREATE TABLE "thumbnail" ("documentId" INTEGER NOT NULL REFERENCES "document"("id") ON DELETE CASCADE, \
@@ -255,6 +256,12 @@ enum SidecarMigrations {
     /// v5: a thumbnail's ThumbHash, the blurred placeholder pages draw until it arrives.
     private static func addThumbHash(_ db: Database) throws {
         try db.alter(table: "thumbnail") { table in table.add(column: "thumbHash", .text) }
+    }
+
+    /// v6: what a render learned besides the thumbnails (a PDF's pages and their sizes, a
+    /// text's encoding), as JSON. Records made before have none until they are made again.
+    private static func addDetails(_ db: Database) throws {
+        try db.alter(table: "document") { table in table.add(column: "details", .text) }
     }
 
     /// v4: a container's settings, such as the smaller thumbnail sizes it keeps.

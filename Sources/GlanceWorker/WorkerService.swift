@@ -114,7 +114,7 @@ public struct WorkerService: Sendable {
                     width: thumbnail.image.width, height: thumbnail.image.height,
                     averageColour: thumbnail.image.averageColour, sourceWidth: thumbnail.sourceWidth,
                     sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings, colour: thumbnail.colour)
-                encoded.pageCount = thumbnail.pageCount
+                encoded.details = thumbnail.details
                 pixels = thumbnail.image
             }
             var renditions: [Rendition] = []
@@ -140,7 +140,10 @@ public struct WorkerService: Sendable {
             outcome.sizes = sizes
             outcome.thumbHash = thumbHash
             outcome.colour = encoded.colour
-            outcome.pageCount = encoded.pageCount
+            outcome.details = encoded.details
+            if let text {
+                outcome.details = DocumentDetails(textEncoding: text.encoding)
+            }
             return outcome
         } catch {
             let status: RenderOutcome.Status

@@ -53,6 +53,7 @@ struct ShowCommand: AsyncParsableCommand, ContainerCommand {
             "modified    \(ListingFormatter.iso8601(item.modified))",
             "state       \(DisplayText.escaped(ListingFormatter.stateText(item)))",
         ]
+        if let details = item.details { lines += ListingFormatter.detailLines(details) }
         for image in item.thumbnails {
             lines.append(
                 "thumbnail   \(image.sizeKey): \(image.width)x\(image.height) \(image.format.rawValue), \(ListingFormatter.byteCount(Int64(image.byteCount)))"

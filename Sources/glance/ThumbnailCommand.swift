@@ -158,7 +158,7 @@ struct ThumbnailCommand: ParsableCommand {
         StandardError.write(
             "glance: \(file): \(kind), \(outcome.sourceWidth)x\(outcome.sourceHeight), \(outcome.byteCount) bytes of \(format.rawValue), \(outcome.milliseconds) ms"
         )
-        if let count = outcome.pageCount { StandardError.write("glance: \(file): page \(page) of \(count)") }
+        if let count = outcome.details?.pageCount { StandardError.write("glance: \(file): page \(page) of \(count)") }
         if let colour = outcome.colour { StandardError.write("glance: \(file): \(colour.summary)") }
         for warning in outcome.warnings { StandardError.write("glance: \(file): warning: \(warning)") }
     }

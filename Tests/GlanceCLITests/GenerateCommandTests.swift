@@ -34,6 +34,30 @@ struct GenerateCommandTests {
         #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
     }
 
+    @Test("list --json and show give a PDF's pages and their sizes and a text's encoding")
+    func documentDetails() throws {
+        let container = try SampleContainer.standard()
+        try container.add("two-pages.pdf", from: "pdf/a4-two-pages.pdf")
+        try container.add("sjis.txt", from: "text/shift_jis.txt")
+        _ = try container.generate()
+        let rows = try container.list()
+        let pdf = try #require(rows["two-pages.pdf"]?["details"] as? [String: Any])
+        #expect(pdf["pageCount"] as? Int == 2)
+        let runs = try #require(pdf["pageSizes"] as? [[String: Any]])
+        // A4 upright, then A4 turned: two runs of one page.
+        #expect(runs.map { $0["count"] as? Int } == [1, 1])
+        #expect(runs.map { $0["width"] as? Int } == [595, 842] && runs.map { $0["height"] as? Int } == [842, 595])
+        let text = try #require(rows["sjis.txt"]?["details"] as? [String: Any])
+        #expect(text["textEncoding"] as? String == "SHIFT_JIS")
+        #expect(rows["photo.jpg"]?["details"] == nil)
+        let show = try GlanceProcess.run(["show", container.path, container.file("two-pages.pdf")])
+        #expect(show.standardOutput.contains("pages       2, in 2 sizes\n"), "\(show.standardOutput)")
+        let letter = try GlanceProcess.run(["show", container.path, container.file("letter.pdf")])
+        #expect(letter.standardOutput.contains("pages       1, 612x792 pt\n"), "\(letter.standardOutput)")
+        let sjis = try GlanceProcess.run(["show", container.path, container.file("sjis.txt")])
+        #expect(sjis.standardOutput.contains("encoding    SHIFT_JIS\n"), "\(sjis.standardOutput)")
+    }
+
     @Test(
         "each document keeps 256 and 512 beside the 1024, each within its box with the aspect kept; --sizes is the store's setting"
     )

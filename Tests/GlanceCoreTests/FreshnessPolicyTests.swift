@@ -40,6 +40,44 @@ struct FreshnessPolicyTests {
         #expect(policy.state(of: Self.stored(.fresh, thumbnail: false), identity: Self.identity) == .stale)
     }
 
+    @Test("a PDF without its page count or a text without its encoding (recorded before Glance kept them) is stale")
+    func details() {
+        func stored(_ type: ContentType, _ details: DocumentDetails?) -> StoredDocument {
+            var document = Self.stored(.fresh)
+            document.record.contentType = type
+            document.record.details = details
+            return document
+        }
+        #expect(policy.state(of: stored(.pdf, nil), identity: Self.identity) == .stale)
+        #expect(policy.state(of: stored(.pdf, DocumentDetails(pageCount: 2)), identity: Self.identity) == .fresh)
+        #expect(policy.state(of: stored(.text, DocumentDetails(pageCount: 2)), identity: Self.identity) == .stale)
+        #expect(
+            policy.state(of: stored(.text, DocumentDetails(textEncoding: "UTF-8")), identity: Self.identity) == .fresh)
+        #expect(policy.state(of: stored(.png, nil), identity: Self.identity) == .fresh)
+    }
+
+    @Test("details from a renderer are kept only where they hold together")
+    func checkedDetails() {
+        let pages = DocumentDetails(
+            pageCount: 3,
+            pageSizes: [.init(width: 595, height: 842, count: 2), .init(width: 842, height: 595, count: 1)],
+            textEncoding: "SHIFT_JIS")
+        #expect(pages.checked == pages)
+        #expect(pages.pageSize(3)! == (842, 595) && pages.pageSize(4) == nil)
+        // Runs that do not add up to the count, or a size no page has, are dropped; the count stays.
+        var wrong = pages
+        wrong.pageCount = 4
+        #expect(wrong.checked?.pageSizes == nil && wrong.checked?.pageCount == 4)
+        wrong.pageCount = 3
+        wrong.pageSizes![0].width = .nan
+        #expect(wrong.checked?.pageSizes == nil)
+        // An encoding name that is not one (markup, a path) is dropped.
+        #expect(DocumentDetails(textEncoding: "<b>x</b>").checked == nil)
+        #expect(DocumentDetails(pageCount: 0).checked == nil)
+        // A store's JSON text reads back the same.
+        #expect(DocumentDetails(json: pages.json) == pages)
+    }
+
     @Test("a batch renders exactly what the listing calls stale or missing (and more only when asked)")
     func decisionsFollowStates() {
         let cases: [StoredDocument?] = [

@@ -45,6 +45,15 @@ struct ListingTests {
             Self.attributes(path: "new.pdf", state: nil),
             Self.attributes(path: "odd/\"quoted\" back\\slash\ttab\nline\u{01}\u{1F}\u{7F}.txt", state: .fresh),
         ].map(ListingFormatter.Row.init)
+        // Details: a PDF's pages in whole and fractional points, a text's encoding, and none.
+        var withDetails = rows
+        withDetails[0].details = DocumentDetails(
+            pageCount: 14,
+            pageSizes: [.init(width: 595.276, height: 841.89, count: 13), .init(width: 842, height: 595, count: 1)])
+        withDetails[1].details = DocumentDetails(textEncoding: "SHIFT_JIS")
+        withDetails[2].details = DocumentDetails(pageCount: 2, pageSizes: [], textEncoding: "UTF-8")
+        withDetails[3].details = DocumentDetails()
+        #expect(ListingJSONWriter.array(withDetails) == ListingFormatter.json(withDetails))
         #expect(ListingJSONWriter.array(rows) == ListingFormatter.json(rows))
         #expect(ListingJSONWriter.array([]) == ListingFormatter.json([ListingFormatter.Row]()))
     }

@@ -13,7 +13,10 @@ struct PageTests {
     func secondPage() throws {
         let first = try renderDocument(path: Self.twoPages, maxSide: 600).thumbnail
         let second = try renderDocument(path: Self.twoPages, maxSide: 600, page: 2).thumbnail
-        #expect(first.pageCount == 2 && second.pageCount == 2)
+        #expect(first.details?.pageCount == 2 && second.details?.pageCount == 2)
+        // Every page's size is known whichever page was drawn: A4 upright, then turned.
+        let runs = try #require(second.details?.pageSizes)
+        #expect(runs.map(\.count) == [1, 1] && runs.map(\.width) == [595, 842] && runs.map(\.height) == [842, 595])
         // The test file's first page is A4 upright, its second A4 turned: different shapes.
         #expect(first.image.width < first.image.height && second.image.width > second.image.height)
 

@@ -10,7 +10,13 @@ struct StoreDocumentTests {
     func roundTrip(kind: StoreKind) async throws {
         let subject = try await StoreUnderTest(kind)
         let store = subject.store
-        let record = Fixtures.record("reports/2026/q3.pdf")
+        var record = Fixtures.record("reports/2026/q3.pdf")
+        // A PDF's pages come back as they were saved, fractional points included.
+        record.details = DocumentDetails(
+            pageCount: 3,
+            pageSizes: [
+                .init(width: 595.276, height: 841.89, count: 2), .init(width: 842, height: 595, count: 1),
+            ])
         let large = Fixtures.image(byteCount: 5000, seed: 3)
         let small = Fixtures.image(sizeKey: "256x256", format: .jpeg, byteCount: 700, seed: 9)
         try await store.save(record, thumbnails: [large, small])

@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What a render learned about a document besides its thumbnails: a PDF's pages and their
+/// sizes, a text's encoding. Promised-item attributes like the thumbnails: `show`, `list --json`
+/// and the API give them, and a preview lays out every page of a PDF from them before any page
+/// is drawn.
+///
+/// Stored with the record as one JSON value (a `details` column in both stores), so that a new
+/// attribute needs no new column.
+public struct DocumentDetails: Sendable, Equatable, Codable {
+    /// Consecutive pages of one size: most PDFs are one run (`595x842` times 14).
+    public struct PageRun: Sendable, Equatable, Codable {
+        /// The pages' size in PDF points (1/72 inch), turned as /Rotate turns them.
+        public var width: Double
+        public var height: Double
+        /// How many pages in a row have this size.
+        public var count: Int
+
+        public init(width: Double, height: Double, count: Int) {
+            self.width = width
+            self.height = height
+            self.count = count
+        }
+    }
+
+    /// How many pages the document has (PDFs).
+    public var pageCount: Int?
+    /// Every page's size, in order, as runs (PDFs; absent beyond ``maximumPageRuns`` runs).
+    public var pageSizes: [PageRun]?
+    /// The encoding a text document was decoded from, as iconv names it (`UTF-8`, `SHIFT_JIS`).
+    public var textEncoding: String?
+
+    /// The most runs kept: a PDF whose page sizes change more often than this keeps its count only.
+    public static let maximumPageRuns = 1000
+
+    public init(pageCount: Int? = nil, pageSizes: [PageRun]? = nil, textEncoding: String? = nil) {
+        self.pageCount = pageCount
+        self.pageSizes = pageSizes
+        self.textEncoding = textEncoding
+    }
+
+    /// Whether nothing is known.
+    public var isEmpty: Bool { pageCount == nil && pageSizes == nil && textEncoding == nil }
+
+    /// The size of page `number` (from 1) in points, when the runs say it.
+    public func pageSize(_ number: Int) -> (width: Double, height: Double)? {
+        guard number >= 1, let runs = pageSizes else { return nil }
+        var first = 1
+        for run in runs {
+            if number < first + run.count { return (run.width, run.height) }
+            first += run.count
+        }
+        return nil
+    }
+
+    /// Adds a page of this size after the others, as runs.
+    public mutating func appendPage(width: Double, height: Double) {
+        var runs = pageSizes ?? []
+        if let last = runs.last, last.width == width, last.height == height {
+            runs[runs.count - 1].count += 1
+        } else {
+            runs.append(PageRun(width: width, height: height, count: 1))
+        }
+        pageSizes = runs
+    }
+
+    /// The details with what does not hold together left out, nil when nothing is left: a
+    /// renderer is not trusted (a compromised one could send anything), and pages lay out from
+    /// these. A page count from 1 to 10 million; page sizes that are finite, positive, up to
+    /// ``ThumbnailLimits/maxPDFPagePoints`` and add up to the count; an encoding name of up to 40
+    /// letters, digits and `-_.:`.
+    public var checked: DocumentDetails? {
+        var result = DocumentDetails()
+        if let count = pageCount, (1...10_000_000).contains(count) {
+            result.pageCount = count
+            let largest = Double(ThumbnailLimits.maxPDFPagePoints)
+            if let runs = pageSizes, runs.count <= Self.maximumPageRuns,
+                runs.allSatisfy({
+                    $0.width.isFinite && $0.height.isFinite && $0.width > 0 && $0.height > 0 && $0.width <= largest
+                        && $0.height <= largest && $0.count > 0
+                }),
+                runs.reduce(0, { $0 + $1.count }) == count
+            {
+                result.pageSizes = runs
+            }
+        }
+        if let name = textEncoding, (1...40).contains(name.utf8.count),
+            name.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "-_.:".utf8.contains(byte)
+            })
+        {
+            result.textEncoding = name
+        }
+        return result.isEmpty ? nil : result
+    }
+
+    /// The JSON text a store keeps (keys sorted, so that equal details are equal text).
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Details read back from a store's JSON text; nil for text that is not (a newer Glance's
+    /// attributes that this one does not know are skipped, not refused).
+    public init?(json: String) {
+        guard let decoded = try? JSONDecoder().decode(Self.self, from: Data(json.utf8)) else { return nil }
+        self = decoded
+    }
+}
