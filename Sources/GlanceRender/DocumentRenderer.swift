@@ -115,6 +115,10 @@ public enum RenderResult: Sendable {
     /// its pixels (gray for a text page, RGB otherwise), for the smaller sizes and renditions
     /// made from it.
     case encodedWithPixels(EncodedThumbnail, PixelBuffer)
+    /// A thumbnail encoded while it was made, never whole in memory, and the images of a half, a
+    /// quarter, ... of its size made from its rows on the way (``HalvingChain``): the smaller
+    /// sizes of a PNG.
+    case encodedWithHalves(EncodedThumbnail, [PixelBuffer])
 }
 
 /// One renderer per content type, in the manner of a Quick Look generator: a new format is one

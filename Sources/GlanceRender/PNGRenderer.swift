@@ -36,9 +36,9 @@ public struct PNGRenderer: DocumentRenderer {
     /// all (and lose the channel) is known only at the end; nor are gray images with a profile,
     /// whose conversion may or may not leave them gray.
     /// With `sink` as well, the encoded PNG's leading bytes go to it as they are made.
-    func render(_ request: RenderRequest, streamingAs content: PNGContent?, sink: EncodedBytesSink? = nil)
-        throws(ThumbnailError) -> RenderResult
-    {
+    func render(
+        _ request: RenderRequest, streamingAs content: PNGContent?, sink: EncodedBytesSink? = nil, halvings: Int = 0
+    ) throws(ThumbnailError) -> RenderResult {
         let decoder: PNGDecoder
         do { decoder = try PNGDecoder(file: request.file) } catch { throw Self.map(error) }
         let header = decoder.header
@@ -55,9 +55,14 @@ public struct PNGRenderer: DocumentRenderer {
         var warnings: [String] = []
         let profile = Self.colourProfile(decoder.colourChunks, gray: header.isGray, warnings: &warnings)
 
-        if let content, channels == 3, !header.isInterlaced, !(header.isGray && profile != nil) {
+        // Halvings of the thumbnail are the store's smaller sizes only when it fills the box.
+        let halvable = halvings == 0 || max(scaler.targetWidth, scaler.targetHeight) == request.maxSide
+        if let content, channels == 3, !header.isInterlaced, !(header.isGray && profile != nil), halvable {
             var average = AverageColour(channels: channels)
             let width = scaler.targetWidth
+            let chain =
+                halvings > 0
+                ? HalvingChain(width: width, height: scaler.targetHeight, channels: channels, count: halvings) : nil
             var encoded: Result<[UInt8], ThumbnailError> = .failure(.outOfMemory(detail: "not encoded"))
             var leadingByteCount = 0
             let countingSink: EncodedBytesSink? = sink.map { sink in
@@ -79,6 +84,7 @@ public struct PNGRenderer: DocumentRenderer {
                                 input: row, inputStride: width * channels, output: row,
                                 outputStride: width * channels, width: width, rows: 1)
                             average.add(row: row, width: width, y: y)
+                            chain?.add(row: row)
                             write(row)
                         }) { scaler throws(ThumbnailError) in
                             try Self.feedRows(decoder, into: scaler, stride: stride)
@@ -91,6 +97,7 @@ public struct PNGRenderer: DocumentRenderer {
                 averageColour: average.text, sourceWidth: header.width, sourceHeight: header.height,
                 warnings: warnings, colour: conversion)
             thumbnail.leadingByteCount = leadingByteCount
+            if let chain { return .encodedWithHalves(thumbnail, chain.finish()) }
             return .encoded(thumbnail)
         }
 

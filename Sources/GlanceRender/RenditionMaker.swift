@@ -50,14 +50,40 @@ public enum RenditionMaker {
         for side in sides.sorted(by: >) {
             if max(source.width, source.height) < 2 * side { source = image }
             let scaled = try fit(source, into: side)
-            let encoding: ImageFormat =
-                format == .jpeg ? .jpeg : side <= webpLargestSide && image.channels != 1 ? .webp : .png
-            let data = try ImageEncoder.encode(scaled, as: encoding, content: content)
-            made.append(Rendition(side: side, format: encoding, width: scaled.width, height: scaled.height, data: data))
+            made.append(try encoded(scaled, side: side, as: format, content: content))
             source = scaled
         }
         let order = Dictionary(uniqueKeysWithValues: sides.enumerated().map { ($1, $0) })
         return (made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }, source)
+    }
+
+    /// The store's smaller thumbnails from the halves a streamed PNG made of its thumbnail
+    /// (``HalvingChain``): for each of `sides`, in that order, the half whose longest side it is,
+    /// encoded as ``sizes(of:fitting:as:content:)`` encodes it.
+    public static func sizes(
+        fromHalves halves: [PixelBuffer], of thumbnail: EncodedThumbnail, fitting sides: [Int], as format: ImageFormat,
+        content: PNGContent
+    ) throws(ThumbnailError) -> [Rendition] {
+        var made: [Rendition] = []
+        for side in sides {
+            guard let half = halves.first(where: { max($0.width, $0.height) == side }) else {
+                throw .writeFailed(
+                    path: "the \(side)x\(side) size",
+                    reason: "no half of the \(thumbnail.width)x\(thumbnail.height) thumbnail fits it")
+            }
+            made.append(try encoded(half, side: side, as: format, content: content))
+        }
+        return made
+    }
+
+    /// One smaller size encoded by the rule of ``sizes(of:fitting:as:content:)``.
+    private static func encoded(_ image: PixelBuffer, side: Int, as format: ImageFormat, content: PNGContent)
+        throws(ThumbnailError) -> Rendition
+    {
+        let encoding: ImageFormat =
+            format == .jpeg ? .jpeg : side <= webpLargestSide && image.channels != 1 ? .webp : .png
+        let data = try ImageEncoder.encode(image, as: encoding, content: content)
+        return Rendition(side: side, format: encoding, width: image.width, height: image.height, data: data)
     }
 
     /// `image` scaled to fit a `side`-pixel box (or as it is when it fits already): halved

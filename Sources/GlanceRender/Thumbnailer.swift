@@ -49,14 +49,25 @@ public struct Thumbnailer: Sendable {
     /// a worker sends them on to the coordinator as they come.
     ///
     /// With `keepingPixels` the caller needs the pixels too (for smaller sizes): a PNG is then not
-    /// encoded as it is made, and a page comes as ``RenderResult/encodedWithPixels(_:_:)``.
+    /// encoded as it is made, and a page comes as ``RenderResult/encodedWithPixels(_:_:)``. When
+    /// the pixels are needed only for `halvingsFor` sizes that are halvings of the box (512 and
+    /// 256 of a 1024), a PNG that fills the box is still encoded as it is made, and gives those
+    /// sizes' pixels as ``RenderResult/encodedWithHalves(_:_:)``: its worker's memory stays
+    /// flat however tall the image (measured: 18 MB for a 4000x1000 and for a 4000x4000 PNG, where
+    /// keeping the 1024's pixels took 26 MB for the second).
     public func render(
         _ request: RenderRequest, as type: ContentType, encodingAs format: ImageFormat?,
-        keepingPixels: Bool = false, sendingLeadingBytesTo sink: EncodedBytesSink? = nil
+        keepingPixels: Bool = false, halvingsFor sizes: [Int] = [],
+        sendingLeadingBytesTo sink: EncodedBytesSink? = nil
     ) throws(ThumbnailError) -> RenderResult {
         try Self.checkPage(request, of: type)
-        if type == .png, format == .png, !keepingPixels, let png = renderers[.png] as? PNGRenderer {
-            return try png.render(request, streamingAs: PNGContent(source: type), sink: sink)
+        if type == .png, format == .png, let png = renderers[.png] as? PNGRenderer {
+            if !keepingPixels {
+                return try png.render(request, streamingAs: PNGContent(source: type), sink: sink)
+            }
+            if let count = Self.halvings(for: sizes, box: request.maxSide) {
+                return try png.render(request, streamingAs: PNGContent(source: type), sink: sink, halvings: count)
+            }
         }
         if format == .png, let pages = renderers[type] as? any PageRenderer {
             let page = try pages.drawPage(request)
@@ -71,6 +82,23 @@ public struct Thumbnailer: Sendable {
         guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }
         try Self.checkPage(request, of: type)
         return try renderer.render(request)
+    }
+
+    /// How many halvings of `box` make every one of `sizes` (2 for 512 and 256 of 1024); nil
+    /// when there are none or one is not a halving.
+    static func halvings(for sizes: [Int], box: Int) -> Int? {
+        guard !sizes.isEmpty else { return nil }
+        var deepest = 0
+        for side in sizes {
+            var (length, count) = (box, 0)
+            while length > side && length % 2 == 0 {
+                length /= 2
+                count += 1
+            }
+            guard length == side, count > 0 else { return nil }
+            deepest = max(deepest, count)
+        }
+        return deepest
     }
 
     /// Refuses a page other than the first of a document that has one page (all but PDFs; a

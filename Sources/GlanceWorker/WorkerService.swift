@@ -95,18 +95,30 @@ public struct WorkerService: Sendable {
             // source is not encoded as it is made (without, it goes to the coordinator in pieces as
             // it comes, so that the worker never holds the whole encoded image: `WorkerReplyPiece`);
             // a page is encoded straight from what it was drawn on either way (gray when all gray).
+            // A PNG whose pixels serve only the smaller sizes may still be encoded as it is made,
+            // the sizes halved from its rows on the way (RenderResult.encodedWithHalves).
             let needsPixels = !job.renditions.isEmpty || !job.sizes.isEmpty
+            let halvingsFor = job.renditions.isEmpty ? job.sizes : []
+            let encoding = needsPixels && sniffed == .png && halvingsFor.isEmpty ? nil : job.format ?? .png
             let rendered = try thumbnailer.render(
-                request, as: sniffed, encodingAs: needsPixels && sniffed == .png ? nil : job.format ?? .png,
-                keepingPixels: needsPixels, sendingLeadingBytesTo: { Self.sendPiece($0) })
+                request, as: sniffed, encodingAs: encoding, keepingPixels: needsPixels, halvingsFor: halvingsFor,
+                sendingLeadingBytesTo: { Self.sendPiece($0) })
             var encoded: EncodedThumbnail
             let pixels: PixelBuffer?
+            var renditions: [Rendition] = []
+            var sizes: [Rendition] = []
+            var thumbHash: String?
             let content = PNGContent(source: sniffed)
             switch rendered {
             case .encoded(let streamed):
                 (encoded, pixels) = (streamed, nil)
             case .encodedWithPixels(let page, let image):
                 (encoded, pixels) = (page, image)
+            case .encodedWithHalves(let streamed, let halves):
+                (encoded, pixels) = (streamed, nil)
+                sizes = try RenditionMaker.sizes(
+                    fromHalves: halves, of: streamed, fitting: job.sizes, as: streamed.format, content: content)
+                if let smallest = halves.last { thumbHash = ThumbHashEncoder.hash(of: smallest) }
             case .pixels(let thumbnail):
                 let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
                 encoded = EncodedThumbnail(
@@ -117,9 +129,6 @@ public struct WorkerService: Sendable {
                 encoded.details = thumbnail.details
                 pixels = thumbnail.image
             }
-            var renditions: [Rendition] = []
-            var sizes: [Rendition] = []
-            var thumbHash: String?
             if let pixels {
                 renditions = try RenditionMaker.renditions(of: pixels, fitting: job.renditions, content: content)
                 let smaller = try RenditionMaker.sizes(

@@ -1,5 +1,6 @@
 import CScaler
 import Foundation
+import GlanceCore
 import Testing
 
 @testable import GlanceRender
@@ -193,5 +194,32 @@ struct HalvingTests {
         let header = Int(hash[0]) | Int(hash[1]) << 8 | Int(hash[2]) << 16
         let (p, q) = ((header >> 6) & 63, (header >> 12) & 63)  // the two colour channels' means
         #expect((31...32).contains(p) && (31...32).contains(q), "p \(p), q \(q)")
+    }
+
+    @Test(
+        "a PNG encoded as it is made halves its rows on the way: the same sizes as halving its whole thumbnail",
+        arguments: ["png/photo-like.png", "png/tall-4000.png"])
+    func streamedHalves(asset: String) throws {
+        let path = TestAssets.path(asset)
+        let thumbnailer = Thumbnailer()
+        let file = try OpenFile.regularFile(atPath: path)
+        let (type, _) = try thumbnailer.sniff(file, named: path)
+        let request = RenderRequest(file: file, name: path)
+        let result = try thumbnailer.render(
+            request, as: type, encodingAs: .png, keepingPixels: true, halvingsFor: [256, 512])
+        guard case .encodedWithHalves(let encoded, let halves) = result else {
+            Issue.record("\(asset): not encoded as it was made")
+            return
+        }
+        let whole = try renderDocument(path: path).thumbnail.image
+        #expect(encoded.width == whole.width && encoded.height == whole.height)
+        #expect(halves == [whole.halved(), whole.halved().halved()])
+        // Sizes that are not halvings of the box keep the pixels instead.
+        let other = try thumbnailer.render(
+            request, as: type, encodingAs: .png, keepingPixels: true, halvingsFor: [384])
+        guard case .pixels = other else {
+            Issue.record("\(asset): a 384 was made from halves")
+            return
+        }
     }
 }
