@@ -30,19 +30,25 @@ public struct PreviewServer: Sendable {
     let assets = PageAssets()
     /// Thumbnails in memory, ready to send.
     let cache: ThumbnailCache
+    /// Previews (pages drawn larger) in memory, ready to send: their own bound.
+    let previewCache: ThumbnailCache
+    /// The previews being drawn, by page and size: a second request for one waits for the first.
+    let previewsInFlight = PreviewsInFlight()
     /// The container's documents as walked a moment ago.
     let scans: ScanCache
 
-    /// A server for `indexer`'s container; `memoryCacheBytes` of thumbnails are kept in memory; a
+    /// A server for `indexer`'s container; `memoryCacheBytes` of thumbnails and
+    /// `previewCacheBytes` of previews are kept in memory; a
     /// walk of the container serves the pages for up to `walkReuse` while nothing changes
     /// (`ScanCache`).
     public init(
         indexer: Indexer, renderTimeout: Duration = .seconds(30), title: String? = nil,
-        memoryCacheBytes: Int = 256 << 20, walkReuse: Duration = .seconds(2)
+        memoryCacheBytes: Int = 256 << 20, previewCacheBytes: Int = 128 << 20, walkReuse: Duration = .seconds(2)
     ) {
         self.indexer = indexer
         self.renderTimeout = renderTimeout
         cache = ThumbnailCache(capacityBytes: memoryCacheBytes)
+        previewCache = ThumbnailCache(capacityBytes: previewCacheBytes)
         scans = ScanCache(indexer: indexer, maximumAge: walkReuse)
         self.title = title ?? indexer.scanner.root.split(separator: "/").last.map(String.init) ?? "/"
     }
@@ -68,6 +74,9 @@ public struct PreviewServer: Sendable {
             }
             routes.on("/thumbnails/**", method: method) { request, context in
                 try await self.thumbnail(context.parameters.getCatchAll(), request: request)
+            }
+            routes.on("/previews/**", method: method) { request, context in
+                try await self.preview(context.parameters.getCatchAll(), request: request)
             }
             routes.on("/documents/**", method: method) { request, context in
                 try await self.document(context.parameters.getCatchAll(), request: request, context: context)

@@ -7,6 +7,10 @@ enum ServerError: Error, HTTPResponseError {
     case notFound
     /// The document has no thumbnail: it failed (the reason) or is not a supported type.
     case noThumbnail(String)
+    /// The document has no preview of the kind asked for (the reason: it failed, or it is text).
+    case noPreview(String)
+    /// The document has no such page (it has this many).
+    case noSuchPage(pageCount: Int)
     /// An on-demand render did not end within the time limit.
     case renderTimedOut
     /// A query parameter has a value the server does not know.
@@ -27,7 +31,7 @@ enum ServerError: Error, HTTPResponseError {
 
     var status: HTTPResponse.Status {
         switch self {
-        case .notFound, .noThumbnail: .notFound
+        case .notFound, .noThumbnail, .noPreview, .noSuchPage: .notFound
         case .renderTimedOut, .storeUnavailable: .serviceUnavailable
         case .badQuery, .missingHost: .badRequest
         case .foreignHost: .misdirectedRequest
@@ -41,6 +45,8 @@ enum ServerError: Error, HTTPResponseError {
         switch self {
         case .notFound: "no such document"
         case .noThumbnail(let reason): "no thumbnail: \(reason)"
+        case .noPreview(let reason): "no preview: \(reason)"
+        case .noSuchPage(let count): "no such page: the document has \(count) page\(count == 1 ? "" : "s")"
         case .renderTimedOut: "the thumbnail is being made; try again shortly"
         case .badQuery(let name): "bad value for the query parameter '\(name)'"
         case .storeUnavailable(let reason): "the thumbnail store cannot be read: \(reason)"

@@ -163,6 +163,8 @@ public struct WorkerService: Sendable {
             var outcome = RenderOutcome(
                 id: job.id, status: status, contentType: type, error: error.description, milliseconds: elapsed())
             outcome.limit = error.limit
+            // A page the document does not have: the count, so that a caller can tell it apart.
+            if case .pageOutOfRange(_, let count) = error { outcome.details = DocumentDetails(pageCount: count) }
             return outcome
         }
     }

@@ -130,6 +130,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
     var memoryCache = 256
 
+    @Option(
+        parsing: .unconditional,
+        help: "MiB of previews (pages drawn larger, /previews/) each container keeps in memory (0: none).")
+    var previewCache = 128
+
     @OptionGroup var limits: RenderLimitOptions
 
     @OptionGroup var sandbox: SandboxOptions
@@ -171,6 +176,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...1 << 20).contains(memoryCache) else {
             throw ValidationError("--memory-cache must be between 0 and 1048576 MiB.")
         }
+        guard (0...1 << 20).contains(previewCache) else {
+            throw ValidationError("--preview-cache must be between 0 and 1048576 MiB.")
+        }
     }
 
     func run() async throws {
@@ -194,8 +202,9 @@ struct ServeCommand: AsyncParsableCommand {
             let indexer = try await Container.open(location, pool: pool, options: limits.indexerOptions()).indexer
             let scanner = indexer.scanner
             var server = PreviewServer(
-                indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)), memoryCacheBytes: memoryCache << 20
-            )
+                indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)),
+                memoryCacheBytes: memoryCache << 20,
+                previewCacheBytes: previewCache << 20)
             server.liveUpdates = watch
             servers.append(server)
             guard watch else { continue }

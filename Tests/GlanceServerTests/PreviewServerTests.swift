@@ -257,6 +257,131 @@ struct PreviewServerTests {
         }
     }
 
+    @Test(
+        "previews: page N drawn to the size asked, a strong tag, immutable when versioned; no such page, text and bad values refused"
+    )
+    func previews() async throws {
+        let served = try ServedContainer()
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("pdf/a4-two-pages.pdf"), toPath: served.root + "/two.pdf")
+        try await served.test { client in
+            // Page 2 of the test file is A4 turned: wider than tall, 600 wide.
+            let tag = try await client.execute(uri: "/previews/two.pdf?page=2&size=600", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.headers[.cacheControl] == "no-cache")
+                // 600 is drawn at the next multiple of 256 up.
+                let size = pngSize(Data(buffer: response.body))
+                #expect(size?.width == 768 && size?.height == 543, "\(String(describing: size))")
+                return response.headers[.eTag] ?? ""
+            }
+            #expect(tag.hasPrefix("\"") && tag.contains("-p2-768-test"))
+            let version = String(tag.dropFirst().dropLast())
+            try await client.execute(uri: "/previews/two.pdf?page=2&size=700&v=\(version)", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            }
+            try await client.execute(
+                uri: "/previews/two.pdf?page=2&size=600", method: .get, headers: [.ifNoneMatch: tag]
+            ) {
+                #expect($0.status == .notModified)
+            }
+            // The first page is another picture, upright.
+            try await client.execute(uri: "/previews/two.pdf?size=256", method: .get) { response in
+                let size = pngSize(Data(buffer: response.body))
+                #expect(size?.width == 181 && size?.height == 256)
+            }
+            // A page the document does not have, before and after the record knows the count.
+            try await client.execute(uri: "/previews/two.pdf?page=3", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body) == "no such page: the document has 2 pages\n")
+            }
+            _ = await served.server.indexer.render("two.pdf")
+            try await client.execute(uri: "/previews/two.pdf?page=3", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body) == "no such page: the document has 2 pages\n")
+            }
+            try await client.execute(uri: "/previews/a.png?page=2", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/previews/notes.txt", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).hasPrefix("no preview: "))
+            }
+            for query in ["page=0", "page=x", "size=5000", "size=-1", "page=99999999999"] {
+                try await client.execute(uri: "/previews/two.pdf?\(query)", method: .get) {
+                    #expect($0.status == .badRequest, "\(query)")
+                }
+            }
+            try await client.execute(uri: "/previews/broken.jpg", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).hasPrefix("no preview: "))
+            }
+        }
+    }
+
+    @Test(
+        "previews: ten requests for one page share one render; a cached page asks no renderer; a changed document is drawn again"
+    )
+    func previewRenders() async throws {
+        let served = try ServedContainer()
+        let path = served.root + "/two.pdf"
+        try FileManager.default.copyItem(atPath: TestLocations.asset("pdf/a4-two-pages.pdf"), toPath: path)
+        let indexer = served.server.indexer
+        try await served.test { client in
+            let before = indexer.rendersStarted
+            let tags = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        try await client.execute(uri: "/previews/two.pdf?page=2&size=1024", method: .get) { response in
+                            response.status == .ok ? response.headers[.eTag] : nil
+                        }
+                    }
+                }
+                var tags: [String?] = []
+                for try await tag in group { tags.append(tag) }
+                return tags
+            }
+            #expect(Set(tags).count == 1 && tags.first! != nil, "\(tags)")
+            #expect(indexer.rendersStarted == before + 1, "ten requests, \(indexer.rendersStarted - before) renders")
+            _ = try await client.execute(uri: "/previews/two.pdf?page=2&size=1024", method: .get) { $0.status }
+            #expect(indexer.rendersStarted == before + 1, "a cached page was drawn again")
+            // The document changes: its pages are drawn anew, under another tag.
+            var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+            let tag = try await client.execute(uri: "/previews/two.pdf?page=2&size=1024", method: .get) {
+                $0.headers[.eTag]
+            }
+            #expect(indexer.rendersStarted == before + 2)
+            #expect(tag != nil && tag != tags.first!)
+        }
+    }
+
+    @Test(
+        "the preview and thumbnail cache keeps its bound: least recently used out first, nothing over a quarter of it")
+    func cacheBound() {
+        let cache = ThumbnailCache(capacityBytes: 1_000)
+        let identity = FileIdentity(device: 1, inode: 2, size: 3, modifiedNanoseconds: 4)
+        func entry(_ bytes: Int) -> ThumbnailCache.Entry {
+            ThumbnailCache.Entry(
+                identity: identity, entityTag: "\"t\"", version: nil, contentType: "image/png",
+                body: ByteBuffer(repeating: 7, count: bytes), checkedAt: .now)
+        }
+        cache.insert(entry(251), for: "too large")
+        #expect(cache.entry(for: "too large", identity: identity) == nil && cache.byteCount == 0)
+        for index in 0..<5 { cache.insert(entry(200), for: "page \(index)") }
+        #expect(cache.byteCount == 1_000)
+        // Page 0 used again: the oldest now is page 1.
+        #expect(cache.entry(for: "page 0", identity: identity) != nil)
+        cache.insert(entry(200), for: "page 5")
+        // Over the bound: the least recently used go until three quarters are left.
+        #expect(cache.byteCount <= 750)
+        #expect(cache.entry(for: "page 1", identity: identity) == nil)
+        #expect(cache.entry(for: "page 0", identity: identity) != nil)
+        #expect(cache.entry(for: "page 5", identity: identity) != nil)
+        // Another file at the same path is not served from the cache.
+        var changed = identity
+        changed.size += 1
+        #expect(cache.entry(for: "page 5", identity: changed) == nil)
+    }
+
     @Test("every escape is a 404; every method but GET and HEAD is a 405")
     func safety() async throws {
         let served = try ServedContainer()
@@ -275,6 +400,8 @@ struct PreviewServerTests {
                 // Empty components, around documents that exist: no second URL for a document.
                 "/documents/sub//letter.pdf", "/documents//notes.txt", "/thumbnails/sub//letter.pdf",
                 "/preview//notes.txt", "//documents/notes.txt",
+                "/previews/escape.txt", "/previews/../notes.txt", "/previews/.%CC%81hidden.txt",
+                "/previews/sub//letter.pdf", "/previews/.thumbnails/thumbnails.sqlite",
             ] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .notFound, "\(uri)")
@@ -348,4 +475,12 @@ struct PreviewServerTests {
             #expect(!HostCheck.isLoopback(host), "\(host)")
         }
     }
+}
+
+/// The width and height in a PNG's header, nil when the bytes are not a PNG.
+func pngSize(_ data: Data) -> (width: Int, height: Int)? {
+    let bytes = [UInt8](data.prefix(24))
+    guard bytes.count == 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { return nil }
+    func number(_ offset: Int) -> Int { bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
+    return (number(16), number(20))
 }

@@ -89,11 +89,13 @@ def crafted():
         b"/thumbnails/../../outside/secret.txt", b"/preview/%2e%2e/outside/secret.txt",
         b"/api/items/..%2F..%2Foutside%2Fsecret.txt", b"/documents/photo.jpg%00.txt", b"/documents/.thumbnails/thumbnails.sqlite",
         b"/assets/..%2f..%2fPackage.swift", b"/c/x/../documents/photo.jpg", b"/documents/\\..\\outside\\secret.txt",
+        b"/previews/leak.txt", b"/previews/../../outside/secret.txt", b"/previews/%2e%2e/outside/secret.txt?page=1",
     ]
     odd_paths = [
         b"/", b"/api/items", b"/api/items?limit=-1", b"/api/items?limit=99999999999999999999",
         b"/api/items?sort=%ff%fe", b"/api/items?type=%00", b"/api/items?status=" + b"A" * 5000,
         b"/api/items/%ff%fe.txt", b"/preview/%c3%28", b"/thumbnails/photo.jpg?size=-5", b"/%", b"/%zz",
+        b"/previews/photo.jpg?page=%ff", b"/previews/photo.jpg?size=99999999999999999999", b"/previews/photo.jpg?page=-1",
         b"/" + b"a/" * 3000, b"/documents/" + b"x" * 9000, b"/events?since=abc", b"*", b"http://evil.example/",
         b"/documents/photo.jpg\x01\x02", b"/\x7f",
     ]

@@ -1,0 +1,74 @@
+import GlanceContainer
+import GlanceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A page of a document drawn larger than its thumbnail, for a preview. Not recorded: a preview
+/// is made on demand and kept, if at all, by whoever asked for it.
+public struct PagePreview: Sendable {
+    /// The file the page was drawn from (a preview is valid while the document still has it).
+    public var identity: FileIdentity
+    /// What the renderer found the document to be.
+    public var contentType: ContentType?
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    public var data: [UInt8]
+    /// What the render learned (a PDF's pages).
+    public var details: DocumentDetails?
+}
+
+/// Why a preview was not made.
+public enum PreviewFailure: Error, Sendable, Equatable {
+    /// The document is gone.
+    case notFound
+    /// The document has no such page: it has `pageCount`.
+    case noSuchPage(pageCount: Int)
+    /// The renderer could not draw it; the reason in the words every caller shows.
+    case failed(String)
+    /// The pool stopped.
+    case cancelled
+}
+
+extension Indexer {
+    /// Draws page `page` (from 1) of `path` to fit a `side`-pixel box, in the interactive lane,
+    /// opened beneath the container as every render is. Nothing is recorded. A file that changed
+    /// while it was read is drawn again (at most ``attemptsPerDocument`` times).
+    public func preview(_ path: String, page: Int, side: Int) async -> Result<PagePreview, PreviewFailure> {
+        for _ in 0..<Self.attemptsPerDocument {
+            let file: OpenFile
+            let opened: FileIdentity
+            do throws(FileAccessError) {
+                file = try scanner.open(path)
+                guard let identity = file.identity() else { throw FileAccessError(errno: errno) }
+                opened = identity
+            } catch {
+                if case .system(let code) = error, code == ENOENT { return .failure(.notFound) }
+                return .failure(.failed(ThumbnailError.unreadable(reason: error.description).description))
+            }
+            var job = RenderJob(
+                id: renderCount.add(1, ordering: .relaxed).newValue, name: path, maxSide: side,
+                maxPixels: options.maxPixels, maxFileBytes: options.maxFileBytes, computeDigest: false)
+            job.page = page
+            let result = await pool.run(job, file: file, priority: .interactive)
+            if case .cancelled = result { return .failure(.cancelled) }
+            if file.identity() != opened || scanner.identity(of: path) != opened { continue }
+            if case .finished(let outcome) = result, outcome.status == .failed,
+                let count = outcome.details?.checked?.pageCount, page > count
+            {
+                return .failure(.noSuchPage(pageCount: count))
+            }
+            guard case .finished(let outcome) = result, outcome.status == .rendered, let format = outcome.format else {
+                return .failure(.failed(result.failureReason(naming: options.limitNames) ?? "no image"))
+            }
+            return .success(
+                PagePreview(
+                    identity: opened, contentType: outcome.contentType, format: format, width: outcome.width,
+                    height: outcome.height,
+                    data: outcome.data, details: outcome.details?.checked))
+        }
+        return .failure(.failed("the document kept changing while it was being read"))
+    }
+}
