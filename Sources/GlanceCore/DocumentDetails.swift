@@ -69,8 +69,8 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     }
 
     /// The details with what does not hold together left out, nil when nothing is left: a
-    /// renderer is not trusted (a compromised one could send anything), and pages lay out from
-    /// these. A page count from 1 to 10 million; page sizes that are finite, positive, up to
+    /// renderer is not trusted (a compromised one could send anything), nor a store's row
+    /// (anyone who can write the database could), and pages and headers are made from these. A page count from 1 to 10 million; page sizes that are finite, positive, up to
     /// ``ThumbnailLimits/maxPDFPagePoints`` and add up to the count; an encoding name of up to 40
     /// letters, digits and `-_.:`.
     public var checked: DocumentDetails? {

@@ -14,3 +14,12 @@ public enum ThumbnailLimits {
     /// like PNG's 2^31 pixels, so it has no option.
     public static let maxPDFPagePoints = 1_000_000
 }
+
+/// How much of a text document is given for reading (`/text/PATH`, the preview page): the first
+/// 1 MiB, at most 20,000 lines.
+public enum TextLimits {
+    /// The most bytes of a document read.
+    public static let maximumBytes = 1 << 20
+    /// The most lines given.
+    public static let maximumLines = 20_000
+}

@@ -22,6 +22,9 @@ public struct RenderJob: Codable, Sendable, Equatable {
     public var sizes: [Int] = []
     /// The page to draw, from 1 (a PDF's; every other document has page 1 only).
     public var page = 1
+    /// Instead of a picture, the content of a text document as UTF-8 (capped; see
+    /// ``TextSummary``); any other document is answered `unsupported`.
+    public var textContent = false
 
     public init(
         id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,
@@ -153,6 +156,8 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var thumbHash: String?
     /// What the render learned besides the thumbnail: a PDF's pages, a text's encoding.
     public var details: DocumentDetails?
+    /// For a text-content job: how much of the text `data` holds.
+    public var text: TextSummary?
     /// The renditions the job asked for, when rendered, in the job's order; their bytes follow
     /// the main image's on the pipe.
     public var renditions: [Rendition] = []
@@ -170,7 +175,7 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
         case sourceWidth, sourceHeight, averageColour, thumbHash, renditions, sizes, workerCPUMilliseconds, colour
-        case details
+        case details, text
     }
 
     /// Bytes that follow the JSON line: the main image's, every rendition's and every size's.
@@ -236,5 +241,18 @@ public struct WorkerDebugTriggers: Sendable, Equatable {
             ("--debug-write-on", writeOn), ("--debug-exec-on", execOn),
         ]
         return named.flatMap { option, pattern in pattern.map { [option, $0] } ?? [] }
+    }
+}
+
+/// How much of a text document a text-content job gave (``RenderJob/textContent``).
+public struct TextSummary: Codable, Sendable, Equatable {
+    /// How many lines the text holds.
+    public var lineCount: Int
+    /// False when the document goes on past what was read (the renderer's cap).
+    public var isComplete: Bool
+
+    public init(lineCount: Int, isComplete: Bool) {
+        self.lineCount = lineCount
+        self.isComplete = isComplete
     }
 }

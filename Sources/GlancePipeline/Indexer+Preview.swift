@@ -20,12 +20,26 @@ public struct PagePreview: Sendable {
     public var details: DocumentDetails?
 }
 
+/// A text document's content, decoded by the renderer, for reading.
+public struct DocumentText: Sendable {
+    /// The file the text was read from.
+    public var identity: FileIdentity
+    /// The text: checked to be UTF-8.
+    public var text: String
+    /// The encoding it was decoded from, as iconv names it.
+    public var encoding: String
+    /// How many lines `text` holds, and whether that is the whole document.
+    public var summary: TextSummary
+}
+
 /// Why a preview was not made.
 public enum PreviewFailure: Error, Sendable, Equatable {
     /// The document is gone.
     case notFound
     /// The document has no such page: it has `pageCount`.
     case noSuchPage(pageCount: Int)
+    /// Text was asked for, and the document is not text.
+    case notText
     /// The renderer could not draw it; the reason in the words every caller shows.
     case failed(String)
     /// The pool stopped.
@@ -68,6 +82,41 @@ extension Indexer {
                     identity: opened, contentType: outcome.contentType, format: format, width: outcome.width,
                     height: outcome.height,
                     data: outcome.data, details: outcome.details?.checked))
+        }
+        return .failure(.failed("the document kept changing while it was being read"))
+    }
+
+    /// The content of the text document `path` as UTF-8 (capped by the renderer: see
+    /// `TextContent`), decoded in the sandboxed renderer in the interactive lane. A document
+    /// that is not text fails with its reason.
+    public func text(_ path: String) async -> Result<DocumentText, PreviewFailure> {
+        for _ in 0..<Self.attemptsPerDocument {
+            let file: OpenFile
+            let opened: FileIdentity
+            do throws(FileAccessError) {
+                file = try scanner.open(path)
+                guard let identity = file.identity() else { throw FileAccessError(errno: errno) }
+                opened = identity
+            } catch {
+                if case .system(let code) = error, code == ENOENT { return .failure(.notFound) }
+                return .failure(.failed(ThumbnailError.unreadable(reason: error.description).description))
+            }
+            var job = RenderJob(
+                id: renderCount.add(1, ordering: .relaxed).newValue, name: path, maxPixels: options.maxPixels,
+                maxFileBytes: options.maxFileBytes, computeDigest: false)
+            job.textContent = true
+            let result = await pool.run(job, file: file, priority: .interactive)
+            if case .cancelled = result { return .failure(.cancelled) }
+            if file.identity() != opened || scanner.identity(of: path) != opened { continue }
+            if case .finished(let outcome) = result, outcome.status == .unsupported { return .failure(.notText) }
+            // Not trusted: the renderer's bytes must be UTF-8 and its encoding name a name.
+            guard case .finished(let outcome) = result, outcome.status == .rendered, let summary = outcome.text,
+                let encoding = outcome.details?.checked?.textEncoding,
+                let text = String(validating: outcome.data, as: UTF8.self)
+            else {
+                return .failure(.failed(result.failureReason(naming: options.limitNames) ?? "no text"))
+            }
+            return .success(DocumentText(identity: opened, text: text, encoding: encoding, summary: summary))
         }
         return .failure(.failed("the document kept changing while it was being read"))
     }

@@ -111,6 +111,11 @@ package struct WorkerReplyReader {
         guard outcome.status == .rendered else {
             return outcome.byteCount == 0 && outcome.renditions.isEmpty && outcome.sizes.isEmpty
         }
+        if job.textContent {
+            // UTF-8 from at most TextContent's 1 MiB: three bytes for each source byte at most.
+            return outcome.format == nil && outcome.renditions.isEmpty && outcome.sizes.isEmpty
+                && outcome.byteCount <= 3 << 20 && outcome.text != nil
+        }
         let renditionsFit =
             outcome.renditions.map(\.side) == job.renditions && outcome.sizes.map(\.side) == job.sizes
             && (outcome.renditions + outcome.sizes).allSatisfy { rendition in

@@ -150,7 +150,7 @@ extension PostgresStore {
                 state: try StoredNames.state(state, path: path, location: location), error: error,
                 generatorVersion: generatorVersion, generatedAt: generatedAt,
                 renderMilliseconds: renderMilliseconds.map(Int.init),
-                details: details.flatMap(DocumentDetails.init(json:)))
+                details: details.flatMap(DocumentDetails.init(json:))?.checked)
             return (id, record)
         } catch {
             throw StoreError(postgres: error, location: location, address: address)

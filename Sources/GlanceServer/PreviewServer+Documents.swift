@@ -11,6 +11,15 @@ extension PreviewServer {
     /// did on loopback.
     static let chunkSize = 64 * 1024
 
+    /// The media type of an original: a text's with the charset its render detected (a browser
+    /// would otherwise guess, and show Shift_JIS or Big5 garbled), where browsers know that charset
+    /// (the Encoding Standard has no UTF-32: such a text goes without one).
+    static func mediaType(of type: ContentType?, encoding: String?) -> String {
+        let media = type?.mimeType ?? "application/octet-stream"
+        guard type == .text, let encoding, !encoding.uppercased().hasPrefix("UTF-32") else { return media }
+        return media + "; charset=" + encoding.lowercased()
+    }
+
     func document(_ components: [Substring], request: Request, context: ServerRequestContext) async throws
         -> Response
     {
@@ -24,8 +33,12 @@ extension PreviewServer {
         guard let size = file.identity()?.size else { throw ServerError.notFound }
         let stored = try? await indexer.store.document(at: path, includingImageData: false)
         let type = stored?.record.contentType ?? ContentType(named: path)
+        let identity = file.identity()
+        let record = stored.flatMap { stored in
+            identity.map { FreshnessPolicy.describes(stored.record, $0) } == true ? stored.record : nil
+        }
         var headers: HTTPFields = [
-            .contentType: type?.mimeType ?? "application/octet-stream", .acceptRanges: "bytes",
+            .contentType: Self.mediaType(of: type, encoding: record?.details?.textEncoding), .acceptRanges: "bytes",
             .cacheControl: "no-cache", .contentDisposition: Self.disposition(of: path, type: type),
         ]
         let range: ByteRange

@@ -62,6 +62,7 @@ extension PreviewServer {
                     return .success(entry)
                 case .failure(.notFound): return .failure(.notFound)
                 case .failure(.noSuchPage(let count)): return .failure(.noSuchPage(pageCount: count))
+                case .failure(.notText): return .failure(.noPreview(Self.notText))
                 case .failure(.failed(let reason)): return .failure(.noPreview(reason))
                 case .failure(.cancelled): return .failure(.renderTimedOut)
                 }

@@ -87,6 +87,7 @@ extension PreviewServer {
     static func response(_ entry: ThumbnailCache.Entry, request: Request) -> Response {
         // The answer for a smaller size depends on whether the client takes WebP.
         var headers: HTTPFields = [.eTag: entry.entityTag, .vary: "Accept"]
+        headers.append(contentsOf: entry.headers)
         let versioned = entry.version != nil && request.uri.queryParameters["v"].map(String.init) == entry.version
         headers[.cacheControl] = versioned ? "public, max-age=31536000, immutable" : "no-cache"
         // If-None-Match compares weakly (RFC 9110 13.1.2): `W/"tag"` matches `"tag"`.

@@ -75,6 +75,9 @@ public struct PreviewServer: Sendable {
             routes.on("/thumbnails/**", method: method) { request, context in
                 try await self.thumbnail(context.parameters.getCatchAll(), request: request)
             }
+            routes.on("/text/**", method: method) { request, context in
+                try await self.text(context.parameters.getCatchAll(), request: request)
+            }
             routes.on("/previews/**", method: method) { request, context in
                 try await self.preview(context.parameters.getCatchAll(), request: request)
             }

@@ -1,4 +1,5 @@
 import GlanceCore
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
@@ -20,6 +21,8 @@ final class ThumbnailCache: Sendable {
         let version: String?
         let contentType: String
         let body: ByteBuffer
+        /// Headers of its own, sent with it (a text's encoding and line count).
+        var headers: HTTPFields = [:]
         var checkedAt: ContinuousClock.Instant
         var lastUse: UInt64 = 0
     }

@@ -83,7 +83,7 @@ struct DocumentRow: Decodable, FetchableRecord, TableRecord {
         return DocumentRecord(
             path: path, identity: identity, digest: digest, contentType: type, state: documentState, error: error,
             generatorVersion: generatorVersion, generatedAt: generatedAt,
-            renderMilliseconds: renderMilliseconds, details: details.flatMap(DocumentDetails.init(json:)))
+            renderMilliseconds: renderMilliseconds, details: details.flatMap(DocumentDetails.init(json:))?.checked)
     }
 
     /// The columns a save writes, in the order of ``insertArguments``.

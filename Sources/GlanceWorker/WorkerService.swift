@@ -84,13 +84,23 @@ public struct WorkerService: Sendable {
         if let pattern = triggers.slowOn, fnmatch(pattern, name, 0) == 0 { sleep(1) }
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
         var type: ContentType?
-        do {
+        do throws(ThumbnailError) {
             var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
             request.page = job.page
             let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
             try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
             request.text = text
+            if job.textContent {
+                guard sniffed == .text else { throw ThumbnailError.unsupported(detail: "not a text document") }
+                let content = try TextContent.read(file, named: job.name)
+                var outcome = RenderOutcome(
+                    id: job.id, status: .rendered, contentType: sniffed, warnings: [], format: nil, width: 0, height: 0,
+                    data: content.utf8, digest: nil, milliseconds: elapsed())
+                outcome.details = DocumentDetails(textEncoding: content.encoding)
+                outcome.text = TextSummary(lineCount: content.lineCount, isComplete: content.isComplete)
+                return outcome
+            }
             // Smaller sizes and renditions are made from the thumbnail's pixels: with them a PNG
             // source is not encoded as it is made (without, it goes to the coordinator in pieces as
             // it comes, so that the worker never holds the whole encoded image: `WorkerReplyPiece`);

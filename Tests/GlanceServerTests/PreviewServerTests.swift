@@ -355,6 +355,80 @@ struct PreviewServerTests {
     }
 
     @Test(
+        "text: decoded by the renderer to the characters iconv gives, as UTF-8, the encoding and lines said",
+        arguments: [
+            "big5", "euc-jp", "gb18030", "koi8-r", "shift_jis", "utf16be-bom", "utf16le-bom", "utf32le-bom",
+            "utf8-bom", "windows-1252",
+        ])
+    func text(name: String) async throws {
+        let served = try ServedContainer()
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("text/\(name).txt"), toPath: served.root + "/\(name).txt")
+        let expected = try Data(
+            contentsOf: URL(fileURLWithPath: TestLocations.asset("text/expected-decoding/\(name).utf8")))
+        try await served.test { client in
+            try await client.execute(uri: "/text/\(name).txt", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
+                #expect(Data(buffer: response.body) == expected, "\(name)")
+                let lines = String(decoding: expected, as: UTF8.self).split(
+                    separator: "\n", omittingEmptySubsequences: false)
+                let count = lines.last?.isEmpty == true ? lines.count - 1 : lines.count
+                #expect(response.headers[PreviewServer.textLinesHeader] == String(count))
+                #expect(response.headers[PreviewServer.textEncodingHeader]?.isEmpty == false)
+                #expect(response.headers[PreviewServer.textTruncatedHeader] == nil)
+            }
+        }
+    }
+
+    @Test("text: the first 20,000 lines, or the first MiB, and the headers say it was cut; not text is a 404")
+    func textCap() async throws {
+        let served = try ServedContainer()
+        let manyLines = (1...25_000).map { "line \($0)\n" }.joined()
+        try Data(manyLines.utf8).write(to: URL(fileURLWithPath: served.root + "/lines.txt"))
+        // 1.5 MiB on one line: cut at 1 MiB.
+        try Data(repeating: 0x61, count: 3 << 19).write(to: URL(fileURLWithPath: served.root + "/wide.txt"))
+        try await served.test { client in
+            try await client.execute(uri: "/text/lines.txt", method: .get) { response in
+                let body = String(buffer: response.body)
+                #expect(body.hasSuffix("line 20000\n") && !body.contains("line 20001"))
+                #expect(response.headers[PreviewServer.textLinesHeader] == "20000")
+                #expect(response.headers[PreviewServer.textTruncatedHeader] != nil)
+            }
+            try await client.execute(uri: "/text/wide.txt", method: .get) { response in
+                #expect(response.body.readableBytes == 1 << 20)
+                #expect(response.headers[PreviewServer.textLinesHeader] == "1")
+                #expect(response.headers[PreviewServer.textTruncatedHeader] != nil)
+            }
+            try await client.execute(uri: "/text/a.png", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body) == "no preview: not a text document\n")
+            }
+            try await client.execute(uri: "/text/escape.txt", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/text/../notes.txt", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test("documents: a text's original carries the charset its render detected; UTF-32, which browsers lack, none")
+    func documentCharset() async throws {
+        let served = try ServedContainer()
+        for name in ["shift_jis", "utf32le-bom"] {
+            try FileManager.default.copyItem(
+                atPath: TestLocations.asset("text/\(name).txt"), toPath: served.root + "/\(name).txt")
+            _ = await served.server.indexer.render("\(name).txt")
+        }
+        try await served.test { client in
+            try await client.execute(uri: "/documents/shift_jis.txt", method: .get) { response in
+                #expect(response.headers[.contentType] == "text/plain; charset=shift_jis")
+                #expect(response.headers[.xContentTypeOptions] == "nosniff")
+            }
+            try await client.execute(uri: "/documents/utf32le-bom.txt", method: .get) { response in
+                #expect(response.headers[.contentType] == "text/plain")
+            }
+        }
+    }
+
+    @Test(
         "the preview and thumbnail cache keeps its bound: least recently used out first, nothing over a quarter of it")
     func cacheBound() {
         let cache = ThumbnailCache(capacityBytes: 1_000)

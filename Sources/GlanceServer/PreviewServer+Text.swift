@@ -1,0 +1,71 @@
+import GlanceCore
+import GlancePipeline
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `GET /text/PATH`: a text document's content, decoded by the sandboxed renderer from the
+/// encoding it detected, as `text/plain; charset=utf-8`; capped (the first 1 MiB, at most 20,000
+/// lines), and the headers say so.
+extension PreviewServer {
+    /// The header naming the encoding the text was decoded from.
+    static let textEncodingHeader = HTTPField.Name("X-Glance-Text-Encoding")!
+    /// The header giving the lines sent.
+    static let textLinesHeader = HTTPField.Name("X-Glance-Text-Lines")!
+    /// The header present when the document goes on past what was sent.
+    static let textTruncatedHeader = HTTPField.Name("X-Glance-Text-Truncated")!
+
+    /// Why a document has no text to read.
+    static let notText = "not a text document"
+
+    func text(_ components: [Substring], request: Request) async throws -> Response {
+        let (path, identity) = try resolveWithIdentity(components)
+        let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
+        if let record = stored?.record, FreshnessPolicy.describes(record, identity), let type = record.contentType,
+            type != .text
+        {
+            throw ServerError.noPreview(Self.notText)
+        }
+        let key = "\(path)\u{0}text"
+        if let (entry, _) = previewCache.entry(for: key, identity: identity) {
+            return Self.textResponse(entry, request: request)
+        }
+        let task = previewsInFlight.task(for: key) {
+            if let (entry, _) = previewCache.entry(for: key, identity: identity) { return Task { .success(entry) } }
+            return Task { () -> Result<ThumbnailCache.Entry, ServerError> in
+                defer { previewsInFlight.finished(key) }
+                switch await indexer.text(path) {
+                case .success(let text):
+                    let tag = "\(previewTag(text.identity, page: 1, side: 0))-text"
+                    var entry = ThumbnailCache.Entry(
+                        identity: text.identity, entityTag: "\"\(tag)\"", version: tag,
+                        contentType: "text/plain; charset=utf-8", body: ByteBuffer(string: text.text), checkedAt: .now)
+                    entry.headers[Self.textEncodingHeader] = text.encoding
+                    entry.headers[Self.textLinesHeader] = String(text.summary.lineCount)
+                    if !text.summary.isComplete {
+                        entry.headers[Self.textTruncatedHeader] =
+                            "the first \(TextLimits.maximumBytes) bytes, at most \(TextLimits.maximumLines) lines"
+                    }
+                    previewCache.insert(entry, for: key)
+                    return .success(entry)
+                case .failure(.notFound): return .failure(.notFound)
+                case .failure(.noSuchPage): return .failure(.notFound)
+                case .failure(.notText): return .failure(.noPreview(Self.notText))
+                case .failure(.failed(let reason)): return .failure(.noPreview(reason))
+                case .failure(.cancelled): return .failure(.renderTimedOut)
+                }
+            }
+        }
+        guard let result = await withTimeout(renderTimeout, { await task.value }) else {
+            throw ServerError.renderTimedOut
+        }
+        return Self.textResponse(try result.get(), request: request)
+    }
+
+    /// The answer for a text: the image answer's caching and headers, without `Vary: Accept`.
+    static func textResponse(_ entry: ThumbnailCache.Entry, request: Request) -> Response {
+        var response = response(entry, request: request)
+        response.headers[.vary] = nil
+        return response
+    }
+}
