@@ -74,6 +74,7 @@ extension PreviewServer {
         }
         let pageSize = query.limit ?? PageQuery.defaultPageSize
         let box = PageLinks.box(of: item.standardThumbnail)
+        let content = try await previewContent(of: item)
         let preview = PreviewPage(
             title: DisplayText.escaped(item.name), assets: assets.links(under: basePath),
             prefetch: neighbours.compactMap { $0.flatMap { links.thumbnail(for: $0) } },
@@ -86,8 +87,44 @@ extension PreviewServer {
             thumbnailURL: links.thumbnail(for: item),
             width: box.width, height: box.height, colour: box.colour,
             note: PageLinks.note(for: item), state: item.state.rawValue, attributes: PreviewPage.attributes(of: item),
-            documentURL: links.document(item.path), itemURL: links.item(item.path))
+            documentURL: links.document(item.path), itemURL: links.item(item.path), pages: content.pages,
+            pageCount: content.pages.isEmpty ? nil : content.pages.count, text: content.text,
+            imageSourceSet: content.imageSourceSet, zoomURL: content.zoomURL, stack: !content.pages.isEmpty)
         return html(PageTemplates.library.render(preview, withTemplate: "preview"), request: request)
+    }
+
+    /// What the preview shows of a document beyond its thumbnail: a PDF's every page, a text's
+    /// content, an image's larger size and its original.
+    private func previewContent(of item: PromisedItemAttributes) async throws -> (
+        pages: [PreviewPage.PageImage], text: PreviewPage.TextView?, imageSourceSet: String?, zoomURL: String?
+    ) {
+        guard item.state == .fresh || item.state == .stale, let identity = indexer.scanner.identity(of: item.path)
+        else { return ([], nil, nil, nil) }
+        switch item.contentType {
+        case .pdf:
+            let pages = PreviewPage.pages(of: item.path, details: item.details, links: links) { page, side in
+                previewTag(identity, page: page, side: side)
+            }
+            return (pages, nil, nil, nil)
+        case .text:
+            let entry = try await textEntry(path: item.path, identity: identity)
+            let lines = Int(entry.headers[Self.textLinesHeader] ?? "") ?? 0
+            let view = PreviewPage.TextView(
+                content: String(buffer: entry.body), encoding: entry.headers[Self.textEncodingHeader] ?? "",
+                lines: lines == 1 ? "1 line" : "\(grouped(lines)) lines",
+                truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
+            return ([], view, nil, nil)
+        case .png, .jpeg:
+            guard let standard = links.thumbnail(for: item) else { return ([], nil, nil, nil) }
+            let side = Self.defaultPreviewSide
+            let large = links.pageImage(
+                item.path, page: 1, side: side, version: previewTag(identity, page: 1, side: side))
+            return (
+                [], nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", links.document(item.path)
+            )
+        case nil:
+            return ([], nil, nil, nil)
+        }
     }
 
     /// A page's response: HTML that the browser checks again on every visit, under a content

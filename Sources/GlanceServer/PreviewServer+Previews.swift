@@ -77,10 +77,17 @@ extension PreviewServer {
     /// Why a text has no page preview.
     static let textHasNoPagePreview = "a text's preview is its text (/text/PATH)"
 
-    /// A preview's version: the file it was drawn from, the page, the size, the Glance that drew it.
+    /// A preview's version: a hash of the file it was drawn from and the Glance that drew it,
+    /// then the page and the size (`1f0c9a...-p2-1024`). Short, as a 10,000-page PDF's preview
+    /// page carries two of these for every page.
     func previewTag(_ identity: FileIdentity, page: Int, side: Int) -> String {
-        let file = "\(identity.inode)-\(identity.size)-\(identity.modifiedNanoseconds)"
-        return "\(file)-p\(page)-\(side)-\(indexer.options.generatorVersion)"
+        let file = "\(identity.device)-\(identity.inode)-\(identity.size)-\(identity.modifiedNanoseconds)"
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (file + "-" + indexer.options.generatorVersion).utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex + "-p\(page)-\(side)"
     }
 
     /// `?size=`: 256 to ``largestPreviewSide``, rounded up to a multiple of 256; the default

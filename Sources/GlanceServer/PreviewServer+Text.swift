@@ -26,10 +26,13 @@ extension PreviewServer {
         {
             throw ServerError.noPreview(Self.notText)
         }
+        return Self.textResponse(try await textEntry(path: path, identity: identity), request: request)
+    }
+
+    /// The text of `path` as served: from the cache, from the render under way, or decoded now.
+    func textEntry(path: String, identity: FileIdentity) async throws -> ThumbnailCache.Entry {
         let key = "\(path)\u{0}text"
-        if let (entry, _) = previewCache.entry(for: key, identity: identity) {
-            return Self.textResponse(entry, request: request)
-        }
+        if let (entry, _) = previewCache.entry(for: key, identity: identity) { return entry }
         let task = previewsInFlight.task(for: key) {
             if let (entry, _) = previewCache.entry(for: key, identity: identity) { return Task { .success(entry) } }
             return Task { () -> Result<ThumbnailCache.Entry, ServerError> in
@@ -59,7 +62,7 @@ extension PreviewServer {
         guard let result = await withTimeout(renderTimeout, { await task.value }) else {
             throw ServerError.renderTimedOut
         }
-        return Self.textResponse(try result.get(), request: request)
+        return try result.get()
     }
 
     /// The answer for a text: the image answer's caching and headers, without `Vary: Accept`.

@@ -70,6 +70,9 @@ HOSTILE_TEXT = "A text file whose name is an HTML element.\n"
 LIVE_NAME = "added-while-watching.png"
 LIVE_SOURCE = "png/rgba8.png"
 PREVIEW_SHOT = "photo.jpg"  # the document the preview screenshots show
+LONG_PDF = "long.pdf"  # a PDF of LONG_PDF_PAGES pages this test writes, each saying its number
+LONG_PDF_PAGES = 12
+CJK_TEXT = "japanese.txt"
 SIGN_IN_PASSWORD = "a passphrase for the browser test"
 
 SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
@@ -96,6 +99,52 @@ def describe(error):
 # The test
 
 
+
+def jpeg_size(data):
+    """(width, height) from a JPEG's start-of-frame segment."""
+    index = 2
+    while index + 9 < len(data):
+        if data[index] != 0xFF:
+            index += 1
+            continue
+        marker = data[index + 1]
+        length = int.from_bytes(data[index + 2:index + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2):
+            return int.from_bytes(data[index + 7:index + 9], "big"), int.from_bytes(data[index + 5:index + 7], "big")
+        index += 2 + length
+    raise TestError("no JPEG frame header")
+
+
+def numbered_pdf(count):
+    """A PDF of `count` A4 pages, page N saying "Page N" in large type (no library: the file is
+    written out object by object)."""
+    objects = []
+
+    def add(body):
+        objects.append(body)
+        return len(objects)
+
+    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    pages_id = len(objects) + 2 * count + 1
+    kids = []
+    for number in range(1, count + 1):
+        text = b"BT /F1 96 Tf 120 500 Td (Page %d) Tj ET" % number
+        content = add(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text))
+        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R "
+                        b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, content, font)))
+    assert add(b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), count)) == pages_id
+    catalog = add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id)
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for index, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (index, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
+    return bytes(out)
+
 class PageTest:
     def __init__(self, args):
         self.args = args
@@ -119,7 +168,8 @@ class PageTest:
     def make_container(self):
         harness.make_container(self.container, DOCUMENTS)
         (self.container / HOSTILE_NAME).write_text(HOSTILE_TEXT)
-        self.documents = sorted(list(DOCUMENTS) + [HOSTILE_NAME])
+        (self.container / LONG_PDF).write_bytes(numbered_pdf(LONG_PDF_PAGES))
+        self.documents = sorted(list(DOCUMENTS) + [HOSTILE_NAME, LONG_PDF])
         # Exit 1: some documents failed, as the corrupt JPEG must (2 and up is a TestError).
         result = harness.generate(self.glance, self.container)
         others = [line for line in result.stderr.splitlines() if line and FAILED_DOCUMENT not in line]
@@ -414,6 +464,11 @@ class PageTest:
         return elements[0]
 
     def wait_preview_image(self, path):
+        if path.endswith(".txt"):
+            # A text's preview is the text itself.
+            wait_for(f"{path!r}'s #text shows", lambda: self.driver.execute_script(
+                "const t = document.getElementById('text'); return t && t.textContent.length > 0"), 20)
+            return
         image = self.find_required("#preview-image")
         wait_for(f"{path!r}'s #preview-image loads",
                  lambda: image.get_property("complete") and image.get_property("naturalWidth") > 0,
@@ -428,7 +483,7 @@ class PageTest:
                 const reason = document.getElementById('reason');
                 return {path: document.body.dataset.path, previous: link('previous'), next: link('next'),
                         up: link('up'), image: !!document.getElementById('preview-image'),
-                        reason: reason && reason.textContent};
+                        text: !!document.getElementById('text'), reason: reason && reason.textContent};
             """)
             expected_previous = self.hrefs[self.order[index - 1]] if index > 0 else None
             expected_next = self.hrefs[self.order[index + 1]] if index + 1 < len(self.order) else None
@@ -444,7 +499,9 @@ class PageTest:
                 if found["image"] or FAILED_REASON not in (found["reason"] or "").lower():
                     problems.append(f"{path!r}: expected #reason with {FAILED_REASON!r} and no image, found "
                                     f"image={found['image']} reason={found['reason']!r}")
-            elif not found["image"]:
+            elif path.endswith(".txt") and not found["text"]:
+                problems.append(f"{path!r}: no #text")
+            elif not path.endswith(".txt") and not found["image"]:
                 problems.append(f"{path!r}: no #preview-image")
             else:
                 try:
@@ -453,6 +510,83 @@ class PageTest:
                     problems.append(str(error))
         if problems:
             raise CheckFailed("\n  " + "\n  ".join(problems))
+
+    def check_pdf_pages(self):
+        """The preview of a multi-page PDF stacks every page, each laid out before it loads;
+        scrolled to the end, every page has loaded, in order, and the page count follows."""
+        self.load(self.hrefs[LONG_PDF])
+        pages = self.driver.execute_script("""
+            return [...document.querySelectorAll('#page-stack img')].map(
+                (image) => [Number(image.dataset.page), image.getAttribute('width'), image.getAttribute('height'),
+                            image.getBoundingClientRect().height]);
+        """)
+        if [page[0] for page in pages] != list(range(1, LONG_PDF_PAGES + 1)):
+            raise CheckFailed(f"#page-stack holds pages {[page[0] for page in pages]}, "
+                              f"expected 1 to {LONG_PDF_PAGES}")
+        if any(not page[1] or not page[2] or page[3] < 100 for page in pages):
+            raise CheckFailed(f"a page has no laid-out box before it loads: {pages}")
+        # j steps to page 2.
+        self.driver.execute_script("if (document.activeElement) document.activeElement.blur()")
+        self.press("j")
+        wait_for("j shows page 2 of the count", lambda: self.driver.execute_script(
+            "return document.getElementById('page-number').textContent") == "2", 10)
+        for number in range(1, LONG_PDF_PAGES + 1):
+            self.driver.execute_script(
+                "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()", number)
+        self.driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+
+        def all_loaded():
+            return self.driver.execute_script("""
+                return [...document.querySelectorAll('#page-stack img')].every(
+                    (image) => image.complete && image.naturalWidth > 0);
+            """)
+
+        wait_for("every page of the stack loads", all_loaded, 30)
+        order = self.driver.execute_script("""
+            return [...document.querySelectorAll('#page-stack img')].map(
+                (image) => new URL(image.currentSrc).searchParams.get('page'));
+        """)
+        if order != [str(number) for number in range(1, LONG_PDF_PAGES + 1)]:
+            raise CheckFailed(f"the pages loaded are {order}")
+        shown = self.driver.execute_script("return document.getElementById('page-number').textContent")
+        if shown != str(LONG_PDF_PAGES):
+            raise CheckFailed(f"at the end the page count says page {shown}, expected {LONG_PDF_PAGES}")
+        self.shots.mkdir(parents=True, exist_ok=True)
+        self.set_viewport("desktop", *SIZES["desktop"])
+        log(f"     screenshot: {self.save_screenshot('preview-pdf-desktop.png', *SIZES['desktop'])}")
+
+    def check_text_preview(self):
+        """A CJK text's preview is its text, decoded: the characters of its first line are in
+        the page, and the encoding is named."""
+        self.load(self.hrefs[CJK_TEXT])
+        first_line = (ASSETS / DOCUMENTS[CJK_TEXT]).read_text(encoding="utf-8").strip().splitlines()[0].strip()
+        text = self.driver.execute_script("return document.getElementById('text').textContent")
+        if first_line not in text:
+            raise CheckFailed(f"the preview's text lacks the first line {first_line!r}")
+        meta = self.driver.execute_script("return document.getElementById('text-meta').textContent")
+        if "UTF-8" not in meta:
+            raise CheckFailed(f"the encoding is not named: {meta!r}")
+        self.shots.mkdir(parents=True, exist_ok=True)
+        self.set_viewport("desktop", *SIZES["desktop"])
+        log(f"     screenshot: {self.save_screenshot('preview-text-desktop.png', *SIZES['desktop'])}")
+
+    def check_image_zoom(self):
+        """A click on an image's preview shows the original at its own size; another goes back."""
+        self.load(self.hrefs[PREVIEW_SHOT])
+        self.wait_preview_image(PREVIEW_SHOT)
+        self.find_required("#preview-image").click()
+        wait_for("the click zooms to the original", lambda: self.driver.execute_script("""
+            const image = document.getElementById('preview-image');
+            return image.closest('figure').classList.contains('zoomed') && image.complete
+                && image.currentSrc.includes('/documents/') && image.naturalWidth > 0;
+        """), 15)
+        natural = self.driver.execute_script("return document.getElementById('preview-image').naturalWidth")
+        original = jpeg_size((ASSETS / DOCUMENTS[PREVIEW_SHOT]).read_bytes())
+        if natural != original[0]:
+            raise CheckFailed(f"the zoomed image is {natural} wide, the original {original[0]}")
+        self.find_required("#preview-image").click()
+        wait_for("a second click goes back", lambda: self.driver.execute_script(
+            "return !document.getElementById('preview-image').closest('figure').classList.contains('zoomed')"), 10)
 
     def check_live_update(self):
         self.load(self.base)
@@ -702,6 +836,9 @@ class PageTest:
         self.check("hostile name: shown as text, no script ran", self.check_hostile_name)
         self.check("preview: click, image, ArrowRight, ArrowLeft, Escape", self.check_preview_keys)
         self.check("preview: #previous, #next, #up follow the grid's order", self.check_preview_links)
+        self.check("previews: every page of a multi-page PDF loads in order as it is scrolled", self.check_pdf_pages)
+        self.check("previews: a CJK text shows its characters and names its encoding", self.check_text_preview)
+        self.check("previews: a click shows an image's original, another goes back", self.check_image_zoom)
         self.check("live update: a new document appears without a reload", self.check_live_update)
         self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
         self.check("browser console: no errors", self.check_no_console_errors)

@@ -107,6 +107,11 @@ struct PageLinks: Sendable {
 
     func document(_ path: String) -> String { prefix + "/documents/" + DocumentURL.encoded(path) }
 
+    /// A page drawn larger (`/previews/`): page `page` fitting `side`, versioned by `version`.
+    func pageImage(_ path: String, page: Int, side: Int, version: String) -> String {
+        prefix + "/previews/" + DocumentURL.encoded(path) + "?page=\(page)&size=\(side)&v=" + version
+    }
+
     func item(_ path: String) -> String { prefix + "/api/items/" + DocumentURL.encoded(path) }
 
     var events: String { prefix + "/events" }

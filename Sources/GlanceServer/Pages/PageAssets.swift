@@ -95,6 +95,16 @@ struct PageAssets: Sendable {
         .preview { max-width: 1100px; margin: 0 auto; }
         .large { margin: 0; display: flex; justify-content: center; }
         .large img { max-width: 100%; height: auto; max-height: 80vh; width: auto; object-fit: contain; }
+        .page-count { position: sticky; top: 0; margin: 0; padding: 0.4rem 0; background: var(--page); }
+        .hint { color: var(--muted); font-size: 0.85rem; }
+        .page-stack { display: flex; flex-direction: column; align-items: center; gap: 1rem; }
+        .page-stack img { width: 100%; max-width: 1024px; height: auto; background: #fff; box-shadow: 0 1px 4px #0003; }
+        .text-view pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 0.9rem/1.5 ui-monospace, "DejaVu Sans Mono", monospace;
+          background: var(--tile); padding: 1rem; border-radius: 6px; max-width: 80ch; margin: 0 auto; }
+        .text-meta { color: var(--muted); font-size: 0.85rem; }
+        .large[data-original] img { cursor: zoom-in; }
+        .large.zoomed { display: block; overflow: auto; max-height: 90vh; }
+        .large.zoomed img { max-width: none; max-height: none; cursor: zoom-out; }
         .attributes { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; font-size: 0.9rem; }
         .attributes dt { color: var(--muted); }
         .attributes dd { margin: 0; overflow-wrap: anywhere; }
@@ -122,9 +132,60 @@ struct PageAssets: Sendable {
               if (link) {
                 event.preventDefault();
                 window.location.assign(link.href);
+                return;
+              }
+              // j and k: the next and previous page of a PDF; z: an image at its own size.
+              if (event.key === "j" || event.key === "k") {
+                const pages = [...document.querySelectorAll(".page-stack img")];
+                const current = Number(document.getElementById("page-number")?.textContent || "1");
+                const target = pages[Math.min(pages.length, Math.max(1, current + (event.key === "j" ? 1 : -1))) - 1];
+                if (target) {
+                  event.preventDefault();
+                  target.scrollIntoView({ block: "start" });
+                  showPage(Number(target.dataset.page));
+                }
+              } else if (event.key === "z") {
+                zoom();
               }
             });
           }
+
+          // A PDF's pages: "page N of M" follows the page at the top of the window.
+          const showPage = (number) => {
+            const label = document.getElementById("page-number");
+            if (label) label.textContent = String(number);
+          };
+          const stack = document.getElementById("page-stack");
+          if (stack && window.IntersectionObserver) {
+            const visible = new Set();
+            const observer = new IntersectionObserver((entries) => {
+              for (const entry of entries) {
+                const number = Number(entry.target.dataset.page);
+                if (entry.isIntersecting) visible.add(number); else visible.delete(number);
+              }
+              if (visible.size > 0) showPage(Math.min(...visible));
+            }, { rootMargin: "0px 0px -60% 0px" });
+            for (const page of stack.querySelectorAll("img")) observer.observe(page);
+          }
+
+          // An image: a click or z shows the original at its own size, and again goes back.
+          const zoom = () => {
+            const figure = document.querySelector(".large[data-original]");
+            const image = figure && figure.querySelector("img");
+            if (!image) return;
+            if (!figure.classList.contains("zoomed")) {
+              image.dataset.fitted = image.currentSrc || image.src;
+              image.removeAttribute("srcset");
+              image.src = figure.dataset.original;
+              figure.classList.add("zoomed");
+            } else {
+              image.src = image.dataset.fitted;
+              figure.classList.remove("zoomed");
+            }
+          };
+          document.addEventListener("click", (event) => {
+            if (event.target.closest && event.target.closest(".large[data-original] img")) zoom();
+          });
 
           // An image that cannot load says so instead of showing as broken.
           // Placeholders: until a tile's image arrives, its ThumbHash drawn small and stretched

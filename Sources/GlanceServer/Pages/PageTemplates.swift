@@ -125,10 +125,17 @@ enum PageTemplates {
         {{#nextURL}}<a id="next" rel="next" href="{{nextURL}}" title="Next (→)">Next →</a>{{/nextURL}}
         {{^nextURL}}<span class="end">Next →</span>{{/nextURL}}
         </nav>
-        <figure class="large state-{{state}}">
-        {{#thumbnailURL}}<img id="preview-image" src="{{thumbnailURL}}" width="{{width}}" height="{{height}}" style="background-color: {{colour}}" alt="Thumbnail of {{name}}">{{/thumbnailURL}}
+        {{#text}}<section class="text-view" id="text-view">
+        <p class="text-meta" id="text-meta">{{encoding}} · {{lines}}{{#truncated}} · {{.}}{{/truncated}}</p>
+        <pre id="text">{{content}}</pre>
+        </section>{{/text}}
+        {{^text}}{{#stack}}<p class="page-count" id="page-count">Page <span id="page-number">1</span> of {{pageCount}} <span class="hint">(j, k: next, previous page)</span></p>
+        <div class="page-stack" id="page-stack">{{#pages}}<img class="page" id="{{id}}" data-page="{{number}}" src="{{source}}" srcset="{{sourceSet}}" sizes="(min-width: 1100px) 1024px, 100vw"{{^eager}} loading="lazy"{{/eager}} width="{{width}}" height="{{height}}" alt="Page {{number}} of {{name}}">{{/pages}}</div>{{/stack}}
+        {{^stack}}<figure class="large state-{{state}}"{{#zoomURL}} data-original="{{.}}"{{/zoomURL}}>
+        {{#thumbnailURL}}<img id="preview-image" src="{{thumbnailURL}}"{{#imageSourceSet}} srcset="{{.}}" sizes="(min-width: 1100px) 1024px, 100vw"{{/imageSourceSet}} width="{{width}}" height="{{height}}" style="background-color: {{colour}}" alt="Thumbnail of {{name}}">{{/thumbnailURL}}
         {{^thumbnailURL}}<p class="no-thumbnail" id="reason">{{note}}</p>{{/thumbnailURL}}
         </figure>
+        {{#zoomURL}}<p class="hint">Click the picture or press z for its full size.</p>{{/zoomURL}}{{/stack}}{{/text}}
         <dl class="attributes">
         {{#attributes}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/attributes}}
         </dl>
