@@ -47,7 +47,7 @@ public enum PreviewFailure: Error, Sendable, Equatable {
 }
 
 extension Indexer {
-    /// Draws page `page` (from 1) of `path` to fit a `side`-pixel box, in the interactive lane,
+    /// Draws page `page` (from 1) of `path` to fit a `side`-pixel box, in the pool's preview lane,
     /// opened beneath the container as every render is. Nothing is recorded. A file that changed
     /// while it was read is drawn again (at most ``attemptsPerDocument`` times).
     public func preview(_ path: String, page: Int, side: Int) async -> Result<PagePreview, PreviewFailure> {
@@ -66,7 +66,7 @@ extension Indexer {
                 id: renderCount.add(1, ordering: .relaxed).newValue, name: path, maxSide: side,
                 maxPixels: options.maxPixels, maxFileBytes: options.maxFileBytes, computeDigest: false)
             job.page = page
-            let result = await pool.run(job, file: file, priority: .interactive)
+            let result = await pool.run(job, file: file, priority: .preview)
             if case .cancelled = result { return .failure(.cancelled) }
             if file.identity() != opened || scanner.identity(of: path) != opened { continue }
             if case .finished(let outcome) = result, outcome.status == .failed,
@@ -87,7 +87,7 @@ extension Indexer {
     }
 
     /// The content of the text document `path` as UTF-8 (capped by the renderer: see
-    /// `TextContent`), decoded in the sandboxed renderer in the interactive lane. A document
+    /// `TextContent`), decoded in the sandboxed renderer in the pool's preview lane. A document
     /// that is not text fails with its reason.
     public func text(_ path: String) async -> Result<DocumentText, PreviewFailure> {
         for _ in 0..<Self.attemptsPerDocument {
@@ -105,7 +105,7 @@ extension Indexer {
                 id: renderCount.add(1, ordering: .relaxed).newValue, name: path, maxPixels: options.maxPixels,
                 maxFileBytes: options.maxFileBytes, computeDigest: false)
             job.textContent = true
-            let result = await pool.run(job, file: file, priority: .interactive)
+            let result = await pool.run(job, file: file, priority: .preview)
             if case .cancelled = result { return .failure(.cancelled) }
             if file.identity() != opened || scanner.identity(of: path) != opened { continue }
             if case .finished(let outcome) = result, outcome.status == .unsupported { return .failure(.notText) }

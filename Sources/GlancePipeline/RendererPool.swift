@@ -101,6 +101,10 @@ public final class RendererPool: Sendable {
     public enum Priority: Sendable {
         case normal
         case interactive
+        /// A page drawn larger for a preview: before the normal lane, but while normal work waits
+        /// never on more than half the workers (and on one worker, every other job), so that a
+        /// storm of page requests cannot stop a batch.
+        case preview
     }
 
     /// A queued job, its open document, and the closure that receives its result (on a pool
@@ -112,9 +116,7 @@ public final class RendererPool: Sendable {
     }
 
     private struct Queue {
-        var interactive: [Entry] = []
-        var normal: [Entry] = []
-        var normalStart = 0
+        var lanes: JobLanes<Entry>
         var closed = false
         /// Set by `stop()`: queued jobs are dropped, running ones abandoned.
         var cancelled = false
@@ -122,22 +124,10 @@ public final class RendererPool: Sendable {
         var running: [Int: pid_t] = [:]
         /// How many workers have been started (for tests).
         var started = 0
-
-        mutating func next() -> Entry? {
-            if !interactive.isEmpty { return interactive.removeFirst() }
-            guard normalStart < normal.count else { return nil }
-            let entry = normal[normalStart]
-            normalStart += 1
-            if normalStart > 4096 {
-                normal.removeFirst(normalStart)
-                normalStart = 0
-            }
-            return entry
-        }
     }
 
     public let configuration: Configuration
-    private let queue = Mutex(Queue())
+    private let queue: Mutex<Queue>
 
     /// The sandbox workers run in: the configuration's, or the pending probe's answer (trying
     /// bubblewrap if no worker has shown it yet). nil only when seccomp is unavailable too, which
@@ -153,6 +143,7 @@ public final class RendererPool: Sendable {
     /// ``Configuration/workersStartedAhead`` at once.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        queue = Mutex(Queue(lanes: JobLanes(workers: configuration.workers)))
         // A worker that dies while we write to it must not kill us with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         for index in 0..<configuration.workers {
@@ -177,10 +168,7 @@ public final class RendererPool: Sendable {
         let entry = Entry(job: job, file: file, completion: completion)
         let accepted = queue.withLock { queue -> Bool in
             guard !queue.closed else { return false }
-            switch priority {
-            case .normal: queue.normal.append(entry)
-            case .interactive: queue.interactive.append(entry)
-            }
+            queue.lanes.append(entry, to: priority)
             return true
         }
         guard accepted else {
@@ -238,10 +226,7 @@ public final class RendererPool: Sendable {
         let (dropped, running) = queue.withLock { queue -> ([Entry], [pid_t]) in
             queue.closed = true
             queue.cancelled = true
-            let dropped = queue.interactive + queue.normal[queue.normalStart...]
-            queue.interactive = []
-            queue.normal = []
-            queue.normalStart = 0
+            let dropped = queue.lanes.removeAll()
             return (dropped, Array(queue.running.values))
         }
         // Each worker leads a process group of its own (with bubblewrap's processes in it).
@@ -262,13 +247,16 @@ public final class RendererPool: Sendable {
         var worker = slot < configuration.workersStartedAhead ? try? startWorker(slot: slot) : nil
         while true {
             available.wait()
-            let (entry, closed) = queue.withLock { queue in (queue.next(), queue.closed) }
-            guard let entry else {
+            let (taken, closed) = queue.withLock { queue in (queue.lanes.next(), queue.closed) }
+            guard let (entry, isPreview) = taken else {
                 if closed { break }
                 continue
             }
             let result = run(entry.job, file: entry.file, on: &worker, slot: slot)
-            let cancelled = queue.withLock { $0.cancelled }
+            let cancelled = queue.withLock { queue in
+                if isPreview { queue.lanes.finishedPreview() }
+                return queue.cancelled
+            }
             entry.completion(cancelled ? .cancelled : result)
         }
         worker?.terminate()

@@ -8,7 +8,9 @@ import Synchronization
 /// `GET /previews/PATH?page=N&size=S`: page N of a PDF (or the image itself, page 1 of an image)
 /// drawn to fit S pixels, larger than the thumbnail, by the sandboxed renderer on demand.
 ///
-/// Drawn in the interactive lane, ahead of batch work; requests for the same page and size while
+/// Drawn in the pool's preview lane (ahead of batch work, but never on more than half the
+/// renderers while a batch waits, so that scrolling a long PDF cannot stop it; thumbnails the
+/// pages ask for go first); requests for the same page and size while
 /// it is drawn share the one render; kept in a cache of ``previewCache``'s bytes, least recently
 /// used first out, for as long as the document is the file it was drawn from. The entity tag
 /// names the file, the page, the size and the Glance version; a URL with `?v=` that tag's

@@ -335,3 +335,59 @@ struct WorkerPoolTests {
         #expect(WorkerReplyReader.isPlausible(failed, for: job))
     }
 }
+
+@Suite("Job lanes")
+struct JobLanesTests {
+    /// Takes every job, as a pool of `workers` threads would: a preview's worker frees itself
+    /// once `previewTakes` more jobs were taken (1: at once, as on one worker).
+    func order(workers: Int, previews: Int, batch: Int, previewTakes: Int) -> [String] {
+        var lanes = JobLanes<String>(workers: workers)
+        for index in 1...previews { lanes.append("p\(index)", to: .preview) }
+        for index in 1...batch { lanes.append("n\(index)", to: .normal) }
+        lanes.append("i", to: .interactive)
+        var taken: [String] = []
+        var previewsRunning: [Int] = []
+        while let (job, isPreview) = lanes.next() {
+            taken.append(job)
+            if isPreview { previewsRunning.append(taken.count) }
+            // Previews that have run long enough end.
+            while let first = previewsRunning.first, taken.count - first >= previewTakes - 1 {
+                previewsRunning.removeFirst()
+                lanes.finishedPreview()
+            }
+        }
+        return taken
+    }
+
+    @Test(
+        "interactive first; previews ahead of the batch on at most half the workers while it waits; all when it is done"
+    )
+    func twoWorkers() {
+        // Two workers, each preview ending after two more jobs were taken: one preview at a time
+        // beside the batch, then the rest of the previews.
+        #expect(
+            order(workers: 2, previews: 4, batch: 3, previewTakes: 2) == [
+                "i", "p1", "n1", "p2", "n2", "p3", "n3", "p4",
+            ])
+        #expect(
+            order(workers: 4, previews: 5, batch: 2, previewTakes: 9) == [
+                "i", "p1", "p2", "n1", "n2", "p3", "p4", "p5",
+            ])
+    }
+
+    @Test("on one worker, previews and the batch take turns")
+    func oneWorker() {
+        #expect(order(workers: 1, previews: 3, batch: 3, previewTakes: 1) == ["i", "p1", "n1", "p2", "n2", "p3", "n3"])
+    }
+
+    @Test("a stopped pool's lanes give back every queued job")
+    func removeAll() {
+        var lanes = JobLanes<Int>(workers: 2)
+        lanes.append(1, to: .normal)
+        lanes.append(2, to: .preview)
+        lanes.append(3, to: .interactive)
+        _ = lanes.next()
+        #expect(Set(lanes.removeAll()) == [1, 2])
+        #expect(lanes.next() == nil)
+    }
+}

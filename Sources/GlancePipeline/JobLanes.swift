@@ -1,0 +1,72 @@
+/// The order in which a renderer pool takes its queued jobs: three lanes, one rule.
+///
+/// - **interactive** (a thumbnail a page or a save is waiting for) first;
+/// - **preview** (a page drawn larger for a preview) next, but while normal work waits never on
+///   more than half the workers, and on a single worker every other job: a storm of page
+///   requests (a long PDF scrolled fast) slows a batch, never stops it;
+/// - **normal** (batch work) in the order it came.
+struct JobLanes<Job> {
+    private var interactive: [Job] = []
+    private var previews: [Job] = []
+    private var normal: [Job] = []
+    private var normalStart = 0
+    /// Previews being drawn now, and whether the last job taken was one.
+    private(set) var runningPreviews = 0
+    private var lastWasPreview = false
+    /// The pool's workers, which the previews' share is counted against.
+    let workers: Int
+
+    init(workers: Int) {
+        self.workers = max(1, workers)
+    }
+
+    /// Queues `job` in `lane`.
+    mutating func append(_ job: Job, to lane: RendererPool.Priority) {
+        switch lane {
+        case .interactive: interactive.append(job)
+        case .preview: previews.append(job)
+        case .normal: normal.append(job)
+        }
+    }
+
+    /// The next job to run and whether it is a preview (whose end ``finishedPreview()`` must
+    /// report), or nil when nothing waits.
+    mutating func next() -> (job: Job, isPreview: Bool)? {
+        if !interactive.isEmpty {
+            lastWasPreview = false
+            return (interactive.removeFirst(), false)
+        }
+        let normalWaits = normalStart < normal.count
+        let previewMayGo =
+            !normalWaits || (runningPreviews < max(1, workers / 2) && (workers > 1 || !lastWasPreview))
+        if !previews.isEmpty && previewMayGo {
+            runningPreviews += 1
+            lastWasPreview = true
+            return (previews.removeFirst(), true)
+        }
+        lastWasPreview = false
+        guard normalWaits else { return nil }
+        let job = normal[normalStart]
+        normalStart += 1
+        if normalStart > 4096 {
+            normal.removeFirst(normalStart)
+            normalStart = 0
+        }
+        return (job, false)
+    }
+
+    /// A preview taken by ``next()`` ended.
+    mutating func finishedPreview() {
+        runningPreviews -= 1
+    }
+
+    /// Every queued job, the lanes emptied (a pool that stops).
+    mutating func removeAll() -> [Job] {
+        let all = interactive + previews + normal[normalStart...]
+        interactive = []
+        previews = []
+        normal = []
+        normalStart = 0
+        return all
+    }
+}
