@@ -17,6 +17,7 @@ import json
 import os
 import colour
 import grid
+import previews
 import scaleout
 import xdg
 
@@ -115,6 +116,7 @@ def format_extras(extras):
     lines += colour.format_colour(extras.get("colour"))
     lines += format_serve(extras.get("serve"))
     lines += grid.format_grid(extras.get("grid"))
+    lines += previews.format_previews(extras.get("previews"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -292,6 +294,7 @@ def evaluate_targets(results, extras):
                         f"glance >= 0.7x nginx over TLS", f"{g['requests_per_s']:.0f} vs {n['requests_per_s']:.0f} "
                         f"requests/s", ratio, ratio >= 0.7))
     targets += grid.targets(extras.get("grid"))
+    targets += previews.targets(extras.get("previews"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

@@ -28,6 +28,7 @@ import time
 import colour
 import corpus
 import grid
+import previews
 import jpegmix
 import onsave
 import quality
@@ -542,6 +543,11 @@ def main():
                                               os.path.join(WORK_DIR, "many", "store"), WORK_DIR, cores, log)
         log("grid: the first screen of the grid in headless Chromium over an emulated 20 Mbit/s link")
         extras["grid"] = measure_grid(glance)
+        log("previews: pages drawn larger on demand, cold and warm, and a storm of them during a batch")
+        try:
+            extras["previews"] = previews.measure(glance, ROOT, log)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  previews not measured: {error}")
         log("xdg: filling the desktop's xx-large cache, glance against one thumbnailer process a file")
         extras["xdg"] = xdg.measure_xdg(glance, ROOT, WORK_DIR, cores, args.rounds, log)
         log("scale-out: the PostgreSQL job queue with 1 and 2 worker hosts, and a 10,000-document list")
