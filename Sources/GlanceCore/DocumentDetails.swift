@@ -33,18 +33,29 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     public var pageSizes: [PageRun]?
     /// The encoding a text document was decoded from, as iconv names it (`UTF-8`, `SHIFT_JIS`).
     public var textEncoding: String?
+    /// How many lines a text document has, counted in its first MiB (``TextLimits``).
+    public var lineCount: Int?
+    /// True when a text document goes on past the MiB its lines were counted in.
+    public var textIsLonger: Bool?
 
     /// The most runs kept: a PDF whose page sizes change more often than this keeps its count only.
     public static let maximumPageRuns = 1000
 
-    public init(pageCount: Int? = nil, pageSizes: [PageRun]? = nil, textEncoding: String? = nil) {
+    public init(
+        pageCount: Int? = nil, pageSizes: [PageRun]? = nil, textEncoding: String? = nil, lineCount: Int? = nil,
+        textIsLonger: Bool? = nil
+    ) {
         self.pageCount = pageCount
         self.pageSizes = pageSizes
         self.textEncoding = textEncoding
+        self.lineCount = lineCount
+        self.textIsLonger = textIsLonger
     }
 
     /// Whether nothing is known.
-    public var isEmpty: Bool { pageCount == nil && pageSizes == nil && textEncoding == nil }
+    public var isEmpty: Bool {
+        pageCount == nil && pageSizes == nil && textEncoding == nil && lineCount == nil && textIsLonger == nil
+    }
 
     /// The size of page `number` (from 1) in points, when the runs say it.
     public func pageSize(_ number: Int) -> (width: Double, height: Double)? {
@@ -95,6 +106,11 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
             })
         {
             result.textEncoding = name
+        }
+        // A line is at least one byte of the counted MiB.
+        if let lines = lineCount, (0...TextLimits.maximumBytes).contains(lines) {
+            result.lineCount = lines
+            result.textIsLonger = textIsLonger
         }
         return result.isEmpty ? nil : result
     }

@@ -73,6 +73,10 @@ public enum ListingFormatter {
             lines.append(line)
         }
         if let encoding = details.textEncoding { lines.append("encoding    \(DisplayText.escaped(encoding))") }
+        if let count = details.lineCount {
+            let more = details.textIsLonger == true ? " in the first MiB" : ""
+            lines.append("lines       \(count)\(more)")
+        }
         return lines
     }
 

@@ -47,6 +47,9 @@ public enum ListingJSONWriter {
     /// `"details" : {...},` at a row's indent.
     private static func append(_ details: DocumentDetails, to output: inout JSONBytes) {
         var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
+        if let lines = details.lineCount {
+            fields.append(("lineCount", { $0.number(Int64(lines)) }))
+        }
         if let count = details.pageCount {
             fields.append(("pageCount", { $0.number(Int64(count)) }))
         }
@@ -75,6 +78,9 @@ public enum ListingJSONWriter {
         }
         if let encoding = details.textEncoding {
             fields.append(("textEncoding", { $0.quoted(encoding) }))
+        }
+        if let longer = details.textIsLonger {
+            fields.append(("textIsLonger", { $0.raw(longer ? "true" : "false") }))
         }
         if fields.isEmpty {
             output.raw("    \"details\" : {\n\n    },\n")

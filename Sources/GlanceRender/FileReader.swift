@@ -7,8 +7,11 @@ enum FileReader {
         bytes: [UInt8], isWholeFile: Bool
     ) {
         var bytes: [UInt8]
+        // No bigger a buffer than the file (and one byte, to see it grow): a 2 KB text read
+        // for its first MiB must not fill a MiB of zeros first.
+        let size = file.status().map { Int($0.st_size) } ?? maxBytes
         do {
-            bytes = try file.read(count: maxBytes + 1, at: 0)
+            bytes = try file.read(count: min(maxBytes, max(0, size)) + 1, at: 0)
         } catch {
             throw .unreadable(reason: error.description)
         }

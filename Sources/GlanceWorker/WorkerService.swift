@@ -161,7 +161,8 @@ public struct WorkerService: Sendable {
             outcome.colour = encoded.colour
             outcome.details = encoded.details
             if let text {
-                outcome.details = DocumentDetails(textEncoding: text.encoding)
+                let (lines, longer) = try TextContent.lineCount(of: file, encoding: text.encoding)
+                outcome.details = DocumentDetails(textEncoding: text.encoding, lineCount: lines, textIsLonger: longer)
             }
             return outcome
         } catch {

@@ -39,6 +39,7 @@ struct GenerateCommandTests {
         let container = try SampleContainer.standard()
         try container.add("two-pages.pdf", from: "pdf/a4-two-pages.pdf")
         try container.add("sjis.txt", from: "text/shift_jis.txt")
+        try container.add("utf16.txt", from: "text/utf16be-bom.txt")
         _ = try container.generate()
         let rows = try container.list()
         let pdf = try #require(rows["two-pages.pdf"]?["details"] as? [String: Any])
@@ -49,13 +50,17 @@ struct GenerateCommandTests {
         #expect(runs.map { $0["width"] as? Int } == [595, 842] && runs.map { $0["height"] as? Int } == [842, 595])
         let text = try #require(rows["sjis.txt"]?["details"] as? [String: Any])
         #expect(text["textEncoding"] as? String == "SHIFT_JIS")
+        // Lines as the decoded text has them (iconv's decoding of the same files, 13 and 11).
+        #expect(text["lineCount"] as? Int == 13 && text["textIsLonger"] as? Bool == false)
+        let utf16 = try #require(rows["utf16.txt"]?["details"] as? [String: Any])
+        #expect(utf16["textEncoding"] as? String == "UTF-16BE" && utf16["lineCount"] as? Int == 11)
         #expect(rows["photo.jpg"]?["details"] == nil)
         let show = try GlanceProcess.run(["show", container.path, container.file("two-pages.pdf")])
         #expect(show.standardOutput.contains("pages       2, in 2 sizes\n"), "\(show.standardOutput)")
         let letter = try GlanceProcess.run(["show", container.path, container.file("letter.pdf")])
         #expect(letter.standardOutput.contains("pages       1, 612x792 pt\n"), "\(letter.standardOutput)")
         let sjis = try GlanceProcess.run(["show", container.path, container.file("sjis.txt")])
-        #expect(sjis.standardOutput.contains("encoding    SHIFT_JIS\n"), "\(sjis.standardOutput)")
+        #expect(sjis.standardOutput.contains("encoding    SHIFT_JIS\nlines       13\n"), "\(sjis.standardOutput)")
     }
 
     @Test(

@@ -50,8 +50,9 @@ struct ListingTests {
         withDetails[0].details = DocumentDetails(
             pageCount: 14,
             pageSizes: [.init(width: 595.276, height: 841.89, count: 13), .init(width: 842, height: 595, count: 1)])
-        withDetails[1].details = DocumentDetails(textEncoding: "SHIFT_JIS")
-        withDetails[2].details = DocumentDetails(pageCount: 2, pageSizes: [], textEncoding: "UTF-8")
+        withDetails[1].details = DocumentDetails(textEncoding: "SHIFT_JIS", lineCount: 20_000, textIsLonger: true)
+        withDetails[2].details = DocumentDetails(
+            pageCount: 2, pageSizes: [], textEncoding: "UTF-8", lineCount: 0, textIsLonger: false)
         withDetails[3].details = DocumentDetails()
         #expect(ListingJSONWriter.array(withDetails) == ListingFormatter.json(withDetails))
         #expect(ListingJSONWriter.array(rows) == ListingFormatter.json(rows))

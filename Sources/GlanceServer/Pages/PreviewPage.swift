@@ -114,6 +114,10 @@ struct PreviewPage: Sendable {
         ]
         if let count = item.details?.pageCount { lines.append(Attribute(label: "Pages", value: grouped(count))) }
         if let encoding = item.details?.textEncoding { lines.append(Attribute(label: "Encoding", value: encoding)) }
+        if let count = item.details?.lineCount {
+            let more = item.details?.textIsLonger == true ? " in the first MiB" : ""
+            lines.append(Attribute(label: "Lines", value: grouped(count) + more))
+        }
         for image in item.thumbnails {
             lines.append(
                 Attribute(
