@@ -86,6 +86,31 @@ public enum ListingFormatter {
         return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(tenths / 10)
     }
 
+    /// The narrowest a shortened column gets: room for `failed: …` and a name's start.
+    static let narrowestShortenedColumn = 12
+
+    /// Column widths that fit `width` characters with two spaces between columns: the columns
+    /// at `shrinking` (in that order: the state's reason, then the name) give up what is too
+    /// much, down to ``narrowestShortenedColumn``; the others keep their width (a terminal too
+    /// narrow even then wraps, as it would anyway).
+    static func fitted(_ widths: [Int], into width: Int, shrinking: [Int]) -> [Int] {
+        var widths = widths
+        var excess = widths.reduce(0, +) + 2 * (widths.count - 1) - width
+        for index in shrinking where excess > 0 && index < widths.count {
+            let spare = max(0, widths[index] - narrowestShortenedColumn)
+            let cut = min(spare, excess)
+            widths[index] -= cut
+            excess -= cut
+        }
+        return widths
+    }
+
+    /// `text` in at most `width` characters: as it is, or cut with `…` at the end.
+    static func shortened(_ text: String, to width: Int) -> String {
+        guard text.count > width, width > 0 else { return text }
+        return String(text.prefix(width - 1)) + "…"
+    }
+
     /// ISO 8601 with seconds, UTC (`2026-11-22T14:05:09Z`). Written out by hand from
     /// `gmtime_r`: Foundation's formatters cost more than the rest of a 10,000-row listing.
     public static func iso8601(_ date: Date) -> String {
@@ -134,9 +159,9 @@ public enum ListingFormatter {
 
     /// An aligned table: name, kind, size, modified, state, thumbnail, and an `extra` column
     /// (a title and one cell per item, already safe to print) when given.
-    public static func table(_ items: [PromisedItemAttributes], extra: (title: String, cells: [String])? = nil)
-        -> String
-    {
+    public static func table(
+        _ items: [PromisedItemAttributes], extra: (title: String, cells: [String])? = nil, width: Int? = nil
+    ) -> String {
         var header = ["NAME", "KIND", "SIZE", "MODIFIED", "STATE", "THUMBNAIL"]
         if let extra { header.append(extra.title) }
         let rows = items.enumerated().map { index, item -> [String] in
@@ -151,13 +176,16 @@ public enum ListingFormatter {
         }
         var widths = header.map(\.count)
         for row in rows {
-            for (index, cell) in row.enumerated() where index < row.count - 1 {
+            for (index, cell) in row.enumerated() {
                 widths[index] = max(widths[index], cell.count)
             }
         }
+        if let width { widths = fitted(widths, into: width, shrinking: [4, 0]) }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                let shown = shortened(cell, to: widths[index])
+                return index == cells.count - 1
+                    ? shown : shown.padding(toLength: widths[index], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n")

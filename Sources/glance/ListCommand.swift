@@ -73,7 +73,10 @@ struct ListCommand: AsyncParsableCommand, ContainerCommand {
             }
         } else {
             let cells = desktop?.map { $0.sizes.first ?? $0.state }
-            print(ListingFormatter.table(items, extra: cells.map { ("DESKTOP", $0) }))
+            // On a terminal the table fits its width (a long reason shortened with …: the whole
+            // one in show, -v and --json); on a pipe it is as it always was, for scripts.
+            let width = TerminalSize.of(descriptor: 1)?.columns
+            print(ListingFormatter.table(items, extra: cells.map { ("DESKTOP", $0) }, width: width))
         }
     }
 

@@ -77,4 +77,22 @@ struct ListingTests {
         #expect(ListingFormatter.byteCount(14_200) == "14 KB")
         #expect(ListingFormatter.byteCount(3_100_000) == "3.1 MB")
     }
+
+    @Test("on a terminal the table fits its width: the reason, then the name, shortened with …; unfitted for a pipe")
+    func tableFitsTerminal() {
+        var failed = Self.attributes(path: "scans/2026/a very long folder name/page-000123.jpg", state: .failed)
+        failed.error = "image of 65536x65536 exceeds the 100-megapixel limit (--max-pixels)"
+        let rows = [failed, Self.attributes(path: "a.jpg", state: .fresh)]
+        let wide = ListingFormatter.table(rows)
+        #expect(wide.split(separator: "\n").contains { $0.count > 120 })
+        #expect(wide.contains("(--max-pixels)"))
+        for width in [120, 80] {
+            let fitted = ListingFormatter.table(rows, width: width)
+            let lines = fitted.split(separator: "\n")
+            #expect(lines.allSatisfy { $0.count <= width }, "\(width):\n\(fitted)")
+            #expect(fitted.contains("…") && fitted.contains("1024x683 jpeg"))
+        }
+        // Wide enough: nothing changes.
+        #expect(ListingFormatter.table(rows, width: 1000) == wide)
+    }
 }
