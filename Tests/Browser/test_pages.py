@@ -530,9 +530,25 @@ class PageTest:
         self.press("j")
         wait_for("j shows page 2 of the count", lambda: self.driver.execute_script(
             "return document.getElementById('page-number').textContent") == "2", 10)
+        # Page by page, as a reader scrolls: each is brought into view and must load there (a
+        # lazy image scrolled past between two frames is never seen by the browser, so the
+        # check waits for each before going on).
         for number in range(1, LONG_PDF_PAGES + 1):
             self.driver.execute_script(
                 "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()", number)
+            try:
+                wait_for(f"page {number} loads once in view", lambda: self.driver.execute_script("""
+                    const image = document.querySelector(`#page-stack img[data-page='${arguments[0]}']`);
+                    return image.complete && image.naturalWidth > 0;
+                """, number), 20)
+            except CheckFailed as error:
+                state = self.driver.execute_script("""
+                    const image = document.querySelector(`#page-stack img[data-page='${arguments[0]}']`);
+                    const rect = image.getBoundingClientRect();
+                    return {src: image.currentSrc, complete: image.complete, width: image.naturalWidth,
+                            top: rect.top, height: rect.height, innerHeight: window.innerHeight};
+                """, number)
+                raise CheckFailed(f"{error}: {state}") from None
         self.driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
 
         def all_loaded():
@@ -541,7 +557,7 @@ class PageTest:
                     (image) => image.complete && image.naturalWidth > 0);
             """)
 
-        wait_for("every page of the stack loads", all_loaded, 30)
+        wait_for("every page of the stack has loaded", all_loaded, 10)
         order = self.driver.execute_script("""
             return [...document.querySelectorAll('#page-stack img')].map(
                 (image) => new URL(image.currentSrc).searchParams.get('page'));
