@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+import corpus
+
 ROOT = Path(__file__).resolve().parents[1]
 LONG_PAGES = 40
 STORM_PAGES = 20
@@ -41,37 +43,16 @@ PHOTOS = 200
 
 
 def numbered_pdf(count):
-    """A PDF of `count` A4 pages of text and a grey panel, page N saying its number."""
-    objects = []
-
-    def add(body):
-        objects.append(body)
-        return len(objects)
-
-    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    pages_id = len(objects) + 2 * count + 1
-    kids = []
+    """A PDF of `count` A4 pages of text and a grey panel, page N saying its number (written by
+    the corpus's own PDF writer)."""
+    pages = []
     for number in range(1, count + 1):
         lines = b" ".join(b"(Line %d of page %d, set in Helvetica at twelve points.) Tj T*" % (line, number)
                           for line in range(40))
-        text = (b"0.8 g 60 620 475 160 re f 0 g BT /F1 48 Tf 72 700 Td (Page %d) Tj ET "
-                b"BT /F1 12 Tf 14 TL 72 560 Td %s ET" % (number, lines))
-        content = add(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text))
-        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R "
-                        b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, content, font)))
-    tree = add(b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), count))
-    assert tree == pages_id
-    catalog = add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id)
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for index, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (index, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
-    return bytes(out)
+        content = (b"0.8 g 60 620 475 160 re f 0 g BT /F1 48 Tf 72 700 Td (Page %d) Tj ET "
+                   b"BT /F1 12 Tf 14 TL 72 560 Td %s ET" % (number, lines))
+        pages.append((595, 842, content, {}))
+    return corpus.pdf_document(pages)
 
 
 def start_serve(glance, container, log_path, extra=()):

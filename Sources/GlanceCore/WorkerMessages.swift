@@ -22,6 +22,9 @@ public struct RenderJob: Codable, Sendable, Equatable {
     public var sizes: [Int] = []
     /// The page to draw, from 1 (a PDF's; every other document has page 1 only).
     public var page = 1
+    /// Whether to read every page's size for the record (``DocumentDetails``); a preview of one
+    /// page needs only the count, and a 10,000-page PDF's sizes take about 65 ms to read.
+    public var readsPageSizes = true
     /// Instead of a picture, the content of a text document as UTF-8 (capped; see
     /// ``TextSummary``); any other document is answered `unsupported`.
     public var textContent = false

@@ -17,6 +17,8 @@ public struct RenderRequest: Sendable {
     public var text: DecodedText?
     /// The page to draw, from 1: a PDF's page; every other document has page 1 only.
     public var page = 1
+    /// Whether to read every page's size (see `RenderJob.readsPageSizes`); the count is always given.
+    public var readsPageSizes = true
 
     /// The default pixel limit: 100 megapixels.
     public static let defaultMaxPixels = ThumbnailLimits.defaultMaxPixels

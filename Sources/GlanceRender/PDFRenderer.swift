@@ -79,7 +79,9 @@ public struct PDFRenderer: PageRenderer {
         var drawn = DrawnPage(
             surface: surface, sourceWidth: Int(pageWidth.rounded()), sourceHeight: Int(pageHeight.rounded()),
             warnings: [])
-        drawn.details = Self.details(of: document, pageCount: pageCount)
+        drawn.details =
+            request.readsPageSizes
+            ? Self.details(of: document, pageCount: pageCount) : DocumentDetails(pageCount: pageCount)
         return drawn
     }
 

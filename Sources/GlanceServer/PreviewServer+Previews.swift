@@ -26,6 +26,11 @@ extension PreviewServer {
         let (path, identity) = try resolveWithIdentity(components)
         let page = try Self.positiveInteger(request, "page") ?? 1
         let side = try Self.previewSide(request)
+        let key = "\(path)\u{0}\(page)\u{0}\(side)"
+        // A page in the cache was drawn for this very file: no need to ask the store about it.
+        if let (entry, _) = previewCache.entry(for: key, identity: identity) {
+            return Self.response(entry, request: request)
+        }
         let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
         let known = stored.flatMap { FreshnessPolicy.describes($0.record, identity) ? $0.record : nil }
         if let type = known?.contentType, type == .text { throw ServerError.noPreview(Self.textHasNoPagePreview) }
@@ -34,39 +39,37 @@ extension PreviewServer {
         {
             throw ServerError.noSuchPage(pageCount: count)
         }
-        let key = "\(path)\u{0}\(page)\u{0}\(side)"
-        if let (entry, _) = previewCache.entry(for: key, identity: identity) {
-            return Self.response(entry, request: request)
+        let entry = try await sharedEntry(key: key, identity: identity) { () async throws(ServerError) in
+            let preview = try Self.served(await indexer.preview(path, page: page, side: side))
+            if preview.contentType == .text { throw .noPreview(Self.textHasNoPagePreview) }
+            let tag = previewTag(preview.identity, page: page, side: side)
+            return ThumbnailCache.Entry(
+                identity: preview.identity, entityTag: "\"\(tag)\"", version: tag,
+                contentType: preview.format.mimeType, body: ByteBuffer(bytes: preview.data), checkedAt: .now)
         }
-        let entry = try await previewEntry(path: path, identity: identity, page: page, side: side, key: key)
         return Self.response(entry, request: request)
     }
 
-    /// The entry for a page at a size: drawn now, or by the request already drawing it.
-    private func previewEntry(path: String, identity: FileIdentity, page: Int, side: Int, key: String) async throws
-        -> ThumbnailCache.Entry
-    {
+    /// The cache's entry for `key` (made for the file `identity`): from the cache, from the
+    /// request already making it, or made now by `make` (then kept in the cache); past the
+    /// render time limit, `503`. One place for previews and texts.
+    func sharedEntry(
+        key: String, identity: FileIdentity,
+        make: @escaping @Sendable () async throws(ServerError) -> ThumbnailCache.Entry
+    ) async throws -> ThumbnailCache.Entry {
+        if let (entry, _) = previewCache.entry(for: key, identity: identity) { return entry }
         let task = previewsInFlight.task(for: key) {
-            // A render that ended since this request looked in the cache has put its page there
+            // A render that ended since this request looked in the cache has put its entry there
             // (before it left the renders under way).
             if let (entry, _) = previewCache.entry(for: key, identity: identity) { return Task { .success(entry) } }
             return Task { () -> Result<ThumbnailCache.Entry, ServerError> in
                 defer { previewsInFlight.finished(key) }
-                switch await indexer.preview(path, page: page, side: side) {
-                case .success(let preview) where preview.contentType == .text:
-                    return .failure(.noPreview(Self.textHasNoPagePreview))
-                case .success(let preview):
-                    let tag = previewTag(preview.identity, page: page, side: side)
-                    let entry = ThumbnailCache.Entry(
-                        identity: preview.identity, entityTag: "\"\(tag)\"", version: tag,
-                        contentType: preview.format.mimeType, body: ByteBuffer(bytes: preview.data), checkedAt: .now)
+                do throws(ServerError) {
+                    let entry = try await make()
                     previewCache.insert(entry, for: key)
                     return .success(entry)
-                case .failure(.notFound): return .failure(.notFound)
-                case .failure(.noSuchPage(let count)): return .failure(.noSuchPage(pageCount: count))
-                case .failure(.notText): return .failure(.noPreview(Self.notText))
-                case .failure(.failed(let reason)): return .failure(.noPreview(reason))
-                case .failure(.cancelled): return .failure(.renderTimedOut)
+                } catch {
+                    return .failure(error)
                 }
             }
         }
@@ -74,6 +77,18 @@ extension PreviewServer {
             throw ServerError.renderTimedOut
         }
         return try result.get()
+    }
+
+    /// What an on-demand render gave, or its failure as the answer to send.
+    static func served<Value>(_ result: Result<Value, PreviewFailure>) throws(ServerError) -> Value {
+        switch result {
+        case .success(let value): return value
+        case .failure(.notFound): throw .notFound
+        case .failure(.noSuchPage(let count)): throw .noSuchPage(pageCount: count)
+        case .failure(.notText): throw .noPreview(notText)
+        case .failure(.failed(let reason)): throw .noPreview(reason)
+        case .failure(.cancelled): throw .renderTimedOut
+        }
     }
 
     /// Why a text has no page preview.

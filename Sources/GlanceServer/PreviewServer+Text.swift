@@ -20,6 +20,9 @@ extension PreviewServer {
 
     func text(_ components: [Substring], request: Request) async throws -> Response {
         let (path, identity) = try resolveWithIdentity(components)
+        if let (entry, _) = previewCache.entry(for: Self.textKey(path), identity: identity) {
+            return Self.textResponse(entry, request: request)
+        }
         let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
         if let record = stored?.record, FreshnessPolicy.describes(record, identity), let type = record.contentType,
             type != .text
@@ -29,40 +32,25 @@ extension PreviewServer {
         return Self.textResponse(try await textEntry(path: path, identity: identity), request: request)
     }
 
+    /// The cache's key for the text of `path`.
+    static func textKey(_ path: String) -> String { "\(path)\u{0}text" }
+
     /// The text of `path` as served: from the cache, from the render under way, or decoded now.
     func textEntry(path: String, identity: FileIdentity) async throws -> ThumbnailCache.Entry {
-        let key = "\(path)\u{0}text"
-        if let (entry, _) = previewCache.entry(for: key, identity: identity) { return entry }
-        let task = previewsInFlight.task(for: key) {
-            if let (entry, _) = previewCache.entry(for: key, identity: identity) { return Task { .success(entry) } }
-            return Task { () -> Result<ThumbnailCache.Entry, ServerError> in
-                defer { previewsInFlight.finished(key) }
-                switch await indexer.text(path) {
-                case .success(let text):
-                    let tag = "\(previewTag(text.identity, page: 1, side: 0))-text"
-                    var entry = ThumbnailCache.Entry(
-                        identity: text.identity, entityTag: "\"\(tag)\"", version: tag,
-                        contentType: "text/plain; charset=utf-8", body: ByteBuffer(string: text.text), checkedAt: .now)
-                    entry.headers[Self.textEncodingHeader] = text.encoding
-                    entry.headers[Self.textLinesHeader] = String(text.summary.lineCount)
-                    if !text.summary.isComplete {
-                        entry.headers[Self.textTruncatedHeader] =
-                            "the first \(TextLimits.maximumBytes) bytes, at most \(TextLimits.maximumLines) lines"
-                    }
-                    previewCache.insert(entry, for: key)
-                    return .success(entry)
-                case .failure(.notFound): return .failure(.notFound)
-                case .failure(.noSuchPage): return .failure(.notFound)
-                case .failure(.notText): return .failure(.noPreview(Self.notText))
-                case .failure(.failed(let reason)): return .failure(.noPreview(reason))
-                case .failure(.cancelled): return .failure(.renderTimedOut)
-                }
+        try await sharedEntry(key: Self.textKey(path), identity: identity) { () async throws(ServerError) in
+            let text = try Self.served(await indexer.text(path))
+            let tag = "\(previewTag(text.identity, page: 1, side: 0))-text"
+            var entry = ThumbnailCache.Entry(
+                identity: text.identity, entityTag: "\"\(tag)\"", version: tag,
+                contentType: "text/plain; charset=utf-8", body: ByteBuffer(string: text.text), checkedAt: .now)
+            entry.headers[Self.textEncodingHeader] = text.encoding
+            entry.headers[Self.textLinesHeader] = String(text.summary.lineCount)
+            if !text.summary.isComplete {
+                entry.headers[Self.textTruncatedHeader] =
+                    "the first \(TextLimits.maximumBytes) bytes, at most \(TextLimits.maximumLines) lines"
             }
+            return entry
         }
-        guard let result = await withTimeout(renderTimeout, { await task.value }) else {
-            throw ServerError.renderTimedOut
-        }
-        return try result.get()
     }
 
     /// The answer for a text: the image answer's caching and headers, without `Vary: Accept`.

@@ -87,6 +87,7 @@ public struct WorkerService: Sendable {
         do throws(ThumbnailError) {
             var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
             request.page = job.page
+            request.readsPageSizes = job.readsPageSizes
             let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
             try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
