@@ -89,13 +89,19 @@ public struct AccessToken: Sendable, Equatable {
 
 /// The accounts of a users file (`--users FILE`): one line each, `NAME:HASH:CONTAINERS`, where
 /// CONTAINERS is `*` or URL names separated by commas, and one per access token,
-/// `token:ID:NAME:HASH`; `#` starts a comment. The file is written owner-only and atomically;
+/// `token:ID:NAME:HASH`, one per share link, `share:ID:CONTAINER:EXPIRES:DOCUMENT` (EXPIRES in
+/// seconds since 1970, DOCUMENT percent-encoded or `*` for the whole container), and the key share
+/// links are signed with, `share-key:BASE64`; `#` starts a comment. The file is written owner-only and atomically;
 /// `glance serve` reads it at start and again within a second of a change.
 public struct Accounts: Sendable, Equatable {
     /// The accounts, by name.
     public private(set) var byName: [String: Account] = [:]
     /// The access tokens, by identifier.
     public private(set) var tokens: [String: AccessToken] = [:]
+    /// The share links' grants, by identifier (expired ones stay until the next `glance share`).
+    public private(set) var shares: [String: Share] = [:]
+    /// The key share links are signed with (32 bytes), made by the first `glance share add`.
+    public private(set) var shareKey: [UInt8]?
 
     public init(_ accounts: [Account] = []) {
         for account in accounts { byName[account.name] = account }
@@ -142,6 +148,21 @@ public struct Accounts: Sendable, Equatable {
                 accounts.tokens[fields[1]] = AccessToken(id: fields[1], account: fields[2], secretHash: fields[3])
                 continue
             }
+            if fields.count == 2, fields[0] == "share-key" {
+                guard let key = Data(base64Encoded: fields[1]), key.count == 32 else {
+                    throw .unreadable(path: path, reason: "line \(index + 1) is not share-key:BASE64 of 32 bytes")
+                }
+                accounts.shareKey = Array(key)
+                continue
+            }
+            if fields.first == "share" {
+                guard let share = Self.share(fromLine: fields) else {
+                    throw .unreadable(
+                        path: path, reason: "line \(index + 1) is not share:ID:CONTAINER:EXPIRES:DOCUMENT")
+                }
+                accounts.shares[share.id] = share
+                continue
+            }
             guard fields.count == 3, isName(fields[0]), fields[1].hasPrefix("$"), !fields[2].isEmpty else {
                 throw .unreadable(path: path, reason: "line \(index + 1) is not NAME:HASH:CONTAINERS")
             }
@@ -161,6 +182,11 @@ public struct Accounts: Sendable, Equatable {
         }
         for token in tokens.values.sorted(by: { ($0.account, $0.id) < ($1.account, $1.id) }) {
             text += "token:\(token.id):\(token.account):\(token.secretHash)\n"
+        }
+        if let shareKey { text += "share-key:\(Data(shareKey).base64EncodedString())\n" }
+        for share in shares.values.sorted(by: { ($0.expires, $0.id) < ($1.expires, $1.id) }) {
+            let document = share.document.map(Self.encodedDocument) ?? "*"
+            text += "share:\(share.id):\(share.container):\(Int(share.expires.timeIntervalSince1970)):\(document)\n"
         }
         do {
             try AtomicFileWriter.write(Array(text.utf8), to: path, mode: 0o600)
@@ -187,6 +213,45 @@ public struct Accounts: Sendable, Equatable {
     /// Revokes the token `id`; false when there was none.
     @discardableResult
     public mutating func revokeToken(_ id: String) -> Bool { tokens.removeValue(forKey: id) != nil }
+
+    /// Adds `share`, making the share key first when there is none, and forgets grants that
+    /// expired.
+    public mutating func add(_ share: Share, now: Date = Date()) {
+        if shareKey == nil { shareKey = ShareLinks.makeKey() }
+        shares = shares.filter { $0.value.isLive(at: now) }
+        shares[share.id] = share
+    }
+
+    /// Revokes the share link `id`; false when there was none.
+    @discardableResult
+    public mutating func revokeShare(_ id: String) -> Bool { shares.removeValue(forKey: id) != nil }
+
+    /// Revokes every share link: the grants are removed and the key replaced, so that no link
+    /// signed before opens again.
+    public mutating func revokeAllShares() {
+        shares.removeAll()
+        shareKey = ShareLinks.makeKey()
+    }
+
+    /// A grant from a line's fields (`share`, ID, CONTAINER, EXPIRES, DOCUMENT), or nil.
+    private static func share(fromLine fields: [String]) -> Share? {
+        guard fields.count == 5, AccessToken.isIdentifier(fields[1]), PreviewSite.isURLName(fields[2]),
+            let seconds = Int(fields[3])
+        else { return nil }
+        var document: String?
+        if fields[4] != "*" {
+            guard let path = DocumentURL.from(components: fields[4].split(separator: "/")) else { return nil }
+            document = path
+        }
+        return Share(
+            id: fields[1], container: fields[2], document: document,
+            expires: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
+    /// A document path as a users file keeps it: each component percent-encoded, `:` included.
+    private static func encodedDocument(_ path: String) -> String {
+        DocumentURL.encoded(path).replacingOccurrences(of: ":", with: "%3A")
+    }
 
     /// The hash that proves `name` (an account's name, or `token ID`): its password's or its
     /// token's, as the accounts hold it now.

@@ -11,12 +11,35 @@ public struct BrowserSession: Codable, Sendable, Equatable {
     public let account: String
     /// The account's password hash at sign-in.
     public let passwordHash: String
+    /// The share link's grant this session was opened by (instead of an account), or nil.
+    public let share: String?
+
+    /// A session of `account`, signed in with the password whose hash is `passwordHash`.
+    public init(account: String, passwordHash: String) {
+        self.account = account
+        self.passwordHash = passwordHash
+        share = nil
+    }
+
+    /// A session opened by the share link of grant `share`: no account.
+    public init(share: String) {
+        account = ""
+        passwordHash = ""
+        self.share = share
+    }
 
     /// The account this session still belongs to in `accounts`, or nil when it was removed or its
-    /// password changed.
+    /// password changed (or the session is a share link's).
     func account(in accounts: Accounts) -> Account? {
-        guard let account = accounts.byName[account], account.passwordHash == passwordHash else { return nil }
+        guard share == nil, let account = accounts.byName[account], account.passwordHash == passwordHash
+        else { return nil }
         return account
+    }
+
+    /// The grant of a share link's session, while `accounts` still hold it and it has not expired.
+    func share(in accounts: Accounts, now: Date = Date()) -> Share? {
+        guard let share, let grant = accounts.shares[share], grant.isLive(at: now) else { return nil }
+        return grant
     }
 
     /// How long a session lasts after sign-in.
@@ -42,4 +65,14 @@ enum Credential: Sendable, Equatable {
     case password
     /// `Authorization: Bearer`, an access token: it may only read.
     case token
+    /// A share link's session: it may only read, and only its container or its one document.
+    case share(document: String?)
+
+    /// Whether the credential may only read (GET and HEAD).
+    var readsOnly: Bool {
+        switch self {
+        case .session, .password: false
+        case .token, .share: true
+        }
+    }
 }

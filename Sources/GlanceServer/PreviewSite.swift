@@ -77,6 +77,12 @@ public struct PreviewSite: Sendable {
         }
     }
 
+    /// Whether `name` can be a container's URL name as ``urlName(_:)`` makes them: letters,
+    /// digits, `.`, `_` and `-`, not only dots.
+    public static func isURLName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 255 && urlName(name) == name
+    }
+
     /// `title` with every character outside `[A-Za-z0-9._-]` replaced by `-`.
     static func urlName(_ title: String) -> String {
         let name = String(
@@ -92,7 +98,7 @@ public struct PreviewSite: Sendable {
     public func router(hostCheck: HostCheck? = nil, secure: Bool = false) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: RequestLogger())
+        router.add(middleware: RequestLogger(secretPathPrefix: basePath + SharePage.pathPrefix))
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         if let accounts {
             router.add(
@@ -128,7 +134,10 @@ public struct PreviewSite: Sendable {
                     status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
             }
         }
-        if let accounts { addSignInRoutes(to: site, accounts: accounts) }
+        if let accounts {
+            addSignInRoutes(to: site, accounts: accounts)
+            addShareRoutes(to: site, accounts: accounts)
+        }
         // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
         for method in [HTTPRequest.Method.get, .head] {
             site.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
@@ -204,9 +213,12 @@ public struct PreviewSite: Sendable {
 }
 
 /// One log line per request at `info`: method, path, status, milliseconds (at `debug` for
-/// thumbnails and assets, which a grid asks for by the hundred).
+/// thumbnails and assets, which a grid asks for by the hundred). A share link's token is a
+/// credential: its path is logged without it.
 struct RequestLogger: RouterMiddleware {
     typealias Context = ServerRequestContext
+    /// The paths whose rest is a secret (share links): logged as the prefix and `…`.
+    var secretPathPrefix: String?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -231,7 +243,9 @@ struct RequestLogger: RouterMiddleware {
         guard logger.logLevel <= level else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        var path = request.uri.path
+        if let secretPathPrefix, path.hasPrefix(secretPathPrefix) { path = secretPathPrefix + "…" }
         logger.log(
-            level: level, "\(request.method) \(request.uri.path) \(status) \(String(format: "%.1f", milliseconds)) ms")
+            level: level, "\(request.method) \(path) \(status) \(String(format: "%.1f", milliseconds)) ms")
     }
 }

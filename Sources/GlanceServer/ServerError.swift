@@ -26,12 +26,14 @@ enum ServerError: Error, HTTPResponseError {
     case forbidden(String)
     /// A request body larger than the route takes (its limit in bytes).
     case bodyTooLarge(Int)
+    /// A share link that does not open: mistyped, expired or revoked.
+    case shareLinkClosed
     /// The account started its limit of sessions (the number) in the last ten minutes.
     case tooManySessions(Int)
 
     var status: HTTPResponse.Status {
         switch self {
-        case .notFound, .noThumbnail, .noPreview, .noSuchPage: .notFound
+        case .notFound, .noThumbnail, .noPreview, .noSuchPage, .shareLinkClosed: .notFound
         case .renderTimedOut, .storeUnavailable: .serviceUnavailable
         case .badQuery, .missingHost: .badRequest
         case .foreignHost: .misdirectedRequest
@@ -55,6 +57,8 @@ enum ServerError: Error, HTTPResponseError {
         case .missingHost: "a Host header is required"
         case .forbidden(let reason): reason
         case .bodyTooLarge(let limit): "the request's body is larger than \(limit) bytes"
+        case .shareLinkClosed:
+            "this share link does not open: it expired, was revoked, or is not complete; ask for a new one"
         case .tooManySessions(let limit):
             "this account signed in \(limit) times in the last ten minutes; try again in a few minutes"
         }

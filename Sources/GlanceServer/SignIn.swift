@@ -27,7 +27,7 @@ struct SignIn: RouterMiddleware {
     {
         let path = request.uri.path
         if path.hasPrefix(basePath + "/assets/") || path == basePath + "/favicon.ico"
-            || path == basePath + SignInPage.path
+            || path == basePath + SignInPage.path || path.hasPrefix(basePath + SharePage.pathPrefix)
         {
             return try await next(request, context)
         }
@@ -36,8 +36,14 @@ struct SignIn: RouterMiddleware {
         var account: Account?
         var credential = Credential.session
         if let session = context.sessions.session {
-            account = session.account(in: accounts)
-            // A session whose account was removed or got a new password is over.
+            if let share = session.share(in: accounts) {
+                account = share.account
+                credential = .share(document: share.document)
+            } else {
+                account = session.account(in: accounts)
+            }
+            // A session whose account was removed or got a new password, or whose share link
+            // was revoked or expired, is over.
             if account == nil { context.sessions.clearSession() }
         }
         if account == nil, let header = request.headers[.authorization] {
@@ -51,19 +57,30 @@ struct SignIn: RouterMiddleware {
             }
         }
         guard let account else { return Self.unauthenticated(request, basePath: basePath) }
-        // A token only reads: it cannot sign in a browser or sign one out.
-        if credential == .token, request.method != .get, request.method != .head {
-            throw ServerError.forbidden("an access token may only read (GET and HEAD)")
+        // A token or a share link only reads: it cannot sign in a browser (a share link's
+        // session may sign out).
+        if credential.readsOnly, request.method != .get, request.method != .head,
+            !(credential != .token && path == basePath + SignInPage.signOutPath)
+        {
+            throw ServerError.forbidden("an access token or a share link may only read (GET and HEAD)")
         }
         // A container the account may not see does not exist for it: 404, as for any other
         // name, so that it cannot learn which containers there are.
         if let container = container(of: path), !account.maySee(container: container) {
             throw ServerError.notFound
         }
+        // A link to one document opens that document's routes only; the rest does not exist for it.
+        if case .share(let document?) = credential, self.document(of: path) != document,
+            path != basePath + SignInPage.signOutPath
+        {
+            throw ServerError.notFound
+        }
         var context = context
         context.account = account
         context.credential = credential
-        if credential == .session {
+        if case .share = credential {
+            context.signOut = SignOutForm(action: basePath + SignInPage.signOutPath, name: "shared link")
+        } else if credential == .session {
             context.signOut = SignOutForm(action: basePath + SignInPage.signOutPath, name: account.name)
         }
         return try await next(request, context)
@@ -75,6 +92,26 @@ struct SignIn: RouterMiddleware {
         let inner = path.dropFirst(basePath.count).split(separator: "/", omittingEmptySubsequences: true)
         guard inner.count >= 2, inner[0] == "c" else { return nil }
         return String(inner[1])
+    }
+
+    /// The document a route of one document is about (`preview/`, `thumbnails/`, `previews/`,
+    /// `text/`, `documents/` and `api/items/` followed by its path), or nil for any other route.
+    func document(of path: String) -> String? {
+        var inner = path.dropFirst(basePath.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if onlyContainer == nil {
+            guard inner.count >= 2, inner.first == "c" else { return nil }
+            inner = inner.dropFirst(2)
+        }
+        guard let route = inner.first else { return nil }
+        inner = inner.dropFirst()
+        switch route {
+        case "preview", "thumbnails", "previews", "text", "documents": break
+        case "api":
+            guard inner.first == "items" else { return nil }
+            inner = inner.dropFirst()
+        default: return nil
+        }
+        return DocumentURL.from(components: Array(inner))
     }
 
     /// The answer to a request without a valid credential: a browser that navigates to a page is

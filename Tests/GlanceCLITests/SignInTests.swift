@@ -279,4 +279,115 @@ struct SignInTests {
         let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!text.contains(token.suffix(64)) && !text.contains(forged.suffix(64)))
     }
+
+    /// The token of a link `glance share add` printed, and the grant's identifier.
+    static func share(_ arguments: [String], file: String) throws -> (path: String, id: String) {
+        let made = try GlanceProcess.run(["share", "add"] + arguments + ["--users", file])
+        #expect(made.status == 0, "\(made.standardError)")
+        let path = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = made.standardError.components(separatedBy: " ").dropFirst().first ?? ""
+        return (path, id)
+    }
+
+    @Test(
+        "a share link opens its container or its one document read-only without an account; a forged, revoked or expired one does not"
+    )
+    func shareLinks() async throws {
+        let photos = try SampleContainer(["a.png": "png/rgb8.png", "sub/b.txt": "text/latin-utf8.txt"])
+        let scans = try SampleContainer(["c.txt": "text/latin-utf8.txt"])
+        let file = photos.output("users")
+        let (photosName, scansName) = (
+            (photos.path as NSString).lastPathComponent, (scans.path as NSString).lastPathComponent
+        )
+        #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        let document = try Self.share([photosName, "a.png", "--expires", "2h"], file: file)
+        let container = try Self.share([photosName, "--expires", "30m"], file: file)
+        #expect(document.path.hasPrefix("/share/ey") && document.id.count == 12, "\(document)")
+        let listed = try GlanceProcess.run(["share", "list", "--users", file]).standardOutput
+        #expect(listed.contains("\(document.id)  \(photosName)  a.png  until "), "\(listed)")
+        #expect(listed.contains("\(container.id)  \(photosName)  (the whole container)  until "), "\(listed)")
+        for (arguments, reason) in [
+            (["no spaces"], "a container's URL name"), ([photosName, "../a.png"], "not a document path"),
+            ([photosName, "--expires", "91d"], "at most 90d"), ([photosName, "--expires", "soon"], "at most 90d"),
+        ] {
+            let refused = try GlanceProcess.run(["share", "add"] + arguments + ["--users", file])
+            #expect(refused.status == 2 && refused.standardError.contains(reason), "\(refused.standardError)")
+        }
+        let (serve, port, log) = try ServeCommandTests.startServe([
+            photos.path, scans.path, "--users", file, "--jobs", "1", "--log-level", "debug",
+        ])
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        try #require(port > 0)
+        let base = "/c/\(photosName)"
+        // The document's link: a session for that document's routes and nothing else.
+        let opened = try Self.send("GET", document.path, port: port)
+        #expect(LiveExposureTests.status(opened) == 303)
+        #expect(Self.header("Location", in: opened) == "\(base)/preview/a.png")
+        let cookie = try #require(Self.header("Set-Cookie", in: opened))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
+        let session = "Cookie: " + (cookie.components(separatedBy: ";").first ?? "") + "\r\n"
+        for route in ["preview", "thumbnails", "documents", "api/items"].map({ "\(base)/\($0)/a.png" }) {
+            #expect(
+                LiveExposureTests.status(try Self.send("GET", route, port: port, headers: session)) == 200, "\(route)")
+        }
+        for route in [
+            "\(base)/", "\(base)/api/items", "\(base)/documents/sub/b.txt", "\(base)/preview/sub/b.txt", "/",
+            "/c/\(scansName)/documents/c.txt",
+        ] {
+            #expect(
+                LiveExposureTests.status(try Self.send("GET", route, port: port, headers: session)) == 404, "\(route)")
+        }
+        // The container's link: its container, read-only, and not the other one.
+        let whole = try Self.send("GET", container.path, port: port)
+        #expect(Self.header("Location", in: whole) == "\(base)/")
+        let containerSession =
+            "Cookie: " + (Self.header("Set-Cookie", in: whole)?.components(separatedBy: ";").first ?? "") + "\r\n"
+        for route in ["\(base)/", "\(base)/api/items", "\(base)/documents/sub/b.txt", "/"] {
+            #expect(
+                LiveExposureTests.status(try Self.send("GET", route, port: port, headers: containerSession)) == 200,
+                "\(route)")
+        }
+        let site = try Self.send("GET", "/", port: port, headers: containerSession)
+        #expect(site.contains(photosName) && !site.contains(scansName))
+        #expect(
+            LiveExposureTests.status(
+                try Self.send("GET", "/c/\(scansName)/documents/c.txt", port: port, headers: containerSession)) == 404)
+        // A link with its signature changed, or a made-up one, opens nothing, and slows the client.
+        let forged = String(container.path.dropLast()) + (container.path.hasSuffix("A") ? "B" : "A")
+        let refused = try Self.send("GET", forged, port: port)
+        #expect(LiveExposureTests.status(refused) == 404 && refused.contains("this share link does not open"))
+        #expect(Self.header("Set-Cookie", in: refused) == nil)
+        let start = ContinuousClock.now
+        _ = try Self.send("GET", "/share/not.a.token", port: port)
+        #expect(ContinuousClock.now - start >= .milliseconds(250))
+        // Revoked: the link no longer opens and its sessions end within a second.
+        #expect(try GlanceProcess.run(["share", "revoke", container.id, "--users", file]).status == 0)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(
+            LiveExposureTests.status(try Self.send("GET", "\(base)/", port: port, headers: containerSession)) == 401)
+        #expect(LiveExposureTests.status(try Self.send("GET", container.path, port: port)) == 404)
+        // Revoking all of them ends the document's link too, and the new key signs new ones.
+        #expect(try GlanceProcess.run(["share", "revoke", "--all", "--users", file]).status == 0)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(
+            LiveExposureTests.status(try Self.send("GET", "\(base)/preview/a.png", port: port, headers: session)) == 401
+        )
+        // An expired grant does not open, even with a good signature: the users file's expiry is
+        // moved into the past for it.
+        let late = try Self.share([photosName, "--expires", "1m"], file: file)
+        let users = try String(contentsOfFile: file, encoding: .utf8)
+        let past = users.components(separatedBy: "\n").map { line in
+            line.hasPrefix("share:\(late.id):") ? "share:\(late.id):\(photosName):1000:*" : line
+        }.joined(separator: "\n")
+        try Data(past.utf8).write(to: URL(fileURLWithPath: file))
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(LiveExposureTests.status(try Self.send("GET", late.path, port: port)) == 404)
+        kill(serve.processIdentifier, SIGTERM)
+        serve.waitUntilExit()
+        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("GET /share/… 303"), "\(text)")
+        for secret in [document.path, container.path, forged].map({ String($0.dropFirst(7)) }) {
+            #expect(!text.contains(secret))
+        }
+    }
 }
