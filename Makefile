@@ -7,16 +7,18 @@ SWIFT        ?= swift
 GLANCE       := .build-static/release/glance
 DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
-                libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev libcrypt-dev libwebp-dev git fonts-dejavu-core fonts-wqy-microhei
+                libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev libcrypt-dev libwebp-dev libchafa-dev git fonts-dejavu-core fonts-wqy-microhei
 # What only the tests need: a real browser for the pages (driven by Selenium), GIO (the desktop cache's client),
 # bubblewrap (the renderers' sandbox, which the tests expect to work, and GNOME's for thumbnailers),
 # ImageMagick with Debian's sRGB profile (the reference the colour tests compare against), and
 # PostgreSQL's server (the tests initdb one into a temporary folder; none is left running), poppler-utils
 # (pdftocairo: what a PDF page other than the first is compared with), and
-# openssl and curl (test certificates, and a client for TLS and HTTP/2).
+# openssl and curl (test certificates, and a client for TLS and HTTP/2), xterm under Xvfb and tmux
+# (real terminals for list --preview) and libsixel's sixel2png (what decodes the sixel written).
 TEST_PACKAGES := chromium chromium-driver python3-selenium libglib2.0-bin bubblewrap imagemagick icc-profiles-free postgresql \
                  poppler-utils \
-                 openssl curl
+                 openssl curl \
+                 xterm xvfb tmux libsixel-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The release build, and make install's: a build of its own with the Swift runtime linked in, so
 # that the installed programs need nothing of the toolchain (GNOME runs thumbnailers in a sandbox
@@ -34,7 +36,7 @@ STATIC_BUILD   := .build-static
 STATIC_FLAGS   := --static-swift-stdlib --disable-local-rpath -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims
 THUMBNAILER_STAGE := $(STATIC_BUILD)/stage
 
-.PHONY: all deps test-deps build release test test-browser test-thumbnailer demo install uninstall lint format \
+.PHONY: all deps test-deps build release test test-browser test-terminal test-thumbnailer demo install uninstall lint format \
         conformance assets clean fuzz docs
 
 all: build
@@ -98,6 +100,7 @@ test: test-deps
 	exit $$status
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
 	python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
+	python3 Tests/Terminal/test_terminal.py --glance .build/debug/glance
 	$(MAKE) --no-print-directory test-thumbnailer
 	$(MAKE) --no-print-directory docs
 
@@ -126,6 +129,11 @@ uninstall:
 ## the debug build (build it first); screenshots in .build/browser-screenshots/.
 test-browser: test-deps
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+
+## test-terminal: glance list --preview in xterm (sixel) under Xvfb and in tmux (symbols), against
+## the debug build (build it first); screenshots in .build/terminal-screenshots/.
+test-terminal: test-deps
+	python3 Tests/Terminal/test_terminal.py --glance .build/debug/glance
 
 ## demo: copy the sample documents into a container, generate their thumbnails, list them.
 demo: release

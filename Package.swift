@@ -12,6 +12,7 @@
 //   GlanceWorker -> Core + Render: what runs in a worker process
 //   GlanceListing -> Core + Container: promised-item attributes, the preview listing
 //   GlanceDesktopCache -> Core: the freedesktop.org thumbnail cache (`--xdg`)
+//   GlanceTerminal -> Listing + Pipeline + libchafa: the preview listing drawn in a terminal
 //   GlanceOnSave -> Pipeline + Listing: inotify watcher, document library, the hook socket
 //   GlanceQueue -> Glance + Pipeline + PostgresStore: one host's share of the PostgreSQL job queue
 //   GlanceServer -> Pipeline + Listing + Hummingbird + Mustache: `glance serve`'s routes and pages
@@ -86,6 +87,15 @@ let package = Package(
             providers: [.apt(["libpoppler-glib-dev", "libpango1.0-dev", "libcairo2-dev"])]
         ),
         .systemLibrary(
+            name: "CChafa",
+            pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev"])]
+        ),
+        .target(name: "CTerminalPicture", dependencies: ["CLibraryLoader"]),
+        // Built with the tests only: CTerminalPicture's declarations of libchafa's ABI held
+        // against libchafa's own headers (a mismatch does not compile).
+        .target(name: "CChafaABICheck", dependencies: ["CChafa", "CTerminalPicture"], path: "Tests/CChafaABICheck"),
+        .systemLibrary(
             name: "CUchardet",
             pkgConfig: "uchardet",
             providers: [.apt(["libuchardet-dev"])]
@@ -123,6 +133,13 @@ let package = Package(
             dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess", "CSandbox"]),
         .target(name: "GlanceListing", dependencies: ["GlanceCore", "GlanceContainer"]),
         .target(name: "GlanceDesktopCache", dependencies: ["GlanceCore", "CDigest"]),
+        // The preview listing drawn in a terminal: stored thumbnails' pixels (from a renderer)
+        // through libchafa as sixel, kitty, iTerm2 or symbols.
+        .target(
+            name: "GlanceTerminal",
+            dependencies: [
+                "GlanceCore", "GlanceContainer", "GlanceListing", "GlancePipeline", "CTerminalPicture", "CFileAccess",
+            ]),
         .target(
             name: "GlanceOnSave",
             dependencies: [
@@ -170,6 +187,7 @@ let package = Package(
                 "GlanceQueue",
                 "GlanceServer",
                 "GlanceDesktopCache",
+                "GlanceTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -232,6 +250,7 @@ let package = Package(
         .testTarget(
             name: "GlanceDesktopCacheTests",
             dependencies: ["GlanceCore", "GlanceDesktopCache", "GlanceTestSupport"]),
+        .testTarget(name: "GlanceTerminalTests", dependencies: ["GlanceCore", "GlanceTerminal", "CChafaABICheck"]),
         .testTarget(
             name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceListing", "GlanceStore"]),
         .testTarget(

@@ -28,6 +28,10 @@ public struct RenderJob: Codable, Sendable, Equatable {
     /// Instead of a picture, the content of a text document as UTF-8 (capped; see
     /// ``TextSummary``); any other document is answered `unsupported`.
     public var textContent = false
+    /// Instead of an encoded image, the thumbnail's pixels: `width * height * 4` bytes of RGBA
+    /// (straight alpha), for a caller that draws them itself (a terminal's picture) and so never
+    /// decodes an image that came from a store or a renderer.
+    public var pixelsOnly = false
 
     public init(
         id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,

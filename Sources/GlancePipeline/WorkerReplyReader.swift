@@ -116,6 +116,12 @@ package struct WorkerReplyReader {
             return outcome.format == nil && outcome.renditions.isEmpty && outcome.sizes.isEmpty
                 && outcome.byteCount <= 3 << 20 && outcome.text != nil
         }
+        if job.pixelsOnly {
+            // RGBA pixels within the job's box: exactly four bytes each.
+            return outcome.format == nil && outcome.renditions.isEmpty && outcome.sizes.isEmpty
+                && (1...job.maxSide).contains(outcome.width) && (1...job.maxSide).contains(outcome.height)
+                && outcome.byteCount == outcome.width * outcome.height * 4
+        }
         let renditionsFit =
             outcome.renditions.map(\.side) == job.renditions && outcome.sizes.map(\.side) == job.sizes
             && (outcome.renditions + outcome.sizes).allSatisfy { rendition in

@@ -102,6 +102,12 @@ public struct WorkerService: Sendable {
                 outcome.text = TextSummary(lineCount: content.lineCount, isComplete: content.isComplete)
                 return outcome
             }
+            if job.pixelsOnly {
+                let image = try thumbnailer.render(request, as: sniffed).image.withOpaqueAlpha()
+                return RenderOutcome(
+                    id: job.id, status: .rendered, contentType: sniffed, warnings: [], format: nil,
+                    width: image.width, height: image.height, data: image.bytes, digest: nil, milliseconds: elapsed())
+            }
             // Smaller sizes and renditions are made from the thumbnail's pixels: with them a PNG
             // source is not encoded as it is made (without, it goes to the coordinator in pieces as
             // it comes, so that the worker never holds the whole encoded image: `WorkerReplyPiece`);

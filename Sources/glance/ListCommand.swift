@@ -3,11 +3,20 @@ import Glance
 import GlanceCore
 import GlanceDesktopCache
 import GlanceListing
+import GlancePipeline
 import GlanceStore
+import GlanceTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension ContentType: ExpressibleByArgument {}
 extension ThumbnailState: ExpressibleByArgument {}
 extension ListingQuery.Order: ExpressibleByArgument {}
+extension PictureChoice: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
 
 /// `glance list CONTAINER [PATTERN]`: the preview listing, from the sidecar and `stat` only.
 struct ListCommand: AsyncParsableCommand, ContainerCommand {
@@ -52,9 +61,36 @@ struct ListCommand: AsyncParsableCommand, ContainerCommand {
             """)
     var xdg = false
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("List at most N documents (after --offset).", valueName: "N"))
+    var limit: Int?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Skip the first N matching documents.", valueName: "N"))
+    var offset = 0
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            Draw the documents as a grid of their stored thumbnails: auto (the default with a bare             --preview) finds what the terminal draws (kitty, iterm, sixel) and falls back to             symbols; name one to force it, also on a pipe.
+            """, valueName: "MODE"))
+    var preview: PictureChoice?
+
+    @OptionGroup var pictureOptions: PictureOptions
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if preview != nil, json { throw ValidationError("--preview draws pictures, --json writes data: not both") }
+    }
+
     func run() async throws {
         let (scanner, store) = try await location.openForReading()
-        let query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
+        var query = ListingQuery(pattern: pattern, contentType: type, state: status, order: sort, reversed: reverse)
+        query.offset = offset
+        query.limit = limit
         let items: [PromisedItemAttributes]
         let policy = try await location.freshness(of: store)
         do {
@@ -64,6 +100,9 @@ struct ListCommand: AsyncParsableCommand, ContainerCommand {
             throw CommandFailure.unusable(error.description)
         }
         let desktop = try xdg ? desktopStatus(of: items) : nil
+        if let preview {
+            if try await pictureOptions.draw(items, choice: preview, store: store) { return }
+        }
         if json {
             if let desktop {
                 let rows = zip(items, desktop).map { DesktopRow(row: ListingFormatter.Row($0), desktopCache: $1) }

@@ -13,9 +13,11 @@ import GlancePipeline
 // commands exactly (see FileName), instead of with U+FFFD where its bytes were.
 // A negative number after a numeric option reaches its range check: those options take the
 // next argument whatever it looks like (ArgumentParser's `.unconditional` parsing).
-let arguments = (1..<Int(CommandLine.argc)).compactMap { index in
-    CommandLine.unsafeArgv[index].map { FileName.decode(cString: $0) }
-}
+// A bare `--preview` means `--preview=auto` (ArgumentParser's options always take a value).
+let arguments = PreviewArgument.normalised(
+    (1..<Int(CommandLine.argc)).compactMap { index in
+        CommandLine.unsafeArgv[index].map { FileName.decode(cString: $0) }
+    })
 if arguments.isEmpty {
     // No command is bad usage: say what there is, and exit 2.
     StandardError.writeRaw(GlanceCommand.helpMessage() + "\n")

@@ -333,6 +333,20 @@ struct WorkerPoolTests {
         #expect(!WorkerReplyReader.isPlausible(reply, for: job))
         let failed = RenderOutcome(id: 7, status: .failed, error: "corrupt")
         #expect(WorkerReplyReader.isPlausible(failed, for: job))
+        // Pixels for a terminal: RGBA within the box, four bytes a pixel exactly, no format.
+        var pixelsJob = RenderJob(id: 9, name: "stored-thumbnail.png", maxSide: 200)
+        pixelsJob.pixelsOnly = true
+        var pixels = RenderOutcome(
+            id: 9, status: .rendered, format: nil, width: 200, height: 150, data: [UInt8](repeating: 0, count: 120_000))
+        #expect(WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
+        pixels.byteCount = 119_999
+        #expect(!WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
+        pixels.byteCount = 120_000
+        pixels.format = .png
+        #expect(!WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
+        pixels.format = nil
+        pixels.width = 201
+        #expect(!WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
     }
 }
 

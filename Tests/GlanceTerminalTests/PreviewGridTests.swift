@@ -1,0 +1,107 @@
+import Testing
+
+@testable import GlanceTerminal
+
+@Suite("The preview grid and how its protocol is chosen")
+struct PreviewGridTests {
+    @Test("as many tiles to a row as the width allows, two columns apart; the box square in pixels")
+    func layout() {
+        let cell = CellSize(width: 10, height: 20)
+        #expect(PreviewGrid(columns: 80, cell: cell).tilesPerRow == 3)
+        #expect(PreviewGrid(columns: 120, cell: cell).tilesPerRow == 5)
+        #expect(PreviewGrid(columns: 200, cell: cell).tilesPerRow == 9)
+        #expect(PreviewGrid(columns: 21, cell: cell).tilesPerRow == 1)
+        let grid = PreviewGrid(columns: 80, cell: cell)
+        #expect(grid.pictureColumns == 20 && grid.pictureRows == 10)
+        #expect(grid.pictureBox(cell: cell) == 200)
+        // Narrow cells: more rows for the same square.
+        #expect(PreviewGrid(columns: 80, cell: CellSize(width: 8, height: 17)).pictureRows == 9)
+        // A terminal narrower than a tile still gets one, as wide as it is.
+        #expect(PreviewGrid(columns: 12, cell: cell).pictureColumns == 12)
+    }
+
+    @Test("a symbols row is text: each line holds every tile's line side by side, then the names and states")
+    func symbolsRow() throws {
+        let grid = PreviewGrid(columns: 50, cell: CellSize(width: 10, height: 20), pictureColumns: 10)
+        #expect(grid.tilesPerRow == 4 && grid.pictureRows == 5)
+        let picture = TerminalPicture(
+            bytes: Array(Array(repeating: "\u{1B}[38;2;1;2;3m▀▀▀▀▀▀\u{1B}[0m", count: 3).joined(separator: "\n").utf8),
+            columns: 6, rows: 3)
+        let tiles = [
+            PreviewTile(content: .picture(picture), name: "a.png", state: "fresh"),
+            PreviewTile(content: .placeholder(colour: "#336699", label: "pdf"), name: "b.pdf", state: "unsupported"),
+            PreviewTile(
+                content: .placeholder(colour: nil, label: "failed"), name: "a very long name indeed.txt",
+                state: "failed: corrupt"),
+        ]
+        let text = String(decoding: grid.row(tiles, drawsPixels: false), as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == grid.pictureRows + 2 + 1 && lines.last == "")
+        for line in lines.prefix(grid.pictureRows) {
+            let bare = line.replacing(/\x{1B}\[[0-9;]*m/, with: "")
+            #expect(bare.count == 3 * 10 + 2 * PreviewGrid.gap, "\(line.debugDescription)")
+        }
+        #expect(lines[grid.pictureRows] == "a.png       b.pdf       a very lo…")
+        #expect(lines[grid.pictureRows + 1] == "fresh       unsupport…  failed: c…")
+        // The placeholder of a known colour is filled with it, its word in the middle.
+        #expect(text.contains("\u{1B}[48;2;51;102;153m"))
+        #expect(lines[2].replacing(/\x{1B}\[[0-9;]*m/, with: "").contains("   pdf    "))
+    }
+
+    @Test(
+        "a picture protocol's row reserves its lines, places each image at its tile with the cursor saved, and ends below"
+    )
+    func pixelRow() {
+        let grid = PreviewGrid(columns: 50, cell: CellSize(width: 10, height: 20), pictureColumns: 10)
+        let sixel = TerminalPicture(bytes: Array("\u{1B}Pq#0!10~\u{1B}\\".utf8), columns: 10, rows: 5)
+        let tiles = [
+            PreviewTile(content: .picture(sixel), name: "a", state: "fresh"),
+            PreviewTile(content: .picture(sixel), name: "b", state: "fresh"),
+        ]
+        let text = String(decoding: grid.row(tiles, drawsPixels: true), as: UTF8.self)
+        #expect(text.hasPrefix("\n\n\n\n\n\u{1B}[5A"))
+        #expect(text.contains("\u{1B}[1G\u{1B}7\u{1B}Pq#0!10~\u{1B}\\\u{1B}8"))
+        #expect(text.contains("\u{1B}[13G\u{1B}7\u{1B}Pq"))
+        #expect(text.hasSuffix("\u{1B}[5B\ra           b\nfresh       fresh\n"))
+    }
+
+    @Test("auto: a named mode always; on a pipe nothing; the environment, then the terminal's answers, then symbols")
+    func decisions() {
+        func decide(
+            _ choice: PictureChoice, _ environment: [String: String], terminal: Bool = true,
+            answers: TerminalAnswers? = nil
+        ) -> PictureProtocol? {
+            PictureProtocolDecision.decide(choice, environment: environment, isTerminal: terminal, ask: { answers })
+                .chosen
+        }
+        #expect(decide(.named(.sixel), [:], terminal: false) == .sixel)
+        #expect(decide(.automatic, ["TERM": "xterm-kitty"], terminal: false) == nil)
+        #expect(decide(.automatic, ["TERM": "xterm-kitty"]) == .kitty)
+        #expect(decide(.automatic, ["TERM": "xterm-256color", "KITTY_WINDOW_ID": "1"]) == .kitty)
+        #expect(decide(.automatic, ["TERM": "xterm-256color", "TERM_PROGRAM": "iTerm.app"]) == .iterm)
+        #expect(decide(.automatic, ["TERM": "foot"]) == .sixel)
+        #expect(decide(.automatic, ["TERM": "xterm-kitty", "TMUX": "/tmp/tmux-0/default,1,0"]) == .symbols)
+        #expect(decide(.automatic, ["TERM": "screen-256color"]) == .symbols)
+        #expect(decide(.automatic, ["TERM": "xterm"], answers: TerminalAnswers(sixel: true)) == .sixel)
+        #expect(
+            decide(.automatic, ["TERM": "xterm"], answers: TerminalAnswers(kittyGraphics: true, sixel: true)) == .kitty)
+        #expect(decide(.automatic, ["TERM": "xterm"], answers: TerminalAnswers()) == .symbols)
+        #expect(decide(.automatic, ["TERM": "xterm"], answers: nil) == .symbols)
+        #expect(
+            PictureChoice("auto") == .automatic && PictureChoice("iterm") == .named(.iterm)
+                && PictureChoice("png") == nil)
+    }
+
+    @Test("the terminal's answers: kitty's OK, sixel among the device attributes, the cell size")
+    func answers() {
+        let xterm = Array("\u{1B}[6;17;8t\u{1B}[?63;1;2;4;6;9;15;16;22;28c".utf8)
+        #expect(TerminalAnswers.parse(xterm) == TerminalAnswers(sixel: true, cell: CellSize(width: 8, height: 17)))
+        let kitty = Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[6;20;10t\u{1B}[?62;c".utf8)
+        #expect(
+            TerminalAnswers.parse(kitty) == TerminalAnswers(kittyGraphics: true, cell: CellSize(width: 10, height: 20)))
+        // Not complete until the device attributes' answer ends.
+        #expect(TerminalAnswers.parse(Array("\u{1B}[6;17;8t\u{1B}[?63;1".utf8)) == nil)
+        // A cell size out of reason is not taken.
+        #expect(TerminalAnswers.parse(Array("\u{1B}[6;0;0t\u{1B}[?1;2c".utf8)) == TerminalAnswers())
+    }
+}
