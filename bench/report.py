@@ -18,6 +18,7 @@ import os
 import colour
 import grid
 import previews
+import terminal
 import scaleout
 import xdg
 
@@ -117,6 +118,7 @@ def format_extras(extras):
     lines += format_serve(extras.get("serve"))
     lines += grid.format_grid(extras.get("grid"))
     lines += previews.format_previews(extras.get("previews"))
+    lines += terminal.format_terminal(extras.get("terminal"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -295,6 +297,7 @@ def evaluate_targets(results, extras):
                         f"requests/s", ratio, ratio >= 0.7))
     targets += grid.targets(extras.get("grid"))
     targets += previews.targets(extras.get("previews"))
+    targets += terminal.targets(extras.get("terminal"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

@@ -29,6 +29,7 @@ import colour
 import corpus
 import grid
 import previews
+import terminal
 import jpegmix
 import onsave
 import quality
@@ -548,6 +549,11 @@ def main():
             extras["previews"] = previews.measure(glance, ROOT, log)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             log(f"  previews not measured: {error}")
+        log("terminal: glance list --preview, a page of 120 documents in each protocol")
+        try:
+            extras["terminal"] = terminal.measure(glance, ROOT, log)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  terminal not measured: {error}")
         log("xdg: filling the desktop's xx-large cache, glance against one thumbnailer process a file")
         extras["xdg"] = xdg.measure_xdg(glance, ROOT, WORK_DIR, cores, args.rounds, log)
         log("scale-out: the PostgreSQL job queue with 1 and 2 worker hosts, and a 10,000-document list")

@@ -11,12 +11,19 @@ public struct PreviewGrid: Sendable, Equatable {
     public static let gap = 2
 
     /// A grid for a terminal `columns` wide whose cells are `cell`, with pictures `pictureColumns`
-    /// wide (20 by default: three to a row at 80 columns, five at 120).
-    public init(columns: Int, cell: CellSize, pictureColumns: Int = 20) {
+    /// wide (20 by default: three to a row at 80 columns, five at 120) and at most `maximumRows`
+    /// high.
+    public init(columns: Int, cell: CellSize, pictureColumns: Int = 20, maximumRows: Int = .max) {
         let width = max(8, min(pictureColumns, columns))
         self.pictureColumns = width
-        pictureRows = max(2, (width * cell.width + cell.height / 2) / max(1, cell.height))
+        pictureRows = max(2, min(maximumRows, (width * cell.width + cell.height / 2) / max(1, cell.height)))
         tilesPerRow = max(1, (columns + Self.gap) / (width + Self.gap))
+    }
+
+    /// One picture as large as a terminal of `columns` x `rows` cells allows, `reservedRows` of
+    /// them kept for the lines around it (`glance show --preview`).
+    public static func single(columns: Int, rows: Int, cell: CellSize, reservedRows: Int) -> PreviewGrid {
+        PreviewGrid(columns: columns, cell: cell, pictureColumns: columns, maximumRows: max(2, rows - reservedRows))
     }
 
     /// The pixels a picture needs to fill the box sharply: its larger side in pixels.

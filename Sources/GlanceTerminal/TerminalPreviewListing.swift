@@ -15,13 +15,18 @@ public struct TerminalPreviewListing: Sendable {
     public let grid: PreviewGrid
     public let kind: PictureProtocol
     public let cell: CellSize
+    /// Whether each picture is wrapped for tmux to pass through.
+    public let throughTmux: Bool
     let pixels: ThumbnailPixels
 
-    public init(grid: PreviewGrid, kind: PictureProtocol, cell: CellSize, pixels: ThumbnailPixels) {
+    public init(
+        grid: PreviewGrid, kind: PictureProtocol, cell: CellSize, pixels: ThumbnailPixels, throughTmux: Bool = false
+    ) {
         self.grid = grid
         self.kind = kind
         self.cell = cell
         self.pixels = pixels
+        self.throughTmux = throughTmux
     }
 
     /// Draws `items`, handing each row's bytes to `write` as it is ready; stops when `write`
@@ -65,7 +70,10 @@ public struct TerminalPreviewListing: Sendable {
         else {
             return PreviewTile(content: .placeholder(colour: colour, label: "unreadable"), name: name, state: state)
         }
-        return PreviewTile(content: .picture(picture), name: name, state: state)
+        guard throughTmux else { return PreviewTile(content: .picture(picture), name: name, state: state) }
+        let wrapped = TerminalPicture(
+            bytes: TmuxPassthrough.wrapped(picture.bytes), columns: picture.columns, rows: picture.rows)
+        return PreviewTile(content: .picture(wrapped), name: name, state: state)
     }
 }
 

@@ -20,9 +20,11 @@ struct PictureOptions: ParsableArguments {
 
     /// Draws `items` as a grid in the protocol `choice` leads to; false when it leads to none
     /// (standard output is not a terminal and no mode was named): the caller prints the table.
-    func draw(_ items: [PromisedItemAttributes], choice: PictureChoice, store: any ThumbnailStore) async throws
-        -> Bool
-    {
+    /// With `reservingRows`, one picture as large as the terminal allows with that many rows
+    /// left for text (`show`).
+    func draw(
+        _ items: [PromisedItemAttributes], choice: PictureChoice, store: any ThumbnailStore, reservingRows: Int? = nil
+    ) async throws -> Bool {
         let terminal = TerminalSize.of(descriptor: 1)
         let environment = ProcessInfo.processInfo.environment
         var answers: TerminalAnswers?
@@ -31,7 +33,7 @@ struct PictureOptions: ParsableArguments {
             ask: {
                 answers = TerminalAnswers.ask()
                 return answers
-            })
+            }, tmuxPassesThrough: TmuxPassthrough.isAllowed)
         if verbose { StandardError.writeRaw("glance: preview: \(decision.reason)\n") }
         guard let kind = decision.chosen else { return false }
         if let reason = TerminalPicture.unavailableReason { throw CommandFailure.unusable(reason) }
@@ -41,9 +43,17 @@ struct PictureOptions: ParsableArguments {
             configuration: try WorkerLauncher.configuration(
                 workers: jobs.jobs, timeoutSeconds: WorkerLimits.defaultTimeoutSeconds, sandbox: sandbox,
                 startingAhead: true))
+        let grid =
+            if let reservingRows {
+                PreviewGrid.single(
+                    columns: columns, rows: terminal?.rows ?? environment["LINES"].flatMap { Int($0) } ?? 24,
+                    cell: cell, reservedRows: reservingRows)
+            } else {
+                PreviewGrid(columns: columns, cell: cell)
+            }
         let listing = TerminalPreviewListing(
-            grid: PreviewGrid(columns: columns, cell: cell), kind: kind, cell: cell,
-            pixels: ThumbnailPixels(store: store, pool: pool))
+            grid: grid, kind: kind, cell: cell, pixels: ThumbnailPixels(store: store, pool: pool),
+            throughTmux: decision.throughTmux)
         await listing.draw(items) { TerminalOutput.write($0) }
         await pool.shutdown()
         return true

@@ -5,6 +5,7 @@ import GlanceCore
 import GlanceListing
 import GlancePipeline
 import GlanceStore
+import GlanceTerminal
 
 #if canImport(Glibc)
     import Glibc
@@ -23,6 +24,20 @@ struct ShowCommand: AsyncParsableCommand, ContainerCommand {
 
     @Flag(help: "Print one JSON object.")
     var json = false
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            Draw the stored thumbnail as large as the terminal allows above the attributes: auto \
+            (the default with a bare --preview), kitty, iterm, sixel or symbols (see glance list --help).
+            """, valueName: "MODE"))
+    var preview: PictureChoice?
+
+    @OptionGroup var pictureOptions: PictureOptions
+
+    func validate() throws {
+        if preview != nil, json { throw ValidationError("--preview draws a picture, --json writes data: not both") }
+    }
 
     func run() async throws {
         let (scanner, store) = try await location.openForReading()
@@ -46,7 +61,14 @@ struct ShowCommand: AsyncParsableCommand, ContainerCommand {
             print(ListingFormatter.json(ListingFormatter.Row(item)))
             return
         }
-        var lines = [
+        var lines: [String] = []
+        if let preview {
+            // The picture, its name and state, then the attributes below it (about a dozen lines).
+            let reserved =
+                3 + 7 + item.thumbnails.count + (item.details.map { ListingFormatter.detailLines($0).count } ?? 0)
+            _ = try await pictureOptions.draw([item], choice: preview, store: store, reservingRows: reserved)
+        }
+        lines += [
             "path        \(DisplayText.escaped(item.path))",
             "kind        \(item.kind) (\(item.mimeType))",
             "size        \(ListingFormatter.byteCount(item.size)) (\(item.size) bytes)",

@@ -78,6 +78,27 @@ struct PreviewListingCommandTests {
         }
     }
 
+    @Test("show --preview draws the one thumbnail as large as the terminal allows, above the attributes")
+    func show() throws {
+        let container = try Self.generated(["a.png": "png/rgb8.png"])
+        let plain = try GlanceProcess.run(["show", container.path, "a.png"])
+        let piped = try GlanceProcess.run(["show", container.path, "a.png", "--preview"])
+        #expect(piped.standardOutput == plain.standardOutput && !piped.standardOutput.contains("\u{1B}"))
+        let drawn = try GlanceProcess.run(
+            ["show", container.path, "a.png", "--preview=symbols"], environment: ["COLUMNS": "60", "LINES": "40"])
+        #expect(drawn.status == 0, "\(drawn.standardError)")
+        #expect(drawn.standardOutput.hasSuffix(plain.standardOutput), "the attributes follow the picture")
+        let picture = drawn.standardOutput.dropLast(plain.standardOutput.count)
+            .split(separator: "\n").filter { $0.contains("\u{1B}[") }
+        // A 4:3 picture at 60 columns of 10x20 cells: 60 wide, about 22 rows, within 40 less
+        // the attributes' lines.
+        let widths = picture.map {
+            $0.replacing(/\x{1B}\[[0-9;]*m/, with: "").trimmingCharacters(in: .whitespaces).count
+        }
+        #expect(picture.count >= 15 && picture.count <= 27, "\(picture.count) rows")
+        #expect(widths.max() == 60, "\(widths)")
+    }
+
     @Test("a mode that is not one is refused with the modes")
     func badMode() throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])

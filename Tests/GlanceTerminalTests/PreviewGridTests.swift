@@ -92,6 +92,32 @@ struct PreviewGridTests {
                 && PictureChoice("png") == nil)
     }
 
+    @Test(
+        "inside tmux: kitty or iTerm2 passed through when tmux allows it and the terminal outside is known, else symbols"
+    )
+    func tmux() {
+        let inside = ["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0", "TERM_PROGRAM": "tmux"]
+        func decide(_ choice: PictureChoice, _ extra: [String: String], allowed: Bool) -> PictureProtocolDecision {
+            PictureProtocolDecision.decide(
+                choice, environment: inside.merging(extra) { $1 }, isTerminal: true, ask: { nil },
+                tmuxPassesThrough: { allowed })
+        }
+        let kitty = decide(.automatic, ["KITTY_WINDOW_ID": "3"], allowed: true)
+        #expect(kitty.chosen == .kitty && kitty.throughTmux && kitty.reason.contains("passed through tmux"))
+        let iterm = decide(.automatic, ["LC_TERMINAL": "iTerm2"], allowed: true)
+        #expect(iterm.chosen == .iterm && iterm.throughTmux)
+        let closed = decide(.automatic, ["KITTY_WINDOW_ID": "3"], allowed: false)
+        #expect(closed.chosen == .symbols && !closed.throughTmux && closed.reason.contains("allow-passthrough on"))
+        let unknown = decide(.automatic, [:], allowed: true)
+        #expect(unknown.chosen == .symbols && !unknown.throughTmux)
+        let named = decide(.named(.kitty), [:], allowed: true)
+        #expect(named.chosen == .kitty && named.throughTmux)
+        #expect(!decide(.named(.sixel), [:], allowed: true).throughTmux)
+        // Wrapped: ESC P tmux; ... ESC \ with each ESC inside doubled.
+        let wrapped = TmuxPassthrough.wrapped(Array("\u{1B}_Ga=T;AAAA\u{1B}\\".utf8))
+        #expect(String(decoding: wrapped, as: UTF8.self) == "\u{1B}Ptmux;\u{1B}\u{1B}_Ga=T;AAAA\u{1B}\u{1B}\\\u{1B}\\")
+    }
+
     @Test("the terminal's answers: kitty's OK, sixel among the device attributes, the cell size")
     func answers() {
         let xterm = Array("\u{1B}[6;17;8t\u{1B}[?63;1;2;4;6;9;15;16;22;28c".utf8)

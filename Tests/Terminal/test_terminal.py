@@ -158,6 +158,27 @@ def check_tmux(glance, container, work, failures):
             if sequence in pane:
                 failures.append(f"tmux: the pane holds a {protocol} sequence")
         log(f"tmux: {len(colours)} colour sequences, {len(text.splitlines())} lines")
+        # With allow-passthrough on and kitty outside (its variable inherited), kitty's pictures
+        # are wrapped for tmux to pass out.
+        subprocess.run(["tmux", "-S", str(socket), "set-option", "-g", "allow-passthrough", "on"], check=True,
+                       timeout=30)
+        through = work / "tmux-through.done"
+        # util-linux's script gives glance a terminal of its own whose output it records: what
+        # tmux would hand on is in the file.
+        inner = f"KITTY_WINDOW_ID=1 '{glance}' list '{container}' --preview -v 2> '{work}/tmux-through.verbose'"
+        script = (f"script -q -e -c \"{inner}\" '{work}/tmux-through.out' > /dev/null; echo $? > '{through}'; "
+                  f"sleep 120")
+        subprocess.run(["tmux", "-S", str(socket), "new-window", "-d", script], check=True, timeout=30)
+        wait_for("glance list --preview to end in tmux with passthrough",
+                 lambda: through.exists() and through.read_text().strip(), 60)
+        verbose = (work / "tmux-through.verbose").read_text(errors="replace").strip()
+        output = (work / "tmux-through.out").read_bytes()
+        log(f"tmux with allow-passthrough: {verbose}")
+        if "kitty pictures passed through tmux" not in verbose:
+            failures.append(f"tmux with allow-passthrough and kitty outside: expected kitty passed through, got: {verbose}")
+        wrapped = output.count(b"\x1bPtmux;\x1b\x1b_G")
+        if wrapped != len(COLOURS) + 1:
+            failures.append(f"tmux with allow-passthrough: {wrapped} wrapped kitty pictures, expected {len(COLOURS) + 1}")
     finally:
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True, timeout=30)
 
