@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
     ],
     targets: [
         // MARK: C shims, one per concern.
@@ -127,7 +129,10 @@ let package = Package(
         .target(name: "GlanceContainer", dependencies: ["GlanceCore", "CFileAccess", "CDigest"]),
         .target(
             name: "GlancePipeline",
-            dependencies: ["GlanceCore", "GlanceContainer", "CProcess", "CFileAccess", "CProcessorFeatures"]),
+            dependencies: [
+                "GlanceCore", "GlanceContainer", "CProcess", "CFileAccess", "CProcessorFeatures",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         .target(
             name: "GlanceWorker",
             dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess", "CSandbox"]),
@@ -154,6 +159,8 @@ let package = Package(
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -48,11 +48,14 @@ public final class Container: Sendable {
     }
 
     /// The container at `location`, rendering with `pool` (which the caller stops): how a server
-    /// of several containers shares one pool.
+    /// of several containers shares one pool. When the pool counts metrics, the store's calls
+    /// are counted too (``MeteredStore``).
     public static func open(
         _ location: ContainerLocation, pool: RendererPool, options: Indexer.Options
     ) async throws(OpeningError) -> Container {
-        let (scanner, store) = try await location.open()
+        let (scanner, opened) = try await location.open()
+        let metrics = pool.configuration.metrics
+        let store: any ThumbnailStore = metrics.isCounting ? MeteredStore(opened, metrics: metrics) : opened
         var options = options
         options.sizes = try await ContainerLocation.sizes(of: store)
         return Container(

@@ -25,6 +25,8 @@ public final class ContainerWatcher: Sendable {
         /// saves and false for a catch-up's documents. Moves and deletions are still applied here,
         /// as they need no render. It returns a few words for the log.
         public var handOff: (@Sendable (_ paths: [String], _ urgent: Bool) async throws -> String)?
+        /// What the watcher counts: its events, and each save's time to fresh.
+        public var metrics: RenderMetrics = .none
 
         public init() {}
     }
@@ -106,6 +108,7 @@ public final class ContainerWatcher: Sendable {
         _ change: ContainerChange, pending: inout [String: ContinuousClock.Instant], now: ContinuousClock.Instant,
         structural: AsyncStream<ContainerChange>.Continuation
     ) {
+        if let event = change.metricEvent { options.metrics.watcherEvent(event) }
         switch change {
         case .written(let path):
             pending[path] = now
@@ -171,6 +174,7 @@ public final class ContainerWatcher: Sendable {
             return
         }
         let outcome = await indexer.refresh([path])[0]
+        options.metrics.saveToFresh(ContinuousClock.now - savedAt)
         log(outcome, change: "saved", since: savedAt)
     }
 
@@ -256,6 +260,19 @@ public final class ContainerWatcher: Sendable {
         case .storeFailed(_, let error):
             metadata["outcome"] = "store error: \(error.message)"
             logger.error("refreshed", metadata: metadata)
+        }
+    }
+}
+
+extension ContainerChange {
+    /// The event's word in `glance_watcher_events_total`, or nil for what is not one.
+    var metricEvent: String? {
+        switch self {
+        case .written, .folderAppeared: "saved"
+        case .moved, .folderMoved: "moved"
+        case .deleted, .folderDeleted: "removed"
+        case .overflow: "overflow"
+        case .watchFailed, .containerGone: "failure"
         }
     }
 }

@@ -36,6 +36,11 @@ public struct WatchError: Error, Sendable, CustomStringConvertible {
     public let message: String
 
     public var description: String { "\(folder): \(message)" }
+
+    public init(folder: String, message: String) {
+        self.folder = folder
+        self.message = message
+    }
 }
 
 /// inotify on the folders of one container: one descriptor, a watch per folder, and the map from

@@ -55,6 +55,11 @@ struct JobLanes<Job> {
         return (job, false)
     }
 
+    /// The jobs waiting in each lane (for `glance_lane_depth`).
+    var depths: (interactive: Int, preview: Int, normal: Int) {
+        (interactive.count, previews.count, normal.count - normalStart)
+    }
+
     /// A preview taken by ``next()`` ended.
     mutating func finishedPreview() {
         runningPreviews -= 1

@@ -65,6 +65,9 @@ public final class RendererPool: Sendable {
         /// before the first job (opening its store, planning). A worker that cannot start then
         /// is started again on its first job, which reports the failure.
         public var workersStartedAhead = 0
+        /// What the pool counts for an operator (renders, renderers started, lanes): nothing
+        /// unless the program asks.
+        public var metrics: RenderMetrics = .none
 
         public var timeoutSeconds: Double { limits.timeoutSeconds }
 
@@ -113,6 +116,11 @@ public final class RendererPool: Sendable {
         let job: RenderJob
         let file: OpenFile
         let completion: @Sendable (JobResult) -> Void
+        /// Its lane, and when it was queued (for the lanes' metrics).
+        var lane: Priority = .normal
+        var queued = ContinuousClock.now
+        /// Whether it counts among the renders in the metrics (a readiness probe does not).
+        var counted = true
     }
 
     private struct Queue {
@@ -162,13 +170,14 @@ public final class RendererPool: Sendable {
     /// runs at once, here, with ``JobResult/cancelled``: its threads may be gone, and a job left
     /// in the queue would never end (a task awaiting it would wait forever).
     public func submit(
-        _ job: RenderJob, file: OpenFile, priority: Priority = .normal,
+        _ job: RenderJob, file: OpenFile, priority: Priority = .normal, counted: Bool = true,
         completion: @escaping @Sendable (JobResult) -> Void
     ) {
-        let entry = Entry(job: job, file: file, completion: completion)
+        let entry = Entry(job: job, file: file, completion: completion, lane: priority, counted: counted)
         let accepted = queue.withLock { queue -> Bool in
             guard !queue.closed else { return false }
             queue.lanes.append(entry, to: priority)
+            recordDepths(queue.lanes)
             return true
         }
         guard accepted else {
@@ -180,9 +189,12 @@ public final class RendererPool: Sendable {
 
     /// Runs `job` on the document open at `file` and waits for its result without blocking a
     /// thread.
-    public func run(_ job: RenderJob, file: OpenFile, priority: Priority = .normal) async -> JobResult {
+    /// `counted`: whether the job counts among the renders in the metrics.
+    public func run(_ job: RenderJob, file: OpenFile, priority: Priority = .normal, counted: Bool = true) async
+        -> JobResult
+    {
         await withCheckedContinuation { continuation in
-            submit(job, file: file, priority: priority) { continuation.resume(returning: $0) }
+            submit(job, file: file, priority: priority, counted: counted) { continuation.resume(returning: $0) }
         }
     }
 
@@ -244,15 +256,24 @@ public final class RendererPool: Sendable {
 
     /// One pool thread: take a job, hand it to this thread's worker, report, repeat.
     private func serve(slot: Int) {
-        var worker = slot < configuration.workersStartedAhead ? try? startWorker(slot: slot) : nil
+        var startReason = "first"
+        var worker = slot < configuration.workersStartedAhead ? try? startWorker(slot: slot, reason: &startReason) : nil
+        let metrics = configuration.metrics
         while true {
             available.wait()
-            let (taken, closed) = queue.withLock { queue in (queue.lanes.next(), queue.closed) }
+            let (taken, closed) = queue.withLock { queue in
+                let next = queue.lanes.next()
+                if next != nil { recordDepths(queue.lanes) }
+                return (next, queue.closed)
+            }
             guard let (entry, isPreview) = taken else {
                 if closed { break }
                 continue
             }
-            let result = run(entry.job, file: entry.file, on: &worker, slot: slot)
+            let start = ContinuousClock.now
+            metrics.laneWait(entry.lane, start - entry.queued)
+            let result = run(entry.job, file: entry.file, on: &worker, slot: slot, startReason: &startReason)
+            if entry.counted { Self.record(result, of: entry, since: start, in: metrics) }
             let cancelled = queue.withLock { queue in
                 if isPreview { queue.lanes.finishedPreview() }
                 return queue.cancelled
@@ -260,6 +281,28 @@ public final class RendererPool: Sendable {
             entry.completion(cancelled ? .cancelled : result)
         }
         worker?.terminate()
+    }
+
+    /// The lanes' depths, for the metrics.
+    private func recordDepths(_ lanes: JobLanes<Entry>) {
+        let depths = lanes.depths
+        configuration.metrics.laneDepths(interactive: depths.interactive, preview: depths.preview, batch: depths.normal)
+    }
+
+    /// One job's end, for the metrics: its kind and outcome, time, and the bytes read and made.
+    private static func record(
+        _ result: JobResult, of entry: Entry, since start: ContinuousClock.Instant, in metrics: RenderMetrics
+    ) {
+        var kind = "unknown"
+        var bytesOut = 0
+        if case .finished(let outcome) = result {
+            kind = RenderMetrics.kind(outcome.contentType)
+            bytesOut = outcome.byteCount + (outcome.sizes + outcome.renditions).reduce(0) { $0 + $1.byteCount }
+        }
+        let bytesIn = entry.file.status().map { Int($0.st_size) } ?? 0
+        metrics.rendered(
+            kind: kind, outcome: result.metricOutcome, duration: ContinuousClock.now - start, bytesIn: bytesIn,
+            bytesOut: bytesOut)
     }
 
     /// The processes of the workers started so far, one for each pool thread (for tests).
@@ -300,9 +343,12 @@ public final class RendererPool: Sendable {
         return probe.knownResult != .some(.bubblewrapAndSeccomp)
     }
 
-    /// Starts this thread's worker and records its process, for `stop()` to kill.
-    private func startWorker(slot: Int) throws(WorkerStartError) -> WorkerProcess {
+    /// Starts this thread's worker and records its process, for `stop()` to kill; `reason` says
+    /// why it starts (for the metrics), and is `first` again after.
+    private func startWorker(slot: Int, reason: inout String) throws(WorkerStartError) -> WorkerProcess {
         let started = try startWorker()
+        configuration.metrics.rendererStarted(reason: reason)
+        reason = "first"
         let cancelled = queue.withLock { queue in
             queue.running[slot] = started.pid
             queue.started += 1
@@ -316,11 +362,12 @@ public final class RendererPool: Sendable {
     /// before it took the job (it died idle, killed from outside, or started ahead and refused
     /// its sandbox) is replaced once: the document never reached it and is not to blame.
     private func run(
-        _ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?, slot: Int, replacing: Bool = true
+        _ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?, slot: Int, startReason: inout String,
+        replacing: Bool = true
     ) -> JobResult {
         if worker == nil {
             do {
-                worker = try startWorker(slot: slot)
+                worker = try startWorker(slot: slot, reason: &startReason)
             } catch {
                 return .crashed(reason: error.reason)
             }
@@ -329,9 +376,10 @@ public final class RendererPool: Sendable {
         guard current.send(job, file: file) else {
             current.terminate()
             worker = nil
+            startReason = "gone"
             let bubblewrapFailed = learnSandbox(from: current)
             if replacing || bubblewrapFailed, !queue.withLock({ $0.cancelled }) {
-                return run(job, file: file, on: &worker, slot: slot, replacing: false)
+                return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
             }
             return .crashed(reason: "renderer exited before taking the job")
         }
@@ -345,17 +393,20 @@ public final class RendererPool: Sendable {
             if cpuLimit > 0, let used = outcome.workerCPUMilliseconds, used >= cpuLimit * 1000 {
                 current.terminate()
                 worker = nil
+                startReason = "cpu"
             }
             return .finished(outcome)
         case .timedOut:
             worker = nil
+            startReason = "timeout"
             return .timedOut(seconds: configuration.timeoutSeconds)
         case .died(let reason, let limit):
             worker = nil
+            startReason = current.greeted ? "crash" : "gone"
             // Dead before its greeting: the job never reached it (bubblewrap could not make the
             // sandbox, say); it goes to a new worker, under the probe's new answer if there is one.
             if bubblewrapFailed || (replacing && !current.greeted), !queue.withLock({ $0.cancelled }) {
-                return run(job, file: file, on: &worker, slot: slot, replacing: false)
+                return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
             }
             return .crashed(reason: reason, limit: limit)
         }

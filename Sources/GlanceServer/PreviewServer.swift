@@ -43,14 +43,22 @@ public struct PreviewServer: Sendable {
     /// (`ScanCache`).
     public init(
         indexer: Indexer, renderTimeout: Duration = .seconds(30), title: String? = nil,
-        memoryCacheBytes: Int = 256 << 20, previewCacheBytes: Int = 128 << 20, walkReuse: Duration = .seconds(2)
+        memoryCacheBytes: Int = 256 << 20, previewCacheBytes: Int = 128 << 20, walkReuse: Duration = .seconds(2),
+        metrics: ServerMetrics? = nil
     ) {
         self.indexer = indexer
         self.renderTimeout = renderTimeout
-        cache = ThumbnailCache(capacityBytes: memoryCacheBytes)
-        previewCache = ThumbnailCache(capacityBytes: previewCacheBytes)
+        cache = ThumbnailCache(capacityBytes: memoryCacheBytes, onLookup: Self.counter(metrics, cache: "thumbnails"))
+        previewCache = ThumbnailCache(
+            capacityBytes: previewCacheBytes, onLookup: Self.counter(metrics, cache: "previews"))
         scans = ScanCache(indexer: indexer, maximumAge: walkReuse)
         self.title = title ?? indexer.scanner.root.split(separator: "/").last.map(String.init) ?? "/"
+    }
+
+    /// What counts a cache's lookups into `metrics`, or nil without metrics.
+    private static func counter(_ metrics: ServerMetrics?, cache: String) -> (@Sendable (Bool) -> Void)? {
+        guard let metrics else { return nil }
+        return { hit in metrics.cacheLookup(cache, hit: hit) }
     }
 
     /// The routes, for this container alone (at the root).

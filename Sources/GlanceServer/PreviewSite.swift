@@ -1,4 +1,5 @@
 import Foundation
+import GlancePipeline
 import Hummingbird
 import HummingbirdAuth
 import HummingbirdCore
@@ -32,15 +33,24 @@ public struct PreviewSite: Sendable {
     /// run beside the server, which forgets expired sessions.
     public let sessionStore = MemoryPersistDriver()
     /// The slowing down of failed sign-ins, shared by all connections.
-    let throttle = SignInThrottle()
+    let throttle: SignInThrottle
+    /// What the site counts for `/metrics`, or nil for nothing.
+    public let metrics: ServerMetrics?
+    /// What `/readyz` asks (the stores and a renderer), or nil: ready while the process answers.
+    public var health: HealthCheck?
     /// How every credential is checked (with ``throttle`` and ``verified``).
     var credentialCheck: CredentialCheck { CredentialCheck(throttle: throttle, verified: verified) }
     /// Credentials checked a moment ago (a grid asks for a hundred thumbnails at once).
     let verified = VerifiedCredentials()
 
-    public init(containers servers: [PreviewServer], basePath: String = "", accounts: AccountBook? = nil) {
+    public init(
+        containers servers: [PreviewServer], basePath: String = "", accounts: AccountBook? = nil,
+        metrics: ServerMetrics? = nil
+    ) {
         self.basePath = basePath
         self.accounts = accounts
+        self.metrics = metrics
+        throttle = SignInThrottle(onFailure: metrics.map { metrics in { @Sendable in metrics.signInFailed() } })
         var used: Set<String> = []
         var containers: [(String, PreviewServer)] = []
         for var server in servers {
@@ -99,6 +109,7 @@ public struct PreviewSite: Sendable {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.add(middleware: RequestLogger(secretPathPrefix: basePath + SharePage.pathPrefix))
+        if let metrics { router.add(middleware: RequestMetrics(metrics: metrics, basePath: basePath)) }
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         if let accounts {
             router.add(
@@ -134,6 +145,7 @@ public struct PreviewSite: Sendable {
                     status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
             }
         }
+        OperatorRoutes.add(to: site, metrics: metrics, health: health)
         if let accounts {
             addSignInRoutes(to: site, accounts: accounts)
             addShareRoutes(to: site, accounts: accounts)

@@ -28,6 +28,7 @@ struct SignIn: RouterMiddleware {
         let path = request.uri.path
         if path.hasPrefix(basePath + "/assets/") || path == basePath + "/favicon.ico"
             || path == basePath + SignInPage.path || path.hasPrefix(basePath + SharePage.pathPrefix)
+            || path == basePath + "/healthz" || path == basePath + "/readyz"
         {
             return try await next(request, context)
         }
@@ -180,6 +181,12 @@ final class SignInThrottle: Sendable {
     }
 
     private let records = Mutex<[String: Record]>([:])
+    /// Told of each failure (the metrics' count), or nil.
+    private let onFailure: (@Sendable () -> Void)?
+
+    init(onFailure: (@Sendable () -> Void)? = nil) {
+        self.onFailure = onFailure
+    }
     static let window = Duration.seconds(600)
     static let maximumDelay = Duration.seconds(8)
     static let capacity = 10_000
@@ -220,6 +227,7 @@ final class SignInThrottle: Sendable {
 
     /// Counts a failed attempt.
     func failed(client: String, account: String) {
+        onFailure?()
         let now = ContinuousClock.now
         records.withLock { records in
             for key in ["client " + client, "account " + account] {

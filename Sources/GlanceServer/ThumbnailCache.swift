@@ -39,14 +39,24 @@ final class ThumbnailCache: Sendable {
     let revalidateAfter: Duration
     private let state = Mutex(State())
 
-    init(capacityBytes: Int, revalidateAfter: Duration = .seconds(10)) {
+    /// Told of each lookup, whether it found an entry (the metrics' count), or nil.
+    let onLookup: (@Sendable (Bool) -> Void)?
+
+    init(capacityBytes: Int, revalidateAfter: Duration = .seconds(10), onLookup: (@Sendable (Bool) -> Void)? = nil) {
         self.capacityBytes = capacityBytes
         self.revalidateAfter = revalidateAfter
+        self.onLookup = onLookup
     }
 
     /// The entry for `path` if it was made for a document with `identity`; `needsCheck` is set
     /// when it is due to be compared with the store again.
     func entry(for path: String, identity: FileIdentity) -> (entry: Entry, needsCheck: Bool)? {
+        let found = lookUp(path, identity: identity)
+        onLookup?(found != nil)
+        return found
+    }
+
+    private func lookUp(_ path: String, identity: FileIdentity) -> (entry: Entry, needsCheck: Bool)? {
         state.withLock { state in
             guard var entry = state.entries[path] else { return nil }
             guard entry.identity == identity else {

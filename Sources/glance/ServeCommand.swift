@@ -137,6 +137,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var limits: RenderLimitOptions
 
+    @OptionGroup var metricsOptions: MetricsOptions
+
     @OptionGroup var sandbox: SandboxOptions
 
     @Option(help: "Least important log level shown (info: one line per page or API request; debug: thumbnails too).")
@@ -191,9 +193,11 @@ struct ServeCommand: AsyncParsableCommand {
                 "serving anonymously (--allow-anonymous): anyone who can reach this port may read every document",
                 metadata: ["host": "\(host)"])
         }
-        let pool = RendererPool(
-            configuration: try WorkerLauncher.configuration(
-                workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers))
+        let metrics = ServerMetrics()
+        var poolConfiguration = try WorkerLauncher.configuration(
+            workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers)
+        poolConfiguration.metrics = metrics.render
+        let pool = RendererPool(configuration: poolConfiguration)
         defer { pool.stopBlocking() }
         var servers: [PreviewServer] = []
         var services: [any Service] = []
@@ -204,7 +208,7 @@ struct ServeCommand: AsyncParsableCommand {
             var server = PreviewServer(
                 indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)),
                 memoryCacheBytes: memoryCache << 20,
-                previewCacheBytes: previewCache << 20)
+                previewCacheBytes: previewCache << 20, metrics: metrics)
             server.liveUpdates = watch
             servers.append(server)
             guard watch else { continue }
@@ -230,7 +234,12 @@ struct ServeCommand: AsyncParsableCommand {
                     "\(users): no accounts; add one with 'glance user add NAME --users \(users)'")
             }
         }
-        let site = PreviewSite(containers: servers, basePath: basePath ?? "", accounts: accounts)
+        var site = PreviewSite(containers: servers, basePath: basePath ?? "", accounts: accounts, metrics: metrics)
+        let health = HealthCheck(pool: pool, stores: servers.map(\.indexer.store))
+        site.health = health
+        if let listener = metricsOptions.listener(metrics: metrics, health: health, logger: logger) {
+            services.append(listener)
+        }
         if accounts != nil { services.append(site.sessionStore) }
         let names = containers.map(DisplayText.escaped).joined(separator: ", ")
         let host = host

@@ -7,6 +7,7 @@ import GlanceCore
 import GlanceOnSave
 import GlancePipeline
 import GlancePostgresStore
+import GlanceServer
 import Logging
 import Synchronization
 
@@ -59,6 +60,8 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
     )
     var enqueue = false
 
+    @OptionGroup var metricsOptions: MetricsOptions
+
     @OptionGroup var debug: DebugTriggerOptions
 
     func run() async throws {
@@ -67,10 +70,12 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.watch")
         // Workers ready for the first save (about 20 ms sooner), unless the rendering is handed off.
-        let pool = RendererPool(
-            configuration: try WorkerLauncher.configuration(
-                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
-                triggers: debug.triggers, startingAhead: !enqueue))
+        let metrics = ServerMetrics()
+        var poolConfiguration = try WorkerLauncher.configuration(
+            workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+            triggers: debug.triggers, startingAhead: !enqueue)
+        if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }
+        let pool = RendererPool(configuration: poolConfiguration)
         let indexer: Indexer
         do {
             indexer = try await Container.open(location, pool: pool, options: limits.indexerOptions()).indexer
@@ -82,6 +87,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         location.prepareHookFolder()
         var options = ContainerWatcher.Options()
         options.catchUpFirst = !noCatchUp
+        options.metrics = poolConfiguration.metrics
         if enqueue {
             guard let queue = store as? PostgresStore else {
                 throw CommandFailure.unusable(
@@ -115,6 +121,19 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
             group.addTask {
                 await signals.next()
                 return nil
+            }
+            let health = HealthCheck(pool: pool, stores: [store])
+            if let listener = metricsOptions.listener(metrics: metrics, health: health, logger: logger) {
+                group.addTask {
+                    do {
+                        try await listener.run()
+                        return nil
+                    } catch {
+                        return WatchError(
+                            folder: metricsOptions.metricsAddress ?? "",
+                            message: "--metrics-address: cannot listen: \(error)")
+                    }
+                }
             }
             let first = await group.next() ?? nil
             // Stopping: work in flight ends now (workers killed, queued jobs dropped), so that

@@ -4,6 +4,8 @@ import GlanceCore
 import GlancePipeline
 import GlancePostgresStore
 import GlanceQueue
+import GlanceServer
+import Logging
 
 /// `glance worker --store postgres://…`: render queued documents on this host.
 struct WorkerCommand: AsyncParsableCommand {
@@ -72,6 +74,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var sandbox: SandboxOptions
 
+    @OptionGroup var metricsOptions: MetricsOptions
+
     @OptionGroup var debug: DebugTriggerOptions
 
     func validate() throws {
@@ -109,11 +113,26 @@ struct WorkerCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.unusable(error.description)
         }
-        let pool = RendererPool(
-            configuration: try WorkerLauncher.configuration(
-                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
-                triggers: debug.triggers))
+        let metrics = ServerMetrics()
+        var poolConfiguration = try WorkerLauncher.configuration(
+            workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+            triggers: debug.triggers)
+        if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }
+        let pool = RendererPool(configuration: poolConfiguration)
         defer { pool.shutdownBlocking() }
+        // /metrics, /healthz and /readyz beside the work, until it ends.
+        let listening = metricsOptions.listener(
+            metrics: metrics, health: HealthCheck(pool: pool, stores: [queue]), logger: Logger(label: "glance.worker")
+        ).map { listener in
+            Task {
+                do {
+                    try await listener.run()
+                } catch {
+                    StandardError.write("glance: --metrics-address: cannot listen: \(error)")
+                }
+            }
+        }
+        defer { listening?.cancel() }
         let verbose = verbose
         let worker = QueueWorker(
             address: address, queue: queue, pool: pool, options: limits.indexerOptions(),

@@ -1,0 +1,179 @@
+import Foundation
+import GlanceTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What an operator sees of a running service: `/metrics` in Prometheus' text format, `/healthz`
+/// and `/readyz`, on `--metrics-address` and on `glance serve`'s own listener.
+@Suite("Metrics and health")
+struct OperationsTests {
+    /// One metric line: a name, its labels, its value.
+    struct Sample: Equatable {
+        var name: String
+        var labels: [String: String]
+        var value: Double
+    }
+
+    /// The samples of a Prometheus text exposition; a line that is neither a comment nor a sample
+    /// in the format fails the test (so does a sample of a family with no `# TYPE`).
+    static func parse(_ text: String) -> [Sample] {
+        var samples: [Sample] = []
+        var typed: Set<String> = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                #expect(parts.count == 4 && ["counter", "gauge", "histogram", "summary"].contains(parts[3]), "\(line)")
+                if parts.count >= 3 { typed.insert(String(parts[2])) }
+                continue
+            }
+            if line.hasPrefix("#") { continue }
+            guard
+                let match = line.wholeMatch(
+                    of:
+                        /([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? (-?[0-9.eE+-]+|NaN|\+Inf|-Inf)/
+                ), let value = Double(match.output.3 == "+Inf" ? "inf" : String(match.output.3))
+            else {
+                Issue.record("not a sample line: \(line)")
+                continue
+            }
+            var labels: [String: String] = [:]
+            if let body = match.output.2 {
+                for pair in body.matches(of: /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/) {
+                    labels[String(pair.output.1)] = String(pair.output.2)
+                }
+            }
+            let name = String(match.output.1)
+            let family = ["_bucket", "_sum", "_count"].reduce(name) { family, suffix in
+                family.hasSuffix(suffix) && typed.contains(String(family.dropLast(suffix.count)))
+                    ? String(family.dropLast(suffix.count)) : family
+            }
+            #expect(typed.contains(family), "\(name) has no # TYPE")
+            samples.append(Sample(name: name, labels: labels, value: value))
+        }
+        return samples
+    }
+
+    /// The sum of `name`'s samples whose labels include `labels`.
+    static func total(_ samples: [Sample], _ name: String, _ labels: [String: String] = [:]) -> Double {
+        samples.filter { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }
+            .reduce(0) { $0 + $1.value }
+    }
+
+    /// Starts `glance ARGUMENTS` and waits for its line `metrics at URL`: (process, port, log).
+    static func start(_ arguments: [String]) throws -> (Process, Int, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let log = Pipe()
+        process.standardOutput = output
+        process.standardError = log
+        try process.run()
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !text.contains("metrics at "), ContinuousClock.now < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("metrics at ") } ?? ""
+        let port = line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        return (process, port, log)
+    }
+
+    @Test(
+        "watch --metrics-address: /metrics parses, its render counts equal the catch-up's, no label holds a path; saves are counted"
+    )
+    func watchMetrics() async throws {
+        let container = try SampleContainer.standard()
+        let (watch, port, _) = try Self.start([
+            "watch", container.path, "--metrics-address", "127.0.0.1:0", "--jobs", "2",
+        ])
+        defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
+        try #require(port > 0)
+        // The catch-up renders the nine documents: eight pictures and one unsupported file.
+        var samples: [Sample] = []
+        for _ in 0..<120 {
+            samples = Self.parse(
+                try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
+            if Self.total(samples, "glance_renders_total") >= 9 { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(Self.total(samples, "glance_renders_total", ["outcome": "rendered"]) == 8)
+        #expect(Self.total(samples, "glance_renders_total", ["outcome": "unsupported"]) == 1)
+        #expect(Self.total(samples, "glance_renders_total") == 9)
+        #expect(Self.total(samples, "glance_renders_total", ["kind": "jpeg"]) == 2)
+        #expect(Self.total(samples, "glance_render_duration_seconds_count") == 9)
+        #expect(Self.total(samples, "glance_renderers_started_total") >= 1)
+        #expect(Self.total(samples, "glance_store_call_duration_seconds_count", ["call": "save"]) == 9)
+        // Low cardinality: no label value is a path or a document's name.
+        let values = samples.flatMap { $0.labels.filter { $0.key != "le" }.values }
+        for value in values {
+            #expect(!value.contains("/") && !value.contains("."), "label value \(value)")
+        }
+        #expect(
+            Set(samples.flatMap(\.labels.keys)).isSubset(of: [
+                "kind", "outcome", "reason", "lane", "call", "event", "le",
+            ]))
+        // A save: an event and its time to fresh.
+        try container.add("arrived.png", from: "png/rgba8.png")
+        for _ in 0..<80 {
+            samples = Self.parse(
+                try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
+            if Self.total(samples, "glance_save_to_fresh_seconds_count") >= 1 { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(Self.total(samples, "glance_watcher_events_total", ["event": "saved"]) >= 1)
+        #expect(Self.total(samples, "glance_save_to_fresh_seconds_count") >= 1)
+        #expect(Self.total(samples, "glance_renders_total", ["outcome": "rendered"]) == 9)
+        #expect(LiveExposureTests.status(try LiveExposureTests.get("/healthz", port: port)) == 200)
+        let ready = try LiveExposureTests.get("/readyz", port: port)
+        #expect(LiveExposureTests.status(ready) == 200 && ready.hasSuffix("ready\n"), "\(ready)")
+        // Nothing else is served there.
+        #expect(LiveExposureTests.status(try LiveExposureTests.get("/thumbnails/photo.jpg", port: port)) == 404)
+    }
+
+    @Test("serve counts its requests by route class and status; /readyz turns unready while the store is down")
+    func serveReadiness() async throws {
+        let server = try PostgresServer.startPrivate()
+        let store = server.address(container: "ops")
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let generated = try GlanceProcess.run(["generate", container.path, "--store", store])
+        #expect(generated.status == 0, "\(generated.standardError)")
+        let (serve, port, _) = try ServeCommandTests.startServe([container.path, "--store", store, "--jobs", "1"])
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        try #require(port > 0)
+        for path in ["/", "/thumbnails/a.png", "/thumbnails/a.png", "/thumbnails/missing.png"] {
+            _ = try LiveExposureTests.get(path, port: port)
+        }
+        let samples = Self.parse(
+            try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
+        #expect(Self.total(samples, "glance_http_requests_total", ["route": "thumbnails", "status": "200"]) == 2)
+        #expect(Self.total(samples, "glance_http_requests_total", ["route": "thumbnails", "status": "404"]) == 1)
+        #expect(Self.total(samples, "glance_http_requests_total", ["route": "page", "status": "200"]) == 1)
+        #expect(Self.total(samples, "glance_cache_requests_total", ["cache": "thumbnails", "result": "hit"]) == 1)
+        #expect(Self.total(samples, "glance_http_response_bytes_total", ["route": "thumbnails"]) > 0)
+        #expect(LiveExposureTests.status(try LiveExposureTests.get("/readyz", port: port)) == 200)
+        // The store goes away for a while: unready, with the reason; ready again when it is back.
+        let restart = Task.detached { try server.restart(downFor: 8) }
+        var down = ""
+        for _ in 0..<30 {
+            down = try LiveExposureTests.get("/readyz", port: port)
+            if LiveExposureTests.status(down) == 503 { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(LiveExposureTests.status(down) == 503 && down.contains("not ready: store"), "\(down)")
+        #expect(LiveExposureTests.status(try LiveExposureTests.get("/healthz", port: port)) == 200)
+        try await restart.value
+        var up = ""
+        for _ in 0..<80 {
+            up = try LiveExposureTests.get("/readyz", port: port)
+            if LiveExposureTests.status(up) == 200 { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(LiveExposureTests.status(up) == 200, "\(up)")
+    }
+}
