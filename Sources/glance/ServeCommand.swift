@@ -9,6 +9,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 /// `glance serve CONTAINER...`: the preview listing over HTTP: the grid and preview pages, the
@@ -255,12 +256,20 @@ struct ServeCommand: AsyncParsableCommand {
             }
             services.append(CertificateReload(certificate: certificate!, logger: logger))
         }
+        let listening = Mutex(false)
         let application = try site.application(
             host: host, port: port, serverNames: serverNames, limits: limits, certificate: certificate, logger: logger
         ) { url in
             // Written at once (print's buffer would hold it while stdout is a pipe or a file).
             DescriptorWriter.writeAll(Array("serving \(names) at \(url)\n".utf8), to: 1)
+            listening.withLock { $0 = true }
         }
+        // systemd (Type=notify): ready once the listener is up and every watch is in place.
+        let watchers = services.compactMap { ($0 as? LiveContainerService)?.live.watcher }
+        services.append(
+            SystemdNotifyService(notifier: ServiceNotifier(), status: "serving \(names)") {
+                listening.withLock { $0 } && watchers.allSatisfy(\.isWatching)
+            })
         // Shut down in the reverse order: the renders in flight are killed first (their requests
         // answer 503, a catch-up ends), then the watchers stop, then the server drains its
         // connections, for at most ten seconds (a client that stops reading its download could

@@ -109,6 +109,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
             throw CommandFailure.unusable(error.message)
         }
         let signals = StopSignals()
+        let notifier = ServiceNotifier()
         let failure = await withTaskGroup(of: WatchError?.self) { group -> WatchError? in
             group.addTask {
                 do throws(WatchError) {
@@ -120,7 +121,20 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
             }
             group.addTask {
                 await signals.next()
+                notifier.stopping()
                 return nil
+            }
+            if notifier.isActive {
+                // systemd (Type=notify): ready once every watch is in place; then the watchdog
+                // while the watcher watches. This task ends only when the others do.
+                let watcher = live.watcher
+                group.addTask {
+                    while !watcher.isWatching, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+                    if !Task.isCancelled { notifier.ready("watching \(DisplayText.escaped(scanner.root))") }
+                    await notifier.keepWatchdog { watcher.isWatching }
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    return nil
+                }
             }
             let health = HealthCheck(pool: pool, stores: [store])
             if let listener = metricsOptions.listener(metrics: metrics, health: health, logger: logger) {

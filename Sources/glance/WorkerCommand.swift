@@ -151,13 +151,20 @@ struct WorkerCommand: AsyncParsableCommand {
             }
         }
         let signals = StopSignals()
+        // systemd (Type=notify): ready with the queue open; the watchdog while it works.
+        let notifier = ServiceNotifier()
+        notifier.ready("working on \(address.host):\(address.port)/\(address.database)")
+        let watchdog = Task { await notifier.keepWatchdog() }
+        defer { watchdog.cancel() }
         let tally: QueueWorker.Tally
         do {
             tally = try await worker.run(stop: signals)
         } catch {
+            notifier.stopping()
             await queue.close()
             throw CommandFailure.unusable(error.description)
         }
+        notifier.stopping()
         await queue.close()
         // Stopped by a signal, as a service is, or idle: both are a clean end (exit 0).
         StandardError.write("glance: worker \(Lease.thisHost): \(tally.done) done, \(tally.givenBack) given back")

@@ -176,4 +176,82 @@ struct OperationsTests {
         }
         #expect(LiveExposureTests.status(up) == 200, "\(up)")
     }
+
+    /// A notify socket as systemd makes one: a Unix datagram socket at a path, read with a time-out.
+    final class NotifySocket {
+        let path: String
+        let descriptor: Int32
+
+        init(folder: String) throws {
+            path = folder + "/notify.sock"
+            descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+                for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        }
+
+        deinit { close(descriptor) }
+
+        /// The next datagram, or nil after `seconds`.
+        func receive(seconds: Double) -> String? {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(seconds * 1000)) > 0 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
+        }
+    }
+
+    @Test("systemd: READY=1 only once the watches are in place, WATCHDOG=1 at half WatchdogSec, STOPPING=1 on SIGTERM")
+    func systemdNotify() async throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let notify = try NotifySocket(folder: container.outputs)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        // No catch-up: a document saved right after READY=1 is rendered only if the watch
+        // was in place to see it.
+        process.arguments = ["watch", container.path, "--no-catch-up", "--jobs", "1"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000",
+        ]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let first = notify.receive(seconds: 30)
+        #expect(first?.hasPrefix("READY=1\nSTATUS=watching ") == true, "\(first ?? "nothing")")
+        try container.add("saved.png", from: "png/rgba8.png")
+        var state = ""
+        for _ in 0..<80 {
+            let shown = try GlanceProcess.run(["show", container.path, "saved.png", "--json"])
+            state =
+                (try? JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any])?["state"]
+                as? String ?? ""
+            if state == "fresh" { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(state == "fresh", "the document saved after READY=1 was seen by the watch")
+        var watchdogs = 0
+        for _ in 0..<10 where watchdogs < 2 {
+            if notify.receive(seconds: 1) == "WATCHDOG=1" { watchdogs += 1 }
+        }
+        #expect(watchdogs == 2)
+        kill(process.processIdentifier, SIGTERM)
+        var stopping = false
+        for _ in 0..<20 where !stopping {
+            guard let message = notify.receive(seconds: 1) else { continue }
+            stopping = message == "STOPPING=1"
+        }
+        #expect(stopping)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
 }
