@@ -14,11 +14,13 @@ DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev li
 # PostgreSQL's server (the tests initdb one into a temporary folder; none is left running), poppler-utils
 # (pdftocairo: what a PDF page other than the first is compared with), and
 # openssl and curl (test certificates, and a client for TLS and HTTP/2), xterm under Xvfb and tmux
-# (real terminals for list --preview) and libsixel's sixel2png (what decodes the sixel written).
+# (real terminals for list --preview) and libsixel's sixel2png (what decodes the sixel written),
+# lintian and man (the Debian package's checks).
 TEST_PACKAGES := chromium chromium-driver python3-selenium libglib2.0-bin bubblewrap imagemagick icc-profiles-free postgresql \
                  poppler-utils \
                  openssl curl \
-                 xterm xvfb tmux libsixel-bin
+                 xterm xvfb tmux libsixel-bin \
+                 lintian man-db systemd
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The release build, and make install's: a build of its own with the Swift runtime linked in, so
 # that the installed programs need nothing of the toolchain (GNOME runs thumbnailers in a sandbox
@@ -35,8 +37,10 @@ INSTALL_CONFIG ?= release
 STATIC_BUILD   := .build-static
 STATIC_FLAGS   := --static-swift-stdlib --disable-local-rpath -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims
 THUMBNAILER_STAGE := $(STATIC_BUILD)/stage
+MANUAL_DIR     := .build/plugins/GenerateManual/outputs/glance
 
-.PHONY: all deps test-deps build release test test-browser test-terminal test-thumbnailer demo install uninstall lint format \
+.PHONY: all deps test-deps build release test test-browser test-terminal test-thumbnailer test-deb manual deb demo install \
+        uninstall lint format \
         conformance assets clean fuzz docs
 
 all: build
@@ -102,6 +106,7 @@ test: test-deps
 	python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
 	python3 Tests/Terminal/test_terminal.py --glance .build/debug/glance
 	$(MAKE) --no-print-directory test-thumbnailer
+	$(MAKE) --no-print-directory test-deb
 	$(MAKE) --no-print-directory docs
 
 ## test-thumbnailer: install into a staging folder (a debug build, quicker to make) and run
@@ -129,6 +134,25 @@ uninstall:
 ## the debug build (build it first); screenshots in .build/browser-screenshots/.
 test-browser: test-deps
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+
+## manual: man pages for glance and each of its commands, by swift-argument-parser's plugin from
+## the debug build (the same text as a release build's), in $(MANUAL_DIR).
+manual:
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --multi-page --configuration debug
+
+## deb: the Debian package (.build/deb/glance_VERSION-1_ARCH.deb) of the release build: both
+## programs, the systemd units, the .thumbnailer, man pages and completions (dist/build-deb.sh).
+deb: release manual
+	mkdir -p .build/deb
+	dist/build-deb.sh $(STATIC_BUILD)/release $(MANUAL_DIR) .build/deb
+
+## test-deb: the package of the static debug build (test-thumbnailer's) checked by lintian,
+## installed on this machine, used and purged (Tests/Package/test_deb.py; run as root).
+test-deb: test-deps manual
+	$(SWIFT) build -c debug --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
+	mkdir -p .build/deb-test
+	dist/build-deb.sh $(STATIC_BUILD)/debug $(MANUAL_DIR) .build/deb-test > .build/deb-test/name
+	python3 Tests/Package/test_deb.py --deb "$$(cat .build/deb-test/name)"
 
 ## test-terminal: glance list --preview in xterm (sixel) under Xvfb and in tmux (symbols), against
 ## the debug build (build it first); screenshots in .build/terminal-screenshots/.
