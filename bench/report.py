@@ -19,6 +19,7 @@ import colour
 import grid
 import previews
 import terminal
+import metrics
 import scaleout
 import xdg
 
@@ -119,6 +120,7 @@ def format_extras(extras):
     lines += grid.format_grid(extras.get("grid"))
     lines += previews.format_previews(extras.get("previews"))
     lines += terminal.format_terminal(extras.get("terminal"))
+    lines += metrics.format_metrics(extras.get("metrics"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -298,6 +300,7 @@ def evaluate_targets(results, extras):
     targets += grid.targets(extras.get("grid"))
     targets += previews.targets(extras.get("previews"))
     targets += terminal.targets(extras.get("terminal"))
+    targets += metrics.targets(extras.get("metrics"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

@@ -30,6 +30,7 @@ import corpus
 import grid
 import previews
 import terminal
+import metrics
 import jpegmix
 import onsave
 import quality
@@ -549,6 +550,11 @@ def main():
             extras["previews"] = previews.measure(glance, ROOT, log)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             log(f"  previews not measured: {error}")
+        log("metrics: thumbnail GETs and a catch-up with metrics and without")
+        try:
+            extras["metrics"] = metrics.measure(glance, ROOT, log)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  metrics not measured: {error}")
         log("terminal: glance list --preview, a page of 120 documents in each protocol")
         try:
             extras["terminal"] = terminal.measure(glance, ROOT, log)

@@ -11,7 +11,7 @@ import Prometheus
 /// counts: no global metrics system.
 public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
-    let factory: PrometheusMetricsFactory
+    let handles: MetricHandles
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -22,42 +22,36 @@ public final class ServerMetrics: Sendable {
             .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
             .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
         ]
-        self.factory = factory
+        handles = MetricHandles(factory: factory)
     }
 
     /// What the renderer pool and the stores count, into this registry.
-    public var render: RenderMetrics { RenderMetrics(factory: factory) }
+    public var render: RenderMetrics { RenderMetrics(handles: handles) }
 
     /// One answered request: `glance_http_requests_total{route,status}`,
     /// `glance_http_request_duration_seconds{route}` and, when its length is known,
     /// `glance_http_response_bytes_total{route}`.
     func request(route: String, status: Int, duration: Duration, bytes: Int?) {
-        Counter(
-            label: "glance_http_requests_total", dimensions: [("route", route), ("status", String(status))],
-            factory: factory
-        ).increment()
+        handles.counter("glance_http_requests_total", [("route", route), ("status", String(status))]).increment()
         let (seconds, attoseconds) = duration.components
-        Timer(label: "glance_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+        handles.timer("glance_http_request_duration_seconds", [("route", route)])
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         if let bytes, bytes > 0 {
-            Counter(label: "glance_http_response_bytes_total", dimensions: [("route", route)], factory: factory)
-                .increment(by: bytes)
+            handles.counter("glance_http_response_bytes_total", [("route", route)]).increment(by: bytes)
         }
     }
 
     /// A lookup in a memory cache (`thumbnails` or `previews`):
     /// `glance_cache_requests_total{cache,result}`.
     func cacheLookup(_ cache: String, hit: Bool) {
-        Counter(
-            label: "glance_cache_requests_total", dimensions: [("cache", cache), ("result", hit ? "hit" : "miss")],
-            factory: factory
-        ).increment()
+        handles.counter("glance_cache_requests_total", [("cache", cache), ("result", hit ? "hit" : "miss")])
+            .increment()
     }
 
     /// A failed sign-in (a wrong password or token, or a share link that did not open):
     /// `glance_signin_failures_total`.
     func signInFailed() {
-        Counter(label: "glance_signin_failures_total", factory: factory).increment()
+        handles.counter("glance_signin_failures_total", []).increment()
     }
 
     /// The registry in Prometheus' text format.

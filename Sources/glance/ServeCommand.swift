@@ -140,6 +140,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var metricsOptions: MetricsOptions
 
+    @Flag(help: "Count nothing for /metrics (it then answers 404).")
+    var noMetrics = false
+
     @OptionGroup var sandbox: SandboxOptions
 
     @Option(help: "Least important log level shown (info: one line per page or API request; debug: thumbnails too).")
@@ -179,6 +182,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...1 << 20).contains(memoryCache) else {
             throw ValidationError("--memory-cache must be between 0 and 1048576 MiB.")
         }
+        if noMetrics, metricsOptions.metricsAddress != nil {
+            throw ValidationError("--no-metrics counts nothing for --metrics-address to show: give one or the other.")
+        }
         guard (0...1 << 20).contains(previewCache) else {
             throw ValidationError("--preview-cache must be between 0 and 1048576 MiB.")
         }
@@ -194,10 +200,10 @@ struct ServeCommand: AsyncParsableCommand {
                 "serving anonymously (--allow-anonymous): anyone who can reach this port may read every document",
                 metadata: ["host": "\(host)"])
         }
-        let metrics = ServerMetrics()
+        let metrics: ServerMetrics? = noMetrics ? nil : ServerMetrics()
         var poolConfiguration = try WorkerLauncher.configuration(
             workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers)
-        poolConfiguration.metrics = metrics.render
+        if let metrics { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)
         defer { pool.stopBlocking() }
         var servers: [PreviewServer] = []
@@ -238,7 +244,7 @@ struct ServeCommand: AsyncParsableCommand {
         var site = PreviewSite(containers: servers, basePath: basePath ?? "", accounts: accounts, metrics: metrics)
         let health = HealthCheck(pool: pool, stores: servers.map(\.indexer.store))
         site.health = health
-        if let listener = metricsOptions.listener(metrics: metrics, health: health, logger: logger) {
+        if let metrics, let listener = metricsOptions.listener(metrics: metrics, health: health, logger: logger) {
             services.append(listener)
         }
         if accounts != nil { services.append(site.sessionStore) }
