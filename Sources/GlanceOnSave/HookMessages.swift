@@ -6,8 +6,54 @@ import GlancePipeline
 /// container). One JSON line on the hook socket.
 public struct HookRequest: Codable, Sendable, Equatable {
     public var paths: [String]
+    /// Instead of documents, how the watcher does (`glance status`): answered by one
+    /// ``HookStatus`` line. Absent in a request for documents.
+    public var status: Bool?
 
-    public init(paths: [String]) { self.paths = paths }
+    public init(paths: [String], status: Bool? = nil) {
+        self.paths = paths
+        self.status = status
+    }
+}
+
+/// How a watcher (of `glance watch` or `glance serve --watch`) does, as `glance status` shows
+/// it: its process, whether it is ready (its store and a renderer answer, as `/readyz` asks),
+/// whether every folder is watched, and its work.
+public struct HookStatus: Codable, Sendable, Equatable {
+    /// The command running the watcher (`glance watch`, `glance serve`), and its process.
+    public var command: String
+    public var pid: Int32
+    /// Seconds since the watcher started.
+    public var uptimeSeconds: Int
+    /// Whether the store and a renderer answer, and what did not.
+    public var ready: Bool
+    public var problems: [String]
+    /// Whether every folder is watched, and how many catch-up passes ran.
+    public var watching: Bool
+    public var catchUpPasses: Int
+    /// Jobs waiting for a renderer, by lane.
+    public var queuedInteractive: Int
+    public var queuedPreviews: Int
+    public var queuedBatch: Int
+    /// Renderer processes started so far.
+    public var renderersStarted: Int
+
+    public init(
+        command: String, pid: Int32, uptimeSeconds: Int, ready: Bool, problems: [String], watching: Bool,
+        catchUpPasses: Int, queuedInteractive: Int, queuedPreviews: Int, queuedBatch: Int, renderersStarted: Int
+    ) {
+        self.command = command
+        self.pid = pid
+        self.uptimeSeconds = uptimeSeconds
+        self.ready = ready
+        self.problems = problems
+        self.watching = watching
+        self.catchUpPasses = catchUpPasses
+        self.queuedInteractive = queuedInteractive
+        self.queuedPreviews = queuedPreviews
+        self.queuedBatch = queuedBatch
+        self.renderersStarted = renderersStarted
+    }
 }
 
 /// What became of one document of a hook request: one JSON line each on the hook socket, and what

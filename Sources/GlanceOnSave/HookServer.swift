@@ -43,10 +43,16 @@ public final class HookServer: Sendable {
 
     /// Binds the socket at `path`. A socket left by a watcher that died is replaced; one that a
     /// running watcher answers on is not (two watchers on one container would race).
-    public init(path: String, indexer: Indexer, logger: Logger) throws(HookError) {
+    /// What a status request is answered with (``HookStatus``).
+    let status: @Sendable () async -> HookStatus?
+
+    public init(
+        path: String, indexer: Indexer, logger: Logger, status: @escaping @Sendable () async -> HookStatus? = { nil }
+    ) throws(HookError) {
         self.path = path
         self.indexer = indexer
         self.logger = logger
+        self.status = status
         guard var address = Self.address(path) else {
             throw HookError(message: "\(path): the socket path is longer than a Unix socket allows")
         }
@@ -191,6 +197,14 @@ public final class HookServer: Sendable {
             logger.warning("hook: unreadable request")
             return
         }
+        if request.status == true {
+            guard let status = await status(), var line = try? JSONEncoder().encode(status).map({ $0 }) else {
+                return
+            }
+            line.append(0x0A)
+            _ = await Self.onOwnThread { [line] in DescriptorWriter.writeAll(line, to: connection) }
+            return
+        }
         guard request.paths.count <= HookSocket.maximumPathsPerRequest else {
             logger.warning("hook: a request of \(request.paths.count) paths refused")
             let refusal = HookAnswer(
@@ -283,6 +297,18 @@ public enum HookClient {
             start += part.count
         } while start < request.paths.count
         return answers
+    }
+
+    /// How the watcher answering at `path` does, or nil when none answers there.
+    public static func status(at path: String, timeoutSeconds: Double) -> HookStatus? {
+        guard let socket = try? connect(to: path) else { return nil }
+        defer { close(socket) }
+        guard var line = try? JSONEncoder().encode(HookRequest(paths: [], status: true)).map({ $0 }) else { return nil }
+        line.append(0x0A)
+        guard DescriptorWriter.writeAll(line, to: socket),
+            let reply = readLine(from: socket, within: .milliseconds(Int(timeoutSeconds * 1000)))
+        else { return nil }
+        return try? JSONDecoder().decode(HookStatus.self, from: Data(reply))
     }
 
     /// One request of at most ``HookSocket/maximumPathsPerRequest`` paths.

@@ -1,3 +1,4 @@
+import Foundation
 import GlancePipeline
 import Logging
 
@@ -10,18 +11,32 @@ public struct LiveContainer: Sendable {
     /// renders by itself).
     public let hooks: HookServer?
 
-    /// A watcher for `indexer`'s container and a hook socket at `hookSocket`.
+    /// A watcher for `indexer`'s container and a hook socket at `hookSocket`; `command` names
+    /// what runs it, for `glance status`.
     ///
     /// - Throws: ``HookError`` when another watcher answers on that socket already: two watchers
     ///   on one container would race. Any other trouble with the socket is logged, not thrown.
     public init(
         indexer: Indexer, excludingFolders: Set<String>, hookSocket: String, logger: Logger,
-        options: ContainerWatcher.Options = .init()
+        options: ContainerWatcher.Options = .init(), command: String = "glance watch"
     ) throws(HookError) {
-        watcher = ContainerWatcher(
+        let watcher = ContainerWatcher(
             indexer: indexer, excludingFolders: excludingFolders, logger: logger, options: options)
+        self.watcher = watcher
+        let health = HealthCheck(pool: indexer.pool, stores: [indexer.store])
+        let started = ContinuousClock.now
         do {
-            hooks = try HookServer(path: hookSocket, indexer: indexer, logger: logger)
+            hooks = try HookServer(path: hookSocket, indexer: indexer, logger: logger) {
+                let readiness = await health.readiness()
+                let queued = indexer.pool.queuedJobs
+                return HookStatus(
+                    command: command, pid: getpid(),
+                    uptimeSeconds: Int((ContinuousClock.now - started).components.seconds),
+                    ready: readiness.isReady, problems: readiness.problems, watching: watcher.isWatching,
+                    catchUpPasses: watcher.catchUpPasses, queuedInteractive: queued.interactive,
+                    queuedPreviews: queued.preview, queuedBatch: queued.batch,
+                    renderersStarted: indexer.pool.startedWorkers)
+            }
         } catch {
             if error.kind == .anotherWatcher { throw error }
             logger.warning("hook socket unavailable: \(error.message); glance hook will render by itself")

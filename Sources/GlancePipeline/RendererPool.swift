@@ -305,6 +305,12 @@ public final class RendererPool: Sendable {
             bytesOut: bytesOut)
     }
 
+    /// The jobs waiting for a renderer now, by lane (`glance status`).
+    public var queuedJobs: (interactive: Int, preview: Int, batch: Int) {
+        let depths = queue.withLock { $0.lanes.depths }
+        return (depths.interactive, depths.preview, depths.normal)
+    }
+
     /// The processes of the workers started so far, one for each pool thread (for tests).
     var workerProcesses: [pid_t] { queue.withLock { Array($0.running.values) } }
 

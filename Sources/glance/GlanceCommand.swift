@@ -20,7 +20,7 @@ struct GlanceCommand: ParsableCommand {
         subcommands: [
             ThumbnailCommand.self, GenerateCommand.self, ListCommand.self, ShowCommand.self, ExportCommand.self,
             GcCommand.self, HookCommand.self, WatchCommand.self, ServeCommand.self, WorkerCommand.self,
-            QueueCommand.self, UserCommand.self, ShareCommand.self,
+            QueueCommand.self, UserCommand.self, ShareCommand.self, StatusCommand.self,
         ]
     )
 }

@@ -223,7 +223,7 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 let live = try LiveContainer(
                     indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
-                    hookSocket: location.hookSocket, logger: logger)
+                    hookSocket: location.hookSocket, logger: logger, command: "glance serve")
                 services.append(LiveContainerService(live: live))
             } catch {
                 throw CommandFailure.unusable(error.message)

@@ -254,4 +254,35 @@ struct OperationsTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }
+
+    @Test("glance status asks the watcher on its hook socket: ready, watching, its work; nothing running is exit 2")
+    func status() async throws {
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let nothing = try GlanceProcess.run(["status", container.path])
+        #expect(
+            nothing.status == 2 && nothing.standardError.contains("no glance watch or glance serve --watch answers"))
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
+        watch.arguments = ["watch", container.path, "--jobs", "1"]
+        watch.standardOutput = FileHandle.nullDevice
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
+        var said = GlanceProcess.Result(status: -1, standardOutput: "", standardError: "")
+        for _ in 0..<80 {
+            said = try GlanceProcess.run(["status", container.path])
+            if said.status == 0, said.standardOutput.contains("watching every folder") { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(said.status == 0, "\(said.standardError)")
+        #expect(
+            said.standardOutput.hasPrefix("glance watch (pid \(watch.processIdentifier)) on "), "\(said.standardOutput)"
+        )
+        #expect(said.standardOutput.contains("ready (the store and a renderer answer)"))
+        #expect(said.standardOutput.contains("watching every folder"))
+        let json = try GlanceProcess.run(["status", container.path, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["ready"] as? Bool == true && object?["watching"] as? Bool == true)
+        #expect((object?["renderersStarted"] as? Int ?? 0) >= 1)
+    }
 }

@@ -29,7 +29,7 @@ import harness  # noqa: E402
 from harness import log  # noqa: E402
 
 COMMANDS = ["thumbnail", "generate", "list", "show", "export", "gc", "hook", "watch", "serve", "worker", "queue",
-            "user", "share"]
+            "user", "share", "status"]
 
 
 def run(argv, **kwargs):
