@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "CProcessorFeatures"),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CPassword", linkerSettings: [.linkedLibrary("crypt")]),
-        .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp")]),
+        .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
             name: "CGraphics",

@@ -21,6 +21,10 @@ What it makes
                 correct UTF-8 of every non-UTF-8 (or BOM) file
   corrupt/      empty, truncated, corrupt and mislabelled files
   samples/      a few nice documents for the demo (`make demo`)
+  webp/         WebP made by cwebp and img2webp from the files above: lossy,
+                lossless with alpha, tagged Display P3, an animation whose
+                frames differ, truncated, damaged and a canvas past the
+                pixel limit
   colour/       one colour chart tagged with ICC profiles (ROMM RGB, Adobe
                 RGB, Display P3 made here, CMYK SWOP, sRGB), untagged, with a
                 broken profile, and PNGs with gAMA/cHRM only
@@ -39,7 +43,7 @@ columns: path kind outcome width height note
 Tools needed: python3 (stdlib only), the ICC profiles of icc-profiles-free
 and ghostscript in /usr/share/color/icc, /usr/bin/convert (ImageMagick 6; the
 `convert` first on PATH may be something else), cjpeg and jpegtran from
-libjpeg-turbo-progs, qpdf.
+libjpeg-turbo-progs, qpdf, cwebp and img2webp (Debian's webp).
 
 Determinism: fixed seeds, no timestamps (ImageMagick runs with -strip and
 without ancillary PNG chunks, PDFs carry a fixed /CreationDate, qpdf runs
@@ -65,7 +69,7 @@ import zlib
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
-          "colour"]
+          "colour", "webp"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1112,6 +1116,7 @@ def main():
         make_collision()
         make_hostile()
         make_colour()
+        make_webp()
     rows = sorted(MANIFEST)
     assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
     with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
@@ -1592,6 +1597,61 @@ def make_colour():
     ok_image("colour/gamma-1.0.png", "png", 384, 256, "384x256 chart with gAMA 1.0 and no other colour chunk")
     write("colour/gamma-srgb.png", png_with_chunks(384, 256, small, [(b"gAMA", struct.pack(">I", 45455))]))
     ok_image("colour/gamma-srgb.png", "png", 384, 256, "the same pixels with gAMA 1/2.2: taken as sRGB")
+
+
+# ---------------------------------------------------------------- webp
+
+def make_webp():
+    """WebP documents, made by libwebp's own tools from files generated above."""
+    photo = os.path.join(ROOT, "jpeg", "photo-baseline.jpg")
+    run("cwebp", "-quiet", "-q", "80", "-metadata", "none", photo, "-o", out("webp/photo-lossy.webp"))
+    ok_image("webp/photo-lossy.webp", "webp", 1600, 1200, "photo-baseline.jpg as lossy WebP, quality 80")
+    run("cwebp", "-quiet", "-lossless", "-exact", "-metadata", "none", os.path.join(ROOT, "png", "rgba8.png"),
+        "-o", out("webp/lossless-alpha.webp"))
+    ok_image("webp/lossless-alpha.webp", "webp", 200, 150, "png/rgba8.png as lossless WebP with alpha")
+    run("cwebp", "-quiet", "-q", "95", "-metadata", "icc", os.path.join(ROOT, "colour", "display-p3.png"),
+        "-o", out("colour/display-p3.webp"))
+    ok_image("colour/display-p3.webp", "webp", 1536, 1024,
+             "colour/display-p3.png as lossy WebP, quality 95, with its Display P3 ICC profile")
+    # An animation: a red frame, then a blue one; the thumbnail is the first.
+    frames = []
+    for index, colour in enumerate(((220, 30, 30), (30, 60, 220))):
+        path = os.path.join(TMP, "frame-%d.ppm" % index)
+        ppm(path, 320, 240, [bytes(colour) * 320] * 240)
+        png = os.path.join(TMP, "frame-%d.png" % index)
+        magick(path, png)
+        frames += ["-d", "200", png]
+    run("img2webp", "-loop", "0", "-lossless", *frames, "-o", out("webp/animated.webp"), stdout=subprocess.DEVNULL)
+    ok_image("webp/animated.webp", "webp", 320, 240, "two frames, red then blue, 320x240: the first is drawn")
+    lossy = read("webp/photo-lossy.webp")
+    write("corrupt/truncated.webp", lossy[:len(lossy) * 2 // 5])
+    record("corrupt/truncated.webp", "webp", "error:truncated webp data", None, "first 40% of webp/photo-lossy.webp")
+    damaged = bytearray(lossy)
+    rng = random.Random(42)
+    for offset in range(40, len(damaged)):
+        damaged[offset] = rng.randrange(256)
+    write("corrupt/damaged.webp", bytes(damaged))
+    record("corrupt/damaged.webp", "webp", "error:webp", None,
+           "webp/photo-lossy.webp with every byte after its headers random")
+    # An animation whose canvas is 16000x16000 (256 MP) with one 200x150 frame (frames may be
+    # smaller than the canvas): refused by its header, before a canvas is made.
+    tiny = os.path.join(TMP, "tiny.webp")
+    run("cwebp", "-quiet", "-lossless", os.path.join(ROOT, "png", "rgba8.png"), "-o", tiny)
+    with open(tiny, "rb") as f:
+        image_chunk = f.read()[12:]
+
+    def chunk(tag, payload):
+        return tag + struct.pack("<I", len(payload)) + payload + (b"\0" if len(payload) % 2 else b"")
+
+    side = (16000 - 1).to_bytes(3, "little")
+    vp8x = chunk(b"VP8X", bytes([0x02 | 0x10, 0, 0, 0]) + side + side)
+    anim = chunk(b"ANIM", bytes(4) + struct.pack("<H", 0))
+    frame = bytes(3) + bytes(3) + (200 - 1).to_bytes(3, "little") + (150 - 1).to_bytes(3, "little")
+    anmf = chunk(b"ANMF", frame + (100).to_bytes(3, "little") + bytes([0]) + image_chunk)
+    body = b"WEBP" + vp8x + anim + anmf
+    write("corrupt/huge-canvas.webp", b"RIFF" + struct.pack("<I", len(body)) + body)
+    record("corrupt/huge-canvas.webp", "webp", "error:exceeds the 100-megapixel limit", None,
+           "an animation on a 16000x16000 canvas (256 MP) with one 200x150 frame")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 // libwebp's; this file only sets them up and owns nothing past the call.
 #include "glance_webp.h"
 
+#include <string.h>
 #include <webp/encode.h>
 
 int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, int channels, size_t stride,
@@ -45,3 +46,80 @@ int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, in
 }
 
 void glance_webp_free(uint8_t *buffer) { WebPFree(buffer); }
+
+// ---------------------------------------------------------------------------------------------
+// Decoding: WebP documents (lossy, lossless, alpha, the first frame of an animation).
+
+#include <webp/decode.h>
+#include <webp/demux.h>
+
+int glance_webp_info(const uint8_t *data, size_t size, int *width, int *height, int *has_alpha, int *has_animation) {
+    WebPBitstreamFeatures features;
+    VP8StatusCode status = WebPGetFeatures(data, size, &features);
+    if (status != VP8_STATUS_OK) return (int)status;
+    *width = features.width;
+    *height = features.height;
+    *has_alpha = features.has_alpha;
+    *has_animation = features.has_animation;
+    return 0;
+}
+
+int glance_webp_decode_scaled(const uint8_t *data, size_t size, int width, int height, int channels, uint8_t *out,
+                              size_t stride) {
+    if (!data || !out || width < 1 || height < 1 || (channels != 3 && channels != 4)) return -1;
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) return -1;
+    if (WebPGetFeatures(data, size, &config.input) != VP8_STATUS_OK) return (int)VP8_STATUS_BITSTREAM_ERROR;
+    // At its own size an image is decoded as it is: libwebp's scaler works on premultiplied
+    // alpha, whose rounding would change the colour of translucent pixels of a lossless image.
+    if (width != config.input.width || height != config.input.height) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = width;
+        config.options.scaled_height = height;
+    }
+    config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = out;
+    config.output.u.RGBA.stride = (int)stride;
+    config.output.u.RGBA.size = stride * (size_t)height;
+    VP8StatusCode status = WebPDecode(data, size, &config);
+    WebPFreeDecBuffer(&config.output);
+    return (int)status;
+}
+
+int glance_webp_decode_first_frame(const uint8_t *data, size_t size, uint8_t *out, size_t length) {
+    WebPAnimDecoderOptions options;
+    if (!WebPAnimDecoderOptionsInit(&options)) return -1;
+    options.color_mode = MODE_RGBA;
+    options.use_threads = 0;
+    WebPData webp = {data, size};
+    WebPAnimDecoder *decoder = WebPAnimDecoderNew(&webp, &options);
+    if (!decoder) return -2;
+    WebPAnimInfo info;
+    int result = -3;
+    uint8_t *frame = NULL;
+    int timestamp = 0;
+    if (WebPAnimDecoderGetInfo(decoder, &info) && (size_t)info.canvas_width * info.canvas_height * 4 == length &&
+        WebPAnimDecoderGetNext(decoder, &frame, &timestamp) && frame) {
+        memcpy(out, frame, length);
+        result = 0;
+    }
+    WebPAnimDecoderDelete(decoder);
+    return result;
+}
+
+int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length) {
+    WebPData webp = {data, size};
+    WebPDemuxer *demux = WebPDemux(&webp);
+    if (!demux) return -1;
+    int found = 0;
+    WebPChunkIterator chunk;
+    if ((WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & ICCP_FLAG) && WebPDemuxGetChunk(demux, "ICCP", 1, &chunk)) {
+        *length = chunk.chunk.size;
+        if (out && chunk.chunk.size <= capacity) memcpy(out, chunk.chunk.bytes, chunk.chunk.size);
+        found = 1;
+        WebPDemuxReleaseChunkIterator(&chunk);
+    }
+    WebPDemuxDelete(demux);
+    return found;
+}

@@ -7,6 +7,7 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
     case png
     case jpeg
     case text
+    case webp
 
     /// The uniform type identifier (`com.adobe.pdf`, `public.png`, ...).
     public var uniformTypeIdentifier: String {
@@ -15,6 +16,7 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .png: "public.png"
         case .jpeg: "public.jpeg"
         case .text: "public.plain-text"
+        case .webp: "org.webmproject.webp"
         }
     }
 
@@ -25,6 +27,7 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .png: "image/png"
         case .jpeg: "image/jpeg"
         case .text: "text/plain"
+        case .webp: "image/webp"
         }
     }
 
@@ -35,6 +38,7 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .png: "PNG"
         case .jpeg: "JPEG"
         case .text: "text"
+        case .webp: "WebP"
         }
     }
 
@@ -45,6 +49,7 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .png: ["png"]
         case .jpeg: ["jpg", "jpeg", "jpe", "jfif"]
         case .text: ["txt", "text", "md", "markdown", "csv", "tsv", "log", "srt", "rst", "ini", "conf"]
+        case .webp: ["webp"]
         }
     }
 

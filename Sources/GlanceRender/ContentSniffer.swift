@@ -13,7 +13,8 @@ public enum SniffResult: Sendable, Equatable {
 /// Finds a document's content type from its first bytes, and from its name only where the
 /// bytes leave the question open.
 ///
-/// Order: PNG signature, JPEG start-of-image marker, `%PDF-` within the first KiB; then text
+/// Order: PNG signature, JPEG start-of-image marker, WebP's RIFF header, `%PDF-` within the
+/// first KiB; then text
 /// (see ``TextEncodingDetector``). The name decides only for an empty file (empty `notes.txt` is
 /// a blank text page, empty `photo.jpg` is an error) and lets a text file in a legacy encoding
 /// that the detector cannot name be read as Windows-1252.
@@ -64,6 +65,10 @@ public enum ContentSniffer {
             return Sniffed(result: .supported(.png), text: nil)
         }
         if prefix.starts(with: [0xFF, 0xD8, 0xFF]) { return Sniffed(result: .supported(.jpeg), text: nil) }
+        // RIFF, a little-endian length, WEBP.
+        if prefix.count >= 12, prefix.starts(with: Array("RIFF".utf8)), prefix[8..<12].elementsEqual("WEBP".utf8) {
+            return Sniffed(result: .supported(.webp), text: nil)
+        }
         // A start-of-image marker followed by damage: a JPEG if the name agrees, so that the
         // error says "corrupt JPEG data" rather than "not a supported type".
         if prefix.starts(with: [0xFF, 0xD8]) && named == .jpeg { return Sniffed(result: .supported(.jpeg), text: nil) }

@@ -8,12 +8,13 @@ import GlanceCore
 public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
 
-    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text); the image renderers
+    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP); the image renderers
     /// share `colourTransforms`, so a profile's transform is built once for every document.
     public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
         self.init(renderers: [
             PDFRenderer(), PNGRenderer(colourTransforms: colourTransforms),
             JPEGRenderer(colourTransforms: colourTransforms), TextRenderer(),
+            WebPRenderer(colourTransforms: colourTransforms),
         ])
     }
 

@@ -114,7 +114,7 @@ extension PreviewServer {
                 lines: lines == 1 ? "1 line" : "\(grouped(lines)) lines",
                 truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
             return ([], view, nil, nil)
-        case .png, .jpeg:
+        case .png, .jpeg, .webp:
             guard let standard = links.thumbnail(for: item) else { return ([], nil, nil, nil) }
             let side = Self.defaultPreviewSide
             let large = links.pageImage(

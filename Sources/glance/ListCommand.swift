@@ -35,7 +35,7 @@ struct ListCommand: AsyncParsableCommand, ContainerCommand {
     @Argument(help: "A shell glob on the path inside the container ('*.jpg', 'reports/*'); '*' also matches '/'.")
     var pattern: String?
 
-    @Option(help: "Only documents of this type: pdf, png, jpeg or text.")
+    @Option(help: "Only documents of this type: pdf, png, jpeg, text or webp.")
     var type: ContentType?
 
     @Option(help: "Only documents in this state: fresh, stale, missing, failed or unsupported.")

@@ -1,5 +1,6 @@
-// Lossless WebP encoding through libwebp (Debian's libwebp-dev): the store's smaller thumbnails
-// of pages and graphics.
+// WebP through libwebp (Debian's libwebp-dev): lossless encoding for the store's smaller
+// thumbnails of pages and graphics, and decoding WebP documents (libwebpdemux for animations
+// and ICC profiles).
 #ifndef GLANCE_WEBP_H
 #define GLANCE_WEBP_H
 
@@ -16,5 +17,24 @@ int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, in
 
 /// Frees a buffer made by glance_webp_encode_lossless.
 void glance_webp_free(uint8_t *buffer);
+
+/// Reads a WebP file's header (`data`, `size` bytes): its size in pixels, whether it has alpha and
+/// whether it is an animation. Returns 0, or libwebp's VP8StatusCode.
+int glance_webp_info(const uint8_t *data, size_t size, int *width, int *height, int *has_alpha, int *has_animation);
+
+/// Decodes a still WebP scaled to `width` x `height` (libwebp's own scaling, while decoding) into
+/// `out`: `channels` 4 (RGBA) or 3 (RGB) bytes a pixel, rows `stride` bytes apart. Returns 0, or
+/// libwebp's VP8StatusCode (-1 for bad arguments).
+int glance_webp_decode_scaled(const uint8_t *data, size_t size, int width, int height, int channels, uint8_t *out,
+                              size_t stride);
+
+/// The first frame of an animated WebP composed on its canvas (libwebpdemux's animation
+/// decoder), RGBA into `out` of `length` bytes (canvas width x height x 4). Returns 0, or a
+/// negative number when the file cannot be decoded or `length` is not the canvas's.
+int glance_webp_decode_first_frame(const uint8_t *data, size_t size, uint8_t *out, size_t length);
+
+/// The file's ICC profile: returns 1 with its length in `*length` (copied into `out` when it fits
+/// `capacity`), 0 when it has none, -1 when the file cannot be parsed.
+int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length);
 
 #endif

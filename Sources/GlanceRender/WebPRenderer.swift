@@ -1,0 +1,121 @@
+import CWebP
+import GlanceCore
+
+/// Renders WebP images through libwebp: lossy, lossless and with alpha, decoded straight to the
+/// thumbnail's size (libwebp scales while it decodes, so a 4000-pixel WebP never exists whole in
+/// memory), and an animation's first frame composed on its canvas (libwebpdemux's animation
+/// decoder; the canvas is held to the pixel limit). An embedded ICC profile brings the thumbnail
+/// into sRGB, as for PNG and JPEG.
+///
+/// Not done: the EXIF orientation of a WebP (browsers ignore it too), and a JPEG thumbnail for a
+/// lossy WebP (the thumbnail is a PNG, as the renderer does not tell the encoder which kind it was).
+public struct WebPRenderer: DocumentRenderer {
+    public var contentType: ContentType { .webp }
+
+    private let colour: SRGBConversion
+
+    /// A renderer that keeps its colour transforms in `colourTransforms`.
+    public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
+        colour = SRGBConversion(transforms: colourTransforms)
+    }
+
+    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        let size = request.file.status().map { Int($0.st_size) } ?? 0
+        guard size > 0 else { throw .empty }
+        let data: [UInt8]
+        do {
+            data = try request.file.read(count: size, at: 0)
+        } catch {
+            throw .unreadable(reason: error.description)
+        }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var hasAlpha: Int32 = 0
+        var isAnimation: Int32 = 0
+        let status = data.withUnsafeBufferPointer { bytes in
+            glance_webp_info(bytes.baseAddress, bytes.count, &width, &height, &hasAlpha, &isAnimation)
+        }
+        guard status == 0, width > 0, height > 0 else { throw Self.failure(status) }
+        let (sourceWidth, sourceHeight) = (Int(width), Int(height))
+        if sourceWidth * sourceHeight > request.maxPixels {
+            throw .tooLarge(width: sourceWidth, height: sourceHeight, limitPixels: request.maxPixels)
+        }
+        let target = ThumbnailGeometry.fit(width: sourceWidth, height: sourceHeight, maxSide: request.maxSide)
+        var warnings: [String] = []
+        var image: PixelBuffer
+        if isAnimation != 0 {
+            image = try Self.firstFrame(data, width: sourceWidth, height: sourceHeight, target: target)
+            warnings.append("an animation: its first frame is the thumbnail")
+        } else {
+            let channels = hasAlpha != 0 ? 4 : 3
+            var pixels = [UInt8](repeating: 0, count: target.width * target.height * channels)
+            let decoded = data.withUnsafeBufferPointer { bytes in
+                pixels.withUnsafeMutableBufferPointer { out in
+                    glance_webp_decode_scaled(
+                        bytes.baseAddress, bytes.count, Int32(target.width), Int32(target.height), Int32(channels),
+                        out.baseAddress, target.width * channels)
+                }
+            }
+            guard decoded == 0 else { throw Self.failure(decoded) }
+            image = PixelBuffer(width: target.width, height: target.height, channels: channels, bytes: pixels)
+        }
+        let profile = Self.embeddedProfile(of: data, warnings: &warnings)
+        let conversion = colour.convert(&image, from: profile, sourceIsGray: false, warnings: &warnings)
+        if image.hasAlpha, image.isOpaque { image = image.droppingAlpha() }
+        return RenderedThumbnail(
+            image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings,
+            colour: conversion)
+    }
+
+    /// An animation's first frame, composed on its canvas, scaled to `target`.
+    private static func firstFrame(_ data: [UInt8], width: Int, height: Int, target: (width: Int, height: Int))
+        throws(ThumbnailError) -> PixelBuffer
+    {
+        var canvas = [UInt8](repeating: 0, count: width * height * 4)
+        let decoded = data.withUnsafeBufferPointer { bytes in
+            canvas.withUnsafeMutableBufferPointer { out in
+                glance_webp_decode_first_frame(bytes.baseAddress, bytes.count, out.baseAddress, out.count)
+            }
+        }
+        guard decoded == 0 else {
+            throw ThumbnailError.corrupt(format: "WebP", detail: "its first frame cannot be decoded")
+        }
+        let scaler = try Downscaler(
+            sourceWidth: width, sourceHeight: height, channels: 4, targetWidth: target.width,
+            targetHeight: target.height)
+        return try scaler.scale { scaler throws(ThumbnailError) in
+            canvas.withUnsafeBufferPointer { rows in
+                if let base = rows.baseAddress { scaler.push(rows: base, stride: width * 4, count: height) }
+            }
+        }
+    }
+
+    /// The file's ICC profile, or nil (a profile that cannot be read is a warning).
+    private static func embeddedProfile(of data: [UInt8], warnings: inout [String]) -> ColourProfile? {
+        var length = 0
+        let found = data.withUnsafeBufferPointer { glance_webp_icc_profile($0.baseAddress, $0.count, nil, 0, &length) }
+        guard found == 1, length > 0, length < 16 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: length)
+        _ = data.withUnsafeBufferPointer { source in
+            bytes.withUnsafeMutableBufferPointer { out in
+                glance_webp_icc_profile(source.baseAddress, source.count, out.baseAddress, out.count, &length)
+            }
+        }
+        do throws(ColourProfileError) {
+            return try ColourProfile(bytes: bytes, fallbackName: "embedded ICC profile")
+        } catch {
+            warnings.append(error.warning)
+            return nil
+        }
+    }
+
+    /// The error for libwebp's status `code` (a VP8StatusCode).
+    static func failure(_ code: Int32) -> ThumbnailError {
+        switch code {
+        case 1: .outOfMemory(detail: "libwebp could not allocate memory")
+        case 4: .unsupportedEncoding(format: "WebP", detail: "a feature libwebp does not support")
+        case 7: .truncated(format: "WebP")
+        default: .corrupt(format: "WebP", detail: "libwebp status \(code)")
+        }
+    }
+}
