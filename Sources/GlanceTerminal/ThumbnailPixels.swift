@@ -20,11 +20,10 @@ public struct ThumbnailPixels: Sendable {
         self.pool = pool
     }
 
-    /// The size key of `thumbnails` to draw in `box` pixels: the smallest PNG or JPEG whose longer
-    /// side reaches the box, else the largest one (the renderers read no WebP).
+    /// The size key of `thumbnails` to draw in `box` pixels: the smallest whose longer side
+    /// reaches the box, else the largest one.
     static func chosen(from thumbnails: [ThumbnailImage], box: Int) -> ThumbnailImage? {
-        let readable = thumbnails.filter { $0.format == .png || $0.format == .jpeg }
-            .sorted { max($0.width, $0.height) < max($1.width, $1.height) }
+        let readable = thumbnails.sorted { max($0.width, $0.height) < max($1.width, $1.height) }
         return readable.first { max($0.width, $0.height) >= box } ?? readable.last
     }
 

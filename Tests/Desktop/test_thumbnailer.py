@@ -106,7 +106,7 @@ def main():
     exec_line = entry.get("Exec", "")
     check(all(key in exec_line for key in ("%s", "%i", "%o")), "Exec takes the size, the input and the output")
     mime_types = set(filter(None, entry.get("MimeType", "").split(";")))
-    check(mime_types == {"application/pdf", "image/png", "image/jpeg", "text/plain"}, "MimeType lists Glance's four types")
+    check(mime_types == {"application/pdf", "image/png", "image/jpeg", "image/webp", "text/plain"}, "MimeType lists Glance's five types")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)
         check(os.access(path, os.X_OK), f"bin/{binary} is installed")
