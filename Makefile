@@ -204,11 +204,11 @@ assets:
 clean:
 	rm -rf .build $(STATIC_BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
 
-## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, the worker protocol) with
+## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, the worker protocol) with
 ## AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from TestAssets/ seeds;
 ## findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
-FUZZERS    := jpeg png pdf text icc worker-reply
+FUZZERS    := jpeg png pdf text webp icc worker-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \

@@ -278,6 +278,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-png", "PNG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-pdf", "PDF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-text", "Text", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-webp", "WebP", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-worker-reply", "WorkerReply", ["GlanceCore", "GlancePipeline"]),
     ]

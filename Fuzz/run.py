@@ -18,6 +18,7 @@ SEEDS = {
     "png": ["png", "corrupt", "colour"],
     "pdf": ["pdf", "hostile", "corrupt"],
     "text": ["text", "collision", "samples"],
+    "webp": ["webp", "corrupt"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "worker-reply": ["fuzz/worker-reply"],
