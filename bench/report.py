@@ -20,6 +20,7 @@ import grid
 import previews
 import terminal
 import metrics
+import formats as new_formats
 import scaleout
 import xdg
 
@@ -121,6 +122,7 @@ def format_extras(extras):
     lines += previews.format_previews(extras.get("previews"))
     lines += terminal.format_terminal(extras.get("terminal"))
     lines += metrics.format_metrics(extras.get("metrics"))
+    lines += new_formats.format_formats(extras.get("formats"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -301,6 +303,7 @@ def evaluate_targets(results, extras):
     targets += previews.targets(extras.get("previews"))
     targets += terminal.targets(extras.get("terminal"))
     targets += metrics.targets(extras.get("metrics"))
+    targets += new_formats.targets(extras.get("formats"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

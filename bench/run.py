@@ -31,6 +31,7 @@ import grid
 import previews
 import terminal
 import metrics
+import formats as new_formats
 import jpegmix
 import onsave
 import quality
@@ -555,6 +556,11 @@ def main():
             extras["metrics"] = metrics.measure(glance, ROOT, log)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             log(f"  metrics not measured: {error}")
+        log("formats: WebP against vipsthumbnail")
+        try:
+            extras["formats"] = new_formats.measure(glance, ROOT, log, cores)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  formats not measured: {error}")
         log("terminal: glance list --preview, a page of 120 documents in each protocol")
         try:
             extras["terminal"] = terminal.measure(glance, ROOT, log)

@@ -53,7 +53,8 @@ void glance_webp_free(uint8_t *buffer) { WebPFree(buffer); }
 #include <webp/decode.h>
 #include <webp/demux.h>
 
-int glance_webp_info(const uint8_t *data, size_t size, int *width, int *height, int *has_alpha, int *has_animation) {
+int glance_webp_info(const uint8_t *data, size_t size, int *width, int *height, int *has_alpha, int *has_animation,
+                     int *is_lossy) {
     WebPBitstreamFeatures features;
     VP8StatusCode status = WebPGetFeatures(data, size, &features);
     if (status != VP8_STATUS_OK) return (int)status;
@@ -61,6 +62,7 @@ int glance_webp_info(const uint8_t *data, size_t size, int *width, int *height, 
     *height = features.height;
     *has_alpha = features.has_alpha;
     *has_animation = features.has_animation;
+    *is_lossy = features.format == 1;
     return 0;
 }
 

@@ -51,6 +51,9 @@ public struct RenderedThumbnail: Sendable {
     public var colour: ColourConversion?
     /// What the renderer learned besides the pixels (a PDF's pages and their sizes).
     public var details: DocumentDetails?
+    /// Whether the source was compressed lossily (a lossy WebP): its thumbnail is a photo's, a
+    /// JPEG when opaque, as a JPEG source's is.
+    public var lossySource = false
 
     public init(
         image: PixelBuffer, sourceWidth: Int, sourceHeight: Int, warnings: [String] = [],

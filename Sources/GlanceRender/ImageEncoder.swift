@@ -6,8 +6,9 @@ import GlanceCore
 extension ImageFormat {
     /// The format `auto` picks: JPEG for opaque photographs (JPEG sources), PNG for the rest
     /// (screenshots, transparency, text and PDF pages, where JPEG would smear sharp edges).
-    public static func automatic(for source: ContentType, image: PixelBuffer) -> ImageFormat {
-        source == .jpeg && image.isOpaque ? .jpeg : .png
+    public static func automatic(for source: ContentType, image: PixelBuffer, lossySource: Bool = false) -> ImageFormat
+    {
+        (source == .jpeg || lossySource) && image.isOpaque ? .jpeg : .png
     }
 }
 

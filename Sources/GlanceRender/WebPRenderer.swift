@@ -7,8 +7,8 @@ import GlanceCore
 /// decoder; the canvas is held to the pixel limit). An embedded ICC profile brings the thumbnail
 /// into sRGB, as for PNG and JPEG.
 ///
-/// Not done: the EXIF orientation of a WebP (browsers ignore it too), and a JPEG thumbnail for a
-/// lossy WebP (the thumbnail is a PNG, as the renderer does not tell the encoder which kind it was).
+/// A lossy WebP's thumbnail is a JPEG when opaque (as a photo's), a lossless one's a PNG. Not done:
+/// the EXIF orientation of a WebP (browsers ignore it too).
 public struct WebPRenderer: DocumentRenderer {
     public var contentType: ContentType { .webp }
 
@@ -32,8 +32,9 @@ public struct WebPRenderer: DocumentRenderer {
         var height: Int32 = 0
         var hasAlpha: Int32 = 0
         var isAnimation: Int32 = 0
+        var isLossy: Int32 = 0
         let status = data.withUnsafeBufferPointer { bytes in
-            glance_webp_info(bytes.baseAddress, bytes.count, &width, &height, &hasAlpha, &isAnimation)
+            glance_webp_info(bytes.baseAddress, bytes.count, &width, &height, &hasAlpha, &isAnimation, &isLossy)
         }
         guard status == 0, width > 0, height > 0 else { throw Self.failure(status) }
         let (sourceWidth, sourceHeight) = (Int(width), Int(height))
@@ -62,9 +63,11 @@ public struct WebPRenderer: DocumentRenderer {
         let profile = Self.embeddedProfile(of: data, warnings: &warnings)
         let conversion = colour.convert(&image, from: profile, sourceIsGray: false, warnings: &warnings)
         if image.hasAlpha, image.isOpaque { image = image.droppingAlpha() }
-        return RenderedThumbnail(
+        var rendered = RenderedThumbnail(
             image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings,
             colour: conversion)
+        rendered.lossySource = isLossy != 0
+        return rendered
     }
 
     /// An animation's first frame, composed on its canvas, scaled to `target`.

@@ -137,7 +137,9 @@ public struct WorkerService: Sendable {
                     fromHalves: halves, of: streamed, fitting: job.sizes, as: streamed.format, content: content)
                 if let smallest = halves.last { thumbHash = ThumbHashEncoder.hash(of: smallest) }
             case .pixels(let thumbnail):
-                let format = job.format ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image)
+                let format =
+                    job.format
+                    ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image, lossySource: thumbnail.lossySource)
                 encoded = EncodedThumbnail(
                     format: format, data: try ImageEncoder.encode(thumbnail.image, as: format, content: content),
                     width: thumbnail.image.width, height: thumbnail.image.height,

@@ -15,6 +15,9 @@ struct WebPTests {
         #expect(image.width == 1024 && image.height == 768 && !image.hasAlpha)
         #expect(rendered.sourceWidth == 1600 && rendered.sourceHeight == 1200)
         #expect(PixelStatistics.psnr(image, reference) > 30, "\(PixelStatistics.psnr(image, reference)) dB")
+        // A photo's thumbnail: JPEG, as a JPEG source's is.
+        #expect(rendered.lossySource)
+        #expect(ImageFormat.automatic(for: .webp, image: image, lossySource: rendered.lossySource) == .jpeg)
     }
 
     @Test("a lossless WebP keeps its alpha and its pixels")
@@ -22,6 +25,9 @@ struct WebPTests {
         let image = try renderDocument(path: TestAssets.path("webp/lossless-alpha.webp")).thumbnail.image
         let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
         #expect(image.hasAlpha && image.width == reference.width && image.height == reference.height)
+        let rendered = try renderDocument(path: TestAssets.path("webp/lossless-alpha.webp")).thumbnail
+        #expect(!rendered.lossySource)
+        #expect(ImageFormat.automatic(for: .webp, image: image, lossySource: rendered.lossySource) == .png)
         let differing = zip(image.bytes, reference.bytes).filter { $0 != $1 }.count
         #expect(
             image.bytes.count == reference.bytes.count && differing == 0,

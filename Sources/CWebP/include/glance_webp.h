@@ -18,9 +18,11 @@ int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, in
 /// Frees a buffer made by glance_webp_encode_lossless.
 void glance_webp_free(uint8_t *buffer);
 
-/// Reads a WebP file's header (`data`, `size` bytes): its size in pixels, whether it has alpha and
-/// whether it is an animation. Returns 0, or libwebp's VP8StatusCode.
-int glance_webp_info(const uint8_t *data, size_t size, int *width, int *height, int *has_alpha, int *has_animation);
+/// Reads a WebP file's header (`data`, `size` bytes): its size in pixels, whether it has alpha,
+/// whether it is an animation and whether it is lossy (VP8; not lossless VP8L, not mixed).
+/// Returns 0, or libwebp's VP8StatusCode.
+int glance_webp_info(const uint8_t *data, size_t size, int *width, int *height, int *has_alpha, int *has_animation,
+                     int *is_lossy);
 
 /// Decodes a still WebP scaled to `width` x `height` (libwebp's own scaling, while decoding) into
 /// `out`: `channels` 4 (RGBA) or 3 (RGB) bytes a pixel, rows `stride` bytes apart. Returns 0, or
