@@ -49,7 +49,7 @@ public final class Container: Sendable {
 
     /// The container at `location`, rendering with `pool` (which the caller stops): how a server
     /// of several containers shares one pool. When the pool counts metrics, the store's calls
-    /// are counted too (``MeteredStore``).
+    /// are counted too (`MeteredStore`).
     public static func open(
         _ location: ContainerLocation, pool: RendererPool, options: Indexer.Options
     ) async throws(OpeningError) -> Container {
