@@ -127,10 +127,10 @@ extension PreviewGrid {
             var content = String(repeating: " ", count: pictureColumns)
             if row == pictureRows / 2 {
                 let word = Self.shortened(label, to: pictureColumns)
-                let padding = (pictureColumns - word.count) / 2
+                let padding = (pictureColumns - DisplayColumns.of(word)) / 2
                 content =
                     String(repeating: " ", count: padding) + word
-                    + String(repeating: " ", count: pictureColumns - padding - word.count)
+                    + String(repeating: " ", count: pictureColumns - padding - DisplayColumns.of(word))
             }
             rows.append(background.isEmpty ? content : background + foreground + content + "\u{1B}[0m")
         }
@@ -138,15 +138,14 @@ extension PreviewGrid {
         return Array(rows.joined(separator: separator).utf8)
     }
 
-    /// `text` in at most `width` characters, padded to it: as it is, or cut with `…`.
+    /// `text` in at most `width` columns, padded to it: as it is, or cut with `…`.
     static func fitted(_ text: String, to width: Int) -> String {
-        let cut = shortened(text, to: width)
-        return cut + String(repeating: " ", count: width - cut.count)
+        DisplayColumns.fitted(text, to: width)
     }
 
-    /// `text` in at most `width` characters: as it is, or cut with `…`.
+    /// `text` in at most `width` columns: as it is, or cut with `…`.
     static func shortened(_ text: String, to width: Int) -> String {
-        text.count > width ? String(text.prefix(width - 1)) + "…" : text
+        DisplayColumns.shortened(text, to: width)
     }
 
     /// The red, green and blue of `#rrggbb`, or nil for anything else.

@@ -118,6 +118,27 @@ struct PreviewGridTests {
         #expect(String(decoding: wrapped, as: UTF8.self) == "\u{1B}Ptmux;\u{1B}\u{1B}_Ga=T;AAAA\u{1B}\u{1B}\\\u{1B}\\")
     }
 
+    @Test("names are cut and padded by the columns a terminal gives them: CJK and emoji take two, marks none")
+    func wideNames() {
+        #expect(DisplayColumns.of("abc") == 3)
+        #expect(DisplayColumns.of("報告書.pdf") == 10)
+        #expect(DisplayColumns.of("한국어") == 6)
+        #expect(DisplayColumns.of("🎉x") == 3)
+        #expect(DisplayColumns.of("e\u{301}") == 1)
+        // Cut to fit: a wide character that would straddle the edge goes with the rest.
+        #expect(PreviewGrid.fitted("年次報告書2026.pdf", to: 10) == "年次報告… ")
+        #expect(DisplayColumns.of(PreviewGrid.fitted("年次報告書2026.pdf", to: 10)) == 10)
+        let grid = PreviewGrid(columns: 50, cell: CellSize(width: 10, height: 20), pictureColumns: 10)
+        let tiles = ["年次報告書.pdf", "a.png", "한국어 메모.txt"].map {
+            PreviewTile(content: .placeholder(colour: nil, label: "x"), name: $0, state: "fresh")
+        }
+        let text = String(decoding: grid.row(tiles, drawsPixels: false), as: UTF8.self)
+        let names = text.split(separator: "\n").first { $0.hasPrefix("年") }.map(String.init) ?? ""
+        // Each name in its 10 columns and 2 of gap: the second starts at column 12, the third at 24.
+        #expect(DisplayColumns.of(String(names.prefix { $0 != "a" })) == 12, "\(names)")
+        #expect(names.contains("a.png       한국어 메…"), "\(names)")
+    }
+
     @Test("the terminal's answers: kitty's OK, sixel among the device attributes, the cell size")
     func answers() {
         let xterm = Array("\u{1B}[6;17;8t\u{1B}[?63;1;2;4;6;9;15;16;22;28c".utf8)
