@@ -13,8 +13,6 @@ lossy WebP and a PNG for a lossless one. The target is Glance >= 1.5x vipsthumbn
 peak memory of each is reported.
 """
 
-import argparse
-import json
 import os
 import shutil
 import statistics
@@ -114,21 +112,7 @@ def targets(result):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"))
-    parser.add_argument("--corpus", default=str(Path(__file__).resolve().parents[1] / "bench" / "work" / "corpus-small"))
-    parser.add_argument("--json", help="write the result here as JSON")
-    args = parser.parse_args()
-    root = Path(__file__).resolve().parents[1]
-    glance = str((root / args.glance).resolve()) if not os.path.isabs(args.glance) else args.glance
-    result = measure(glance, args.corpus)
-    for line in format_formats(result):
-        print(line)
-    for target, measured, _, passed in targets(result):
-        print(f"  {'PASS' if passed else 'FAIL'}  {target}: {measured}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
-    return 0
+    return tools.run_alone(__doc__.split("\n")[0], measure, format_formats, targets)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,6 @@ as it comes: the time until the first row is complete (its state line), and unti
 Median of 3 runs each. Every row must come (a page of 120 is 24 rows).
 """
 
-import argparse
-import json
 import os
 import shutil
 import statistics
@@ -23,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import tools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,20 +106,7 @@ def targets(result):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"))
-    parser.add_argument("--corpus", default=str(ROOT / "bench" / "work" / "corpus-small"))
-    parser.add_argument("--json", help="write the result here as JSON")
-    args = parser.parse_args()
-    glance = str((ROOT / args.glance).resolve()) if not os.path.isabs(args.glance) else args.glance
-    result = measure(glance, args.corpus)
-    for line in format_terminal(result):
-        print(line)
-    for target, measured, _, passed in targets(result):
-        print(f"  {'PASS' if passed else 'FAIL'}  {target}: {measured}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
-    return 0
+    return tools.run_alone(__doc__.split("\n")[0], measure, format_terminal, targets)
 
 
 if __name__ == "__main__":

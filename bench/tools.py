@@ -303,3 +303,26 @@ def run_watching_tree(job, interval=0.02):
         time.sleep(interval)
     root_peak = peaks.pop(root, 0)
     return os.waitstatus_to_exitcode(status), root_peak, peaks
+
+
+def run_alone(description, measure, format_lines, targets):
+    """The command line of an extra run by itself (`python3 bench/NAME.py`): --glance, --corpus,
+    --json; prints the report's lines and each target's PASS or FAIL. Returns the exit status."""
+    import argparse
+    import json
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"))
+    parser.add_argument("--corpus", default=os.path.join(root, "bench", "work", "corpus-small"))
+    parser.add_argument("--json", help="write the result here as JSON")
+    args = parser.parse_args()
+    glance = args.glance if os.path.isabs(args.glance) else os.path.abspath(os.path.join(root, args.glance))
+    result = measure(glance, args.corpus)
+    for line in format_lines(result):
+        print(line)
+    for target, measured, _, passed in targets(result):
+        print(f"  {'PASS' if passed else 'FAIL'}  {target}: {measured}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0

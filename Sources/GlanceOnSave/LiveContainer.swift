@@ -10,6 +10,8 @@ public struct LiveContainer: Sendable {
     /// Nil when the socket could not be made (the watcher still works; `glance hook` then
     /// renders by itself).
     public let hooks: HookServer?
+    /// Whether its store and a renderer answer (what `glance status` and `/readyz` ask).
+    public let health: HealthCheck
 
     /// A watcher for `indexer`'s container and a hook socket at `hookSocket`; `command` names
     /// what runs it, for `glance status`.
@@ -24,6 +26,7 @@ public struct LiveContainer: Sendable {
             indexer: indexer, excludingFolders: excludingFolders, logger: logger, options: options)
         self.watcher = watcher
         let health = HealthCheck(pool: indexer.pool, stores: [indexer.store])
+        self.health = health
         let started = ContinuousClock.now
         do {
             hooks = try HookServer(path: hookSocket, indexer: indexer, logger: logger) {

@@ -34,8 +34,7 @@ public struct RenderMetrics: Sendable {
         guard isCounting else { return }
         handles.counter("glance_renders_total", [("kind", kind), ("outcome", outcome)])
             .increment()
-        handles.timer("glance_render_duration_seconds", [("kind", kind)])
-            .recordNanoseconds(duration.nanoseconds)
+        handles.record(duration, in: "glance_render_duration_seconds", [("kind", kind)])
         if bytesIn > 0 {
             handles.counter("glance_render_input_bytes_total", [("kind", kind)])
                 .increment(by: bytesIn)
@@ -66,16 +65,14 @@ public struct RenderMetrics: Sendable {
     /// How long a job waited in its lane before a renderer took it: `glance_lane_wait_seconds{lane}`.
     func laneWait(_ lane: RendererPool.Priority, _ wait: Duration) {
         guard isCounting else { return }
-        handles.timer("glance_lane_wait_seconds", [("lane", lane.label)])
-            .recordNanoseconds(wait.nanoseconds)
+        handles.record(wait, in: "glance_lane_wait_seconds", [("lane", lane.label)])
     }
 
     /// One call to the store: `glance_store_call_duration_seconds{call}`, and
     /// `glance_store_errors_total{call}` when it failed.
     public func storeCall(_ call: String, duration: Duration, failed: Bool) {
         guard isCounting else { return }
-        handles.timer("glance_store_call_duration_seconds", [("call", call)])
-            .recordNanoseconds(duration.nanoseconds)
+        handles.record(duration, in: "glance_store_call_duration_seconds", [("call", call)])
         if failed {
             handles.counter("glance_store_errors_total", [("call", call)]).increment()
         }
@@ -91,7 +88,7 @@ public struct RenderMetrics: Sendable {
     /// From a save seen by the watcher to its fresh thumbnail: `glance_save_to_fresh_seconds`.
     public func saveToFresh(_ duration: Duration) {
         guard isCounting else { return }
-        handles.timer("glance_save_to_fresh_seconds", []).recordNanoseconds(duration.nanoseconds)
+        handles.record(duration, in: "glance_save_to_fresh_seconds", [])
     }
 }
 
@@ -133,6 +130,11 @@ public final class MetricHandles: Sendable {
             timers[key] = made
             return made
         }
+    }
+
+    /// Records `duration` in the timer `label` with `dimensions`.
+    public func record(_ duration: Duration, in label: String, _ dimensions: [(String, String)]) {
+        timer(label, dimensions).recordNanoseconds(duration.nanoseconds)
     }
 
     /// The gauge `label` with `dimensions`.

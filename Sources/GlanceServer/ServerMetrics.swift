@@ -33,9 +33,7 @@ public final class ServerMetrics: Sendable {
     /// `glance_http_response_bytes_total{route}`.
     func request(route: String, status: Int, duration: Duration, bytes: Int?) {
         handles.counter("glance_http_requests_total", [("route", route), ("status", String(status))]).increment()
-        let (seconds, attoseconds) = duration.components
-        handles.timer("glance_http_request_duration_seconds", [("route", route)])
-            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        handles.record(duration, in: "glance_http_request_duration_seconds", [("route", route)])
         if let bytes, bytes > 0 {
             handles.counter("glance_http_response_bytes_total", [("route", route)]).increment(by: bytes)
         }
@@ -115,8 +113,7 @@ enum OperatorRoutes {
     }
 
     /// `GET /metrics`: Prometheus' text format.
-    static func metrics(_ metrics: ServerMetrics?) -> Response {
-        guard let metrics else { return text("no metrics are kept here\n", status: .notFound) }
+    static func metrics(_ metrics: ServerMetrics) -> Response {
         let body = metrics.exposition()
         return Response(
             status: .ok,
@@ -140,7 +137,7 @@ enum OperatorRoutes {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on("/healthz", method: method) { _, _ in alive() }
             routes.on("/readyz", method: method) { _, _ in await ready(health) }
-            if metrics != nil {
+            if let metrics {
                 routes.on("/metrics", method: method) { _, _ in Self.metrics(metrics) }
             }
         }

@@ -53,7 +53,7 @@ struct StatusCommand: ParsableCommand, ContainerCommand {
             ? "ready (the store and a renderer answer)"
             : "not ready: " + status.problems.map(DisplayText.escaped).joined(separator: "; ")
         return [
-            "\(status.command) (pid \(status.pid)) on \(DisplayText.escaped(container)), up \(since)",
+            "\(DisplayText.escaped(status.command)) (pid \(status.pid)) on \(DisplayText.escaped(container)), up \(since)",
             ready,
             status.watching ? "watching every folder; \(status.catchUpPasses) catch-up passes" : "not watching yet",
             "queued: \(status.queuedInteractive) interactive, \(status.queuedPreviews) previews, \(status.queuedBatch) batch",

@@ -136,8 +136,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
                     return nil
                 }
             }
-            let health = HealthCheck(pool: pool, stores: [store])
-            if let listener = metricsOptions.listener(metrics: metrics, health: health, logger: logger) {
+            if let listener = metricsOptions.listener(metrics: metrics, health: live.health, logger: logger) {
                 group.addTask {
                     do {
                         try await listener.run()
