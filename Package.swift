@@ -82,6 +82,10 @@ let package = Package(
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CPassword", linkerSettings: [.linkedLibrary("crypt")]),
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
+        .target(name: "CTIFF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CHEIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CSVG", dependencies: ["CLibraryLoader"]),
+        .target(name: "CGIF", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
             name: "CGraphics",
@@ -109,6 +113,7 @@ let package = Package(
             name: "GlanceRender",
             dependencies: [
                 "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
+                "CGIF", "CTIFF", "CHEIF", "CSVG",
                 "CTextPaint",
                 "CRenderGuard",
                 "CPageImages",

@@ -2,8 +2,8 @@
 """Generate Glance's test assets and their manifest, TestAssets/assets.tsv.
 
 Run from anywhere:  python3 TestAssets/generate.py
-It deletes and rewrites the folders png/ jpeg/ orientation/ pdf/ text/
-corrupt/ samples/ next to this script, then writes assets.tsv.
+It deletes and rewrites the folders in GROUPS (png/ jpeg/ ... webp/ gif/
+tiff/ heif/ svg/) next to this script, then writes assets.tsv.
 
 What it makes
   png/          every PNG colour type and bit depth (own PNG writer: zlib,
@@ -27,7 +27,24 @@ What it makes
                 pixel limit
   colour/       one colour chart tagged with ICC profiles (ROMM RGB, Adobe
                 RGB, Display P3 made here, CMYK SWOP, sRGB), untagged, with a
-                broken profile, and PNGs with gAMA/cHRM only
+                broken profile, and PNGs with gAMA/cHRM only; the Display P3
+                chart again as TIFF (ICC tag 34675) and HEIC (colr prof)
+  gif/          GIF made by ImageMagick and gifsicle: a 256-colour still, a
+                transparent colour, interlaced, an animation, a frame smaller
+                than its logical screen; truncated, damaged and 20000x20000
+                (hand-written) files in corrupt/
+  tiff/         TIFF made by ImageMagick, tiffcp and tiffset: RGB 8 bit LZW
+                strips, RGB 16 bit Deflate, JPEG tiles, CMYK, gray PackBits,
+                RGBA, three pages, Orientation 6; truncated, a bad IFD offset
+                and a hand-written 20000x20000 file in corrupt/
+  heif/         HEIC (x265) and AVIF (libaom) made by heif-enc: a photo, one
+                with an embedded thumbnail, alpha, an irot added here by
+                editing the boxes (heif-enc cannot write one); truncated,
+                damaged and an ispe patched to 20000x20000 in corrupt/
+  svg/          hand-written SVG: shapes, a large size, viewBox only, text,
+                gzip-compressed .svgz; hostile/svg-* are references outside
+                the document (must not be followed), an entity bomb, deep
+                nesting, a huge blur and a <use> bomb; corrupt/broken.svg
 
 CMYK: ImageMagick 6 writes every CMYK JPEG as YCCK (Adobe transform 2), so
 jpeg/ycck.jpg comes from ImageMagick and jpeg/cmyk.jpg is assembled from
@@ -35,7 +52,8 @@ four cjpeg planes (see cmyk_jpeg).
 
 assets.tsv lists every generated file, references and demo files included;
 columns: path kind outcome width height note
-  kind     png | jpeg | pdf | text | none (what sniffing the bytes says)
+  kind     png | jpeg | pdf | text | webp | gif | tiff | heic | avif | svg |
+           none (what sniffing the bytes says)
   outcome  ok | error:<lower-case fragment of the error message> |
            either (ok or any error is acceptable)
   width/height  expected thumbnail size, `*` for errors
@@ -43,18 +61,25 @@ columns: path kind outcome width height note
 Tools needed: python3 (stdlib only), the ICC profiles of icc-profiles-free
 and ghostscript in /usr/share/color/icc, /usr/bin/convert (ImageMagick 6; the
 `convert` first on PATH may be something else), cjpeg and jpegtran from
-libjpeg-turbo-progs, qpdf, cwebp and img2webp (Debian's webp).
+libjpeg-turbo-progs, qpdf, cwebp and img2webp (Debian's webp), gifsicle,
+tiffcp and tiffset (libtiff-tools), heif-enc (libheif-examples, 1.15, with
+the x265 and aom plugins).
 
 Determinism: fixed seeds, no timestamps (ImageMagick runs with -strip and
 without ancillary PNG chunks, PDFs carry a fixed /CreationDate, qpdf runs
 with --static-id and --static-aes-iv). qpdf's AES-256 file key and salts
 are random, so the two encrypted PDFs reuse the previous run's encryption
 parameters when those files exist (see encrypt_letter); from scratch they
-get new random keys. Everything else is byte-identical between runs on one
+get new random keys. heif-enc writes no timestamps, and its encoders give
+the same bytes whatever the number of cores: x265's thread pool does not
+change its output, and libaom's output depends on its `threads` parameter
+(libheif's default 4, a constant, not the core count), which make_heif
+sets explicitly. Everything else is byte-identical between runs on one
 machine; another zlib, libjpeg or ImageMagick version may give different
 bytes (same pixels).
 """
 
+import gzip
 import io
 import math
 import os
@@ -69,7 +94,7 @@ import zlib
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
-          "colour", "webp"]
+          "colour", "webp", "gif", "tiff", "heif", "svg"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1117,6 +1142,10 @@ def main():
         make_hostile()
         make_colour()
         make_webp()
+        make_gif()
+        make_tiff()
+        make_heif()
+        make_svg()
     rows = sorted(MANIFEST)
     assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
     with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
@@ -1652,6 +1681,467 @@ def make_webp():
     write("corrupt/huge-canvas.webp", b"RIFF" + struct.pack("<I", len(body)) + body)
     record("corrupt/huge-canvas.webp", "webp", "error:exceeds the 100-megapixel limit", None,
            "an animation on a 16000x16000 canvas (256 MP) with one 200x150 frame")
+
+
+# ---------------------------------------------------------------- shared pictures
+
+def photo_ppm(w, h):
+    """A noise-free landscape (flat areas keep LZW, PackBits and GIF small) as a w x h PPM in TMP:
+    drawn once at 1200x900, other sizes resized from it by ImageMagick."""
+    big = os.path.join(TMP, "photo-1200x900.ppm")
+    if not os.path.exists(big):
+        ppm(big, 1200, 900, landscape(1200, 900, 21, 0))
+    if (w, h) == (1200, 900):
+        return big
+    path = os.path.join(TMP, "photo-%dx%d.ppm" % (w, h))
+    if not os.path.exists(path):
+        magick(big, "-resize", "%dx%d!" % (w, h), path)
+    return path
+
+
+def solid_ppm(w, h, colour):
+    path = os.path.join(TMP, "solid-%dx%d-%02x%02x%02x.ppm" % ((w, h) + tuple(colour)))
+    ppm(path, w, h, [bytes(colour) * w] * h)
+    return path
+
+
+def quarter_ppm(w, h):
+    """Top-left quarter red (220,30,30), the rest white: shows where a rotation puts the corner."""
+    red, white = bytes((220, 30, 30)), bytes((255, 255, 255))
+    path = os.path.join(TMP, "quarter-%dx%d.ppm" % (w, h))
+    ppm(path, w, h, [(red * (w // 2) + white * (w - w // 2)) if y < h // 2 else white * w
+                     for y in range(h)])
+    return path
+
+
+# ---------------------------------------------------------------- gif
+
+def gif_data_spans(gif):
+    """(start, end) of every data sub-block's payload in a GIF's image data (LZW bytes only: no
+    headers, colour tables, extensions or sub-block length bytes)."""
+    flags = gif[10]
+    pos = 13 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0)
+    spans = []
+    while gif[pos] != 0x3B:
+        if gif[pos] == 0x21:                      # extension: label, then sub-blocks
+            pos += 2
+            image = False
+        else:                                     # image descriptor, local table, code size
+            assert gif[pos] == 0x2C
+            local = gif[pos + 9]
+            pos += 10 + (3 << ((local & 7) + 1) if local & 0x80 else 0) + 1
+            image = True
+        while gif[pos]:
+            if image:
+                spans.append((pos + 1, pos + 1 + gif[pos]))
+            pos += 1 + gif[pos]
+        pos += 1
+    return spans
+
+
+def make_gif():
+    """GIF documents, made by ImageMagick and gifsicle, and a few written by hand."""
+    # A still picture quantised to 256 colours (ImageMagick dithers).
+    magick(photo_ppm(400, 300), "-colors", "256", out("gif/still.gif"))
+    ok_image("gif/still.gif", "gif", 400, 300, "400x300 landscape, 256-colour global table")
+    # Left half transparent (a transparent index in the Graphic Control Extension): the thumbnail
+    # must keep alpha.
+    w, h = 200, 150
+    rows = [b"".join(bytes((0, 0, 0, 0)) if x < w // 2 else
+                     bytes((x * 255 // (w - 1), 40 + y, 160, 255)) for x in range(w)) for y in range(h)]
+    source = os.path.join(TMP, "half-transparent.png")
+    with open(source, "wb") as f:
+        f.write(encode_png(w, h, 6, 8, rows))
+    magick(source, out("gif/transparent.gif"))
+    ok_image("gif/transparent.gif", "gif", w, h, "200x150, left half transparent, right half opaque gradient")
+    # Interlaced rows (passes 8/8/4/2) must come out in order.
+    run("gifsicle", "--interlace", out("gif/still.gif"), "-o", out("gif/interlaced.gif"))
+    ok_image("gif/interlaced.gif", "gif", 400, 300, "still.gif interlaced by gifsicle: same pixels")
+    # An animation: only the first frame is drawn.
+    frames = [solid_ppm(320, 240, c) for c in ((220, 30, 30), (30, 60, 220), (30, 160, 60))]
+    magick("-delay", "50", *frames, "-loop", "0", out("gif/animated.gif"))
+    ok_image("gif/animated.gif", "gif", 320, 240,
+             "three frames, red (220,30,30) then blue then green, 320x240: the first is drawn")
+    # A first frame smaller than the logical screen: composed at its offset, the rest transparent.
+    # The background index is the frame's (unused) transparent index, so a reader that paints the
+    # background colour gets transparency too.
+    frame = os.path.join(TMP, "frame-100x80.gif")
+    magick(solid_ppm(100, 80, (30, 160, 60)), frame)
+    run("gifsicle", "--logical-screen", "300x200", "--position", "50,40", "--transparent", "1",
+        "--background", "1", frame, "-o", out("gif/offset-frame.gif"))
+    ok_image("gif/offset-frame.gif", "gif", 300, 200,
+             "300x200 screen, one green (30,160,60) 100x80 frame at (50,40); everything else transparent")
+
+    still = read("gif/still.gif")
+    write("corrupt/truncated.gif", still[:len(still) * 2 // 5])
+    record("corrupt/truncated.gif", "gif", "error:gif", None, "first 40% of gif/still.gif")
+    # Random LZW bytes, headers, colour table and sub-block lengths intact.
+    damaged = bytearray(still)
+    rng = random.Random(42)
+    for start, end in gif_data_spans(still):
+        for offset in range(start, end):
+            damaged[offset] = rng.randrange(256)
+    write("corrupt/damaged.gif", bytes(damaged))
+    record("corrupt/damaged.gif", "gif", "either", None,
+           "gif/still.gif with its LZW data random (block structure intact)")
+    # Screen and image 20000x20000 (400 MP), LZW data just Clear and End: refused from the header.
+    side = struct.pack("<HH", 20000, 20000)
+    huge = (b"GIF89a" + side + bytes([0x80, 0, 0]) + bytes((0, 0, 0, 255, 255, 255))
+            + b"\x2c" + struct.pack("<HH", 0, 0) + side + b"\0"
+            + b"\x02" + b"\x01\x2c\x00" + b"\x3b")  # code size 2: codes 4 (clear), 5 (end)
+    write("corrupt/huge-screen.gif", huge)
+    record("corrupt/huge-screen.gif", "gif", "error:exceeds the 100-megapixel limit", None,
+           "logical screen and image 20000x20000 (400 MP), LZW data only Clear and End")
+
+
+# ---------------------------------------------------------------- tiff
+
+def tiff_ifd(entries):
+    """Header and one IFD of a little-endian TIFF; entries are (tag, type, count, value) with
+    type 3 (SHORT) or 4 (LONG) and one value each."""
+    body = struct.pack("<H", len(entries))
+    for tag, kind, count, value in sorted(entries):
+        body += struct.pack("<HHI", tag, kind, count)
+        body += struct.pack("<HH", value, 0) if kind == 3 else struct.pack("<I", value)
+    return b"II*\0" + struct.pack("<I", 8) + body + struct.pack("<I", 0)
+
+
+def make_tiff():
+    """TIFF documents, made by ImageMagick (which writes no timestamps into a TIFF), tiffcp and
+    tiffset, and one written by hand."""
+    # RGB 8 bit, LZW with the horizontal predictor, ten strips of 64 rows (the last shorter).
+    magick(photo_ppm(800, 600), "-compress", "lzw", "-define", "tiff:rows-per-strip=64",
+           out("tiff/rgb8-lzw.tiff"))
+    ok_image("tiff/rgb8-lzw.tiff", "tiff", 800, 600, "RGB 8 bit, LZW + predictor, 64-row strips")
+    # RGB 16 bit, Deflate.
+    magick(photo_ppm(400, 300), "-depth", "16", "-compress", "zip", out("tiff/rgb16-deflate.tiff"))
+    ok_image("tiff/rgb16-deflate.tiff", "tiff", 400, 300, "RGB 16 bit, Deflate + predictor")
+    # Tiled, JPEG-compressed YCbCr; 1200x900 leaves partial tiles on the right and bottom.
+    plain = os.path.join(TMP, "photo-1200x900.tiff")
+    magick(photo_ppm(1200, 900), "-compress", "none", plain)
+    run("tiffcp", "-t", "-w", "256", "-l", "256", "-c", "jpeg:85", plain, out("tiff/tiled-jpeg.tiff"))
+    ok_image("tiff/tiled-jpeg.tiff", "tiff", 1200, 900,
+             "256x256 tiles (partial ones at the edges), JPEG quality 85, YCbCr 4:2:0")
+    # CMYK without a profile.
+    magick(photo_ppm(600, 400), "-colorspace", "CMYK", "-compress", "lzw", out("tiff/cmyk.tiff"))
+    ok_image("tiff/cmyk.tiff", "tiff", 600, 400, "CMYK 8 bit (InkSet CMYK), LZW, no ICC profile")
+    # Grayscale, PackBits.
+    magick(photo_ppm(500, 500), "-colorspace", "gray", "-type", "grayscale", "-compress", "rle",
+           out("tiff/gray-packbits.tiff"))
+    ok_image("tiff/gray-packbits.tiff", "tiff", 500, 500, "grayscale 8 bit, PackBits")
+    # RGBA: ImageMagick writes unassociated alpha (ExtraSamples 2).
+    magick(os.path.join(ROOT, "png", "rgba8.png"), "-compress", "lzw", out("tiff/rgba.tiff"))
+    ok_image("tiff/rgba.tiff", "tiff", 200, 150, "png/rgba8.png as RGBA 8 bit, unassociated alpha, LZW")
+    # Three pages; only the first is drawn.
+    pages = []
+    for index, (size, colour) in enumerate((((300, 200), (220, 30, 30)), ((500, 500), (30, 60, 220)),
+                                            ((400, 300), (30, 160, 60)))):
+        pages.append(os.path.join(TMP, "page-%d.tiff" % index))
+        magick(solid_ppm(*size, colour), "-compress", "lzw", pages[-1])
+    run("tiffcp", *pages, out("tiff/multipage.tiff"))
+    ok_image("tiff/multipage.tiff", "tiff", 300, 200,
+             "three pages: red (220,30,30) 300x200, blue 500x500, green 400x300: the first is drawn")
+    # Orientation 6: stored 300x200, displayed 200x300 turned 90 degrees clockwise.
+    magick(quarter_ppm(300, 200), "-compress", "lzw", out("tiff/orientation-6.tiff"))
+    run("tiffset", "-s", "274", "6", out("tiff/orientation-6.tiff"))
+    ok_image("tiff/orientation-6.tiff", "tiff", 200, 300,
+             "stored 300x200 with its top-left quarter red, Orientation 6: "
+             "red lands top-right of the 200x300 thumbnail")
+    # Display P3 with its ICC profile (tag 34675); not stripped, so the chromaticity tags
+    # ImageMagick adds (sRGB's) are removed to leave the profile the only colour information.
+    run(CONVERT, os.path.join(ROOT, "colour", "display-p3.png"), "-compress", "lzw", out("colour/display-p3.tiff"))
+    run("tiffset", "-u", "318", out("colour/display-p3.tiff"))
+    run("tiffset", "-u", "319", out("colour/display-p3.tiff"))
+    ok_image("colour/display-p3.tiff", "tiff", 1536, 1024,
+             "colour/display-p3.png as an LZW TIFF with its Display P3 ICC profile (tag 34675)")
+
+    lzw = read("tiff/rgb8-lzw.tiff")
+    write("corrupt/truncated.tiff", lzw[:len(lzw) * 2 // 5])
+    record("corrupt/truncated.tiff", "tiff", "error:tiff", None,
+           "first 40% of tiff/rgb8-lzw.tiff (its IFD, written last, is cut off)")
+    assert lzw[:4] == b"II*\0"
+    write("corrupt/bad-ifd.tiff", lzw[:4] + struct.pack("<I", len(lzw) + 4096) + lzw[8:])
+    record("corrupt/bad-ifd.tiff", "tiff", "error:tiff", None,
+           "tiff/rgb8-lzw.tiff with its first IFD offset 4 KiB past the end of the file")
+    # 20000x20000 8-bit gray (400 MP) in one Deflate strip holding a single row (compressed, so
+    # libtiff does not replace the short StripByteCounts with the uncompressed size).
+    strip = zlib.compress(bytes(20000), 9)
+    entries = [(256, 4, 1, 20000), (257, 4, 1, 20000), (258, 3, 1, 8), (259, 3, 1, 8), (262, 3, 1, 1),
+               (273, 4, 1, 0), (277, 3, 1, 1), (278, 4, 1, 20000), (279, 4, 1, len(strip))]
+    entries[5] = (273, 4, 1, len(tiff_ifd(entries)))
+    write("corrupt/huge.tiff", tiff_ifd(entries) + strip)
+    record("corrupt/huge.tiff", "tiff", "error:exceeds the 100-megapixel limit", None,
+           "hand-written: 20000x20000 8-bit gray (400 MP), one Deflate strip with one row")
+
+
+# ---------------------------------------------------------------- heif
+
+def bmff_boxes(data, start, end):
+    """(offset, type, size) of the ISO-BMFF boxes between start and end."""
+    pos, found = start, []
+    while pos < end:
+        size, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        assert size >= 8, "64-bit or open-ended box sizes are not handled"
+        found.append((pos, kind, size))
+        pos += size
+    assert pos == end
+    return found
+
+
+def bmff_child(data, parent, kind, header=8):
+    """The first child box of type kind inside parent (an (offset, type, size) tuple); header is
+    8 for plain boxes and 12 for full boxes (version and flags)."""
+    pos, _, size = parent
+    return next(b for b in bmff_boxes(data, pos + header, pos + size) if b[1] == kind)
+
+
+def heif_meta(data):
+    """The meta, iprp, ipco and ipma boxes of a HEIF file."""
+    meta = next(b for b in bmff_boxes(data, 0, len(data)) if b[1] == b"meta")
+    iprp = bmff_child(data, meta, b"iprp", 12)
+    return meta, iprp, bmff_child(data, iprp, b"ipco"), bmff_child(data, iprp, b"ipma")
+
+
+def iloc_offset_fields(data, iloc):
+    """(position, byte size) of every file offset field in an iloc box whose data lies in the
+    file (construction method 0): the base offset if it has one, else each extent offset."""
+    pos = iloc[0] + 8
+    version = data[pos]
+    pos += 4
+    offset_size, length_size = data[pos] >> 4, data[pos] & 15
+    base_size, index_size = data[pos + 1] >> 4, (data[pos + 1] & 15) if version in (1, 2) else 0
+    pos += 2
+    count_size = 4 if version == 2 else 2
+    count = int.from_bytes(data[pos:pos + count_size], "big")
+    pos += count_size
+    fields = []
+    for _ in range(count):
+        pos += count_size                     # item ID
+        method = 0
+        if version in (1, 2):
+            method = int.from_bytes(data[pos:pos + 2], "big") & 15
+            pos += 2
+        pos += 2                              # data reference index
+        base = (pos, base_size)
+        pos += base_size
+        extents = int.from_bytes(data[pos:pos + 2], "big")
+        pos += 2
+        offsets = []
+        for _ in range(extents):
+            pos += index_size
+            offsets.append((pos, offset_size))
+            pos += offset_size + length_size
+        if method == 0:
+            fields += [base] if base_size else offsets
+    return fields
+
+
+def heif_add_irot(data, angle):
+    """Add an irot property (angle x 90 degrees anticlockwise) to the primary item: append the box
+    to ipco, associate it (essential) in ipma, grow ipco, iprp and meta, and move iloc's file
+    offsets by the bytes added (the image data in mdat comes after meta)."""
+    meta, iprp, ipco, ipma = heif_meta(data)
+    pitm = bmff_child(data, meta, b"pitm", 12)
+    assert data[pitm[0] + 8] == 0
+    primary = struct.unpack(">H", data[pitm[0] + 12:pitm[0] + 14])[0]
+    index = len(bmff_boxes(data, ipco[0] + 8, ipco[0] + ipco[2])) + 1
+    irot = struct.pack(">I4sB", 9, b"irot", angle & 3)
+    # ipma: entries of (item ID, association count, associations)
+    pos = ipma[0] + 8
+    version, wide = data[pos], data[pos + 3] & 1
+    assert index < (0x8000 if wide else 0x80)
+    entries = struct.unpack(">I", data[pos + 4:pos + 8])[0]
+    pos += 8
+    new_ipma = bytearray(data[ipma[0] + 8:ipma[0] + 16])
+    id_size = 2 if version == 0 else 4
+    for _ in range(entries):
+        item = int.from_bytes(data[pos:pos + id_size], "big")
+        n = data[pos + id_size]
+        assoc = data[pos + id_size + 1:pos + id_size + 1 + n * (2 if wide else 1)]
+        pos += id_size + 1 + len(assoc)
+        if item == primary:
+            assoc += struct.pack(">H", 0x8000 | index) if wide else bytes([0x80 | index])
+            n += 1
+        new_ipma += item.to_bytes(id_size, "big") + bytes([n]) + assoc
+    assert pos == ipma[0] + ipma[2]
+    new_ipma = struct.pack(">I", 8 + len(new_ipma)) + b"ipma" + new_ipma
+    new_ipco = struct.pack(">I", ipco[2] + len(irot)) + data[ipco[0] + 4:ipco[0] + ipco[2]] + irot
+    assert ipco[0] + ipco[2] == ipma[0], "ipma must follow ipco"
+    edited = bytearray(data[:ipco[0]] + new_ipco + new_ipma + data[ipma[0] + ipma[2]:])
+    delta = len(edited) - len(data)
+    for box in (meta, iprp):  # both start before the edit: their size fields stay in place
+        struct.pack_into(">I", edited, box[0], box[2] + delta)
+    iloc = bmff_child(edited, heif_meta(edited)[0], b"iloc", 12)
+    for field, size in iloc_offset_fields(edited, iloc):
+        value = int.from_bytes(edited[field:field + size], "big")
+        if value >= meta[0] + meta[2]:  # data after meta (in mdat) moved by delta
+            edited[field:field + size] = (value + delta).to_bytes(size, "big")
+    return bytes(edited)
+
+
+def heif_enc(source, rel, *options):
+    """heif-enc: HEIC with x265, or AVIF with libaom given -A."""
+    run("heif-enc", *options, source, "-o", out(rel), stdout=subprocess.DEVNULL)
+
+
+def make_heif():
+    """HEIC (x265) and AVIF (libaom) documents made by libheif's heif-enc, some patched here."""
+    photo = os.path.join(ROOT, "jpeg", "photo-baseline.jpg")
+    rgba = os.path.join(ROOT, "png", "rgba8.png")
+    heif_enc(photo, "heif/photo.heic", "-q", "60")
+    ok_image("heif/photo.heic", "heic", 1600, 1200, "photo-baseline.jpg as HEIC, quality 60, no colour profile")
+    # An embedded 1024x768 thumbnail item (thmb reference): the primary image is still drawn.
+    heif_enc(photo, "heif/photo-with-thumbnail.heic", "-q", "60", "-t", "1024")
+    ok_image("heif/photo-with-thumbnail.heic", "heic", 1600, 1200,
+             "photo.heic with an embedded 1024x768 HEVC thumbnail item")
+    heif_enc(rgba, "heif/alpha.heic", "-q", "60")
+    ok_image("heif/alpha.heic", "heic", 200, 150, "png/rgba8.png as HEIC with an alpha auxiliary image")
+    # heif-enc cannot write irot: one is added to the primary item here.
+    quarter = os.path.join(TMP, "quarter.png")
+    magick(quarter_ppm(300, 200), quarter)
+    turned = os.path.join(TMP, "quarter.heic")
+    run("heif-enc", "-q", "90", quarter, "-o", turned, stdout=subprocess.DEVNULL)
+    with open(turned, "rb") as f:
+        write("heif/rotated.heic", heif_add_irot(f.read(), 1))
+    ok_image("heif/rotated.heic", "heic", 200, 300,
+             "stored 300x200 with its top-left quarter red, irot 90 degrees anticlockwise: "
+             "red lands bottom-left of the 200x300 thumbnail")
+    # libaom's bytes depend on its threads parameter (not on the cores): pinned to the default.
+    heif_enc(photo, "heif/photo.avif", "-A", "-p", "threads=4", "-q", "60")
+    ok_image("heif/photo.avif", "avif", 1600, 1200, "photo-baseline.jpg as AVIF, quality 60, nclx colour")
+    heif_enc(rgba, "heif/alpha.avif", "-A", "-p", "threads=4", "-q", "60")
+    ok_image("heif/alpha.avif", "avif", 200, 150, "png/rgba8.png as AVIF with an alpha auxiliary image")
+    heif_enc(os.path.join(ROOT, "colour", "display-p3.png"), "colour/display-p3.heic", "-q", "90")
+    ok_image("colour/display-p3.heic", "heic", 1536, 1024,
+             "colour/display-p3.png as HEIC, quality 90, with its Display P3 ICC profile (colr prof)")
+
+    heic = read("heif/photo.heic")
+    write("corrupt/truncated.heic", heic[:len(heic) * 2 // 5])
+    record("corrupt/truncated.heic", "heic", "error:heic", None, "first 40% of heif/photo.heic")
+    mdat = next(b for b in bmff_boxes(heic, 0, len(heic)) if b[1] == b"mdat")
+    damaged = bytearray(heic)
+    rng = random.Random(42)
+    for offset in range(mdat[0] + 8, mdat[0] + mdat[2]):
+        damaged[offset] = rng.randrange(256)
+    write("corrupt/damaged.heic", bytes(damaged))
+    record("corrupt/damaged.heic", "heic", "either", None,
+           "heif/photo.heic with its mdat payload random (boxes intact)")
+    avif = read("heif/photo.avif")
+    write("corrupt/truncated.avif", avif[:len(avif) * 2 // 5])
+    record("corrupt/truncated.avif", "avif", "error:avif", None, "first 40% of heif/photo.avif")
+    huge = bytearray(heic)
+    _, _, ipco, _ = heif_meta(heic)
+    for pos, kind, size in bmff_boxes(heic, ipco[0] + 8, ipco[0] + ipco[2]):
+        if kind == b"ispe":
+            struct.pack_into(">II", huge, pos + 12, 20000, 20000)
+    write("corrupt/huge.heic", bytes(huge))
+    record("corrupt/huge.heic", "heic", "error:exceeds the 100-megapixel limit", None,
+           "heif/photo.heic with its ispe saying 20000x20000 (400 MP)")
+
+
+# ---------------------------------------------------------------- svg
+
+SVG_NS = 'xmlns="http://www.w3.org/2000/svg"'
+XLINK_NS = 'xmlns:xlink="http://www.w3.org/1999/xlink"'
+
+SHAPES_SVG = """<?xml version="1.0" encoding="UTF-8"?>
+<svg %s width="400" height="300" viewBox="0 0 400 300">
+  <rect x="0" y="0" width="200" height="300" fill="#dc1e1e"/>
+  <rect x="200" y="0" width="200" height="300" fill="#1e3cdc"/>
+  <circle cx="200" cy="150" r="60" fill="#f0d21e" stroke="#141414" stroke-width="6"/>
+</svg>
+""" % SVG_NS
+
+
+def make_svg():
+    """SVG documents written here as text; the hostile ones must neither escape nor hang."""
+    def svg(rel, text, outcome, size, note):
+        write(rel, text.encode("utf-8"))
+        if outcome == "ok":
+            # A drawing fills the box, as a PDF page does: its longer side is 1024.
+            record(rel, "svg", "ok", fit_page(*size), note)
+        else:
+            record(rel, "svg", outcome, None, note)
+
+    # Left half red (220,30,30), right half blue, a yellow disc in the middle.
+    svg("svg/shapes.svg", SHAPES_SVG, "ok", (400, 300),
+        "400x300: left half red #dc1e1e, right half blue #1e3cdc, yellow disc in the middle")
+    # Larger than the box: drawn at 1024x768, not at 4000x3000 and then scaled (a smaller one is
+    # drawn larger: every drawing fills the box).
+    svg("svg/large.svg", """<svg %s width="4000" height="3000" viewBox="0 0 400 300">
+  <rect width="400" height="300" fill="#1e3cdc"/>
+  <circle cx="200" cy="150" r="120" fill="#f0d21e"/>
+</svg>
+""" % SVG_NS, "ok", (4000, 3000), "width 4000 height 3000: blue with a yellow disc, fitted to 1024x768")
+    # No width or height: the intrinsic size comes from the viewBox.
+    svg("svg/viewbox-only.svg", """<svg %s viewBox="0 0 800 600">
+  <rect width="800" height="600" fill="#1ea03c"/>
+  <rect x="100" y="100" width="600" height="400" fill="#ffffff"/>
+</svg>
+""" % SVG_NS, "ok", (800, 600), "viewBox 0 0 800 600 only: 800x600, green frame around white")
+    # Text needs a font: a generic family, found by fontconfig.
+    svg("svg/text.svg", """<?xml version="1.0" encoding="UTF-8"?>
+<svg %s width="600" height="200" viewBox="0 0 600 200">
+  <rect width="600" height="200" fill="#ffffff"/>
+  <text x="300" y="90" font-family="sans-serif" font-size="48" text-anchor="middle"
+        fill="#141414">Hello, Glance</text>
+  <text x="300" y="150" font-family="sans-serif" font-size="24" text-anchor="middle"
+        fill="#1e3cdc">caf\u00e9 \u00b7 na\u00efve \u00b7 \u00c5ngstr\u00f6m</text>
+</svg>
+""" % SVG_NS, "ok", (600, 200), "600x200 white, two lines of sans-serif text (UTF-8, accents)")
+    # gzip-compressed SVG (mtime 0: no timestamp).
+    write("svg/gzipped.svgz", gzip.compress(SHAPES_SVG.encode(), 9, mtime=0))
+    record("svg/gzipped.svgz", "svg", "ok", fit_page(400, 300), "svg/shapes.svg gzip-compressed")
+
+    # References outside the document: none may be read or fetched, so the thumbnail is all white.
+    svg("hostile/svg-external-image.svg", """<?xml version="1.0" encoding="UTF-8"?>
+<svg %s %s width="300" height="200" viewBox="0 0 300 200">
+  <style>@import url("http://127.0.0.1:9/evil.css"); @import url("file:///etc/passwd");</style>
+  <rect width="300" height="200" fill="#ffffff"/>
+  <image href="/etc/passwd" x="0" y="0" width="300" height="200"/>
+  <image href="file:///etc/hostname" x="0" y="0" width="300" height="200"/>
+  <image xlink:href="http://127.0.0.1:9/x.png" x="0" y="0" width="300" height="200"/>
+  <image href="../png/rgb8.png" x="0" y="0" width="300" height="200"/>
+  <use href="other.svg#a"/>
+  <use xlink:href="file:///etc/passwd#a"/>
+</svg>
+""" % (SVG_NS, XLINK_NS), "ok", (300, 200),
+        "white 300x200 with images, uses and @imports of local files, file: and http: URLs "
+        "(../png/rgb8.png exists): all must be ignored, the thumbnail is all white")
+    # Billion laughs: 10 levels of 10 entity references (10^9 'lol's).
+    entities = '  <!ENTITY lol0 "lol">\n' + "".join(
+        '  <!ENTITY lol%d "%s">\n' % (i, ("&lol%d;" % (i - 1)) * 10) for i in range(1, 10))
+    svg("hostile/svg-entity-bomb.svg", """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE svg [
+%s]>
+<svg %s width="200" height="100"><text x="0" y="50">&lol9;</text></svg>
+""" % (entities, SVG_NS), "either", None, "billion laughs: nine levels of ten entity references")
+    # Deep nesting: a recursive parser or renderer runs out of stack.
+    depth = 25000
+    svg("hostile/svg-deep-nesting.svg", '<svg %s width="100" height="100">' % SVG_NS + "<g>" * depth
+        + '<rect width="100" height="100" fill="#dc1e1e"/>' + "</g>" * depth + "</svg>\n", "either", None,
+        "25,000 nested <g> elements around one rect")
+    # A blur far bigger than any surface, on a 100000x100000 document.
+    svg("hostile/svg-huge-filter.svg", """<svg %s width="100000" height="100000" viewBox="0 0 100000 100000">
+  <filter id="f" x="-1" y="-1" width="3" height="3"><feGaussianBlur stdDeviation="10000"/></filter>
+  <rect width="100000" height="100000" fill="#dc1e1e" filter="url(#f)"/>
+</svg>
+""" % SVG_NS, "either", None, "100000x100000 with a feGaussianBlur stdDeviation 10000 on a rect covering it")
+    # <use> bomb: each level uses the one below ten times, 10^10 rects at the top.
+    levels = ['    <rect id="u0" width="1" height="1" fill="#dc1e1e"/>']
+    for i in range(1, 11):
+        levels.append('    <g id="u%d">%s</g>' % (i, "".join('<use href="#u%d" x="%d"/>' % (i - 1, j)
+                                                       for j in range(10))))
+    svg("hostile/svg-use-bomb.svg", """<svg %s width="200" height="200">
+  <defs>
+%s
+  </defs>
+  <use href="#u10"/>
+</svg>
+""" % (SVG_NS, "\n".join(levels)), "either", None, "ten levels of ten <use> each: 10^10 rects")
+
+    svg("corrupt/broken.svg", '<svg %s width="100" height="100"><rect' % SVG_NS, "error:svg", None,
+        "unterminated: ends inside a <rect tag")
 
 
 if __name__ == "__main__":

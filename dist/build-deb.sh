@@ -9,7 +9,8 @@
 # .thumbnailer of dist/, a man page for glance and each of its commands (glance-serve(1), ...) and
 # the bash, zsh and fish completions glance itself writes. Its Depends: are computed: by
 # dpkg-shlibdeps from what the executables link, and by dpkg -S for the libraries they load on
-# first use (poppler-glib for PDFs, libchafa for pictures in a terminal).
+# first use (poppler-glib for PDFs, libtiff, libheif and librsvg for TIFF, HEIC/AVIF and SVG,
+# libchafa for pictures in a terminal).
 set -eu
 build=$(cd "$1" && pwd)
 manual=$(cd "$2" && pwd)
@@ -68,7 +69,7 @@ linked=$(cd "$work" && dpkg-shlibdeps -O -e"$root/usr/bin/glance" -e"$root/usr/b
 [ -n "$linked" ] || { echo "build-deb: dpkg-shlibdeps found no libraries" >&2; exit 1; }
 # What they load on first use, by the package that holds each library.
 loaded=""
-for library in libpoppler-glib.so.8 libchafa.so.0; do
+for library in libpoppler-glib.so.8 libchafa.so.0 libtiff.so.6 libheif.so.1 librsvg-2.so.2; do
   path=$(ldconfig -p | awk -v lib="$library" '$1 == lib { print $NF; exit }')
   [ -n "$path" ] || { echo "build-deb: $library is not installed here" >&2; exit 1; }
   package=$(dpkg -S "$(readlink -f "$path")" | head -n 1 | cut -d: -f1)

@@ -291,20 +291,11 @@ void glance_colour_transform_free(glance_colour_transform *transform) {
     free(transform);
 }
 
-int glance_colour_profile_from_png_chunks(double gamma, const double *chromaticities, int gray, uint8_t **out,
-                                          size_t *out_length, char *message, size_t message_size) {
-    *out = NULL;
-    *out_length = 0;
-    if (!(gamma > 0.01 && gamma < 100.0)) {
-        glance_colour_fail(message, message_size, NULL, "gAMA out of range");
-        return -1;
-    }
-    glance_colour_errors errors;
-    cmsContext context = glance_colour_context(&errors);
-    if (context == NULL) { glance_colour_fail(message, message_size, NULL, "out of memory"); return -1; }
-    // gAMA is the encoding exponent: samples are linear light raised to it, so decoding raises
-    // them to its inverse.
-    cmsToneCurve *curve = cmsBuildGamma(context, 1.0 / gamma);
+/// Builds an RGB (or gray) profile of `curve` (taken, then freed) on `chromaticities` (white, red,
+/// green, blue x, y; NULL: sRGB's with D65) into `*out`; `what` names the source in a failure.
+static int profile_from_curve(cmsContext context, glance_colour_errors *errors, cmsToneCurve *curve,
+                              const double *chromaticities, int gray, uint8_t **out, size_t *out_length,
+                              char *message, size_t message_size, const char *what) {
     cmsCIExyY white = {0.3127, 0.3290, 1.0};
     cmsCIExyYTRIPLE primaries = {{0.64, 0.33, 1.0}, {0.30, 0.60, 1.0}, {0.15, 0.06, 1.0}};
     if (chromaticities != NULL) {
@@ -335,8 +326,43 @@ int glance_colour_profile_from_png_chunks(double gamma, const double *chromatici
             free(bytes);
         }
     }
-    if (status != 0) glance_colour_fail(message, message_size, &errors, "gAMA and cHRM describe no usable colour space");
+    if (status != 0) glance_colour_fail(message, message_size, errors, what);
     if (profile != NULL) cmsCloseProfile(profile);
+    return status;
+}
+
+int glance_colour_profile_from_png_chunks(double gamma, const double *chromaticities, int gray, uint8_t **out,
+                                          size_t *out_length, char *message, size_t message_size) {
+    *out = NULL;
+    *out_length = 0;
+    if (!(gamma > 0.01 && gamma < 100.0)) {
+        glance_colour_fail(message, message_size, NULL, "gAMA out of range");
+        return -1;
+    }
+    glance_colour_errors errors;
+    cmsContext context = glance_colour_context(&errors);
+    if (context == NULL) { glance_colour_fail(message, message_size, NULL, "out of memory"); return -1; }
+    // gAMA is the encoding exponent: samples are linear light raised to it, so decoding raises
+    // them to its inverse.
+    cmsToneCurve *curve = cmsBuildGamma(context, 1.0 / gamma);
+    int status = profile_from_curve(context, &errors, curve, chromaticities, gray, out, out_length, message,
+                                    message_size, "gAMA and cHRM describe no usable colour space");
+    cmsDeleteContext(context);
+    return status;
+}
+
+int glance_colour_profile_from_primaries(const double *chromaticities, uint8_t **out, size_t *out_length,
+                                         char *message, size_t message_size) {
+    *out = NULL;
+    *out_length = 0;
+    glance_colour_errors errors;
+    cmsContext context = glance_colour_context(&errors);
+    if (context == NULL) { glance_colour_fail(message, message_size, NULL, "out of memory"); return -1; }
+    // The sRGB transfer function: IEC 61966-2-1's piecewise curve, lcms's parametric type 4.
+    const cmsFloat64Number srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
+    cmsToneCurve *curve = cmsBuildParametricToneCurve(context, 4, srgb);
+    int status = profile_from_curve(context, &errors, curve, chromaticities, 0, out, out_length, message,
+                                    message_size, "the primaries describe no usable colour space");
     cmsDeleteContext(context);
     return status;
 }

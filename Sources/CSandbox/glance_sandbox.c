@@ -61,6 +61,13 @@ static int allow_checked(scmp_filter_ctx filter, pid_t self) {
     status |= seccomp_rule_add(
         filter, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
     status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    // Refused, not fatal, for libheif (loaded on the first HEIC or AVIF): libnuma, which x265 links
+    // and libheif links x265, probes get_mempolicy and set_mempolicy in its constructor (ENOSYS:
+    // it then sees no NUMA, as in a container); libde265's worker threads set their own priority
+    // with setpriority (EPERM: they keep the renderer's).
+    status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(get_mempolicy), 0);
+    status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(set_mempolicy), 0);
+    status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority), 0);
     // raise() and abort(): tgkill(our pid, thread, signal); kill(our pid, signal).
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));

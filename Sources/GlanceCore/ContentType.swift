@@ -8,6 +8,13 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
     case jpeg
     case text
     case webp
+    case gif
+    case tiff
+    /// HEIF with HEVC-coded images (`.heic`, what phones save), or another HEIF brand.
+    case heic
+    /// HEIF with AV1-coded images.
+    case avif
+    case svg
 
     /// The uniform type identifier (`com.adobe.pdf`, `public.png`, ...).
     public var uniformTypeIdentifier: String {
@@ -17,6 +24,11 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .jpeg: "public.jpeg"
         case .text: "public.plain-text"
         case .webp: "org.webmproject.webp"
+        case .gif: "com.compuserve.gif"
+        case .tiff: "public.tiff"
+        case .heic: "public.heic"
+        case .avif: "public.avif"
+        case .svg: "public.svg-image"
         }
     }
 
@@ -28,10 +40,15 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .jpeg: "image/jpeg"
         case .text: "text/plain"
         case .webp: "image/webp"
+        case .gif: "image/gif"
+        case .tiff: "image/tiff"
+        case .heic: "image/heic"
+        case .avif: "image/avif"
+        case .svg: "image/svg+xml"
         }
     }
 
-    /// A short name for people (`PDF`, `PNG`, `JPEG`, `text`).
+    /// A short name for people (`PDF`, `PNG`, `JPEG`, `text`, `HEIC`...).
     public var displayName: String {
         switch self {
         case .pdf: "PDF"
@@ -39,6 +56,11 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .jpeg: "JPEG"
         case .text: "text"
         case .webp: "WebP"
+        case .gif: "GIF"
+        case .tiff: "TIFF"
+        case .heic: "HEIC"
+        case .avif: "AVIF"
+        case .svg: "SVG"
         }
     }
 
@@ -50,6 +72,11 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .jpeg: ["jpg", "jpeg", "jpe", "jfif"]
         case .text: ["txt", "text", "md", "markdown", "csv", "tsv", "log", "srt", "rst", "ini", "conf"]
         case .webp: ["webp"]
+        case .gif: ["gif"]
+        case .tiff: ["tif", "tiff"]
+        case .heic: ["heic", "heif", "hif"]
+        case .avif: ["avif"]
+        case .svg: ["svg", "svgz"]
         }
     }
 

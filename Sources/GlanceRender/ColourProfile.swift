@@ -70,6 +70,28 @@ struct ColourProfile: Hashable {
     }
 }
 
+extension ColourProfile {
+    /// The profile of RGB on `chromaticities` (white, red, green, blue x, y) with the sRGB
+    /// transfer curve, named `name`: an nclx colour description of a HEIF or AVIF.
+    static func fromPrimaries(_ chromaticities: [Double], name: String) throws(ColourProfileError) -> ColourProfile {
+        guard chromaticities.count == 8 else { throw .malformed(detail: "\(name): not 4 chromaticities") }
+        var data: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let status = chromaticities.withUnsafeBufferPointer { values in
+            glance_colour_profile_from_primaries(values.baseAddress, &data, &length, &message, message.count)
+        }
+        guard status == 0, let data else {
+            throw .malformed(
+                detail: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { free(data) }
+        var made = try ColourProfile(bytes: Array(UnsafeBufferPointer(start: data, count: length)), fallbackName: name)
+        made.name = name
+        return made
+    }
+}
+
 /// Why a document's colour profile was not used. Never fails a document: the thumbnail is
 /// rendered without the profile, and the reason becomes a warning.
 enum ColourProfileError: Error, Equatable {

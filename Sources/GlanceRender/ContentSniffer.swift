@@ -13,8 +13,9 @@ public enum SniffResult: Sendable, Equatable {
 /// Finds a document's content type from its first bytes, and from its name only where the
 /// bytes leave the question open.
 ///
-/// Order: PNG signature, JPEG start-of-image marker, WebP's RIFF header, `%PDF-` within the
-/// first KiB; then text
+/// Order: PNG signature, JPEG start-of-image marker, WebP's RIFF header, GIF and TIFF
+/// signatures, a HEIF `ftyp` box (HEIC or AVIF by its brands), XML whose root is `<svg` (or gzip
+/// named `.svgz`), `%PDF-` within the first KiB; then text
 /// (see ``TextEncodingDetector``). The name decides only for an empty file (empty `notes.txt` is
 /// a blank text page, empty `photo.jpg` is an error) and lets a text file in a legacy encoding
 /// that the detector cannot name be read as Windows-1252.
@@ -44,7 +45,7 @@ public enum ContentSniffer {
         classify(prefix: prefix, isWholeFile: isWholeFile, fileName: fileName).result
     }
 
-    /// Whether `prefix` starts like a PNG, a JPEG or a PDF.
+    /// Whether `prefix` starts like one of the formats with a signature (every one but text).
     static func hasSignature(_ prefix: [UInt8], fileName: String) -> Bool {
         switch classify(prefix: prefix, isWholeFile: true, fileName: fileName, textAllowed: false).result {
         case .supported: true
@@ -69,6 +70,19 @@ public enum ContentSniffer {
         if prefix.count >= 12, prefix.starts(with: Array("RIFF".utf8)), prefix[8..<12].elementsEqual("WEBP".utf8) {
             return Sniffed(result: .supported(.webp), text: nil)
         }
+        if prefix.starts(with: Array("GIF87a".utf8)) || prefix.starts(with: Array("GIF89a".utf8)) {
+            return Sniffed(result: .supported(.gif), text: nil)
+        }
+        // Little- or big-endian TIFF, classic (42) or BigTIFF (43).
+        if [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00], [0x4D, 0x4D, 0x00, 0x2B]]
+            .contains(where: { prefix.starts(with: $0) })
+        {
+            return Sniffed(result: .supported(.tiff), text: nil)
+        }
+        if let heif = heifBrand(prefix) { return Sniffed(result: .supported(heif), text: nil) }
+        if startsAsSVG(prefix) { return Sniffed(result: .supported(.svg), text: nil) }
+        // gzip: a compressed SVG (.svgz) when the name says so.
+        if prefix.starts(with: [0x1F, 0x8B]) && named == .svg { return Sniffed(result: .supported(.svg), text: nil) }
         // A start-of-image marker followed by damage: a JPEG if the name agrees, so that the
         // error says "corrupt JPEG data" rather than "not a supported type".
         if prefix.starts(with: [0xFF, 0xD8]) && named == .jpeg { return Sniffed(result: .supported(.jpeg), text: nil) }
@@ -85,6 +99,73 @@ public enum ContentSniffer {
                 text: nil)
         }
         return Sniffed(result: .unsupported(detail: nil), text: nil)
+    }
+
+    /// HEIC or AVIF, from an ISO base media file's leading `ftyp` box: its major brand, then its
+    /// compatible brands (an AV1 brand anywhere makes it AVIF; `mif1` alone, a HEIF of some codec,
+    /// is left to libheif as HEIC).
+    static func heifBrand(_ bytes: [UInt8]) -> ContentType? {
+        guard bytes.count >= 16, bytes[4..<8].elementsEqual("ftyp".utf8) else { return nil }
+        let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        guard boxSize >= 16, boxSize % 4 == 0 else { return nil }
+        let end = min(boxSize, bytes.count)
+        var brands = [String(decoding: bytes[8..<12], as: UTF8.self)]
+        var offset = 16
+        while offset + 4 <= end {
+            brands.append(String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self))
+            offset += 4
+        }
+        if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
+        let heicBrands: Set = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1"]
+        return brands.contains(where: heicBrands.contains) ? .heic : nil
+    }
+
+    /// Whether `bytes` are XML whose root element is `<svg`: a byte-order mark, white space, the
+    /// XML declaration, processing instructions, comments and a DOCTYPE may come first.
+    static func startsAsSVG(_ bytes: [UInt8]) -> Bool {
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        func starts(_ text: String) -> Bool {
+            let marker = Array(text.utf8)
+            return index + marker.count <= bytes.count && bytes[index..<(index + marker.count)].elementsEqual(marker)
+        }
+        func skip(past text: String) -> Bool {
+            let marker = Array(text.utf8)
+            while index + marker.count <= bytes.count {
+                if bytes[index..<(index + marker.count)].elementsEqual(marker) {
+                    index += marker.count
+                    return true
+                }
+                index += 1
+            }
+            return false
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                index += 1
+            } else if starts("<?") {
+                guard skip(past: "?>") else { return false }
+            } else if starts("<!--") {
+                guard skip(past: "-->") else { return false }
+            } else if starts("<!DOCTYPE") {
+                // To its closing `>`, past an internal subset in brackets.
+                var depth = 0
+                while index < bytes.count {
+                    let next = bytes[index]
+                    index += 1
+                    if next == UInt8(ascii: "[") { depth += 1 }
+                    if next == UInt8(ascii: "]") { depth -= 1 }
+                    if next == UInt8(ascii: ">") && depth <= 0 { break }
+                }
+            } else if starts("<svg") || starts("<svg:svg") {
+                let after = index + (starts("<svg:svg") ? 8 : 4)
+                guard after < bytes.count else { return false }
+                return [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(bytes[after])
+            } else {
+                return false
+            }
+        }
+        return false
     }
 
     /// `%PDF-` in the first KiB (some producers put junk before it; readers accept that).

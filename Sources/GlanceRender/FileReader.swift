@@ -19,4 +19,16 @@ enum FileReader {
         if !isWholeFile { bytes.removeLast() }
         return (bytes, isWholeFile)
     }
+
+    /// All of `file`, for the decoders that parse from memory (WebP, GIF, HEIF, SVG). The worker
+    /// has already held the file to the size limit for images.
+    static func readWhole(of file: OpenFile) throws(ThumbnailError) -> [UInt8] {
+        let size = file.status().map { Int($0.st_size) } ?? 0
+        guard size > 0 else { throw .empty }
+        do {
+            return try file.read(count: size, at: 0)
+        } catch {
+            throw .unreadable(reason: error.description)
+        }
+    }
 }

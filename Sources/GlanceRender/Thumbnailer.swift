@@ -8,13 +8,16 @@ import GlanceCore
 public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
 
-    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP); the image renderers
+    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC, AVIF, SVG); the image renderers
     /// share `colourTransforms`, so a profile's transform is built once for every document.
     public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
         self.init(renderers: [
             PDFRenderer(), PNGRenderer(colourTransforms: colourTransforms),
             JPEGRenderer(colourTransforms: colourTransforms), TextRenderer(),
-            WebPRenderer(colourTransforms: colourTransforms),
+            WebPRenderer(colourTransforms: colourTransforms), GIFRenderer(),
+            TIFFRenderer(colourTransforms: colourTransforms),
+            HEIFRenderer(.heic, colourTransforms: colourTransforms),
+            HEIFRenderer(.avif, colourTransforms: colourTransforms), SVGRenderer(),
         ])
     }
 

@@ -20,14 +20,7 @@ public struct WebPRenderer: DocumentRenderer {
     }
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
-        let size = request.file.status().map { Int($0.st_size) } ?? 0
-        guard size > 0 else { throw .empty }
-        let data: [UInt8]
-        do {
-            data = try request.file.read(count: size, at: 0)
-        } catch {
-            throw .unreadable(reason: error.description)
-        }
+        let data = try FileReader.readWhole(of: request.file)
         var width: Int32 = 0
         var height: Int32 = 0
         var hasAlpha: Int32 = 0

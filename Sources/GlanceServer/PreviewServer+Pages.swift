@@ -114,14 +114,16 @@ extension PreviewServer {
                 lines: lines == 1 ? "1 line" : "\(grouped(lines)) lines",
                 truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
             return ([], view, nil, nil)
-        case .png, .jpeg, .webp:
+        case .png, .jpeg, .webp, .gif, .tiff, .heic, .avif, .svg:
             guard let standard = links.thumbnail(for: item) else { return ([], nil, nil, nil) }
             let side = Self.defaultPreviewSide
             let large = links.pageImage(
                 item.path, page: 1, side: side, version: previewTag(identity, page: 1, side: side))
-            return (
-                [], nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", links.document(item.path)
-            )
+            // The zoom opens the original where browsers draw it, else the large preview (a
+            // browser would only download a TIFF or a HEIC).
+            let drawnByBrowsers: Set<ContentType> = [.png, .jpeg, .webp, .gif, .avif, .svg]
+            let zoom = item.contentType.map(drawnByBrowsers.contains) == true ? links.document(item.path) : large
+            return ([], nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", zoom)
         case nil:
             return ([], nil, nil, nil)
         }

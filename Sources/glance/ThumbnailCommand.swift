@@ -28,7 +28,7 @@ struct ThumbnailCommand: ParsableCommand {
         case auto, png, jpeg
     }
 
-    @Argument(help: "The document: a PDF, PNG, JPEG, WebP or plain-text file.")
+    @Argument(help: "The document: a PDF, PNG, JPEG, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file.")
     var file: String
 
     @Option(

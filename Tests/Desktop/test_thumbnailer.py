@@ -106,7 +106,10 @@ def main():
     exec_line = entry.get("Exec", "")
     check(all(key in exec_line for key in ("%s", "%i", "%o")), "Exec takes the size, the input and the output")
     mime_types = set(filter(None, entry.get("MimeType", "").split(";")))
-    check(mime_types == {"application/pdf", "image/png", "image/jpeg", "image/webp", "text/plain"}, "MimeType lists Glance's five types")
+    expected_types = {"application/pdf", "image/png", "image/jpeg", "image/webp", "image/gif", "image/tiff",
+                      "image/heic", "image/heif", "image/avif", "image/svg+xml", "image/svg+xml-compressed",
+                      "text/plain"}
+    check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)
         check(os.access(path, os.X_OK), f"bin/{binary} is installed")
@@ -120,6 +123,13 @@ def main():
         ("pdf/letter.pdf", "pdf", [256, 1024]),
         ("text/latin-utf8.txt", "txt", [256]),
         ("orientation/orient-6.jpg", "jpg", [512]),
+        # The formats whose libraries are loaded on first use (libtiff, libheif, librsvg): they
+        # must load inside GNOME's sandbox too.
+        ("gif/animated.gif", "gif", [256]),
+        ("tiff/multipage.tiff", "tiff", [256]),
+        ("heif/photo.heic", "heic", [256]),
+        ("heif/photo.avif", "avif", [256]),
+        ("svg/shapes.svg", "svg", [256]),
     ]
     environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
     for asset, extension, sizes in documents:

@@ -58,6 +58,34 @@ struct SandboxTests {
         #expect(rows["escape.png"]?["state"] as? String == "failed")
     }
 
+    @Test("GIF, TIFF, HEIC, AVIF and SVG render inside the sandbox; hostile SVGs end in one line each")
+    func newFormatsInTheSandbox() throws {
+        // What libheif (libnuma through x265, libde265's threads), libtiff and librsvg (Rust's
+        // runtime, fontconfig) call must fit the seccomp filter and bubblewrap's view.
+        let container = try SampleContainer([
+            "still.gif": "gif/still.gif", "animated.gif": "gif/animated.gif", "scan.tiff": "tiff/tiled-jpeg.tiff",
+            "pages.tiff": "tiff/multipage.tiff", "photo.heic": "heif/photo.heic",
+            "small.heic": "heif/photo-with-thumbnail.heic", "p3.heic": "colour/display-p3.heic",
+            "photo.avif": "heif/photo.avif", "shapes.svg": "svg/shapes.svg", "text.svg": "svg/text.svg",
+            "outside.svg": "hostile/svg-external-image.svg", "bomb.svg": "hostile/svg-use-bomb.svg",
+            "laughs.svg": "hostile/svg-entity-bomb.svg",
+        ])
+        let (summary, result) = try container.generate()
+        #expect(summary["sandbox"] as? String == "bubblewrap+seccomp")
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        let failed = Set(failures.compactMap { $0["path"] as? String })
+        #expect(failed.isSubset(of: ["bomb.svg", "laughs.svg"]), "\(failures)")
+        #expect(summary["rendered"] as? Int == 13 - failed.count, "\(result.standardError)")
+        for failure in failures {
+            let error = failure["error"] as? String ?? ""
+            #expect(error.hasPrefix("corrupt SVG data") && !error.contains("\n"), "\(error)")
+        }
+        let rows = try container.list()
+        #expect(thumbnailSize(rows["photo.heic"]) == "1024x768")
+        #expect(thumbnailSize(rows["pages.tiff"]) == "300x200")
+        #expect(rows["photo.avif"]?["mimeType"] as? String == "image/avif")
+    }
+
     @Test("--cpu-limit: a renderer that spins is killed for CPU time, well before the wall-clock limit")
     func cpuLimit() throws {
         let container = try SampleContainer(["spin.png": "png/rgb8.png", "fine.png": "png/gray8.png"])

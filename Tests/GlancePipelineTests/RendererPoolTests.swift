@@ -275,6 +275,38 @@ struct WorkerPoolTests {
         #expect(mappedFiles(worker).contains("libpoppler-glib.so"))
     }
 
+    @Test("a worker maps libtiff, libheif and librsvg with their first document, each, not before")
+    func formatLibrariesLoadedOnFirstUse() throws {
+        // A batch without a HEIC must not pay for libheif's start (x265, libde265, dav1d, libaom),
+        // nor one without an SVG for librsvg's: each is loaded by the first document that needs it.
+        let pool = pool(workers: 1, timeout: 30)
+        defer { pool.shutdownBlocking() }
+        func rendered(_ id: Int, _ path: String) -> Bool {
+            guard case .finished(let outcome) = run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
+                return false
+            }
+            return outcome.status == .rendered
+        }
+        func mappedFiles(_ process: pid_t) -> String {
+            String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
+        }
+        #expect(rendered(1, assets + "/gif/still.gif"))
+        let worker = try #require(pool.workerProcesses.first)
+        let libraries = ["libtiff.so", "libheif.so", "librsvg-2.so"]
+        #expect(libraries.allSatisfy { !mappedFiles(worker).contains($0) }, "none after a GIF")
+        for (id, document, library) in [
+            (2, "/tiff/rgb8-lzw.tiff", "libtiff.so"), (3, "/heif/photo.heic", "libheif.so"),
+            (4, "/svg/shapes.svg", "librsvg-2.so"),
+        ] {
+            #expect(rendered(id, assets + document), "\(document)")
+            let maps = mappedFiles(worker)
+            #expect(maps.contains(library), "\(library) after \(document)")
+            let later = libraries.drop { $0 != library }.dropFirst()
+            #expect(later.allSatisfy { !maps.contains($0) }, "only what was needed so far")
+        }
+        #expect(pool.workerProcesses == [worker], "the same worker rendered them all")
+    }
+
     @Test("a worker reuses the memory a large document freed, and gives it back when idle")
     func freedMemoryKeptThenReturned() throws {
         // An Adam7 PNG is decoded whole: 144 MB for this one, 36,000 pages that the kernel had to

@@ -64,4 +64,10 @@ void glance_colour_transform_free(glance_colour_transform *transform);
 int glance_colour_profile_from_png_chunks(double gamma, const double *chromaticities, int gray, uint8_t **out,
                                           size_t *out_length, char *message, size_t message_size);
 
+/// Builds the ICC profile of RGB on `chromaticities` (white x, y, then red, green, blue x, y) with
+/// the sRGB transfer curve: an nclx colour description (HEIF, AVIF) of other primaries than
+/// sRGB's, as Display P3's. Returns as glance_colour_profile_from_png_chunks.
+int glance_colour_profile_from_primaries(const double *chromaticities, uint8_t **out, size_t *out_length,
+                                         char *message, size_t message_size);
+
 #endif

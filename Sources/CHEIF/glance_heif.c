@@ -1,0 +1,229 @@
+// See include/glance_heif.h.
+#include "glance_heif.h"
+
+#include <libheif/heif.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glance_library_loader.h"
+
+/// The soname: libheif's ABI has been 1 since its first release.
+static const char library_name[] = "libheif.so.1";
+
+/// libheif's functions, typed by its own header, found once by `load_library`.
+static struct {
+    __typeof__(heif_init) *init;
+    __typeof__(heif_context_alloc) *context_alloc;
+    __typeof__(heif_context_free) *context_free;
+    __typeof__(heif_context_read_from_memory_without_copy) *read_from_memory;
+    __typeof__(heif_context_get_primary_image_handle) *primary_handle;
+    __typeof__(heif_image_handle_release) *handle_release;
+    __typeof__(heif_image_handle_get_width) *handle_width;
+    __typeof__(heif_image_handle_get_height) *handle_height;
+    __typeof__(heif_image_handle_has_alpha_channel) *handle_has_alpha;
+    __typeof__(heif_image_handle_get_number_of_thumbnails) *thumbnail_count;
+    __typeof__(heif_image_handle_get_list_of_thumbnail_IDs) *thumbnail_ids;
+    __typeof__(heif_image_handle_get_thumbnail) *thumbnail;
+    __typeof__(heif_decoding_options_alloc) *options_alloc;
+    __typeof__(heif_decoding_options_free) *options_free;
+    __typeof__(heif_decode_image) *decode;
+    __typeof__(heif_image_release) *image_release;
+    __typeof__(heif_image_get_plane_readonly) *plane;
+    __typeof__(heif_image_get_width) *image_width;
+    __typeof__(heif_image_get_height) *image_height;
+    __typeof__(heif_image_handle_get_raw_color_profile_size) *icc_size;
+    __typeof__(heif_image_handle_get_raw_color_profile) *icc;
+    __typeof__(heif_image_handle_get_nclx_color_profile) *nclx;
+    __typeof__(heif_nclx_color_profile_free) *nclx_free;
+} heif;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int loaded;
+static char load_failure[512];
+
+static void load_library(void) {
+    static const char *const names[] = {
+        "heif_init",
+        "heif_context_alloc",
+        "heif_context_free",
+        "heif_context_read_from_memory_without_copy",
+        "heif_context_get_primary_image_handle",
+        "heif_image_handle_release",
+        "heif_image_handle_get_width",
+        "heif_image_handle_get_height",
+        "heif_image_handle_has_alpha_channel",
+        "heif_image_handle_get_number_of_thumbnails",
+        "heif_image_handle_get_list_of_thumbnail_IDs",
+        "heif_image_handle_get_thumbnail",
+        "heif_decoding_options_alloc",
+        "heif_decoding_options_free",
+        "heif_decode_image",
+        "heif_image_release",
+        "heif_image_get_plane_readonly",
+        "heif_image_get_width",
+        "heif_image_get_height",
+        "heif_image_handle_get_raw_color_profile_size",
+        "heif_image_handle_get_raw_color_profile",
+        "heif_image_handle_get_nclx_color_profile",
+        "heif_nclx_color_profile_free",
+    };
+    void **const slots[] = {
+        (void **)&heif.init,          (void **)&heif.context_alloc,   (void **)&heif.context_free,
+        (void **)&heif.read_from_memory, (void **)&heif.primary_handle, (void **)&heif.handle_release,
+        (void **)&heif.handle_width,  (void **)&heif.handle_height,   (void **)&heif.handle_has_alpha,
+        (void **)&heif.thumbnail_count, (void **)&heif.thumbnail_ids, (void **)&heif.thumbnail,
+        (void **)&heif.options_alloc, (void **)&heif.options_free,    (void **)&heif.decode,
+        (void **)&heif.image_release, (void **)&heif.plane,           (void **)&heif.image_width,
+        (void **)&heif.image_height,  (void **)&heif.icc_size,        (void **)&heif.icc,
+        (void **)&heif.nclx,          (void **)&heif.nclx_free,
+    };
+    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
+                                 sizeof load_failure);
+    if (loaded) {
+        // Registers the built-in decoders once; never undone (the process ends instead).
+        struct heif_error error = heif.init(NULL);
+        if (error.code != heif_error_Ok) {
+            snprintf(load_failure, sizeof load_failure, "libheif did not start: %s", error.message);
+            loaded = 0;
+        }
+    }
+}
+
+int glance_heif_load(char *reason, size_t capacity) {
+    pthread_once(&load_once, load_library);
+    if (!loaded && reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", load_failure);
+    return loaded;
+}
+
+struct glance_heif {
+    uint8_t *data;
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    struct heif_image_handle *thumbnail;
+    struct heif_image *image;
+};
+
+static void copy_reason(struct heif_error error, char *reason, size_t capacity) {
+    if (reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", error.message ? error.message : "");
+}
+
+glance_heif *glance_heif_open(const uint8_t *data, size_t size, char *reason, size_t capacity, int *truncated) {
+    *truncated = 0;
+    glance_heif *file = calloc(1, sizeof *file);
+    if (file == NULL) return NULL;
+    file->data = malloc(size ? size : 1);
+    file->context = heif.context_alloc();
+    if (file->data == NULL || file->context == NULL) {
+        snprintf(reason, capacity, "out of memory");
+        glance_heif_close(file);
+        return NULL;
+    }
+    memcpy(file->data, data, size);
+    struct heif_error error = heif.read_from_memory(file->context, file->data, size, NULL);
+    if (error.code == heif_error_Ok) error = heif.primary_handle(file->context, &file->primary);
+    if (error.code != heif_error_Ok) {
+        *truncated = error.subcode == heif_suberror_End_of_data;
+        copy_reason(error, reason, capacity);
+        glance_heif_close(file);
+        return NULL;
+    }
+    // The largest thumbnail, if any.
+    int count = heif.thumbnail_count(file->primary);
+    if (count > 0 && count < 64) {
+        heif_item_id ids[64];
+        count = heif.thumbnail_ids(file->primary, ids, count);
+        for (int i = 0; i < count; i++) {
+            struct heif_image_handle *candidate = NULL;
+            if (heif.thumbnail(file->primary, ids[i], &candidate).code != heif_error_Ok) continue;
+            if (file->thumbnail == NULL ||
+                heif.handle_width(candidate) * heif.handle_height(candidate) >
+                    heif.handle_width(file->thumbnail) * heif.handle_height(file->thumbnail)) {
+                if (file->thumbnail != NULL) heif.handle_release(file->thumbnail);
+                file->thumbnail = candidate;
+            } else {
+                heif.handle_release(candidate);
+            }
+        }
+    }
+    return file;
+}
+
+void glance_heif_describe(glance_heif *file, glance_heif_info *info) {
+    memset(info, 0, sizeof *info);
+    info->width = heif.handle_width(file->primary);
+    info->height = heif.handle_height(file->primary);
+    info->has_alpha = heif.handle_has_alpha(file->primary);
+    if (file->thumbnail != NULL) {
+        info->thumbnail_width = heif.handle_width(file->thumbnail);
+        info->thumbnail_height = heif.handle_height(file->thumbnail);
+    }
+}
+
+int glance_heif_decode(glance_heif *file, int use_thumbnail, const uint8_t **pixels, int *width, int *height,
+                       int *stride, int *channels, char *reason, size_t capacity) {
+    const struct heif_image_handle *handle =
+        use_thumbnail && file->thumbnail != NULL ? file->thumbnail : file->primary;
+    int alpha = heif.handle_has_alpha(handle);
+    struct heif_decoding_options *options = heif.options_alloc();
+    if (options == NULL) {
+        snprintf(reason, capacity, "out of memory");
+        return 0;
+    }
+    options->ignore_transformations = 0;  // rotation, mirroring and crop applied
+    if (options->version >= 2) options->convert_hdr_to_8bit = 1;
+    if (file->image != NULL) {
+        heif.image_release(file->image);
+        file->image = NULL;
+    }
+    struct heif_error error =
+        heif.decode(handle, &file->image, heif_colorspace_RGB,
+                    alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    heif.options_free(options);
+    if (error.code != heif_error_Ok) {
+        copy_reason(error, reason, capacity);
+        return 0;
+    }
+    *pixels = heif.plane(file->image, heif_channel_interleaved, stride);
+    *width = heif.image_width(file->image, heif_channel_interleaved);
+    *height = heif.image_height(file->image, heif_channel_interleaved);
+    *channels = alpha ? 4 : 3;
+    if (*pixels == NULL || *width <= 0 || *height <= 0) {
+        snprintf(reason, capacity, "the decoder gave no pixels");
+        return 0;
+    }
+    return 1;
+}
+
+size_t glance_heif_icc_profile(glance_heif *file, uint8_t *out, size_t capacity) {
+    size_t size = heif.icc_size(file->primary);
+    if (size > 0 && out != NULL && size <= capacity) {
+        if (heif.icc(file->primary, out).code != heif_error_Ok) return 0;
+    }
+    return size;
+}
+
+int glance_heif_nclx(glance_heif *file, int *primaries, int *transfer, double chromaticities[8]) {
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (heif.nclx(file->primary, &nclx).code != heif_error_Ok || nclx == NULL) return 0;
+    *primaries = (int)nclx->color_primaries;
+    *transfer = (int)nclx->transfer_characteristics;
+    const float values[8] = {nclx->color_primary_white_x, nclx->color_primary_white_y,
+                             nclx->color_primary_red_x,   nclx->color_primary_red_y,
+                             nclx->color_primary_green_x, nclx->color_primary_green_y,
+                             nclx->color_primary_blue_x,  nclx->color_primary_blue_y};
+    for (int i = 0; i < 8; i++) chromaticities[i] = values[i];
+    heif.nclx_free(nclx);
+    return 1;
+}
+
+void glance_heif_close(glance_heif *file) {
+    if (file == NULL) return;
+    if (file->image != NULL) heif.image_release(file->image);
+    if (file->thumbnail != NULL) heif.handle_release(file->thumbnail);
+    if (file->primary != NULL) heif.handle_release(file->primary);
+    if (file->context != NULL) heif.context_free(file->context);
+    free(file->data);
+    free(file);
+}

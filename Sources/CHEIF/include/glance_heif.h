@@ -1,0 +1,54 @@
+// HEIC/HEIF and AVIF through libheif (Debian's libheif-dev, with libde265 for HEVC and dav1d for
+// AV1), loaded the first time such a file comes: libheif brings libde265, dav1d, libaom and x265
+// into a process (about 12 libraries), which a batch without one should not map.
+#ifndef GLANCE_HEIF_H
+#define GLANCE_HEIF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Loads libheif (`libheif.so.1`) once per process and initialises it; later calls return the
+/// first call's result. Returns 1 when ready, else 0 with the reason in `reason`.
+int glance_heif_load(char *reason, size_t capacity);
+
+/// An open HEIF file (opaque): its context, its primary image and, once decoded, its pixels.
+typedef struct glance_heif glance_heif;
+
+/// What the primary image says of itself, before decoding.
+typedef struct {
+    /// The displayed size: after the file's rotation, mirroring and crop.
+    int width, height;
+    /// Whether it has an alpha plane.
+    int has_alpha;
+    /// The largest thumbnail image the file holds (0 x 0: none), displayed size.
+    int thumbnail_width, thumbnail_height;
+} glance_heif_info;
+
+/// Opens the HEIF in `data` (`size` bytes; copied, so `data` may go). Returns NULL with libheif's
+/// reason in `reason` and `*truncated` set when the data ended early. Only after glance_heif_load.
+glance_heif *glance_heif_open(const uint8_t *data, size_t size, char *reason, size_t capacity, int *truncated);
+
+/// The primary image's description.
+void glance_heif_describe(glance_heif *heif, glance_heif_info *info);
+
+/// Decodes the primary image, or with `use_thumbnail` its largest thumbnail, to 8-bit interleaved
+/// RGB (RGBA with alpha) with the file's transformations applied. On success returns 1 and points
+/// `*pixels` at the rows (owned by the handle, valid until glance_heif_close), each `*stride`
+/// bytes apart; else 0 with libheif's reason in `reason`.
+int glance_heif_decode(glance_heif *heif, int use_thumbnail, const uint8_t **pixels, int *width, int *height,
+                       int *stride, int *channels, char *reason, size_t capacity);
+
+/// The primary image's ICC profile: returns its length (copied into `out` when it fits
+/// `capacity`), or 0 when it has none.
+size_t glance_heif_icc_profile(glance_heif *heif, uint8_t *out, size_t capacity);
+
+/// The primary image's nclx colour description: returns 1 with its colour primaries code (ITU-T
+/// H.273: 1 BT.709/sRGB, 2 unspecified, 9 BT.2020, 12 Display P3, ...) in `*primaries`, its
+/// transfer code in `*transfer` and the primaries' chromaticities (white, red, green, blue x, y)
+/// in `chromaticities`; 0 when it has none.
+int glance_heif_nclx(glance_heif *heif, int *primaries, int *transfer, double chromaticities[8]);
+
+/// Frees the handle, its decoded pixels and its copy of the data.
+void glance_heif_close(glance_heif *heif);
+
+#endif

@@ -1,0 +1,280 @@
+// See include/glance_tiff.h.
+#include "glance_tiff.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tiffio.h>
+#include <unistd.h>
+
+#include "glance_library_loader.h"
+
+/// The soname: libtiff's ABI has been 6 since libtiff 4.5 (2022), the first with TIFFOpenOptions'
+/// per-handle error handlers and allocation limit, which this file needs.
+static const char library_name[] = "libtiff.so.6";
+
+/// libtiff's functions, typed by its own header, found once by `load_library`.
+static struct {
+    __typeof__(TIFFOpenOptionsAlloc) *options_alloc;
+    __typeof__(TIFFOpenOptionsFree) *options_free;
+    __typeof__(TIFFOpenOptionsSetMaxSingleMemAlloc) *options_max_alloc;
+    __typeof__(TIFFOpenOptionsSetErrorHandlerExtR) *options_error_handler;
+    __typeof__(TIFFOpenOptionsSetWarningHandlerExtR) *options_warning_handler;
+    __typeof__(TIFFClientOpenExt) *client_open;
+    __typeof__(TIFFClose) *close;
+    __typeof__(TIFFGetField) *get_field;
+    __typeof__(TIFFGetFieldDefaulted) *get_field_defaulted;
+    __typeof__(TIFFNumberOfDirectories) *number_of_directories;
+    __typeof__(TIFFSetDirectory) *set_directory;
+    __typeof__(TIFFIsTiled) *is_tiled;
+    __typeof__(TIFFRGBAImageOK) *rgba_ok;
+    __typeof__(TIFFRGBAImageBegin) *rgba_begin;
+    __typeof__(TIFFRGBAImageGet) *rgba_get;
+    __typeof__(TIFFRGBAImageEnd) *rgba_end;
+} tiff;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int loaded;
+static char load_failure[512];
+
+static void load_library(void) {
+    static const char *const names[] = {
+        "TIFFOpenOptionsAlloc",     "TIFFOpenOptionsFree",
+        "TIFFOpenOptionsSetMaxSingleMemAlloc", "TIFFOpenOptionsSetErrorHandlerExtR",
+        "TIFFOpenOptionsSetWarningHandlerExtR", "TIFFClientOpenExt",
+        "TIFFClose",                "TIFFGetField",
+        "TIFFGetFieldDefaulted",    "TIFFNumberOfDirectories",
+        "TIFFSetDirectory",         "TIFFIsTiled",
+        "TIFFRGBAImageOK",          "TIFFRGBAImageBegin",
+        "TIFFRGBAImageGet",         "TIFFRGBAImageEnd",
+    };
+    void **const slots[] = {
+        (void **)&tiff.options_alloc,         (void **)&tiff.options_free,
+        (void **)&tiff.options_max_alloc,     (void **)&tiff.options_error_handler,
+        (void **)&tiff.options_warning_handler, (void **)&tiff.client_open,
+        (void **)&tiff.close,                 (void **)&tiff.get_field,
+        (void **)&tiff.get_field_defaulted,   (void **)&tiff.number_of_directories,
+        (void **)&tiff.set_directory,         (void **)&tiff.is_tiled,
+        (void **)&tiff.rgba_ok,               (void **)&tiff.rgba_begin,
+        (void **)&tiff.rgba_get,              (void **)&tiff.rgba_end,
+    };
+    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
+                                 sizeof load_failure);
+}
+
+int glance_tiff_load(char *reason, size_t capacity) {
+    pthread_once(&load_once, load_library);
+    if (!loaded && reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", load_failure);
+    return loaded;
+}
+
+struct glance_tiff {
+    TIFF *handle;
+    TIFFOpenOptions *options;
+    int fd;
+    uint64_t size;
+    /// The read position libtiff believes in (pread does not move the descriptor's).
+    uint64_t offset;
+    TIFFRGBAImage image;
+    int image_begun;
+    uint32_t width;
+    int has_alpha;
+    uint32_t *band;
+    size_t band_pixels;
+    char error[256];
+};
+
+static int record_error(TIFF *handle, void *user_data, const char *module, const char *format, va_list args) {
+    (void)handle;
+    (void)module;
+    glance_tiff *file = user_data;
+    if (file->error[0] == 0) vsnprintf(file->error, sizeof file->error, format, args);
+    return 1;  // handled: nothing goes to standard error
+}
+
+static int ignore_warning(TIFF *handle, void *user_data, const char *module, const char *format, va_list args) {
+    (void)handle, (void)user_data, (void)module, (void)format, (void)args;
+    return 1;
+}
+
+static tmsize_t read_proc(thandle_t user, void *buffer, tmsize_t count) {
+    glance_tiff *file = (glance_tiff *)user;
+    size_t done = 0;
+    while (count > 0 && done < (size_t)count) {
+        ssize_t got = pread(file->fd, (char *)buffer + done, (size_t)count - done, (off_t)(file->offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        done += (size_t)got;
+    }
+    file->offset += done;
+    return (tmsize_t)done;
+}
+
+static tmsize_t write_proc(thandle_t user, void *buffer, tmsize_t count) {
+    (void)user, (void)buffer, (void)count;
+    return -1;  // never: the document is read only
+}
+
+static toff_t seek_proc(thandle_t user, toff_t offset, int whence) {
+    glance_tiff *file = (glance_tiff *)user;
+    uint64_t base = whence == SEEK_CUR ? file->offset : whence == SEEK_END ? file->size : 0;
+    file->offset = base + offset;
+    return file->offset;
+}
+
+static int close_proc(thandle_t user) {
+    (void)user;
+    return 0;  // the descriptor belongs to the caller
+}
+
+static toff_t size_proc(thandle_t user) { return ((glance_tiff *)user)->size; }
+
+static int no_map(thandle_t user, void **base, toff_t *size) {
+    (void)user, (void)base, (void)size;
+    return 0;
+}
+
+static void no_unmap(thandle_t user, void *base, toff_t size) { (void)user, (void)base, (void)size; }
+
+glance_tiff *glance_tiff_open(int fd, uint64_t size, size_t max_allocation, char *reason, size_t capacity) {
+    glance_tiff *file = calloc(1, sizeof *file);
+    if (file == NULL) return NULL;
+    file->fd = fd;
+    file->size = size;
+    file->options = tiff.options_alloc();
+    if (file->options == NULL) {
+        free(file);
+        return NULL;
+    }
+    tiff.options_max_alloc(file->options, (tmsize_t)max_allocation);
+    tiff.options_error_handler(file->options, record_error, file);
+    tiff.options_warning_handler(file->options, ignore_warning, file);
+    // "r": read; "m": no memory mapping (reads go through read_proc).
+    file->handle = tiff.client_open("document", "rm", (thandle_t)file, read_proc, write_proc, seek_proc,
+                                    close_proc, size_proc, no_map, no_unmap, file->options);
+    if (file->handle == NULL) {
+        if (reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", file->error);
+        glance_tiff_close(file);
+        return NULL;
+    }
+    return file;
+}
+
+int glance_tiff_describe(glance_tiff *file, glance_tiff_info *info) {
+    memset(info, 0, sizeof *info);
+    TIFF *handle = file->handle;
+    // Counting pages walks the chain of directories (libtiff stops at a loop); go back to the first.
+    info->pages = (int)tiff.number_of_directories(handle);
+    if (!tiff.set_directory(handle, 0)) return 0;
+    uint32_t width = 0, height = 0;
+    tiff.get_field(handle, TIFFTAG_IMAGEWIDTH, &width);
+    tiff.get_field(handle, TIFFTAG_IMAGELENGTH, &height);
+    info->width = width;
+    info->height = height;
+    uint16_t orientation = ORIENTATION_TOPLEFT;
+    tiff.get_field_defaulted(handle, TIFFTAG_ORIENTATION, &orientation);
+    info->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+    uint16_t photometric = 0, samples = 1, compression = COMPRESSION_NONE, extra_count = 0;
+    uint16_t *extra = NULL;
+    tiff.get_field(handle, TIFFTAG_PHOTOMETRIC, &photometric);
+    tiff.get_field_defaulted(handle, TIFFTAG_SAMPLESPERPIXEL, &samples);
+    tiff.get_field_defaulted(handle, TIFFTAG_COMPRESSION, &compression);
+    tiff.get_field_defaulted(handle, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
+    info->is_cmyk = photometric == PHOTOMETRIC_SEPARATED;
+    info->is_gray = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE;
+    info->is_jpeg = compression == COMPRESSION_JPEG || compression == COMPRESSION_OJPEG;
+    if (tiff.is_tiled(handle)) {
+        uint32_t tile_rows = 0;
+        tiff.get_field(handle, TIFFTAG_TILELENGTH, &tile_rows);
+        info->band_rows = tile_rows;
+    } else {
+        uint32_t strip_rows = height;
+        tiff.get_field_defaulted(handle, TIFFTAG_ROWSPERSTRIP, &strip_rows);
+        info->band_rows = strip_rows;
+    }
+    if (info->band_rows == 0 || info->band_rows > height) info->band_rows = height;
+    char message[1024] = {0};
+    if (width == 0 || height == 0 || !tiff.rgba_ok(handle, message)) {
+        if (file->error[0] == 0) snprintf(file->error, sizeof file->error, "%s", message[0] ? message : "no image");
+        return 0;
+    }
+    if (!tiff.rgba_begin(&file->image, handle, 0, message)) {
+        if (file->error[0] == 0) snprintf(file->error, sizeof file->error, "%s", message);
+        return 0;
+    }
+    file->image_begun = 1;
+    // Rows in the order they are stored: asking for the file's own orientation flips nothing (the
+    // caller applies the orientation to the thumbnail).
+    file->image.req_orientation = file->image.orientation;
+    file->width = width;
+    file->has_alpha = file->image.alpha != 0;
+    info->has_alpha = file->has_alpha;
+    return 1;
+}
+
+const uint8_t *glance_tiff_icc_profile(glance_tiff *file, uint32_t *length) {
+    uint32_t count = 0;
+    void *data = NULL;
+    if (!tiff.get_field(file->handle, TIFFTAG_ICCPROFILE, &count, &data) || data == NULL || count == 0) {
+        *length = 0;
+        return NULL;
+    }
+    *length = count;
+    return data;
+}
+
+int glance_tiff_read_rows(glance_tiff *file, uint32_t first_row, uint32_t count, uint8_t *out) {
+    if (!file->image_begun || count == 0) return 0;
+    size_t pixels = (size_t)file->width * count;
+    if (pixels > file->band_pixels) {
+        free(file->band);
+        file->band = malloc(pixels * sizeof(uint32_t));
+        file->band_pixels = file->band != NULL ? pixels : 0;
+        if (file->band == NULL) {
+            snprintf(file->error, sizeof file->error, "no memory for %u rows of %u pixels", count, file->width);
+            return 0;
+        }
+    }
+    file->image.row_offset = (int)first_row;
+    file->image.col_offset = 0;
+    if (!tiff.rgba_get(&file->image, file->band, file->width, count)) return 0;
+    // With the file's own orientation asked for, TIFFRGBAImageGet flips nothing: the raster's
+    // rows are the stored rows, top first. It premultiplies alpha: back to straight alpha.
+    for (uint32_t row = 0; row < count; row++) {
+        const uint32_t *source = file->band + (size_t)row * file->width;
+        uint8_t *target = out + (size_t)row * file->width * 4;
+        for (uint32_t x = 0; x < file->width; x++) {
+            uint32_t abgr = source[x];
+            uint8_t r = TIFFGetR(abgr), g = TIFFGetG(abgr), b = TIFFGetB(abgr), a = TIFFGetA(abgr);
+            if (file->has_alpha && a != 255) {
+                if (a == 0) {
+                    r = g = b = 0;
+                } else {
+                    unsigned ur = (r * 255u + a / 2) / a, ug = (g * 255u + a / 2) / a, ub = (b * 255u + a / 2) / a;
+                    r = (uint8_t)(ur > 255 ? 255 : ur);
+                    g = (uint8_t)(ug > 255 ? 255 : ug);
+                    b = (uint8_t)(ub > 255 ? 255 : ub);
+                }
+            }
+            target[x * 4 + 0] = r;
+            target[x * 4 + 1] = g;
+            target[x * 4 + 2] = b;
+            target[x * 4 + 3] = a;
+        }
+    }
+    return 1;
+}
+
+const char *glance_tiff_error(const glance_tiff *file) { return file->error; }
+
+void glance_tiff_close(glance_tiff *file) {
+    if (file == NULL) return;
+    if (file->image_begun) tiff.rgba_end(&file->image);
+    if (file->handle != NULL) tiff.close(file->handle);
+    if (file->options != NULL) tiff.options_free(file->options);
+    free(file->band);
+    free(file);
+}

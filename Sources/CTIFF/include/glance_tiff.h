@@ -1,0 +1,58 @@
+// TIFF through libtiff (Debian's libtiff-dev), loaded the first time a TIFF comes: libtiff brings
+// zstd, lzma, Lerc, JBIG and libstdc++ into a process, which a batch without a TIFF should not
+// map. The file is read through its descriptor with pread (no mmap, no seeking of a shared
+// offset), one band of rows at a time, so a large TIFF never exists whole in memory.
+#ifndef GLANCE_TIFF_H
+#define GLANCE_TIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Loads libtiff (`libtiff.so.6`) once per process; later calls return the first call's
+/// result. Returns 1 when ready, else 0 with the loader's reason in `reason`.
+int glance_tiff_load(char *reason, size_t capacity);
+
+/// An open TIFF (opaque): libtiff's handle, its options and the first error it reported.
+typedef struct glance_tiff glance_tiff;
+
+/// What a TIFF's first page says of itself.
+typedef struct {
+    /// The stored size in pixels (before the orientation tag is applied).
+    uint32_t width, height;
+    /// The Orientation tag (1-8; 1 when absent or out of range).
+    int orientation;
+    /// How many pages (image file directories) the file holds.
+    int pages;
+    /// Whether the page has an alpha channel (associated or not).
+    int has_alpha;
+    /// Whether its samples are CMYK, and whether they are gray (one colour sample).
+    int is_cmyk, is_gray;
+    /// Whether it is compressed with JPEG (a photo, lossily).
+    int is_jpeg;
+    /// Rows to read at a time: a strip's or a tile's height, so that no strip is decoded twice.
+    uint32_t band_rows;
+} glance_tiff_info;
+
+/// Opens the TIFF on descriptor `fd` (not taken over; read with pread), `size` bytes long.
+/// libtiff may allocate at most `max_allocation` bytes at once. Returns NULL with the reason in
+/// `reason` when it is not a TIFF libtiff can read. Only after glance_tiff_load returned 1.
+glance_tiff *glance_tiff_open(int fd, uint64_t size, size_t max_allocation, char *reason, size_t capacity);
+
+/// Reads the first page's description into `info`; returns 1, or 0 when the page cannot be
+/// read as an RGBA image (the reason is then glance_tiff_error's).
+int glance_tiff_describe(glance_tiff *tiff, glance_tiff_info *info);
+
+/// The first page's ICC profile: its bytes (owned by the handle) and length, or NULL.
+const uint8_t *glance_tiff_icc_profile(glance_tiff *tiff, uint32_t *length);
+
+/// Reads `count` rows from `first_row`, in stored order top to bottom, as straight (not
+/// premultiplied) RGBA into `out` (width x count x 4 bytes). Returns 1, or 0 on a decoding error.
+int glance_tiff_read_rows(glance_tiff *tiff, uint32_t first_row, uint32_t count, uint8_t *out);
+
+/// The first error libtiff reported for this handle, or "" (owned by the handle).
+const char *glance_tiff_error(const glance_tiff *tiff);
+
+/// Closes the handle (not the descriptor).
+void glance_tiff_close(glance_tiff *tiff);
+
+#endif

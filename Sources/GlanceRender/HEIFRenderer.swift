@@ -1,0 +1,162 @@
+import CHEIF
+import GlanceCore
+
+/// Renders HEIC/HEIF and AVIF images through libheif (loaded on the first such file): the primary
+/// image, with its rotation, mirroring and crop (`irot`, `imir`, `clap`) applied by libheif, its
+/// alpha kept, and its colour brought into sRGB from its ICC profile or from its nclx primaries.
+/// The pixel limit is checked from the image's header before decoding.
+///
+/// When the file holds a thumbnail image at least as large as the thumbnail asked for, that is
+/// decoded instead of the primary image: libheif offers no decode-time scaling (neither HEVC nor
+/// AV1 has one), so a 12-megapixel photo is decoded whole otherwise. Phones store a small
+/// thumbnail (about 320 pixels), which serves the smaller sizes only.
+public struct HEIFRenderer: DocumentRenderer {
+    public let contentType: ContentType
+
+    private let colour: SRGBConversion
+
+    /// A renderer for `contentType` (`.heic` or `.avif`; libheif reads both) that keeps its colour
+    /// transforms in `colourTransforms`.
+    public init(_ contentType: ContentType, colourTransforms: ColourTransformCache = ColourTransformCache()) {
+        self.contentType = contentType
+        colour = SRGBConversion(transforms: colourTransforms)
+    }
+
+    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        let format = contentType.displayName
+        let document = try HEIFDocument(data: try FileReader.readWhole(of: request.file), format: format)
+        let info = document.info
+        let (width, height) = (Int(info.width), Int(info.height))
+        guard width > 0, height > 0 else { throw .corrupt(format: format, detail: "the image has no size") }
+        if width * height > request.maxPixels {
+            throw .tooLarge(width: width, height: height, limitPixels: request.maxPixels)
+        }
+        let target = ThumbnailGeometry.fit(width: width, height: height, maxSide: request.maxSide)
+        var warnings: [String] = []
+        let useThumbnail = Self.thumbnailServes(info, target: target, width: width, height: height)
+        let decoded = try document.decode(thumbnail: useThumbnail)
+        if useThumbnail { warnings.append("drawn from the file's own \(decoded.width)x\(decoded.height) thumbnail") }
+        var image: PixelBuffer
+        if decoded.width == target.width && decoded.height == target.height {
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(target.width * target.height * decoded.channels)
+            for row in 0..<decoded.height {
+                let start = decoded.pixels + row * decoded.stride
+                bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: decoded.width * decoded.channels))
+            }
+            image = PixelBuffer(width: target.width, height: target.height, channels: decoded.channels, bytes: bytes)
+        } else {
+            let scaler = try Downscaler(
+                sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
+                targetWidth: target.width, targetHeight: target.height)
+            image = try scaler.scale { scaler throws(ThumbnailError) in
+                scaler.push(rows: decoded.pixels, stride: decoded.stride, count: decoded.height)
+            }
+        }
+        let profile = document.colourProfile(warnings: &warnings)
+        let conversion = colour.convert(&image, from: profile, sourceIsGray: false, warnings: &warnings)
+        if image.hasAlpha, image.isOpaque { image = image.droppingAlpha() }
+        var rendered = RenderedThumbnail(
+            image: image, sourceWidth: width, sourceHeight: height, warnings: warnings, colour: conversion)
+        rendered.lossySource = true
+        return rendered
+    }
+
+    /// Whether the file's own thumbnail is at least the size asked for, in the primary image's
+    /// proportions (within a pixel of them), so that drawing from it loses nothing.
+    static func thumbnailServes(
+        _ info: glance_heif_info, target: (width: Int, height: Int), width: Int, height: Int
+    ) -> Bool {
+        let (thumbnailWidth, thumbnailHeight) = (Int(info.thumbnail_width), Int(info.thumbnail_height))
+        guard thumbnailWidth >= target.width, thumbnailHeight >= target.height else { return false }
+        let expectedHeight = Double(thumbnailWidth) * Double(height) / Double(width)
+        return abs(expectedHeight - Double(thumbnailHeight)) <= 1.5
+    }
+}
+
+/// An open HEIF file: owns libheif's context, image handles and decoded pixels, and frees them.
+final class HEIFDocument {
+    private let handle: OpaquePointer
+    private let format: String
+    /// The primary image's description.
+    let info: glance_heif_info
+
+    /// Decoded rows, valid while this document lives.
+    struct Decoded {
+        let pixels: UnsafePointer<UInt8>
+        let width: Int
+        let height: Int
+        let stride: Int
+        let channels: Int
+    }
+
+    init(data: [UInt8], format: String) throws(ThumbnailError) {
+        self.format = format
+        var reason = [CChar](repeating: 0, count: 512)
+        guard glance_heif_load(&reason, reason.count) == 1 else {
+            throw .unsupportedEncoding(format: format, detail: "libheif cannot be loaded: \(Self.text(reason))")
+        }
+        var truncated: Int32 = 0
+        let opened = data.withUnsafeBufferPointer { bytes in
+            glance_heif_open(bytes.baseAddress, bytes.count, &reason, reason.count, &truncated)
+        }
+        guard let opened else {
+            if truncated != 0 { throw .truncated(format: format) }
+            throw .corrupt(format: format, detail: Self.text(reason))
+        }
+        handle = opened
+        var info = glance_heif_info()
+        glance_heif_describe(opened, &info)
+        self.info = info
+    }
+
+    deinit { glance_heif_close(handle) }
+
+    /// Decodes the primary image, or its largest thumbnail, to 8-bit RGB or RGBA.
+    func decode(thumbnail: Bool) throws(ThumbnailError) -> Decoded {
+        var pixels: UnsafePointer<UInt8>?
+        var (width, height, stride, channels): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        var reason = [CChar](repeating: 0, count: 512)
+        guard
+            glance_heif_decode(
+                handle, thumbnail ? 1 : 0, &pixels, &width, &height, &stride, &channels, &reason, reason.count) == 1,
+            let pixels
+        else {
+            let text = Self.text(reason)
+            if text.lowercased().contains("end of data") { throw .truncated(format: format) }
+            throw .corrupt(format: format, detail: text)
+        }
+        return Decoded(
+            pixels: pixels, width: Int(width), height: Int(height), stride: Int(stride), channels: Int(channels))
+    }
+
+    /// The primary image's colour: its ICC profile, else a profile made from its nclx primaries
+    /// when they are not sRGB's (BT.709) or unspecified; nil for sRGB. One that cannot be used
+    /// is a warning.
+    func colourProfile(warnings: inout [String]) -> ColourProfile? {
+        do throws(ColourProfileError) {
+            let length = glance_heif_icc_profile(handle, nil, 0)
+            if length > 0, length < 16 << 20 {
+                var bytes = [UInt8](repeating: 0, count: length)
+                guard glance_heif_icc_profile(handle, &bytes, bytes.count) == length else { return nil }
+                return try ColourProfile(bytes: bytes, fallbackName: "embedded ICC profile")
+            }
+            var primaries: Int32 = 0
+            var transfer: Int32 = 0
+            var chromaticities = [Double](repeating: 0, count: 8)
+            guard glance_heif_nclx(handle, &primaries, &transfer, &chromaticities) == 1, primaries != 1, primaries != 2
+            else { return nil }
+            let name =
+                primaries == 12
+                ? "Display P3 (nclx)" : primaries == 9 ? "BT.2020 (nclx)" : "nclx primaries \(primaries)"
+            return try ColourProfile.fromPrimaries(chromaticities, name: name)
+        } catch {
+            warnings.append(error.warning)
+            return nil
+        }
+    }
+
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

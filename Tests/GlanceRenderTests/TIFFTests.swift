@@ -1,0 +1,88 @@
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// TIFF documents through libtiff: each against what its generator drew.
+@Suite("TIFF")
+struct TIFFTests {
+    @Test("strips, tiles, 16 bits, gray and CMYK all render to their size")
+    func encodings() throws {
+        let reference = try renderDocument(path: TestAssets.path("tiff/rgb8-lzw.tiff")).thumbnail.image
+        #expect(reference.width == 800 && reference.height == 600 && !reference.hasAlpha)
+        let tiled = try renderDocument(path: TestAssets.path("tiff/tiled-jpeg.tiff")).thumbnail
+        #expect(tiled.image.width == 1024 && tiled.image.height == 768)
+        // JPEG-compressed: a photo's thumbnail.
+        #expect(tiled.lossySource)
+        #expect(!(try renderDocument(path: TestAssets.path("tiff/rgb8-lzw.tiff")).thumbnail.lossySource))
+        let gray = try renderDocument(path: TestAssets.path("tiff/gray-packbits.tiff")).thumbnail.image
+        #expect(gray.width == 500 && gray.height == 500)
+        let cmyk = try renderDocument(path: TestAssets.path("tiff/cmyk.tiff")).thumbnail
+        #expect(cmyk.image.width == 600 && cmyk.warnings.contains { $0.contains("CMYK") })
+    }
+
+    @Test("the Orientation tag turns the thumbnail: stored top-left lands top-right for 6")
+    func orientation() throws {
+        let rendered = try renderDocument(path: TestAssets.path("tiff/orientation-6.tiff")).thumbnail
+        let image = rendered.image
+        #expect(image.width == 200 && image.height == 300)
+        #expect(rendered.sourceWidth == 200 && rendered.sourceHeight == 300)
+        let topRight = image.pixel(x: 180, y: 20)
+        let topLeft = image.pixel(x: 20, y: 20)
+        #expect(topRight.r > 200 && topRight.g < 60, "red top-right: \(topRight)")
+        #expect(topLeft.r > 200 && topLeft.g > 200, "white top-left: \(topLeft)")
+    }
+
+    @Test("unassociated alpha is kept straight")
+    func alpha() throws {
+        let image = try renderDocument(path: TestAssets.path("tiff/rgba.tiff")).thumbnail.image
+        #expect(image.hasAlpha && image.width == 200 && image.height == 150)
+        let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
+        // The same pixels as the PNG it was made from, where it is opaque enough to compare.
+        var compared = 0
+        var worst = 0
+        for y in stride(from: 0, to: 150, by: 7) {
+            for x in stride(from: 0, to: 200, by: 7) {
+                let p = image.pixel(x: x, y: y)
+                let q = reference.pixel(x: x, y: y)
+                #expect(abs(Int(p.a) - Int(q.a)) <= 1)
+                guard q.a > 64 else { continue }
+                compared += 1
+                worst = max(worst, abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)))
+            }
+        }
+        #expect(compared > 50 && worst <= 4, "\(compared) pixels compared, worst \(worst)")
+    }
+
+    @Test("a multi-page TIFF's thumbnail is its first page, and says so")
+    func firstPage() throws {
+        let rendered = try renderDocument(path: TestAssets.path("tiff/multipage.tiff")).thumbnail
+        #expect(rendered.image.width == 300 && rendered.image.height == 200)
+        let colour = PixelStatistics.meanColour(rendered.image)
+        #expect(colour.r > 200 && colour.g < 50, "red, the first page: \(colour)")
+        #expect(rendered.warnings.contains { $0.contains("3 pages") })
+    }
+
+    @Test("an ICC profile brings it into sRGB: the tagged TIFF matches the tagged PNG")
+    func colourProfile() throws {
+        let rendered = try renderDocument(path: TestAssets.path("colour/display-p3.tiff")).thumbnail
+        let png = try renderDocument(path: TestAssets.path("colour/display-p3.png")).thumbnail
+        #expect(rendered.colour != nil && rendered.colour?.profile == png.colour?.profile)
+        #expect(PixelStatistics.meanAbsoluteDifference(rendered.image, png.image) < 1)
+    }
+
+    @Test("a page past the pixel limit is refused from its tags; a cut file is a one-line error")
+    func refusals() {
+        for (name, expected) in [
+            ("huge.tiff", "20000x20000 exceeds the 100-megapixel limit"), ("truncated.tiff", "TIFF"),
+            ("bad-ifd.tiff", "TIFF"),
+        ] {
+            do {
+                _ = try renderDocument(path: TestAssets.path("corrupt/\(name)"))
+                Issue.record("\(name) rendered")
+            } catch {
+                #expect(error.description.contains(expected) && !error.description.contains("\n"), "\(error)")
+            }
+        }
+    }
+}
