@@ -206,11 +206,11 @@ assets:
 clean:
 	rm -rf .build $(STATIC_BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
 
-## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, the worker protocol) with
-## AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from TestAssets/ seeds;
-## findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
+## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, GIF, TIFF, HEIF, SVG, the worker
+## protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
+## TestAssets/ seeds; findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
-FUZZERS    := jpeg png pdf text webp icc worker-reply
+FUZZERS    := jpeg png pdf text webp gif tiff heif svg icc worker-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \
@@ -223,7 +223,7 @@ fuzz: deps
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full
 ## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
 BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
-                  pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql
+                  pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql webp libheif-examples
 
 .PHONY: bench
 bench: release

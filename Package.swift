@@ -284,6 +284,10 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-pdf", "PDF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-text", "Text", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-webp", "WebP", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-gif", "GIF", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-tiff", "TIFF", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-heif", "HEIF", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-worker-reply", "WorkerReply", ["GlanceCore", "GlancePipeline"]),
     ]

@@ -19,6 +19,10 @@ SEEDS = {
     "pdf": ["pdf", "hostile", "corrupt"],
     "text": ["text", "collision", "samples"],
     "webp": ["webp", "corrupt"],
+    "gif": ["gif", "corrupt"],
+    "tiff": ["tiff", "corrupt", "colour"],
+    "heif": ["heif", "corrupt", "colour"],
+    "svg": ["svg", "hostile", "corrupt"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "worker-reply": ["fuzz/worker-reply"],

@@ -1832,6 +1832,10 @@ def make_tiff():
     # RGBA: ImageMagick writes unassociated alpha (ExtraSamples 2).
     magick(os.path.join(ROOT, "png", "rgba8.png"), "-compress", "lzw", out("tiff/rgba.tiff"))
     ok_image("tiff/rgba.tiff", "tiff", 200, 150, "png/rgba8.png as RGBA 8 bit, unassociated alpha, LZW")
+    # The same pixels in 64-pixel tiles (200 is not a multiple: the right tiles are partly empty),
+    # read as stored rather than through libtiff's RGBA reader.
+    run("tiffcp", "-t", "-w", "64", "-l", "64", "-c", "lzw", out("tiff/rgba.tiff"), out("tiff/rgba-tiled.tiff"))
+    ok_image("tiff/rgba-tiled.tiff", "tiff", 200, 150, "tiff/rgba.tiff in 64x64 tiles, LZW")
     # Three pages; only the first is drawn.
     pages = []
     for index, (size, colour) in enumerate((((300, 200), (220, 30, 30)), ((500, 500), (30, 60, 220)),

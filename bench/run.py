@@ -556,7 +556,7 @@ def main():
             extras["metrics"] = metrics.measure(glance, ROOT, log)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             log(f"  metrics not measured: {error}")
-        log("formats: WebP against vipsthumbnail")
+        log("formats: WebP, HEIC, AVIF, TIFF, GIF and SVG against vipsthumbnail")
         try:
             extras["formats"] = new_formats.measure(glance, ROOT, log, cores)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:

@@ -31,9 +31,10 @@ public struct TIFFRenderer: DocumentRenderer {
         // The target in stored orientation: the turn is applied to the small result at the end.
         let target = orientation.swapsAxes ? (width: fitted.height, height: fitted.width) : fitted
         let band = max(1, min(Int(info.band_rows), height))
-        var rows = [UInt8](repeating: 0, count: width * band * 4)
+        let channels = Int(info.channels)
+        var rows = [UInt8](repeating: 0, count: width * band * channels)
         let scaler = try Downscaler(
-            sourceWidth: width, sourceHeight: height, channels: 4, targetWidth: target.width,
+            sourceWidth: width, sourceHeight: height, channels: channels, targetWidth: target.width,
             targetHeight: target.height)
         var image = try scaler.scale { scaler throws(ThumbnailError) in
             var first = 0
@@ -42,7 +43,7 @@ public struct TIFFRenderer: DocumentRenderer {
                 try rows.withUnsafeMutableBufferPointer { out throws(ThumbnailError) in
                     guard let base = out.baseAddress else { return }
                     try document.readRows(from: first, count: count, into: base)
-                    scaler.push(rows: base, stride: width * 4, count: count)
+                    scaler.push(rows: base, stride: width * channels, count: count)
                 }
                 first += count
             }

@@ -79,14 +79,16 @@ extension PreviewServer {
 }
 
 extension PreviewServer {
-    /// How an original is handed to the browser: images and text are shown (`inline`), with a
-    /// policy that runs nothing (``SecurityHeaders``); a PDF or a file of an unknown type is saved
-    /// (`attachment`), never opened in the browser, whose PDF viewer runs a document's scripts.
+    /// How an original is handed to the browser: images browsers draw and text are shown
+    /// (`inline`), with a policy that runs nothing and loads nothing (``SecurityHeaders``: an
+    /// SVG's scripts and references stay inert); a PDF, a TIFF or HEIC (which browsers cannot
+    /// draw) or a file of an unknown type is saved (`attachment`), never opened in the browser,
+    /// whose PDF viewer runs a document's scripts.
     /// The name is given as RFC 6266 says: an ASCII fallback and the exact bytes in UTF-8.
     static func disposition(of path: String, type: ContentType?) -> String {
         let shown: Bool =
             switch type {
-            case .png, .jpeg, .text: true
+            case .png, .jpeg, .webp, .gif, .avif, .svg, .text: true
             default: false
             }
         let name = FileName.components(of: path).last ?? "document"

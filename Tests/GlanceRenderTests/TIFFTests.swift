@@ -33,9 +33,9 @@ struct TIFFTests {
         #expect(topLeft.r > 200 && topLeft.g > 200, "white top-left: \(topLeft)")
     }
 
-    @Test("unassociated alpha is kept straight")
-    func alpha() throws {
-        let image = try renderDocument(path: TestAssets.path("tiff/rgba.tiff")).thumbnail.image
+    @Test("unassociated alpha is kept straight, in strips or in tiles", arguments: ["rgba.tiff", "rgba-tiled.tiff"])
+    func alpha(_ name: String) throws {
+        let image = try renderDocument(path: TestAssets.path("tiff/\(name)")).thumbnail.image
         #expect(image.hasAlpha && image.width == 200 && image.height == 150)
         let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
         // The same pixels as the PNG it was made from, where it is opaque enough to compare.

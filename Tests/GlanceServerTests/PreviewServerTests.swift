@@ -556,6 +556,11 @@ struct PreviewServerTests {
         #expect(
             PreviewServer.disposition(of: FileName.decode(Array("x".utf8) + [0xFF]), type: nil)
                 == "attachment; filename=\"x_\"; filename*=UTF-8''x%FF")
+        // What browsers draw is shown (an SVG under the inert policy every original gets); what
+        // they cannot draw is saved.
+        for (type, shown) in [(ContentType.svg, true), (.gif, true), (.avif, true), (.heic, false), (.tiff, false)] {
+            #expect(PreviewServer.disposition(of: "d", type: type).hasPrefix(shown ? "inline" : "attachment"), "\(type)")
+        }
     }
 
     @Test("one account may start at most 60 sessions in ten minutes; others are not held back by it")

@@ -31,6 +31,10 @@ typedef struct {
     int is_jpeg;
     /// Rows to read at a time: a strip's or a tile's height, so that no strip is decoded twice.
     uint32_t band_rows;
+    /// Bytes a pixel of the rows glance_tiff_read_rows gives: 3 (RGB, read as stored: 8-bit
+    /// contiguous RGB without alpha) or 4 (RGBA: as stored for 8-bit RGB with unassociated
+    /// alpha, else through libtiff's RGBA reader, which takes every other layout).
+    int channels;
 } glance_tiff_info;
 
 /// Opens the TIFF on descriptor `fd` (not taken over; read with pread), `size` bytes long.
@@ -45,8 +49,9 @@ int glance_tiff_describe(glance_tiff *tiff, glance_tiff_info *info);
 /// The first page's ICC profile: its bytes (owned by the handle) and length, or NULL.
 const uint8_t *glance_tiff_icc_profile(glance_tiff *tiff, uint32_t *length);
 
-/// Reads `count` rows from `first_row`, in stored order top to bottom, as straight (not
-/// premultiplied) RGBA into `out` (width x count x 4 bytes). Returns 1, or 0 on a decoding error.
+/// Reads `count` rows from `first_row` (a multiple of the band's rows), in stored order top to
+/// bottom, as straight (not premultiplied) RGB or RGBA (the info's `channels`) into `out` (width x
+/// count x channels bytes). Returns 1, or 0 on a decoding error.
 int glance_tiff_read_rows(glance_tiff *tiff, uint32_t first_row, uint32_t count, uint8_t *out);
 
 /// The first error libtiff reported for this handle, or "" (owned by the handle).
