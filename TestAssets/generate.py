@@ -1642,6 +1642,12 @@ def make_webp():
         "-o", out("colour/display-p3.webp"))
     ok_image("colour/display-p3.webp", "webp", 1536, 1024,
              "colour/display-p3.png as lossy WebP, quality 95, with its Display P3 ICC profile")
+    # EXIF orientation 6 carried over from the JPEG: the stored pixels are turned, the thumbnail
+    # is upright (orientation/upright.png).
+    run("cwebp", "-quiet", "-q", "90", "-metadata", "exif", os.path.join(ROOT, "orientation", "orient-6.jpg"),
+        "-o", out("webp/orient-6.webp"))
+    ok_image("webp/orient-6.webp", "webp", 600, 400,
+             "orientation/orient-6.jpg as lossy WebP with its EXIF (orientation 6): upright 600x400")
     # An animation: a red frame, then a blue one; the thumbnail is the first.
     frames = []
     for index, colour in enumerate(((220, 30, 30), (30, 60, 220))):

@@ -110,13 +110,16 @@ int glance_webp_decode_first_frame(const uint8_t *data, size_t size, uint8_t *ou
     return result;
 }
 
-int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length) {
+/// The payload of the file's chunk `fourcc`, announced by `flag` in its VP8X header: as
+/// glance_webp_icc_profile returns.
+static int chunk_payload(const uint8_t *data, size_t size, const char *fourcc, uint32_t flag, uint8_t *out,
+                         size_t capacity, size_t *length) {
     WebPData webp = {data, size};
     WebPDemuxer *demux = WebPDemux(&webp);
     if (!demux) return -1;
     int found = 0;
     WebPChunkIterator chunk;
-    if ((WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & ICCP_FLAG) && WebPDemuxGetChunk(demux, "ICCP", 1, &chunk)) {
+    if ((WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & flag) && WebPDemuxGetChunk(demux, fourcc, 1, &chunk)) {
         *length = chunk.chunk.size;
         if (out && chunk.chunk.size <= capacity) memcpy(out, chunk.chunk.bytes, chunk.chunk.size);
         found = 1;
@@ -124,4 +127,12 @@ int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size
     }
     WebPDemuxDelete(demux);
     return found;
+}
+
+int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length) {
+    return chunk_payload(data, size, "ICCP", ICCP_FLAG, out, capacity, length);
+}
+
+int glance_webp_exif(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length) {
+    return chunk_payload(data, size, "EXIF", EXIF_FLAG, out, capacity, length);
 }

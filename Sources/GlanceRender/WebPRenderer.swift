@@ -7,8 +7,8 @@ import GlanceCore
 /// decoder; the canvas is held to the pixel limit). An embedded ICC profile brings the thumbnail
 /// into sRGB, as for PNG and JPEG.
 ///
-/// A lossy WebP's thumbnail is a JPEG when opaque (as a photo's), a lossless one's a PNG. Not done:
-/// the EXIF orientation of a WebP (browsers ignore it too).
+/// A lossy WebP's thumbnail is a JPEG when opaque (as a photo's), a lossless one's a PNG. Its EXIF
+/// orientation is applied, as a JPEG's is (as vipsthumbnail does).
 public struct WebPRenderer: DocumentRenderer {
     public var contentType: ContentType { .webp }
 
@@ -34,7 +34,12 @@ public struct WebPRenderer: DocumentRenderer {
         if sourceWidth * sourceHeight > request.maxPixels {
             throw .tooLarge(width: sourceWidth, height: sourceHeight, limitPixels: request.maxPixels)
         }
-        let target = ThumbnailGeometry.fit(width: sourceWidth, height: sourceHeight, maxSide: request.maxSide)
+        // Upright by its EXIF orientation, as a JPEG is: the target in stored orientation, the
+        // turn applied to the small result.
+        let orientation = Self.orientation(of: data)
+        let displayed = orientation.swapsAxes ? (sourceHeight, sourceWidth) : (sourceWidth, sourceHeight)
+        let fitted = ThumbnailGeometry.fit(width: displayed.0, height: displayed.1, maxSide: request.maxSide)
+        let target = orientation.swapsAxes ? (width: fitted.height, height: fitted.width) : fitted
         var warnings: [String] = []
         var image: PixelBuffer
         if isAnimation != 0 {
@@ -53,12 +58,12 @@ public struct WebPRenderer: DocumentRenderer {
             guard decoded == 0 else { throw Self.failure(decoded) }
             image = PixelBuffer(width: target.width, height: target.height, channels: channels, bytes: pixels)
         }
+        if orientation != .up { image = orientation.apply(to: image) }
         let profile = Self.embeddedProfile(of: data, warnings: &warnings)
         let conversion = colour.convert(&image, from: profile, sourceIsGray: false, warnings: &warnings)
         if image.hasAlpha, image.isOpaque { image = image.droppingAlpha() }
         var rendered = RenderedThumbnail(
-            image: image, sourceWidth: sourceWidth, sourceHeight: sourceHeight, warnings: warnings,
-            colour: conversion)
+            image: image, sourceWidth: displayed.0, sourceHeight: displayed.1, warnings: warnings, colour: conversion)
         rendered.lossySource = isLossy != 0
         return rendered
     }
@@ -84,6 +89,23 @@ public struct WebPRenderer: DocumentRenderer {
                 if let base = rows.baseAddress { scaler.push(rows: base, stride: width * 4, count: height) }
             }
         }
+    }
+
+    /// The EXIF orientation of the file (``ExifOrientation/up`` when it has none or it cannot be
+    /// read).
+    private static func orientation(of data: [UInt8]) -> ExifOrientation {
+        var length = 0
+        let found = data.withUnsafeBufferPointer { glance_webp_exif($0.baseAddress, $0.count, nil, 0, &length) }
+        guard found == 1, length >= 8, length < 1 << 20 else { return .up }
+        var bytes = [UInt8](repeating: 0, count: length)
+        _ = data.withUnsafeBufferPointer { source in
+            bytes.withUnsafeMutableBufferPointer { out in
+                glance_webp_exif(source.baseAddress, source.count, out.baseAddress, out.count, &length)
+            }
+        }
+        // Some writers keep the JPEG segment's `Exif\0\0` before the TIFF header.
+        let start = bytes.starts(with: Array("Exif".utf8) + [0, 0]) ? 6 : 0
+        return bytes[start...].withUnsafeBufferPointer { ExifOrientation(exifPayload: $0) }
     }
 
     /// The file's ICC profile, or nil (a profile that cannot be read is a warning).

@@ -5,7 +5,7 @@ import Glance
 struct GlanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "glance",
-        abstract: "Thumbnails and previews for folders of documents (PDF, PNG, JPEG, plain text).",
+        abstract: "Thumbnails and previews for folders of documents (PDF, images, plain text).",
         discussion: """
             Exit status: 0 when everything was done, 1 when some document failed (each is named \
             with its reason on stderr, as 'glance: FILE: reason'), 2 for bad usage or an \

@@ -34,6 +34,16 @@ struct WebPTests {
             "lossless at its own size: \(differing) bytes differ")
     }
 
+    @Test("the EXIF orientation turns the thumbnail upright, as a JPEG's does")
+    func orientation() throws {
+        let rendered = try renderDocument(path: TestAssets.path("webp/orient-6.webp")).thumbnail
+        #expect(rendered.image.width == 600 && rendered.image.height == 400)
+        #expect(rendered.sourceWidth == 600 && rendered.sourceHeight == 400)
+        let upright = try renderDocument(path: TestAssets.path("orientation/upright.png")).thumbnail.image
+        let psnr = PixelStatistics.psnr(rendered.image, upright)
+        #expect(psnr > 25, "\(psnr) dB against the upright picture")
+    }
+
     @Test("an animation's thumbnail is its first frame")
     func animationFirstFrame() throws {
         let rendered = try renderDocument(path: TestAssets.path("webp/animated.webp")).thumbnail

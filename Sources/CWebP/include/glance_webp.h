@@ -39,4 +39,8 @@ int glance_webp_decode_first_frame(const uint8_t *data, size_t size, uint8_t *ou
 /// `capacity`), 0 when it has none, -1 when the file cannot be parsed.
 int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length);
 
+/// The file's EXIF payload (a TIFF header and its directories; some writers put `Exif\0\0`
+/// first): as glance_webp_icc_profile.
+int glance_webp_exif(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length);
+
 #endif
