@@ -2024,6 +2024,20 @@ def make_heif():
     heif_enc(os.path.join(ROOT, "colour", "display-p3.png"), "colour/display-p3.heic", "-q", "90")
     ok_image("colour/display-p3.heic", "heic", 1536, 1024,
              "colour/display-p3.png as HEIC, quality 90, with its Display P3 ICC profile (colr prof)")
+    # The same pixels described by an nclx box only, no ICC profile: the renderer makes the
+    # profile from the primaries. heif-enc 1.15 writes an nclx box of "unspecified" primaries
+    # whatever it is asked, so its two codes are patched in place (same length: no offset moves).
+    untagged = os.path.join(TMP, "display-p3-untagged.png")
+    magick(os.path.join(ROOT, "colour", "display-p3.png"), "+profile", "*", untagged)
+    heif_enc(untagged, "colour/display-p3-nclx.avif", "-A", "-p", "threads=4", "-q", "90")
+    avif = bytearray(read("colour/display-p3-nclx.avif"))
+    at = avif.find(b"colrnclx")
+    assert at > 0 and avif.count(b"colrnclx") == 1, "one nclx colr box"
+    avif[at + 8:at + 12] = struct.pack(">HH", 12, 13)  # colour primaries: Display P3; transfer: sRGB
+    write("colour/display-p3-nclx.avif", bytes(avif))
+    ok_image("colour/display-p3-nclx.avif", "avif", 1536, 1024,
+             "colour/display-p3.png's pixels as AVIF with an nclx box saying Display P3 (primaries 12, "
+             "transfer 13) and no ICC profile")
 
     heic = read("heif/photo.heic")
     write("corrupt/truncated.heic", heic[:len(heic) * 2 // 5])

@@ -65,6 +65,16 @@ struct HEIFTests {
         #expect(PixelStatistics.meanAbsoluteDifference(rendered.image, png.image) < 3)
     }
 
+    @Test("an AVIF whose nclx box says Display P3 (no ICC profile) is brought into sRGB")
+    func nclxFile() throws {
+        let rendered = try renderDocument(path: TestAssets.path("colour/display-p3-nclx.avif")).thumbnail
+        let png = try renderDocument(path: TestAssets.path("colour/display-p3.png")).thumbnail
+        #expect(rendered.colour?.profile == "Display P3 (nclx)")
+        // Left as they are, its numbers are about 9 off the sRGB ones.
+        let difference = PixelStatistics.meanAbsoluteDifference(rendered.image, png.image)
+        #expect(difference < 2, "\(difference)")
+    }
+
     @Test("an nclx description of Display P3 is a profile made from its primaries")
     func nclxPrimaries() throws {
         // Display P3's chromaticities (white D65, red, green, blue), as an nclx box carries them.
