@@ -559,7 +559,8 @@ struct PreviewServerTests {
         // What browsers draw is shown (an SVG under the inert policy every original gets); what
         // they cannot draw is saved.
         for (type, shown) in [(ContentType.svg, true), (.gif, true), (.avif, true), (.heic, false), (.tiff, false)] {
-            #expect(PreviewServer.disposition(of: "d", type: type).hasPrefix(shown ? "inline" : "attachment"), "\(type)")
+            #expect(
+                PreviewServer.disposition(of: "d", type: type).hasPrefix(shown ? "inline" : "attachment"), "\(type)")
         }
     }
 
