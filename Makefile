@@ -16,11 +16,12 @@ DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev li
 # (pdftocairo: what a PDF page other than the first is compared with), and
 # openssl and curl (test certificates, and a client for TLS and HTTP/2), xterm under Xvfb and tmux
 # (real terminals for list --preview) and libsixel's sixel2png (what decodes the sixel written),
+# libheif's heif-convert (a HEIC with its profile for ImageMagick, which reads none),
 # lintian and man (the Debian package's checks).
 TEST_PACKAGES := chromium chromium-driver python3-selenium libglib2.0-bin bubblewrap imagemagick icc-profiles-free postgresql \
                  poppler-utils \
                  openssl curl \
-                 xterm xvfb tmux libsixel-bin \
+                 xterm xvfb tmux libsixel-bin libheif-examples \
                  lintian man-db systemd
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The release build, and make install's: a build of its own with the Swift runtime linked in, so
