@@ -31,9 +31,16 @@ public struct HEIFRenderer: DocumentRenderer {
         if width * height > request.maxPixels {
             throw .tooLarge(width: width, height: height, limitPixels: request.maxPixels)
         }
-        let target = ThumbnailGeometry.fit(width: width, height: height, maxSide: request.maxSide)
+        var target = ThumbnailGeometry.fit(width: width, height: height, maxSide: request.maxSide)
         var warnings: [String] = []
         let useThumbnail = Self.thumbnailServes(info, target: target, width: width, height: height)
+        if useThumbnail {
+            // Its shorter side may be a pixel short of this rounding of the proportions (heif-enc
+            // rounds down): the thumbnail's own size then, never enlarged.
+            target = ThumbnailGeometry.fit(
+                width: Int(info.thumbnail_width), height: Int(info.thumbnail_height),
+                maxSide: max(target.width, target.height))
+        }
         let decoded = try document.decode(thumbnail: useThumbnail)
         if useThumbnail { warnings.append("drawn from the file's own \(decoded.width)x\(decoded.height) thumbnail") }
         var image: PixelBuffer
@@ -63,12 +70,17 @@ public struct HEIFRenderer: DocumentRenderer {
     }
 
     /// Whether the file's own thumbnail is at least the size asked for, in the primary image's
-    /// proportions (within a pixel of them), so that drawing from it loses nothing.
+    /// proportions: its longer side at least the target's, its shorter side at most a pixel short
+    /// (encoders round it down) and within a pixel and a half of the proportions, so that drawing
+    /// from it loses nothing.
     static func thumbnailServes(
         _ info: glance_heif_info, target: (width: Int, height: Int), width: Int, height: Int
     ) -> Bool {
         let (thumbnailWidth, thumbnailHeight) = (Int(info.thumbnail_width), Int(info.thumbnail_height))
-        guard thumbnailWidth >= target.width, thumbnailHeight >= target.height else { return false }
+        guard thumbnailWidth > 0, thumbnailHeight > 0,
+            max(thumbnailWidth, thumbnailHeight) >= max(target.width, target.height),
+            thumbnailWidth >= target.width - 1, thumbnailHeight >= target.height - 1
+        else { return false }
         let expectedHeight = Double(thumbnailWidth) * Double(height) / Double(width)
         return abs(expectedHeight - Double(thumbnailHeight)) <= 1.5
     }

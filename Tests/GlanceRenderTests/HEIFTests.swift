@@ -1,3 +1,4 @@
+import CHEIF
 import GlanceCore
 import Testing
 
@@ -30,6 +31,24 @@ struct HEIFTests {
         // Larger than the file's thumbnail: the primary image.
         let full = try renderDocument(path: path, maxSide: 1600).thumbnail
         #expect(full.image.width == 1600 && !full.warnings.contains { $0.contains("thumbnail") })
+    }
+
+    @Test("a thumbnail a pixel short of the rounding still serves; a smaller or other-shaped one does not")
+    func thumbnailChoice() {
+        func serves(_ thumbnail: (Int32, Int32), primary: (Int, Int) = (4000, 2667)) -> Bool {
+            let info = glance_heif_info(
+                width: Int32(primary.0), height: Int32(primary.1), has_alpha: 0, thumbnail_width: thumbnail.0,
+                thumbnail_height: thumbnail.1)
+            let target = ThumbnailGeometry.fit(width: primary.0, height: primary.1, maxSide: 1024)
+            return HEIFRenderer.thumbnailServes(info, target: target, width: primary.0, height: primary.1)
+        }
+        #expect(serves((1024, 682)))  // 2667 x 1024 / 4000 = 682.75: heif-enc rounds down
+        #expect(serves((1024, 683)))
+        #expect(serves((2048, 1365)))
+        #expect(!serves((512, 341)))
+        #expect(!serves((1024, 1024)))
+        #expect(!serves((0, 0)))
+        #expect(!serves((1023, 682)))
     }
 
     @Test("irot turns the image: stored top-left lands bottom-left")

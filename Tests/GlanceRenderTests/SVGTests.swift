@@ -30,6 +30,18 @@ struct SVGTests {
         #expect(viewBox.sourceWidth == 800 && viewBox.sourceHeight == 600 && viewBox.image.height == 768)
     }
 
+    @Test("with no width, height or viewBox, a drawing fills a square, and says so")
+    func noSize() throws {
+        let scratch = ScratchFolder()
+        let path = try scratch.write(
+            Array(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"50\" height=\"50\" fill=\"#dc1e1e\"/></svg>"
+                    .utf8), to: "no-size.svg")
+        let rendered = try renderDocument(path: path).thumbnail
+        #expect(rendered.image.width == 1024 && rendered.image.height == 1024)
+        #expect(rendered.warnings.contains { $0.contains("drawn in a square") }, "\(rendered.warnings)")
+    }
+
     @Test("text is drawn with the system's fonts")
     func text() throws {
         let image = try renderDocument(path: TestAssets.path("svg/text.svg")).thumbnail.image
