@@ -33,6 +33,8 @@ static struct {
     __typeof__(heif_image_get_plane_readonly) *plane;
     __typeof__(heif_image_get_width) *image_width;
     __typeof__(heif_image_get_height) *image_height;
+    __typeof__(heif_image_get_bits_per_pixel) *bits_per_pixel;
+    __typeof__(heif_image_get_bits_per_pixel_range) *bits_per_pixel_range;
     __typeof__(heif_image_handle_get_raw_color_profile_size) *icc_size;
     __typeof__(heif_image_handle_get_raw_color_profile) *icc;
     __typeof__(heif_image_handle_get_nclx_color_profile) *nclx;
@@ -64,6 +66,8 @@ static void load_library(void) {
         "heif_image_get_plane_readonly",
         "heif_image_get_width",
         "heif_image_get_height",
+        "heif_image_get_bits_per_pixel",
+        "heif_image_get_bits_per_pixel_range",
         "heif_image_handle_get_raw_color_profile_size",
         "heif_image_handle_get_raw_color_profile",
         "heif_image_handle_get_nclx_color_profile",
@@ -76,7 +80,9 @@ static void load_library(void) {
         (void **)&heif.thumbnail_count, (void **)&heif.thumbnail_ids, (void **)&heif.thumbnail,
         (void **)&heif.options_alloc, (void **)&heif.options_free,    (void **)&heif.decode,
         (void **)&heif.image_release, (void **)&heif.plane,           (void **)&heif.image_width,
-        (void **)&heif.image_height,  (void **)&heif.icc_size,        (void **)&heif.icc,
+        (void **)&heif.image_height,  (void **)&heif.bits_per_pixel,  (void **)&heif.bits_per_pixel_range,
+        (void **)&heif.icc_size,
+        (void **)&heif.icc,
         (void **)&heif.nclx,          (void **)&heif.nclx_free,
     };
     loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
@@ -103,6 +109,13 @@ struct glance_heif {
     struct heif_image_handle *primary;
     struct heif_image_handle *thumbnail;
     struct heif_image *image;
+    /// The decoded planes (R, G, B, and alpha or NULL) and their strides.
+    const uint8_t *planes[4];
+    int strides[4];
+    /// 0 for 8-bit planes; else how far a 16-bit sample is shifted down to 8 bits (a 10-bit
+    /// plane: 2). libheif turns high bit depths to 8 for interleaved output only.
+    int shift;
+    int width, channels;
 };
 
 static void copy_reason(struct heif_error error, char *reason, size_t capacity) {
@@ -161,8 +174,8 @@ void glance_heif_describe(glance_heif *file, glance_heif_info *info) {
     }
 }
 
-int glance_heif_decode(glance_heif *file, int use_thumbnail, const uint8_t **pixels, int *width, int *height,
-                       int *stride, int *channels, char *reason, size_t capacity) {
+int glance_heif_decode(glance_heif *file, int use_thumbnail, int *width, int *height, int *channels, char *reason,
+                       size_t capacity) {
     const struct heif_image_handle *handle =
         use_thumbnail && file->thumbnail != NULL ? file->thumbnail : file->primary;
     int alpha = heif.handle_has_alpha(handle);
@@ -177,23 +190,89 @@ int glance_heif_decode(glance_heif *file, int use_thumbnail, const uint8_t **pix
         heif.image_release(file->image);
         file->image = NULL;
     }
-    struct heif_error error =
-        heif.decode(handle, &file->image, heif_colorspace_RGB,
-                    alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    struct heif_error error = heif.decode(handle, &file->image, heif_colorspace_RGB, heif_chroma_444, options);
     heif.options_free(options);
     if (error.code != heif_error_Ok) {
         copy_reason(error, reason, capacity);
         return 0;
     }
-    *pixels = heif.plane(file->image, heif_channel_interleaved, stride);
-    *width = heif.image_width(file->image, heif_channel_interleaved);
-    *height = heif.image_height(file->image, heif_channel_interleaved);
-    *channels = alpha ? 4 : 3;
-    if (*pixels == NULL || *width <= 0 || *height <= 0) {
+    static const enum heif_channel channel[4] = {heif_channel_R, heif_channel_G, heif_channel_B,
+                                                 heif_channel_Alpha};
+    file->channels = alpha ? 4 : 3;
+    for (int index = 0; index < 4; index++) {
+        file->planes[index] = NULL;
+        if (index < file->channels) {
+            file->planes[index] = heif.plane(file->image, channel[index], &file->strides[index]);
+            // (Asking libheif the depth of a plane it does not have aborts the process: only
+            // those there are.)
+            int storage = file->planes[index] != NULL ? heif.bits_per_pixel(file->image, channel[index]) : 0;
+            int range = storage > 0 ? heif.bits_per_pixel_range(file->image, channel[index]) : 0;
+            int shift = storage == 16 && range > 8 && range <= 16 ? range - 8 : storage == 8 ? 0 : -1;
+            if (shift < 0 || (index > 0 && shift != file->shift)) {
+                snprintf(reason, capacity, "the decoder gave planes of %d bits", storage);
+                return 0;
+            }
+            file->shift = shift;
+        }
+    }
+    *width = file->width = heif.image_width(file->image, heif_channel_R);
+    *height = heif.image_height(file->image, heif_channel_R);
+    *channels = file->channels;
+    for (int index = 1; index < file->channels; index++) {
+        if (heif.image_width(file->image, channel[index]) < *width ||
+            heif.image_height(file->image, channel[index]) < *height) {
+            snprintf(reason, capacity, "the decoder gave planes of different sizes");
+            return 0;
+        }
+    }
+    if (*width <= 0 || *height <= 0) {
         snprintf(reason, capacity, "the decoder gave no pixels");
         return 0;
     }
     return 1;
+}
+
+/// One sample of plane `index`, 8 bits, at (x, y).
+static inline uint8_t sample(const glance_heif *file, int index, size_t x, size_t y) {
+    const uint8_t *row = file->planes[index] + y * (size_t)file->strides[index];
+    if (file->shift == 0) return row[x];
+    uint16_t wide;
+    memcpy(&wide, row + 2 * x, 2);
+    unsigned value = wide >> file->shift;
+    return (uint8_t)(value > 255 ? 255 : value);
+}
+
+void glance_heif_read_rows(glance_heif *file, int first_row, int count, uint8_t *out) {
+    size_t width = (size_t)file->width;
+    size_t channels = (size_t)file->channels;
+    for (int row = 0; row < count; row++) {
+        size_t y = (size_t)(first_row + row);
+        uint8_t *target = out + (size_t)row * width * channels;
+        if (file->shift != 0) {
+            for (size_t x = 0; x < width; x++) {
+                for (size_t index = 0; index < channels; index++) target[channels * x + index] = sample(file, (int)index, x, y);
+            }
+            continue;
+        }
+        const uint8_t *r = file->planes[0] + y * (size_t)file->strides[0];
+        const uint8_t *g = file->planes[1] + y * (size_t)file->strides[1];
+        const uint8_t *b = file->planes[2] + y * (size_t)file->strides[2];
+        if (channels == 4) {
+            const uint8_t *a = file->planes[3] + y * (size_t)file->strides[3];
+            for (size_t x = 0; x < width; x++) {
+                target[4 * x] = r[x];
+                target[4 * x + 1] = g[x];
+                target[4 * x + 2] = b[x];
+                target[4 * x + 3] = a[x];
+            }
+        } else {
+            for (size_t x = 0; x < width; x++) {
+                target[3 * x] = r[x];
+                target[3 * x + 1] = g[x];
+                target[3 * x + 2] = b[x];
+            }
+        }
+    }
 }
 
 size_t glance_heif_icc_profile(glance_heif *file, uint8_t *out, size_t capacity) {

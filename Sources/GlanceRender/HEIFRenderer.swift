@@ -45,19 +45,29 @@ public struct HEIFRenderer: DocumentRenderer {
         if useThumbnail { warnings.append("drawn from the file's own \(decoded.width)x\(decoded.height) thumbnail") }
         var image: PixelBuffer
         if decoded.width == target.width && decoded.height == target.height {
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(target.width * target.height * decoded.channels)
-            for row in 0..<decoded.height {
-                let start = decoded.pixels + row * decoded.stride
-                bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: decoded.width * decoded.channels))
+            var bytes = [UInt8](repeating: 0, count: decoded.width * decoded.height * decoded.channels)
+            bytes.withUnsafeMutableBufferPointer { out in
+                if let base = out.baseAddress { document.readRows(from: 0, count: decoded.height, into: base) }
             }
             image = PixelBuffer(width: target.width, height: target.height, channels: decoded.channels, bytes: bytes)
         } else {
             let scaler = try Downscaler(
                 sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
                 targetWidth: target.width, targetHeight: target.height)
+            // The planes interleaved a band at a time, into a buffer that stays in the cache.
+            let band = 16
+            var rows = [UInt8](repeating: 0, count: decoded.width * band * decoded.channels)
             image = try scaler.scale { scaler throws(ThumbnailError) in
-                scaler.push(rows: decoded.pixels, stride: decoded.stride, count: decoded.height)
+                rows.withUnsafeMutableBufferPointer { out in
+                    guard let base = out.baseAddress else { return }
+                    var first = 0
+                    while first < decoded.height {
+                        let count = min(band, decoded.height - first)
+                        document.readRows(from: first, count: count, into: base)
+                        scaler.push(rows: base, stride: decoded.width * decoded.channels, count: count)
+                        first += count
+                    }
+                }
             }
         }
         let profile = document.colourProfile(warnings: &warnings)
@@ -93,12 +103,10 @@ final class HEIFDocument {
     /// The primary image's description.
     let info: glance_heif_info
 
-    /// Decoded rows, valid while this document lives.
+    /// The size and channels (3: RGB, 4: RGBA) of what was decoded.
     struct Decoded {
-        let pixels: UnsafePointer<UInt8>
         let width: Int
         let height: Int
-        let stride: Int
         let channels: Int
     }
 
@@ -124,22 +132,23 @@ final class HEIFDocument {
 
     deinit { glance_heif_close(handle) }
 
-    /// Decodes the primary image, or its largest thumbnail, to 8-bit RGB or RGBA.
+    /// Decodes the primary image, or its largest thumbnail, to 8-bit RGB or RGBA planes.
     func decode(thumbnail: Bool) throws(ThumbnailError) -> Decoded {
-        var pixels: UnsafePointer<UInt8>?
-        var (width, height, stride, channels): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        var (width, height, channels): (Int32, Int32, Int32) = (0, 0, 0)
         var reason = [CChar](repeating: 0, count: 512)
         guard
-            glance_heif_decode(
-                handle, thumbnail ? 1 : 0, &pixels, &width, &height, &stride, &channels, &reason, reason.count) == 1,
-            let pixels
+            glance_heif_decode(handle, thumbnail ? 1 : 0, &width, &height, &channels, &reason, reason.count) == 1
         else {
             let text = Self.text(reason)
             if text.lowercased().contains("end of data") { throw .truncated(format: format) }
             throw .corrupt(format: format, detail: text)
         }
-        return Decoded(
-            pixels: pixels, width: Int(width), height: Int(height), stride: Int(stride), channels: Int(channels))
+        return Decoded(width: Int(width), height: Int(height), channels: Int(channels))
+    }
+
+    /// Interleaves `count` decoded rows from `first` into `out`.
+    func readRows(from first: Int, count: Int, into out: UnsafeMutablePointer<UInt8>) {
+        glance_heif_read_rows(handle, Int32(first), Int32(count), out)
     }
 
     /// The primary image's colour: its ICC profile, else a profile made from its nclx primaries
