@@ -42,7 +42,12 @@ public struct HEIFRenderer: DocumentRenderer {
                 maxSide: max(target.width, target.height))
         }
         let decoded = try document.decode(thumbnail: useThumbnail)
-        if useThumbnail { warnings.append("drawn from the file's own \(decoded.width)x\(decoded.height) thumbnail") }
+        if useThumbnail {
+            warnings.append("drawn from the file's own \(decoded.width)x\(decoded.height) thumbnail")
+        } else if decoded.width != width || decoded.height != height {
+            // The header said one size and the decoder gave another: fit what there is.
+            target = ThumbnailGeometry.fit(width: decoded.width, height: decoded.height, maxSide: request.maxSide)
+        }
         var image: PixelBuffer
         if decoded.width == target.width && decoded.height == target.height {
             var bytes = [UInt8](repeating: 0, count: decoded.width * decoded.height * decoded.channels)
