@@ -175,12 +175,13 @@ glance_tiff *glance_tiff_open(int fd, uint64_t size, size_t max_allocation, char
     return file;
 }
 
-int glance_tiff_describe(glance_tiff *file, glance_tiff_info *info) {
+int glance_tiff_describe(glance_tiff *file, int page, glance_tiff_info *info) {
     memset(info, 0, sizeof *info);
     TIFF *handle = file->handle;
-    // Counting pages walks the chain of directories (libtiff stops at a loop); go back to the first.
+    // Counting pages walks the chain of directories (libtiff stops at a loop); then to the page.
     info->pages = (int)tiff.number_of_directories(handle);
-    if (!tiff.set_directory(handle, 0)) return 0;
+    if (page < 0 || page >= info->pages) return 0;
+    if (!tiff.set_directory(handle, (tdir_t)page)) return 0;
     uint32_t width = 0, height = 0;
     tiff.get_field(handle, TIFFTAG_IMAGEWIDTH, &width);
     tiff.get_field(handle, TIFFTAG_IMAGELENGTH, &height);

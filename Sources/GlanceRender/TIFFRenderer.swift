@@ -1,13 +1,14 @@
 import CTIFF
 import GlanceCore
 
-/// Renders a TIFF's first page through libtiff (loaded on the first TIFF): strips or tiles,
-/// 1 to 16 bits a sample, gray, palette, RGB, YCbCr, CMYK (converted without a profile, as
-/// libtiff does), the usual compressions (none, LZW, deflate, PackBits, JPEG, ...), alpha
-/// associated or not. Rows are read a strip or a tile high at a time through the document's
-/// descriptor and scaled as they come, so a large TIFF is never whole in memory; libtiff's
-/// largest single allocation is held to the decoder memory cap. The Orientation tag is applied to
-/// the thumbnail and an ICC profile brings it into sRGB, as for a JPEG.
+/// Renders a TIFF's first page (or the page asked for) through libtiff (loaded on the first
+/// TIFF), and says how many pages it has: strips or tiles, 1 to 16 bits a sample, gray, palette,
+/// RGB, YCbCr, CMYK (converted without a profile, as libtiff does), the usual compressions (none,
+/// LZW, deflate, PackBits, JPEG, ...), alpha associated or not. Rows are read a strip or a tile
+/// high at a time through the document's descriptor and scaled as they come, so a large TIFF is
+/// never whole in memory; libtiff's largest single allocation is held to the decoder memory cap.
+/// The Orientation tag is applied to the thumbnail and an ICC profile brings it into sRGB, as for
+/// a JPEG.
 public struct TIFFRenderer: DocumentRenderer {
     public var contentType: ContentType { .tiff }
 
@@ -20,7 +21,7 @@ public struct TIFFRenderer: DocumentRenderer {
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let document = try TIFFDocument(file: request.file, maxAllocation: request.maxDecoderMemoryBytes)
-        let info = try document.describe()
+        let info = try document.describe(page: request.page)
         let (width, height) = (Int(info.width), Int(info.height))
         if width * height > request.maxPixels {
             throw .tooLarge(width: width, height: height, limitPixels: request.maxPixels)
@@ -50,7 +51,8 @@ public struct TIFFRenderer: DocumentRenderer {
         }
         image = orientation.apply(to: image)
         var warnings: [String] = []
-        if info.pages > 1 { warnings.append("\(info.pages) pages: the first is the thumbnail") }
+        // (Another page than the first: the details' count says "page N of M".)
+        if info.pages > 1 && request.page == 1 { warnings.append("\(info.pages) pages: the first is the thumbnail") }
         if info.is_cmyk != 0 { warnings.append("CMYK converted to RGB without a profile") }
         let profile = info.is_cmyk != 0 ? nil : document.embeddedProfile(warnings: &warnings)
         let conversion = colour.convert(&image, from: profile, sourceIsGray: info.is_gray != 0, warnings: &warnings)
@@ -59,6 +61,7 @@ public struct TIFFRenderer: DocumentRenderer {
             image: image, sourceWidth: displayed.width, sourceHeight: displayed.height, warnings: warnings,
             colour: conversion)
         rendered.lossySource = info.is_jpeg != 0
+        if info.pages > 1 { rendered.details = DocumentDetails(pageCount: Int(info.pages)) }
         return rendered
     }
 }
@@ -83,10 +86,15 @@ final class TIFFDocument {
 
     deinit { glance_tiff_close(handle) }
 
-    /// The first page's description; the page must be readable as an image.
-    func describe() throws(ThumbnailError) -> glance_tiff_info {
+    /// The description of `page` (from 1); the page must be there and readable as an image.
+    func describe(page: Int) throws(ThumbnailError) -> glance_tiff_info {
         var info = glance_tiff_info()
-        guard glance_tiff_describe(handle, &info) == 1 else { throw lastError() }
+        guard glance_tiff_describe(handle, Int32(clamping: page - 1), &info) == 1 else {
+            if page > Int(info.pages) && info.pages > 0 {
+                throw .pageOutOfRange(page: page, pageCount: Int(info.pages))
+            }
+            throw lastError()
+        }
         return info
     }
 

@@ -48,7 +48,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "The page to draw, from 1: any page of a PDF (every other document has page 1 only).")
+        help: "The page to draw, from 1: any page of a PDF or a TIFF (every other document has page 1 only).")
     var page: Int = 1
 
     @OptionGroup var rendererLimits: RendererLimitOptions

@@ -61,6 +61,24 @@ struct TIFFTests {
         let colour = PixelStatistics.meanColour(rendered.image)
         #expect(colour.r > 200 && colour.g < 50, "red, the first page: \(colour)")
         #expect(rendered.warnings.contains { $0.contains("3 pages") })
+        #expect(rendered.details?.pageCount == 3)
+        // Any page may be asked for, as a PDF's: the second is blue and 500x500.
+        var request = try pageRequest(2)
+        let second = try Thumbnailer().render(request, as: .tiff)
+        let blue = PixelStatistics.meanColour(second.image)
+        #expect(second.image.width == 500 && second.image.height == 500 && blue.b > 150 && blue.r < 80, "\(blue)")
+        request = try pageRequest(4)
+        #expect(throws: ThumbnailError.pageOutOfRange(page: 4, pageCount: 3)) {
+            try Thumbnailer().render(request, as: .tiff)
+        }
+    }
+
+    /// A request for `page` of the multi-page TIFF.
+    private func pageRequest(_ page: Int) throws -> RenderRequest {
+        let path = TestAssets.path("tiff/multipage.tiff")
+        var request = RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path)
+        request.page = page
+        return request
     }
 
     @Test("an ICC profile brings it into sRGB: the tagged TIFF matches the tagged PNG")

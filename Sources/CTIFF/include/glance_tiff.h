@@ -15,7 +15,7 @@ int glance_tiff_load(char *reason, size_t capacity);
 /// An open TIFF (opaque): libtiff's handle, its options and the first error it reported.
 typedef struct glance_tiff glance_tiff;
 
-/// What a TIFF's first page says of itself.
+/// What a page of a TIFF says of itself.
 typedef struct {
     /// The stored size in pixels (before the orientation tag is applied).
     uint32_t width, height;
@@ -42,11 +42,12 @@ typedef struct {
 /// `reason` when it is not a TIFF libtiff can read. Only after glance_tiff_load returned 1.
 glance_tiff *glance_tiff_open(int fd, uint64_t size, size_t max_allocation, char *reason, size_t capacity);
 
-/// Reads the first page's description into `info`; returns 1, or 0 when the page cannot be
-/// read as an RGBA image (the reason is then glance_tiff_error's).
-int glance_tiff_describe(glance_tiff *tiff, glance_tiff_info *info);
+/// Reads the description of page `page` (from 0; `info->pages` is set first, so a page past the
+/// last is 0 with no error) into `info`; returns 1, or 0 when the page cannot be read as an
+/// image (the reason is then glance_tiff_error's).
+int glance_tiff_describe(glance_tiff *tiff, int page, glance_tiff_info *info);
 
-/// The first page's ICC profile: its bytes (owned by the handle) and length, or NULL.
+/// The described page's ICC profile: its bytes (owned by the handle) and length, or NULL.
 const uint8_t *glance_tiff_icc_profile(glance_tiff *tiff, uint32_t *length);
 
 /// Reads `count` rows from `first_row` (a multiple of the band's rows), in stored order top to
