@@ -1,11 +1,13 @@
 // See include/glance_heif.h.
 #include "glance_heif.h"
 
+#include <errno.h>
 #include <libheif/heif.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "glance_library_loader.h"
 
@@ -122,8 +124,8 @@ static void copy_reason(struct heif_error error, char *reason, size_t capacity) 
     if (reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", error.message ? error.message : "");
 }
 
-glance_heif *glance_heif_open(const uint8_t *data, size_t size, char *reason, size_t capacity, int *truncated) {
-    *truncated = 0;
+glance_heif *glance_heif_open(int fd, size_t size, char *reason, size_t capacity, glance_heif_failure *failure) {
+    *failure = GLANCE_HEIF_CORRUPT;
     glance_heif *file = calloc(1, sizeof *file);
     if (file == NULL) return NULL;
     file->data = malloc(size ? size : 1);
@@ -133,11 +135,25 @@ glance_heif *glance_heif_open(const uint8_t *data, size_t size, char *reason, si
         glance_heif_close(file);
         return NULL;
     }
-    memcpy(file->data, data, size);
+    // The whole file, read once into the buffer libheif then parses in place.
+    size_t filled = 0;
+    while (filled < size) {
+        ssize_t got = pread(fd, file->data + filled, size - filled, (off_t)filled);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            snprintf(reason, capacity, "%s", strerror(errno));
+            *failure = GLANCE_HEIF_UNREADABLE;
+            glance_heif_close(file);
+            return NULL;
+        }
+        if (got == 0) break;
+        filled += (size_t)got;
+    }
+    size = filled;
     struct heif_error error = heif.read_from_memory(file->context, file->data, size, NULL);
     if (error.code == heif_error_Ok) error = heif.primary_handle(file->context, &file->primary);
     if (error.code != heif_error_Ok) {
-        *truncated = error.subcode == heif_suberror_End_of_data;
+        if (error.subcode == heif_suberror_End_of_data) *failure = GLANCE_HEIF_TRUNCATED;
         copy_reason(error, reason, capacity);
         glance_heif_close(file);
         return NULL;

@@ -199,32 +199,24 @@ int glance_tiff_describe(glance_tiff *file, int page, glance_tiff_info *info) {
     info->is_cmyk = photometric == PHOTOMETRIC_SEPARATED;
     info->is_gray = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE;
     info->is_jpeg = compression == COMPRESSION_JPEG || compression == COMPRESSION_OJPEG;
-    if (tiff.is_tiled(handle)) {
-        uint32_t tile_rows = 0;
-        tiff.get_field(handle, TIFFTAG_TILELENGTH, &tile_rows);
-        info->band_rows = tile_rows;
+    file->tiled = tiff.is_tiled(handle);
+    if (file->tiled) {
+        tiff.get_field(handle, TIFFTAG_TILEWIDTH, &file->tile_width);
+        tiff.get_field(handle, TIFFTAG_TILELENGTH, &file->tile_rows);
+        info->band_rows = file->tile_rows;
     } else {
         uint32_t strip_rows = height;
         tiff.get_field_defaulted(handle, TIFFTAG_ROWSPERSTRIP, &strip_rows);
         info->band_rows = strip_rows;
     }
     if (info->band_rows == 0 || info->band_rows > height) info->band_rows = height;
+    file->strip_rows = info->band_rows;
+    file->width = width;
+    file->height = height;
     char message[1024] = {0};
     if (width == 0 || height == 0 || !tiff.rgba_ok(handle, message)) {
         if (file->error[0] == 0) snprintf(file->error, sizeof file->error, "%s", message[0] ? message : "no image");
         return 0;
-    }
-    if (!tiff.rgba_begin(&file->image, handle, 0, message)) {
-        if (file->error[0] == 0) snprintf(file->error, sizeof file->error, "%s", message);
-        return 0;
-    }
-    file->image_begun = 1;
-    file->height = height;
-    file->tiled = tiff.is_tiled(handle);
-    file->strip_rows = info->band_rows;
-    if (file->tiled) {
-        tiff.get_field(handle, TIFFTAG_TILEWIDTH, &file->tile_width);
-        tiff.get_field(handle, TIFFTAG_TILELENGTH, &file->tile_rows);
     }
     // The common layout is read as stored, past TIFFRGBAImage's packing into 32-bit words and
     // back: 8-bit RGB, one plane, with no extra sample or an unassociated alpha (a third of a
@@ -237,13 +229,19 @@ int glance_tiff_describe(glance_tiff *file, int page, glance_tiff_info *info) {
         ((samples == 3 && extra_count == 0) || (samples == 4 && plain_alpha)) &&
         (!file->tiled || (file->tile_width > 0 && file->tile_rows == info->band_rows))) {
         file->direct_channels = samples;
+        file->has_alpha = samples == 4;
+    } else {
+        if (!tiff.rgba_begin(&file->image, handle, 0, message)) {
+            if (file->error[0] == 0) snprintf(file->error, sizeof file->error, "%s", message);
+            return 0;
+        }
+        file->image_begun = 1;
+        // Rows in the order they are stored: asking for the file's own orientation flips nothing
+        // (the caller applies the orientation to the thumbnail).
+        file->image.req_orientation = file->image.orientation;
+        file->has_alpha = file->image.alpha != 0;
     }
     info->channels = file->direct_channels ? file->direct_channels : 4;
-    // Rows in the order they are stored: asking for the file's own orientation flips nothing (the
-    // caller applies the orientation to the thumbnail).
-    file->image.req_orientation = file->image.orientation;
-    file->width = width;
-    file->has_alpha = file->image.alpha != 0;
     info->has_alpha = file->has_alpha;
     return 1;
 }
@@ -292,8 +290,9 @@ static int read_rows_as_stored(glance_tiff *file, uint32_t first_row, uint32_t c
 }
 
 int glance_tiff_read_rows(glance_tiff *file, uint32_t first_row, uint32_t count, uint8_t *out) {
-    if (!file->image_begun || count == 0) return 0;
+    if (count == 0) return 0;
     if (file->direct_channels) return read_rows_as_stored(file, first_row, count, out);
+    if (!file->image_begun) return 0;
     size_t pixels = (size_t)file->width * count;
     if (pixels > file->band_pixels) {
         free(file->band);

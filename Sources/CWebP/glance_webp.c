@@ -110,29 +110,27 @@ int glance_webp_decode_first_frame(const uint8_t *data, size_t size, uint8_t *ou
     return result;
 }
 
-/// The payload of the file's chunk `fourcc`, announced by `flag` in its VP8X header: as
-/// glance_webp_icc_profile returns.
-static int chunk_payload(const uint8_t *data, size_t size, const char *fourcc, uint32_t flag, uint8_t *out,
-                         size_t capacity, size_t *length) {
+/// Where chunk `fourcc`, announced by `flag` in the VP8X header, lies in the file: its payload's
+/// offset and length into `*offset` and `*length` (0 and 0 when it has none).
+static void locate_chunk(WebPDemuxer *demux, const uint8_t *data, const char *fourcc, uint32_t flag,
+                         size_t *offset, size_t *length) {
+    *offset = 0;
+    *length = 0;
+    WebPChunkIterator chunk;
+    if ((WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & flag) && WebPDemuxGetChunk(demux, fourcc, 1, &chunk)) {
+        *offset = (size_t)(chunk.chunk.bytes - data);
+        *length = chunk.chunk.size;
+        WebPDemuxReleaseChunkIterator(&chunk);
+    }
+}
+
+int glance_webp_metadata(const uint8_t *data, size_t size, size_t *icc_offset, size_t *icc_length,
+                         size_t *exif_offset, size_t *exif_length) {
     WebPData webp = {data, size};
     WebPDemuxer *demux = WebPDemux(&webp);
     if (!demux) return -1;
-    int found = 0;
-    WebPChunkIterator chunk;
-    if ((WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & flag) && WebPDemuxGetChunk(demux, fourcc, 1, &chunk)) {
-        *length = chunk.chunk.size;
-        if (out && chunk.chunk.size <= capacity) memcpy(out, chunk.chunk.bytes, chunk.chunk.size);
-        found = 1;
-        WebPDemuxReleaseChunkIterator(&chunk);
-    }
+    locate_chunk(demux, data, "ICCP", ICCP_FLAG, icc_offset, icc_length);
+    locate_chunk(demux, data, "EXIF", EXIF_FLAG, exif_offset, exif_length);
     WebPDemuxDelete(demux);
-    return found;
-}
-
-int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length) {
-    return chunk_payload(data, size, "ICCP", ICCP_FLAG, out, capacity, length);
-}
-
-int glance_webp_exif(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length) {
-    return chunk_payload(data, size, "EXIF", EXIF_FLAG, out, capacity, length);
+    return 0;
 }

@@ -37,7 +37,7 @@ public struct Lease: Sendable, Equatable, Hashable, Codable {
     public static var thisHost: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(nulTerminated: buffer)
     }
 
     /// Whether a claim held by process `pid` on `host` is known to be abandoned: `host` is this

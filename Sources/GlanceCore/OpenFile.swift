@@ -50,7 +50,6 @@ public final class OpenFile: Sendable {
         status().map(FileIdentity.init(status:))
     }
 
-    /// Reads up to `count` bytes at `offset` (fewer only at the end of the file).
     /// Reads up to `buffer.count` bytes at `offset` into `buffer`; fewer only at the end of the
     /// file. Returns how many were read.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(FileAccessError) -> Int {
@@ -68,21 +67,13 @@ public final class OpenFile: Sendable {
         return filled
     }
 
+    /// Reads up to `count` bytes at `offset` (fewer only at the end of the file).
     public func read(count: Int, at offset: Int64) throws(FileAccessError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + filled, raw.count - filled, off_t(offset) + off_t(filled))
-            }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw FileAccessError(errno: errno)
-            }
-            if got == 0 { break }
-            filled += got
+        let filled = bytes.withUnsafeMutableBytes { raw in
+            Result { () throws(FileAccessError) in try read(into: raw, at: offset) }
         }
-        bytes.removeSubrange(filled...)
+        bytes.removeSubrange(try filled.get()...)
         return bytes
     }
 }

@@ -83,7 +83,7 @@ extension ColourProfile {
         }
         guard status == 0, let data else {
             throw .malformed(
-                detail: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                detail: String(nulTerminated: message))
         }
         defer { free(data) }
         var made = try ColourProfile(bytes: Array(UnsafeBufferPointer(start: data, count: length)), fallbackName: name)

@@ -24,7 +24,7 @@ public struct HEIFRenderer: DocumentRenderer {
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let format = contentType.displayName
-        let document = try HEIFDocument(data: try FileReader.readWhole(of: request.file), format: format)
+        let document = try HEIFDocument(file: request.file, format: format)
         let info = document.info
         let (width, height) = (Int(info.width), Int(info.height))
         guard width > 0, height > 0 else { throw .corrupt(format: format, detail: "the image has no size") }
@@ -115,19 +115,23 @@ final class HEIFDocument {
         let channels: Int
     }
 
-    init(data: [UInt8], format: String) throws(ThumbnailError) {
+    /// Opens `file`, read once by the shim into the buffer libheif parses.
+    init(file: OpenFile, format: String) throws(ThumbnailError) {
         self.format = format
+        let size = file.status().map { Int($0.st_size) } ?? 0
+        guard size > 0 else { throw .empty }
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_heif_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(format: format, detail: "libheif cannot be loaded: \(Self.text(reason))")
+            throw .unsupportedEncoding(
+                format: format, detail: "libheif cannot be loaded: \(String(nulTerminated: reason))")
         }
-        var truncated: Int32 = 0
-        let opened = data.withUnsafeBufferPointer { bytes in
-            glance_heif_open(bytes.baseAddress, bytes.count, &reason, reason.count, &truncated)
-        }
-        guard let opened else {
-            if truncated != 0 { throw .truncated(format: format) }
-            throw .corrupt(format: format, detail: Self.text(reason))
+        var failure = GLANCE_HEIF_CORRUPT
+        guard let opened = glance_heif_open(file.descriptor, size, &reason, reason.count, &failure) else {
+            switch failure {
+            case GLANCE_HEIF_TRUNCATED: throw .truncated(format: format)
+            case GLANCE_HEIF_UNREADABLE: throw .unreadable(reason: String(nulTerminated: reason))
+            default: throw .corrupt(format: format, detail: String(nulTerminated: reason))
+            }
         }
         handle = opened
         var info = glance_heif_info()
@@ -144,7 +148,7 @@ final class HEIFDocument {
         guard
             glance_heif_decode(handle, thumbnail ? 1 : 0, &width, &height, &channels, &reason, reason.count) == 1
         else {
-            let text = Self.text(reason)
+            let text = String(nulTerminated: reason)
             if text.lowercased().contains("end of data") { throw .truncated(format: format) }
             throw .corrupt(format: format, detail: text)
         }
@@ -182,7 +186,4 @@ final class HEIFDocument {
         }
     }
 
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

@@ -24,10 +24,9 @@ public struct JPEGRenderer: DocumentRenderer {
         let decoder: JPEGDecoder
         do { decoder = try JPEGDecoder(file: request.file) } catch { throw Self.map(error) }
         let header = decoder.header
-        let displayed = header.orientation.swapsAxes ? (header.height, header.width) : (header.width, header.height)
-        let fitted = ThumbnailGeometry.fit(width: displayed.0, height: displayed.1, maxSide: request.maxSide)
-        // The target in stored orientation: the turn is applied to the small result at the end.
-        let target = header.orientation.swapsAxes ? (fitted.height, fitted.width) : (fitted.width, fitted.height)
+        let (displayed, target) = ThumbnailGeometry.fit(
+            storedWidth: header.width, storedHeight: header.height, turnedBy: header.orientation,
+            maxSide: request.maxSide)
         let denominator = ThumbnailGeometry.jpegScaleDenominator(
             width: header.width, height: header.height, targetWidth: target.0, targetHeight: target.1)
         let decodedWidth = (header.width + denominator - 1) / denominator

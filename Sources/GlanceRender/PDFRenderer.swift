@@ -24,7 +24,7 @@ public struct PDFRenderer: PageRenderer {
     private static let libraryFailure: String? = {
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_poppler_load(&reason, reason.count) == 1 else {
-            return String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return String(nulTerminated: reason)
         }
         glance_silence_poppler_log()
         return nil

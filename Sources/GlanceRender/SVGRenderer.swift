@@ -40,12 +40,13 @@ final class SVGDocument {
     init(data: [UInt8]) throws(ThumbnailError) {
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_svg_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(format: "SVG", detail: "librsvg cannot be loaded: \(Self.text(reason))")
+            throw .unsupportedEncoding(
+                format: "SVG", detail: "librsvg cannot be loaded: \(String(nulTerminated: reason))")
         }
         let opened = data.withUnsafeBufferPointer { bytes in
             glance_svg_open(bytes.baseAddress, bytes.count, &reason, reason.count)
         }
-        guard let opened else { throw .corrupt(format: "SVG", detail: Self.oneLine(Self.text(reason))) }
+        guard let opened else { throw .corrupt(format: "SVG", detail: Self.oneLine(String(nulTerminated: reason))) }
         handle = opened
     }
 
@@ -71,7 +72,7 @@ final class SVGDocument {
         let drawn = glance_svg_render(
             handle, UnsafeMutableRawPointer(cairo), Double(width), Double(height), &reason, reason.count)
         cairo_destroy(cairo)
-        guard drawn == 1 else { throw .corrupt(format: "SVG", detail: Self.oneLine(Self.text(reason))) }
+        guard drawn == 1 else { throw .corrupt(format: "SVG", detail: Self.oneLine(String(nulTerminated: reason))) }
         cairo_surface_flush(surface)
         guard let data = cairo_image_surface_get_data(surface) else {
             throw .outOfMemory(detail: "no \(width)x\(height) canvas")
@@ -98,10 +99,6 @@ final class SVGDocument {
             }
         }
         return PixelBuffer(width: width, height: height, channels: 4, bytes: bytes)
-    }
-
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func oneLine(_ text: String) -> String {

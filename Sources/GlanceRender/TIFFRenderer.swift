@@ -27,10 +27,8 @@ public struct TIFFRenderer: DocumentRenderer {
             throw .tooLarge(width: width, height: height, limitPixels: request.maxPixels)
         }
         let orientation = ExifOrientation(rawValue: Int(info.orientation)) ?? .up
-        let displayed = orientation.swapsAxes ? (width: height, height: width) : (width: width, height: height)
-        let fitted = ThumbnailGeometry.fit(width: displayed.width, height: displayed.height, maxSide: request.maxSide)
-        // The target in stored orientation: the turn is applied to the small result at the end.
-        let target = orientation.swapsAxes ? (width: fitted.height, height: fitted.width) : fitted
+        let (displayed, target) = ThumbnailGeometry.fit(
+            storedWidth: width, storedHeight: height, turnedBy: orientation, maxSide: request.maxSide)
         let band = max(1, min(Int(info.band_rows), height))
         let channels = Int(info.channels)
         var rows = [UInt8](repeating: 0, count: width * band * channels)
@@ -74,12 +72,13 @@ final class TIFFDocument {
     init(file: OpenFile, maxAllocation: Int) throws(ThumbnailError) {
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_tiff_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(format: "TIFF", detail: "libtiff cannot be loaded: \(Self.text(reason))")
+            throw .unsupportedEncoding(
+                format: "TIFF", detail: "libtiff cannot be loaded: \(String(nulTerminated: reason))")
         }
         let size = file.status().map { UInt64($0.st_size) } ?? 0
         guard size > 0 else { throw .empty }
         guard let handle = glance_tiff_open(file.descriptor, size, maxAllocation, &reason, reason.count) else {
-            throw Self.failure(Self.text(reason), size: size)
+            throw Self.failure(String(nulTerminated: reason), size: size)
         }
         self.handle = handle
     }
@@ -142,7 +141,4 @@ final class TIFFDocument {
         return .corrupt(format: "TIFF", detail: line.isEmpty ? nil : String(line.prefix(200)))
     }
 
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

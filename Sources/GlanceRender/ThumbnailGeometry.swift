@@ -23,6 +23,18 @@ public enum ThumbnailGeometry {
         return (scaled(width), scaled(height))
     }
 
+    /// The fit of an image stored `width` x `height` and shown turned by `orientation`: its
+    /// displayed size, and the thumbnail's size in stored orientation (what a decoder scales the
+    /// stored pixels to; the turn is then applied to the small result).
+    public static func fit(
+        storedWidth width: Int, storedHeight height: Int, turnedBy orientation: ExifOrientation,
+        maxSide: Int = defaultMaxSide
+    ) -> (displayed: (width: Int, height: Int), stored: (width: Int, height: Int)) {
+        let displayed = orientation.swapsAxes ? (width: height, height: width) : (width: width, height: height)
+        let fitted = fit(width: displayed.width, height: displayed.height, maxSide: maxSide)
+        return (displayed, orientation.swapsAxes ? (width: fitted.height, height: fitted.width) : fitted)
+    }
+
     /// The same as ``fit(width:height:maxSide:allowEnlarging:)`` for fractional sizes (PDF
     /// pages in points).
     public static func fit(width: Double, height: Double, maxSide: Int = defaultMaxSide) -> (width: Int, height: Int) {

@@ -36,10 +36,10 @@ public struct WebPRenderer: DocumentRenderer {
         }
         // Upright by its EXIF orientation, as a JPEG is: the target in stored orientation, the
         // turn applied to the small result.
-        let orientation = Self.orientation(of: data)
-        let displayed = orientation.swapsAxes ? (sourceHeight, sourceWidth) : (sourceWidth, sourceHeight)
-        let fitted = ThumbnailGeometry.fit(width: displayed.0, height: displayed.1, maxSide: request.maxSide)
-        let target = orientation.swapsAxes ? (width: fitted.height, height: fitted.width) : fitted
+        let metadata = Self.metadata(of: data)
+        let orientation = Self.orientation(of: metadata.exif)
+        let (displayed, target) = ThumbnailGeometry.fit(
+            storedWidth: sourceWidth, storedHeight: sourceHeight, turnedBy: orientation, maxSide: request.maxSide)
         var warnings: [String] = []
         var image: PixelBuffer
         if isAnimation != 0 {
@@ -59,11 +59,12 @@ public struct WebPRenderer: DocumentRenderer {
             image = PixelBuffer(width: target.width, height: target.height, channels: channels, bytes: pixels)
         }
         if orientation != .up { image = orientation.apply(to: image) }
-        let profile = Self.embeddedProfile(of: data, warnings: &warnings)
+        let profile = Self.colourProfile(metadata.icc, warnings: &warnings)
         let conversion = colour.convert(&image, from: profile, sourceIsGray: false, warnings: &warnings)
         if image.hasAlpha, image.isOpaque { image = image.droppingAlpha() }
         var rendered = RenderedThumbnail(
-            image: image, sourceWidth: displayed.0, sourceHeight: displayed.1, warnings: warnings, colour: conversion)
+            image: image, sourceWidth: displayed.width, sourceHeight: displayed.height, warnings: warnings,
+            colour: conversion)
         rendered.lossySource = isLossy != 0
         return rendered
     }
@@ -91,36 +92,32 @@ public struct WebPRenderer: DocumentRenderer {
         }
     }
 
-    /// The EXIF orientation of the file (``ExifOrientation/up`` when it has none or it cannot be
-    /// read).
-    private static func orientation(of data: [UInt8]) -> ExifOrientation {
-        var length = 0
-        let found = data.withUnsafeBufferPointer { glance_webp_exif($0.baseAddress, $0.count, nil, 0, &length) }
-        guard found == 1, length >= 8, length < 1 << 20 else { return .up }
-        var bytes = [UInt8](repeating: 0, count: length)
-        _ = data.withUnsafeBufferPointer { source in
-            bytes.withUnsafeMutableBufferPointer { out in
-                glance_webp_exif(source.baseAddress, source.count, out.baseAddress, out.count, &length)
-            }
+    /// The file's ICC profile and EXIF payload, as slices of `data` (empty when it has none).
+    private static func metadata(of data: [UInt8]) -> (icc: ArraySlice<UInt8>, exif: ArraySlice<UInt8>) {
+        var (iccOffset, iccLength, exifOffset, exifLength) = (0, 0, 0, 0)
+        let status = data.withUnsafeBufferPointer { bytes in
+            glance_webp_metadata(bytes.baseAddress, bytes.count, &iccOffset, &iccLength, &exifOffset, &exifLength)
         }
-        // Some writers keep the JPEG segment's `Exif\0\0` before the TIFF header.
-        let start = bytes.starts(with: Array("Exif".utf8) + [0, 0]) ? 6 : 0
-        return bytes[start...].withUnsafeBufferPointer { ExifOrientation(exifPayload: $0) }
+        guard status == 0 else { return ([], []) }
+        func slice(_ offset: Int, _ length: Int) -> ArraySlice<UInt8> {
+            offset >= 0 && length >= 0 && offset + length <= data.count ? data[offset..<(offset + length)] : []
+        }
+        return (slice(iccOffset, iccLength), slice(exifOffset, exifLength))
     }
 
-    /// The file's ICC profile, or nil (a profile that cannot be read is a warning).
-    private static func embeddedProfile(of data: [UInt8], warnings: inout [String]) -> ColourProfile? {
-        var length = 0
-        let found = data.withUnsafeBufferPointer { glance_webp_icc_profile($0.baseAddress, $0.count, nil, 0, &length) }
-        guard found == 1, length > 0, length < 16 << 20 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: length)
-        _ = data.withUnsafeBufferPointer { source in
-            bytes.withUnsafeMutableBufferPointer { out in
-                glance_webp_icc_profile(source.baseAddress, source.count, out.baseAddress, out.count, &length)
-            }
-        }
+    /// The orientation an EXIF payload gives (``ExifOrientation/up`` for none, or one that cannot
+    /// be read).
+    private static func orientation(of exif: ArraySlice<UInt8>) -> ExifOrientation {
+        // Some writers keep the JPEG segment's `Exif\0\0` before the TIFF header.
+        let payload = exif.starts(with: Array("Exif".utf8) + [0, 0]) ? exif.dropFirst(6) : exif
+        return payload.withUnsafeBufferPointer { ExifOrientation(exifPayload: $0) }
+    }
+
+    /// The colour profile an ICC payload gives, or nil (one that cannot be read is a warning).
+    private static func colourProfile(_ icc: ArraySlice<UInt8>, warnings: inout [String]) -> ColourProfile? {
+        guard !icc.isEmpty else { return nil }
         do throws(ColourProfileError) {
-            return try ColourProfile(bytes: bytes, fallbackName: "embedded ICC profile")
+            return try ColourProfile(bytes: Array(icc), fallbackName: "embedded ICC profile")
         } catch {
             warnings.append(error.warning)
             return nil

@@ -26,7 +26,7 @@ public struct Account: Sendable, Equatable {
         }
         self.init(
             name: name,
-            passwordHash: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            passwordHash: String(nulTerminated: buffer),
             containers: containers)
     }
 

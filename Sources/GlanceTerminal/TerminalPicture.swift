@@ -15,7 +15,7 @@ public struct TerminalPicture: Sendable, Equatable {
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_picture_load(&reason, reason.count) == 0 else { return nil }
         return "libchafa cannot be loaded (install libchafa0): "
-            + String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            + String(nulTerminated: reason)
     }
 
     /// `image` drawn as large as fits `columns` x `rows` cells of `cell` pixels, its aspect kept,

@@ -35,12 +35,11 @@ int glance_webp_decode_scaled(const uint8_t *data, size_t size, int width, int h
 /// negative number when the file cannot be decoded or `length` is not the canvas's.
 int glance_webp_decode_first_frame(const uint8_t *data, size_t size, uint8_t *out, size_t length);
 
-/// The file's ICC profile: returns 1 with its length in `*length` (copied into `out` when it fits
-/// `capacity`), 0 when it has none, -1 when the file cannot be parsed.
-int glance_webp_icc_profile(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length);
-
-/// The file's EXIF payload (a TIFF header and its directories; some writers put `Exif\0\0`
-/// first): as glance_webp_icc_profile.
-int glance_webp_exif(const uint8_t *data, size_t size, uint8_t *out, size_t capacity, size_t *length);
+/// Where the file's ICC profile and EXIF payload lie in `data` (one parse of its chunks): each
+/// chunk's payload offset and length, 0 and 0 for one it does not have (the EXIF payload is a
+/// TIFF header and its directories; some writers put `Exif\0\0` first). Returns 0, or -1 when
+/// the file cannot be parsed.
+int glance_webp_metadata(const uint8_t *data, size_t size, size_t *icc_offset, size_t *icc_length,
+                         size_t *exif_offset, size_t *exif_length);
 
 #endif
