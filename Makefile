@@ -106,6 +106,7 @@ test: test-deps
 	exit $$status
 	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
 	python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
+	python3 Tests/Server/test_live_limits.py --glance .build/debug/glance
 	python3 Tests/Terminal/test_terminal.py --glance .build/debug/glance
 	$(MAKE) --no-print-directory test-thumbnailer
 	$(MAKE) --no-print-directory test-deb

@@ -47,3 +47,11 @@ int glance_watch_next(const uint8_t *buffer, size_t length, size_t *offset, int3
 }
 
 int glance_accept_cloexec(int socket) { return accept4(socket, NULL, NULL, SOCK_CLOEXEC); }
+
+int glance_peer_uid(int socket, uint32_t *uid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    return 0;
+}

@@ -16,6 +16,9 @@ public struct HookError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// Another watcher answers on this container's socket.
         case anotherWatcher
+        /// The socket, its folder or the process answering on it is not this user's: nothing is
+        /// sent to it.
+        case untrusted
         /// Anything else: the socket could not be made, reached or read.
         case socket
     }
@@ -263,11 +266,20 @@ public final class HookServer: Sendable {
     }
 }
 
-/// The client side of the hook socket, for `glance hook`.
+/// The client side of the hook socket, for `glance hook` and `glance status`.
+///
+/// A socket is only spoken to when it is this user's own, in a folder that is this user's own
+/// and no one else may write, and the process answering on it runs as this user (its
+/// credentials, `SO_PEERCRED`): in a shared container, a neighbour could make the store's folder
+/// first and listen there, to read the names of the documents saved and answer that they are
+/// fresh. Such a socket is refused (``HookError/Kind/untrusted``), not silently skipped.
 public enum HookClient {
-    /// Connects to the socket at `path`; throws when nobody listens there.
+    /// Connects to the socket at `path`, after the checks above; throws when nobody listens
+    /// there (``HookError/Kind/socket``) or when the socket is not to be trusted
+    /// (``HookError/Kind/untrusted``).
     public static func connect(to path: String) throws(HookError) -> Int32 {
         guard var address = HookServer.address(path) else { throw HookError(message: "socket path too long") }
+        try checkOwnership(of: path)
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw HookError(message: String(cString: strerror(errno))) }
         let connected = withUnsafePointer(to: &address) {
@@ -280,28 +292,60 @@ public enum HookClient {
             close(socket)
             throw HookError(message: reason)
         }
+        var peer: UInt32 = 0
+        guard glance_peer_uid(socket, &peer) == 0, peer == geteuid() else {
+            close(socket)
+            throw HookError(
+                .untrusted,
+                message: "\(DisplayText.escaped(path)): the process answering on the hook socket runs as another "
+                    + "user (uid \(peer)); nothing was sent to it")
+        }
         return socket
     }
 
+    /// Refuses a socket that is not this user's, or whose folder another user owns or anyone may
+    /// write (the same rule the watcher makes its socket under); a missing socket is no watcher.
+    static func checkOwnership(of path: String) throws(HookError) {
+        var status = stat()
+        guard FileName.withCString(path, { lstat($0, &status) }) == 0 else {
+            throw HookError(message: String(cString: strerror(errno)))
+        }
+        guard status.st_mode & S_IFMT == S_IFSOCK, status.st_uid == geteuid() else {
+            throw HookError(
+                .untrusted,
+                message: "\(DisplayText.escaped(path)): the hook socket is another user's (uid \(status.st_uid)) "
+                    + "or not a socket; nothing was sent to it")
+        }
+        do {
+            try HookServer.checkFolder(of: path)
+        } catch {
+            throw HookError(.untrusted, message: error.message + "; nothing was sent to the socket")
+        }
+    }
+
     /// Sends `request` to the watcher at `path` and returns its answers, or nil when no watcher
-    /// answers there (no socket, a stale one, or a watcher that stopped mid-way).
-    public static func ask(_ request: HookRequest, at path: String, timeoutSeconds: Double) -> [HookAnswer]? {
+    /// answers there (no socket, a stale one, or a watcher that stopped mid-way); throws when the
+    /// socket is not to be trusted.
+    public static func ask(_ request: HookRequest, at path: String, timeoutSeconds: Double) throws(HookError)
+        -> [HookAnswer]?
+    {
         let deadline = ContinuousClock.now + .milliseconds(Int(min(timeoutSeconds, 86_400 * 365) * 1000))
         var answers: [HookAnswer] = []
         // A long list goes as several requests, each within the watcher's limit.
         var start = 0
         repeat {
             let part = Array(request.paths[start..<min(start + HookSocket.maximumPathsPerRequest, request.paths.count)])
-            guard let partAnswers = ask(paths: part, at: path, until: deadline) else { return nil }
+            guard let partAnswers = try ask(paths: part, at: path, until: deadline) else { return nil }
             answers += partAnswers
             start += part.count
         } while start < request.paths.count
         return answers
     }
 
-    /// How the watcher answering at `path` does, or nil when none answers there.
-    public static func status(at path: String, timeoutSeconds: Double) -> HookStatus? {
-        guard let socket = try? connect(to: path) else { return nil }
+    /// How the watcher answering at `path` does, or nil when none answers there; throws when the
+    /// socket is not to be trusted.
+    public static func status(at path: String, timeoutSeconds: Double) throws(HookError) -> HookStatus? {
+        guard let socket = try connectedOrNil(path) else { return nil }
         defer { close(socket) }
         guard var line = try? JSONEncoder().encode(HookRequest(paths: [], status: true)).map({ $0 }) else { return nil }
         line.append(0x0A)
@@ -311,11 +355,22 @@ public enum HookClient {
         return try? JSONDecoder().decode(HookStatus.self, from: Data(reply))
     }
 
+    /// A connection to `path`, nil when nobody listens there; an untrusted socket throws.
+    private static func connectedOrNil(_ path: String) throws(HookError) -> Int32? {
+        do {
+            return try connect(to: path)
+        } catch  where error.kind == .untrusted {
+            throw error
+        } catch {
+            return nil
+        }
+    }
+
     /// One request of at most ``HookSocket/maximumPathsPerRequest`` paths.
     private static func ask(paths: [String], at path: String, until deadline: ContinuousClock.Instant)
-        -> [HookAnswer]?
+        throws(HookError) -> [HookAnswer]?
     {
-        guard let socket = try? connect(to: path) else { return nil }
+        guard let socket = try connectedOrNil(path) else { return nil }
         defer { close(socket) }
         guard var line = try? JSONEncoder().encode(HookRequest(paths: paths)).map({ $0 }) else { return nil }
         line.append(0x0A)

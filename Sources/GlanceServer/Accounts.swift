@@ -2,6 +2,10 @@ internal import CPassword
 import Foundation
 import GlanceCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One account of a server's users file: a name, its password's hash, and the containers it may
 /// see (by their URL names, `/c/NAME`; nil for all).
 public struct Account: Sendable, Equatable {
@@ -20,6 +24,10 @@ public struct Account: Sendable, Equatable {
     /// An account for `name` whose password is `password`, hashed now with a fresh salt.
     public init(name: String, password: String, containers: Set<String>?) throws(AccountsError) {
         guard Accounts.isName(name) else { throw .invalidName(name) }
+        if let containers {
+            guard !containers.isEmpty else { throw .invalidContainer("") }
+            if let bad = containers.first(where: { !PreviewSite.isURLName($0) }) { throw .invalidContainer(bad) }
+        }
         var buffer = [CChar](repeating: 0, count: 256)
         guard glance_password_hash(password, &buffer, buffer.count) == 0 else {
             throw .cannotHash(String(cString: strerror(errno)))
@@ -117,26 +125,77 @@ public struct Accounts: Sendable, Equatable {
 
     /// Reads the users file at `path`; a file that is missing reads as no accounts when
     /// `missingIsEmpty` (for the command that makes it).
+    ///
+    /// Whoever may write the file may give themselves an account, so it must be this user's own,
+    /// writable by no one else, in a folder no one else may write (unless the folder is sticky,
+    /// as `/tmp`, where others cannot replace what is ours). The file is opened once, without
+    /// following a link, and the checks are made on the descriptor that is read: a name swapped
+    /// between a check and the read changes nothing.
     public static func read(from path: String, missingIsEmpty: Bool = false) throws(AccountsError) -> Accounts {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            if missingIsEmpty, !FileManager.default.fileExists(atPath: path) { return Accounts() }
-            throw .unreadable(path: path, reason: "cannot read it")
+        try checkFolder(of: path)
+        let descriptor = FileName.withCString(path) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            let code = errno
+            if missingIsEmpty, code == ENOENT { return Accounts() }
+            if code == ELOOP { throw .unreadable(path: path, reason: "is a symbolic link; name the file itself") }
+            throw .unreadable(path: path, reason: "cannot read it: \(String(cString: strerror(code)))")
         }
-        // Whoever may write the file may give themselves an account: it must be this user's own,
-        // and writable by no one else.
+        defer { close(descriptor) }
         var status = stat()
-        if stat(path, &status) == 0 {
-            if status.st_uid != geteuid() {
-                throw .unreadable(path: path, reason: "belongs to another user; a users file must be the server's own")
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable(path: path, reason: "is not a regular file")
+        }
+        if status.st_uid != geteuid() {
+            throw .unreadable(path: path, reason: "belongs to another user; a users file must be the server's own")
+        }
+        if status.st_mode & 0o022 != 0 {
+            throw .unreadable(
+                path: path, reason: "others may write it, and so give themselves an account: chmod 600 it")
+        }
+        guard status.st_size <= maximumFileBytes else {
+            throw .unreadable(path: path, reason: "is larger than \(maximumFileBytes >> 20) MiB; not a users file")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else {
+                throw .unreadable(path: path, reason: "cannot read it: \(String(cString: strerror(errno)))")
             }
-            if status.st_mode & 0o022 != 0 {
-                throw .unreadable(
-                    path: path, reason: "others may write it, and so give themselves an account: chmod 600 it")
+            if count == 0 { break }
+            bytes += chunk[..<count]
+            guard bytes.count <= maximumFileBytes else {
+                throw .unreadable(path: path, reason: "is larger than \(maximumFileBytes >> 20) MiB; not a users file")
             }
         }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .unreadable(path: path, reason: "is not UTF-8 text")
+        }
+        return try parse(text, path: path)
+    }
+
+    /// The most a users file may hold: far more than ten thousand accounts and links need.
+    static let maximumFileBytes = 16 << 20
+
+    /// Refuses a users file whose folder others may write (and so swap the file for theirs),
+    /// unless the folder is sticky: there only the file's owner may rename or remove it.
+    static func checkFolder(of path: String) throws(AccountsError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        var status = stat()
+        guard FileName.withCString(folder.isEmpty ? "." : folder, { stat($0, &status) }) == 0 else {
+            throw .unreadable(path: path, reason: "its folder cannot be read: \(String(cString: strerror(errno)))")
+        }
+        if status.st_mode & 0o022 != 0, status.st_mode & S_ISVTX == 0 {
+            throw .unreadable(
+                path: path,
+                reason: "its folder may be written by others, who could swap the file for their own: "
+                    + "keep it in a folder only you may write")
+        }
+    }
+
+    /// The accounts of a users file's `text` (read from `path`, which the errors name).
+    static func parse(_ text: String, path: String) throws(AccountsError) -> Accounts {
         var accounts = Accounts()
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -163,18 +222,26 @@ public struct Accounts: Sendable, Equatable {
                 accounts.shares[share.id] = share
                 continue
             }
-            guard fields.count == 3, isName(fields[0]), fields[1].hasPrefix("$"), !fields[2].isEmpty else {
+            guard fields.count == 3, isName(fields[0]), fields[1].hasPrefix("$"), let containers = containers(fields[2])
+            else {
                 throw .unreadable(path: path, reason: "line \(index + 1) is not NAME:HASH:CONTAINERS")
             }
-            let containers =
-                fields[2] == "*" ? nil : Set(fields[2].split(separator: ",").map { String($0) })
             accounts.byName[fields[0]] = Account(name: fields[0], passwordHash: fields[1], containers: containers)
         }
         return accounts
     }
 
-    /// Writes the accounts to `path`, owner-only (0600), replacing the file atomically.
-    public func write(to path: String) throws(AccountsError) {
+    /// The containers of an account's line: `*` for all (`.some(nil)`), or URL names separated
+    /// by commas; nil when the field is neither.
+    private static func containers(_ field: String) -> Set<String>?? {
+        if field == "*" { return .some(nil) }
+        let names = field.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard !names.isEmpty, names.allSatisfy(PreviewSite.isURLName) else { return nil }
+        return .some(Set(names))
+    }
+
+    /// The users file's text for these accounts.
+    func text() -> String {
         var text = "# glance serve --users: NAME:HASH:CONTAINERS (managed by glance user)\n"
         for account in byName.values.sorted(by: { $0.name < $1.name }) {
             let containers = account.containers.map { $0.sorted().joined(separator: ",") } ?? "*"
@@ -187,6 +254,23 @@ public struct Accounts: Sendable, Equatable {
         for share in shares.values.sorted(by: { ($0.expires, $0.id) < ($1.expires, $1.id) }) {
             let document = share.document.map(Self.encodedDocument) ?? "*"
             text += "share:\(share.id):\(share.container):\(Int(share.expires.timeIntervalSince1970)):\(document)\n"
+        }
+        return text
+    }
+
+    /// Writes the accounts to `path`, owner-only (0600), replacing the file atomically; only a
+    /// text that reads back as these very accounts is written (a value that would break a line,
+    /// or that the reader refuses, leaves the file as it was).
+    public func write(to path: String) throws(AccountsError) {
+        let text = text()
+        let readBack: Accounts
+        do {
+            readBack = try Self.parse(text, path: path)
+        } catch {
+            throw .unwritable(path: path, reason: "the file would not read back (\(error)); it was left as it was")
+        }
+        guard readBack == self else {
+            throw .unwritable(path: path, reason: "the file would read back differently; it was left as it was")
         }
         do {
             try AtomicFileWriter.write(Array(text.utf8), to: path, mode: 0o600)
@@ -301,6 +385,8 @@ public enum AccountsError: Error, Sendable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case unwritable(path: String, reason: String)
     case invalidName(String)
+    /// A container name that is no container's URL name (`/c/NAME`).
+    case invalidContainer(String)
     case cannotHash(String)
 
     public var description: String {
@@ -309,6 +395,9 @@ public enum AccountsError: Error, Sendable, CustomStringConvertible {
         case .unwritable(let path, let reason): "cannot write \(path): \(reason)"
         case .invalidName(let name):
             "\(name): an account name is 1 to 64 letters, digits, '.', '_', '-' or '@'"
+        case .invalidContainer(let name):
+            "\(DisplayText.escaped(name)): a container is named by its URL name (/c/NAME): letters, digits, '.', "
+                + "'_' and '-', not only dots"
         case .cannotHash(let reason): "cannot hash the password: \(reason)"
         }
     }

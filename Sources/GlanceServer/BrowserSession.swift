@@ -46,6 +46,8 @@ public struct BrowserSession: Codable, Sendable, Equatable {
     static let lifetime = Duration.seconds(12 * 60 * 60)
     /// The cookie's name.
     static let cookieName = "glance_session"
+    /// What a session's key in the store starts with (the cookie's identifier follows).
+    static let keyPrefix = "session."
 
     /// The session cookie: `HttpOnly`, `SameSite=Strict`, `Secure` when the server speaks TLS,
     /// limited to the site's base path, expiring with the session.
@@ -53,7 +55,7 @@ public struct BrowserSession: Codable, Sendable, Equatable {
         SessionMiddlewareConfiguration(
             sessionCookieParameters: SessionCookieParameters(
                 name: cookieName, path: basePath.isEmpty ? "/" : basePath, secure: secure, sameSite: .strict),
-            keyPrefix: "session.", defaultSessionExpiration: lifetime)
+            keyPrefix: keyPrefix, defaultSessionExpiration: lifetime)
     }
 }
 

@@ -7,28 +7,47 @@ import Synchronization
     import Glibc
 #endif
 
-/// What one client may cost the server: how many connections are served at once, how long a
-/// connection may send no complete request, and how long a client may take none of an answer.
+/// What one client may cost the server: how many connections are served at once and how many
+/// of them one client may hold, how long a TLS handshake may take, how long a connection may send
+/// no complete request (or, over HTTP/2, hold no stream), and how long a client may take none of
+/// an answer.
 ///
 /// An answer is sent with backpressure (the next piece of a document is read only when the
 /// previous one has gone to the socket), so a client that stops reading holds a chunk in the
 /// server and the kernel's socket buffer, and no more; it is then disconnected after
 /// ``sendTimeout``. With ``maximumConnections`` open, the server stops accepting until one
-/// closes (the kernel's listen queue holds the others).
+/// closes (the kernel's listen queue holds the others); a client (an address, or an IPv6 /64:
+/// ``ClientKey``) past its ``connectionsPerClient`` is closed as it is accepted.
 public struct ConnectionLimits: Sendable {
     /// Connections served at once.
     public var maximumConnections: Int
-    /// How long a connection may send no complete request (a slow or stalled client).
+    /// Connections one client may hold at once.
+    public var connectionsPerClient: Int
+    /// How long a connection may send no complete request (a slow or stalled client); over
+    /// HTTP/2, how long it may hold no open stream.
     public var idleTimeout: Duration
     /// How long a client may take none of an answer before it is disconnected.
     public var sendTimeout: Duration
+    /// How long a TLS handshake may take, from the connection's start.
+    public var handshakeTimeout: Duration
 
+    /// Limits of `maximumConnections` connections, `connectionsPerClient` of them for one client
+    /// (by default a quarter of all, at least 2).
     public init(
-        maximumConnections: Int = 512, idleTimeout: Duration = .seconds(30), sendTimeout: Duration = .seconds(60)
+        maximumConnections: Int = 512, connectionsPerClient: Int? = nil, idleTimeout: Duration = .seconds(30),
+        sendTimeout: Duration = .seconds(60), handshakeTimeout: Duration = .seconds(10)
     ) {
         self.maximumConnections = maximumConnections
+        self.connectionsPerClient = connectionsPerClient ?? Self.defaultShare(of: maximumConnections)
         self.idleTimeout = idleTimeout
         self.sendTimeout = sendTimeout
+        self.handshakeTimeout = handshakeTimeout
+    }
+
+    /// A client's share when none is given: a quarter of the connections, at least 2 (a browser
+    /// opens several over HTTP/1.1), at most all of them.
+    public static func defaultShare(of maximumConnections: Int) -> Int {
+        min(max(1, maximumConnections), max(2, maximumConnections / 4))
     }
 }
 
@@ -60,6 +79,18 @@ final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler 
             _ = context.channel.setOption(.socketOption(.so_sndbuf), value: Self.socketSendBuffer)
         }
         trimmer.connectionOpened()
+    }
+
+    /// Raised when the client of an HTTP/1 connection sent its end (`FIN`): it sends no more,
+    /// and a request still waiting for its answer (a preview being drawn) stops waiting, as
+    /// nginx answers 499 there. Not on an HTTP/2 stream, whose request ends its input anyway.
+    let inputEnded = Flag()
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, context.channel.parent?.parent == nil {
+            inputEnded.raise()
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -31,7 +31,9 @@ struct CredentialCheck: Sendable {
     let throttle: SignInThrottle
     let verified: VerifiedCredentials
 
-    /// The account `presented` proves in `accounts` for `client` (its address), or nil.
+    /// The account `presented` proves in `accounts` for `client` (its address), or nil; throws
+    /// ``ServerError/tooManyAttempts(retryAfter:)`` when the client or the account has made its
+    /// most attempts of the minute.
     func account(for presented: Presented, client: String, in accounts: Accounts) async throws -> Account? {
         let key = presented.key
         let secret = presented.secret
@@ -39,6 +41,9 @@ struct CredentialCheck: Sendable {
             let known = accounts.account(named: key, provenBy: proof)
         {
             return known
+        }
+        if let retry = throttle.admit(client: client, account: key) {
+            throw ServerError.tooManyAttempts(retryAfter: retry)
         }
         let wait = throttle.delay(client: client, account: key)
         if wait > .zero { try await Task.sleep(for: wait) }
@@ -52,6 +57,7 @@ struct CredentialCheck: Sendable {
             return nil
         }
         throttle.succeeded(client: client, account: key)
+        throttle.refund(client: client, account: key)
         verified.remember(proof, name: key, secret: secret)
         return found
     }

@@ -55,13 +55,15 @@ extension PreviewServer {
         return html(PageTemplates.library.render(grid, withTemplate: "grid"), request: request)
     }
 
-    /// `GET /preview/PATH`: one document large, with previous / next in the query's order.
-    func previewPage(_ components: [Substring], request: Request, signOut: SignOutForm? = nil) async throws
-        -> Response
-    {
+    /// `GET /preview/PATH`: one document large, with previous / next in the query's order. With
+    /// `alone` (a share link of this one document), the page knows of no other document: no
+    /// neighbours, no position, no grid, and the query's listing parameters are not read.
+    func previewPage(
+        _ components: [Substring], request: Request, signOut: SignOutForm? = nil, alone: Bool = false
+    ) async throws -> Response {
         let path = try resolve(components)
-        let query = try PageQuery(query: request.uri.query)
-        let paths = try await storeCall { try await listing.paths(matching: query.listingQuery) }
+        let query = alone ? PageQuery() : try PageQuery(query: request.uri.query)
+        let paths = alone ? [path] : try await storeCall { try await listing.paths(matching: query.listingQuery) }
         guard let item = try await storeCall({ try await listing.attributes(forPaths: [path]).first ?? nil }) else {
             throw ServerError.notFound
         }
@@ -80,8 +82,8 @@ extension PreviewServer {
             prefetch: neighbours.compactMap { $0.flatMap { links.thumbnail(for: $0) } },
             events: liveUpdates ? links.events : nil, signOut: signOut, name: DisplayText.escaped(item.name),
             path: item.path,
-            gridURL: links.grid(query, offset: index.map { $0 / pageSize * pageSize } ?? 0),
-            position: (index ?? 0) + 1, count: index == nil ? 1 : paths.count,
+            gridURL: alone ? nil : links.grid(query, offset: index.map { $0 / pageSize * pageSize } ?? 0),
+            position: alone ? nil : "\((index ?? 0) + 1) of \(index == nil ? 1 : paths.count)",
             previousURL: previous.map { links.preview($0, query: query) },
             nextURL: next.map { links.preview($0, query: query) },
             thumbnailURL: links.thumbnail(for: item),

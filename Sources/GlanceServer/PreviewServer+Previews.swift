@@ -22,7 +22,7 @@ extension PreviewServer {
     /// is drawn at the next one up, so that the cache holds few sizes of a page).
     public static let largestPreviewSide = 4096
 
-    func preview(_ components: [Substring], request: Request) async throws -> Response {
+    func preview(_ components: [Substring], request: Request, requester: Requester = .local) async throws -> Response {
         let (path, identity) = try resolveWithIdentity(components)
         let page = try Self.positiveInteger(request, "page") ?? 1
         let side = try Self.previewSide(request)
@@ -39,7 +39,8 @@ extension PreviewServer {
         {
             throw ServerError.noSuchPage(pageCount: count)
         }
-        let entry = try await sharedEntry(key: key, identity: identity) { () async throws(ServerError) in
+        let entry = try await sharedEntry(key: key, identity: identity, requester: requester) {
+            () async throws(ServerError) in
             let preview = try Self.served(await indexer.preview(path, page: page, side: side))
             if preview.contentType == .text { throw .noPreview(Self.textHasNoPagePreview) }
             let tag = previewTag(preview.identity, page: page, side: side)
@@ -51,19 +52,32 @@ extension PreviewServer {
     }
 
     /// The cache's entry for `key` (made for the file `identity`): from the cache, from the
-    /// request already making it, or made now by `make` (then kept in the cache); past the
-    /// render time limit, `503`. One place for previews and texts.
+    /// request already making it, or made now by `make` (then kept in the cache), in a turn of
+    /// ``previewQueue``'s; past the render time limit, `503`. One place for previews and texts.
+    ///
+    /// `requester` is the request waiting (its client, and its connection: when the connection
+    /// closes the request stops waiting at once). A render whose every requester stopped waiting
+    /// before its turn came is cancelled and leaves the queue.
     func sharedEntry(
-        key: String, identity: FileIdentity,
+        key: String, identity: FileIdentity, requester: Requester = .local,
         make: @escaping @Sendable () async throws(ServerError) -> ThumbnailCache.Entry
     ) async throws -> ThumbnailCache.Entry {
         if let (entry, _) = previewCache.entry(for: key, identity: identity) { return entry }
-        let task = previewsInFlight.task(for: key) {
+        let queue = previewQueue
+        let task = previewsInFlight.join(key) {
             // A render that ended since this request looked in the cache has put its entry there
             // (before it left the renders under way).
             if let (entry, _) = previewCache.entry(for: key, identity: identity) { return Task { .success(entry) } }
             return Task { () -> Result<ThumbnailCache.Entry, ServerError> in
                 defer { previewsInFlight.finished(key) }
+                do {
+                    try await queue.enter(client: requester.client)
+                } catch let error as ServerError {
+                    return .failure(error)
+                } catch {
+                    return .failure(.renderTimedOut)
+                }
+                defer { queue.leave() }
                 do throws(ServerError) {
                     let entry = try await make()
                     previewCache.insert(entry, for: key)
@@ -73,10 +87,13 @@ extension PreviewServer {
                 }
             }
         }
-        guard let result = await withTimeout(renderTimeout, { await task.value }) else {
-            throw ServerError.renderTimedOut
+        let outcome = await requester.wait(for: task, atMost: renderTimeout)
+        previewsInFlight.leave(key, task: task)
+        switch outcome {
+        case .answered(let result): return try result.get()
+        case .timedOut: throw ServerError.renderTimedOut
+        case .gone: throw ServerError.clientGone
         }
-        return try result.get()
     }
 
     /// What an on-demand render gave, or its failure as the answer to send.
@@ -124,23 +141,108 @@ extension PreviewServer {
 }
 
 /// The previews being drawn, by page and size: a request for one that is being drawn waits for
-/// that render instead of starting another.
+/// that render instead of starting another. Each render counts the requests waiting for it; when
+/// the last one stops waiting (it timed out, or its client left) before the render ended, the
+/// render is cancelled: while it waits for its turn, that takes it out of the queue.
 final class PreviewsInFlight: Sendable {
     typealias Render = Task<Result<ThumbnailCache.Entry, ServerError>, Never>
-    private let running = Mutex<[String: Render]>([:])
+    private let running = Mutex<[String: (task: Render, waiting: Int)]>([:])
 
-    /// The render under way for `key`, or the one `start` begins.
-    func task(for key: String, start: () -> Render) -> Render {
+    /// The render under way for `key`, or the one `start` begins, counting one more request
+    /// waiting for it; ``leave(_:task:)`` must follow.
+    func join(_ key: String, start: () -> Render) -> Render {
         running.withLock { running in
-            if let task = running[key] { return task }
+            if let (task, waiting) = running[key] {
+                running[key] = (task, waiting + 1)
+                return task
+            }
             let task = start()
-            running[key] = task
+            running[key] = (task, 1)
             return task
         }
+    }
+
+    /// A request stopped waiting for `task`, the render of `key`; the last one cancels it.
+    func leave(_ key: String, task: Render) {
+        let abandoned = running.withLock { running -> Render? in
+            guard let (current, waiting) = running[key], current == task else { return nil }
+            guard waiting <= 1 else {
+                running[key] = (current, waiting - 1)
+                return nil
+            }
+            running.removeValue(forKey: key)
+            return current
+        }
+        abandoned?.cancel()
     }
 
     /// Forgets the render for `key` (it ended; the cache holds what it made).
     func finished(_ key: String) {
         _ = running.withLock { $0.removeValue(forKey: key) }
+    }
+}
+
+/// A request waiting for a render: its client (for its share of the preview queue) and its
+/// connection, whose closing ends the wait.
+struct Requester: Sendable {
+    /// The client, as ``ClientKey`` counts it.
+    let client: String
+    /// The connection (or HTTP/2 stream) the request came on, or nil.
+    let channel: (any Channel)?
+
+    /// A request of this process's own (a page that shows a text): no client, no connection.
+    static let local = Requester(client: "local", channel: nil)
+
+    /// The request of `context`.
+    init(_ context: ServerRequestContext) {
+        client = context.client
+        channel = context.channel
+    }
+
+    init(client: String, channel: (any Channel)?) {
+        self.client = client
+        self.channel = channel
+    }
+
+    /// How a wait ended.
+    enum Outcome: Sendable {
+        case answered(Result<ThumbnailCache.Entry, ServerError>)
+        case timedOut
+        /// The connection closed: nobody is left to answer.
+        case gone
+    }
+
+    /// Waits for `task` at most `limit`, and no longer than the client is there: the connection
+    /// (or HTTP/2 stream) open, and over HTTP/1 its input not ended (a client that closed its
+    /// socket only shows as an end of input to a server that allows half-closed connections, as
+    /// Hummingbird does). Looked at every tenth of a second: a callback on the connection's end
+    /// would stay registered for as long as a kept-alive connection lasts, one per request.
+    func wait(for task: PreviewsInFlight.Render, atMost limit: Duration) async -> Outcome {
+        let answer = FirstAnswer<Outcome>()
+        let channel = channel
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            answer.give(.timedOut)
+        }
+        let watcher = Task {
+            guard let channel else { return }
+            let inputEnded = try? await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.handler(type: StalledClientHandler.self).inputEnded
+            }.get()
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                if !channel.isActive || inputEnded?.isRaised == true {
+                    answer.give(.gone)
+                    return
+                }
+            }
+        }
+        let outcome = await withCheckedContinuation { continuation in
+            answer.wait(with: continuation)
+            Task { answer.give(.answered(await task.value)) }
+        }
+        timer.cancel()
+        watcher.cancel()
+        return outcome
     }
 }

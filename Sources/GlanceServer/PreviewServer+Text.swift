@@ -18,7 +18,7 @@ extension PreviewServer {
     /// Why a document has no text to read.
     static let notText = "not a text document"
 
-    func text(_ components: [Substring], request: Request) async throws -> Response {
+    func text(_ components: [Substring], request: Request, requester: Requester = .local) async throws -> Response {
         let (path, identity) = try resolveWithIdentity(components)
         if let (entry, _) = previewCache.entry(for: Self.textKey(path), identity: identity) {
             return Self.textResponse(entry, request: request)
@@ -29,15 +29,19 @@ extension PreviewServer {
         {
             throw ServerError.noPreview(Self.notText)
         }
-        return Self.textResponse(try await textEntry(path: path, identity: identity), request: request)
+        return Self.textResponse(
+            try await textEntry(path: path, identity: identity, requester: requester), request: request)
     }
 
     /// The cache's key for the text of `path`.
     static func textKey(_ path: String) -> String { "\(path)\u{0}text" }
 
     /// The text of `path` as served: from the cache, from the render under way, or decoded now.
-    func textEntry(path: String, identity: FileIdentity) async throws -> ThumbnailCache.Entry {
-        try await sharedEntry(key: Self.textKey(path), identity: identity) { () async throws(ServerError) in
+    func textEntry(path: String, identity: FileIdentity, requester: Requester = .local) async throws
+        -> ThumbnailCache.Entry
+    {
+        try await sharedEntry(key: Self.textKey(path), identity: identity, requester: requester) {
+            () async throws(ServerError) in
             let text = try Self.served(await indexer.text(path))
             let tag = "\(previewTag(text.identity, page: 1, side: 0))-text"
             var entry = ThumbnailCache.Entry(

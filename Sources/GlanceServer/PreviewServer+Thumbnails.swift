@@ -146,21 +146,44 @@ func withTimeout<Value: Sendable>(_ limit: Duration, _ body: @escaping @Sendable
     }
 }
 
-/// A continuation resumed once, by whichever of several tasks answers first.
+/// A continuation resumed once, by whichever of several tasks answers first (an answer given
+/// before the continuation is set is kept for it).
 final class FirstAnswer<Value: Sendable>: Sendable {
-    /// The continuation, until it is resumed.
-    private let waiting = Mutex<CheckedContinuation<Value, Never>?>(nil)
+    private enum State {
+        case empty
+        case waiting(CheckedContinuation<Value, Never>)
+        case answered(Value)
+        case done
+    }
 
-    /// Sets the continuation to resume; called before any task may answer.
+    private let state = Mutex<State>(.empty)
+
+    /// Sets the continuation to resume (at once, when an answer came already).
     func wait(with continuation: CheckedContinuation<Value, Never>) {
-        waiting.withLock { $0 = continuation }
+        let early: Value? = state.withLock { state in
+            guard case .answered(let value) = state else {
+                state = .waiting(continuation)
+                return nil
+            }
+            state = .done
+            return value
+        }
+        if let early { continuation.resume(returning: early) }
     }
 
     /// Gives the answer; only the first one counts.
     func give(_ value: Value) {
-        let continuation = waiting.withLock { waiting in
-            defer { waiting = nil }
-            return waiting
+        let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in
+            switch state {
+            case .empty:
+                state = .answered(value)
+                return nil
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .answered, .done:
+                return nil
+            }
         }
         continuation?.resume(returning: value)
     }

@@ -34,6 +34,8 @@ public struct PreviewServer: Sendable {
     let previewCache: ThumbnailCache
     /// The previews being drawn, by page and size: a second request for one waits for the first.
     let previewsInFlight = PreviewsInFlight()
+    /// The previews waiting for the renderers, bounded and in turns between clients.
+    let previewQueue: PreviewQueue
     /// The container's documents as walked a moment ago.
     let scans: ScanCache
 
@@ -52,6 +54,9 @@ public struct PreviewServer: Sendable {
         previewCache = ThumbnailCache(
             capacityBytes: previewCacheBytes, onLookup: Self.counter(metrics, cache: "previews"))
         scans = ScanCache(indexer: indexer, maximumAge: walkReuse)
+        // As many previews in the pool as it has renderers (its preview lane lets at most half of
+        // them draw previews while batch work waits); the others wait here, unopened.
+        previewQueue = PreviewQueue(running: max(2, indexer.pool.configuration.workers))
         self.title = title ?? indexer.scanner.root.split(separator: "/").last.map(String.init) ?? "/"
     }
 
@@ -73,21 +78,26 @@ public struct PreviewServer: Sendable {
             routes.on("/api/items/**", method: method) { request, context in
                 try await self.item(context.parameters.getCatchAll()).head(request)
             }
-            routes.on("/events", method: method) { request, _ in self.events(request).head(request) }
+            routes.on("/events", method: method) { request, context in
+                self.events(request, stillSignedIn: context.stillSignedIn).head(request)
+            }
             routes.on("/", method: method) { request, context in
                 try await self.gridPage(request, signOut: context.signOut)
             }
             routes.on("/preview/**", method: method) { request, context in
-                try await self.previewPage(context.parameters.getCatchAll(), request: request, signOut: context.signOut)
+                try await self.previewPage(
+                    context.parameters.getCatchAll(), request: request, signOut: context.signOut,
+                    alone: context.sharedDocument != nil)
             }
             routes.on("/thumbnails/**", method: method) { request, context in
                 try await self.thumbnail(context.parameters.getCatchAll(), request: request)
             }
             routes.on("/text/**", method: method) { request, context in
-                try await self.text(context.parameters.getCatchAll(), request: request)
+                try await self.text(context.parameters.getCatchAll(), request: request, requester: Requester(context))
             }
             routes.on("/previews/**", method: method) { request, context in
-                try await self.preview(context.parameters.getCatchAll(), request: request)
+                try await self.preview(
+                    context.parameters.getCatchAll(), request: request, requester: Requester(context))
             }
             routes.on("/documents/**", method: method) { request, context in
                 try await self.document(context.parameters.getCatchAll(), request: request, context: context)

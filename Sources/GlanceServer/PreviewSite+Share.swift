@@ -23,8 +23,11 @@ extension PreviewSite {
     /// other gets a session of the link's grant. A link that does not open answers 404, and
     /// slows the client's next attempts as a failed sign-in does.
     func openShare(_ token: String, context: ServerRequestContext, accounts: AccountBook) async throws -> Response {
-        let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        let client = context.client
         let throttleKey = "share links from " + client
+        if let retry = throttle.admit(client: client, account: throttleKey) {
+            throw ServerError.tooManyAttempts(retryAfter: retry)
+        }
         let wait = throttle.delay(client: client, account: throttleKey)
         if wait > .zero { try await Task.sleep(for: wait) }
         let current = accounts.current
@@ -35,6 +38,7 @@ extension PreviewSite {
             throw ServerError.shareLinkClosed
         }
         throttle.succeeded(client: client, account: throttleKey)
+        throttle.refund(client: client, account: throttleKey)
         let destination = self.destination(of: share)
         if let session = context.sessions.session, session.account(in: current) != nil {
             return Self.redirect(to: destination)

@@ -51,11 +51,21 @@ extension PreviewSite {
         guard !name.isEmpty, let password = form.password, !password.isEmpty else {
             return signInPage(request, next: next, name: name, error: "Type a name and a password.", status: .forbidden)
         }
-        let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard
-            let account = try await credentialCheck.account(
+        let client = context.client
+        let checked: Account?
+        do {
+            checked = try await credentialCheck.account(
                 for: .password(name: name, password: password), client: client, in: accounts.current)
-        else {
+        } catch ServerError.tooManyAttempts(let wait) {
+            context.logger.notice("sign-in attempts refused: too many", metadata: ["client": "\(client)"])
+            var response = signInPage(
+                request, next: next, name: name,
+                error: "Too many attempts. Try again in \(ServerError.seconds(wait)) seconds.", status: .tooManyRequests
+            )
+            response.headers[.retryAfter] = String(ServerError.seconds(wait))
+            return response
+        }
+        guard let account = checked else {
             context.logger.notice("a sign-in failed", metadata: ["client": "\(client)"])
             return signInPage(request, next: next, name: name, error: "Wrong name or password.", status: .forbidden)
         }

@@ -108,7 +108,7 @@ public struct PreviewSite: Sendable {
     public func router(hostCheck: HostCheck? = nil, secure: Bool = false) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: RequestLogger(secretPathPrefix: basePath + SharePage.pathPrefix))
+        router.add(middleware: RequestLogger())
         if let metrics { router.add(middleware: RequestMetrics(metrics: metrics, basePath: basePath)) }
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         if let accounts {
@@ -120,7 +120,7 @@ public struct PreviewSite: Sendable {
             router.add(
                 middleware: SignIn(
                     accounts: accounts, check: credentialCheck, basePath: basePath,
-                    onlyContainer: only))
+                    onlyContainer: only, sessions: sessionStore))
         }
         router.add(
             middleware: RequestFilter(
@@ -145,7 +145,7 @@ public struct PreviewSite: Sendable {
                     status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
             }
         }
-        OperatorRoutes.add(to: site, metrics: metrics, health: health)
+        OperatorRoutes.add(to: site, metrics: metrics, health: health, accountsRequired: accounts != nil)
         if let accounts {
             addSignInRoutes(to: site, accounts: accounts)
             addShareRoutes(to: site, accounts: accounts)
@@ -190,24 +190,25 @@ public struct PreviewSite: Sendable {
         certificate: ServerCertificate? = nil, logger: Logger,
         ready: @escaping @Sendable (String) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let (seconds, attoseconds) = limits.idleTimeout.components
-        let idleTimeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let trimmer = MemoryTrimmer()
         // A connection that sends no complete request for the idle time (a slow or stalled
         // client) is closed; one that takes none of its answer for the send time too.
         let connection = HTTP1Channel.Configuration(
             additionalChannelHandlers: [StalledClientHandler(timeout: limits.sendTimeout, trimmer: trimmer)],
-            idleTimeout: idleTimeout)
+            idleTimeout: TimeAmount(limits.idleTimeout))
+        let shares = ConnectionShares(perClient: limits.connectionsPerClient)
         // With a certificate: TLS, and HTTP/2 where the client offers it (ALPN), which loads a
-        // grid's many small images over one connection; HTTP/1.1 otherwise.
-        let server: HTTPServerBuilder =
+        // grid's many small images over one connection; HTTP/1.1 otherwise. Either way with the
+        // deadlines of GuardedTLSChannel.
+        let server = HTTPServerBuilder { responder in
             if let certificate {
-                try .http2Upgrade(
-                    tlsConfiguration: certificate.tlsConfiguration,
-                    configuration: .init(idleTimeout: limits.idleTimeout, streamConfiguration: connection))
-            } else {
-                .http1(configuration: connection)
+                return try GuardedTLSChannel(
+                    certificate: certificate, connection: connection, limits: limits, shares: shares,
+                    responder: responder)
             }
+            return SharedHTTP1Channel(
+                http1: HTTP1Channel(responder: responder, configuration: connection), shares: shares)
+        }
         let scheme = certificate == nil ? "http" : "https"
         let basePath = basePath
         return Application(
@@ -226,11 +227,9 @@ public struct PreviewSite: Sendable {
 
 /// One log line per request at `info`: method, path, status, milliseconds (at `debug` for
 /// thumbnails and assets, which a grid asks for by the hundred). A share link's token is a
-/// credential: its path is logged without it.
+/// credential: its path is logged without it (``redacted(_:)``).
 struct RequestLogger: RouterMiddleware {
     typealias Context = ServerRequestContext
-    /// The paths whose rest is a secret (share links): logged as the prefix and `…`.
-    var secretPathPrefix: String?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -255,9 +254,16 @@ struct RequestLogger: RouterMiddleware {
         guard logger.logLevel <= level else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        var path = request.uri.path
-        if let secretPathPrefix, path.hasPrefix(secretPathPrefix) { path = secretPathPrefix + "…" }
         logger.log(
-            level: level, "\(request.method) \(path) \(status) \(String(format: "%.1f", milliseconds)) ms")
+            level: level,
+            "\(request.method) \(Self.redacted(request.uri.path)) \(status) \(String(format: "%.1f", milliseconds)) ms")
+    }
+
+    /// `path` as the log may show it: whatever follows a `/share/` anywhere in it (a share link's
+    /// token, under the base path or not, mistyped or not) is `…`. A document or folder named
+    /// `share` loses the rest of its path in the log, a small price for never logging a token.
+    static func redacted(_ path: String) -> String {
+        guard let marker = path.range(of: SharePage.pathPrefix) else { return path }
+        return String(path[..<marker.upperBound]) + "…"
     }
 }

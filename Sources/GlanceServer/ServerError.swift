@@ -30,6 +30,14 @@ enum ServerError: Error, HTTPResponseError {
     case shareLinkClosed
     /// The account started its limit of sessions (the number) in the last ten minutes.
     case tooManySessions(Int)
+    /// The client or the account made its most sign-in attempts of the minute: the next may
+    /// start after this.
+    case tooManyAttempts(retryAfter: Duration)
+    /// The previews waiting to be drawn fill the server's queue, or this client's share of it.
+    case previewQueueFull
+    /// The client closed the connection while its answer was being made (logged as 499, as
+    /// nginx does; nobody reads the answer).
+    case clientGone
 
     var status: HTTPResponse.Status {
         switch self {
@@ -39,7 +47,9 @@ enum ServerError: Error, HTTPResponseError {
         case .foreignHost: .misdirectedRequest
         case .forbidden: .forbidden
         case .bodyTooLarge: .contentTooLarge
-        case .tooManySessions: .tooManyRequests
+        case .tooManySessions, .tooManyAttempts: .tooManyRequests
+        case .previewQueueFull: .serviceUnavailable
+        case .clientGone: HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
         }
     }
 
@@ -61,12 +71,28 @@ enum ServerError: Error, HTTPResponseError {
             "this share link does not open: it expired, was revoked, or is not complete; ask for a new one"
         case .tooManySessions(let limit):
             "this account signed in \(limit) times in the last ten minutes; try again in a few minutes"
+        case .tooManyAttempts(let wait):
+            "too many sign-in attempts from here or on this account; try again in \(Self.seconds(wait)) s"
+        case .previewQueueFull:
+            "too many previews are waiting to be drawn; try again shortly"
+        case .clientGone: "the client closed the connection"
         }
+    }
+
+    /// Whole seconds, rounded up: what `Retry-After` says.
+    static func seconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
-        if case .renderTimedOut = self { headers[.retryAfter] = "5" }
+        switch self {
+        case .renderTimedOut: headers[.retryAfter] = "5"
+        case .previewQueueFull: headers[.retryAfter] = "2"
+        case .tooManyAttempts(let wait): headers[.retryAfter] = String(Self.seconds(wait))
+        default: break
+        }
         return Response(
             status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
     }

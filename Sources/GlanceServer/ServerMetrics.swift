@@ -130,16 +130,36 @@ enum OperatorRoutes {
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// Adds the three routes to `routes`.
+    /// Adds the three routes to `routes`. `/metrics` counts for the whole server (requests,
+    /// failed sign-ins, renders of every container): with `accountsRequired`, only an account
+    /// that may see every container reads it (its password, session or token, which a scraper
+    /// sends as a bearer token), never a share link (on an operator's
+    /// listener, with no accounts, anyone who reaches it does).
     static func add(
-        to routes: some RouterMethods<ServerRequestContext>, metrics: ServerMetrics?, health: HealthCheck?
+        to routes: some RouterMethods<ServerRequestContext>, metrics: ServerMetrics?, health: HealthCheck?,
+        accountsRequired: Bool = false
     ) {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on("/healthz", method: method) { _, _ in alive() }
             routes.on("/readyz", method: method) { _, _ in await ready(health) }
             if let metrics {
-                routes.on("/metrics", method: method) { _, _ in Self.metrics(metrics) }
+                routes.on("/metrics", method: method) { _, context in
+                    if accountsRequired, !mayReadMetrics(context) {
+                        throw ServerError.forbidden(
+                            "/metrics counts for every container: it is for accounts that may see them all "
+                                + "(or serve it on --metrics-address)")
+                    }
+                    return Self.metrics(metrics)
+                }
             }
         }
+    }
+
+    /// Whether the request's credential may read the whole server's counts: an account limited
+    /// to no container, not a share link (whose account is its one container's).
+    static func mayReadMetrics(_ context: ServerRequestContext) -> Bool {
+        guard let account = context.account, account.containers == nil else { return false }
+        if case .share = context.credential { return false }
+        return true
     }
 }

@@ -18,6 +18,21 @@ public struct ServerRequestContext: RequestContext, SessionRequestContext {
     /// The sign-out button for the pages, when the request came with a browser session.
     var signOut: SignOutForm?
 
+    /// What the request's client is counted by (``ClientKey``): its address, or its IPv6 /64.
+    var client: String { ClientKey.of(channel.remoteAddress) }
+
+    /// Whether the request's credential still holds (its session not ended, its account not
+    /// removed and its password not changed, its token or share link not revoked), asked again
+    /// by answers that last (the event stream); nil when the server has no accounts.
+    var stillSignedIn: (@Sendable () async -> Bool)?
+
+    /// The one document the request's share link opens, or nil (any other credential, or a link
+    /// to a whole container).
+    var sharedDocument: String? {
+        if case .share(let document?) = credential { return document }
+        return nil
+    }
+
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel

@@ -21,6 +21,8 @@ struct SignIn: RouterMiddleware {
     let basePath: String
     /// The URL name of the only container, when the site has one (else containers are `/c/NAME/`).
     let onlyContainer: String?
+    /// Where the browser sessions are kept (to ask whether one still is).
+    let sessions: any PersistDriver
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -33,7 +35,7 @@ struct SignIn: RouterMiddleware {
             return try await next(request, context)
         }
         let accounts = accounts.current
-        let client = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        let client = context.client
         var account: Account?
         var credential = Credential.session
         if let session = context.sessions.session {
@@ -47,15 +49,16 @@ struct SignIn: RouterMiddleware {
             // was revoked or expired, is over.
             if account == nil { context.sessions.clearSession() }
         }
+        var presented: CredentialCheck.Presented?
         if account == nil, let header = request.headers[.authorization] {
             if let token = Self.bearerToken(header) {
                 credential = .token
-                account = try await check.account(for: .token(token), client: client, in: accounts)
+                presented = .token(token)
             } else if let (name, password) = Self.basicCredentials(header) {
                 credential = .password
-                account = try await check.account(
-                    for: .password(name: name, password: password), client: client, in: accounts)
+                presented = .password(name: name, password: password)
             }
+            if let presented { account = try await check.account(for: presented, client: client, in: accounts) }
         }
         guard let account else { return Self.unauthenticated(request, basePath: basePath) }
         // A token or a share link only reads: it cannot sign in a browser (a share link's
@@ -79,12 +82,35 @@ struct SignIn: RouterMiddleware {
         var context = context
         context.account = account
         context.credential = credential
+        context.stillSignedIn = stillSignedIn(
+            request, presented: presented.map { ($0.key, accounts.proof(named: $0.key) ?? "") })
         if case .share = credential {
             context.signOut = SignOutForm(action: basePath + SignInPage.signOutPath, name: "shared link")
         } else if credential == .session {
             context.signOut = SignOutForm(action: basePath + SignInPage.signOutPath, name: account.name)
         }
         return try await next(request, context)
+    }
+
+    /// What asks whether the request's credential still holds, for answers that outlast the
+    /// check made when they began (``ServerRequestContext/stillSignedIn``): a session must still
+    /// be stored (not signed out) and its account or share link still be in the users file as it
+    /// was; a password or a token (`presented`: the name the accounts know it by, and the hash
+    /// that proved it) must still be proven by the same hash.
+    func stillSignedIn(_ request: Request, presented: (key: String, proof: String)?) -> @Sendable () async -> Bool {
+        let book = accounts
+        if let (key, proof) = presented {
+            return { book.current.account(named: key, provenBy: proof) != nil }
+        }
+        let sessions = sessions
+        let id = request.cookies[BrowserSession.cookieName]?.value
+        return {
+            guard let id,
+                let session = try? await sessions.get(key: BrowserSession.keyPrefix + id, as: BrowserSession.self)
+            else { return false }
+            let current = book.current
+            return session.share != nil ? session.share(in: current) != nil : session.account(in: current) != nil
+        }
     }
 
     /// The URL name of the container `path` is about, or nil for the site's own pages.
@@ -170,10 +196,20 @@ extension HTTPField.Name {
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 }
 
-/// Slows down guessing: after failed sign-ins, a client's and an account's next attempts wait,
-/// a quarter of a second after the first failure, doubling with each failure in the last ten
-/// minutes, up to eight seconds. A success clears the client's and the account's count. Bounded:
-/// at most 10,000 clients and accounts are remembered (the oldest forgotten first).
+/// Bounds guessing, in two ways that hold however the attempts arrive, one after another or a
+/// hundred at once:
+///
+/// - **a rate**: each check of a credential that reaches the password hash counts against its
+///   client and its account as it starts, at most ``attemptsPerAccount`` per account and
+///   ``attemptsPerClient`` per client in any ``attemptWindow``; past that the attempt is refused
+///   unchecked (`429` with `Retry-After`). A success takes its own attempt back. Credentials
+///   checked a moment ago (``VerifiedCredentials``) reach no hash and count for nothing, so the
+///   owner of an account keeps reading while someone guesses at it.
+/// - **a delay**: after failed attempts, a client's and an account's next ones wait a quarter of
+///   a second after the first failure, doubling with each failure in the last ten minutes, up to
+///   eight seconds. A success clears the client's and the account's failures.
+///
+/// Bounded: at most 10,000 clients and accounts are remembered (the oldest forgotten first).
 final class SignInThrottle: Sendable {
     private struct Record {
         var failures: Int
@@ -181,6 +217,8 @@ final class SignInThrottle: Sendable {
     }
 
     private let records = Mutex<[String: Record]>([:])
+    /// The start of each recent attempt, by `client …` and `account …`.
+    private let attempts = Mutex<[String: [ContinuousClock.Instant]]>([:])
     /// Told of each failure (the metrics' count), or nil.
     private let onFailure: (@Sendable () -> Void)?
 
@@ -190,6 +228,50 @@ final class SignInThrottle: Sendable {
     static let window = Duration.seconds(600)
     static let maximumDelay = Duration.seconds(8)
     static let capacity = 10_000
+
+    /// The span over which attempts are counted.
+    static let attemptWindow = Duration.seconds(60)
+    /// The most attempts on one account in ``attemptWindow``, from all clients together.
+    static let attemptsPerAccount = 10
+    /// The most attempts from one client in ``attemptWindow``, on all accounts together.
+    static let attemptsPerClient = 30
+
+    /// Counts an attempt by `client` on `account` and returns nil, or, when either has made its
+    /// most attempts in the window, counts nothing and returns how long until one more may start.
+    func admit(client: String, account: String) -> Duration? {
+        let now = ContinuousClock.now
+        let keys = [("client " + client, Self.attemptsPerClient), ("account " + account, Self.attemptsPerAccount)]
+        return attempts.withLock { attempts in
+            var wait = Duration.zero
+            for (key, limit) in keys {
+                let recent = (attempts[key] ?? []).filter { now - $0 < Self.attemptWindow }
+                attempts[key] = recent
+                if recent.count >= limit, let oldest = recent.first {
+                    wait = max(wait, Self.attemptWindow - (now - oldest))
+                }
+            }
+            guard wait == .zero else { return max(wait, .seconds(1)) }
+            for (key, _) in keys { attempts[key, default: []].append(now) }
+            if attempts.count > Self.capacity {
+                attempts = attempts.filter { $0.value.contains { now - $0 < Self.attemptWindow } }
+                if attempts.count > Self.capacity {
+                    let oldest = attempts.sorted { ($0.value.last ?? now) < ($1.value.last ?? now) }
+                        .prefix(attempts.count - Self.capacity)
+                    for (key, _) in oldest { attempts.removeValue(forKey: key) }
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Takes back an attempt that succeeded (the latest one of the client and of the account).
+    func refund(client: String, account: String) {
+        attempts.withLock { attempts in
+            for key in ["client " + client, "account " + account] where attempts[key]?.isEmpty == false {
+                attempts[key]?.removeLast()
+            }
+        }
+    }
 
     /// The most sessions one account may start in ``window``.
     static let sessionsPerWindow = 60

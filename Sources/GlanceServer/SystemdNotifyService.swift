@@ -24,7 +24,7 @@ public struct SystemdNotifyService: Service {
         let status = status
         let isReady = isReady
         await withGracefulShutdownHandler {
-            _ = await cancelOnGracefulShutdown {
+            _ = await cancelWhenGracefulShutdown {
                 while !isReady(), !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
                 guard !Task.isCancelled else { return }
                 notifier.ready(status)

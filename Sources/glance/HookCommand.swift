@@ -74,7 +74,13 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
         let request = HookRequest(paths: paths)
         let socket = location.hookSocket
         let answers: [HookAnswer]
-        if let fromWatcher = HookClient.ask(request, at: socket, timeoutSeconds: timeout) {
+        let watcherAnswers: [HookAnswer]?
+        do {
+            watcherAnswers = try HookClient.ask(request, at: socket, timeoutSeconds: timeout)
+        } catch {
+            throw CommandFailure.unusable(error.description)
+        }
+        if let fromWatcher = watcherAnswers {
             answers = fromWatcher
         } else {
             answers = try await refreshHere(paths)

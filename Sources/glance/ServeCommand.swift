@@ -125,8 +125,26 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
+        help: ArgumentHelp(
+            """
+            Connections one client (an address, or an IPv6 /64) may hold at once; past it a new \
+            one is closed as it is accepted, so that no host can take them all (default: a quarter \
+            of --max-connections, at least 2).
+            """, valueName: "N"))
+    var maxConnectionsPerClient: Int?
+
+    @Option(
+        parsing: .unconditional,
         help: "Seconds a client may take none of an answer before it is disconnected (one that stopped reading).")
     var sendTimeout: Double = 60
+
+    @Option(
+        parsing: .unconditional,
+        help: """
+            Seconds a connection may send no complete request (over HTTP/2: hold no open stream) \
+            before it is closed; a TLS handshake gets at most 10 of them.
+            """)
+    var idleTimeout: Double = 30
 
     @Option(parsing: .unconditional, help: "MiB of thumbnails each container keeps in memory, ready to send (0: none).")
     var memoryCache = 256
@@ -178,7 +196,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...1_000_000).contains(maxConnections) else {
             throw ValidationError("--max-connections must be between 1 and 1000000.")
         }
+        if let maxConnectionsPerClient, !(1...maxConnections).contains(maxConnectionsPerClient) {
+            throw ValidationError("--max-connections-per-client must be between 1 and --max-connections.")
+        }
         try OptionChecks.timeout(sendTimeout, option: "--send-timeout")
+        try OptionChecks.timeout(idleTimeout, option: "--idle-timeout")
         guard (0...1 << 20).contains(memoryCache) else {
             throw ValidationError("--memory-cache must be between 0 and 1048576 MiB.")
         }
@@ -252,7 +274,9 @@ struct ServeCommand: AsyncParsableCommand {
         let host = host
         let port = port
         let limits = ConnectionLimits(
-            maximumConnections: maxConnections, sendTimeout: .milliseconds(Int(sendTimeout * 1000)))
+            maximumConnections: maxConnections, connectionsPerClient: maxConnectionsPerClient,
+            idleTimeout: .milliseconds(Int(idleTimeout * 1000)), sendTimeout: .milliseconds(Int(sendTimeout * 1000)),
+            handshakeTimeout: .milliseconds(Int(min(idleTimeout, 10) * 1000)))
         var certificate: ServerCertificate?
         if let tlsCert, let tlsKey {
             do {

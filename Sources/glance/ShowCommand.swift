@@ -78,13 +78,17 @@ struct ShowCommand: AsyncParsableCommand, ContainerCommand {
         if let details = item.details { lines += ListingFormatter.detailLines(details) }
         for image in item.thumbnails {
             lines.append(
-                "thumbnail   \(image.sizeKey): \(image.width)x\(image.height) \(image.format.rawValue), \(ListingFormatter.byteCount(Int64(image.byteCount)))"
+                "thumbnail   \(DisplayText.escaped(image.sizeKey)): \(image.width)x\(image.height) \(image.format.rawValue), \(ListingFormatter.byteCount(Int64(image.byteCount)))"
             )
         }
         if let generatedAt = item.generatedAt, let version = item.generatorVersion {
-            lines.append("generated   \(ListingFormatter.iso8601(generatedAt)) by glance \(version)")
+            lines.append(
+                "generated   \(ListingFormatter.iso8601(generatedAt)) by glance \(DisplayText.escaped(version))")
         }
-        print(lines.joined(separator: "\n"))
+        // Every value above came from the store, which another process may have written: each is
+        // escaped where it is put in, and each line is made safe once more here, so that a field
+        // added later cannot reach the terminal raw.
+        print(lines.map(DisplayText.lineSafe).joined(separator: "\n"))
     }
 }
 

@@ -27,7 +27,13 @@ struct StatusCommand: ParsableCommand, ContainerCommand {
     func validate() throws { try OptionChecks.timeout(timeout) }
 
     func run() throws {
-        guard let status = HookClient.status(at: location.hookSocket, timeoutSeconds: timeout) else {
+        let answered: HookStatus?
+        do {
+            answered = try HookClient.status(at: location.hookSocket, timeoutSeconds: timeout)
+        } catch {
+            throw CommandFailure.unusable(error.description)
+        }
+        guard let status = answered else {
             throw CommandFailure.unusable(
                 "\(DisplayText.escaped(location.container)): no glance watch or glance serve --watch answers on its "
                     + "hook socket (\(DisplayText.escaped(location.hookSocket)))")

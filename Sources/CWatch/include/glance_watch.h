@@ -46,4 +46,8 @@ int glance_watch_next(const uint8_t *buffer, size_t length, size_t *offset, int3
 /// declares accept4 only under _GNU_SOURCE. Returns the descriptor, or -1 with errno set.
 int glance_accept_cloexec(int socket);
 
+/// The user id of the process at the other end of the Unix socket `socket` (SO_PEERCRED, whose
+/// struct ucred glibc declares only under _GNU_SOURCE) in `*uid`. Returns 0, or -1 with errno set.
+int glance_peer_uid(int socket, uint32_t *uid);
+
 #endif

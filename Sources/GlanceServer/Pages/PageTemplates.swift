@@ -113,9 +113,9 @@ enum PageTemplates {
         {{> head}}
         <body class="preview-page"{{#events}} data-events="{{events}}"{{/events}} data-path="{{path}}">
         <header class="bar">
-        <a class="up" id="up" href="{{gridURL}}">All documents</a>
+        {{#gridURL}}<a class="up" id="up" href="{{gridURL}}">All documents</a>{{/gridURL}}
         <h1>{{name}}</h1>
-        <p class="counts">{{position}} of {{count}}</p>
+        {{#position}}<p class="counts">{{position}}</p>{{/position}}
         {{> account}}
         </header>
         <main class="preview" id="preview">

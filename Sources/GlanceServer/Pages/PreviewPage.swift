@@ -22,10 +22,12 @@ struct PreviewPage: Sendable {
     /// The path as the change events carry it (`data-path`), not display-escaped: see
     /// ``GridPage/Item/path``.
     let path: String
-    let gridURL: String
-    /// 1-based position in the filtered, sorted sequence, and its length.
-    let position: Int
-    let count: Int
+    /// The grid the document is shown from, or nil for a share link of this one document (which
+    /// opens nothing else).
+    let gridURL: String?
+    /// `3 of 120`: the position in the filtered, sorted sequence and its length, or nil for a
+    /// share link of this one document (which knows of no other).
+    let position: String?
     let previousURL: String?
     let nextURL: String?
     let thumbnailURL: String?
