@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import Hummingbird
 
 #if canImport(Glibc)
@@ -53,12 +54,17 @@ public struct HostCheck: Sendable {
         return authority
     }
 
-    /// Lowercased, brackets and a final dot (`localhost.`) removed.
+    /// Lowercased, brackets and a final dot (`localhost.`) removed, an IPv6 address in its one
+    /// written form (`0:0:0:0:0:0:0:1` is `::1`, as a browser writes it).
     static func normalised(_ name: String) -> String {
         var name = name.lowercased()
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if name.count > 1, name.hasSuffix(".") { name.removeLast() }
-        return name
+        var address = in6_addr()
+        guard name.contains(":"), inet_pton(AF_INET6, name, &address) == 1 else { return name }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return name }
+        return String(nulTerminated: text)
     }
 
     /// Whether a server listening on `host` can be reached from this machine only: `localhost`, an

@@ -14,7 +14,8 @@ extension PreviewSite {
     func addShareRoutes(to site: some RouterMethods<ServerRequestContext>, accounts: AccountBook) {
         for method in [HTTPRequest.Method.get, .head] {
             site.on("/share/:token", method: method) { request, context in
-                try await openShare(context.parameters.get("token") ?? "", context: context, accounts: accounts)
+                try await openShare(
+                    context.parameters.get("token") ?? "", request: request, context: context, accounts: accounts)
             }
         }
     }
@@ -22,7 +23,9 @@ extension PreviewSite {
     /// `GET /share/TOKEN`: a browser already signed in with an account keeps its session; any
     /// other gets a session of the link's grant. A link that does not open answers 404, and
     /// slows the client's next attempts as a failed sign-in does.
-    func openShare(_ token: String, context: ServerRequestContext, accounts: AccountBook) async throws -> Response {
+    func openShare(_ token: String, request: Request, context: ServerRequestContext, accounts: AccountBook)
+        async throws -> Response
+    {
         let client = context.client
         let throttleKey = "share links from " + client
         if let retry = throttle.admit(client: client, account: throttleKey) {
@@ -39,6 +42,12 @@ extension PreviewSite {
         }
         throttle.succeeded(client: client, account: throttleKey)
         throttle.refund(client: client, account: throttleKey)
+        // Followed from another site's page, the browser sent no session cookie (SameSite=Strict),
+        // though it may hold an account's: a session of the link's would replace that one. A page
+        // of this site's own opens the link again, and with the cookie.
+        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" {
+            return Self.reopenFromThisSite(basePath + SharePage.pathPrefix + token)
+        }
         let destination = self.destination(of: share)
         if let session = context.sessions.session, session.account(in: current) != nil {
             return Self.redirect(to: destination)
@@ -51,6 +60,26 @@ extension PreviewSite {
             BrowserSession(share: share.id),
             expiresIn: min(BrowserSession.lifetime, .milliseconds(Int64(max(1, left * 1000)))))
         return Self.redirect(to: destination)
+    }
+
+    /// A page that opens `path` (a share link checked to open, so of URL-safe characters only) at
+    /// once from this site, so that the browser sends this site's cookies with it.
+    static func reopenFromThisSite(_ path: String) -> Response {
+        let safe = path.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/._-~".unicodeScalars.contains($0))
+        }
+        let target = safe ? path : "/"
+        let body = """
+            <!doctype html><html lang="en"><meta charset="utf-8"><meta name="referrer" content="no-referrer">\
+            <meta http-equiv="refresh" content="0;url=\(target)"><title>Opening a shared link</title>\
+            <p><a href="\(target)">Open the shared link</a></p></html>
+            """
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+            .contentLength: String(body.utf8.count),
+        ]
+        headers[.contentSecurityPolicy] = PreviewSite.contentSecurityPolicy
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// The page a grant opens on: its document's preview, or its container's grid.

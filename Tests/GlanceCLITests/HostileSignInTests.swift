@@ -110,6 +110,37 @@ struct HostileSignInTests {
         #expect(!text.contains(String(document.path.dropFirst("/share/".count).prefix(40))))
     }
 
+    @Test("a share link followed from another site's page does not replace the session of an account")
+    func shareLinkFromAnotherSite() throws {
+        let photos = try SampleContainer(["a.png": "png/rgb8.png"])
+        let name = (photos.path as NSString).lastPathComponent
+        let file = try Self.users(in: photos, limited: name)
+        let link = try SignInTests.share([name, "a.png"], file: file)
+        let (serve, port, _) = try ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        try #require(port > 0)
+        let alice = Self.session(
+            of: try SignInTests.send("POST", "/sign-in", port: port, body: SignInTests.form("alice", Self.alice)))
+        // From another site the browser sends no SameSite=Strict cookie: the link is opened again
+        // from a page of the server's own, and nothing is set yet.
+        let bounced = try SignInTests.send(
+            "GET", link.path, port: port, headers: "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n")
+        #expect(LiveExposureTests.status(bounced) == 200)
+        #expect(bounced.contains("http-equiv=\"refresh\" content=\"0;url=\(link.path)\""), "\(bounced)")
+        #expect(SignInTests.header("Set-Cookie", in: bounced) == nil)
+        // Opened from the server's page, with the account's cookie: the account's session stays.
+        let reopened = try SignInTests.send(
+            "GET", link.path, port: port, headers: alice + "Sec-Fetch-Site: same-origin\r\nSec-Fetch-Mode: navigate\r\n"
+        )
+        #expect(LiveExposureTests.status(reopened) == 303)
+        #expect(SignInTests.header("Set-Cookie", in: reopened) == nil)
+        let grid = try SignInTests.send("GET", "/", port: port, headers: alice)
+        #expect(LiveExposureTests.status(grid) == 200 && grid.contains("<span class=\"account\">alice</span>"))
+        // A browser with no account's session gets the link's.
+        let fresh = try SignInTests.send("GET", link.path, port: port, headers: "Sec-Fetch-Site: same-origin\r\n")
+        #expect(LiveExposureTests.status(fresh) == 303 && SignInTests.header("Set-Cookie", in: fresh) != nil)
+    }
+
     /// `count` requests sent at once, each on a connection of its own; the answers in order.
     static func atOnce(_ count: Int, _ request: @escaping @Sendable (Int) throws -> String) async -> [String] {
         await withTaskGroup(of: (Int, String).self) { group in
