@@ -52,9 +52,25 @@ Comment: Thumbnails and previews for folders of documents.
 
 Files: *
 Copyright: 2026 the Glance developers
-License: other
- All rights reserved by the Glance developers: the project has not chosen a
- licence for redistribution yet.
+License: Apache-2.0
+Comment: glance-renderer loads libpoppler (GPL-2 or GPL-3): distributed together,
+ that combination is under the terms of the GPL-3.0, and its complete
+ corresponding source is the Glance source tree it was built from. The libraries
+ the programs link and load, and their licences, are listed in the source's
+ NOTICE.md.
+
+License: Apache-2.0
+ Licensed under the Apache License, Version 2.0 (the "License"); you may not
+ use this software except in compliance with the License.
+ .
+ Unless required by applicable law or agreed to in writing, software
+ distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+ WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+ License for the specific language governing permissions and limitations
+ under the License.
+ .
+ On Debian systems, the complete text of the Apache License, Version 2.0
+ can be found in "/usr/share/common-licenses/Apache-2.0".
 COPYRIGHT
 printf 'glance (%s-1) unstable; urgency=medium\n\n  * Built from the Glance source tree by make deb.\n\n -- Glance developers <glance@example.org>  %s\n' \
   "$version" "$(date -R)" | gzip -9n > "$root/usr/share/doc/glance/changelog.Debian.gz"

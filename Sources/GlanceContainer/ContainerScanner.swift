@@ -43,11 +43,14 @@ public struct ContainerScan: Sendable {
         public var linksNotFollowed = 0
         /// Paths longer than `PATH_MAX` (4096 bytes), which no file call can take whole.
         public var pathsTooLong = 0
+        /// Folders that are a Glance store (they hold its `CACHEDIR.TAG`): another container's
+        /// sidecar, or a `--store` kept inside the container, whatever its name. Not documents.
+        public var stores = 0
 
         public init() {}
 
         /// All of them together.
-        public var total: Int { hidden + notRegularFiles + linksNotFollowed + pathsTooLong }
+        public var total: Int { hidden + notRegularFiles + linksNotFollowed + pathsTooLong + stores }
     }
 
     /// A folder that could not be read: its documents are not in ``documents``.
@@ -67,7 +70,8 @@ public struct ContainerScan: Sendable {
 /// The walk goes through descriptors (`openat` with `O_NOFOLLOW` for each folder), so a folder
 /// swapped for a symlink while it runs leads nowhere. Skipped, and counted: names starting with
 /// `.` (hidden files and folders, and so the `.thumbnails` sidecar), the store's folder wherever
-/// it is, paths longer than `PATH_MAX`, things that are not regular files, and symbolic links
+/// it is, any other folder that is a Glance store (it holds Glance's `CACHEDIR.TAG`), paths
+/// longer than `PATH_MAX`, things that are not regular files, and symbolic links
 /// that are absolute or lead out of the container. Relative links to files inside are listed
 /// under their own name; links to folders are not followed (a loop guard that costs nothing).
 /// The content of files is never read.
@@ -227,8 +231,25 @@ public struct ContainerScanner: Sendable {
             let child = name.withUnsafeBufferPointer {
                 openat(folder, $0.baseAddress!, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
+            if child >= 0, Self.isGlanceStore(child) {
+                close(child)
+                scan.skipped.stores += 1
+                continue
+            }
             walk(folderDescriptor: child, relative: path, relativeBytes: bytes, into: &scan)
         }
+    }
+
+    /// Whether the open folder `folder` is a Glance store: its `CACHEDIR.TAG` (a regular file,
+    /// not followed if a link) starts as Glance writes it. One `openat` for each folder walked,
+    /// which fails at once for all but stores.
+    static func isGlanceStore(_ folder: Int32) -> Bool {
+        let tag = openat(folder, StoreTag.fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard tag >= 0 else { return false }
+        defer { close(tag) }
+        var start = [UInt8](repeating: 0, count: StoreTag.start.count)
+        let count = start.withUnsafeMutableBytes { read(tag, $0.baseAddress, $0.count) }
+        return count == StoreTag.start.count && start == StoreTag.start
     }
 
     /// A folder's device and inode.

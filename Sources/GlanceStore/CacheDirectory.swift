@@ -26,18 +26,9 @@ import GlanceCore
 ///
 /// See <https://bford.info/cachedir/> for the tag's format.
 public enum CacheDirectory {
-    /// The tag's file name, fixed by the specification.
-    static let tagFileName = "CACHEDIR.TAG"
-
-    /// The line the specification requires at the very start of the tag.
-    static let signature = "Signature: 8a477f597d28d172789f06886806bc55"
-
-    /// The tag's whole content: the signature line, then a comment saying who made it.
-    static let tagContent = """
-        \(signature)
-        # This file marks a cache directory created by Glance (thumbnails). See https://bford.info/cachedir/
-
-        """
+    /// The tag's file name and content (``StoreTag``, which the walk reads too).
+    static let tagFileName = StoreTag.fileName
+    static let tagContent = StoreTag.content
 
     /// The ignore file's name, and its content: everything in the folder, itself included.
     static let ignoreFileName = ".gitignore"

@@ -37,6 +37,7 @@ enum SummaryText {
             if skipped.notRegularFiles > 0 { reasons.append("\(skipped.notRegularFiles) not regular files") }
             if skipped.linksNotFollowed > 0 { reasons.append("\(skipped.linksNotFollowed) links leading out") }
             if skipped.pathsTooLong > 0 { reasons.append("\(skipped.pathsTooLong) paths too long") }
+            if skipped.stores > 0 { reasons.append("\(skipped.stores) thumbnail stores") }
             lines.append("skipped      \(skipped.total) (\(reasons.joined(separator: ", ")))")
         }
         lines.append(

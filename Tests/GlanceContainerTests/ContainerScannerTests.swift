@@ -9,6 +9,36 @@ import Testing
 
 @Suite("Container scan")
 struct ScannerTests {
+    @Test(
+        "a folder holding Glance's CACHEDIR.TAG is a store wherever it lies, not documents; another cache's tag is not")
+    func otherStores() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let manager = FileManager.default
+        for folder in ["kept/thumbs", "other-cache", "notes"] {
+            try manager.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+        }
+        // Another container's store (or a --store kept here), under any name.
+        try Data(StoreTag.content.utf8).write(to: URL(fileURLWithPath: root + "/kept/thumbs/CACHEDIR.TAG"))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/kept/thumbs/thumbnails.sqlite"))
+        // Another program's cache: the specification's signature, not Glance's words.
+        try Data((StoreTag.signature + "\n# made by a browser\n").utf8).write(
+            to: URL(fileURLWithPath: root + "/other-cache/CACHEDIR.TAG"))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/other-cache/page.html"))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/notes/a.txt"))
+        // A tag that is a link is not taken for one.
+        try manager.createDirectory(atPath: root + "/linked", withIntermediateDirectories: true)
+        try manager.createSymbolicLink(
+            atPath: root + "/linked/CACHEDIR.TAG", withDestinationPath: root + "/kept/thumbs/CACHEDIR.TAG")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/linked/b.txt"))
+        let scan = try ContainerScanner(container: root).scanReporting()
+        #expect(
+            scan.documents.map(\.path) == [
+                "linked/b.txt", "notes/a.txt", "other-cache/CACHEDIR.TAG", "other-cache/page.html",
+            ])
+        #expect(scan.skipped.stores == 1)
+    }
+
     @Test("walks the tree, skipping hidden names, the store folder and links that leave the container")
     func scan() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString)").path
