@@ -71,35 +71,41 @@ public struct PreviewServer: Sendable {
         PreviewSite(containers: [self]).router()
     }
 
-    /// Adds this container's routes to `routes` (a router, or the group of its prefix).
+    /// Adds this container's routes to `routes` (the signed-in group of the site, or of this
+    /// container's prefix): those about the whole container, which a share link of one document
+    /// does not reach (``WholeContainerOnly``), and those about one document, which such a link
+    /// reaches for its document only (``SharedDocumentOnly``); anything else under the container
+    /// answers 404 once signed in.
     func addRoutes(to routes: some RouterMethods<ServerRequestContext>) {
+        let whole = routes.group().add(middleware: WholeContainerOnly())
+        let oneDocument = routes.group().add(middleware: SharedDocumentOnly())
         for method in [HTTPRequest.Method.get, .head] {
-            routes.on("/api/items", method: method) { request, _ in try await self.items(request).head(request) }
-            routes.on("/api/items/**", method: method) { request, context in
-                try await self.item(context.parameters.getCatchAll()).head(request)
-            }
-            routes.on("/events", method: method) { request, context in
+            whole.on("/api/items", method: method) { request, _ in try await self.items(request).head(request) }
+            whole.on("/events", method: method) { request, context in
                 self.events(request, stillSignedIn: context.stillSignedIn).head(request)
             }
-            routes.on("/", method: method) { request, context in
+            whole.on("/", method: method) { request, context in
                 try await self.gridPage(request, signOut: context.signOut)
             }
-            routes.on("/preview/**", method: method) { request, context in
+            oneDocument.on("/api/items/**", method: method) { request, context in
+                try await self.item(context.parameters.getCatchAll()).head(request)
+            }
+            oneDocument.on("/preview/**", method: method) { request, context in
                 try await self.previewPage(
                     context.parameters.getCatchAll(), request: request, signOut: context.signOut,
                     alone: context.sharedDocument != nil)
             }
-            routes.on("/thumbnails/**", method: method) { request, context in
+            oneDocument.on("/thumbnails/**", method: method) { request, context in
                 try await self.thumbnail(context.parameters.getCatchAll(), request: request)
             }
-            routes.on("/text/**", method: method) { request, context in
+            oneDocument.on("/text/**", method: method) { request, context in
                 try await self.text(context.parameters.getCatchAll(), request: request, requester: Requester(context))
             }
-            routes.on("/previews/**", method: method) { request, context in
+            oneDocument.on("/previews/**", method: method) { request, context in
                 try await self.preview(
                     context.parameters.getCatchAll(), request: request, requester: Requester(context))
             }
-            routes.on("/documents/**", method: method) { request, context in
+            oneDocument.on("/documents/**", method: method) { request, context in
                 try await self.document(context.parameters.getCatchAll(), request: request, context: context)
             }
         }

@@ -27,7 +27,11 @@ extension PreviewSite {
         site.on(RouterPath(String(SignInPage.path.dropFirst())), method: .post) { request, context in
             try await signIn(request, context: context, accounts: accounts)
         }
-        site.on(RouterPath(String(SignInPage.signOutPath.dropFirst())), method: .post) { request, context in
+    }
+
+    /// `POST /sign-out`, for a signed-in browser (in the signed-in group).
+    func addSignOutRoute(to signedIn: some RouterMethods<ServerRequestContext>) {
+        signedIn.on(RouterPath(String(SignInPage.signOutPath.dropFirst())), method: .post) { request, context in
             guard isSameOrigin(request) else { throw ServerError.forbidden("a form of another site") }
             context.sessions.clearSession()
             return Self.redirect(to: basePath + SignInPage.path)

@@ -106,6 +106,15 @@ public struct PreviewSite: Sendable {
     /// The routes of the whole site; with `hostCheck`, only for the `Host` values it accepts;
     /// session cookies marked `Secure` when `secure` (the server speaks TLS).
     public func router(hostCheck: HostCheck? = nil, secure: Bool = false) -> Router<ServerRequestContext> {
+        router(hostCheck: hostCheck, secure: secure, addingSignedInRoutes: { _ in })
+    }
+
+    /// ``router(hostCheck:secure:)``, with `addingSignedInRoutes` given the signed-in group to add
+    /// routes to (for tests: a route added there is behind sign-in).
+    func router(
+        hostCheck: HostCheck?, secure: Bool,
+        addingSignedInRoutes: (RouterGroup<ServerRequestContext>) -> Void
+    ) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.add(middleware: RequestLogger())
@@ -116,11 +125,6 @@ public struct PreviewSite: Sendable {
                 middleware: SessionMiddleware(
                     storage: sessionStore,
                     configuration: BrowserSession.middlewareConfiguration(basePath: basePath, secure: secure)))
-            let only = containers.count == 1 ? containers.first.map { Self.urlName($0.server.title) } : nil
-            router.add(
-                middleware: SignIn(
-                    accounts: accounts, check: credentialCheck, basePath: basePath,
-                    onlyContainer: only, sessions: sessionStore))
         }
         router.add(
             middleware: RequestFilter(
@@ -129,6 +133,42 @@ public struct PreviewSite: Sendable {
         // Every route lives under the base path; anything outside it answers 404.
         let site: any RouterMethods<ServerRequestContext> =
             basePath.isEmpty ? router : router.group(RouterPath(String(basePath.dropFirst())))
+        addPublicRoutes(to: site)
+        // Everything else is behind sign-in when the site has accounts: a route added to this
+        // group (or to a container's, below) is private unless it is moved to the public ones.
+        let signedIn = site.group()
+        if let accounts {
+            signedIn.add(
+                middleware: SignIn(
+                    accounts: accounts, check: credentialCheck, basePath: basePath, sessions: sessionStore))
+            addSignOutRoute(to: signedIn)
+        }
+        addingSignedInRoutes(signedIn)
+        let wholeSite = signedIn.group().add(middleware: WholeContainerOnly())
+        if let metrics { OperatorRoutes.addMetrics(to: wholeSite, metrics: metrics, accountsRequired: accounts != nil) }
+        Self.addNothingElse(to: signedIn)
+        if containers.count == 1, let only = containers.first {
+            let container = signedIn.group().add(middleware: ContainerAccess(name: Self.urlName(only.server.title)))
+            only.server.addRoutes(to: container)
+            return router
+        }
+        for method in [HTTPRequest.Method.get, .head] {
+            wholeSite.on("/", method: method) { request, context in
+                try await self.sitePage(request, account: context.account, signOut: context.signOut)
+            }
+        }
+        for (name, server) in containers {
+            let container = signedIn.group(RouterPath("c/\(name)")).add(middleware: ContainerAccess(name: name))
+            server.addRoutes(to: container)
+            Self.addNothingElse(to: container)
+        }
+        return router
+    }
+
+    /// The routes anyone may ask for, signed in or not: the pages' assets (which hold nothing
+    /// of a container), the favicon, the health checks, and with accounts the sign-in page and
+    /// the share links' door. The only list of public routes.
+    func addPublicRoutes(to site: some RouterMethods<ServerRequestContext>) {
         let assets = PageAssets()
         for method in [HTTPRequest.Method.get, .head] {
             site.on("/assets/:name", method: method) { request, context in
@@ -144,29 +184,22 @@ public struct PreviewSite: Sendable {
                 return Response(
                     status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
             }
+            // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
+            site.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
         }
-        OperatorRoutes.add(to: site, metrics: metrics, health: health, accountsRequired: accounts != nil)
+        OperatorRoutes.addHealth(to: site, health: health)
         if let accounts {
             addSignInRoutes(to: site, accounts: accounts)
             addShareRoutes(to: site, accounts: accounts)
         }
-        // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
-        for method in [HTTPRequest.Method.get, .head] {
-            site.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
+    }
+
+    /// A route for every path below `routes` that no other route takes: `404`, after the
+    /// group's sign-in, so that nobody learns which paths exist without an account.
+    static func addNothingElse(to routes: some RouterMethods<ServerRequestContext>) {
+        for method in [HTTPRequest.Method.get, .head, .post] {
+            routes.on("/**", method: method) { _, _ -> Response in throw ServerError.notFound }
         }
-        if containers.count == 1, let only = containers.first {
-            only.server.addRoutes(to: site)
-            return router
-        }
-        for method in [HTTPRequest.Method.get, .head] {
-            site.on("/", method: method) { request, context in
-                try await self.sitePage(request, account: context.account, signOut: context.signOut)
-            }
-        }
-        for (name, server) in containers {
-            server.addRoutes(to: site.group(RouterPath("c/\(name)")))
-        }
-        return router
     }
 
     /// `GET /` with several containers: their names, links and totals.

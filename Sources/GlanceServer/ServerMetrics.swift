@@ -130,29 +130,40 @@ enum OperatorRoutes {
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// Adds the three routes to `routes`. `/metrics` counts for the whole server (requests,
-    /// failed sign-ins, renders of every container): with `accountsRequired`, only an account
-    /// that may see every container reads it (its password, session or token, which a scraper
-    /// sends as a bearer token), never a share link (on an operator's
-    /// listener, with no accounts, anyone who reaches it does).
-    static func add(
-        to routes: some RouterMethods<ServerRequestContext>, metrics: ServerMetrics?, health: HealthCheck?,
-        accountsRequired: Bool = false
-    ) {
+    /// Adds `/healthz` and `/readyz` to `routes` (public: they say nothing of a container).
+    static func addHealth(to routes: some RouterMethods<ServerRequestContext>, health: HealthCheck?) {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on("/healthz", method: method) { _, _ in alive() }
             routes.on("/readyz", method: method) { _, _ in await ready(health) }
-            if let metrics {
-                routes.on("/metrics", method: method) { _, context in
-                    if accountsRequired, !mayReadMetrics(context) {
-                        throw ServerError.forbidden(
-                            "/metrics counts for every container: it is for accounts that may see them all "
-                                + "(or serve it on --metrics-address)")
-                    }
-                    return Self.metrics(metrics)
+        }
+    }
+
+    /// Adds `/metrics` to `routes`. It counts for the whole server (requests, failed sign-ins,
+    /// renders of every container): with `accountsRequired`, only an account that may see every
+    /// container reads it (its password, session or token, which a scraper sends as a bearer
+    /// token), never a share link (on an operator's listener, with no accounts, anyone who
+    /// reaches it does).
+    static func addMetrics(
+        to routes: some RouterMethods<ServerRequestContext>, metrics: ServerMetrics, accountsRequired: Bool
+    ) {
+        for method in [HTTPRequest.Method.get, .head] {
+            routes.on("/metrics", method: method) { _, context in
+                if accountsRequired, !mayReadMetrics(context) {
+                    throw ServerError.forbidden(
+                        "/metrics counts for every container: it is for accounts that may see them all "
+                            + "(or serve it on --metrics-address)")
                 }
+                return Self.metrics(metrics)
             }
         }
+    }
+
+    /// Adds the three routes to `routes` (an operator's listener: no accounts).
+    static func add(
+        to routes: some RouterMethods<ServerRequestContext>, metrics: ServerMetrics?, health: HealthCheck?
+    ) {
+        addHealth(to: routes, health: health)
+        if let metrics { addMetrics(to: routes, metrics: metrics, accountsRequired: false) }
     }
 
     /// Whether the request's credential may read the whole server's counts: an account limited

@@ -4,8 +4,11 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// Every route behind an account of the users file, except the pages' assets and the sign-in page.
-/// A request proves its account in one of three ways: the session cookie of the sign-in page
+/// The middleware of the signed-in group of routes: every route but the public ones
+/// (``PreviewSite/addPublicRoutes(to:)``) is behind an account of the users file, and a route
+/// added later is too, unless it is put among the public ones. It says who the request is; what
+/// that one may reach is said where the routes are grouped (``ContainerAccess``,
+/// ``WholeContainerOnly``, ``SharedDocumentOnly``). A request proves its account in one of three ways: the session cookie of the sign-in page
 /// (browsers), `Authorization: Basic` (scripts, `curl -u`), or `Authorization: Bearer` with an
 /// access token (scripts; read-only). Without them, or with wrong ones, a browser's navigation
 /// is sent to the sign-in page and anything else gets `401`, never a document.
@@ -17,10 +20,8 @@ struct SignIn: RouterMiddleware {
     typealias Context = ServerRequestContext
     let accounts: AccountBook
     let check: CredentialCheck
-    /// The site's base path: its assets are served to anyone (they hold nothing of a container).
+    /// The site's base path (where the sign-in page and the sign-out form are).
     let basePath: String
-    /// The URL name of the only container, when the site has one (else containers are `/c/NAME/`).
-    let onlyContainer: String?
     /// Where the browser sessions are kept (to ask whether one still is).
     let sessions: any PersistDriver
 
@@ -28,12 +29,6 @@ struct SignIn: RouterMiddleware {
         async throws -> Response
     {
         let path = request.uri.path
-        if path.hasPrefix(basePath + "/assets/") || path == basePath + "/favicon.ico"
-            || path == basePath + SignInPage.path || path.hasPrefix(basePath + SharePage.pathPrefix)
-            || path == basePath + "/healthz" || path == basePath + "/readyz"
-        {
-            return try await next(request, context)
-        }
         let accounts = accounts.current
         let client = context.client
         var account: Account?
@@ -68,17 +63,6 @@ struct SignIn: RouterMiddleware {
         {
             throw ServerError.forbidden("an access token or a share link may only read (GET and HEAD)")
         }
-        // A container the account may not see does not exist for it: 404, as for any other
-        // name, so that it cannot learn which containers there are.
-        if let container = container(of: path), !account.maySee(container: container) {
-            throw ServerError.notFound
-        }
-        // A link to one document opens that document's routes only; the rest does not exist for it.
-        if case .share(let document?) = credential, self.document(of: path) != document,
-            path != basePath + SignInPage.signOutPath
-        {
-            throw ServerError.notFound
-        }
         var context = context
         context.account = account
         context.credential = credential
@@ -111,34 +95,6 @@ struct SignIn: RouterMiddleware {
             let current = book.current
             return session.share != nil ? session.share(in: current) != nil : session.account(in: current) != nil
         }
-    }
-
-    /// The URL name of the container `path` is about, or nil for the site's own pages.
-    func container(of path: String) -> String? {
-        if let onlyContainer { return onlyContainer }
-        let inner = path.dropFirst(basePath.count).split(separator: "/", omittingEmptySubsequences: true)
-        guard inner.count >= 2, inner[0] == "c" else { return nil }
-        return String(inner[1])
-    }
-
-    /// The document a route of one document is about (`preview/`, `thumbnails/`, `previews/`,
-    /// `text/`, `documents/` and `api/items/` followed by its path), or nil for any other route.
-    func document(of path: String) -> String? {
-        var inner = path.dropFirst(basePath.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        if onlyContainer == nil {
-            guard inner.count >= 2, inner.first == "c" else { return nil }
-            inner = inner.dropFirst(2)
-        }
-        guard let route = inner.first else { return nil }
-        inner = inner.dropFirst()
-        switch route {
-        case "preview", "thumbnails", "previews", "text", "documents": break
-        case "api":
-            guard inner.first == "items" else { return nil }
-            inner = inner.dropFirst()
-        default: return nil
-        }
-        return DocumentURL.from(components: Array(inner))
     }
 
     /// The answer to a request without a valid credential: a browser that navigates to a page is

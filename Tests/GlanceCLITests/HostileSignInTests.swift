@@ -105,7 +105,7 @@ struct HostileSignInTests {
         kill(serve.processIdentifier, SIGTERM)
         serve.waitUntilExit()
         let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(text.contains("GET /share/… 401") && text.contains("GET /glance/share/… 303"), "\(text)")
+        #expect(text.contains("GET /share/… 404") && text.contains("GET /glance/share/… 303"), "\(text)")
         #expect(!text.contains(secret) && !text.contains(String(secret.prefix(40))))
         #expect(!text.contains(String(document.path.dropFirst("/share/".count).prefix(40))))
     }

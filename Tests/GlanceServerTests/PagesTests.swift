@@ -350,3 +350,33 @@ struct PagesTests {
         }
     }
 }
+
+/// The site's two groups of routes: the public ones, and every other behind sign-in.
+@Suite("route groups")
+struct RouteGroupTests {
+    @Test(
+        "a route added to the signed-in group is behind sign-in; unknown paths ask for it too; the public ones do not")
+    func newRoutesArePrivate() async throws {
+        let served = try ServedContainer()
+        let alice = try Account(name: "alice", password: "a long password", containers: nil)
+        let site = PreviewSite(containers: [served.server], accounts: AccountBook(Accounts([alice])))
+        let router = site.router(hostCheck: nil, secure: false) { group in
+            group.get("/added-later") { _, _ in "a private thing" }
+        }
+        let basic = "Basic " + Data("alice:a long password".utf8).base64EncodedString()
+        try await Application(router: router).test(.router) { client in
+            for uri in ["/added-later", "/", "/thumbnails/a.png", "/no/such/route", "/c/anything/"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .unauthorized, "\(uri)") }
+            }
+            try await client.execute(uri: "/added-later", method: .get, headers: [.authorization: basic]) {
+                #expect($0.status == .ok && String(buffer: $0.body) == "a private thing")
+            }
+            try await client.execute(uri: "/no/such/route", method: .get, headers: [.authorization: basic]) {
+                #expect($0.status == .notFound)
+            }
+            for uri in ["/healthz", "/readyz", "/sign-in", "/favicon.ico"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status.code < 400, "\(uri)") }
+            }
+        }
+    }
+}
