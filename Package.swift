@@ -113,10 +113,12 @@ let package = Package(
         .target(
             name: "GlanceRender",
             dependencies: [
-                "GlanceCore", "CFileAccess", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
+                "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CGIF", "CTIFF", "CHEIF", "CSVG",
                 "CTextPaint",
                 "CRenderGuard",
+                // Not imported: linked for the cairo_set_source it defines, which poppler's calls
+                // bind to (glance_page_images.h says why).
                 "CPageImages",
                 "CPoppler",
             ]
@@ -149,7 +151,7 @@ let package = Package(
         .target(
             name: "GlanceTerminal",
             dependencies: [
-                "GlanceCore", "GlanceContainer", "GlanceListing", "GlancePipeline", "CTerminalPicture", "CFileAccess",
+                "GlanceCore", "GlanceListing", "GlancePipeline", "CTerminalPicture", "CFileAccess",
             ]),
         .target(
             name: "GlanceOnSave",
@@ -158,13 +160,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
+            name: "GlanceAccounts",
+            dependencies: [
+                "GlanceCore", "CPassword",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
             name: "GlanceServer",
             dependencies: [
-                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "CProcess", "CPassword",
+                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "GlanceAccounts", "CProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -200,6 +208,7 @@ let package = Package(
                 "GlanceListing",
                 "GlanceOnSave",
                 "GlanceQueue",
+                "GlanceAccounts",
                 "GlanceServer",
                 "GlanceDesktopCache",
                 "GlanceTerminal",
@@ -258,6 +267,7 @@ let package = Package(
         .testTarget(
             name: "GlanceServerTests",
             dependencies: [
+                "GlanceAccounts",
                 "glance-renderer", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceServer", "GlanceStore",
                 "GlanceTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

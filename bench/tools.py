@@ -165,7 +165,7 @@ def check_glance_run(outdir, count):
         problems.append(f"rendered {summary.get('rendered')} of {count}")
     # Every document of the corpus is sound: a renderer replaced means renderers die between
     # documents on this machine, and each document pays a renderer's start.
-    started = summary.get("workersStarted")
+    started = summary.get("renderersStarted", summary.get("workersStarted"))
     if isinstance(started, int) and started > os.cpu_count():
         problems.append(f"{started} renderers started for --jobs {os.cpu_count()}: renderers were replaced")
     for failure in summary.get("failures", [])[:3]:

@@ -1,3 +1,4 @@
+import GlanceAccounts
 import Hummingbird
 
 /// What a signed-in request may reach, said where the routes are grouped: each rule is the

@@ -1,3 +1,5 @@
+import GlanceAccounts
+
 /// The one way a credential is checked, for the middleware (HTTP Basic, tokens) and the sign-in
 /// form alike: failed attempts slow the next ones of their client and account
 /// (``SignInThrottle``), and a success is remembered for a while (``VerifiedCredentials``), checked

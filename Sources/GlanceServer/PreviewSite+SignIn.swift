@@ -1,4 +1,5 @@
 import Foundation
+import GlanceAccounts
 import HTTPTypes
 import Hummingbird
 

@@ -1,4 +1,5 @@
 import Foundation
+import GlanceAccounts
 import GlancePipeline
 import Hummingbird
 import HummingbirdAuth
@@ -87,21 +88,11 @@ public struct PreviewSite: Sendable {
         }
     }
 
-    /// Whether `name` can be a container's URL name as ``urlName(_:)`` makes them: letters,
-    /// digits, `.`, `_` and `-`, not only dots.
-    public static func isURLName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 255 && urlName(name) == name
-    }
+    /// Whether `name` can be a container's URL name (``ContainerName/isValid(_:)``).
+    public static func isURLName(_ name: String) -> Bool { ContainerName.isValid(name) }
 
-    /// `title` with every character outside `[A-Za-z0-9._-]` replaced by `-`.
-    static func urlName(_ title: String) -> String {
-        let name = String(
-            title.unicodeScalars.map { scalar -> Character in
-                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
-                    ? Character(scalar) : "-"
-            })
-        return name.isEmpty || name.allSatisfy({ $0 == "." }) ? "container" : name
-    }
+    /// A container's URL name from its title (``ContainerName/make(from:)``).
+    static func urlName(_ title: String) -> String { ContainerName.make(from: title) }
 
     /// The routes of the whole site; with `hostCheck`, only for the `Host` values it accepts;
     /// session cookies marked `Secure` when `secure` (the server speaks TLS).

@@ -1,3 +1,4 @@
+import GlanceAccounts
 import Hummingbird
 import HummingbirdAuth
 import NIOCore

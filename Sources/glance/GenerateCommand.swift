@@ -254,8 +254,9 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 
 /// `glance generate --json`'s object: the batch's summary, the sandbox its renderers ran in
 /// (`sandbox`: `bubblewrap+seccomp`, `seccomp` or `none`), how many renderer processes were
-/// started (`workersStarted`, see ``RendererPool/startedWorkers``), and with `--xdg` what the
-/// desktop cache received (`desktopCache`).
+/// started (`renderersStarted`, see ``RendererPool/startedWorkers``: the word `glance status`
+/// uses; `workersStarted`, its earlier name, is written too for this release), and with `--xdg`
+/// what the desktop cache received (`desktopCache`).
 struct GenerateReport: Encodable {
     var summary: GenerationSummary
     var sandbox: WorkerSandbox
@@ -265,13 +266,15 @@ struct GenerateReport: Encodable {
     var desktopCache: DesktopCacheMirror.Report?
 
     enum CodingKeys: String, CodingKey {
-        case sandbox, workersStarted, notes, desktopCache
+        case sandbox, renderersStarted, workersStarted, notes, desktopCache
     }
 
     func encode(to encoder: any Encoder) throws {
         try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sandbox, forKey: .sandbox)
+        try container.encode(workersStarted, forKey: .renderersStarted)
+        // The earlier name of the same count, kept for one release (README, "Changes").
         try container.encode(workersStarted, forKey: .workersStarted)
         try container.encode(notes, forKey: .notes)
         try container.encodeIfPresent(desktopCache, forKey: .desktopCache)

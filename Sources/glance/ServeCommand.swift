@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glance
+import GlanceAccounts
 import GlanceCore
 import GlanceOnSave
 import GlancePipeline

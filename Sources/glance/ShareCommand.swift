@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import GlanceAccounts
 import GlanceCore
-import GlanceServer
 
 /// `glance share add|list|revoke --users FILE`: links that open one container, or one document,
 /// read-only and for a while, on a `glance serve --users FILE`.
@@ -49,7 +49,7 @@ struct ShareCommand: ParsableCommand {
         var url: String?
 
         func run() async throws {
-            guard PreviewSite.isURLName(container) else {
+            guard ContainerName.isValid(container) else {
                 throw CommandFailure.unusable(
                     "\(DisplayText.escaped(container)): a container's URL name is letters, digits, '.', '_' and '-'")
             }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import GlanceAccounts
 import GlanceCore
-import GlanceServer
 
 #if canImport(Glibc)
     import Glibc

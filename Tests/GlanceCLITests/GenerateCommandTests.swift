@@ -200,6 +200,7 @@ struct GenerateCommandTests {
     func workersStarted() async throws {
         let container = try SampleContainer.standard()
         let (sound, _) = try container.generate()
+        #expect(sound["renderersStarted"] as? Int == 2)
         #expect(sound["workersStarted"] as? Int == 2)
         // The largest document goes first, so the crashed worker's replacement renders the rest.
         let other = try SampleContainer.standard()

@@ -1,4 +1,5 @@
 import Foundation
+import GlanceAccounts
 import GlanceCore
 import HTTPTypes
 import Hummingbird

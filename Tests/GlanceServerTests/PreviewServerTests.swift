@@ -1,4 +1,5 @@
 import Foundation
+import GlanceAccounts
 import GlanceContainer
 import GlanceCore
 import GlancePipeline

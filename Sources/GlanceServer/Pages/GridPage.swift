@@ -1,3 +1,4 @@
+import GlanceAccounts
 import GlanceCore
 import GlanceListing
 import Mustache

@@ -38,7 +38,7 @@ public struct Share: Sendable, Equatable {
 
     /// What a request holding this grant is, for the container check: an account that sees only
     /// the grant's container (its name, `share ID`, is no account's: names have no space).
-    var account: Account {
+    public var account: Account {
         Account(name: "share " + id, passwordHash: "", containers: [container])
     }
 
@@ -97,7 +97,7 @@ public struct ShareLinks: Sendable {
 
     /// The grant `token` opens in `accounts`, or nil: a token with a wrong signature, an expired
     /// one, or one whose grant was revoked or differs from what it says.
-    func share(for token: String, in accounts: Accounts, now: Date = Date()) async -> Share? {
+    public func share(for token: String, in accounts: Accounts, now: Date = Date()) async -> Share? {
         guard token.utf8.count < 2048,
             let claims = try? await keys().verify(token, as: ShareLinkClaims.self),
             let share = accounts.shares[claims.jti.value], share.isLive(at: now),

@@ -26,7 +26,7 @@ public struct Account: Sendable, Equatable {
         guard Accounts.isName(name) else { throw .invalidName(name) }
         if let containers {
             guard !containers.isEmpty else { throw .invalidContainer("") }
-            if let bad = containers.first(where: { !PreviewSite.isURLName($0) }) { throw .invalidContainer(bad) }
+            if let bad = containers.first(where: { !ContainerName.isValid($0) }) { throw .invalidContainer(bad) }
         }
         var buffer = [CChar](repeating: 0, count: 256)
         guard glance_password_hash(password, &buffer, buffer.count) == 0 else {
@@ -77,7 +77,7 @@ public struct AccessToken: Sendable, Equatable {
     }
 
     /// The identifier and secret of a token's text, or nil when it is not one.
-    static func parts(of text: String) -> (id: String, secret: String)? {
+    public static func parts(of text: String) -> (id: String, secret: String)? {
         let fields = text.split(separator: "_", omittingEmptySubsequences: false)
         guard fields.count == 3, fields[0] == "glance", isIdentifier(String(fields[1])), fields[2].count == 64,
             fields[2].allSatisfy(\.isHexDigit)
@@ -236,7 +236,7 @@ public struct Accounts: Sendable, Equatable {
     private static func containers(_ field: String) -> Set<String>?? {
         if field == "*" { return .some(nil) }
         let names = field.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard !names.isEmpty, names.allSatisfy(PreviewSite.isURLName) else { return nil }
+        guard !names.isEmpty, names.allSatisfy(ContainerName.isValid) else { return nil }
         return .some(Set(names))
     }
 
@@ -319,7 +319,7 @@ public struct Accounts: Sendable, Equatable {
 
     /// A grant from a line's fields (`share`, ID, CONTAINER, EXPIRES, DOCUMENT), or nil.
     private static func share(fromLine fields: [String]) -> Share? {
-        guard fields.count == 5, AccessToken.isIdentifier(fields[1]), PreviewSite.isURLName(fields[2]),
+        guard fields.count == 5, AccessToken.isIdentifier(fields[1]), ContainerName.isValid(fields[2]),
             let seconds = Int(fields[3])
         else { return nil }
         var document: String?
