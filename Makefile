@@ -41,7 +41,7 @@ STATIC_FLAGS   := --static-swift-stdlib --disable-local-rpath -Xlinker -l_Founda
 THUMBNAILER_STAGE := $(STATIC_BUILD)/stage
 MANUAL_DIR     := .build/plugins/GenerateManual/outputs/glance
 
-.PHONY: all deps test-deps build release test test-browser test-terminal test-thumbnailer test-deb manual deb demo install \
+.PHONY: all deps test-deps build release test check test-browser test-terminal test-thumbnailer test-deb manual deb demo install \
         uninstall lint format \
         conformance assets clean fuzz docs
 
@@ -111,6 +111,13 @@ test: test-deps
 	$(MAKE) --no-print-directory test-thumbnailer
 	$(MAKE) --no-print-directory test-deb
 	$(MAKE) --no-print-directory docs
+
+## check: the quick loop while editing: an incremental build and the library's tests, without
+## the command-line suites (which start glance processes and servers), the browser, terminal,
+## thumbnailer and package checks. make test runs everything.
+check: build
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip 'GlanceCLITests|$(TIMED_SUITES)'
 
 ## test-thumbnailer: install into a staging folder (a debug build, quicker to make) and run
 ## glance.thumbnailer's Exec line under bubblewrap the way GNOME runs thumbnailers.
@@ -188,9 +195,11 @@ docs: build
 	  --output-path .build/docs --fallback-display-name Glance --fallback-bundle-identifier org.glance.Glance \
 	  --warnings-as-errors
 
-## lint: check formatting with swift-format (ships with the toolchain).
+## lint: check formatting with swift-format (ships with the toolchain), and that
+## docs/architecture.md shows every module's edges as the code has them.
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz Examples
+	python3 docs/check_architecture.py
 
 ## format: rewrite the sources in the project's format.
 format:
