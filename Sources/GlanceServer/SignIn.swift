@@ -9,7 +9,9 @@ import Synchronization
 /// (``PreviewSite/addPublicRoutes(to:)``) is behind an account of the users file, and a route
 /// added later is too, unless it is put among the public ones. It says who the request is; what
 /// that one may reach is said where the routes are grouped (``ContainerAccess``,
-/// ``WholeContainerOnly``, ``SharedDocumentOnly``). A request proves its account in one of three ways: the session cookie of the sign-in page
+/// ``WholeContainerOnly``, ``SharedDocumentOnly``).
+///
+/// A request proves its account in one of three ways: the session cookie of the sign-in page
 /// (browsers), `Authorization: Basic` (scripts, `curl -u`), or `Authorization: Bearer` with an
 /// access token (scripts; read-only). Without them, or with wrong ones, a browser's navigation
 /// is sent to the sign-in page and anything else gets `401`, never a document.
