@@ -140,10 +140,14 @@ public struct Accounts: Sendable, Equatable {
             if code == ELOOP { throw .unreadable(path: path, reason: "is a symbolic link; name the file itself") }
             throw .unreadable(path: path, reason: "cannot read it: \(String(cString: strerror(code)))")
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw .unreadable(path: path, reason: "is not a regular file")
+        let file: OpenFile
+        let status: stat
+        do {
+            file = try OpenFile.checkedRegular(OpenFile(adopting: descriptor))
+            guard let read = file.status() else { throw FileAccessError(errno: errno) }
+            status = read
+        } catch {
+            throw .unreadable(path: path, reason: "cannot read it: \(error)")
         }
         if status.st_uid != geteuid() {
             throw .unreadable(path: path, reason: "belongs to another user; a users file must be the server's own")
@@ -152,22 +156,15 @@ public struct Accounts: Sendable, Equatable {
             throw .unreadable(
                 path: path, reason: "others may write it, and so give themselves an account: chmod 600 it")
         }
-        guard status.st_size <= maximumFileBytes else {
-            throw .unreadable(path: path, reason: "is larger than \(maximumFileBytes >> 20) MiB; not a users file")
+        // One more byte than allowed: a file that grew past the limit since the fstat shows it.
+        let bytes: [UInt8]
+        do {
+            bytes = try file.read(count: maximumFileBytes + 1, at: 0)
+        } catch {
+            throw .unreadable(path: path, reason: "cannot read it: \(error)")
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else {
-                throw .unreadable(path: path, reason: "cannot read it: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-            guard bytes.count <= maximumFileBytes else {
-                throw .unreadable(path: path, reason: "is larger than \(maximumFileBytes >> 20) MiB; not a users file")
-            }
+        guard bytes.count <= maximumFileBytes else {
+            throw .unreadable(path: path, reason: "is larger than \(maximumFileBytes >> 20) MiB; not a users file")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .unreadable(path: path, reason: "is not UTF-8 text")

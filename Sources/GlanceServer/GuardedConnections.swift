@@ -39,9 +39,6 @@ final class ConnectionShares: Sendable {
         }
         return claimed
     }
-
-    /// Connections held now by `client` (for tests).
-    func held(by client: String) -> Int { open.withLock { $0[client, default: 0] } }
 }
 
 /// Why a connection was closed as it was accepted.

@@ -64,12 +64,12 @@ extension PreviewServer {
     ) async throws -> ThumbnailCache.Entry {
         if let (entry, _) = previewCache.entry(for: key, identity: identity) { return entry }
         let queue = previewQueue
-        let task = previewsInFlight.join(key) {
+        let task = previewsInFlight.join(key) { generation in
             // A render that ended since this request looked in the cache has put its entry there
             // (before it left the renders under way).
             if let (entry, _) = previewCache.entry(for: key, identity: identity) { return Task { .success(entry) } }
             return Task { () -> Result<ThumbnailCache.Entry, ServerError> in
-                defer { previewsInFlight.finished(key) }
+                defer { previewsInFlight.finished(key, generation: generation) }
                 do {
                     try await queue.enter(client: requester.client)
                 } catch let error as ServerError {
@@ -146,18 +146,30 @@ extension PreviewServer {
 /// render is cancelled: while it waits for its turn, that takes it out of the queue.
 final class PreviewsInFlight: Sendable {
     typealias Render = Task<Result<ThumbnailCache.Entry, ServerError>, Never>
-    private let running = Mutex<[String: (task: Render, waiting: Int)]>([:])
 
-    /// The render under way for `key`, or the one `start` begins, counting one more request
-    /// waiting for it; ``leave(_:task:)`` must follow.
-    func join(_ key: String, start: () -> Render) -> Render {
+    /// A render under way, the requests waiting for it, and which of the renders of its key it
+    /// is (an abandoned render that ends later must not forget the one started after it).
+    private struct Running {
+        let task: Render
+        let generation: UInt64
+        var waiting: Int
+    }
+
+    private let running = Mutex<(renders: [String: Running], generations: UInt64)>(([:], 0))
+
+    /// The render under way for `key`, or the one `start` begins (given its generation, for
+    /// ``finished(_:generation:)``), counting one more request waiting for it;
+    /// ``leave(_:task:)`` must follow.
+    func join(_ key: String, start: (UInt64) -> Render) -> Render {
         running.withLock { running in
-            if let (task, waiting) = running[key] {
-                running[key] = (task, waiting + 1)
-                return task
+            if var render = running.renders[key] {
+                render.waiting += 1
+                running.renders[key] = render
+                return render.task
             }
-            let task = start()
-            running[key] = (task, 1)
+            running.generations += 1
+            let task = start(running.generations)
+            running.renders[key] = Running(task: task, generation: running.generations, waiting: 1)
             return task
         }
     }
@@ -165,20 +177,24 @@ final class PreviewsInFlight: Sendable {
     /// A request stopped waiting for `task`, the render of `key`; the last one cancels it.
     func leave(_ key: String, task: Render) {
         let abandoned = running.withLock { running -> Render? in
-            guard let (current, waiting) = running[key], current == task else { return nil }
-            guard waiting <= 1 else {
-                running[key] = (current, waiting - 1)
+            guard var render = running.renders[key], render.task == task else { return nil }
+            guard render.waiting <= 1 else {
+                render.waiting -= 1
+                running.renders[key] = render
                 return nil
             }
-            running.removeValue(forKey: key)
-            return current
+            running.renders.removeValue(forKey: key)
+            return render.task
         }
         abandoned?.cancel()
     }
 
-    /// Forgets the render for `key` (it ended; the cache holds what it made).
-    func finished(_ key: String) {
-        _ = running.withLock { $0.removeValue(forKey: key) }
+    /// Forgets the render `generation` of `key` (it ended; the cache holds what it made), if it
+    /// is still the one under way.
+    func finished(_ key: String, generation: UInt64) {
+        running.withLock { running in
+            if running.renders[key]?.generation == generation { running.renders.removeValue(forKey: key) }
+        }
     }
 }
 

@@ -90,9 +90,9 @@ struct SignIn: RouterMiddleware {
             return { book.current.account(named: key, provenBy: proof) != nil }
         }
         let sessions = sessions
-        let id = request.cookies[BrowserSession.cookieName]?.value
+        // The cookie is read when asked (by an event stream), not for every request.
         return {
-            guard let id,
+            guard let id = request.cookies[BrowserSession.cookieName]?.value,
                 let session = try? await sessions.get(key: BrowserSession.keyPrefix + id, as: BrowserSession.self)
             else { return false }
             let current = book.current
