@@ -148,6 +148,14 @@ public struct PreviewSite: Sendable {
                 try await self.sitePage(request, account: context.account, signOut: context.signOut)
             }
         }
+        // The router does not fall back from `/c/` to the catch-all above: a name that is no
+        // container's needs one of its own, or it would answer 404 before sign-in while a real
+        // one asks for an account, and anyone could list the containers by trying names.
+        let containerNames = signedIn.group("c")
+        Self.addNothingElse(to: containerNames)
+        for method in [HTTPRequest.Method.get, .head] {
+            containerNames.on("", method: method) { _, _ -> Response in throw ServerError.notFound }
+        }
         for (name, server) in containers {
             let container = signedIn.group(RouterPath("c/\(name)")).add(middleware: ContainerAccess(name: name))
             server.addRoutes(to: container)

@@ -380,4 +380,30 @@ struct RouteGroupTests {
             }
         }
     }
+
+    @Test("with several containers, a name that is no container's asks for an account as a real one does")
+    func containerNamesAreNotListedToStrangers() async throws {
+        let first = try ServedContainer()
+        let second = try ServedContainer()
+        var one = first.server
+        one.title = "photos"
+        var two = second.server
+        two.title = "scans"
+        let alice = try Account(name: "alice", password: "a long password", containers: ["photos"])
+        let site = PreviewSite(containers: [one, two], accounts: AccountBook(Accounts([alice])))
+        let basic = "Basic " + Data("alice:a long password".utf8).base64EncodedString()
+        try await Application(router: site.router()).test(.router) { client in
+            for uri in ["/c/photos/", "/c/nope/", "/c/photos/zzz", "/c/nope/zzz", "/c/scans/api/items", "/c"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .unauthorized, "\(uri)") }
+            }
+            for (uri, status) in [
+                ("/c/photos/", HTTPResponse.Status.ok), ("/c/scans/", .notFound), ("/c/nope/", .notFound),
+                ("/c/nope/zzz", .notFound),
+            ] {
+                try await client.execute(uri: uri, method: .get, headers: [.authorization: basic]) {
+                    #expect($0.status == status, "\(uri)")
+                }
+            }
+        }
+    }
 }
