@@ -26,6 +26,14 @@ public enum FuzzDocument {
         _ = try? renderer.render(request)
     }
 
+    /// Renders the input as a document of `type` through a ``Thumbnailer``: a raster format
+    /// through the one raster pipeline over its decoder.
+    public static func render(_ data: UnsafePointer<UInt8>, _ size: Int, as type: ContentType, name: String) {
+        guard let file = open(data, size) else { return }
+        let request = RenderRequest(file: file, name: name, maxSide: maxSide, maxPixels: maxPixels)
+        _ = try? Thumbnailer().render(request, as: type)
+    }
+
     /// Renders the input as a document of `type` through a ``Thumbnailer`` asked to encode as
     /// `format` while it renders (the streamed PNG path), as a worker does without renditions.
     public static func renderEncoding(

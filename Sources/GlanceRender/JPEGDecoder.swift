@@ -1,120 +1,156 @@
 internal import CJPEG
 import GlanceCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// An error from libjpeg-turbo, copied out of its error manager.
-public struct JPEGError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is.
-    public enum Kind: Sendable {
-        case corrupt, cannotOpen, needsMemory, unsupported, tooBig
-    }
-    public let kind: Kind
-    /// The libjpeg message code (`J_MESSAGE_CODE`), or errno when opening the file failed.
-    public let code: Int32
-    /// libjpeg's message.
-    public let message: String
-    /// Whether the data had run out before the failure (a truncated file).
-    public let hitEndOfData: Bool
-
-    public var description: String { "libjpeg: \(message) (code \(code))" }
-
-    init(_ error: glance_jpeg_error) {
-        code = error.code
-        switch Int(error.kind) {
-        case Int(GLANCE_JPEG_CANNOT_OPEN.rawValue): kind = .cannotOpen
-        case Int(GLANCE_JPEG_NEEDS_MEMORY.rawValue): kind = .needsMemory
-        case Int(GLANCE_JPEG_UNSUPPORTED.rawValue): kind = .unsupported
-        case Int(GLANCE_JPEG_TOO_BIG.rawValue): kind = .tooBig
-        default: kind = .corrupt
-        }
-        hitEndOfData = error.hit_end_of_data != 0
-        message = withUnsafeBytes(of: error.message) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-    }
-}
-
-/// The header facts of a JPEG that the renderer needs before decoding any pixel.
-struct JPEGHeader {
-    let width: Int
-    let height: Int
-    let isProgressive: Bool
-    let orientation: ExifOrientation
-    /// 1 for gray, 3 for YCbCr or RGB, 4 for CMYK or YCCK.
-    let components: Int
-    /// CMYK stored inverted (0 = full ink), as Adobe writes it.
-    let isCMYKInverted: Bool
-}
-
-/// A libjpeg-turbo decompressor reading one file; owns the C decoder and frees it.
+/// Decodes JPEG photos for the ``RasterPipeline``: shrunk on load by libjpeg's DCT scaling (the
+/// largest of 1/2, 1/4, 1/8 that still covers the thumbnail), rows streamed as they are decoded,
+/// the embedded ICC profile and the EXIF orientation handed to the pipeline.
 ///
-/// Used from one task only (it holds a C handle), and kept inside one synchronous render call.
-final class JPEGDecoder {
-    private let handle: OpaquePointer
-    let header: JPEGHeader
+/// CMYK and YCCK files with a profile are converted through it row by row as they are decoded
+/// (CMYK cannot be resampled as RGB); without one, the decoder's plain formula stays.
+final class JPEGDecoder: RasterDecoder {
+    let header: RasterHeader
+    private(set) var warnings: [String] = []
+    private(set) var conversionDone: ColourConversion?
 
-    /// Reads the header (and EXIF orientation) of the open `file` without decoding pixels.
-    init(file: OpenFile) throws(JPEGError) {
-        var raw = glance_jpeg_header()
-        var error = glance_jpeg_error()
-        guard let handle = glance_jpeg_open(file.descriptor, &raw, &error) else { throw JPEGError(error) }
-        self.handle = handle
-        var orientation = ExifOrientation.up
-        if let exif = raw.exif, raw.exif_length > 0 {
-            orientation = ExifOrientation(exifPayload: UnsafeBufferPointer(start: exif, count: raw.exif_length))
+    private let file: JPEGFile
+    private let stored: JPEGHeader
+    private let transforms: ColourTransformCache
+    private let maxMemoryBytes: Int
+    /// A CMYK file's profile, which converts its rows as they come.
+    private var cmykProfile: ColourProfile?
+    private var denominator = 1
+
+    /// Rows decoded per call into libjpeg: enough to amortise the call, few enough to stay small.
+    private static let rowsPerBatch = 16
+
+    init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
+        do { file = try JPEGFile(file: request.file) } catch { throw Self.map(error) }
+        stored = file.header
+        transforms = colourTransforms
+        maxMemoryBytes = request.maxDecoderMemoryBytes
+        var warnings: [String] = []
+        var profile = Self.embeddedProfile(of: file, warnings: &warnings)
+        if stored.components == 4, let cmyk = profile {
+            profile = nil
+            // Built now, before decoding starts: a profile lcms cannot use leaves the plain
+            // formula, which needs a decoder started without raw CMYK.
+            do throws(ColourProfileError) {
+                guard cmyk.space == .cmyk else { throw .wrongSpace(profile: cmyk.name, image: "CMYK") }
+                guard cmyk.isUsableClass else { throw .unsupportedClass(profile: cmyk.name) }
+                conversionDone = ColourConversion(
+                    profile: cmyk.name,
+                    transformReused: try colourTransforms.withTransform(
+                        for: cmyk, pixels: .cmyk(inverted: stored.isCMYKInverted)
+                    ) { _ in })
+                cmykProfile = cmyk
+            } catch {
+                warnings.append(error.warning)
+            }
         }
-        header = JPEGHeader(
-            width: Int(raw.width), height: Int(raw.height), isProgressive: raw.progressive != 0,
-            orientation: orientation, components: Int(raw.components), isCMYKInverted: raw.cmyk_inverted != 0)
+        self.warnings = warnings
+        header = RasterHeader(
+            size: PixelSize(width: stored.width, height: stored.height), orientation: stored.orientation,
+            profile: stored.components == 4 ? nil : profile, isGray: stored.components == 1, isLossy: true)
     }
 
-    /// The embedded ICC profile's bytes (its APP2 segments joined in order), or nil.
-    func iccProfile() -> [UInt8]? {
-        var data: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        guard glance_jpeg_icc_profile(handle, &data, &length) == 1, let data else { return nil }
-        defer { free(data) }
-        return Array(UnsafeBufferPointer(start: data, count: length))
+    func plan(for target: PixelSize) -> RasterPlan {
+        let denominator = ThumbnailGeometry.jpegScaleDenominator(
+            width: stored.width, height: stored.height, targetWidth: target.width, targetHeight: target.height)
+        return RasterPlan(
+            size: PixelSize(
+                width: (stored.width + denominator - 1) / denominator,
+                height: (stored.height + denominator - 1) / denominator),
+            shrink: denominator)
     }
 
-    deinit { glance_jpeg_free(handle) }
-
-    /// Starts decoding at 1/`scaleDenominator` of the size; returns the size of the rows to come.
-    /// Rows are RGB, or with `rawCMYK` a CMYK file's own CMYK samples (4 bytes a pixel).
-    func start(scaleDenominator: Int, maxMemoryBytes: Int, rawCMYK: Bool = false) throws(JPEGError) -> (
-        width: Int, height: Int
-    ) {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        var error = glance_jpeg_error()
-        guard
-            glance_jpeg_start(
-                handle, Int32(scaleDenominator), maxMemoryBytes, rawCMYK ? 1 : 0, &width, &height, &error)
-                == Int32(GLANCE_JPEG_OK.rawValue)
-        else { throw JPEGError(error) }
-        return (Int(width), Int(height))
+    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows {
+        denominator = plan.shrink
+        let size: (width: Int, height: Int)
+        do {
+            size = try file.start(
+                scaleDenominator: plan.shrink, maxMemoryBytes: maxMemoryBytes, rawCMYK: cmykProfile != nil)
+        } catch { throw Self.map(error, memoryLimit: maxMemoryBytes) }
+        return RasterRows(size: PixelSize(size), channels: 3, streamed: true)
     }
 
-    /// Reads up to `maxRows` RGB rows into `rows`; returns how many it read (0 at the end).
-    func readRows(into rows: UnsafeMutablePointer<UInt8>, stride: Int, maxRows: Int) throws(JPEGError) -> Int {
-        var read: Int32 = 0
-        var error = glance_jpeg_error()
-        guard
-            glance_jpeg_read_rows(handle, rows, stride, Int32(maxRows), &read, &error)
-                == Int32(GLANCE_JPEG_OK.rawValue)
-        else { throw JPEGError(error) }
-        return Int(read)
+    func read(into rows: Downscaler) throws(ThumbnailError) {
+        if let cmykProfile {
+            try readCMYKRows(width: rows.sourceWidth, profile: cmykProfile, into: rows)
+        } else {
+            let stride = rows.sourceWidth * 3
+            let batch = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
+            defer { batch.deallocate() }
+            while true {
+                let count: Int
+                do throws(JPEGError) {
+                    count = try file.readRows(into: batch, stride: stride, maxRows: Self.rowsPerBatch)
+                } catch { throw Self.map(error) }
+                if count == 0 { break }
+                rows.push(rows: batch, stride: stride, count: count)
+            }
+        }
+        if let row = file.endOfDataRow {
+            // A file cut short: libjpeg fills the rest with grey. Showing what did decode is
+            // useful (it is how viewers behave), but only if something did.
+            if row == 0 && !stored.isProgressive { throw .truncated(format: "JPEG") }
+            warnings.append(
+                "truncated JPEG data: the image ends after row \(row * denominator) of \(stored.height)")
+        }
+        let otherWarnings = file.warningCount - (file.endOfDataRow == nil ? 0 : 1)
+        if otherWarnings > 0 { warnings.append("libjpeg recovered from \(otherWarnings) corrupt-data warning(s)") }
     }
 
-    /// Warnings libjpeg gave so far (recovered corruption, premature end of data).
-    var warningCount: Int { glance_jpeg_warning_count(handle) }
+    /// The file's ICC profile, read; nil when it has none, or (with a warning) one that cannot be read.
+    private static func embeddedProfile(of file: JPEGFile, warnings: inout [String]) -> ColourProfile? {
+        guard let bytes = file.iccProfile() else { return nil }
+        do throws(ColourProfileError) {
+            return try ColourProfile(bytes: bytes, fallbackName: "embedded ICC profile")
+        } catch {
+            warnings.append(error.warning)
+            return nil
+        }
+    }
 
-    /// The output row at which the data ran out, or nil if it never did.
-    var endOfDataRow: Int? {
-        let row = glance_jpeg_end_of_data_row(handle)
-        return row < 0 ? nil : row
+    /// Decodes a CMYK file's rows as CMYK and pushes them into `scaler` converted to sRGB through
+    /// `profile` (whose transform ``init(_:type:colourTransforms:)`` has built already).
+    private func readCMYKRows(width: Int, profile: ColourProfile, into scaler: Downscaler) throws(ThumbnailError) {
+        let rowsPerBatch = Self.rowsPerBatch
+        let inverted = stored.isCMYKInverted
+        let cmykStride = width * 4
+        let rgbStride = width * 3
+        let cmyk = UnsafeMutablePointer<UInt8>.allocate(capacity: cmykStride * rowsPerBatch)
+        defer { cmyk.deallocate() }
+        let rgb = UnsafeMutablePointer<UInt8>.allocate(capacity: rgbStride * rowsPerBatch)
+        defer { rgb.deallocate() }
+        while true {
+            let count: Int
+            do throws(JPEGError) {
+                count = try file.readRows(into: cmyk, stride: cmykStride, maxRows: rowsPerBatch)
+            } catch { throw Self.map(error) }
+            if count == 0 { break }
+            do throws(ColourProfileError) {
+                _ = try transforms.withTransform(for: profile, pixels: .cmyk(inverted: inverted)) { transform in
+                    transform.apply(
+                        input: cmyk, inputStride: cmykStride, output: rgb, outputStride: rgbStride, width: width,
+                        rows: count)
+                }
+            } catch {
+                // Built a moment ago from the same bytes; only running out of memory gets here.
+                throw .outOfMemory(detail: "cannot rebuild the colour transform of \"\(profile.name)\"")
+            }
+            scaler.push(rows: rgb, stride: rgbStride, count: count)
+        }
+    }
+
+    /// libjpeg's failures, in the words a user needs.
+    static func map(_ error: JPEGError, memoryLimit: Int = 0) -> ThumbnailError {
+        switch error.kind {
+        case .cannotOpen: return .unreadable(reason: error.message)
+        case .needsMemory: return .needsTooMuchMemory(format: "JPEG", limitMegabytes: memoryLimit >> 20)
+        case .unsupported: return .unsupportedEncoding(format: "JPEG", detail: error.message)
+        case .tooBig: return .corrupt(format: "JPEG", detail: error.message)
+        case .corrupt:
+            return error.hitEndOfData ? .truncated(format: "JPEG") : .corrupt(format: "JPEG", detail: error.message)
+        }
     }
 }

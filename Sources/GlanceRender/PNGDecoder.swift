@@ -1,104 +1,104 @@
-internal import CPNG
 import GlanceCore
 
-/// An error from libpng, copied out of the shim.
-public struct PNGError: Error, Sendable, CustomStringConvertible {
-    /// libpng's message (or the system's, when the file could not be opened).
-    public let message: String
-    /// Whether the file ended before the image data did.
-    public let hitEndOfData: Bool
-    /// errno, when the file could not be opened; 0 otherwise.
-    public let systemError: Int32
+#if canImport(Glibc)
+    import Glibc
+#endif
 
-    public var description: String { "libpng: \(message)" }
+/// Decodes PNG images of every colour type and bit depth for the ``RasterPipeline``, to 8-bit
+/// RGB or RGBA, and hands it the image's iCCP profile, or the one its gAMA and cHRM chunks make
+/// when it has none.
+///
+/// Non-interlaced images stream row by row, so memory does not grow with the image's height (and
+/// an opaque one is encoded while it is scaled). Interlaced (Adam7) images cannot be streamed:
+/// their last pass fills every other row of the whole image, so they are decoded whole (and are
+/// held to the pixel limit).
+final class PNGDecoder: RasterDecoder {
+    let header: RasterHeader
+    let warnings: [String]
 
-    init(_ error: glance_png_error) {
-        systemError = error.code
-        hitEndOfData = error.hit_end_of_data != 0
-        message = withUnsafeBytes(of: error.message) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    private let file: PNGFile
+    private let stored: PNGHeader
+
+    /// Rows read per call into libpng.
+    private static let rowsPerBatch = 16
+
+    init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
+        do { file = try PNGFile(file: request.file) } catch { throw Self.map(error) }
+        stored = file.header
+        var warnings: [String] = []
+        let profile = Self.colourProfile(file.colourChunks, gray: stored.isGray, warnings: &warnings)
+        self.warnings = warnings
+        header = RasterHeader(
+            size: PixelSize(width: stored.width, height: stored.height), profile: profile, isGray: stored.isGray)
+    }
+
+    func plan(for target: PixelSize) -> RasterPlan { RasterPlan(size: header.size) }
+
+    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows {
+        let channels: Int
+        do { channels = try file.start() } catch { throw Self.map(error) }
+        return RasterRows(size: plan.size, channels: channels, streamed: !stored.isInterlaced)
+    }
+
+    func read(into rows: Downscaler) throws(ThumbnailError) {
+        let stride = stored.width * rows.channels
+        if stored.isInterlaced {
+            // malloc, not allocate(capacity:): running out of memory here must be an error for
+            // this document (the renderer's memory limit), not a trap.
+            guard let raw = malloc(stride * stored.height) else {
+                throw .outOfMemory(detail: "an interlaced \(stored.width)x\(stored.height) PNG is decoded whole")
+            }
+            defer { free(raw) }
+            let whole = raw.assumingMemoryBound(to: UInt8.self)
+            do throws(PNGError) { try file.readImage(into: whole, stride: stride) } catch { throw Self.map(error) }
+            rows.push(rows: whole, stride: stride, count: stored.height)
+            return
+        }
+        let batch = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.rowsPerBatch)
+        defer { batch.deallocate() }
+        var done = 0
+        while done < stored.height {
+            let count = min(Self.rowsPerBatch, stored.height - done)
+            do throws(PNGError) {
+                try file.readRows(into: batch, stride: stride, count: count)
+            } catch { throw Self.map(error) }
+            rows.push(rows: batch, stride: stride, count: count)
+            done += count
         }
     }
-}
 
-/// The header facts of a PNG.
-struct PNGHeader {
-    let width: Int
-    let height: Int
-    let isInterlaced: Bool
-    /// A gray colour type (expanded to RGB by the decoder).
-    let isGray: Bool
-}
-
-/// What a PNG says of its colours, from the chunks before the image data.
-enum PNGColourChunks {
-    /// An sRGB chunk, or nothing at all: the samples are sRGB.
-    case sRGB
-    /// An iCCP profile.
-    case profile([UInt8])
-    /// gAMA (file gamma) and perhaps cHRM (white, red, green, blue x and y), without iCCP.
-    case gamma(Double, chromaticities: [Double]?)
-    /// cHRM alone: sRGB's curve is taken for the missing gamma.
-    case chromaticities([Double])
-}
-
-/// A libpng reader for one file; owns the C decoder and frees it. Used from one task only.
-final class PNGDecoder {
-    private let handle: OpaquePointer
-    let header: PNGHeader
-
-    /// Checks the open `file`'s signature and reads the chunks before the image data.
-    init(file: OpenFile) throws(PNGError) {
-        var raw = glance_png_header()
-        var error = glance_png_error()
-        guard let handle = glance_png_open(file.descriptor, &raw, &error) else { throw PNGError(error) }
-        self.handle = handle
-        header = PNGHeader(
-            width: Int(raw.width), height: Int(raw.height), isInterlaced: raw.interlaced != 0,
-            isGray: raw.color_type & 2 == 0 && raw.color_type != 3)
-    }
-
-    /// The colour chunks, in the PNG specification's order of precedence: iCCP, then sRGB,
-    /// then gAMA and cHRM.
-    var colourChunks: PNGColourChunks {
-        var raw = glance_png_colour()
-        glance_png_colour_chunks(handle, &raw)
-        let chromaticities: [Double]? =
-            raw.has_chromaticities != 0
-            ? withUnsafeBytes(of: raw.chromaticities) { Array($0.bindMemory(to: Double.self)) } : nil
-        if let icc = raw.icc, raw.icc_length > 0 {
-            return .profile(Array(UnsafeBufferPointer(start: icc, count: raw.icc_length)))
+    /// The profile the colour chunks describe; nil for sRGB, and for a gAMA of 1/2.2 without
+    /// other primaries than sRGB's (sRGB's own curve within a rounding step, as libpng also
+    /// takes it), so that the common case costs nothing.
+    static func colourProfile(_ chunks: PNGColourChunks, gray: Bool, warnings: inout [String]) -> ColourProfile? {
+        do throws(ColourProfileError) {
+            switch chunks {
+            case .sRGB:
+                return nil
+            case .profile(let bytes):
+                return try ColourProfile(bytes: bytes, fallbackName: "embedded ICC profile")
+            case .gamma(let gamma, let chromaticities):
+                if abs(gamma - 1 / 2.2) < 0.0025 && (chromaticities == nil || isSRGB(chromaticities!)) { return nil }
+                return try ColourProfile.fromPNGChunks(gamma: gamma, chromaticities: chromaticities, gray: gray)
+            case .chromaticities(let chromaticities):
+                if isSRGB(chromaticities) { return nil }
+                return try ColourProfile.fromPNGChunks(gamma: 1 / 2.2, chromaticities: chromaticities, gray: gray)
+            }
+        } catch {
+            warnings.append(error.warning)
+            return nil
         }
-        if raw.has_srgb != 0 { return .sRGB }
-        if raw.has_gamma != 0 { return .gamma(raw.gamma, chromaticities: chromaticities) }
-        if let chromaticities { return .chromaticities(chromaticities) }
-        return .sRGB
     }
 
-    deinit { glance_png_free(handle) }
-
-    /// Sets up 8-bit RGB or RGBA output; returns the channel count (3 or 4).
-    func start() throws(PNGError) -> Int {
-        var channels: Int32 = 0
-        var error = glance_png_error()
-        guard glance_png_start(handle, &channels, &error) == Int32(GLANCE_PNG_OK.rawValue) else {
-            throw PNGError(error)
-        }
-        return Int(channels)
+    /// Whether cHRM values are sRGB's (D65 white, Rec. 709 primaries), to libpng's precision.
+    static func isSRGB(_ chromaticities: [Double]) -> Bool {
+        let srgb = [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06]
+        return zip(chromaticities, srgb).allSatisfy { abs($0 - $1) < 0.001 }
     }
 
-    /// Reads the next `count` rows of a non-interlaced image.
-    func readRows(into rows: UnsafeMutablePointer<UInt8>, stride: Int, count: Int) throws(PNGError) {
-        var error = glance_png_error()
-        guard glance_png_read_rows(handle, rows, stride, Int32(count), &error) == Int32(GLANCE_PNG_OK.rawValue)
-        else { throw PNGError(error) }
-    }
-
-    /// Reads a whole (interlaced) image into `image`.
-    func readImage(into image: UnsafeMutablePointer<UInt8>, stride: Int) throws(PNGError) {
-        var error = glance_png_error()
-        guard glance_png_read_image(handle, image, stride, &error) == Int32(GLANCE_PNG_OK.rawValue) else {
-            throw PNGError(error)
-        }
+    static func map(_ error: PNGError) -> ThumbnailError {
+        if error.systemError != 0 { return .unreadable(reason: error.message) }
+        if error.hitEndOfData { return .truncated(format: "PNG") }
+        return .corrupt(format: "PNG", detail: error.message)
     }
 }

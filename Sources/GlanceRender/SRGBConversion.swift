@@ -1,7 +1,7 @@
 import GlanceCore
 
-/// Brings a rendered thumbnail into sRGB from its source's colour profile: the last step of the
-/// JPEG and PNG renderers, on the thumbnail (at most 1024x1024 pixels), never on the source.
+/// Brings a rendered thumbnail into sRGB from its source's colour profile: the
+/// ``RasterPipeline``'s step after the downscale, on the thumbnail (at most 1024x1024 pixels), never on the source.
 ///
 /// A profile that cannot be used never fails the document: the thumbnail keeps the source's
 /// numbers, and a warning says why.

@@ -3,21 +3,26 @@ import GlanceCore
 
 /// The render layer's front door: sniffs a document, picks its renderer, renders the thumbnail.
 ///
-/// One renderer per content type, like Quick Look's generators; adding a format means adding a
-/// ``DocumentRenderer`` and listing it in ``init(renderers:)``'s default.
+/// One renderer per content type, like Quick Look's generators: for a raster format, the one
+/// ``RasterPipeline`` over the format's ``RasterDecoder``; for a page (PDF, text, SVG), its
+/// ``PageRenderer``. Adding a raster format means adding a decoder and listing it in
+/// ``init(colourTransforms:)``.
 public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
 
     /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC, AVIF, SVG); the image renderers
     /// share `colourTransforms`, so a profile's transform is built once for every document.
     public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
+        let colour = colourTransforms
         self.init(renderers: [
-            PDFRenderer(), PNGRenderer(colourTransforms: colourTransforms),
-            JPEGRenderer(colourTransforms: colourTransforms), TextRenderer(),
-            WebPRenderer(colourTransforms: colourTransforms), GIFRenderer(),
-            TIFFRenderer(colourTransforms: colourTransforms),
-            HEIFRenderer(.heic, colourTransforms: colourTransforms),
-            HEIFRenderer(.avif, colourTransforms: colourTransforms), SVGRenderer(),
+            PDFRenderer(), TextRenderer(), SVGRenderer(),
+            RasterPipeline(.png, decoder: PNGDecoder.self, colourTransforms: colour),
+            RasterPipeline(.jpeg, decoder: JPEGDecoder.self, colourTransforms: colour),
+            RasterPipeline(.webp, decoder: WebPDecoder.self, colourTransforms: colour),
+            RasterPipeline(.gif, decoder: GIFDecoder.self, colourTransforms: colour),
+            RasterPipeline(.tiff, decoder: TIFFDecoder.self, colourTransforms: colour),
+            RasterPipeline(.heic, decoder: HEIFDecoder.self, colourTransforms: colour),
+            RasterPipeline(.avif, decoder: HEIFDecoder.self, colourTransforms: colour),
         ])
     }
 
@@ -43,8 +48,8 @@ public struct Thumbnailer: Sendable {
     }
 
     /// Renders a document whose type is already known, encoding the thumbnail as `format` while
-    /// it is made where the renderer can (a PNG source without alpha, interlacing or a gray
-    /// profile, into a PNG thumbnail), so that it never exists whole, and a drawn page (PDF,
+    /// it is made where the renderer can (rows that stream, opaque, upright and not gray under a
+    /// profile, into a PNG thumbnail: see ``RasterPipeline``), so that it never exists whole, and a drawn page (PDF,
     /// text) into a PNG thumbnail straight from cairo's surface; otherwise, and when
     /// `format` is nil (the caller needs the pixels), gives the pixels, as ``render(_:as:)``.
     ///
@@ -65,12 +70,13 @@ public struct Thumbnailer: Sendable {
         sendingLeadingBytesTo sink: EncodedBytesSink? = nil
     ) throws(ThumbnailError) -> RenderResult {
         try Self.checkPage(request, of: type)
-        if type == .png, format == .png, let png = renderers[.png] as? PNGRenderer {
+        if format == .png, let raster = renderers[type] as? any RowStreamingRenderer {
             if !keepingPixels {
-                return try png.render(request, streamingAs: PNGContent(source: type), sink: sink)
+                return try raster.render(request, streamingAs: PNGContent(source: type), sink: sink, halvings: 0)
             }
             if let count = Self.halvings(for: sizes, box: request.maxSide) {
-                return try png.render(request, streamingAs: PNGContent(source: type), sink: sink, halvings: count)
+                return try raster.render(
+                    request, streamingAs: PNGContent(source: type), sink: sink, halvings: count)
             }
         }
         if format == .png, let pages = renderers[type] as? any PageRenderer {

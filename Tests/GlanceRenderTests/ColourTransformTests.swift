@@ -37,19 +37,19 @@ struct ColourTransformTests {
 
     @Test("an embedded sRGB profile is recognised by its colorants and curves; gAMA 1/2.2 needs none")
     func sRGBRecognised() throws {
-        let decoder = try JPEGDecoder(file: OpenFile.regularFile(atPath: TestAssets.path("colour/srgb-tagged.jpg")))
+        let decoder = try JPEGFile(file: OpenFile.regularFile(atPath: TestAssets.path("colour/srgb-tagged.jpg")))
         let embedded = try #require(decoder.iccProfile())
         #expect(try ColourProfile(bytes: embedded, fallbackName: "x").isSRGB)
-        let romm = try JPEGDecoder(file: OpenFile.regularFile(atPath: TestAssets.path("colour/romm-rgb.jpg")))
+        let romm = try JPEGFile(file: OpenFile.regularFile(atPath: TestAssets.path("colour/romm-rgb.jpg")))
         #expect(try !ColourProfile(bytes: #require(romm.iccProfile()), fallbackName: "x").isSRGB)
         var warnings: [String] = []
         #expect(
-            PNGRenderer.colourProfile(.gamma(0.45455, chromaticities: nil), gray: false, warnings: &warnings) == nil)
-        let gamma = PNGRenderer.colourProfile(.gamma(1.0, chromaticities: nil), gray: true, warnings: &warnings)
+            PNGDecoder.colourProfile(.gamma(0.45455, chromaticities: nil), gray: false, warnings: &warnings) == nil)
+        let gamma = PNGDecoder.colourProfile(.gamma(1.0, chromaticities: nil), gray: true, warnings: &warnings)
         #expect(gamma?.space == .gray)
         #expect(gamma?.isSRGB == false)
         let wide = [0.3127, 0.3290, 0.708, 0.292, 0.170, 0.797, 0.131, 0.046]
-        #expect(PNGRenderer.colourProfile(.chromaticities(wide), gray: false, warnings: &warnings)?.space == .rgb)
+        #expect(PNGDecoder.colourProfile(.chromaticities(wide), gray: false, warnings: &warnings)?.space == .rgb)
         #expect(warnings.isEmpty)
         let srgbLike = try ColourProfile.fromPNGChunks(
             gamma: 1 / 2.4, chromaticities: [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06], gray: false)
@@ -78,7 +78,7 @@ struct ColourTransformTests {
     func directPathMatchesLittleCMS(source: String) throws {
         let profile: ColourProfile
         if source.hasSuffix(".jpg") {
-            let decoder = try JPEGDecoder(file: OpenFile.regularFile(atPath: TestAssets.path(source)))
+            let decoder = try JPEGFile(file: OpenFile.regularFile(atPath: TestAssets.path(source)))
             profile = try ColourProfile(bytes: #require(decoder.iccProfile()), fallbackName: source)
         } else {
             profile = try ColourProfile.fromPNGChunks(gamma: 1.0, chromaticities: nil, gray: false)

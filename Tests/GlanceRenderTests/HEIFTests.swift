@@ -40,7 +40,7 @@ struct HEIFTests {
                 width: Int32(primary.0), height: Int32(primary.1), has_alpha: 0, thumbnail_width: thumbnail.0,
                 thumbnail_height: thumbnail.1)
             let target = ThumbnailGeometry.fit(width: primary.0, height: primary.1, maxSide: 1024)
-            return HEIFRenderer.thumbnailServes(info, target: target, width: primary.0, height: primary.1)
+            return HEIFDecoder.thumbnailServes(info, target: target, width: primary.0, height: primary.1)
         }
         #expect(serves((1024, 682)))  // 2667 x 1024 / 4000 = 682.75: heif-enc rounds down
         #expect(serves((1024, 683)))

@@ -1,72 +1,63 @@
 import CTIFF
 import GlanceCore
 
-/// Renders a TIFF's first page (or the page asked for) through libtiff (loaded on the first
-/// TIFF), and says how many pages it has: strips or tiles, 1 to 16 bits a sample, gray, palette,
-/// RGB, YCbCr, CMYK (converted without a profile, as libtiff does), the usual compressions (none,
-/// LZW, deflate, PackBits, JPEG, ...), alpha associated or not. Rows are read a strip or a tile
-/// high at a time through the document's descriptor and scaled as they come, so a large TIFF is
-/// never whole in memory; libtiff's largest single allocation is held to the decoder memory cap.
-/// The Orientation tag is applied to the thumbnail and an ICC profile brings it into sRGB, as for
-/// a JPEG.
-public struct TIFFRenderer: DocumentRenderer {
-    public var contentType: ContentType { .tiff }
+/// Decodes a TIFF's first page (or the page asked for) through libtiff (loaded on the first
+/// TIFF) for the ``RasterPipeline``, and says how many pages it has: strips or tiles, 1 to 16
+/// bits a sample, gray, palette, RGB, YCbCr, CMYK (converted without a profile, as libtiff does),
+/// the usual compressions (none, LZW, deflate, PackBits, JPEG, ...), alpha associated or not.
+/// Rows are read a strip or a tile high at a time through the document's descriptor and scaled as
+/// they come, so a large TIFF is never whole in memory; libtiff's largest single allocation is
+/// held to the decoder memory cap. The Orientation tag and the ICC profile go to the pipeline.
+final class TIFFDecoder: RasterDecoder {
+    let header: RasterHeader
+    let warnings: [String]
 
-    private let colour: SRGBConversion
+    private let file: TIFFFile
+    private let info: glance_tiff_info
 
-    /// A renderer that keeps its colour transforms in `colourTransforms`.
-    public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
-        colour = SRGBConversion(transforms: colourTransforms)
-    }
-
-    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
-        let document = try TIFFDocument(file: request.file, maxAllocation: request.maxDecoderMemoryBytes)
-        let info = try document.describe(page: request.page)
-        let (width, height) = (Int(info.width), Int(info.height))
-        if width * height > request.maxPixels {
-            throw .tooLarge(width: width, height: height, limitPixels: request.maxPixels)
-        }
-        let orientation = ExifOrientation(rawValue: Int(info.orientation)) ?? .up
-        let (displayed, target) = ThumbnailGeometry.fit(
-            storedWidth: width, storedHeight: height, turnedBy: orientation, maxSide: request.maxSide)
-        let band = max(1, min(Int(info.band_rows), height))
-        let channels = Int(info.channels)
-        var rows = [UInt8](repeating: 0, count: width * band * channels)
-        let scaler = try Downscaler(
-            sourceWidth: width, sourceHeight: height, channels: channels, targetWidth: target.width,
-            targetHeight: target.height)
-        var image = try scaler.scale { scaler throws(ThumbnailError) in
-            var first = 0
-            while first < height {
-                let count = min(band, height - first)
-                try rows.withUnsafeMutableBufferPointer { out throws(ThumbnailError) in
-                    guard let base = out.baseAddress else { return }
-                    try document.readRows(from: first, count: count, into: base)
-                    scaler.push(rows: base, stride: width * channels, count: count)
-                }
-                first += count
-            }
-        }
-        image = orientation.apply(to: image)
+    init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
+        file = try TIFFFile(file: request.file, maxAllocation: request.maxDecoderMemoryBytes)
+        info = try file.describe(page: request.page)
         var warnings: [String] = []
         // (Another page than the first: the details' count says "page N of M".)
         if info.pages > 1 && request.page == 1 { warnings.append("\(info.pages) pages: the first is the thumbnail") }
         if info.is_cmyk != 0 { warnings.append("CMYK converted to RGB without a profile") }
-        let profile = info.is_cmyk != 0 ? nil : document.embeddedProfile(warnings: &warnings)
-        let conversion = colour.convert(&image, from: profile, sourceIsGray: info.is_gray != 0, warnings: &warnings)
-        if image.hasAlpha, info.has_alpha == 0 || image.isOpaque { image = image.droppingAlpha() }
-        var rendered = RenderedThumbnail(
-            image: image, sourceWidth: displayed.width, sourceHeight: displayed.height, warnings: warnings,
-            colour: conversion)
-        rendered.lossySource = info.is_jpeg != 0
-        if info.pages > 1 { rendered.details = DocumentDetails(pageCount: Int(info.pages)) }
-        return rendered
+        let profile = info.is_cmyk != 0 ? nil : file.embeddedProfile(warnings: &warnings)
+        self.warnings = warnings
+        header = RasterHeader(
+            size: PixelSize(width: Int(info.width), height: Int(info.height)),
+            orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up, profile: profile,
+            isGray: info.is_gray != 0, isLossy: info.is_jpeg != 0,
+            details: info.pages > 1 ? DocumentDetails(pageCount: Int(info.pages)) : nil)
+    }
+
+    func plan(for target: PixelSize) -> RasterPlan { RasterPlan(size: header.size) }
+
+    /// Rows come as straight RGBA, a strip or a tile high at a time.
+    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows {
+        RasterRows(size: plan.size, channels: Int(info.channels), streamed: true)
+    }
+
+    func read(into rows: Downscaler) throws(ThumbnailError) {
+        let (width, height, channels) = (header.size.width, header.size.height, Int(info.channels))
+        let band = max(1, min(Int(info.band_rows), height))
+        var buffer = [UInt8](repeating: 0, count: width * band * channels)
+        var first = 0
+        while first < height {
+            let count = min(band, height - first)
+            try buffer.withUnsafeMutableBufferPointer { out throws(ThumbnailError) in
+                guard let base = out.baseAddress else { return }
+                try file.readRows(from: first, count: count, into: base)
+                rows.push(rows: base, stride: width * channels, count: count)
+            }
+            first += count
+        }
     }
 }
 
 /// An open TIFF: owns libtiff's handle and closes it. Reads through the document's descriptor,
 /// which stays the caller's.
-final class TIFFDocument {
+final class TIFFFile {
     private let handle: OpaquePointer
 
     init(file: OpenFile, maxAllocation: Int) throws(ThumbnailError) {

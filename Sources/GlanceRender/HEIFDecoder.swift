@@ -1,87 +1,69 @@
 import CHEIF
 import GlanceCore
 
-/// Renders HEIC/HEIF and AVIF images through libheif (loaded on the first such file): the primary
-/// image, with its rotation, mirroring and crop (`irot`, `imir`, `clap`) applied by libheif, its
-/// alpha kept, and its colour brought into sRGB from its ICC profile or from its nclx primaries.
-/// The pixel limit is checked from the image's header before decoding.
+/// Decodes HEIC/HEIF and AVIF images through libheif (loaded on the first such file) for the
+/// ``RasterPipeline``: the primary image, with its rotation, mirroring and crop (`irot`, `imir`,
+/// `clap`) applied by libheif, its alpha kept, its colour from its ICC profile or its nclx
+/// primaries.
 ///
 /// When the file holds a thumbnail image at least as large as the thumbnail asked for, that is
 /// decoded instead of the primary image: libheif offers no decode-time scaling (neither HEVC nor
 /// AV1 has one), so a 12-megapixel photo is decoded whole otherwise. Phones store a small
 /// thumbnail (about 320 pixels), which serves the smaller sizes only.
-public struct HEIFRenderer: DocumentRenderer {
-    public let contentType: ContentType
+final class HEIFDecoder: RasterDecoder {
+    let header: RasterHeader
+    private(set) var warnings: [String] = []
 
-    private let colour: SRGBConversion
+    private let file: HEIFFile
+    private let format: String
 
-    /// A renderer for `contentType` (`.heic` or `.avif`; libheif reads both) that keeps its colour
-    /// transforms in `colourTransforms`.
-    public init(_ contentType: ContentType, colourTransforms: ColourTransformCache = ColourTransformCache()) {
-        self.contentType = contentType
-        colour = SRGBConversion(transforms: colourTransforms)
+    init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
+        format = type.displayName
+        file = try HEIFFile(file: request.file, format: format)
+        var warnings: [String] = []
+        let profile = file.colourProfile(warnings: &warnings)
+        self.warnings = warnings
+        header = RasterHeader(
+            size: PixelSize(width: Int(file.info.width), height: Int(file.info.height)), profile: profile,
+            isLossy: true)
     }
 
-    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
-        let format = contentType.displayName
-        let document = try HEIFDocument(file: request.file, format: format)
-        let info = document.info
-        let (width, height) = (Int(info.width), Int(info.height))
-        guard width > 0, height > 0 else { throw .corrupt(format: format, detail: "the image has no size") }
-        if width * height > request.maxPixels {
-            throw .tooLarge(width: width, height: height, limitPixels: request.maxPixels)
-        }
-        var target = ThumbnailGeometry.fit(width: width, height: height, maxSide: request.maxSide)
-        var warnings: [String] = []
-        let useThumbnail = Self.thumbnailServes(info, target: target, width: width, height: height)
-        if useThumbnail {
-            // Its shorter side may be a pixel short of this rounding of the proportions (heif-enc
-            // rounds down): the thumbnail's own size then, never enlarged.
-            target = ThumbnailGeometry.fit(
-                width: Int(info.thumbnail_width), height: Int(info.thumbnail_height),
-                maxSide: max(target.width, target.height))
-        }
-        let decoded = try document.decode(thumbnail: useThumbnail)
-        if useThumbnail {
-            warnings.append("drawn from the file's own \(decoded.width)x\(decoded.height) thumbnail")
-        } else if decoded.width != width || decoded.height != height {
-            // The header said one size and the decoder gave another: fit what there is.
-            target = ThumbnailGeometry.fit(width: decoded.width, height: decoded.height, maxSide: request.maxSide)
-        }
-        var image: PixelBuffer
-        if decoded.width == target.width && decoded.height == target.height {
-            var bytes = [UInt8](repeating: 0, count: decoded.width * decoded.height * decoded.channels)
-            bytes.withUnsafeMutableBufferPointer { out in
-                if let base = out.baseAddress { document.readRows(from: 0, count: decoded.height, into: base) }
-            }
-            image = PixelBuffer(width: target.width, height: target.height, channels: decoded.channels, bytes: bytes)
-        } else {
-            let scaler = try Downscaler(
-                sourceWidth: decoded.width, sourceHeight: decoded.height, channels: decoded.channels,
-                targetWidth: target.width, targetHeight: target.height)
-            // The planes interleaved a band at a time, into a buffer that stays in the cache.
-            let band = 16
-            var rows = [UInt8](repeating: 0, count: decoded.width * band * decoded.channels)
-            image = try scaler.scale { scaler throws(ThumbnailError) in
-                rows.withUnsafeMutableBufferPointer { out in
-                    guard let base = out.baseAddress else { return }
-                    var first = 0
-                    while first < decoded.height {
-                        let count = min(band, decoded.height - first)
-                        document.readRows(from: first, count: count, into: base)
-                        scaler.push(rows: base, stride: decoded.width * decoded.channels, count: count)
-                        first += count
-                    }
-                }
+    /// The file's own thumbnail where it serves (``thumbnailServes(_:target:width:height:)``),
+    /// else the primary image; the limit is the primary image's either way.
+    func plan(for target: PixelSize) -> RasterPlan {
+        let primary = header.size.width * header.size.height
+        guard
+            Self.thumbnailServes(
+                file.info, target: (target.width, target.height), width: header.size.width, height: header.size.height)
+        else { return RasterPlan(size: header.size) }
+        return RasterPlan(
+            size: PixelSize(width: Int(file.info.thumbnail_width), height: Int(file.info.thumbnail_height)),
+            limitedPixels: primary)
+    }
+
+    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows {
+        let useThumbnail = plan.size != header.size
+        let decoded = try file.decode(thumbnail: useThumbnail)
+        if useThumbnail { warnings.append("drawn from the file's own \(decoded.width)x\(decoded.height) thumbnail") }
+        return RasterRows(
+            size: PixelSize(width: decoded.width, height: decoded.height), channels: decoded.channels, streamed: true)
+    }
+
+    /// The planes interleaved a band at a time, into a buffer that stays in the cache.
+    func read(into rows: Downscaler) throws(ThumbnailError) {
+        let (width, height, channels) = (rows.sourceWidth, rows.sourceHeight, rows.channels)
+        let band = 16
+        var buffer = [UInt8](repeating: 0, count: width * band * channels)
+        buffer.withUnsafeMutableBufferPointer { out in
+            guard let base = out.baseAddress else { return }
+            var first = 0
+            while first < height {
+                let count = min(band, height - first)
+                file.readRows(from: first, count: count, into: base)
+                rows.push(rows: base, stride: width * channels, count: count)
+                first += count
             }
         }
-        let profile = document.colourProfile(warnings: &warnings)
-        let conversion = colour.convert(&image, from: profile, sourceIsGray: false, warnings: &warnings)
-        if image.hasAlpha, image.isOpaque { image = image.droppingAlpha() }
-        var rendered = RenderedThumbnail(
-            image: image, sourceWidth: width, sourceHeight: height, warnings: warnings, colour: conversion)
-        rendered.lossySource = true
-        return rendered
     }
 
     /// Whether the file's own thumbnail is at least the size asked for, in the primary image's
@@ -102,7 +84,7 @@ public struct HEIFRenderer: DocumentRenderer {
 }
 
 /// An open HEIF file: owns libheif's context, image handles and decoded pixels, and frees them.
-final class HEIFDocument {
+final class HEIFFile {
     private let handle: OpaquePointer
     private let format: String
     /// The primary image's description.
