@@ -90,7 +90,7 @@ public final class HealthCheck: Sendable {
         guard descriptor >= 0 else { return false }
         var job = RenderJob(id: 1, name: "readiness-probe.png", maxSide: 16, computeDigest: false)
         job.pixelsOnly = true
-        let result = await pool.run(job, file: OpenFile(adopting: descriptor), priority: .interactive, counted: false)
+        let result = await pool.run(job, file: OpenFile(adopting: descriptor), lane: .interactive, counted: false)
         guard case .finished(let outcome) = result else { return false }
         return outcome.status == .rendered && outcome.width == 1 && outcome.height == 1
     }

@@ -136,7 +136,7 @@ extension Indexer {
                     let document = mine[next]
                     next += 1
                     progress(.started(path: document.path))
-                    group.addTask { (document.path, await self.renderNow(document.path, priority: .normal)) }
+                    group.addTask { (document.path, await self.renderNow(document.path, lane: .batch)) }
                 }
                 for _ in 0..<window { startNext() }
                 for await (path, outcome) in group {

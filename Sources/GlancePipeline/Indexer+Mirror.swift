@@ -101,7 +101,7 @@ extension Indexer {
         let job = RenderJob(
             id: id, name: "stored-thumbnail.\(image.format.fileExtension)", maxSide: options.maxSide,
             maxPixels: options.maxPixels, computeDigest: false, format: .jpeg, renditions: mirror.renditionSides)
-        let result = await pool.run(job, file: OpenFile(adopting: descriptor), priority: .normal)
+        let result = await pool.run(job, file: OpenFile(adopting: descriptor), lane: .batch)
         switch result {
         case .finished(let outcome) where outcome.status == .rendered:
             mirror.update(record, renditions: outcome.renditions, sourceSize: nil)

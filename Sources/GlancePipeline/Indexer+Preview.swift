@@ -122,7 +122,7 @@ extension Indexer {
                 return .failure(.failed(ThumbnailError.unreadable(reason: error.description).description))
             }
             let job = make(renderCount.add(1, ordering: .relaxed).newValue)
-            let result = await pool.run(job, file: file, priority: .preview)
+            let result = await pool.run(job, file: file, lane: .preview)
             if case .cancelled = result { return .failure(.cancelled) }
             if file.identity() != opened || scanner.identity(of: path) != opened { continue }
             return .success((result, opened))

@@ -168,7 +168,7 @@ public final class Indexer: Sendable {
                     if !force, let current = await self.currentRecord(path) {
                         return DocumentOutcome.recorded(current)
                     }
-                    return await self.renderNow(path, priority: .interactive)
+                    return await self.renderNow(path, lane: .interactive)
                 }
                 inFlight[path] = task
                 return (task, false)
@@ -207,7 +207,7 @@ public final class Indexer: Sendable {
     }
 
     /// Opens, renders and records one document, trying again when it changes while read.
-    func renderNow(_ path: String, priority: RendererPool.Priority, attempt: Int = 1) async -> DocumentOutcome {
+    func renderNow(_ path: String, lane: Lane, attempt: Int = 1) async -> DocumentOutcome {
         let file: OpenFile
         let opened: FileIdentity
         do throws(FileAccessError) {
@@ -239,7 +239,7 @@ public final class Indexer: Sendable {
             maxFileBytes: options.maxFileBytes,
             renditions: options.mirror?.renditionSides ?? [])
         job.sizes = options.sizes.sides.filter { $0 < options.maxSide }
-        let result = await pool.run(job, file: file, priority: priority)
+        let result = await pool.run(job, file: file, lane: lane)
         if case .cancelled = result { return .cancelled(path: path) }
         // Never keep a render of a half-written or replaced file: if the open file changed while
         // the worker read it, or the path now leads to another file, throw the result away and
@@ -247,7 +247,7 @@ public final class Indexer: Sendable {
         // link that leads out is refused, not followed).
         let changed = file.identity() != opened || scanner.identity(of: path) != opened
         if changed && attempt < Self.attemptsPerDocument {
-            return await renderNow(path, priority: priority, attempt: attempt + 1)
+            return await renderNow(path, lane: lane, attempt: attempt + 1)
         }
         let (record, thumbnails) = Self.record(
             for: ScannedDocument(path: path, identity: opened), result: result, changedDuringRender: changed,

@@ -1,15 +1,15 @@
 /// The order in which a renderer pool takes its queued jobs: three lanes, one rule.
 ///
 /// - **interactive** (a thumbnail a page or a save is waiting for) first;
-/// - **preview** (a page drawn larger for a preview) next, but while normal work waits never on
+/// - **preview** (a page drawn larger for a preview) next, but while batch work waits never on
 ///   more than half the workers, and on a single worker every other job: a storm of page
 ///   requests (a long PDF scrolled fast) slows a batch, never stops it;
-/// - **normal** (batch work) in the order it came.
+/// - **batch** (batch work) in the order it came.
 struct JobLanes<Job> {
     private var interactive: [Job] = []
     private var previews: [Job] = []
-    private var normal: [Job] = []
-    private var normalStart = 0
+    private var batch: [Job] = []
+    private var batchStart = 0
     /// Previews being drawn now, and whether the last job taken was one.
     private(set) var runningPreviews = 0
     private var lastWasPreview = false
@@ -21,11 +21,11 @@ struct JobLanes<Job> {
     }
 
     /// Queues `job` in `lane`.
-    mutating func append(_ job: Job, to lane: RendererPool.Priority) {
+    mutating func append(_ job: Job, to lane: Lane) {
         switch lane {
         case .interactive: interactive.append(job)
         case .preview: previews.append(job)
-        case .normal: normal.append(job)
+        case .batch: batch.append(job)
         }
     }
 
@@ -36,28 +36,28 @@ struct JobLanes<Job> {
             lastWasPreview = false
             return (interactive.removeFirst(), false)
         }
-        let normalWaits = normalStart < normal.count
+        let batchWaits = batchStart < batch.count
         let previewMayGo =
-            !normalWaits || (runningPreviews < max(1, workers / 2) && (workers > 1 || !lastWasPreview))
+            !batchWaits || (runningPreviews < max(1, workers / 2) && (workers > 1 || !lastWasPreview))
         if !previews.isEmpty && previewMayGo {
             runningPreviews += 1
             lastWasPreview = true
             return (previews.removeFirst(), true)
         }
         lastWasPreview = false
-        guard normalWaits else { return nil }
-        let job = normal[normalStart]
-        normalStart += 1
-        if normalStart > 4096 {
-            normal.removeFirst(normalStart)
-            normalStart = 0
+        guard batchWaits else { return nil }
+        let job = batch[batchStart]
+        batchStart += 1
+        if batchStart > 4096 {
+            batch.removeFirst(batchStart)
+            batchStart = 0
         }
         return (job, false)
     }
 
     /// The jobs waiting in each lane (for `glance_lane_depth`).
-    var depths: (interactive: Int, preview: Int, normal: Int) {
-        (interactive.count, previews.count, normal.count - normalStart)
+    var depths: (interactive: Int, preview: Int, batch: Int) {
+        (interactive.count, previews.count, batch.count - batchStart)
     }
 
     /// A preview taken by ``next()`` ended.
@@ -67,11 +67,11 @@ struct JobLanes<Job> {
 
     /// Every queued job, the lanes emptied (a pool that stops).
     mutating func removeAll() -> [Job] {
-        let all = interactive + previews + normal[normalStart...]
+        let all = interactive + previews + batch[batchStart...]
         interactive = []
         previews = []
-        normal = []
-        normalStart = 0
+        batch = []
+        batchStart = 0
         return all
     }
 }

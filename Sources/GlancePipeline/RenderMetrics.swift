@@ -63,7 +63,7 @@ public struct RenderMetrics: Sendable {
     }
 
     /// How long a job waited in its lane before a renderer took it: `glance_lane_wait_seconds{lane}`.
-    func laneWait(_ lane: RendererPool.Priority, _ wait: Duration) {
+    func laneWait(_ lane: Lane, _ wait: Duration) {
         guard isCounting else { return }
         handles.record(wait, in: "glance_lane_wait_seconds", [("lane", lane.label)])
     }
@@ -155,17 +155,6 @@ extension Duration {
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}
-
-extension RendererPool.Priority {
-    /// The lane's name in a metric's label.
-    var label: String {
-        switch self {
-        case .interactive: "interactive"
-        case .preview: "preview"
-        case .normal: "batch"
-        }
     }
 }
 

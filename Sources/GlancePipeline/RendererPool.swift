@@ -100,15 +100,9 @@ public final class RendererPool: Sendable {
         }
     }
 
-    /// Which lane a job waits in.
-    public enum Priority: Sendable {
-        case normal
-        case interactive
-        /// A page drawn larger for a preview: before the normal lane, but while normal work waits
-        /// never on more than half the workers (and on one worker, every other job), so that a
-        /// storm of page requests cannot stop a batch.
-        case preview
-    }
+    /// The earlier name of ``Lane``, kept for one release.
+    @available(*, deprecated, renamed: "Lane")
+    public typealias Priority = Lane
 
     /// A queued job, its open document, and the closure that receives its result (on a pool
     /// thread).
@@ -117,7 +111,7 @@ public final class RendererPool: Sendable {
         let file: OpenFile
         let completion: @Sendable (JobResult) -> Void
         /// Its lane, and when it was queued (for the lanes' metrics).
-        var lane: Priority = .normal
+        var lane: Lane = .batch
         var queued = ContinuousClock.now
         /// Whether it counts among the renders in the metrics (a readiness probe does not).
         var counted = true
@@ -170,13 +164,13 @@ public final class RendererPool: Sendable {
     /// runs at once, here, with ``JobResult/cancelled``: its threads may be gone, and a job left
     /// in the queue would never end (a task awaiting it would wait forever).
     public func submit(
-        _ job: RenderJob, file: OpenFile, priority: Priority = .normal, counted: Bool = true,
+        _ job: RenderJob, file: OpenFile, lane: Lane = .batch, counted: Bool = true,
         completion: @escaping @Sendable (JobResult) -> Void
     ) {
-        let entry = Entry(job: job, file: file, completion: completion, lane: priority, counted: counted)
+        let entry = Entry(job: job, file: file, completion: completion, lane: lane, counted: counted)
         let accepted = queue.withLock { queue -> Bool in
             guard !queue.closed else { return false }
-            queue.lanes.append(entry, to: priority)
+            queue.lanes.append(entry, to: lane)
             recordDepths(queue.lanes)
             return true
         }
@@ -190,11 +184,11 @@ public final class RendererPool: Sendable {
     /// Runs `job` on the document open at `file` and waits for its result without blocking a
     /// thread.
     /// `counted`: whether the job counts among the renders in the metrics.
-    public func run(_ job: RenderJob, file: OpenFile, priority: Priority = .normal, counted: Bool = true) async
+    public func run(_ job: RenderJob, file: OpenFile, lane: Lane = .batch, counted: Bool = true) async
         -> JobResult
     {
         await withCheckedContinuation { continuation in
-            submit(job, file: file, priority: priority, counted: counted) { continuation.resume(returning: $0) }
+            submit(job, file: file, lane: lane, counted: counted) { continuation.resume(returning: $0) }
         }
     }
 
@@ -286,7 +280,7 @@ public final class RendererPool: Sendable {
     /// The lanes' depths, for the metrics.
     private func recordDepths(_ lanes: JobLanes<Entry>) {
         let depths = lanes.depths
-        configuration.metrics.laneDepths(interactive: depths.interactive, preview: depths.preview, batch: depths.normal)
+        configuration.metrics.laneDepths(interactive: depths.interactive, preview: depths.preview, batch: depths.batch)
     }
 
     /// One job's end, for the metrics: its kind and outcome, time, and the bytes read and made.
@@ -308,7 +302,7 @@ public final class RendererPool: Sendable {
     /// The jobs waiting for a renderer now, by lane (`glance status`).
     public var queuedJobs: (interactive: Int, preview: Int, batch: Int) {
         let depths = queue.withLock { $0.lanes.depths }
-        return (depths.interactive, depths.preview, depths.normal)
+        return (depths.interactive, depths.preview, depths.batch)
     }
 
     /// The processes of the workers started so far, one for each pool thread (for tests).

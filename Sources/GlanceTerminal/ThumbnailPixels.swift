@@ -40,7 +40,7 @@ public struct ThumbnailPixels: Sendable {
         job.pixelsOnly = true
         guard
             case .finished(let outcome) = await pool.run(
-                job, file: OpenFile(adopting: descriptor), priority: .interactive),
+                job, file: OpenFile(adopting: descriptor), lane: .interactive),
             outcome.status == .rendered
         else { return nil }
         return RGBAImage(width: outcome.width, height: outcome.height, bytes: outcome.data)

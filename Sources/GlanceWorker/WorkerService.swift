@@ -63,6 +63,45 @@ public struct WorkerService: Sendable {
     /// Renders one job, reading the document through `file`, into an outcome.
     func handle(_ job: RenderJob, file: OpenFile, thumbnailer: Thumbnailer) -> RenderOutcome {
         let name = job.name.split(separator: "/").last.map(String.init) ?? job.name
+        if let early = actOnTriggers(job, name: name) { return early }
+        let start = DispatchTime.now()
+        if let pattern = triggers.slowOn, fnmatch(pattern, name, 0) == 0 { sleep(1) }
+        func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
+        var type: ContentType?
+        do throws(ThumbnailError) {
+            var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
+            request.page = job.page
+            request.readsPageSizes = job.readsPageSizes
+            let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
+            type = sniffed
+            try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
+            request.text = text
+            var outcome: RenderOutcome
+            if job.textContent {
+                outcome = try Self.textContent(of: job, file: file, type: sniffed)
+            } else if job.pixelsOnly {
+                let image = try thumbnailer.render(request, as: sniffed).image.withOpaqueAlpha()
+                outcome = RenderOutcome(
+                    id: job.id, status: .rendered, contentType: sniffed, warnings: [], format: nil,
+                    width: image.width, height: image.height, data: image.bytes, digest: nil)
+            } else {
+                outcome = try Self.thumbnail(of: job, request: request, type: sniffed, thumbnailer: thumbnailer)
+                if let text {
+                    let (lines, longer) = try TextContent.lineCount(of: file, encoding: text.encoding)
+                    outcome.details = DocumentDetails(
+                        textEncoding: text.encoding, lineCount: lines, textIsLonger: longer)
+                }
+            }
+            outcome.milliseconds = elapsed()
+            return outcome
+        } catch {
+            return Self.failure(error, of: job, type: type, milliseconds: elapsed())
+        }
+    }
+
+    /// What a debug trigger matching `name` makes of the job (a forged reply, a crash, a hang, an
+    /// escape attempted); nil when none matches.
+    private func actOnTriggers(_ job: RenderJob, name: String) -> RenderOutcome? {
         if let pattern = triggers.forgeReplyOn, fnmatch(pattern, name, 0) == 0 {
             var forged = RenderOutcome(id: job.id + 1000, status: .rendered, format: .png, width: 10, height: 10)
             forged.byteCount = -5
@@ -80,113 +119,113 @@ public struct WorkerService: Sendable {
         if let escape = attemptEscape(name) {
             return RenderOutcome(id: job.id, status: .failed, error: escape)
         }
-        let start = DispatchTime.now()
-        if let pattern = triggers.slowOn, fnmatch(pattern, name, 0) == 0 { sleep(1) }
-        func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
-        var type: ContentType?
-        do throws(ThumbnailError) {
-            var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
-            request.page = job.page
-            request.readsPageSizes = job.readsPageSizes
-            let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
-            type = sniffed
-            try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
-            request.text = text
-            if job.textContent {
-                guard sniffed == .text else { throw ThumbnailError.unsupported(detail: "not a text document") }
-                let content = try TextContent.read(file, named: job.name)
-                var outcome = RenderOutcome(
-                    id: job.id, status: .rendered, contentType: sniffed, warnings: [], format: nil, width: 0, height: 0,
-                    data: content.utf8, digest: nil, milliseconds: elapsed())
-                outcome.details = DocumentDetails(textEncoding: content.encoding)
-                outcome.text = TextSummary(lineCount: content.lineCount, isComplete: content.isComplete)
-                return outcome
-            }
-            if job.pixelsOnly {
-                let image = try thumbnailer.render(request, as: sniffed).image.withOpaqueAlpha()
-                return RenderOutcome(
-                    id: job.id, status: .rendered, contentType: sniffed, warnings: [], format: nil,
-                    width: image.width, height: image.height, data: image.bytes, digest: nil, milliseconds: elapsed())
-            }
-            // Smaller sizes and renditions are made from the thumbnail's pixels: with them a PNG
-            // source is not encoded as it is made (without, it goes to the coordinator in pieces as
-            // it comes, so that the worker never holds the whole encoded image: `WorkerReplyPiece`);
-            // a page is encoded straight from what it was drawn on either way (gray when all gray).
-            // A PNG whose pixels serve only the smaller sizes may still be encoded as it is made,
-            // the sizes halved from its rows on the way (RenderResult.encodedWithHalves).
-            let needsPixels = !job.renditions.isEmpty || !job.sizes.isEmpty
-            let halvingsFor = job.renditions.isEmpty ? job.sizes : []
-            let encoding = needsPixels && sniffed == .png && halvingsFor.isEmpty ? nil : job.format ?? .png
-            let rendered = try thumbnailer.render(
-                request, as: sniffed, encodingAs: encoding, keepingPixels: needsPixels, halvingsFor: halvingsFor,
-                sendingLeadingBytesTo: { Self.sendPiece($0) })
-            var encoded: EncodedThumbnail
-            let pixels: PixelBuffer?
-            var renditions: [Rendition] = []
-            var sizes: [Rendition] = []
-            var thumbHash: String?
-            let content = PNGContent(source: sniffed)
-            switch rendered {
-            case .encoded(let streamed):
-                (encoded, pixels) = (streamed, nil)
-            case .encodedWithPixels(let page, let image):
-                (encoded, pixels) = (page, image)
-            case .encodedWithHalves(let streamed, let halves):
-                (encoded, pixels) = (streamed, nil)
-                sizes = try RenditionMaker.sizes(
-                    fromHalves: halves, of: streamed, fitting: job.sizes, as: streamed.format, content: content)
-                if let smallest = halves.last { thumbHash = ThumbHashEncoder.hash(of: smallest) }
-            case .pixels(let thumbnail):
-                let format =
-                    job.format
-                    ?? ImageFormat.automatic(for: sniffed, image: thumbnail.image, lossySource: thumbnail.lossySource)
-                encoded = EncodedThumbnail(
-                    format: format, data: try ImageEncoder.encode(thumbnail.image, as: format, content: content),
-                    width: thumbnail.image.width, height: thumbnail.image.height,
-                    averageColour: thumbnail.image.averageColour, sourceWidth: thumbnail.sourceWidth,
-                    sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings, colour: thumbnail.colour)
-                encoded.details = thumbnail.details
-                pixels = thumbnail.image
-            }
-            if let pixels {
-                renditions = try RenditionMaker.renditions(of: pixels, fitting: job.renditions, content: content)
-                let smaller = try RenditionMaker.sizes(
-                    of: pixels, fitting: job.sizes, as: encoded.format, content: content)
-                sizes = smaller.sizes
-                if !job.sizes.isEmpty { thumbHash = ThumbHashEncoder.hash(of: smaller.smallest) }
-            }
-            let digest = job.computeDigest ? ContentDigest.sha256(of: file) : nil
-            var outcome = RenderOutcome(
-                id: job.id, status: .rendered, contentType: sniffed, warnings: encoded.warnings,
-                format: encoded.format, width: encoded.width, height: encoded.height, data: encoded.data,
-                digest: digest, milliseconds: elapsed())
-            outcome.byteCount += encoded.leadingByteCount
-            outcome.sourceWidth = encoded.sourceWidth
-            outcome.sourceHeight = encoded.sourceHeight
-            outcome.averageColour = encoded.averageColour
-            outcome.renditions = renditions
-            outcome.sizes = sizes
-            outcome.thumbHash = thumbHash
-            outcome.colour = encoded.colour
-            outcome.details = encoded.details
-            if let text {
-                let (lines, longer) = try TextContent.lineCount(of: file, encoding: text.encoding)
-                outcome.details = DocumentDetails(textEncoding: text.encoding, lineCount: lines, textIsLonger: longer)
-            }
-            return outcome
-        } catch {
-            let status: RenderOutcome.Status
-            switch error {
-            case .unsupported: status = .unsupported
-            default: status = .failed
-            }
-            var outcome = RenderOutcome(
-                id: job.id, status: status, contentType: type, error: error.description, milliseconds: elapsed())
-            outcome.limit = error.limit
-            // A page the document does not have: the count, so that a caller can tell it apart.
-            if case .pageOutOfRange(_, let count) = error { outcome.details = DocumentDetails(pageCount: count) }
-            return outcome
+        return nil
+    }
+
+    /// A text document's content, decoded to UTF-8 (a `textContent` job: the preview page's text).
+    private static func textContent(of job: RenderJob, file: OpenFile, type: ContentType)
+        throws(ThumbnailError) -> RenderOutcome
+    {
+        guard type == .text else { throw ThumbnailError.unsupported(detail: "not a text document") }
+        let content = try TextContent.read(file, named: job.name)
+        var outcome = RenderOutcome(
+            id: job.id, status: .rendered, contentType: type, warnings: [], format: nil, width: 0, height: 0,
+            data: content.utf8, digest: nil)
+        outcome.details = DocumentDetails(textEncoding: content.encoding)
+        outcome.text = TextSummary(lineCount: content.lineCount, isComplete: content.isComplete)
+        return outcome
+    }
+
+    /// The thumbnail, its smaller sizes, its renditions and its ThumbHash, encoded.
+    ///
+    /// Smaller sizes and renditions are made from the thumbnail's pixels: with them a PNG
+    /// source is not encoded as it is made (without, it goes to the coordinator in pieces as
+    /// it comes, so that the worker never holds the whole encoded image: `WorkerReplyPiece`);
+    /// a page is encoded straight from what it was drawn on either way (gray when all gray).
+    /// A PNG whose pixels serve only the smaller sizes may still be encoded as it is made,
+    /// the sizes halved from its rows on the way (RenderResult.encodedWithHalves).
+    private static func thumbnail(
+        of job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer
+    ) throws(ThumbnailError) -> RenderOutcome {
+        let needsPixels = !job.renditions.isEmpty || !job.sizes.isEmpty
+        let halvingsFor = job.renditions.isEmpty ? job.sizes : []
+        let encoding = needsPixels && type == .png && halvingsFor.isEmpty ? nil : job.format ?? .png
+        let rendered = try thumbnailer.render(
+            request, as: type, encodingAs: encoding, keepingPixels: needsPixels, halvingsFor: halvingsFor,
+            sendingLeadingBytesTo: { sendPiece($0) })
+        var encoded: EncodedThumbnail
+        let pixels: PixelBuffer?
+        var renditions: [Rendition] = []
+        var sizes: [Rendition] = []
+        var thumbHash: String?
+        let content = PNGContent(source: type)
+        switch rendered {
+        case .encoded(let streamed):
+            (encoded, pixels) = (streamed, nil)
+        case .encodedWithPixels(let page, let image):
+            (encoded, pixels) = (page, image)
+        case .encodedWithHalves(let streamed, let halves):
+            (encoded, pixels) = (streamed, nil)
+            sizes = try RenditionMaker.sizes(
+                fromHalves: halves, of: streamed, fitting: job.sizes, as: streamed.format, content: content)
+            if let smallest = halves.last { thumbHash = ThumbHashEncoder.hash(of: smallest) }
+        case .pixels(let thumbnail):
+            encoded = try encode(thumbnail, as: job.format, type: type)
+            pixels = thumbnail.image
         }
+        if let pixels {
+            renditions = try RenditionMaker.renditions(of: pixels, fitting: job.renditions, content: content)
+            let smaller = try RenditionMaker.sizes(of: pixels, fitting: job.sizes, as: encoded.format, content: content)
+            sizes = smaller.sizes
+            if !job.sizes.isEmpty { thumbHash = ThumbHashEncoder.hash(of: smaller.smallest) }
+        }
+        let digest = job.computeDigest ? ContentDigest.sha256(of: request.file) : nil
+        var outcome = RenderOutcome(
+            id: job.id, status: .rendered, contentType: type, warnings: encoded.warnings, format: encoded.format,
+            width: encoded.width, height: encoded.height, data: encoded.data, digest: digest)
+        outcome.byteCount += encoded.leadingByteCount
+        outcome.sourceWidth = encoded.sourceWidth
+        outcome.sourceHeight = encoded.sourceHeight
+        outcome.averageColour = encoded.averageColour
+        outcome.renditions = renditions
+        outcome.sizes = sizes
+        outcome.thumbHash = thumbHash
+        outcome.colour = encoded.colour
+        outcome.details = encoded.details
+        return outcome
+    }
+
+    /// A thumbnail's pixels encoded as `format`, or as suits the source when the job names none.
+    private static func encode(_ thumbnail: RenderedThumbnail, as format: ImageFormat?, type: ContentType)
+        throws(ThumbnailError) -> EncodedThumbnail
+    {
+        let format =
+            format ?? ImageFormat.automatic(for: type, image: thumbnail.image, lossySource: thumbnail.lossySource)
+        var encoded = EncodedThumbnail(
+            format: format,
+            data: try ImageEncoder.encode(thumbnail.image, as: format, content: PNGContent(source: type)),
+            width: thumbnail.image.width, height: thumbnail.image.height, averageColour: thumbnail.image.averageColour,
+            sourceWidth: thumbnail.sourceWidth, sourceHeight: thumbnail.sourceHeight, warnings: thumbnail.warnings,
+            colour: thumbnail.colour)
+        encoded.details = thumbnail.details
+        return encoded
+    }
+
+    /// The outcome of a job that failed with `error`: unsupported or failed, with the limit it hit.
+    private static func failure(_ error: ThumbnailError, of job: RenderJob, type: ContentType?, milliseconds: Int)
+        -> RenderOutcome
+    {
+        let status: RenderOutcome.Status
+        switch error {
+        case .unsupported: status = .unsupported
+        default: status = .failed
+        }
+        var outcome = RenderOutcome(
+            id: job.id, status: status, contentType: type, error: error.description, milliseconds: milliseconds)
+        outcome.limit = error.limit
+        // A page the document does not have: the count, so that a caller can tell it apart.
+        if case .pageOutOfRange(_, let count) = error { outcome.details = DocumentDetails(pageCount: count) }
+        return outcome
     }
 
     /// Refuses an image or PDF larger than `limit` bytes (text is exempt: only its start is read).

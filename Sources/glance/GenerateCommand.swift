@@ -77,7 +77,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 
     var memoryLimit: Int { rendererLimits.memoryLimit }
 
-    @OptionGroup var limits: RenderLimitOptions
+    @OptionGroup var limits: DocumentLimitOptions
 
     @OptionGroup var sandbox: SandboxOptions
 
@@ -152,6 +152,40 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         // saved, and exit 130; every saved record was one transaction, and a re-run finishes
         // the job. A signal that comes while the plan is made is acted on once it is.
         let signals = StopSignals()
+        let (options, mirror, notes) = try await batchOptions(store: store)
+        let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
+        do {
+            let plan = try await indexer.plan(force: force, retryFailed: retryFailed)
+            if signals.received { throw Self.interrupted() }
+            if enqueue, let postgres = store as? PostgresStore {
+                try await queue(plan, in: postgres, root: scanner.root)
+                return
+            }
+            if dryRun {
+                print(GenerationEstimate(plan: plan, jobs: jobs, sizes: options.sizes).report(json: json))
+                return
+            }
+            let progress = ProgressBar(enabled: !quiet && !json && ProgressBar.standardErrorIsTerminal)
+            let finished = await Self.catchUp(indexer, plan: plan, pool: pool, stoppedBy: signals, progress: progress)
+            if signals.received {
+                progress.finish()
+                throw Self.interrupted()
+            }
+            guard let finished else { throw CommandFailure.unusable("the batch ended without a result") }
+            var (summary, fill) = try finished.get()
+            summary.sidecarBytes = (store as? SidecarStore)?.sizeOnDisk() ?? 0
+            progress.finish()
+            try report(summary, mirror: mirror, filled: fill, notes: notes, pool: pool)
+        } catch let error as StoreError {
+            throw CommandFailure.unusable(error.description)
+        }
+    }
+
+    /// The indexer's options from the command line: the limits, the desktop cache's mirror, the
+    /// notes the renderers' outcomes go to, and the sizes the store keeps.
+    private func batchOptions(store: any ThumbnailStore) async throws -> (
+        Indexer.Options, DesktopCacheMirror?, RenderNotes
+    ) {
         var options = limits.indexerOptions()
         let mirror = try (dryRun ? nil : desktop.openCache()).map { cache in
             DesktopCacheMirror(
@@ -169,85 +203,77 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
             }
         #endif
         options.sizes = try await chosenSizes(store: store)
-        let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: options)
-        do {
-            let plan = try await indexer.plan(force: force, retryFailed: retryFailed)
-            if signals.received { throw Self.interrupted() }
-            if enqueue, let postgres = store as? PostgresStore {
-                try await queue(plan, in: postgres, root: scanner.root)
-                return
-            }
-            if dryRun {
-                print(GenerationEstimate(plan: plan, jobs: jobs, sizes: options.sizes).report(json: json))
-                return
-            }
-            let progress = ProgressBar(enabled: !quiet && !json && ProgressBar.standardErrorIsTerminal)
-            let finished = await withTaskGroup(of: Result<(GenerationSummary, Indexer.MirrorFill), StoreError>?.self) {
-                group in
-                group.addTask {
-                    do throws(StoreError) {
-                        let summary = try await indexer.catchUp(plan) { progress.update($0) }
-                        // Documents fresh before this run get their desktop entries from the store.
-                        let fill = try await indexer.fillMirror(savedSince: plan.madeAt) { progress.update($0) }
-                        return .success((summary, fill))
-                    } catch {
-                        return .failure(error)
-                    }
+        return (options, mirror, notes)
+    }
+
+    /// Renders what `plan` says and fills the desktop cache, racing the stop signals: a signal
+    /// stops the pool (queued jobs dropped, renderers killed) and the catch-up ends with what is
+    /// saved. Nil when the signal came first and the work gave no result.
+    private static func catchUp(
+        _ indexer: Indexer, plan: GenerationPlan, pool: RendererPool, stoppedBy signals: StopSignals,
+        progress: ProgressBar
+    ) async -> Result<(GenerationSummary, Indexer.MirrorFill), StoreError>? {
+        await withTaskGroup(of: Result<(GenerationSummary, Indexer.MirrorFill), StoreError>?.self) { group in
+            group.addTask {
+                do throws(StoreError) {
+                    let summary = try await indexer.catchUp(plan) { progress.update($0) }
+                    // Documents fresh before this run get their desktop entries from the store.
+                    let fill = try await indexer.fillMirror(savedSince: plan.madeAt) { progress.update($0) }
+                    return .success((summary, fill))
+                } catch {
+                    return .failure(error)
                 }
-                group.addTask {
-                    await signals.next()
-                    return nil
-                }
-                var result: Result<(GenerationSummary, Indexer.MirrorFill), StoreError>?
-                while let next = await group.next() {
-                    guard let next else {
-                        // The signal came first.
-                        await pool.stop()
-                        group.cancelAll()
-                        continue
-                    }
-                    result = result ?? next
+            }
+            group.addTask {
+                await signals.next()
+                return nil
+            }
+            var result: Result<(GenerationSummary, Indexer.MirrorFill), StoreError>?
+            while let next = await group.next() {
+                guard let next else {
+                    // The signal came first.
+                    await pool.stop()
                     group.cancelAll()
+                    continue
                 }
-                return result
+                result = result ?? next
+                group.cancelAll()
             }
-            if signals.received {
-                progress.finish()
-                throw Self.interrupted()
-            }
-            guard let finished else { throw CommandFailure.unusable("the batch ended without a result") }
-            var (summary, fill) = try finished.get()
-            summary.sidecarBytes = (store as? SidecarStore)?.sizeOnDisk() ?? 0
-            progress.finish()
-            for failure in summary.failures {
-                StandardError.report(path: location.documentPath(failure.path), failure.error)
-            }
-            for folder in summary.unreadableFolders {
-                StandardError.report(
-                    path: location.documentPath(folder.path), "cannot read the folder: \(folder.error)")
-            }
-            var desktopReport = mirror?.summary
-            desktopReport?.unchanged += fill.held
-            for error in desktopReport?.errors ?? [] {
-                StandardError.report(path: location.documentPath(error.path), "desktop cache: \(error.error)")
-            }
-            if json {
-                print(
-                    ListingFormatter.json(
-                        GenerateReport(
-                            summary: summary, sandbox: pool.sandbox ?? pool.configuration.sandbox,
-                            workersStarted: pool.startedWorkers, notes: notes.all, desktopCache: desktopReport)))
-            } else if !quiet {
-                print(SummaryText.describe(summary, desktopCache: desktopReport))
-            }
-            if verbose, let line = SummaryText.replacedRenderers(started: pool.startedWorkers, workers: jobs) {
-                StandardError.write("glance: \(line)")
-            }
-            if summary.failed > 0 || !summary.unreadableFolders.isEmpty || !(desktopReport?.errors.isEmpty ?? true) {
-                throw CommandFailure.documentsFailed
-            }
-        } catch let error as StoreError {
-            throw CommandFailure.unusable(error.description)
+            return result
+        }
+    }
+
+    /// Prints what the batch did (its failures, one line each, on standard error; the summary as
+    /// text or JSON) and throws when anything failed.
+    private func report(
+        _ summary: GenerationSummary, mirror: DesktopCacheMirror?, filled fill: Indexer.MirrorFill,
+        notes: RenderNotes, pool: RendererPool
+    ) throws {
+        for failure in summary.failures {
+            StandardError.report(path: location.documentPath(failure.path), failure.error)
+        }
+        for folder in summary.unreadableFolders {
+            StandardError.report(path: location.documentPath(folder.path), "cannot read the folder: \(folder.error)")
+        }
+        var desktopReport = mirror?.summary
+        desktopReport?.unchanged += fill.held
+        for error in desktopReport?.errors ?? [] {
+            StandardError.report(path: location.documentPath(error.path), "desktop cache: \(error.error)")
+        }
+        if json {
+            print(
+                ListingFormatter.json(
+                    GenerateReport(
+                        summary: summary, sandbox: pool.sandbox ?? pool.configuration.sandbox,
+                        workersStarted: pool.startedWorkers, notes: notes.all, desktopCache: desktopReport)))
+        } else if !quiet {
+            print(SummaryText.describe(summary, desktopCache: desktopReport))
+        }
+        if verbose, let line = SummaryText.replacedRenderers(started: pool.startedWorkers, workers: jobs) {
+            StandardError.write("glance: \(line)")
+        }
+        if summary.failed > 0 || !summary.unreadableFolders.isEmpty || !(desktopReport?.errors.isEmpty ?? true) {
+            throw CommandFailure.documentsFailed
         }
     }
 }

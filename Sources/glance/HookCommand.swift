@@ -46,7 +46,7 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
 
     var memoryLimit: Int { rendererLimits.memoryLimit }
 
-    @OptionGroup var limits: RenderLimitOptions
+    @OptionGroup var limits: DocumentLimitOptions
 
     @OptionGroup var sandbox: SandboxOptions
 

@@ -155,7 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
         help: "MiB of previews (pages drawn larger, /previews/) each container keeps in memory (0: none).")
     var previewCache = 128
 
-    @OptionGroup var limits: RenderLimitOptions
+    @OptionGroup var limits: DocumentLimitOptions
 
     @OptionGroup var metricsOptions: MetricsOptions
 

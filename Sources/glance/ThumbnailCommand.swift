@@ -41,7 +41,7 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "auto (JPEG for opaque photos, PNG otherwise), png or jpeg.")
     var format: FormatChoice = .auto
 
-    @OptionGroup var limits: RenderLimitOptions
+    @OptionGroup var limits: DocumentLimitOptions
 
     @Option(parsing: .unconditional, help: "The box the thumbnail fits into, in pixels (1 to 4096).")
     var size: Int = ThumbnailLimits.defaultMaxSide
@@ -212,7 +212,7 @@ struct ThumbnailCommand: ParsableCommand {
             format: requestedFormat,
             renditions: renditions)
         job.page = page
-        pool.submit(job, file: document, priority: .interactive) { finished in
+        pool.submit(job, file: document, lane: .interactive) { finished in
             result.withLock { $0 = finished }
             done.signal()
         }

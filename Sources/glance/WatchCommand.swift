@@ -47,7 +47,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
 
     var memoryLimit: Int { rendererLimits.memoryLimit }
 
-    @OptionGroup var limits: RenderLimitOptions
+    @OptionGroup var limits: DocumentLimitOptions
 
     @OptionGroup var sandbox: SandboxOptions
 

@@ -70,7 +70,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     var memoryLimit: Int { rendererLimits.memoryLimit }
 
-    @OptionGroup var limits: RenderLimitOptions
+    @OptionGroup var limits: DocumentLimitOptions
 
     @OptionGroup var sandbox: SandboxOptions
 

@@ -77,21 +77,21 @@ struct WorkerPoolTests {
         // interactive job queue up. The interactive one must be served next.
         let pool = pool(workers: 1, timeout: 1, arguments: ["--debug-hang-on", "hang-*"])
         let recorder = Recorder()
-        func submit(_ id: Int, _ path: String, _ priority: RendererPool.Priority, name: String? = nil) {
+        func submit(_ id: Int, _ path: String, _ lane: Lane, name: String? = nil) {
             recorder.group.enter()
             let (job, file) = job(id, path, name: name)
-            pool.submit(job, file: file, priority: priority) { result in
+            pool.submit(job, file: file, lane: lane) { result in
                 recorder.finished.withLock { $0.append((id, result)) }
                 recorder.group.leave()
             }
         }
-        submit(0, assets + "/png/rgb8.png", .normal, name: "hang-first.png")
+        submit(0, assets + "/png/rgb8.png", .batch, name: "hang-first.png")
         // The pool starts the worker once its thread has taken job 0 from the queue: from then on
         // the others queue behind it (a fixed pause could end first on a loaded machine).
         let deadline = ContinuousClock.now + .seconds(10)
         while pool.startedWorkers == 0, ContinuousClock.now < deadline { usleep(5_000) }
         #expect(pool.startedWorkers == 1)
-        for id in 1...3 { submit(id, assets + "/png/rgb8.png", .normal) }
+        for id in 1...3 { submit(id, assets + "/png/rgb8.png", .batch) }
         submit(9, assets + "/png/gray8.png", .interactive)
         recorder.group.wait()
         pool.shutdownBlocking()
@@ -389,7 +389,7 @@ struct JobLanesTests {
     func order(workers: Int, previews: Int, batch: Int, previewTakes: Int) -> [String] {
         var lanes = JobLanes<String>(workers: workers)
         for index in 1...previews { lanes.append("p\(index)", to: .preview) }
-        for index in 1...batch { lanes.append("n\(index)", to: .normal) }
+        for index in 1...batch { lanes.append("n\(index)", to: .batch) }
         lanes.append("i", to: .interactive)
         var taken: [String] = []
         var previewsRunning: [Int] = []
@@ -429,7 +429,7 @@ struct JobLanesTests {
     @Test("a stopped pool's lanes give back every queued job")
     func removeAll() {
         var lanes = JobLanes<Int>(workers: 2)
-        lanes.append(1, to: .normal)
+        lanes.append(1, to: .batch)
         lanes.append(2, to: .preview)
         lanes.append(3, to: .interactive)
         _ = lanes.next()

@@ -5,7 +5,7 @@ import GlancePipeline
 
 /// The limits on what a renderer is given, shared by every command that renders: a document
 /// beyond one is refused with a message that names the option.
-struct RenderLimitOptions: ParsableArguments {
+struct DocumentLimitOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Refuse images that would need more than this many decoded pixels.")
     var maxPixels: Int = ThumbnailLimits.defaultMaxPixels
 
