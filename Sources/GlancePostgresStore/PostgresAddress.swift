@@ -82,19 +82,7 @@ public struct PostgresAddress: Sendable, Equatable {
         }
         guard let user = components.user, !user.isEmpty else { throw invalid("the address names no user") }
         let items = components.queryItems ?? []
-        let socketFolder = items.last { $0.name == "host" }?.value
-        let host: String
-        if let socketFolder {
-            guard socketFolder.hasPrefix("/") else {
-                throw invalid("host= must be the absolute path of the server's socket folder")
-            }
-            guard components.host?.isEmpty ?? true else { throw invalid("both a host and host= are given") }
-            host = socketFolder
-        } else if let named = components.percentEncodedHost, !named.isEmpty {
-            host = named.removingPercentEncoding ?? named
-        } else {
-            throw invalid("the address names no host")
-        }
+        let host = try Self.host(of: components, items: items, invalid: invalid)
         let database = String(components.percentEncodedPath.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
             throw invalid("the address names no database (…/DATABASE after the host)")
@@ -132,35 +120,51 @@ public struct PostgresAddress: Sendable, Equatable {
         rootCertificateFile = nil
         let loopback = ["localhost", "127.0.0.1", "::1"].contains(self.host) || self.host.hasPrefix("/")
         tls = loopback ? .disable : .prefer
-        for item in items {
-            switch item.name {
-            case "host", "port":
-                break
-            case "container":
-                guard let value = item.value, !value.isEmpty else { throw invalid("container= is empty") }
-                container = value
-            case "sslmode":
-                switch item.value {
-                case "disable": tls = .disable
-                case "prefer", "allow": tls = .prefer
-                case "require": tls = .require
-                case "verify-ca": tls = .verifyCA
-                case "verify-full": tls = .verifyFull
-                default:
-                    throw invalid(
-                        "sslmode=\(item.value ?? "") is not disable, allow, prefer, require, verify-ca or verify-full")
-                }
-                if socketPath != nil, tls != .disable {
-                    throw invalid("a Unix-domain socket is not encrypted; sslmode=\(item.value ?? "") cannot be met")
-                }
-            case "sslrootcert":
-                guard let value = item.value, value.hasPrefix("/") else {
-                    throw invalid("sslrootcert= must be the absolute path of a file of PEM certificates")
-                }
-                rootCertificateFile = value
-            default:
-                throw invalid("unknown parameter '\(item.name)' (known: container, sslmode, sslrootcert, host, port)")
+        for item in items { try apply(item, invalid: invalid) }
+    }
+
+    /// The server's host: a name or address after `//`, or with `host=` the folder of its
+    /// Unix-domain socket (still %-encoded when it came after `//`).
+    private static func host(
+        of components: URLComponents, items: [URLQueryItem], invalid: (String) -> StoreError
+    ) throws(StoreError) -> String {
+        if let socketFolder = items.last(where: { $0.name == "host" })?.value {
+            guard socketFolder.hasPrefix("/") else {
+                throw invalid("host= must be the absolute path of the server's socket folder")
             }
+            guard components.host?.isEmpty ?? true else { throw invalid("both a host and host= are given") }
+            return socketFolder
+        }
+        guard let named = components.percentEncodedHost, !named.isEmpty else {
+            throw invalid("the address names no host")
+        }
+        return named.removingPercentEncoding ?? named
+    }
+
+    /// Takes one `?name=value` parameter of the address (`host` and `port` are read before).
+    private mutating func apply(_ item: URLQueryItem, invalid: (String) -> StoreError) throws(StoreError) {
+        switch item.name {
+        case "host", "port":
+            break
+        case "container":
+            guard let value = item.value, !value.isEmpty else { throw invalid("container= is empty") }
+            container = value
+        case "sslmode":
+            guard let mode = item.value.flatMap({ $0 == "allow" ? .prefer : TLSMode(rawValue: $0) }) else {
+                throw invalid(
+                    "sslmode=\(item.value ?? "") is not disable, allow, prefer, require, verify-ca or verify-full")
+            }
+            tls = mode
+            if socketPath != nil, tls != .disable {
+                throw invalid("a Unix-domain socket is not encrypted; sslmode=\(item.value ?? "") cannot be met")
+            }
+        case "sslrootcert":
+            guard let value = item.value, value.hasPrefix("/") else {
+                throw invalid("sslrootcert= must be the absolute path of a file of PEM certificates")
+            }
+            rootCertificateFile = value
+        default:
+            throw invalid("unknown parameter '\(item.name)' (known: container, sslmode, sslrootcert, host, port)")
         }
     }
 
