@@ -38,6 +38,8 @@ for page in "$manual"/glance*.1; do
   title=$(echo "$debian" | tr a-z A-Z)
   sed -e "s/^\\.Dt .* 1\$/.Dt $title 1/" "$page" | gzip -9n > "$root/usr/share/man/man1/$debian.1.gz"
 done
+# The renderer parses its own arguments (no ArgumentParser, to start fast): its page is written by hand.
+gzip -9n < dist/glance-renderer.1 > "$root/usr/share/man/man1/glance-renderer.1.gz"
 
 "$build/glance" --generate-completion-script bash | sed "1{/^#!/d}" > "$root/usr/share/bash-completion/completions/glance"
 "$build/glance" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_glance"

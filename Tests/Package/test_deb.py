@@ -8,7 +8,7 @@ Checks: lintian reports no error; `dpkg -i` installs it (its Depends: are met he
 build machine has the libraries); the installed glance answers --version and makes a thumbnail of
 a sample; `systemd-analyze verify` accepts the installed units (an instance of the watch
 template); every option `glance serve --help` names is in the glance-serve(1) page, and so for
-every command; the completions are where bash, zsh and fish look; `dpkg --purge` removes every
+every command, and glance-renderer(1) against its --help; the completions are where bash, zsh and fish look; `dpkg --purge` removes every
 file it installed. Runs as root (CI does; a test machine is what it installs on).
 
 Exit status: 0 when every check passes, 1 when one fails, 2 when the test could not run.
@@ -101,6 +101,16 @@ def main():
             elif missing:
                 failures.append(f"glance-{command}(1) lacks {', '.join(missing)} that --help names")
         log(f"man pages: glance-{{{','.join(COMMANDS)}}}(1) checked against --help")
+        # The renderer's page is written by hand (dist/glance-renderer.1): its options against its --help,
+        # the debug triggers aside (a release build has none).
+        page = run(["man", "-P", "cat", "glance-renderer"], env=dict(os.environ, MANWIDTH="200"))
+        helped = run(["/usr/bin/glance-renderer", "--help"]).stdout
+        missing = sorted(option for option in options_in(helped) - options_in(page.stdout) - {"--help"}
+                         if not option.startswith("--debug-"))
+        if page.returncode != 0:
+            failures.append(f"man glance-renderer: {page.stderr.strip()}")
+        elif missing:
+            failures.append(f"glance-renderer(1) lacks {', '.join(missing)} that --help names")
         for path in ["/usr/share/bash-completion/completions/glance", "/usr/share/zsh/vendor-completions/_glance",
                      "/usr/share/fish/vendor_completions.d/glance.fish"]:
             if "serve" not in Path(path).read_text(errors="replace"):
