@@ -69,6 +69,9 @@ let package = Package(
         .target(name: "CTextPaint", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CProcess"),
         .target(name: "CFileAccess"),
+        // SQLite's unix VFS with links left unresolved, for the sidecar opened through its folder's
+        // descriptor (the same libsqlite3 GRDB links).
+        .target(name: "CStoreFolder", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CRenderGuard", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "CPageImages",
@@ -125,7 +128,7 @@ let package = Package(
         ),
         .target(
             name: "GlanceStore",
-            dependencies: ["GlanceCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["GlanceCore", "CStoreFolder", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "GlancePostgresStore",

@@ -44,16 +44,19 @@ public enum CacheDirectory {
     /// only into a folder made here or one that already holds a Glance store's database: a
     /// `--store` that names an existing folder of the user's (a repository's root) must not
     /// vanish from their `git status`.
-    public static func prepare(at path: String, databaseName: String? = nil) throws(StoreError) {
+    ///
+    /// Returns the folder, open: what was checked is what the caller then opens files in.
+    @discardableResult
+    public static func prepare(at path: String, databaseName: String? = nil) throws(StoreError) -> StoreFolder {
         let made = try makeDirectory(path, location: path)
-        let folder = try openOwnFolder(path)
-        defer { close(folder) }
+        let opened = StoreFolder(descriptor: try openOwnFolder(path))
+        let folder = opened.descriptor
         let hadDatabase = exists(databaseName ?? SidecarStore.databaseFileName, in: folder)
         try writeIfMissing(tagFileName, content: tagContent, in: folder, location: path)
         if made || hadDatabase {
             try writeIfMissing(ignoreFileName, content: ignoreContent, in: folder, location: path)
         }
-        guard let databaseName else { return }
+        guard let databaseName else { return opened }
         for name in [databaseName, databaseName + "-wal", databaseName + "-shm"] {
             try checkOwnFile(name, in: folder, location: path)
         }
@@ -68,6 +71,7 @@ public enum CacheDirectory {
                 throw StoreError(.io, message: "cannot create the database: \(describe(errno))", location: path)
             }
         }
+        return opened
     }
 
     /// Opens the store's folder without following a link, and refuses one that another user

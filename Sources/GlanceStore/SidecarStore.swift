@@ -1,3 +1,4 @@
+internal import CStoreFolder
 import Foundation
 import GRDB
 import GlanceCore
@@ -35,6 +36,9 @@ public final class SidecarStore: ThumbnailStore {
     /// opened ``init(readingOnly:container:)`` one read-only connection.
     let pool: any DatabaseWriter
 
+    /// The folder, held open: SQLite opens every connection's files through it (``StoreFolder``).
+    private let folder: StoreFolder?
+
     /// The folder a container's store lives in when no `--store` is given: `CONTAINER/.thumbnails`.
     public static func defaultDirectory(forContainer container: String) -> String {
         let trimmed = container.count > 1 && container.hasSuffix("/") ? String(container.dropLast()) : container
@@ -53,8 +57,10 @@ public final class SidecarStore: ThumbnailStore {
         self.container = container
         self.databasePath = directory + "/" + Self.databaseFileName
         try Self.refuseWhatIsNotOurs(at: databasePath, location: directory)
-        try CacheDirectory.prepare(at: directory, databaseName: Self.databaseFileName)
-        pool = try Self.openAndMigrate(at: databasePath, location: directory)
+        let folder = try CacheDirectory.prepare(at: directory, databaseName: Self.databaseFileName)
+        self.folder = folder
+        pool = try Self.openAndMigrate(
+            at: folder.sqliteURI(of: Self.databaseFileName) ?? databasePath, location: directory)
     }
 
     /// Refuses, before anything is written (no journal mode switched, no tag beside it), a
@@ -118,7 +124,18 @@ public final class SidecarStore: ThumbnailStore {
         configuration.busyMode = .timeout(30)
         var opened: DatabaseQueue?
         var lastError: any Error = StoreError(.unavailable, message: "cannot open the database", location: directory)
-        for path in [databasePath, Self.immutableURI(databasePath)] {
+        // Through the folder held open, as a writable store is (another user's folder is read, not checked).
+        let descriptor = FileName.withCString(directory) { glance_store_folder_open_path($0) }
+        let folder = descriptor >= 0 ? StoreFolder(descriptor: descriptor) : nil
+        self.folder = folder
+        let name = Self.databaseFileName
+        let paths =
+            folder.flatMap { folder in
+                folder.sqliteURI(of: name).flatMap { uri in
+                    folder.sqliteURI(of: name, immutable: true).map { [uri, $0] }
+                }
+            } ?? [databasePath, Self.immutableURI(databasePath)]
+        for path in paths {
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
                 try SidecarMigrations.checkReadable(queue, location: directory)

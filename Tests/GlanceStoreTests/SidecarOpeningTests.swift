@@ -28,6 +28,29 @@ struct SidecarOpeningTests {
         #expect(ignore.split(separator: "\n").contains("*"))
     }
 
+    @Test("the database is opened through the folder that was checked: a folder swapped in later is not written")
+    func openedThroughTheCheckedFolder() async throws {
+        let folder = try TemporaryFolder()
+        let directory = folder.file("container/.thumbnails")
+        let store = try SidecarStore(directory: directory)
+        // After the checks and the opening, the folder moves away and another stands at its path,
+        // as one planted by someone who may write the container would.
+        let moved = folder.file("container/.moved")
+        try FileManager.default.moveItem(atPath: directory, toPath: moved)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+
+        // Connections opened from now on (the readers, opened on first use) still reach the
+        // database that was checked, and nothing is made in the planted folder.
+        try await store.save(Fixtures.record("a.pdf"), thumbnails: [Fixtures.image()])
+        let found = try await store.document(at: "a.pdf", includingImageData: true)
+        #expect(found?.record.path == "a.pdf")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: moved + "/thumbnails.sqlite-wal"))
+        // A store opened by path after the swap sees the planted folder, not the document.
+        let other = try SidecarStore(directory: directory)
+        #expect(try await other.document(at: "a.pdf", includingImageData: false) == nil)
+    }
+
     @Test(".gitignore: only in a folder the store made or one holding a store; a link there is not followed")
     func ignoreFile() throws {
         let folder = try TemporaryFolder()
