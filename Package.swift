@@ -105,6 +105,23 @@ let package = Package(
         // Built with the tests only: CTerminalPicture's declarations of libchafa's ABI held
         // against libchafa's own headers (a mismatch does not compile).
         .target(name: "CChafaABICheck", dependencies: ["CChafa", "CTerminalPicture"], path: "Tests/CChafaABICheck"),
+        // Built with the tests only: the functions CPoppler and CSVG declare for poppler-glib and
+        // librsvg (their lists, GLib's types erased) held against the libraries' own headers.
+        .systemLibrary(
+            name: "CPopplerGlib",
+            path: "Tests/CPopplerGlib",
+            pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev"])]
+        ),
+        .systemLibrary(
+            name: "CRsvg",
+            path: "Tests/CRsvg",
+            pkgConfig: "librsvg-2.0",
+            providers: [.apt(["librsvg2-dev"])]
+        ),
+        .target(
+            name: "CRenderABICheck", dependencies: ["CPopplerGlib", "CRsvg", "CPoppler", "CSVG"],
+            path: "Tests/CRenderABICheck"),
         .systemLibrary(
             name: "CUchardet",
             pkgConfig: "uchardet",
@@ -245,7 +262,9 @@ let package = Package(
         .testTarget(name: "GlanceWorkerTests", dependencies: ["GlanceCore", "GlanceWorker"]),
         .testTarget(
             name: "GlanceRenderTests",
-            dependencies: ["GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages", "CScaler"]),
+            dependencies: [
+                "GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages", "CScaler", "CRenderABICheck",
+            ]),
         .testTarget(
             name: "GlanceStoreTests",
             dependencies: [

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -151,33 +152,19 @@ static void sha256_finish(sha256_context *context, uint8_t digest[32]) {
 
 // --- libcrypto ---------------------------------------------------------------------------
 
-/// The library's soname: OpenSSL 3's.
-static const char library_name[] = "libcrypto.so.3";
+/// libcrypto's functions, typed by its headers, found once and read-only after. The soname:
+/// OpenSSL 3's.
+#define CRYPTO_FUNCTIONS(X)                       \
+    GLANCE_TYPED(X, sha256_init, SHA256_Init)     \
+    GLANCE_TYPED(X, sha256_update, SHA256_Update) \
+    GLANCE_TYPED(X, sha256_final, SHA256_Final)   \
+    GLANCE_TYPED(X, md5, MD5)
 
-/// libcrypto's functions, found once by `load_library` and read-only after it.
-static struct {
-    int (*sha256_init)(SHA256_CTX *context);
-    int (*sha256_update)(SHA256_CTX *context, const void *data, size_t length);
-    int (*sha256_final)(unsigned char *digest, SHA256_CTX *context);
-    unsigned char *(*md5)(const unsigned char *data, size_t length, unsigned char *digest);
-} crypto;
+GLANCE_LIBRARY(crypto, "libcrypto.so.3", CRYPTO_FUNCTIONS, GLANCE_LIBRARY_NO_START)
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded;
-
-static void load_library(void) {
-    static const char *const names[] = {"SHA256_Init", "SHA256_Update", "SHA256_Final", "MD5"};
-    void **const slots[] = {(void **)&crypto.sha256_init, (void **)&crypto.sha256_update,
-                            (void **)&crypto.sha256_final, (void **)&crypto.md5};
-    char reason[256];  // the callers' errno (ELIBACC) says enough
-    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], reason, sizeof reason);
-}
-
-/// Whether libcrypto's functions are ready (loading it the first time).
-static int crypto_ready(void) {
-    pthread_once(&load_once, load_library);
-    return loaded;
-}
+/// Whether libcrypto's functions are ready (loading it the first time). The loader's reason goes
+/// unreported: the callers' status (ELIBACC) says enough.
+static int crypto_ready(void) { return crypto_ensure(NULL, 0); }
 
 /// One SHA-256, by the block function above or by libcrypto.
 typedef struct {

@@ -11,99 +11,48 @@
 
 #include "glance_library_loader.h"
 
+/// libheif's functions, typed by its own header, found once and read-only after.
+#define HEIF_FUNCTIONS(X)                                                         \
+    GLANCE_TYPED(X, init, heif_init)                                              \
+    GLANCE_TYPED(X, context_alloc, heif_context_alloc)                            \
+    GLANCE_TYPED(X, context_free, heif_context_free)                              \
+    GLANCE_TYPED(X, read_from_memory, heif_context_read_from_memory_without_copy) \
+    GLANCE_TYPED(X, primary_handle, heif_context_get_primary_image_handle)        \
+    GLANCE_TYPED(X, handle_release, heif_image_handle_release)                    \
+    GLANCE_TYPED(X, handle_width, heif_image_handle_get_width)                    \
+    GLANCE_TYPED(X, handle_height, heif_image_handle_get_height)                  \
+    GLANCE_TYPED(X, handle_has_alpha, heif_image_handle_has_alpha_channel)        \
+    GLANCE_TYPED(X, thumbnail_count, heif_image_handle_get_number_of_thumbnails)  \
+    GLANCE_TYPED(X, thumbnail_ids, heif_image_handle_get_list_of_thumbnail_IDs)   \
+    GLANCE_TYPED(X, thumbnail, heif_image_handle_get_thumbnail)                   \
+    GLANCE_TYPED(X, options_alloc, heif_decoding_options_alloc)                   \
+    GLANCE_TYPED(X, options_free, heif_decoding_options_free)                     \
+    GLANCE_TYPED(X, decode, heif_decode_image)                                    \
+    GLANCE_TYPED(X, image_release, heif_image_release)                            \
+    GLANCE_TYPED(X, plane, heif_image_get_plane_readonly)                         \
+    GLANCE_TYPED(X, image_width, heif_image_get_width)                            \
+    GLANCE_TYPED(X, image_height, heif_image_get_height)                          \
+    GLANCE_TYPED(X, bits_per_pixel, heif_image_get_bits_per_pixel)                \
+    GLANCE_TYPED(X, bits_per_pixel_range, heif_image_get_bits_per_pixel_range)    \
+    GLANCE_TYPED(X, icc_size, heif_image_handle_get_raw_color_profile_size)       \
+    GLANCE_TYPED(X, icc, heif_image_handle_get_raw_color_profile)                 \
+    GLANCE_TYPED(X, nclx, heif_image_handle_get_nclx_color_profile)               \
+    GLANCE_TYPED(X, nclx_free, heif_nclx_color_profile_free)
+
+static int start_heif(char *failure, size_t capacity);
+
 /// The soname: libheif's ABI has been 1 since its first release.
-static const char library_name[] = "libheif.so.1";
+GLANCE_LIBRARY(heif, "libheif.so.1", HEIF_FUNCTIONS, start_heif)
 
-/// libheif's functions, typed by its own header, found once by `load_library`.
-static struct {
-    __typeof__(heif_init) *init;
-    __typeof__(heif_context_alloc) *context_alloc;
-    __typeof__(heif_context_free) *context_free;
-    __typeof__(heif_context_read_from_memory_without_copy) *read_from_memory;
-    __typeof__(heif_context_get_primary_image_handle) *primary_handle;
-    __typeof__(heif_image_handle_release) *handle_release;
-    __typeof__(heif_image_handle_get_width) *handle_width;
-    __typeof__(heif_image_handle_get_height) *handle_height;
-    __typeof__(heif_image_handle_has_alpha_channel) *handle_has_alpha;
-    __typeof__(heif_image_handle_get_number_of_thumbnails) *thumbnail_count;
-    __typeof__(heif_image_handle_get_list_of_thumbnail_IDs) *thumbnail_ids;
-    __typeof__(heif_image_handle_get_thumbnail) *thumbnail;
-    __typeof__(heif_decoding_options_alloc) *options_alloc;
-    __typeof__(heif_decoding_options_free) *options_free;
-    __typeof__(heif_decode_image) *decode;
-    __typeof__(heif_image_release) *image_release;
-    __typeof__(heif_image_get_plane_readonly) *plane;
-    __typeof__(heif_image_get_width) *image_width;
-    __typeof__(heif_image_get_height) *image_height;
-    __typeof__(heif_image_get_bits_per_pixel) *bits_per_pixel;
-    __typeof__(heif_image_get_bits_per_pixel_range) *bits_per_pixel_range;
-    __typeof__(heif_image_handle_get_raw_color_profile_size) *icc_size;
-    __typeof__(heif_image_handle_get_raw_color_profile) *icc;
-    __typeof__(heif_image_handle_get_nclx_color_profile) *nclx;
-    __typeof__(heif_nclx_color_profile_free) *nclx_free;
-} heif;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char load_failure[512];
-
-static void load_library(void) {
-    static const char *const names[] = {
-        "heif_init",
-        "heif_context_alloc",
-        "heif_context_free",
-        "heif_context_read_from_memory_without_copy",
-        "heif_context_get_primary_image_handle",
-        "heif_image_handle_release",
-        "heif_image_handle_get_width",
-        "heif_image_handle_get_height",
-        "heif_image_handle_has_alpha_channel",
-        "heif_image_handle_get_number_of_thumbnails",
-        "heif_image_handle_get_list_of_thumbnail_IDs",
-        "heif_image_handle_get_thumbnail",
-        "heif_decoding_options_alloc",
-        "heif_decoding_options_free",
-        "heif_decode_image",
-        "heif_image_release",
-        "heif_image_get_plane_readonly",
-        "heif_image_get_width",
-        "heif_image_get_height",
-        "heif_image_get_bits_per_pixel",
-        "heif_image_get_bits_per_pixel_range",
-        "heif_image_handle_get_raw_color_profile_size",
-        "heif_image_handle_get_raw_color_profile",
-        "heif_image_handle_get_nclx_color_profile",
-        "heif_nclx_color_profile_free",
-    };
-    void **const slots[] = {
-        (void **)&heif.init,          (void **)&heif.context_alloc,   (void **)&heif.context_free,
-        (void **)&heif.read_from_memory, (void **)&heif.primary_handle, (void **)&heif.handle_release,
-        (void **)&heif.handle_width,  (void **)&heif.handle_height,   (void **)&heif.handle_has_alpha,
-        (void **)&heif.thumbnail_count, (void **)&heif.thumbnail_ids, (void **)&heif.thumbnail,
-        (void **)&heif.options_alloc, (void **)&heif.options_free,    (void **)&heif.decode,
-        (void **)&heif.image_release, (void **)&heif.plane,           (void **)&heif.image_width,
-        (void **)&heif.image_height,  (void **)&heif.bits_per_pixel,  (void **)&heif.bits_per_pixel_range,
-        (void **)&heif.icc_size,
-        (void **)&heif.icc,
-        (void **)&heif.nclx,          (void **)&heif.nclx_free,
-    };
-    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
-                                 sizeof load_failure);
-    if (loaded) {
-        // Registers the built-in decoders once; never undone (the process ends instead).
-        struct heif_error error = heif.init(NULL);
-        if (error.code != heif_error_Ok) {
-            snprintf(load_failure, sizeof load_failure, "libheif did not start: %s", error.message);
-            loaded = 0;
-        }
-    }
+/// Registers the built-in decoders once; never undone (the process ends instead).
+static int start_heif(char *failure, size_t capacity) {
+    struct heif_error error = heif.init(NULL);
+    if (error.code == heif_error_Ok) return 1;
+    snprintf(failure, capacity, "libheif did not start: %s", error.message);
+    return 0;
 }
 
-int glance_heif_load(char *reason, size_t capacity) {
-    pthread_once(&load_once, load_library);
-    if (!loaded && reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", load_failure);
-    return loaded;
-}
+int glance_heif_load(char *reason, size_t capacity) { return heif_ensure(reason, capacity); }
 
 struct glance_heif {
     uint8_t *data;

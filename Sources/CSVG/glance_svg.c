@@ -4,65 +4,24 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "glance_library_loader.h"
+#include "glance_svg_functions.h"
 
-static const char library_name[] = "librsvg-2.so.2";
-
-/// GLib's GError: its layout is GLib's stable ABI (a quark, a code, a message).
-typedef struct {
-    uint32_t domain;
-    int code;
-    char *message;
-} glance_gerror;
-
-/// librsvg's RsvgRectangle and RsvgLength, as its header lays them out.
-typedef struct {
-    double x, y, width, height;
-} glance_rsvg_rectangle;
-
-typedef struct {
-    double length;
-    int unit;
-} glance_rsvg_length;
+// librsvg's and GLib's types as this file knows them (glance_svg_functions.h uses these names,
+// which the tests' ABI check defines as the real types instead): a handle is a GObject, erased,
+// as is cairo's context; the structs it reads are laid out as their headers lay them out.
+typedef void glance_rsvg_handle;
+typedef void glance_cairo;
+typedef struct glance_gerror_layout glance_gerror;
+typedef struct glance_rsvg_rectangle_layout glance_rsvg_rectangle;
+typedef struct glance_rsvg_length_layout glance_rsvg_length;
 
 /// librsvg's functions (and two of GLib's, found through it), looked up once.
-static struct {
-    void *(*new_from_data)(const unsigned char *data, size_t size, glance_gerror **error);
-    int (*intrinsic_size_in_pixels)(void *handle, double *width, double *height);
-    void (*intrinsic_dimensions)(void *handle, int *has_width, glance_rsvg_length *width, int *has_height,
-                                 glance_rsvg_length *height, int *has_viewbox, glance_rsvg_rectangle *viewbox);
-    int (*render_document)(void *handle, void *cairo, const glance_rsvg_rectangle *viewport, glance_gerror **error);
-    void (*set_dpi)(void *handle, double dpi);
-    void (*object_unref)(void *object);
-    void (*error_free)(glance_gerror *error);
-} rsvg;
+GLANCE_LIBRARY(rsvg, "librsvg-2.so.2", GLANCE_SVG_FUNCTIONS, GLANCE_LIBRARY_NO_START)
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char load_failure[512];
-
-static void load_library(void) {
-    static const char *const names[] = {
-        "rsvg_handle_new_from_data", "rsvg_handle_get_intrinsic_size_in_pixels",
-        "rsvg_handle_get_intrinsic_dimensions", "rsvg_handle_render_document",
-        "rsvg_handle_set_dpi", "g_object_unref", "g_error_free",
-    };
-    void **const slots[] = {
-        (void **)&rsvg.new_from_data,   (void **)&rsvg.intrinsic_size_in_pixels,
-        (void **)&rsvg.intrinsic_dimensions, (void **)&rsvg.render_document,
-        (void **)&rsvg.set_dpi,         (void **)&rsvg.object_unref,
-        (void **)&rsvg.error_free,
-    };
-    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
-                                 sizeof load_failure);
-}
-
-int glance_svg_load(char *reason, size_t capacity) {
-    pthread_once(&load_once, load_library);
-    if (!loaded && reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", load_failure);
-    return loaded;
-}
+int glance_svg_load(char *reason, size_t capacity) { return rsvg_ensure(reason, capacity); }
 
 /// Copies `error`'s message into `reason` and frees it.
 static void take_error(glance_gerror *error, const char *fallback, char *reason, size_t capacity) {

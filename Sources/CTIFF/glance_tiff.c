@@ -12,71 +12,33 @@
 
 #include "glance_library_loader.h"
 
+/// libtiff's functions, typed by its own header, found once and read-only after.
+#define TIFF_FUNCTIONS(X)                                                          \
+    GLANCE_TYPED(X, options_alloc, TIFFOpenOptionsAlloc)                           \
+    GLANCE_TYPED(X, options_free, TIFFOpenOptionsFree)                             \
+    GLANCE_TYPED(X, options_max_alloc, TIFFOpenOptionsSetMaxSingleMemAlloc)        \
+    GLANCE_TYPED(X, options_error_handler, TIFFOpenOptionsSetErrorHandlerExtR)     \
+    GLANCE_TYPED(X, options_warning_handler, TIFFOpenOptionsSetWarningHandlerExtR) \
+    GLANCE_TYPED(X, client_open, TIFFClientOpenExt)                                \
+    GLANCE_TYPED(X, close, TIFFClose)                                              \
+    GLANCE_TYPED(X, get_field, TIFFGetField)                                       \
+    GLANCE_TYPED(X, get_field_defaulted, TIFFGetFieldDefaulted)                    \
+    GLANCE_TYPED(X, number_of_directories, TIFFNumberOfDirectories)                \
+    GLANCE_TYPED(X, set_directory, TIFFSetDirectory)                               \
+    GLANCE_TYPED(X, is_tiled, TIFFIsTiled)                                         \
+    GLANCE_TYPED(X, rgba_ok, TIFFRGBAImageOK)                                      \
+    GLANCE_TYPED(X, rgba_begin, TIFFRGBAImageBegin)                                \
+    GLANCE_TYPED(X, rgba_get, TIFFRGBAImageGet)                                    \
+    GLANCE_TYPED(X, rgba_end, TIFFRGBAImageEnd)                                    \
+    GLANCE_TYPED(X, read_strip, TIFFReadEncodedStrip)                              \
+    GLANCE_TYPED(X, read_tile, TIFFReadTile)                                       \
+    GLANCE_TYPED(X, tile_size, TIFFTileSize)
+
 /// The soname: libtiff's ABI has been 6 since libtiff 4.5 (2022), the first with TIFFOpenOptions'
 /// per-handle error handlers and allocation limit, which this file needs.
-static const char library_name[] = "libtiff.so.6";
+GLANCE_LIBRARY(tiff, "libtiff.so.6", TIFF_FUNCTIONS, GLANCE_LIBRARY_NO_START)
 
-/// libtiff's functions, typed by its own header, found once by `load_library`.
-static struct {
-    __typeof__(TIFFOpenOptionsAlloc) *options_alloc;
-    __typeof__(TIFFOpenOptionsFree) *options_free;
-    __typeof__(TIFFOpenOptionsSetMaxSingleMemAlloc) *options_max_alloc;
-    __typeof__(TIFFOpenOptionsSetErrorHandlerExtR) *options_error_handler;
-    __typeof__(TIFFOpenOptionsSetWarningHandlerExtR) *options_warning_handler;
-    __typeof__(TIFFClientOpenExt) *client_open;
-    __typeof__(TIFFClose) *close;
-    __typeof__(TIFFGetField) *get_field;
-    __typeof__(TIFFGetFieldDefaulted) *get_field_defaulted;
-    __typeof__(TIFFNumberOfDirectories) *number_of_directories;
-    __typeof__(TIFFSetDirectory) *set_directory;
-    __typeof__(TIFFIsTiled) *is_tiled;
-    __typeof__(TIFFRGBAImageOK) *rgba_ok;
-    __typeof__(TIFFRGBAImageBegin) *rgba_begin;
-    __typeof__(TIFFRGBAImageGet) *rgba_get;
-    __typeof__(TIFFRGBAImageEnd) *rgba_end;
-    __typeof__(TIFFReadEncodedStrip) *read_strip;
-    __typeof__(TIFFReadTile) *read_tile;
-    __typeof__(TIFFTileSize) *tile_size;
-} tiff;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char load_failure[512];
-
-static void load_library(void) {
-    static const char *const names[] = {
-        "TIFFOpenOptionsAlloc",     "TIFFOpenOptionsFree",
-        "TIFFOpenOptionsSetMaxSingleMemAlloc", "TIFFOpenOptionsSetErrorHandlerExtR",
-        "TIFFOpenOptionsSetWarningHandlerExtR", "TIFFClientOpenExt",
-        "TIFFClose",                "TIFFGetField",
-        "TIFFGetFieldDefaulted",    "TIFFNumberOfDirectories",
-        "TIFFSetDirectory",         "TIFFIsTiled",
-        "TIFFRGBAImageOK",          "TIFFRGBAImageBegin",
-        "TIFFRGBAImageGet",         "TIFFRGBAImageEnd",
-        "TIFFReadEncodedStrip",     "TIFFReadTile",
-        "TIFFTileSize",
-    };
-    void **const slots[] = {
-        (void **)&tiff.options_alloc,         (void **)&tiff.options_free,
-        (void **)&tiff.options_max_alloc,     (void **)&tiff.options_error_handler,
-        (void **)&tiff.options_warning_handler, (void **)&tiff.client_open,
-        (void **)&tiff.close,                 (void **)&tiff.get_field,
-        (void **)&tiff.get_field_defaulted,   (void **)&tiff.number_of_directories,
-        (void **)&tiff.set_directory,         (void **)&tiff.is_tiled,
-        (void **)&tiff.rgba_ok,               (void **)&tiff.rgba_begin,
-        (void **)&tiff.rgba_get,              (void **)&tiff.rgba_end,
-        (void **)&tiff.read_strip,            (void **)&tiff.read_tile,
-        (void **)&tiff.tile_size,
-    };
-    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
-                                 sizeof load_failure);
-}
-
-int glance_tiff_load(char *reason, size_t capacity) {
-    pthread_once(&load_once, load_library);
-    if (!loaded && reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", load_failure);
-    return loaded;
-}
+int glance_tiff_load(char *reason, size_t capacity) { return tiff_ensure(reason, capacity); }
 
 struct glance_tiff {
     TIFF *handle;

@@ -9,93 +9,35 @@
 #include "glance_chafa_abi.h"
 #include "glance_library_loader.h"
 
+/// libchafa's functions (and GLib's one, found through it), found once and read-only after. The
+/// library's objects are opaque here: ChafaCanvasConfig, ChafaSymbolMap, ChafaCanvas, ChafaTermDb
+/// and ChafaTermInfo are all `void *`; its enums and gint are `int`.
+#define CHAFA_FUNCTIONS(X)                                                                                           \
+    X(calc_canvas_geometry, chafa_calc_canvas_geometry, void(int, int, int *, int *, float, int, int))               \
+    X(config_new, chafa_canvas_config_new, void *(void))                                                             \
+    X(config_unref, chafa_canvas_config_unref, void(void *))                                                         \
+    X(config_set_geometry, chafa_canvas_config_set_geometry, void(void *, int, int))                                 \
+    X(config_set_cell_geometry, chafa_canvas_config_set_cell_geometry, void(void *, int, int))                       \
+    X(config_set_pixel_mode, chafa_canvas_config_set_pixel_mode, void(void *, int))                                  \
+    X(config_set_canvas_mode, chafa_canvas_config_set_canvas_mode, void(void *, int))                                \
+    X(config_set_symbol_map, chafa_canvas_config_set_symbol_map, void(void *, const void *))                         \
+    X(symbol_map_new, chafa_symbol_map_new, void *(void))                                                            \
+    X(symbol_map_unref, chafa_symbol_map_unref, void(void *))                                                        \
+    X(symbol_map_add_by_tags, chafa_symbol_map_add_by_tags, void(void *, int))                                       \
+    X(symbol_map_remove_by_tags, chafa_symbol_map_remove_by_tags, void(void *, int))                                 \
+    X(canvas_new, chafa_canvas_new, void *(const void *))                                                            \
+    X(canvas_unref, chafa_canvas_unref, void(void *))                                                                \
+    X(canvas_draw_all_pixels, chafa_canvas_draw_all_pixels, void(void *, int, const unsigned char *, int, int, int)) \
+    X(canvas_print, chafa_canvas_print, struct glance_gstring *(void *, void *))                                     \
+    X(term_db_get_default, chafa_term_db_get_default, void *(void))                                                  \
+    X(term_db_get_fallback_info, chafa_term_db_get_fallback_info, void *(void *))                                    \
+    X(term_info_unref, chafa_term_info_unref, void(void *))                                                          \
+    X(string_free, g_string_free, char *(struct glance_gstring *, int))
+
 /// The library's soname: chafa's ABI has been 0 since its first release.
-static const char library_name[] = "libchafa.so.0";
+GLANCE_LIBRARY(chafa, "libchafa.so.0", CHAFA_FUNCTIONS, GLANCE_LIBRARY_NO_START)
 
-/// libchafa's functions (and GLib's one, found through it), found once and read-only after.
-static struct {
-    // The library's objects are opaque here: ChafaCanvasConfig, ChafaSymbolMap, ChafaCanvas,
-    // ChafaTermDb and ChafaTermInfo are all `void *`; its enums and gint are `int`.
-    void (*calc_canvas_geometry)(int, int, int *, int *, float, int, int);
-    void *(*config_new)(void);
-    void (*config_unref)(void *);
-    void (*config_set_geometry)(void *, int, int);
-    void (*config_set_cell_geometry)(void *, int, int);
-    void (*config_set_pixel_mode)(void *, int);
-    void (*config_set_canvas_mode)(void *, int);
-    void (*config_set_symbol_map)(void *, const void *);
-    void *(*symbol_map_new)(void);
-    void (*symbol_map_unref)(void *);
-    void (*symbol_map_add_by_tags)(void *, int);
-    void (*symbol_map_remove_by_tags)(void *, int);
-    void *(*canvas_new)(const void *);
-    void (*canvas_unref)(void *);
-    void (*canvas_draw_all_pixels)(void *, int, const unsigned char *, int, int, int);
-    struct glance_gstring *(*canvas_print)(void *, void *);
-    void *(*term_db_get_default)(void);
-    void *(*term_db_get_fallback_info)(void *);
-    void (*term_info_unref)(void *);
-    char *(*string_free)(struct glance_gstring *, int);
-} chafa;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char load_failure[512];
-
-static void load_library(void) {
-    static const char *const names[] = {
-        "chafa_calc_canvas_geometry",
-        "chafa_canvas_config_new",
-        "chafa_canvas_config_unref",
-        "chafa_canvas_config_set_geometry",
-        "chafa_canvas_config_set_cell_geometry",
-        "chafa_canvas_config_set_pixel_mode",
-        "chafa_canvas_config_set_canvas_mode",
-        "chafa_canvas_config_set_symbol_map",
-        "chafa_symbol_map_new",
-        "chafa_symbol_map_unref",
-        "chafa_symbol_map_add_by_tags",
-        "chafa_symbol_map_remove_by_tags",
-        "chafa_canvas_new",
-        "chafa_canvas_unref",
-        "chafa_canvas_draw_all_pixels",
-        "chafa_canvas_print",
-        "chafa_term_db_get_default",
-        "chafa_term_db_get_fallback_info",
-        "chafa_term_info_unref",
-        "g_string_free",
-    };
-    void **const slots[] = {
-        (void **)&chafa.calc_canvas_geometry,
-        (void **)&chafa.config_new,
-        (void **)&chafa.config_unref,
-        (void **)&chafa.config_set_geometry,
-        (void **)&chafa.config_set_cell_geometry,
-        (void **)&chafa.config_set_pixel_mode,
-        (void **)&chafa.config_set_canvas_mode,
-        (void **)&chafa.config_set_symbol_map,
-        (void **)&chafa.symbol_map_new,
-        (void **)&chafa.symbol_map_unref,
-        (void **)&chafa.symbol_map_add_by_tags,
-        (void **)&chafa.symbol_map_remove_by_tags,
-        (void **)&chafa.canvas_new,
-        (void **)&chafa.canvas_unref,
-        (void **)&chafa.canvas_draw_all_pixels,
-        (void **)&chafa.canvas_print,
-        (void **)&chafa.term_db_get_default,
-        (void **)&chafa.term_db_get_fallback_info,
-        (void **)&chafa.term_info_unref,
-        (void **)&chafa.string_free,
-    };
-    loaded = glance_library_load(library_name, names, slots, sizeof names / sizeof names[0], load_failure,
-                                 sizeof load_failure);
-}
-
-int glance_picture_load(char *reason, size_t capacity) {
-    pthread_once(&load_once, load_library);
-    if (!loaded && reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", load_failure);
-    return loaded;
-}
+int glance_picture_load(char *reason, size_t capacity) { return chafa_ensure(reason, capacity); }
 
 static int pixel_mode(glance_picture_protocol protocol) {
     switch (protocol) {
