@@ -23,8 +23,8 @@ struct RasterPipeline<Decoder: RasterDecoder>: DocumentRenderer {
         return thumbnail
     }
 
-    /// Renders the thumbnail; with `content`, rows that stream (``RasterRows/streamed``), opaque
-    /// RGB, upright, and not gray under a profile (whose conversion may or may not leave them
+    /// Renders the thumbnail; with `content`, rows of a lossless source that stream
+    /// (``RasterRows/streamed``), opaque RGB, upright, and not gray under a profile (whose conversion may or may not leave them
     /// gray) are encoded as PNG as the scaler makes them, converted to sRGB on the way, so that
     /// the thumbnail never exists whole. Images with alpha are not: whether they are opaque after
     /// all (and lose the channel) is known only at the end.
@@ -56,7 +56,9 @@ struct RasterPipeline<Decoder: RasterDecoder>: DocumentRenderer {
 
         // Halvings of the thumbnail are the store's smaller sizes only when it fills the box.
         let halvable = halvings == 0 || max(scaler.targetWidth, scaler.targetHeight) == request.maxSide
-        if let content, rows.channels == 3, rows.streamed, header.orientation == .up,
+        // A lossy source's thumbnail is a JPEG (``ImageFormat/automatic(for:image:lossySource:)``):
+        // its pixels go back, for the caller to encode as it asked.
+        if let content, !header.isLossy, rows.channels == 3, rows.streamed, header.orientation == .up,
             !(header.isGray && header.profile != nil), decoder.conversionDone == nil, halvable
         {
             return try encodeWhileScaling(

@@ -89,4 +89,23 @@ struct RasterPipelineTests {
         #expect(small.image.width == 300 && small.image.height == 200)
         #expect(!small.image.hasAlpha)
     }
+
+    @Test("rows of a lossless source are encoded as PNG while scaled; a lossy source's pixels go back for a JPEG")
+    func encodedWhileScaledOnlyWhenLossless() throws {
+        let thumbnailer = Thumbnailer()
+        func result(_ asset: String, _ type: ContentType) throws -> RenderResult {
+            let file = try OpenFile.regularFile(atPath: TestAssets.path(asset))
+            return try thumbnailer.render(RenderRequest(file: file, name: asset), as: type, encodingAs: .png)
+        }
+        guard case .encoded(let png) = try result("png/rgb8.png", .png) else {
+            Issue.record("an opaque PNG was not encoded as it was made")
+            return
+        }
+        #expect(png.format == .png)
+        guard case .pixels(let photo) = try result("jpeg/photo-baseline.jpg", .jpeg) else {
+            Issue.record("a JPEG photo's thumbnail was encoded as PNG")
+            return
+        }
+        #expect(ImageFormat.automatic(for: .jpeg, image: photo.image, lossySource: photo.lossySource) == .jpeg)
+    }
 }
