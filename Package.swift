@@ -186,10 +186,25 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // What serve, watch and worker share: one lifecycle (a ServiceGroup: stop signals, systemd,
+        // the renderer pool's stop), the process's metrics, and the operator's listener.
+        .target(
+            name: "GlanceOperations",
+            dependencies: [
+                "GlanceCore", "GlancePipeline",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "GlanceServer",
             dependencies: [
-                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "GlanceAccounts", "CProcess",
+                "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "GlanceAccounts",
+                "GlanceOperations",
+                "CProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -230,6 +245,7 @@ let package = Package(
                 "GlanceQueue",
                 "GlanceAccounts",
                 "GlanceServer",
+                "GlanceOperations",
                 "GlanceDesktopCache",
                 "GlanceTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -290,7 +306,8 @@ let package = Package(
             name: "GlanceServerTests",
             dependencies: [
                 "GlanceAccounts",
-                "glance-renderer", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceServer", "GlanceStore",
+                "glance-renderer", "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceServer",
+                "GlanceOperations", "GlanceStore",
                 "GlanceTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),

@@ -7,6 +7,9 @@ the like) must be the ones the table's "depends on" column names, no more and no
 In the column a Glance module is named without its prefix (`Core` is GlanceCore, `Accounts`
 GlanceAccounts), a C shim by its name (`CJPEG`); packages from elsewhere (GRDB, Hummingbird, …)
 are not checked.
+
+It also holds the rule that the commands other than `serve` need no web server: the files of
+`glance user`, `share`, `watch` and `worker` import neither GlanceServer nor Hummingbird.
 """
 
 import re
@@ -58,6 +61,23 @@ def documented(internal):
     return table
 
 
+# The commands' files that must not import the web server (`serve` is the only one that does).
+NO_SERVER = ["UserCommand.swift", "ShareCommand.swift", "WatchCommand.swift", "WorkerCommand.swift"]
+
+
+def server_free_commands():
+    """The differences from the NO_SERVER rule."""
+    failures = []
+    for name in NO_SERVER:
+        source = ROOT / "Sources" / "glance" / name
+        if not source.exists():
+            failures.append(f"Sources/glance/{name}: missing (the rule of check_architecture.py names it)")
+            continue
+        for module in sorted(set(IMPORT.findall(source.read_text())) & {"GlanceServer", "Hummingbird"}):
+            failures.append(f"Sources/glance/{name} imports {module}: only glance serve has the web server")
+    return failures
+
+
 def main():
     internal = internal_names()
     table = documented(internal)
@@ -71,6 +91,7 @@ def main():
             failures.append(f"{name} imports {missing}, which docs/architecture.md does not show")
         for extra in sorted(table[name] - actual):
             failures.append(f"docs/architecture.md shows {name} depending on {extra}, which it does not import")
+    failures += server_free_commands()
     for failure in failures:
         print(f"check_architecture: {failure}")
     return 1 if failures else 0

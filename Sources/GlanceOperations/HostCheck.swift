@@ -36,7 +36,7 @@ public struct HostCheck: Sendable {
     }
 
     /// The names accepted, for the refusal's message.
-    var acceptedText: String {
+    public var acceptedText: String {
         names.sorted().joined(separator: ", ") + (anyAddress ? " and any IP address" : "")
     }
 
@@ -87,16 +87,47 @@ public struct HostCheck: Sendable {
     }
 }
 
-/// Refuses, before any route runs, a request whose `Host` the ``HostCheck`` does not accept.
-struct HostFilter: RouterMiddleware {
-    typealias Context = ServerRequestContext
+/// Refuses, before any route runs, a request whose `Host` the ``HostCheck`` does not accept: on
+/// a site's listener and on an operator's alike.
+public struct HostFilter<Context: RequestContext>: RouterMiddleware {
     let check: HostCheck
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+    public init(check: HostCheck) {
+        self.check = check
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard let authority = request.head.authority else { throw ServerError.missingHost }
-        guard check.accepts(authority: authority) else { throw ServerError.foreignHost(accepted: check.acceptedText) }
+        guard let authority = request.head.authority else { throw HostRefusal.missing }
+        guard check.accepts(authority: authority) else { throw HostRefusal.foreign(accepted: check.acceptedText) }
         return try await next(request, context)
+    }
+}
+
+/// Why ``HostFilter`` refused a request: no `Host` at all (`400`), or one this server does not
+/// answer for (`421 Misdirected Request`).
+public enum HostRefusal: Error, HTTPResponseError, CustomStringConvertible {
+    case missing
+    case foreign(accepted: String)
+
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .missing: .badRequest
+        case .foreign: .misdirectedRequest
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .missing: "a Host header is required"
+        case .foreign(let accepted): "this server answers only for \(accepted) (glance serve --server-name adds a name)"
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: description + "\n")))
     }
 }

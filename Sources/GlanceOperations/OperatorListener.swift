@@ -1,4 +1,5 @@
 import GlancePipeline
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -29,13 +30,17 @@ public enum OperatorListener {
     /// The application listening on `host:port` (port 0 picks a free one); `ready` is given the
     /// URL it listens at.
     public static func application(
-        host: String, port: Int, metrics: ServerMetrics, health: HealthCheck?, logger: Logger,
+        host: String, port: Int, metrics: ProcessMetrics, health: HealthCheck?, logger: Logger,
         ready: @escaping @Sendable (String) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router(context: ServerRequestContext.self)
+        let router = Router(context: BasicRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.add(middleware: HostFilter(check: HostCheck(boundHost: host, serverNames: [])))
-        OperatorRoutes.add(to: router, metrics: metrics, health: health)
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/healthz", method: method) { _, _ in OperatorResponses.alive() }
+            router.on("/readyz", method: method) { _, _ in await OperatorResponses.ready(health) }
+            router.on("/metrics", method: method) { _, _ in OperatorResponses.metrics(metrics) }
+        }
         return Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "glance"),

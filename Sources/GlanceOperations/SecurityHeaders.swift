@@ -4,16 +4,12 @@ import Hummingbird
 /// The headers every answer carries, pages and errors, images and originals alike: no sniffing of
 /// another type than the one sent, no framing by another site (clickjacking), no full URL in the
 /// `Referer` sent elsewhere, and, for whatever is not a page, a policy that runs nothing (an
-/// original opened in the browser is shown, never executed).
-struct SecurityHeaders: RouterMiddleware {
-    typealias Context = ServerRequestContext
+/// original opened in the browser is shown, never executed). On a site's listener and on an
+/// operator's alike.
+public struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
+    public init() {}
 
-    /// The policy of answers that are not pages (the pages set their own,
-    /// ``PreviewSite/contentSecurityPolicy``).
-    static let inertPolicy =
-        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox"
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         var response: Response
@@ -22,12 +18,19 @@ struct SecurityHeaders: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         }
-        Self.add(to: &response.headers)
+        ResponseSecurity.add(to: &response.headers)
         return response
     }
+}
+
+/// The rule ``SecurityHeaders`` applies to every answer's headers.
+public enum ResponseSecurity {
+    /// The policy of answers that are not pages (pages set their own).
+    public static let inertPolicy =
+        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox"
 
     /// Adds the headers to `headers`, keeping a policy already set.
-    static func add(to headers: inout HTTPFields) {
+    public static func add(to headers: inout HTTPFields) {
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"

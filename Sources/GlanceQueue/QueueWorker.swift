@@ -49,6 +49,8 @@ public struct QueueWorker: Sendable {
     public struct Tally: Sendable {
         public var done = 0
         public var givenBack = 0
+
+        public init() {}
     }
 
     let address: PostgresAddress

@@ -3,6 +3,7 @@ import GlanceAccounts
 import GlanceContainer
 import GlanceCore
 import GlanceListing
+import GlanceOperations
 import GlancePipeline
 import HTTPTypes
 import Hummingbird
@@ -47,7 +48,7 @@ public struct PreviewServer: Sendable {
     public init(
         indexer: Indexer, renderTimeout: Duration = .seconds(30), title: String? = nil,
         memoryCacheBytes: Int = 256 << 20, previewCacheBytes: Int = 128 << 20, walkReuse: Duration = .seconds(2),
-        metrics: ServerMetrics? = nil
+        metrics: ProcessMetrics? = nil
     ) {
         self.indexer = indexer
         self.renderTimeout = renderTimeout
@@ -62,7 +63,7 @@ public struct PreviewServer: Sendable {
     }
 
     /// What counts a cache's lookups into `metrics`, or nil without metrics.
-    private static func counter(_ metrics: ServerMetrics?, cache: String) -> (@Sendable (Bool) -> Void)? {
+    private static func counter(_ metrics: ProcessMetrics?, cache: String) -> (@Sendable (Bool) -> Void)? {
         guard let metrics else { return nil }
         return { hit in metrics.cacheLookup(cache, hit: hit) }
     }

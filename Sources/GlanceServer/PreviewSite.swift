@@ -1,5 +1,6 @@
 import Foundation
 import GlanceAccounts
+import GlanceOperations
 import GlancePipeline
 import Hummingbird
 import HummingbirdAuth
@@ -36,7 +37,7 @@ public struct PreviewSite: Sendable {
     /// The slowing down of failed sign-ins, shared by all connections.
     let throttle: SignInThrottle
     /// What the site counts for `/metrics`, or nil for nothing.
-    public let metrics: ServerMetrics?
+    public let metrics: ProcessMetrics?
     /// What `/readyz` asks (the stores and a renderer), or nil: ready while the process answers.
     public var health: HealthCheck?
     /// How every credential is checked (with ``throttle`` and ``verified``).
@@ -46,7 +47,7 @@ public struct PreviewSite: Sendable {
 
     public init(
         containers servers: [PreviewServer], basePath: String = "", accounts: AccountBook? = nil,
-        metrics: ServerMetrics? = nil
+        metrics: ProcessMetrics? = nil
     ) {
         self.basePath = basePath
         self.accounts = accounts

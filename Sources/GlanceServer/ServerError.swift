@@ -17,11 +17,6 @@ enum ServerError: Error, HTTPResponseError {
     case badQuery(String)
     /// The store cannot be read (the reason).
     case storeUnavailable(String)
-    /// The request's `Host` names another server (a DNS-rebinding page, a wrong proxy): the
-    /// names this one answers for.
-    case foreignHost(accepted: String)
-    /// The request has no `Host` (HTTP/1.1 requires one).
-    case missingHost
     /// The request's credential may not do this (the reason).
     case forbidden(String)
     /// A request body larger than the route takes (its limit in bytes).
@@ -43,8 +38,7 @@ enum ServerError: Error, HTTPResponseError {
         switch self {
         case .notFound, .noThumbnail, .noPreview, .noSuchPage, .shareLinkClosed: .notFound
         case .renderTimedOut, .storeUnavailable: .serviceUnavailable
-        case .badQuery, .missingHost: .badRequest
-        case .foreignHost: .misdirectedRequest
+        case .badQuery: .badRequest
         case .forbidden: .forbidden
         case .bodyTooLarge: .contentTooLarge
         case .tooManySessions, .tooManyAttempts: .tooManyRequests
@@ -62,9 +56,6 @@ enum ServerError: Error, HTTPResponseError {
         case .renderTimedOut: "the thumbnail is being made; try again shortly"
         case .badQuery(let name): "bad value for the query parameter '\(name)'"
         case .storeUnavailable(let reason): "the thumbnail store cannot be read: \(reason)"
-        case .foreignHost(let accepted):
-            "this server answers only for \(accepted) (glance serve --server-name adds a name)"
-        case .missingHost: "a Host header is required"
         case .forbidden(let reason): reason
         case .bodyTooLarge(let limit): "the request's body is larger than \(limit) bytes"
         case .shareLinkClosed:

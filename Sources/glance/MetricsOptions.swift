@@ -1,7 +1,7 @@
 import ArgumentParser
 import GlanceCore
+import GlanceOperations
 import GlancePipeline
-import GlanceServer
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -24,7 +24,7 @@ struct MetricsOptions: ParsableArguments {
     }
 
     /// The listener of `--metrics-address`, or nil without it; it prints its URL when it listens.
-    func listener(metrics: ServerMetrics, health: HealthCheck?, logger: Logger) -> (any Service)? {
+    func listener(metrics: ProcessMetrics, health: HealthCheck?, logger: Logger) -> (any Service)? {
         guard let metricsAddress, let (host, port) = OperatorListener.address(metricsAddress) else { return nil }
         return OperatorListener.application(host: host, port: port, metrics: metrics, health: health, logger: logger) {
             url in DescriptorWriter.writeAll(Array("metrics at \(url)metrics\n".utf8), to: 1)

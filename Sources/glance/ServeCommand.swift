@@ -4,6 +4,7 @@ import Glance
 import GlanceAccounts
 import GlanceCore
 import GlanceOnSave
+import GlanceOperations
 import GlancePipeline
 import GlanceServer
 import Hummingbird
@@ -223,7 +224,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "serving anonymously (--allow-anonymous): anyone who can reach this port may read every document",
                 metadata: ["host": "\(host)"])
         }
-        let metrics: ServerMetrics? = noMetrics ? nil : ServerMetrics()
+        let metrics: ProcessMetrics? = noMetrics ? nil : ProcessMetrics()
         var poolConfiguration = try WorkerLauncher.configuration(
             workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers)
         if let metrics { poolConfiguration.metrics = metrics.render }
@@ -298,20 +299,19 @@ struct ServeCommand: AsyncParsableCommand {
         // systemd (Type=notify): ready once the listener is up and every watch is in place.
         let watchers = services.compactMap { ($0 as? LiveContainerService)?.live.watcher }
         services.append(
-            SystemdNotifyService(notifier: ServiceNotifier(), status: "serving \(names)") {
-                listening.withLock { $0 } && watchers.allSatisfy(\.isWatching)
-            })
-        // Shut down in the reverse order: the renders in flight are killed first (their requests
-        // answer 503, a catch-up ends), then the watchers stop, then the server drains its
-        // connections, for at most ten seconds (a client that stops reading its download could
-        // otherwise hold the process for as long as it likes).
-        var configuration = ServiceGroupConfiguration(
-            services: ([application] + services + [RenderPoolStop(pool: pool)]).map { .init(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        configuration.maximumGracefulShutdownDuration = .seconds(10)
-        let group = ServiceGroup(configuration: configuration)
+            SystemdNotifyService(
+                status: "serving \(names)", isReady: { listening.withLock { $0 } && watchers.allSatisfy(\.isWatching) })
+        )
+        // One lifecycle, as watch's and worker's. Shut down in the reverse order: the renders in
+        // flight are killed first (their requests answer 503, a catch-up ends), then the watchers
+        // stop, then the server drains its connections, for at most ten seconds (a client that
+        // stops reading its download could otherwise hold the process for as long as it likes).
+        var lifecycle = ProcessLifecycle(logger: logger)
+        lifecycle.add(application)
+        for service in services { lifecycle.add(service) }
+        lifecycle.stopOnShutdown(pool)
         do {
-            try await group.run()
+            try await lifecycle.run(maximumShutdown: .seconds(10))
         } catch let error as WatchError {
             throw CommandFailure.unusable(error.description)
         } catch {
@@ -353,27 +353,5 @@ struct CertificateReload: Service {
                 logger.error("kept the TLS certificate in use: \(error)")
             }
         }
-    }
-}
-
-/// Kills the renders under way when the server is asked to stop, as `glance watch` does: a stop
-/// takes no longer than a signal's round trip, however long a document takes to render.
-struct RenderPoolStop: Service {
-    let pool: RendererPool
-
-    func run() async throws {
-        // Returns when graceful shutdown starts (throws if the group is cancelled instead).
-        try? await gracefulShutdown()
-        await pool.stop()
-    }
-}
-
-/// A container's watcher and hook socket as a service beside the HTTP server: it stops when the
-/// server shuts down, and its failure stops the server.
-struct LiveContainerService: Service {
-    let live: LiveContainer
-
-    func run() async throws {
-        try await cancelWhenGracefulShutdown { try await live.run() }
     }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import GlanceQueue
 import Synchronization
 
 #if canImport(Glibc)
@@ -47,10 +46,4 @@ final class StopSignals: Sendable {
         if received { return }
         for await _ in stream { return }
     }
-}
-
-/// The queue worker stops on the signals.
-extension StopSignals: StopRequest {
-    var isRequested: Bool { received }
-    func wait() async { await next() }
 }

@@ -5,9 +5,9 @@ import Glance
 import GlanceContainer
 import GlanceCore
 import GlanceOnSave
+import GlanceOperations
 import GlancePipeline
 import GlancePostgresStore
-import GlanceServer
 import Logging
 import Synchronization
 
@@ -70,7 +70,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, logLevel: level) }
         let logger = Logger(label: "glance.watch")
         // Workers ready for the first save (about 20 ms sooner), unless the rendering is handed off.
-        let metrics = ServerMetrics()
+        let metrics = ProcessMetrics()
         var poolConfiguration = try WorkerLauncher.configuration(
             workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
             triggers: debug.triggers, startingAhead: !enqueue)
@@ -108,53 +108,27 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
             await pool.stop()
             throw CommandFailure.unusable(error.message)
         }
-        let signals = StopSignals()
-        let notifier = ServiceNotifier()
-        let failure = await withTaskGroup(of: WatchError?.self) { group -> WatchError? in
-            group.addTask {
-                do throws(WatchError) {
-                    try await live.run()
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            group.addTask {
-                await signals.next()
-                notifier.stopping()
-                return nil
-            }
-            if notifier.isActive {
-                // systemd (Type=notify): ready once every watch is in place; then the watchdog
-                // while the watcher watches. This task ends only when the others do.
-                let watcher = live.watcher
-                group.addTask {
-                    while !watcher.isWatching, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
-                    if !Task.isCancelled { notifier.ready("watching \(DisplayText.escaped(scanner.root))") }
-                    await notifier.keepWatchdog { watcher.isWatching }
-                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-                    return nil
-                }
-            }
-            if let listener = metricsOptions.listener(metrics: metrics, health: live.health, logger: logger) {
-                group.addTask {
-                    do {
-                        try await listener.run()
-                        return nil
-                    } catch {
-                        return WatchError(
-                            folder: metricsOptions.metricsAddress ?? "",
-                            message: "--metrics-address: cannot listen: \(error)")
-                    }
-                }
-            }
-            let first = await group.next() ?? nil
-            // Stopping: work in flight ends now (workers killed, queued jobs dropped), so that
-            // the tasks waiting for it return; every saved record was one transaction.
-            await pool.stop()
-            group.cancelAll()
-            return first
+        // One lifecycle, as serve's: the watcher is the main part; beside it the operator's
+        // listener and systemd (ready once every watch is in place, the watchdog while the watcher
+        // watches). A stop signal kills the renders under way first (renderers killed, queued
+        // jobs dropped: every saved record was one transaction), then stops the rest.
+        var lifecycle = ProcessLifecycle(logger: logger)
+        lifecycle.addMain(LiveContainerService(live: live))
+        if let listener = metricsOptions.listener(metrics: metrics, health: live.health, logger: logger) {
+            lifecycle.add(listener)
         }
-        if let failure { throw CommandFailure.unusable(failure.description) }
+        let watcher = live.watcher
+        lifecycle.add(
+            SystemdNotifyService(
+                status: "watching \(DisplayText.escaped(scanner.root))", isReady: { watcher.isWatching },
+                isHealthy: { watcher.isWatching }))
+        lifecycle.stopOnShutdown(pool)
+        do {
+            try await lifecycle.run()
+        } catch let error as WatchError {
+            throw CommandFailure.unusable(error.description)
+        } catch {
+            throw CommandFailure.unusable("--metrics-address: cannot listen: \(error)")
+        }
     }
 }

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import GlanceCore
+import GlanceOperations
 import GlancePipeline
 import GlancePostgresStore
 import GlanceQueue
-import GlanceServer
 import Logging
 
 /// `glance worker --store postgres://…`: render queued documents on this host.
@@ -113,26 +113,13 @@ struct WorkerCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.unusable(error.description)
         }
-        let metrics = ServerMetrics()
+        let metrics = ProcessMetrics()
         var poolConfiguration = try WorkerLauncher.configuration(
             workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
             triggers: debug.triggers)
         if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)
         defer { pool.shutdownBlocking() }
-        // /metrics, /healthz and /readyz beside the work, until it ends.
-        let listening = metricsOptions.listener(
-            metrics: metrics, health: HealthCheck(pool: pool, stores: [queue]), logger: Logger(label: "glance.worker")
-        ).map { listener in
-            Task {
-                do {
-                    try await listener.run()
-                } catch {
-                    StandardError.write("glance: --metrics-address: cannot listen: \(error)")
-                }
-            }
-        }
-        defer { listening?.cancel() }
         let verbose = verbose
         let worker = QueueWorker(
             address: address, queue: queue, pool: pool, options: limits.indexerOptions(),
@@ -150,22 +137,27 @@ struct WorkerCommand: AsyncParsableCommand {
                 StandardError.writeRaw("glance: \(event.description)\n")
             }
         }
-        let signals = StopSignals()
-        // systemd (Type=notify): ready with the queue open; the watchdog while it works.
-        let notifier = ServiceNotifier()
-        notifier.ready("working on \(address.host):\(address.port)/\(address.database)")
-        let watchdog = Task { await notifier.keepWatchdog() }
-        defer { watchdog.cancel() }
-        let tally: QueueWorker.Tally
-        do {
-            tally = try await worker.run(stop: signals)
-        } catch {
-            notifier.stopping()
-            await queue.close()
-            throw CommandFailure.unusable(error.description)
+        // One lifecycle, as serve's and watch's: the queue worker is the main part (a stop signal
+        // is its stop request: it gives back what it has not finished); beside it the operator's
+        // listener and systemd (ready with the queue open, the watchdog while it works). The
+        // renders under way are its own to finish or give back: the pool is not stopped first.
+        let service = QueueWorkerService(worker: worker)
+        var lifecycle = ProcessLifecycle(logger: Logger(label: "glance.worker"))
+        lifecycle.addMain(service)
+        if let listener = metricsOptions.listener(
+            metrics: metrics, health: HealthCheck(pool: pool, stores: [queue]), logger: Logger(label: "glance.worker"))
+        {
+            lifecycle.add(listener)
         }
-        notifier.stopping()
+        lifecycle.add(SystemdNotifyService(status: "working on \(address.host):\(address.port)/\(address.database)"))
+        do {
+            try await lifecycle.run()
+        } catch {
+            await queue.close()
+            throw CommandFailure.unusable(String(describing: error))
+        }
         await queue.close()
+        let tally = service.tally ?? QueueWorker.Tally()
         // Stopped by a signal, as a service is, or idle: both are a clean end (exit 0).
         StandardError.write("glance: worker \(Lease.thisHost): \(tally.done) done, \(tally.givenBack) given back")
     }

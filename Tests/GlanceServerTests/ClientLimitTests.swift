@@ -1,4 +1,5 @@
 import Foundation
+import GlanceOperations
 import NIOCore
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GlanceAccounts
 import GlanceContainer
 import GlanceCore
+import GlanceOperations
 import GlancePipeline
 import GlanceStore
 import GlanceTestSupport
