@@ -230,41 +230,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let metrics { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)
         defer { pool.stopBlocking() }
-        var servers: [PreviewServer] = []
-        var services: [any Service] = []
-        for container in containers {
-            let location = ContainerLocation(container: container, store: store)
-            let indexer = try await Container.open(location, pool: pool, options: limits.indexerOptions()).indexer
-            let scanner = indexer.scanner
-            var server = PreviewServer(
-                indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)),
-                memoryCacheBytes: memoryCache << 20,
-                previewCacheBytes: previewCache << 20, metrics: metrics)
-            server.liveUpdates = watch
-            servers.append(server)
-            guard watch else { continue }
-            location.prepareHookFolder()
-            do {
-                let live = try LiveContainer(
-                    indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
-                    hookSocket: location.hookSocket, logger: logger, command: "glance serve")
-                services.append(LiveContainerService(live: live))
-            } catch {
-                throw CommandFailure.unusable(error.message)
-            }
-        }
-        var accounts: AccountBook?
-        if let users {
-            do {
-                accounts = try AccountBook(path: users, logger: logger)
-            } catch {
-                throw CommandFailure.unusable(error.description)
-            }
-            if accounts?.current.byName.isEmpty == true {
-                throw CommandFailure.unusable(
-                    "\(users): no accounts; add one with 'glance user add NAME --users \(users)'")
-            }
-        }
+        var (servers, services) = try await openContainers(pool: pool, metrics: metrics, logger: logger)
+        let accounts = try accountBook(logger: logger)
         var site = PreviewSite(containers: servers, basePath: basePath ?? "", accounts: accounts, metrics: metrics)
         let health = HealthCheck(pool: pool, stores: servers.map(\.indexer.store))
         site.health = health
@@ -317,6 +284,54 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.unusable("cannot serve on \(host):\(port): \(Self.reason(error))")
         }
+    }
+}
+
+extension ServeCommand {
+    /// Each container opened, its pages' server made, and with `--watch` its watcher and hook
+    /// socket as services beside the HTTP server.
+    private func openContainers(pool: RendererPool, metrics: ProcessMetrics?, logger: Logger) async throws -> (
+        [PreviewServer], [any Service]
+    ) {
+        var servers: [PreviewServer] = []
+        var services: [any Service] = []
+        for container in containers {
+            let location = ContainerLocation(container: container, store: store)
+            let indexer = try await Container.open(location, pool: pool, options: limits.indexerOptions()).indexer
+            let scanner = indexer.scanner
+            var server = PreviewServer(
+                indexer: indexer, renderTimeout: .milliseconds(Int(timeout * 1000)),
+                memoryCacheBytes: memoryCache << 20,
+                previewCacheBytes: previewCache << 20, metrics: metrics)
+            server.liveUpdates = watch
+            servers.append(server)
+            guard watch else { continue }
+            location.prepareHookFolder()
+            do {
+                let live = try LiveContainer(
+                    indexer: indexer, excludingFolders: location.excludedFolders(of: scanner),
+                    hookSocket: location.hookSocket, logger: logger, command: "glance serve")
+                services.append(LiveContainerService(live: live))
+            } catch {
+                throw CommandFailure.unusable(error.message)
+            }
+        }
+        return (servers, services)
+    }
+
+    /// The accounts of `--users` (nil without it), refusing a file that holds none.
+    private func accountBook(logger: Logger) throws -> AccountBook? {
+        guard let users else { return nil }
+        let accounts: AccountBook
+        do {
+            accounts = try AccountBook(path: users, logger: logger)
+        } catch {
+            throw CommandFailure.unusable(error.description)
+        }
+        if accounts.current.byName.isEmpty {
+            throw CommandFailure.unusable("\(users): no accounts; add one with 'glance user add NAME --users \(users)'")
+        }
+        return accounts
     }
 }
 
