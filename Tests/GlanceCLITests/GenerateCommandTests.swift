@@ -1,5 +1,6 @@
 import Foundation
 import GlanceStore
+import GlanceTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -531,9 +532,8 @@ struct GenerateCommandTests {
         kill(process.processIdentifier, SIGINT)
         // Its workers write nothing to this pipe (their standard error is /dev/null), and what
         // glance writes fits in the pipe's buffer: read it once glance has ended.
-        _ = waitForExit(process, within: .seconds(30))
-        let took = ContinuousClock.now - signalled
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let took = (await exitInstant(ofGlance: process, within: .seconds(30)) ?? .now) - signalled
+        let message = String(decoding: await readToEnd(errors.fileHandleForReading), as: UTF8.self)
         #expect(took < .seconds(2), "stopped after \(took)")
         #expect(process.terminationStatus == 130)
         #expect(message.contains("interrupted"))

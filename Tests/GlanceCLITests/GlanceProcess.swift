@@ -153,3 +153,37 @@ func stopWithSIGTERM(_ process: Process, within limit: Duration) -> (stopped: Bo
     let stopped = waitForExit(process, within: limit)
     return (stopped, Date().timeIntervalSince(start))
 }
+
+/// ``endProcess(_:within:overdue:)`` for async tests, which holds no task's thread; when the
+/// process ended, or nil if it was overdue (and killed).
+func endProcess(_ process: Process, within limit: Duration, overdue: (Process) -> Void = { _ in }) async
+    -> ContinuousClock.Instant?
+{
+    if let ended = await exitInstant(of: process, within: limit) { return ended }
+    overdue(process)
+    kill(process.processIdentifier, SIGKILL)
+    _ = await exited(process, within: .seconds(10))
+    return nil
+}
+
+/// ``waitForExit(_:within:)`` for async tests: when the process ended, or nil (the issue recorded).
+func exitInstant(ofGlance process: Process, within limit: Duration) async -> ContinuousClock.Instant? {
+    await endProcess(process, within: limit) { process in
+        Issue.record("glance still running after \(limit); threads: \(threadStates(of: process.processIdentifier))")
+    }
+}
+
+/// ``waitForExit(_:within:)`` for async tests, which holds no task's thread.
+func waitForExit(_ process: Process, within limit: Duration) async -> Bool {
+    await exitInstant(ofGlance: process, within: limit) != nil
+}
+
+/// ``stopWithSIGTERM(_:within:)`` for async tests, which holds no task's thread; the time taken
+/// is to the exit itself, however late this task resumes.
+func stopWithSIGTERM(_ process: Process, within limit: Duration) async -> (stopped: Bool, seconds: Double) {
+    let start = ContinuousClock.now
+    kill(process.processIdentifier, SIGTERM)
+    let ended = await exitInstant(ofGlance: process, within: limit)
+    let took = (ended ?? .now) - start
+    return (ended != nil, Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+}

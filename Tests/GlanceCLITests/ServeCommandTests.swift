@@ -1,4 +1,5 @@
 import Foundation
+import GlanceTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -150,7 +151,7 @@ struct ServeCommandTests {
     }
 
     @Test("past --timeout a request answers 503 and the render goes on: the document is not failed")
-    func requestTimeoutIsNotRenderTimeout() throws {
+    func requestTimeoutIsNotRenderTimeout() async throws {
         let container = try SampleContainer([:])
         try container.add("hang-0.png", from: "png/rgb8.png")
         // The worker hangs on the document until it is killed: at --render-timeout, not --timeout.
@@ -162,7 +163,9 @@ struct ServeCommandTests {
         }
         let waited = try LoopbackConnection.get("/thumbnails/hang-0.png", port: port)
         #expect(waited.hasPrefix("HTTP/1.1 503"), "\(waited.prefix(200))")
-        usleep(1_500_000)
+        // A duration, not an event: what is looked for must not happen (the render failed when
+        // the request timed out), and would have happened by now.
+        try await Task.sleep(for: .milliseconds(1500))
         let item = try LoopbackConnection.get("/api/items/hang-0.png", port: port)
         #expect(!item.contains("\"failed\""), "\(item)")
         #expect(item.contains("\"missing\""), "\(item)")
@@ -174,7 +177,7 @@ struct ServeCommandTests {
                 == "glance: cannot serve on 127.0.0.1:\(port): the port is in use by another program (--port, or --port 0 for any free one)\n"
         )
         kill(serve.processIdentifier, SIGTERM)
-        #expect(waitForExit(serve, within: .seconds(20)))
+        #expect(await waitForExit(serve, within: .seconds(20)))
     }
 
     @Test("a stop kills the renders in flight at once and keeps what was saved; the catch-up is not an error")
@@ -191,14 +194,13 @@ struct ServeCommandTests {
             if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
         }
         // Stopped once the small ones are saved, the hanging render still in flight.
-        let deadline = Date().addingTimeInterval(20)
-        while try container.list().values.filter({ $0["state"] as? String == "fresh" }).count < 11, Date() < deadline {
-            usleep(50_000)
+        try await eventually("the 11 small documents saved", within: .seconds(20), pollEvery: .milliseconds(50)) {
+            try container.list().values.filter({ $0["state"] as? String == "fresh" }).count >= 11
         }
-        let (stopped, took) = stopWithSIGTERM(serve, within: .seconds(20))
+        let (stopped, took) = await stopWithSIGTERM(serve, within: .seconds(20))
         #expect(stopped && took < 3, "stopped after \(took) s")
         #expect(serve.terminationStatus == 0)
-        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let messages = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)
         #expect(!messages.contains("catch-up failed"), "\(messages)")
         #expect(messages.contains("catch-up"))
         #expect(try await container.store().checkIntegrity())

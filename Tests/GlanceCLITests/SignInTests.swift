@@ -1,4 +1,5 @@
 import Foundation
+import GlanceTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -142,6 +143,26 @@ struct SignInTests {
         return connection.read(until: nil, seconds: 10)
     }
 
+    /// How soon a running server follows its users file: it reads the file again at most a second
+    /// after it changed, and these tests allow it half a second more.
+    static let followsTheFile = Duration.milliseconds(1500)
+
+    /// Waits until a GET of `route` with `headers` answers `status` (as the server reads its users
+    /// file again), asking every `pollEvery` for no longer than `within`; fails naming `awaited`
+    /// otherwise.
+    static func waitFor(
+        _ status: Int, from route: String, port: Int, headers: String = "", within: Duration = followsTheFile,
+        pollEvery: Duration = .milliseconds(20), _ awaited: String
+    ) async throws {
+        var last = 0
+        try await eventually(
+            "\(awaited): GET \(route) answers \(status), not \(last)", within: within, pollEvery: pollEvery
+        ) {
+            last = LiveExposureTests.status(try send("GET", route, port: port, headers: headers))
+            return last == status
+        }
+    }
+
     /// The value of header `name` in an answer, or nil.
     static func header(_ name: String, in answer: String) -> String? {
         answer.components(separatedBy: "\r\n\r\n").first?.components(separatedBy: "\r\n")
@@ -223,11 +244,10 @@ struct SignInTests {
         let kept = "Cookie: " + (Self.header("Set-Cookie", in: away)?.components(separatedBy: ";").first ?? "") + "\r\n"
         #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 200)
         #expect(try Self.addUser("alice", "a new password", file: file).0 == 0)
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 401)
+        try await Self.waitFor(401, from: "/api/items", port: port, headers: kept, "the old password's session ends")
         kill(serve.processIdentifier, SIGTERM)
-        serve.waitUntilExit()
-        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(await waitForExit(serve, within: .seconds(20)))
+        let text = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)
         #expect(text.contains("POST /sign-in 303"), "\(text)")
         for secret in [Self.alicePassword, "guess", "a new password", cookie.components(separatedBy: ";")[0]] {
             #expect(!text.contains(secret))
@@ -270,13 +290,12 @@ struct SignInTests {
                 try Self.send("GET", "/api/items", port: port, headers: "Authorization: Bearer \(forged)\r\n")) == 401)
         let revoked = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
         #expect(revoked.status == 0, "\(revoked.standardError)")
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: bearer)) == 401)
+        try await Self.waitFor(401, from: "/api/items", port: port, headers: bearer, "the revoked token is refused")
         let unknown = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
         #expect(unknown.status == 2 && unknown.standardError.contains("no such token of alice"))
         kill(serve.processIdentifier, SIGTERM)
-        serve.waitUntilExit()
-        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(await waitForExit(serve, within: .seconds(20)))
+        let text = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)
         #expect(!text.contains(token.suffix(64)) && !text.contains(forged.suffix(64)))
     }
 
@@ -366,29 +385,31 @@ struct SignInTests {
         #expect(ContinuousClock.now - start >= .milliseconds(250))
         // Revoked: the link no longer opens and its sessions end within a second.
         #expect(try GlanceProcess.run(["share", "revoke", container.id, "--users", file]).status == 0)
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(
-            LiveExposureTests.status(try Self.send("GET", "\(base)/", port: port, headers: containerSession)) == 401)
+        try await Self.waitFor(
+            401, from: "\(base)/", port: port, headers: containerSession, "the revoked link's session ends")
         #expect(LiveExposureTests.status(try Self.send("GET", container.path, port: port)) == 404)
         // Revoking all of them ends the document's link too, and the new key signs new ones.
         #expect(try GlanceProcess.run(["share", "revoke", "--all", "--users", file]).status == 0)
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(
-            LiveExposureTests.status(try Self.send("GET", "\(base)/preview/a.png", port: port, headers: session)) == 401
-        )
+        try await Self.waitFor(
+            401, from: "\(base)/preview/a.png", port: port, headers: session, "every link's session ends")
         // An expired grant does not open, even with a good signature: the users file's expiry is
-        // moved into the past for it.
+        // moved into the past for it. (It opens first: the server has read the grant, so its 404
+        // afterwards comes from the expiry, not from a file not read again yet. Until then each
+        // try is a failed link, after which the server makes the next one wait a second or more:
+        // hence not the bound of a users file followed.)
         let late = try Self.share([photosName, "--expires", "1m"], file: file)
+        try await Self.waitFor(303, from: late.path, port: port, within: .seconds(20), "the new link opens")
         let users = try String(contentsOfFile: file, encoding: .utf8)
         let past = users.components(separatedBy: "\n").map { line in
             line.hasPrefix("share:\(late.id):") ? "share:\(late.id):\(photosName):1000:*" : line
         }.joined(separator: "\n")
         try Data(past.utf8).write(to: URL(fileURLWithPath: file))
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(LiveExposureTests.status(try Self.send("GET", late.path, port: port)) == 404)
+        // Each try that still opens starts a session of the grant (at most 60 in ten minutes).
+        try await Self.waitFor(
+            404, from: late.path, port: port, pollEvery: .milliseconds(100), "the expired link no longer opens")
         kill(serve.processIdentifier, SIGTERM)
-        serve.waitUntilExit()
-        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(await waitForExit(serve, within: .seconds(20)))
+        let text = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)
         #expect(text.contains("GET /share/… 303"), "\(text)")
         for secret in [document.path, container.path, forged].map({ String($0.dropFirst(7)) }) {
             #expect(!text.contains(secret))

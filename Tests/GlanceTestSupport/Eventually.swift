@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a test waited for and did not see within its limit.
+public struct NotSeenInTime: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// Waits for an effect instead of guessing how long it takes: checks `condition` at once, then
+/// every `pollEvery` (without blocking a thread), until it holds; throws ``NotSeenInTime`` naming
+/// `awaited` (said at the time of failing, so it may tell what was seen instead) if it does not hold at the last check, which comes at or after `within` from now.
+///
+/// A test that must see the effect within a bound (a users file read again within a second)
+/// passes that bound as `within`; the default only keeps a test from hanging when it never comes.
+public func eventually(
+    _ awaited: @autoclosure () -> String, within limit: Duration = .seconds(10),
+    pollEvery interval: Duration = .milliseconds(20),
+    _ condition: () async throws -> Bool
+) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while true {
+        if try await condition() { return }
+        let now = clock.now
+        guard now < deadline else { throw NotSeenInTime(description: "not within \(limit): \(awaited())") }
+        try await Task.sleep(for: min(interval, deadline - now))
+    }
+}
+
+/// When `process` ended, or nil if it still runs after `limit` (it is left running). Waited for on
+/// a thread of its own, not on one of the few threads that run every test's tasks: the instant is
+/// the exit's even when this task resumes late (a test that times a stop reads it from here).
+public func exitInstant(of process: Process, within limit: Duration) async -> ContinuousClock.Instant? {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            let deadline = ContinuousClock.now + limit
+            while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+            guard !process.isRunning else { return continuation.resume(returning: nil) }
+            let ended = ContinuousClock.now
+            process.waitUntilExit()  // Already ended: this only collects the status.
+            continuation.resume(returning: ended)
+        }
+    }
+}
+
+/// Whether `process` ended within `limit`, waited for without holding a task's thread (see
+/// ``exitInstant(of:within:)``).
+public func exited(_ process: Process, within limit: Duration) async -> Bool {
+    await exitInstant(of: process, within: limit) != nil
+}
+
+/// All that `handle` gives until its end of file, read on a thread of its own: a blocking read on
+/// a task would hold one of the few threads that run every test's tasks.
+public func readToEnd(_ handle: FileHandle) async -> Data {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
+    }
+}
