@@ -187,14 +187,14 @@ demo: release
 ## warning (a broken link, say) an error. The symbol graph is read from the debug build's modules.
 docs: build
 	@rm -rf .build/docs .build/symbol-graphs && mkdir -p .build/symbol-graphs
-	@maps=""; for m in .build/debug/*.build/module.modulemap Sources/CGraphics/module.modulemap \
-	  Sources/CUchardet/module.modulemap $$(find .build/checkouts -name module.modulemap -path '*GRDBSQLite*'); do \
+	@maps=""; for m in .build/debug/*.build/module.modulemap Sources/Renderer/CGraphics/module.modulemap \
+	  Sources/Renderer/CUchardet/module.modulemap $$(find .build/checkouts -name module.modulemap -path '*GRDBSQLite*'); do \
 	  maps="$$maps -Xcc -fmodule-map-file=$$m"; done; \
-	includes=""; for d in Sources/C*/include $$(find .build/checkouts -path '*/include' -type d); do \
+	includes=""; for d in Sources/*/C*/include $$(find .build/checkouts -path '*/include' -type d); do \
 	  includes="$$includes -Xcc -I$$d"; done; \
 	$(SWIFT) symbolgraph-extract -module-name Glance -I .build/debug/Modules $$maps $$includes \
 	  -target $$(uname -m)-unknown-linux-gnu -minimum-access-level public -output-dir .build/symbol-graphs
-	docc convert Sources/Glance/Glance.docc --additional-symbol-graph-dir .build/symbol-graphs \
+	docc convert Sources/Library/Glance/Glance.docc --additional-symbol-graph-dir .build/symbol-graphs \
 	  --output-path .build/docs --fallback-display-name Glance --fallback-bundle-identifier org.glance.Glance \
 	  --warnings-as-errors
 

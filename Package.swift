@@ -104,24 +104,26 @@ let package = Package(
         .target(name: "CTerminalPicture", dependencies: ["CLibraryLoader"]),
         // Built with the tests only: CTerminalPicture's declarations of libchafa's ABI held
         // against libchafa's own headers (a mismatch does not compile).
-        .target(name: "CChafaABICheck", dependencies: ["CChafa", "CTerminalPicture"], path: "Tests/CChafaABICheck"),
+        .target(
+            name: "CChafaABICheck", dependencies: ["CChafa", "CTerminalPicture"], path: "Tests/FrontEnds/CChafaABICheck"
+        ),
         // Built with the tests only: the functions CPoppler and CSVG declare for poppler-glib and
         // librsvg (their lists, GLib's types erased) held against the libraries' own headers.
         .systemLibrary(
             name: "CPopplerGlib",
-            path: "Tests/CPopplerGlib",
+            path: "Tests/Renderer/CPopplerGlib",
             pkgConfig: "poppler-glib",
             providers: [.apt(["libpoppler-glib-dev"])]
         ),
         .systemLibrary(
             name: "CRsvg",
-            path: "Tests/CRsvg",
+            path: "Tests/Renderer/CRsvg",
             pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"])]
         ),
         .target(
             name: "CRenderABICheck", dependencies: ["CPopplerGlib", "CRsvg", "CPoppler", "CSVG"],
-            path: "Tests/CRenderABICheck"),
+            path: "Tests/Renderer/CRenderABICheck"),
         .systemLibrary(
             name: "CUchardet",
             pkgConfig: "uchardet",
@@ -262,7 +264,7 @@ let package = Package(
         .executableTarget(
             name: "glance-renderer",
             dependencies: ["GlanceCore", "GlanceWorker"],
-            path: "Sources/GlanceWorkerMain"
+            path: "Sources/Renderer/glance-renderer"
         ),
 
         // MARK: Examples: programs built on the library, built and run by the tests.
@@ -323,6 +325,36 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Where each target lives: Sources/ and Tests/ are grouped by layer (docs/architecture.md
+// draws them), each target in a folder of its own name under its layer's, so that target names
+// stay what they were. A target that gives a path of its own keeps it.
+let layers: [String: [String]] = [
+    "Core": ["GlanceCore", "GlanceCoreTests"],
+    "Renderer": [
+        "GlanceRender", "GlanceWorker", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CSVG", "CPoppler",
+        "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
+        "GlanceRenderTests", "GlanceWorkerTests",
+    ],
+    "Storage": ["GlanceStore", "GlancePostgresStore", "CStoreFolder", "GlanceStoreTests"],
+    "Engine": [
+        "GlanceContainer", "GlancePipeline", "GlanceListing", "GlanceDesktopCache", "GlanceContainerTests",
+        "GlancePipelineTests", "GlanceListingTests", "GlanceDesktopCacheTests",
+    ],
+    "FrontEnds": [
+        "GlanceOnSave", "GlanceServer", "GlanceOperations", "GlanceAccounts", "GlanceTerminal", "GlanceQueue", "CChafa",
+        "CTerminalPicture", "GlanceOnSaveTests", "GlanceServerTests", "GlanceTerminalTests", "GlanceQueueTests",
+    ],
+    "Library": ["Glance", "GlanceTests"],
+    "CLI": ["glance", "GlanceCLITests"],
+    "System": ["CFileAccess", "CProcess", "CProcessorFeatures", "CWatch", "CLibraryLoader", "CPassword", "CDigest"],
+]
+for target in package.targets where target.path == nil {
+    guard let layer = layers.first(where: { $0.value.contains(target.name) })?.key else {
+        fatalError("Package.swift: \(target.name) belongs to no layer of the table")
+    }
+    target.path = (target.type == .test ? "Tests/" : "Sources/") + layer + "/" + target.name
+}
 
 // MARK: Fuzzers (`make fuzz`), only when GLANCE_FUZZ is set: each is a libFuzzer entry point
 // with no main of its own, built with `--sanitize=fuzzer --sanitize=address`, which an ordinary

@@ -21,17 +21,19 @@ IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|
                     r"(?:(?:class|struct|enum|func|protocol|typealias|var|let)\s+)?(\w+)", re.M)
 
 
+def target_folders():
+    """Every target's folder: Sources/LAYER/TARGET."""
+    return sorted(folder for layer in (ROOT / "Sources").iterdir() if layer.is_dir()
+                  for folder in layer.iterdir() if folder.is_dir())
+
+
 def modules():
     """Every Swift module of Sources/ and its folder."""
-    found = {}
-    for folder in sorted((ROOT / "Sources").iterdir()):
-        if folder.is_dir() and any(folder.rglob("*.swift")):
-            found[folder.name] = folder
-    return found
+    return {folder.name: folder for folder in target_folders() if any(folder.rglob("*.swift"))}
 
 
 def internal_names():
-    return {folder.name for folder in (ROOT / "Sources").iterdir() if folder.is_dir()}
+    return {folder.name for folder in target_folders()}
 
 
 def imported(folder, internal):
@@ -69,12 +71,12 @@ def server_free_commands():
     """The differences from the NO_SERVER rule."""
     failures = []
     for name in NO_SERVER:
-        source = ROOT / "Sources" / "glance" / name
+        source = ROOT / "Sources" / "CLI" / "glance" / name
         if not source.exists():
-            failures.append(f"Sources/glance/{name}: missing (the rule of check_architecture.py names it)")
+            failures.append(f"Sources/CLI/glance/{name}: missing (the rule of check_architecture.py names it)")
             continue
         for module in sorted(set(IMPORT.findall(source.read_text())) & {"GlanceServer", "Hummingbird"}):
-            failures.append(f"Sources/glance/{name} imports {module}: only glance serve has the web server")
+            failures.append(f"Sources/CLI/glance/{name} imports {module}: only glance serve has the web server")
     return failures
 
 

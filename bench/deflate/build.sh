@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds bench/deflate/compare: Glance's PNG writer and deflate encoder compiled straight from
-# Sources/CPNG (with -O2, as Package.swift gives the CPNG target) into one program with the
+# Sources/Renderer/CPNG (with -O2, as Package.swift gives the CPNG target) into one program with the
 # benchmark, linked against the Debian libdeflate, libspng, libpng and zlib.
 # Needs: apt-get install libdeflate-dev libspng-dev libpng-dev zlib1g-dev
 set -eu
@@ -9,9 +9,9 @@ root=$(cd "$here/../.." && pwd)
 cc=${CC:-clang}
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
-inc="-I$root/Sources/CPNG/include -I$root/Sources/CPNG -I$root/Sources/CProcessorFeatures/include"
-for f in "$root/Sources/CPNG/glance_deflate.c" "$root/Sources/CPNG/glance_png_writer.c" \
-         "$root/Sources/CProcessorFeatures/glance_processor_features.c"; do
+inc="-I$root/Sources/Renderer/CPNG/include -I$root/Sources/Renderer/CPNG -I$root/Sources/System/CProcessorFeatures/include"
+for f in "$root/Sources/Renderer/CPNG/glance_deflate.c" "$root/Sources/Renderer/CPNG/glance_png_writer.c" \
+         "$root/Sources/System/CProcessorFeatures/glance_processor_features.c"; do
     $cc -O2 $inc -c "$f" -o "$obj/$(basename "$f" .c).o"
 done
 $cc -O2 -Wall -Wextra $inc $(pkg-config --cflags libpng spng) -c "$here/compare.c" -o "$obj/compare.o"

@@ -1,4 +1,4 @@
-// Glance's PNG writer (Sources/CPNG/glance_png_writer.c + glance_deflate.c, compiled in) against
+// Glance's PNG writer (Sources/Renderer/CPNG/glance_png_writer.c + glance_deflate.c, compiled in) against
 // libdeflate, libspng and zlib, on raw thumbnails (PAM files made by make_inputs.py).
 //
 //   ./compare [--reps N] [--out FILE.tsv] work/raw/*.pam

@@ -1,7 +1,7 @@
 // The poppler-glib functions CPoppler uses, as one list (see GLANCE_LIBRARY in
 // glance_library_loader.h): X(field, symbol, type). The types are written with names the includer
 // defines: CPoppler erases them to `void` (it sees no GLib headers), and the tests' ABI check
-// (Tests/CRenderABICheck) defines them as poppler's, GLib's and cairo's own types, so that each
+// (Tests/Renderer/CRenderABICheck) defines them as poppler's, GLib's and cairo's own types, so that each
 // type here is held against poppler's header. Only macros: nothing here is visible to Swift.
 #ifndef GLANCE_POPPLER_FUNCTIONS_H
 #define GLANCE_POPPLER_FUNCTIONS_H

@@ -1,7 +1,7 @@
 // The librsvg functions CSVG uses (and two of GLib's, found through it), as one list (see
 // GLANCE_LIBRARY in glance_library_loader.h): X(field, symbol, type). The types are written with
 // names the includer defines: CSVG erases the objects to `void` and lays out the structs it reads
-// as below (it sees no GLib headers), and the tests' ABI check (Tests/CRenderABICheck) defines
+// as below (it sees no GLib headers), and the tests' ABI check (Tests/Renderer/CRenderABICheck) defines
 // them as librsvg's, GLib's and cairo's own types, so that each type here is held against
 // librsvg's header, and each layout below against the real struct's.
 #ifndef GLANCE_SVG_FUNCTIONS_H

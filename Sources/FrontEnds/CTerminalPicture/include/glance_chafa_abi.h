@@ -1,7 +1,7 @@
 // The part of libchafa's ABI (soname libchafa.so.0) that CTerminalPicture uses, declared here so
 // that glance compiles and links without libchafa's and GLib's headers and libraries: the library
 // is loaded on first use. Each value is checked against the real headers when the tests are built
-// (Tests/CChafaABICheck: a static assertion per value).
+// (Tests/FrontEnds/CChafaABICheck: a static assertion per value).
 #ifndef GLANCE_CHAFA_ABI_H
 #define GLANCE_CHAFA_ABI_H
 

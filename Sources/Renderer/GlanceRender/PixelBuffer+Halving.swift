@@ -7,7 +7,7 @@ extension PixelBuffer {
     /// ``ThumbnailGeometry/fit(width:height:maxSide:allowEnlarging:)`` gives for a box of half
     /// the longest side. For already anti-aliased pixels (a thumbnail made by the Lanczos
     /// scaler) as good as a second Lanczos pass, at a fraction of its cost: see
-    /// `Sources/CScaler/glance_halve.c`.
+    /// `Sources/Renderer/CScaler/glance_halve.c`.
     func halved() -> PixelBuffer {
         let halfWidth = (width + 1) / 2
         let halfHeight = (height + 1) / 2

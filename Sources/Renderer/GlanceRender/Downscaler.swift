@@ -4,7 +4,7 @@ import GlanceCore
 /// A streaming, high-quality downscaler: source rows go in, in order; the thumbnail comes out.
 ///
 /// Owns the C scaler (block shrink, then Lanczos-3, premultiplied alpha; see
-/// `Sources/CScaler/include/glance_scaler.h`). Memory is a few rows of the source's width, so
+/// `Sources/Renderer/CScaler/include/glance_scaler.h`). Memory is a few rows of the source's width, so
 /// decoders can stream rows into it without holding the whole image.
 final class Downscaler {
     private let handle: OpaquePointer
