@@ -85,7 +85,7 @@ release: deps
 # that a pool's shutdown parks no thread of the cooperative pool needs a free thread for its probe
 # within the renders' timeout, which other suites' blocking calls took (it failed twice in full
 # runs here, never alone).
-TIMED_SUITES := GlanceOnSaveTests\.WatchTests|GlanceOnSaveTests\.HookServerTests|GlancePipelineTests\.WorkerPoolTests
+TIMED_SUITES := GlanceOnSaveTests\.WatchTests|GlanceOnSaveTests\.HookServerTests|GlancePipelineTests\.RendererPoolSupervisionTests
 
 ## test: the whole test suite (Swift Testing), the pages in a real browser, glance serve against
 ## hostile requests, glance.thumbnailer under bubblewrap, and the library's DocC without a warning.

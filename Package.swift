@@ -9,7 +9,7 @@
 //   GlancePostgresStore -> Core + postgres-nio: the same protocol in PostgreSQL, for many hosts
 //   GlanceContainer -> Core: the container opened, walked and read beneath its root
 //   GlancePipeline -> Core + Container: supervised workers, the pool, the indexer, batches
-//   GlanceWorker -> Core + Render: what runs in a worker process
+//   GlanceRendererProcess -> Core + Render: what runs in a worker process
 //   GlanceListing -> Core + Container: promised-item attributes, the preview listing
 //   GlanceDesktopCache -> Core: the freedesktop.org thumbnail cache (`--xdg`)
 //   GlanceTerminal -> Listing + Pipeline + libchafa: the preview listing drawn in a terminal
@@ -164,7 +164,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
         .target(
-            name: "GlanceWorker",
+            name: "GlanceRendererProcess",
             dependencies: ["GlanceCore", "GlanceContainer", "GlanceRender", "CProcess", "CFileAccess", "CSandbox"]),
         .target(name: "GlanceListing", dependencies: ["GlanceCore", "GlanceContainer"]),
         .target(name: "GlanceDesktopCache", dependencies: ["GlanceCore", "CDigest"]),
@@ -260,10 +260,10 @@ let package = Package(
         ),
         // The renderer process: the only executable that links the decoders (libjpeg, libpng,
         // cairo, pango; poppler is loaded by the first PDF), so that `glance` itself starts
-        // quickly. No ArgumentParser: its command line is parsed by hand (WorkerArguments).
+        // quickly. No ArgumentParser: its command line is parsed by hand (RendererArguments).
         .executableTarget(
             name: "glance-renderer",
-            dependencies: ["GlanceCore", "GlanceWorker"],
+            dependencies: ["GlanceCore", "GlanceRendererProcess"],
             path: "Sources/Renderer/glance-renderer"
         ),
 
@@ -277,7 +277,7 @@ let package = Package(
             name: "GlanceTests",
             dependencies: ["Glance", "glance-renderer", "tiny-document-store", "GlanceTestSupport"]),
         .testTarget(name: "GlanceQueueTests", dependencies: ["GlanceCore", "GlanceQueue"]),
-        .testTarget(name: "GlanceWorkerTests", dependencies: ["GlanceCore", "GlanceWorker"]),
+        .testTarget(name: "GlanceRendererProcessTests", dependencies: ["GlanceCore", "GlanceRendererProcess"]),
         .testTarget(
             name: "GlanceRenderTests",
             dependencies: [
@@ -332,9 +332,9 @@ let package = Package(
 let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
-        "GlanceRender", "GlanceWorker", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CSVG", "CPoppler",
+        "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CSVG", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
-        "GlanceRenderTests", "GlanceWorkerTests",
+        "GlanceRenderTests", "GlanceRendererProcessTests",
     ],
     "Storage": ["GlanceStore", "GlancePostgresStore", "CStoreFolder", "GlanceStoreTests"],
     "Engine": [
@@ -373,7 +373,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-heif", "HEIF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
-        ("fuzz-worker-reply", "WorkerReply", ["GlanceCore", "GlancePipeline"]),
+        ("fuzz-worker-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
     ]
     for fuzzer in fuzzers {
         package.targets.append(

@@ -8,7 +8,7 @@ import GlancePipeline
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let job = RenderJob(id: 7, name: "doc.png", renditions: [256, 128])
-    var reader = WorkerReplyReader()
+    var reader = RendererReplyReader()
     // Fed in two parts, as a pipe may split a reply; the first byte says where.
     let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
     reader.append(bytes[..<split])

@@ -21,7 +21,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
             links that are absolute or lead out of the container, paths longer than 4096 bytes. \
             A folder that cannot be read is reported as a failure. SIGINT or SIGTERM stops the \
             batch at once (exit 130); what was rendered is saved. \
-            Renderers run in supervised worker processes: a crash, hang or memory blow-up costs one \
+            Renderers run in supervised renderer processes: a crash, hang or memory blow-up costs one \
             document, which is recorded as failed with the reason and not retried until it changes \
             (or --retry-failed). Exit status: 0 all done, 1 some documents failed, 2 bad usage or an \
             unusable container.
@@ -139,7 +139,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         let probe = dryRun ? nil : sandbox.startProbe()
         let triggers = debug.triggers
         let pool = RendererPool(
-            configuration: try WorkerLauncher.configuration(
+            configuration: try RendererLauncher.configuration(
                 workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
                 triggers: triggers, startingAhead: !dryRun && !enqueue && (force || location.sidecarIsNew)))
         defer { pool.shutdownBlocking() }
@@ -265,11 +265,11 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
                 ListingFormatter.json(
                     GenerateReport(
                         summary: summary, sandbox: pool.sandbox ?? pool.configuration.sandbox,
-                        workersStarted: pool.startedWorkers, notes: notes.all, desktopCache: desktopReport)))
+                        workersStarted: pool.startedRenderers, notes: notes.all, desktopCache: desktopReport)))
         } else if !quiet {
             print(SummaryText.describe(summary, desktopCache: desktopReport))
         }
-        if verbose, let line = SummaryText.replacedRenderers(started: pool.startedWorkers, workers: jobs) {
+        if verbose, let line = SummaryText.replacedRenderers(started: pool.startedRenderers, workers: jobs) {
             StandardError.write("glance: \(line)")
         }
         if summary.failed > 0 || !summary.unreadableFolders.isEmpty || !(desktopReport?.errors.isEmpty ?? true) {
@@ -280,12 +280,12 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 
 /// `glance generate --json`'s object: the batch's summary, the sandbox its renderers ran in
 /// (`sandbox`: `bubblewrap+seccomp`, `seccomp` or `none`), how many renderer processes were
-/// started (`renderersStarted`, see ``RendererPool/startedWorkers``: the word `glance status`
+/// started (`renderersStarted`, see ``RendererPool/startedRenderers``: the word `glance status`
 /// uses; `workersStarted`, its earlier name, is written too for this release), and with `--xdg`
 /// what the desktop cache received (`desktopCache`).
 struct GenerateReport: Encodable {
     var summary: GenerationSummary
-    var sandbox: WorkerSandbox
+    var sandbox: RendererSandbox
     var workersStarted: Int
     /// What the renderers noticed (``RenderNotes``).
     var notes: [RenderNotes.Note]

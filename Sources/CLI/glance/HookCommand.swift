@@ -99,7 +99,7 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
     /// changed, so the workers start at once, while the store opens.
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
         let pool = RendererPool(
-            configuration: try WorkerLauncher.configuration(
+            configuration: try RendererLauncher.configuration(
                 workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
                 startingAhead: true))
         do {

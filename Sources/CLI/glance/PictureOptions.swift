@@ -40,8 +40,8 @@ struct PictureOptions: ParsableArguments {
         let cell = Self.cell(terminal: terminal, answers: answers)
         let columns = terminal?.columns ?? environment["COLUMNS"].flatMap { Int($0) } ?? 80
         let pool = RendererPool(
-            configuration: try WorkerLauncher.configuration(
-                workers: jobs.jobs, timeoutSeconds: WorkerLimits.defaultTimeoutSeconds, sandbox: sandbox,
+            configuration: try RendererLauncher.configuration(
+                workers: jobs.jobs, timeoutSeconds: RendererLimits.defaultTimeoutSeconds, sandbox: sandbox,
                 startingAhead: true))
         let grid =
             if let reservingRows {

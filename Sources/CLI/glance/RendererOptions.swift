@@ -16,15 +16,15 @@ struct JobsOption: ParsableArguments {
 }
 
 /// `--timeout` and `--memory-limit`: what one renderer may take for one document, for every
-/// command that renders (their defaults are ``WorkerLimits``').
+/// command that renders (their defaults are ``RendererLimits``').
 struct RendererLimitOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: "Seconds one document may take before its renderer is killed and the document failed.")
-    var timeout: Double = WorkerLimits.defaultTimeoutSeconds
+    var timeout: Double = RendererLimits.defaultTimeoutSeconds
 
     @Option(parsing: .unconditional, help: "Memory limit of each renderer process, in MiB (address space).")
-    var memoryLimit: Int = WorkerLimits.defaultMemoryMiB
+    var memoryLimit: Int = RendererLimits.defaultMemoryMiB
 
     func validate() throws {
         try OptionChecks.timeout(timeout)
@@ -42,7 +42,7 @@ extension LimitNames {
 }
 
 /// The renderers' test hooks, `--debug-crash-on GLOB` and the like: a renderer acts broken or
-/// compromised on documents whose name matches (see `WorkerDebugTriggers`). Hidden, and in debug
+/// compromised on documents whose name matches (see `RendererDebugTriggers`). Hidden, and in debug
 /// builds only: a release build has no such options, and its renderer refuses them.
 struct DebugTriggerOptions: ParsableArguments {
     #if DEBUG
@@ -57,13 +57,13 @@ struct DebugTriggerOptions: ParsableArguments {
     #endif
 
     /// The triggers to pass to the renderers; none in a release build.
-    var triggers: WorkerDebugTriggers {
+    var triggers: RendererDebugTriggers {
         #if DEBUG
-            WorkerDebugTriggers(
+            RendererDebugTriggers(
                 crashOn: debugCrashOn, hangOn: debugHangOn, slowOn: debugSlowOn, forgeReplyOn: debugForgeReplyOn,
                 spinOn: debugSpinOn, socketOn: debugSocketOn, writeOn: debugWriteOn, execOn: debugExecOn)
         #else
-            WorkerDebugTriggers()
+            RendererDebugTriggers()
         #endif
     }
 }

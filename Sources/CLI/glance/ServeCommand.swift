@@ -225,7 +225,7 @@ struct ServeCommand: AsyncParsableCommand {
                 metadata: ["host": "\(host)"])
         }
         let metrics: ProcessMetrics? = noMetrics ? nil : ProcessMetrics()
-        var poolConfiguration = try WorkerLauncher.configuration(
+        var poolConfiguration = try RendererLauncher.configuration(
             workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers)
         if let metrics { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)

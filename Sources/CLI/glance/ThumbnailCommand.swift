@@ -13,7 +13,7 @@ struct ThumbnailCommand: ParsableCommand {
         discussion: """
             Prints 'OUT WIDTHxHEIGHT' on success ('-o -' writes the image to standard output \
             instead). On failure prints one line, 'glance: FILE: reason', leaves no OUT behind and \
-            exits 1. The document is decoded in a supervised worker process, as in 'glance \
+            exits 1. The document is decoded in a supervised renderer process, as in 'glance \
             generate': a crash or hang in a decoder is reported as a failure of this file (within \
             --timeout), never a crash of glance. FILE must be a regular file; OUT is never the \
             document itself, and an OUT that exists must be a regular file (it is replaced \
@@ -197,11 +197,11 @@ struct ThumbnailCommand: ParsableCommand {
         }
     }
 
-    /// Renders and encodes the open document in one supervised worker process.
+    /// Renders and encodes the open document in one supervised renderer process.
     private func renderInWorker(_ document: OpenFile, renditions: [Int] = []) throws -> JobResult {
         let triggers = debug.triggers
         let pool = RendererPool(
-            configuration: try WorkerLauncher.configuration(
+            configuration: try RendererLauncher.configuration(
                 workers: 1, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))
         defer { pool.shutdownBlocking() }
         let result = Mutex<JobResult?>(nil)

@@ -71,7 +71,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         let logger = Logger(label: "glance.watch")
         // Workers ready for the first save (about 20 ms sooner), unless the rendering is handed off.
         let metrics = ProcessMetrics()
-        var poolConfiguration = try WorkerLauncher.configuration(
+        var poolConfiguration = try RendererLauncher.configuration(
             workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
             triggers: debug.triggers, startingAhead: !enqueue)
         if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }

@@ -15,7 +15,7 @@ struct WorkerCommand: AsyncParsableCommand {
         discussion: """
             Run one on each host that mounts the containers at the same path (shared storage). \
             Each leases jobs (on-save ones first, then batch ones, oldest first), renders them \
-            through its own supervised worker processes, sends a heartbeat while they render, and \
+            through its own supervised renderer processes, sends a heartbeat while they render, and \
             records each result; 'glance generate CONTAINER --store URL --enqueue' fills the queue. \
             A host that dies mid-job loses nothing: its leases expire and another host takes the \
             jobs. A job that fails on every try ends 'failed' after --max-attempts ('glance queue \
@@ -114,7 +114,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw CommandFailure.unusable(error.description)
         }
         let metrics = ProcessMetrics()
-        var poolConfiguration = try WorkerLauncher.configuration(
+        var poolConfiguration = try RendererLauncher.configuration(
             workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
             triggers: debug.triggers)
         if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }

@@ -30,7 +30,7 @@ if let problem = ProcessorFeatures.settingProblem() {
 }
 if arguments == ["--version"] {
     // Not ArgumentParser's: the version line also says how renderers are confined here.
-    print(GlanceVersion.description(workerExecutable: WorkerLauncher.executablePath))
+    print(GlanceVersion.description(rendererExecutable: RendererLauncher.executablePath))
     exit(0)
 }
 /// Runs the parsed command: asynchronous commands (those that use the store or the indexer)

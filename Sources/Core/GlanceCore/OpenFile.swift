@@ -7,7 +7,7 @@
 /// Documents are read through descriptors, never reopened by name: once a document is open, a
 /// rename, a symlink swap or a replacement of its path cannot change what is read. The pipeline
 /// opens documents beneath their container (`ContainerDirectory`) and hands the descriptor to the
-/// worker process that renders it.
+/// renderer process that renders it.
 public final class OpenFile: Sendable {
     /// The descriptor, open read-only.
     public let descriptor: Int32

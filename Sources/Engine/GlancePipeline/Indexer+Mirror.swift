@@ -94,7 +94,8 @@ extension Indexer {
         let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
         guard descriptor >= 0 else {
             mirror.noteFailure(
-                path: record.path, reason: "cannot hand its thumbnail to a worker: \(String(cString: strerror(errno)))")
+                path: record.path,
+                reason: "cannot hand its thumbnail to a renderer: \(String(cString: strerror(errno)))")
             return false
         }
         let id = renderCount.add(1, ordering: .relaxed).newValue

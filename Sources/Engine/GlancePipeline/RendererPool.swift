@@ -46,10 +46,10 @@ public final class RendererPool: Sendable {
         public var arguments: [String]
         public var workers: Int
         /// Time, CPU and memory each worker and document get.
-        public var limits: WorkerLimits
-        /// How workers are confined (``WorkerLaunch/strongestSandbox(executable:)`` finds the
+        public var limits: RendererLimits
+        /// How workers are confined (``RendererLaunch/strongestSandbox(executable:)`` finds the
         /// best one the machine allows).
-        public var sandbox: WorkerSandbox
+        public var sandbox: RendererSandbox
         /// A probe that does not know yet whether bubblewrap works here: then `sandbox` is
         /// bubblewrap's, tentatively, and the first workers are the trial. A worker that greets
         /// shows that bubblewrap works; one whose bubblewrap exits with its failure status before
@@ -57,7 +57,7 @@ public final class RendererPool: Sendable {
         /// (the job never reached the first). A worker never runs with less confinement than the
         /// answer, and no document is read before its worker has confined itself.
         public var pendingProbe: SandboxProbe?
-        /// Arguments added to bubblewrap's (for tests; see ``WorkerLaunch``).
+        /// Arguments added to bubblewrap's (for tests; see ``RendererLaunch``).
         var bubblewrapExtraArguments: [String] = []
         /// How many workers start when the pool is made rather than on their first job (the
         /// first ones; the rest still start on demand), so that a caller sure to render overlaps
@@ -72,8 +72,8 @@ public final class RendererPool: Sendable {
         public var timeoutSeconds: Double { limits.timeoutSeconds }
 
         public init(
-            executable: String, arguments: [String] = [], workers: Int, limits: WorkerLimits,
-            sandbox: WorkerSandbox = .seccomp
+            executable: String, arguments: [String] = [], workers: Int, limits: RendererLimits,
+            sandbox: RendererSandbox = .seccomp
         ) {
             self.executable = executable
             self.arguments = arguments
@@ -86,15 +86,15 @@ public final class RendererPool: Sendable {
         public init(executable: String, arguments: [String], workers: Int, timeoutSeconds: Double) {
             self.init(
                 executable: executable, arguments: arguments, workers: workers,
-                limits: WorkerLimits(timeoutSeconds: timeoutSeconds))
+                limits: RendererLimits(timeoutSeconds: timeoutSeconds))
         }
 
         /// How each worker is started: the limits first, so that `arguments` may override them.
-        var launch: WorkerLaunch { launch(under: sandbox) }
+        var launch: RendererLaunch { launch(under: sandbox) }
 
-        func launch(under sandbox: WorkerSandbox) -> WorkerLaunch {
+        func launch(under sandbox: RendererSandbox) -> RendererLaunch {
             let limitArguments = ["--memory-limit", String(limits.memoryMiB), "--cpu-limit", String(limits.cpuSeconds)]
-            var launch = WorkerLaunch(executable: executable, arguments: limitArguments + arguments, sandbox: sandbox)
+            var launch = RendererLaunch(executable: executable, arguments: limitArguments + arguments, sandbox: sandbox)
             launch.bubblewrapExtraArguments = bubblewrapExtraArguments
             return launch
         }
@@ -134,7 +134,7 @@ public final class RendererPool: Sendable {
     /// The sandbox workers run in: the configuration's, or the pending probe's answer (trying
     /// bubblewrap if no worker has shown it yet). nil only when seccomp is unavailable too, which
     /// commands refuse before making a pool.
-    public var sandbox: WorkerSandbox? {
+    public var sandbox: RendererSandbox? {
         guard let probe = configuration.pendingProbe else { return configuration.sandbox }
         return probe.result()
     }
@@ -312,16 +312,20 @@ public final class RendererPool: Sendable {
     /// that replaced a worker that died, timed out or used up its share of CPU time. Far more
     /// than the worker count over a batch of sound documents means renderers are dying between
     /// documents, each document then paying a renderer's start (`generate --json` reports it).
-    public var startedWorkers: Int { queue.withLock { $0.started } }
+    public var startedRenderers: Int { queue.withLock { $0.started } }
+
+    /// The earlier name of ``startedRenderers``, kept for one release.
+    @available(*, deprecated, renamed: "startedRenderers")
+    public var startedWorkers: Int { startedRenderers }
 
     /// Starts a worker under the configured sandbox or, with a probe pending, under its answer
     /// if it has one, else under bubblewrap, tentatively (see ``Configuration/pendingProbe``).
-    private func startWorker() throws(WorkerStartError) -> WorkerProcess {
+    private func startWorker() throws(RendererStartError) -> RendererProcess {
         // seccomp missing as well: the worker says so itself (it exits, and its documents fail
         // saying the sandbox is unavailable).
         let known = configuration.pendingProbe?.knownResult
         let sandbox = known.map { $0 ?? .seccomp } ?? configuration.sandbox
-        let worker = try WorkerProcess(
+        let worker = try RendererProcess(
             launch: configuration.launch(under: sandbox), cpuSeconds: configuration.limits.cpuSeconds)
         worker.isSandboxTrial = configuration.pendingProbe != nil && known == nil
         return worker
@@ -330,7 +334,7 @@ public final class RendererPool: Sendable {
     /// Tells the pending probe what `worker`, a trial of bubblewrap, showed (the first answer
     /// stays), once; true when bubblewrap could not make its sandbox and the answer now is another
     /// sandbox, under which its job is to run again. Nothing to do for any other worker.
-    private func learnSandbox(from worker: WorkerProcess) -> Bool {
+    private func learnSandbox(from worker: RendererProcess) -> Bool {
         guard worker.isSandboxTrial, let probe = configuration.pendingProbe else { return false }
         if worker.greeted {
             worker.isSandboxTrial = false
@@ -345,7 +349,7 @@ public final class RendererPool: Sendable {
 
     /// Starts this thread's worker and records its process, for `stop()` to kill; `reason` says
     /// why it starts (for the metrics), and is `first` again after.
-    private func startWorker(slot: Int, reason: inout String) throws(WorkerStartError) -> WorkerProcess {
+    private func startWorker(slot: Int, reason: inout String) throws(RendererStartError) -> RendererProcess {
         let started = try startWorker()
         configuration.metrics.rendererStarted(reason: reason)
         reason = "first"
@@ -362,7 +366,7 @@ public final class RendererPool: Sendable {
     /// before it took the job (it died idle, killed from outside, or started ahead and refused
     /// its sandbox) is replaced once: the document never reached it and is not to blame.
     private func run(
-        _ job: RenderJob, file: OpenFile, on worker: inout WorkerProcess?, slot: Int, startReason: inout String,
+        _ job: RenderJob, file: OpenFile, on worker: inout RendererProcess?, slot: Int, startReason: inout String,
         replacing: Bool = true
     ) -> JobResult {
         if worker == nil {

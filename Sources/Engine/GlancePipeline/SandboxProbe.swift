@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Whether seccomp is there is read at once. Whether bubblewrap works is learned from the first
 /// worker a pool starts under it (``record(bubblewrapWorks:)``): its greeting
-/// (``WorkerGreeting``) shows that bubblewrap made the sandbox, and bubblewrap's own exit status 1
+/// (``RendererGreeting``) shows that bubblewrap made the sandbox, and bubblewrap's own exit status 1
 /// before it shows that it could not. Only when an answer is asked for before any worker
 /// showed one (``result()``: `glance --version`, a batch with nothing to render) does the probe
 /// try bubblewrap itself, by running `true` in the worker's layout (a process start, about 5 ms
@@ -21,7 +21,7 @@ public final class SandboxProbe: Sendable {
     private enum State {
         /// bubblewrap is installed, and neither a worker nor a trial has tried it yet.
         case untried
-        case decided(WorkerSandbox?)
+        case decided(RendererSandbox?)
     }
 
     private let executable: String
@@ -35,7 +35,7 @@ public final class SandboxProbe: Sendable {
 
     /// The strongest sandbox that works here, or nil when a worker cannot confine itself; tries
     /// bubblewrap (and waits for it) if no worker has shown yet whether it works.
-    public func result() -> WorkerSandbox? {
+    public func result() -> RendererSandbox? {
         state.withLock { state in
             if case .untried = state {
                 state = .decided(Self.trial(executable: executable))
@@ -47,7 +47,7 @@ public final class SandboxProbe: Sendable {
 
     /// The answer if it is known without trying anything: seccomp's check is instant, bubblewrap's
     /// answer comes from the first worker started under it; nil until then.
-    public var knownResult: WorkerSandbox?? {
+    public var knownResult: RendererSandbox?? {
         state.withLock { state in
             guard case .decided(let sandbox) = state else { return nil }
             return .some(sandbox)
@@ -67,7 +67,7 @@ public final class SandboxProbe: Sendable {
     /// The first step: the answer when no trial is needed, else bubblewrap still to be tried.
     private static func start() -> State {
         // seccomp: the kernel has it (a filter above us that forbids adding one makes the worker
-        // exit with WorkerSandbox.unavailableExitStatus, and its documents fail saying so).
+        // exit with RendererSandbox.unavailableExitStatus, and its documents fail saying so).
         let processStatus = String(decoding: Bubblewrap.readToEnd("/proc/self/status"), as: UTF8.self)
         guard processStatus.contains("\nSeccomp:") else { return .decided(nil) }
         guard Bubblewrap.executable != nil, Bubblewrap.trueProgram != nil else { return .decided(.seccomp) }
@@ -75,7 +75,7 @@ public final class SandboxProbe: Sendable {
     }
 
     /// Runs `true` in the worker's layout: bubblewrap when it ran, seccomp otherwise.
-    private static func trial(executable: String) -> WorkerSandbox {
+    private static func trial(executable: String) -> RendererSandbox {
         guard let bubblewrap = Bubblewrap.executable, let trueProgram = Bubblewrap.trueProgram else { return .seccomp }
         let argv = [bubblewrap] + Bubblewrap.arguments(worker: executable) + ["--", trueProgram]
         var actions = posix_spawn_file_actions_t()
@@ -86,7 +86,7 @@ public final class SandboxProbe: Sendable {
                 &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         var child: pid_t = 0
-        guard WorkerLaunch.spawn(&child, bubblewrap, argv, &actions, nil) == 0 else { return .seccomp }
+        guard RendererLaunch.spawn(&child, bubblewrap, argv, &actions, nil) == 0 else { return .seccomp }
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 {
             if errno != EINTR { return .seccomp }

@@ -38,7 +38,7 @@ public struct LiveContainer: Sendable {
                     ready: readiness.isReady, problems: readiness.problems, watching: watcher.isWatching,
                     catchUpPasses: watcher.catchUpPasses, queuedInteractive: queued.interactive,
                     queuedPreviews: queued.preview, queuedBatch: queued.batch,
-                    renderersStarted: indexer.pool.startedWorkers)
+                    renderersStarted: indexer.pool.startedRenderers)
             }
         } catch {
             if error.kind == .anotherWatcher { throw error }

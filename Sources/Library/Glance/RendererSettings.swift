@@ -18,35 +18,66 @@ public struct RendererSettings: Sendable {
     }
 
     /// The renderer executable.
-    public var workerExecutable: String
+    public var rendererExecutable: String
     /// Renderers running at once.
-    public var workers: Int
+    public var renderers: Int
     /// Each document's wall-clock, memory and CPU limits.
-    public var limits: WorkerLimits
+    public var limits: RendererLimits
     public var sandbox: Sandbox
 
-    /// Settings with `glance-renderer` found as ``defaultWorkerExecutable`` finds it, one renderer
+    /// Settings with `glance-renderer` found as ``defaultRendererExecutable`` finds it, one renderer
     /// per processor, and the default limits.
     public init(
-        workerExecutable: String = RendererSettings.defaultWorkerExecutable,
-        workers: Int = RendererSettings.defaultWorkers, limits: WorkerLimits = WorkerLimits(),
+        rendererExecutable: String = RendererSettings.defaultRendererExecutable,
+        renderers: Int = RendererSettings.defaultRenderers, limits: RendererLimits = RendererLimits(),
         sandbox: Sandbox = .strongest
     ) {
-        self.workerExecutable = workerExecutable
-        self.workers = workers
+        self.rendererExecutable = rendererExecutable
+        self.renderers = renderers
         self.limits = limits
         self.sandbox = sandbox
     }
 
+    /// The earlier spelling of ``init(rendererExecutable:renderers:limits:sandbox:)``, kept for one release.
+    @available(*, deprecated, renamed: "init(rendererExecutable:renderers:limits:sandbox:)")
+    public init(
+        workerExecutable: String, workers: Int = RendererSettings.defaultRenderers,
+        limits: RendererLimits = RendererLimits()
+    ) {
+        self.init(rendererExecutable: workerExecutable, renderers: workers, limits: limits)
+    }
+
+    /// The earlier name of ``renderers``, kept for one release.
+    @available(*, deprecated, renamed: "renderers")
+    public var workers: Int {
+        get { renderers }
+        set { renderers = newValue }
+    }
+
+    /// The earlier name of ``rendererExecutable``, kept for one release.
+    @available(*, deprecated, renamed: "rendererExecutable")
+    public var workerExecutable: String {
+        get { rendererExecutable }
+        set { rendererExecutable = newValue }
+    }
+
+    /// The earlier name of ``defaultRenderers``, kept for one release.
+    @available(*, deprecated, renamed: "defaultRenderers")
+    public static var defaultWorkers: Int { defaultRenderers }
+
+    /// The earlier name of ``defaultRendererExecutable``, kept for one release.
+    @available(*, deprecated, renamed: "defaultRendererExecutable")
+    public static var defaultWorkerExecutable: String { defaultRendererExecutable }
+
     /// One renderer per processor this process may use.
-    public static var defaultWorkers: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static var defaultRenderers: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// `glance-renderer` in the folder of the running executable (where `swift build` and
     /// `make install` put it beside `glance` and beside a program built in the same package),
     /// else the first `glance-renderer` on `PATH`, else the name beside the executable (whose
     /// absence the first render reports).
-    public static var defaultWorkerExecutable: String {
-        let beside = workerBesideExecutable
+    public static var defaultRendererExecutable: String {
+        let beside = rendererBesideExecutable
         if access(beside, X_OK) == 0 { return beside }
         let path = getenv("PATH").map { String(cString: $0) } ?? ""
         for folder in path.split(separator: ":") where folder.hasPrefix("/") {
@@ -57,7 +88,7 @@ public struct RendererSettings: Sendable {
     }
 
     /// `glance-renderer` in the folder of the running executable (whether or not it is there).
-    public static var workerBesideExecutable: String { besideExecutable("glance-renderer") }
+    public static var rendererBesideExecutable: String { besideExecutable("glance-renderer") }
 
     /// `name` in the folder of the running executable.
     static func besideExecutable(_ name: String) -> String {
@@ -77,10 +108,10 @@ public struct RendererSettings: Sendable {
     public func poolConfiguration(
         probe: SandboxProbe? = nil, arguments: [String] = [], workersStartedAhead: Int = 0
     ) throws(OpeningError) -> RendererPool.Configuration {
-        var resolved: WorkerSandbox = .none
+        var resolved: RendererSandbox = .none
         var pending: SandboxProbe?
         if sandbox == .strongest {
-            let probe = probe ?? SandboxProbe(executable: workerExecutable)
+            let probe = probe ?? SandboxProbe(executable: rendererExecutable)
             if let known = probe.knownResult {
                 // No sandbox works (a kernel without seccomp, or a filter above this process
                 // that forbids one): documents are not read unconfined unless asked for.
@@ -92,7 +123,7 @@ public struct RendererSettings: Sendable {
             }
         }
         var configuration = RendererPool.Configuration(
-            executable: workerExecutable, arguments: arguments, workers: workers, limits: limits, sandbox: resolved)
+            executable: rendererExecutable, arguments: arguments, workers: renderers, limits: limits, sandbox: resolved)
         configuration.pendingProbe = pending
         configuration.workersStartedAhead = workersStartedAhead
         return configuration

@@ -7,11 +7,11 @@ import Testing
 @testable import GlancePipeline
 
 /// The `glance` executable built beside the tests: the pool starts it as its workers.
-let workerExecutable = TestLocations.worker
+let rendererExecutable = TestLocations.worker
 let assets = TestLocations.assets
 
 @Suite("Worker pool")
-struct WorkerPoolTests {
+struct RendererPoolSupervisionTests {
     final class Recorder: Sendable {
         let finished = Mutex<[(Int, JobResult)]>([])
         let group = DispatchGroup()
@@ -44,7 +44,7 @@ struct WorkerPoolTests {
     func pool(workers: Int, timeout: Double, arguments: [String] = []) -> RendererPool {
         RendererPool(
             configuration: .init(
-                executable: workerExecutable, arguments: arguments, workers: workers,
+                executable: rendererExecutable, arguments: arguments, workers: workers,
                 timeoutSeconds: timeout))
     }
 
@@ -89,8 +89,8 @@ struct WorkerPoolTests {
         // The pool starts the worker once its thread has taken job 0 from the queue: from then on
         // the others queue behind it (a fixed pause could end first on a loaded machine).
         let deadline = ContinuousClock.now + .seconds(10)
-        while pool.startedWorkers == 0, ContinuousClock.now < deadline { usleep(5_000) }
-        #expect(pool.startedWorkers == 1)
+        while pool.startedRenderers == 0, ContinuousClock.now < deadline { usleep(5_000) }
+        #expect(pool.startedRenderers == 1)
         for id in 1...3 { submit(id, assets + "/png/rgb8.png", .batch) }
         submit(9, assets + "/png/gray8.png", .interactive)
         recorder.group.wait()
@@ -149,7 +149,7 @@ struct WorkerPoolTests {
     /// run (waiting up to 5 s).
     func poolStartingAhead(workers: Int, ahead: Int) async throws -> (RendererPool, [pid_t]) {
         var configuration = RendererPool.Configuration(
-            executable: workerExecutable, arguments: [], workers: workers, timeoutSeconds: 30)
+            executable: rendererExecutable, arguments: [], workers: workers, timeoutSeconds: 30)
         configuration.workersStartedAhead = ahead
         let pool = RendererPool(configuration: configuration)
         var processes: [pid_t] = []
@@ -352,33 +352,33 @@ struct WorkerPoolTests {
     func plausibility() {
         let job = RenderJob(id: 7, name: "a.png", maxSide: 1024)
         var reply = RenderOutcome(id: 7, status: .rendered, format: .png, width: 1024, height: 10, data: [1])
-        #expect(WorkerReplyReader.isPlausible(reply, for: job))
+        #expect(RendererReplyReader.isPlausible(reply, for: job))
         reply.id = 8
-        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
+        #expect(!RendererReplyReader.isPlausible(reply, for: job))
         reply.id = 7
         reply.byteCount = -1
-        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
+        #expect(!RendererReplyReader.isPlausible(reply, for: job))
         reply.byteCount = Int.max
-        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
+        #expect(!RendererReplyReader.isPlausible(reply, for: job))
         reply.byteCount = 1
         reply.width = 1025
-        #expect(!WorkerReplyReader.isPlausible(reply, for: job))
+        #expect(!RendererReplyReader.isPlausible(reply, for: job))
         let failed = RenderOutcome(id: 7, status: .failed, error: "corrupt")
-        #expect(WorkerReplyReader.isPlausible(failed, for: job))
+        #expect(RendererReplyReader.isPlausible(failed, for: job))
         // Pixels for a terminal: RGBA within the box, four bytes a pixel exactly, no format.
         var pixelsJob = RenderJob(id: 9, name: "stored-thumbnail.png", maxSide: 200)
         pixelsJob.pixelsOnly = true
         var pixels = RenderOutcome(
             id: 9, status: .rendered, format: nil, width: 200, height: 150, data: [UInt8](repeating: 0, count: 120_000))
-        #expect(WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
+        #expect(RendererReplyReader.isPlausible(pixels, for: pixelsJob))
         pixels.byteCount = 119_999
-        #expect(!WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
+        #expect(!RendererReplyReader.isPlausible(pixels, for: pixelsJob))
         pixels.byteCount = 120_000
         pixels.format = .png
-        #expect(!WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
+        #expect(!RendererReplyReader.isPlausible(pixels, for: pixelsJob))
         pixels.format = nil
         pixels.width = 201
-        #expect(!WorkerReplyReader.isPlausible(pixels, for: pixelsJob))
+        #expect(!RendererReplyReader.isPlausible(pixels, for: pixelsJob))
     }
 }
 

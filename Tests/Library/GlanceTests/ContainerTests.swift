@@ -30,7 +30,7 @@ struct ContainerTests {
         func path(_ name: String) -> String { root + "/" + name }
     }
 
-    static let renderers = RendererSettings(workerExecutable: TestLocations.worker, workers: 2)
+    static let renderers = RendererSettings(rendererExecutable: TestLocations.worker, renderers: 2)
 
     static func open(_ scratch: Scratch, store: String? = nil) async throws -> Container {
         try await Container.open(ContainerLocation(container: scratch.root, store: store), renderers: renderers)

@@ -49,7 +49,7 @@ struct TinyDocumentStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/uploads") == ["photo.png"])
 
         // The store, opened afresh, holds it fresh: nothing needs rendering.
-        let renderers = RendererSettings(workerExecutable: TestLocations.worker, workers: 1)
+        let renderers = RendererSettings(rendererExecutable: TestLocations.worker, renderers: 1)
         let container = try await Container.open(ContainerLocation(container: root), renderers: renderers)
         let item = try #require(try await container.attributes(of: "uploads/photo.png"))
         #expect(item.state == .fresh)

@@ -41,7 +41,7 @@ int glance_watch_hold_folder(const char *path);
 int glance_watch_next(const uint8_t *buffer, size_t length, size_t *offset, int32_t *descriptor, uint32_t *mask,
                       uint32_t *cookie, const char **name);
 
-/// accept4(socket, NULL, NULL, SOCK_CLOEXEC): a connection no worker process inherits (accept
+/// accept4(socket, NULL, NULL, SOCK_CLOEXEC): a connection no renderer process inherits (accept
 /// then fcntl would leave a window in which a worker started by another thread does). glibc
 /// declares accept4 only under _GNU_SOURCE. Returns the descriptor, or -1 with errno set.
 int glance_accept_cloexec(int socket);

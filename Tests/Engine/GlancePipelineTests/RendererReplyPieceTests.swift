@@ -6,10 +6,10 @@ import Testing
 
 @testable import GlancePipeline
 
-/// Replies whose image came partly ahead, in pieces (``WorkerReplyPiece``): how the coordinator
+/// Replies whose image came partly ahead, in pieces (``RendererReplyPiece``): how the coordinator
 /// reads them, refuses what a worker may not send, and gets the image whole from a real worker.
 @Suite("Worker replies in pieces")
-struct WorkerReplyPieceTests {
+struct RendererReplyPieceTests {
     let job = RenderJob(id: 7, name: "a.png", maxSide: 1024)
 
     /// A rendered reply to ``job`` for `image`, of which the first `sent` bytes went ahead in
@@ -19,7 +19,7 @@ struct WorkerReplyPieceTests {
         var at = 0
         while at < sent {
             let count = min(pieceBytes, sent - at)
-            bytes += WorkerReplyPiece.line(count: count) + image[at..<(at + count)]
+            bytes += RendererReplyPiece.line(count: count) + image[at..<(at + count)]
             at += count
         }
         var reply = RenderOutcome(id: 7, status: .rendered, format: .png, width: 1024, height: 10, data: image)
@@ -29,9 +29,9 @@ struct WorkerReplyPieceTests {
     }
 
     /// Feeds `bytes` to a reader `step` bytes at a time; every answer it gives.
-    func read(_ bytes: [UInt8], step: Int) -> [WorkerReplyReader.Next] {
-        var reader = WorkerReplyReader()
-        var answers: [WorkerReplyReader.Next] = []
+    func read(_ bytes: [UInt8], step: Int) -> [RendererReplyReader.Next] {
+        var reader = RendererReplyReader()
+        var answers: [RendererReplyReader.Next] = []
         var at = 0
         while at < bytes.count {
             reader.append(bytes[at..<min(bytes.count, at + step)])
@@ -59,7 +59,7 @@ struct WorkerReplyPieceTests {
 
     @Test("a reply that failed after pieces drops them, and the next reply starts afresh")
     func failedDropsPieces() throws {
-        var bytes = WorkerReplyPiece.line(count: 3) + [1, 2, 3]
+        var bytes = RendererReplyPiece.line(count: 3) + [1, 2, 3]
         bytes += try JSONEncoder().encode(RenderOutcome(id: 7, status: .failed, error: "corrupt")) + [0x0A]
         let image: [UInt8] = [9, 8, 7, 6]
         bytes += wire(image: image, sent: 2, pieceBytes: 1)
@@ -84,7 +84,7 @@ struct WorkerReplyPieceTests {
     @Test("pieces beyond the reply's byte count make it invalid")
     func piecesBeyondByteCount() {
         var bytes = wire(image: [1, 2, 3], sent: 0, pieceBytes: 1)
-        bytes = WorkerReplyPiece.line(count: 4) + [1, 2, 3, 4] + bytes
+        bytes = RendererReplyPiece.line(count: 4) + [1, 2, 3, 4] + bytes
         #expect(read(bytes, step: 64) == [.invalid])
     }
 
@@ -101,9 +101,9 @@ struct WorkerReplyPieceTests {
         let png = try ImageEncoder.encode(
             PixelBuffer(width: side, height: side, channels: 3, bytes: noise), as: .png, content: .photographic)
         try Data(png).write(to: URL(fileURLWithPath: path))
-        let pool = WorkerPoolTests().pool(workers: 1, timeout: 30)
+        let pool = RendererPoolSupervisionTests().pool(workers: 1, timeout: 30)
         defer { pool.shutdownBlocking() }
-        let results = WorkerPoolTests().run([(1, path, nil)], on: pool)
+        let results = RendererPoolSupervisionTests().run([(1, path, nil)], on: pool)
         guard case .finished(let outcome) = results[1] else {
             Issue.record("\(String(describing: results[1]))")
             return

@@ -9,10 +9,10 @@ import GlancePipeline
 
 /// How `glance` starts its renderer processes: `glance-renderer`, installed beside it, confined by
 /// the strongest sandbox the machine allows.
-enum WorkerLauncher {
+enum RendererLauncher {
     /// The worker executable: `glance-renderer` in the folder of this executable (found once a
     /// process: a command asks for it for the sandbox's probe and again for its pool).
-    static let executablePath = RendererSettings.workerBesideExecutable
+    static let executablePath = RendererSettings.rendererBesideExecutable
 
     /// How many workers a command that is about to render starts at once (`startingAhead`):
     /// enough for a small folder or a save to find its workers ready, not a machine's worth of
@@ -26,14 +26,14 @@ enum WorkerLauncher {
     /// `startingAhead`: the command is about to render, and its first ``workersStartedAhead``
     /// workers start when the pool is made, while it does its own start-up.
     static func configuration(
-        workers: Int, timeoutSeconds: Double, memoryMiB: Int = WorkerLimits.defaultMemoryMiB,
-        sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: WorkerDebugTriggers = .init(),
+        workers: Int, timeoutSeconds: Double, memoryMiB: Int = RendererLimits.defaultMemoryMiB,
+        sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: RendererDebugTriggers = .init(),
         startingAhead: Bool = false
     ) throws -> RendererPool.Configuration {
         if sandbox.noSandbox { StandardError.write("glance: renderers run without a sandbox (--no-sandbox)") }
         let settings = RendererSettings(
-            workerExecutable: executablePath, workers: workers,
-            limits: WorkerLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
+            rendererExecutable: executablePath, renderers: workers,
+            limits: RendererLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
             sandbox: sandbox.noSandbox ? .none : .strongest)
         return try settings.poolConfiguration(
             probe: probe, arguments: triggers.arguments,
@@ -56,7 +56,7 @@ struct SandboxOptions: ParsableArguments {
         help: ArgumentHelp(
             "CPU seconds one document may use, over all of its renderer's threads (0: no limit).",
             valueName: "SECONDS"))
-    var cpuLimit = WorkerLimits.defaultCPUSeconds
+    var cpuLimit = RendererLimits.defaultCPUSeconds
 
     func validate() throws {
         guard (0...86_400).contains(cpuLimit) else {
@@ -65,9 +65,9 @@ struct SandboxOptions: ParsableArguments {
     }
 
     /// Starts finding the sandbox renderers will run in, to be read by
-    /// ``WorkerLauncher/configuration(workers:timeoutSeconds:memoryMiB:sandbox:probe:triggers:)``;
+    /// ``RendererLauncher/configuration(workers:timeoutSeconds:memoryMiB:sandbox:probe:triggers:)``;
     /// nil with `--no-sandbox`, which needs no probe.
     func startProbe() -> SandboxProbe? {
-        noSandbox ? nil : SandboxProbe(executable: WorkerLauncher.executablePath)
+        noSandbox ? nil : SandboxProbe(executable: RendererLauncher.executablePath)
     }
 }

@@ -1,6 +1,6 @@
 /// How renderer processes are confined. The strongest one that works on the machine is chosen
 /// when the first worker starts; `glance --version` and `generate --json` say which is active.
-public enum WorkerSandbox: String, Sendable, Codable, CaseIterable {
+public enum RendererSandbox: String, Sendable, Codable, CaseIterable {
     /// bubblewrap (new mount, network, PID, IPC, UTS and user namespaces; the file system read-only,
     /// homes and temporary folders hidden) around a worker that then confines itself with seccomp.
     case bubblewrapAndSeccomp = "bubblewrap+seccomp"
@@ -20,7 +20,7 @@ public enum WorkerSandbox: String, Sendable, Codable, CaseIterable {
 }
 
 /// The limits a worker runs under, each with the option that sets it.
-public struct WorkerLimits: Sendable, Equatable {
+public struct RendererLimits: Sendable, Equatable {
     /// Seconds of wall-clock time one document may take (`--timeout`).
     public var timeoutSeconds: Double
     /// The worker's address space, in MiB (`--memory-limit`; 0: none).
@@ -42,3 +42,11 @@ public struct WorkerLimits: Sendable, Equatable {
         self.cpuSeconds = cpuSeconds
     }
 }
+
+/// The earlier name of ``RendererSandbox``, kept for one release.
+@available(*, deprecated, renamed: "RendererSandbox")
+public typealias WorkerSandbox = RendererSandbox
+
+/// The earlier name of ``RendererLimits``, kept for one release.
+@available(*, deprecated, renamed: "RendererLimits")
+public typealias WorkerLimits = RendererLimits

@@ -5,22 +5,22 @@ import GlanceCore
     import Glibc
 #endif
 
-/// How a worker process is started under a sandbox: the command line that runs `glance-renderer`,
+/// How a renderer process is started under a sandbox: the command line that runs `glance-renderer`,
 /// wrapped in bubblewrap when that is the sandbox, and told to confine itself with seccomp.
-public struct WorkerLaunch: Sendable, Equatable {
+public struct RendererLaunch: Sendable, Equatable {
     /// The `glance-renderer` executable and its arguments (limits, test hooks).
     public var executable: String
     public var arguments: [String]
-    public var sandbox: WorkerSandbox
+    public var sandbox: RendererSandbox
     /// Arguments added to bubblewrap's own (for tests: binding a path that does not exist makes
     /// bubblewrap fail as it does where it cannot make a sandbox).
     var bubblewrapExtraArguments: [String] = []
 
     /// bubblewrap's exit status when it cannot make the sandbox or start the program in it. The
-    /// worker never exits with it before its greeting (see ``WorkerGreeting``).
+    /// worker never exits with it before its greeting (see ``RendererGreeting``).
     static let bubblewrapFailureStatus: Int32 = 1
 
-    public init(executable: String, arguments: [String], sandbox: WorkerSandbox) {
+    public init(executable: String, arguments: [String], sandbox: RendererSandbox) {
         self.executable = executable
         self.arguments = arguments
         self.sandbox = sandbox
@@ -40,7 +40,7 @@ public struct WorkerLaunch: Sendable, Equatable {
 
     /// How a worker started by this launch ended, from its wait status: bubblewrap passes a
     /// worker's exit status on, and a signal that killed it as 128 + the signal.
-    func death(fromWaitStatus status: Int32) -> WorkerDeath {
+    func death(fromWaitStatus status: Int32) -> RendererDeath {
         // WIFSIGNALED / WTERMSIG / WEXITSTATUS are macros; this is what they compute.
         let signal = status & 0x7F
         if signal != 0 && signal != 0x7F { return .signalled(signal) }
@@ -89,13 +89,13 @@ public struct WorkerLaunch: Sendable, Equatable {
 
     /// The strongest sandbox that works on this machine for `executable` (see ``SandboxProbe``),
     /// or nil when a worker cannot even confine itself.
-    public static func strongestSandbox(executable: String) -> WorkerSandbox? {
+    public static func strongestSandbox(executable: String) -> RendererSandbox? {
         SandboxProbe(executable: executable).result()
     }
 }
 
-/// How a worker process ended.
-enum WorkerDeath: Equatable {
+/// How a renderer process ended.
+enum RendererDeath: Equatable {
     case exited(Int32)
     case signalled(Int32)
 
@@ -104,11 +104,11 @@ enum WorkerDeath: Equatable {
     func reason(cpuLimitSeconds: Int) -> (reason: String, limit: RenderLimit?) {
         let error: ThumbnailError
         switch self {
-        case .signalled(WorkerSandbox.violationSignal): error = .sandboxViolated
-        case .signalled(WorkerSandbox.cpuLimitSignal) where cpuLimitSeconds > 0:
+        case .signalled(RendererSandbox.violationSignal): error = .sandboxViolated
+        case .signalled(RendererSandbox.cpuLimitSignal) where cpuLimitSeconds > 0:
             error = .cpuLimitExceeded(seconds: cpuLimitSeconds)
         case .signalled(let signal): error = .rendererCrashed(signal: signal)
-        case .exited(WorkerSandbox.unavailableExitStatus): error = .sandboxUnavailable
+        case .exited(RendererSandbox.unavailableExitStatus): error = .sandboxUnavailable
         case .exited(let code): return ("renderer exited unexpectedly (status \(code))", nil)
         }
         return (error.description, error.limit)
@@ -228,3 +228,7 @@ enum Bubblewrap {
         return stat(path, &information) == 0 && (information.st_mode & S_IFMT) == S_IFDIR
     }
 }
+
+/// The earlier name of ``RendererLaunch``, kept for one release.
+@available(*, deprecated, renamed: "RendererLaunch")
+public typealias WorkerLaunch = RendererLaunch

@@ -1,12 +1,12 @@
 import GlanceCore
 
-/// `glance-renderer`'s command line, which the pool writes (see `WorkerLaunch`) and people do not.
+/// `glance-renderer`'s command line, which the pool writes (see `RendererLaunch`) and people do not.
 ///
 /// Parsed here by hand rather than with ArgumentParser: a dozen `--option value` pairs do not need
 /// it, and every worker start paid about 1 ms of CPU for it (its generic types' metadata and
 /// conformance lookups), twice for a two-worker batch. An option given twice takes its last value,
 /// so that the pool's own arguments may override the limits it writes first.
-public struct WorkerArguments: Sendable, Equatable {
+public struct RendererArguments: Sendable, Equatable {
     /// Address-space limit in MiB; 0 for none.
     public var memoryLimitMiB = 1024
     /// CPU seconds one document may use; 0 for none.
@@ -14,7 +14,7 @@ public struct WorkerArguments: Sendable, Equatable {
     /// Whether the worker confines itself with seccomp before reading any job.
     public var sandboxed = true
     /// The test hooks (`--debug-*-on GLOB`).
-    public var triggers = WorkerDebugTriggers()
+    public var triggers = RendererDebugTriggers()
 
     public init() {}
 
@@ -38,8 +38,8 @@ public struct WorkerArguments: Sendable, Equatable {
         """
 
     /// The arguments after the program's name; nil when they ask for `--help`.
-    public static func parse(_ arguments: [String]) throws(WorkerArgumentError) -> WorkerArguments? {
-        var parsed = WorkerArguments()
+    public static func parse(_ arguments: [String]) throws(RendererArgumentError) -> RendererArguments? {
+        var parsed = RendererArguments()
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "--help" || argument == "-h" { return nil }
@@ -60,7 +60,7 @@ public struct WorkerArguments: Sendable, Equatable {
         return parsed
     }
 
-    private mutating func set(_ option: String, to value: String) throws(WorkerArgumentError) {
+    private mutating func set(_ option: String, to value: String) throws(RendererArgumentError) {
         switch option {
         case "--memory-limit":
             guard let megabytes = Int(value), megabytes == 0 || (64...(1 << 20)).contains(megabytes) else {
@@ -100,7 +100,7 @@ public struct WorkerArguments: Sendable, Equatable {
 }
 
 /// A `glance-renderer` command line that cannot be run; its description is the one line printed.
-public enum WorkerArgumentError: Error, Equatable, CustomStringConvertible {
+public enum RendererArgumentError: Error, Equatable, CustomStringConvertible {
     case unknownOption(String)
     case unexpected(String)
     case missingValue(option: String)

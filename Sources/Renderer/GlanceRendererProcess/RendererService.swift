@@ -20,16 +20,16 @@ import GlanceRender
 ///
 /// Everything that touches untrusted bytes happens here, in a process that the pool can lose:
 /// a crash, a hang or a memory blow-up in a C library costs this process, not the batch.
-public struct WorkerService: Sendable {
-    public var confinement: WorkerConfinement
-    public var triggers: WorkerDebugTriggers
+public struct RendererService: Sendable {
+    public var confinement: RendererConfinement
+    public var triggers: RendererDebugTriggers
 
-    public init(confinement: WorkerConfinement, triggers: WorkerDebugTriggers = WorkerDebugTriggers()) {
+    public init(confinement: RendererConfinement, triggers: RendererDebugTriggers = RendererDebugTriggers()) {
         self.confinement = confinement
         self.triggers = triggers
     }
 
-    /// Confines the process (limits, sandbox), says so (``WorkerGreeting``), then serves jobs
+    /// Confines the process (limits, sandbox), says so (``RendererGreeting``), then serves jobs
     /// until standard input ends. Returns false if the sandbox could not be entered: no job was
     /// read.
     public func run() -> Bool {
@@ -42,7 +42,7 @@ public struct WorkerService: Sendable {
         // document needs; what it keeps goes back to the system after a second without work.
         _ = glance_reuse_freed_memory(256 << 20)
         guard confinement.apply() else { return false }
-        guard DescriptorWriter.writeAll(WorkerGreeting.line, to: 1) else { return true }
+        guard DescriptorWriter.writeAll(RendererGreeting.line, to: 1) else { return true }
         let input = JobReader(descriptor: 0, idleMilliseconds: 1000) { glance_return_freed_memory() }
         let decoder = JSONDecoder()
         let thumbnailer = Thumbnailer()
@@ -54,7 +54,7 @@ public struct WorkerService: Sendable {
             } else {
                 outcome = RenderOutcome(id: job.id, status: .failed, error: "no document came with the job")
             }
-            outcome.workerCPUMilliseconds = WorkerConfinement.cpuMillisecondsUsed()
+            outcome.workerCPUMilliseconds = RendererConfinement.cpuMillisecondsUsed()
             guard Self.send(outcome) else { return true }
         }
         return true
@@ -140,7 +140,7 @@ public struct WorkerService: Sendable {
     ///
     /// Smaller sizes and renditions are made from the thumbnail's pixels: with them a PNG
     /// source is not encoded as it is made (without, it goes to the coordinator in pieces as
-    /// it comes, so that the worker never holds the whole encoded image: `WorkerReplyPiece`);
+    /// it comes, so that the worker never holds the whole encoded image: `RendererReplyPiece`);
     /// a page is encoded straight from what it was drawn on either way (gray when all gray).
     /// A PNG whose pixels serve only the smaller sizes may still be encoded as it is made,
     /// the sizes halved from its rows on the way (RenderResult.encodedWithHalves).
@@ -266,10 +266,10 @@ public struct WorkerService: Sendable {
     }
 
     /// Writes one piece of an image's leading bytes to standard output, framed as
-    /// ``WorkerReplyPiece`` says, ahead of the reply that ends the image.
+    /// ``RendererReplyPiece`` says, ahead of the reply that ends the image.
     static func sendPiece(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty else { return true }
-        return DescriptorWriter.writeAll(WorkerReplyPiece.line(count: bytes.count), to: 1)
+        return DescriptorWriter.writeAll(RendererReplyPiece.line(count: bytes.count), to: 1)
             && DescriptorWriter.writeAll(bytes, to: 1)
     }
 

@@ -8,10 +8,10 @@ import Testing
 /// The bubblewrap layout and the pool under each sandbox. `make test` installs bubblewrap; the
 /// machines it runs on allow its namespaces (the CLI's `--version` test says which sandbox won).
 @Suite("Worker sandbox")
-struct WorkerSandboxTests {
+struct RendererSandboxTests {
     @Test("a renderer is given the variables for programs, fonts, the locale and SIMD, never a password")
     func workerEnvironment() {
-        let given = WorkerLaunch.workerEnvironment(from: [
+        let given = RendererLaunch.workerEnvironment(from: [
             "PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C.UTF-8", "XDG_CACHE_HOME=/c", "PGPASSWORD=secret",
             "PGPASSFILE=/p", "AWS_SECRET_ACCESS_KEY=k", "PATHS=x", "odd", "GLANCE_SIMD_DISABLE=avx2",
             "JSIMD_FORCESSE2=1", "OPENSSL_ia32cap=:~0x20000000", "GLANCE_OTHER=1",
@@ -25,7 +25,7 @@ struct WorkerSandboxTests {
 
     /// Runs `script` with `sh -c` in the layout a worker gets, with `argument` as `$0`.
     func runInLayout(_ script: String, argument: String) throws -> Int32 {
-        let launch = WorkerLaunch(
+        let launch = RendererLaunch(
             executable: "/usr/bin/sh", arguments: ["-c", script, argument], sandbox: .bubblewrapAndSeccomp)
         let (program, argv) = launch.commandLine
         let process = Process()
@@ -38,7 +38,7 @@ struct WorkerSandboxTests {
 
     @Test("the layout shows the system and the worker, and hides documents, homes, /tmp and /etc's secrets")
     func layoutHides() throws {
-        #expect(WorkerLaunch.strongestSandbox(executable: workerExecutable) == .bubblewrapAndSeccomp)
+        #expect(RendererLaunch.strongestSandbox(executable: rendererExecutable) == .bubblewrapAndSeccomp)
         let documents = FileManager.default.temporaryDirectory.appendingPathComponent("glance-sandbox-\(getpid())")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: documents) }
@@ -66,12 +66,12 @@ struct WorkerSandboxTests {
 
     @Test(
         "the pool renders and reports crashes the same in every sandbox (bubblewrap passes a signal on as 128+N)",
-        arguments: WorkerSandbox.allCases)
-    func poolUnderEachSandbox(sandbox: WorkerSandbox) async throws {
+        arguments: RendererSandbox.allCases)
+    func poolUnderEachSandbox(sandbox: RendererSandbox) async throws {
         let pool = RendererPool(
             configuration: .init(
-                executable: workerExecutable, arguments: ["--debug-crash-on", "crash-*"], workers: 1,
-                limits: WorkerLimits(timeoutSeconds: 30), sandbox: sandbox))
+                executable: rendererExecutable, arguments: ["--debug-crash-on", "crash-*"], workers: 1,
+                limits: RendererLimits(timeoutSeconds: 30), sandbox: sandbox))
         defer { pool.shutdownBlocking() }
         let photo = assets + "/jpeg/photo-baseline.jpg"
         var results: [JobResult] = []
@@ -97,8 +97,8 @@ struct WorkerSandboxTests {
         arguments: [true, false])
     func pendingTrial(bubblewrapWorks: Bool) async throws {
         var configuration = RendererPool.Configuration(
-            executable: workerExecutable, arguments: ["--debug-slow-on", "slow-*"], workers: 1,
-            limits: WorkerLimits(timeoutSeconds: 30), sandbox: .bubblewrapAndSeccomp)
+            executable: rendererExecutable, arguments: ["--debug-slow-on", "slow-*"], workers: 1,
+            limits: RendererLimits(timeoutSeconds: 30), sandbox: .bubblewrapAndSeccomp)
         // bubblewrap fails to make a sandbox with a bind of a path that is not there, exiting with
         // its failure status before it starts the worker, as where user namespaces are not allowed.
         if !bubblewrapWorks {
@@ -106,7 +106,7 @@ struct WorkerSandboxTests {
                 "--ro-bind", "/nonexistent/glance-test", "/nonexistent/glance-test",
             ]
         }
-        let probe = SandboxProbe(executable: workerExecutable)
+        let probe = SandboxProbe(executable: rendererExecutable)
         #expect(probe.knownResult == nil)
         configuration.pendingProbe = probe
         let pool = RendererPool(configuration: configuration)
@@ -145,7 +145,7 @@ struct WorkerSandboxTests {
         // A "worker" that exits at once, without a greeting, each time it is started.
         let pool = RendererPool(
             configuration: .init(
-                executable: "/usr/bin/false", arguments: [], workers: 1, limits: WorkerLimits(timeoutSeconds: 30),
+                executable: "/usr/bin/false", arguments: [], workers: 1, limits: RendererLimits(timeoutSeconds: 30),
                 sandbox: .seccomp))
         defer { pool.shutdownBlocking() }
         let file = try OpenFile.regularFile(atPath: assets + "/jpeg/photo-baseline.jpg")
@@ -155,13 +155,13 @@ struct WorkerSandboxTests {
             return
         }
         #expect(reason.hasPrefix("renderer exited"))
-        #expect(pool.startedWorkers == 2)
+        #expect(pool.startedRenderers == 2)
     }
 
     @Test("bubblewrap's exit status of 128+N is read as signal N; a plain worker's is its own")
     func deathMapping() {
-        let wrapped = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .bubblewrapAndSeccomp)
-        let plain = WorkerLaunch(executable: workerExecutable, arguments: [], sandbox: .seccomp)
+        let wrapped = RendererLaunch(executable: rendererExecutable, arguments: [], sandbox: .bubblewrapAndSeccomp)
+        let plain = RendererLaunch(executable: rendererExecutable, arguments: [], sandbox: .seccomp)
         #expect(wrapped.death(fromWaitStatus: (128 + 31) << 8) == .signalled(31))
         #expect(
             wrapped.death(fromWaitStatus: (128 + 31) << 8).reason(cpuLimitSeconds: 60).reason
@@ -178,7 +178,7 @@ struct WorkerSandboxTests {
         "a probe starts no process of its own; asked before any worker showed bubblewrap, it tries it, once; a worker's answer is kept"
     )
     func probeAnswers() throws {
-        let probe = SandboxProbe(executable: workerExecutable)
+        let probe = SandboxProbe(executable: rendererExecutable)
         #expect(probe.knownResult == nil)
         #expect(probe.result() == .bubblewrapAndSeccomp)
         #expect(probe.knownResult == .some(.bubblewrapAndSeccomp))
@@ -189,7 +189,7 @@ struct WorkerSandboxTests {
         #expect(SandboxProbe(executable: "/nonexistent/glance-renderer").result() == .seccomp)
         // A worker's answer is taken without a trial (the layout shows this executable, and the
         // trial would have said bubblewrap).
-        let told = SandboxProbe(executable: workerExecutable)
+        let told = SandboxProbe(executable: rendererExecutable)
         told.record(bubblewrapWorks: false)
         #expect(told.result() == .seccomp)
     }
@@ -198,12 +198,12 @@ struct WorkerSandboxTests {
 /// The coordinator's reply reader on the worker-protocol fuzzer's seeds (`TestAssets/fuzz/`):
 /// what a worker may send, whole or split, and what it must not.
 @Suite("Worker replies")
-struct WorkerReplyReaderTests {
-    func outcomes(of seed: String, splitAt split: Int? = nil) throws -> [WorkerReplyReader.Next] {
+struct RendererReplyReaderTests {
+    func outcomes(of seed: String, splitAt split: Int? = nil) throws -> [RendererReplyReader.Next] {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: assets + "/fuzz/worker-reply/" + seed)).dropFirst())
         let job = RenderJob(id: 7, name: "doc.png", renditions: [256, 128])
-        var reader = WorkerReplyReader()
-        var results: [WorkerReplyReader.Next] = []
+        var reader = RendererReplyReader()
+        var results: [RendererReplyReader.Next] = []
         let cut = split ?? bytes.count
         for part in [bytes[..<cut], bytes[cut...]] {
             reader.append(part)

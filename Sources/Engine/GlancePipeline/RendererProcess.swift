@@ -9,7 +9,7 @@ import GlanceCore
 #endif
 
 /// How waiting for a worker's reply ended.
-enum WorkerReply {
+enum RendererReply {
     case outcome(RenderOutcome)
     /// No reply within the time limit; the worker has been killed.
     case timedOut
@@ -18,49 +18,49 @@ enum WorkerReply {
     case died(reason: String, limit: RenderLimit? = nil)
 }
 
-/// Why a worker process could not be started; the job it was for fails with `reason`.
-struct WorkerStartError: Error {
+/// Why a renderer process could not be started; the job it was for fails with `reason`.
+struct RendererStartError: Error {
     let reason: String
 }
 
 /// One supervised renderer process (`glance worker`), talked to over a Unix socket pair: its
-/// greeting comes first (``WorkerGreeting``), then jobs go down with the document's descriptor
+/// greeting comes first (``RendererGreeting``), then jobs go down with the document's descriptor
 /// attached and replies come back.
 ///
 /// Owned by one pool thread; not shared. The process is killed when this object goes away.
-final class WorkerProcess {
+final class RendererProcess {
     let pid: pid_t
-    let launch: WorkerLaunch
+    let launch: RendererLaunch
     /// The per-document CPU limit the worker runs under, for the reason of a death by it.
     private let cpuSeconds: Int
     /// Our end of the socket pair (the worker's is its standard input and output).
     private let channel: Int32
-    private var replies = WorkerReplyReader()
+    private var replies = RendererReplyReader()
     /// Where `receive` reads the socket into: made once, not made and zeroed (64 KiB) for every
     /// read of every reply.
     private var readBuffer = [UInt8](repeating: 0, count: 1 << 16)
-    /// How much of ``WorkerGreeting/line`` has arrived.
+    /// How much of ``RendererGreeting/line`` has arrived.
     private var greetingBytes = 0
     /// How the process ended, once reaped.
-    private var death: WorkerDeath?
+    private var death: RendererDeath?
     /// Started under bubblewrap while the pool's probe did not know whether it works, and not
     /// yet heard from: its greeting, or bubblewrap's failure, is the probe's answer.
     var isSandboxTrial = false
 
     /// Whether the worker has greeted: it started and confined itself, and reads jobs.
-    var greeted: Bool { greetingBytes == WorkerGreeting.line.count }
+    var greeted: Bool { greetingBytes == RendererGreeting.line.count }
 
     /// Whether the worker ended before its greeting with bubblewrap's failure status: bubblewrap
     /// could not make its sandbox (no document can cause that: none is read before the greeting).
     var bubblewrapFailed: Bool {
         launch.sandbox == .bubblewrapAndSeccomp && !greeted
-            && death == .exited(WorkerLaunch.bubblewrapFailureStatus)
+            && death == .exited(RendererLaunch.bubblewrapFailureStatus)
     }
 
     /// Starts the worker `launch` describes; its stdin and stdout are the other end of our socket
     /// pair, stderr is discarded (a dying C library's last words would break the
     /// one-line-per-failure promise).
-    init(launch: WorkerLaunch, cpuSeconds: Int) throws(WorkerStartError) {
+    init(launch: RendererLaunch, cpuSeconds: Int) throws(RendererStartError) {
         self.launch = launch
         self.cpuSeconds = cpuSeconds
         let (executable, commandLine) = launch.commandLine
@@ -85,11 +85,11 @@ final class WorkerProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
         var child: pid_t = 0
-        let status = WorkerLaunch.spawn(&child, executable, commandLine, &actions, &attributes)
+        let status = RendererLaunch.spawn(&child, executable, commandLine, &actions, &attributes)
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
-            throw WorkerStartError(reason: "cannot start \(executable): \(String(cString: strerror(status)))")
+            throw RendererStartError(reason: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         pid = child
         channel = ends[0]
@@ -100,8 +100,8 @@ final class WorkerProcess {
         close(channel)
     }
 
-    private static func failure(_ call: String) -> WorkerStartError {
-        WorkerStartError(reason: "cannot start a worker: \(call): \(String(cString: strerror(errno)))")
+    private static func failure(_ call: String) -> RendererStartError {
+        RendererStartError(reason: "cannot start a renderer: \(call): \(String(cString: strerror(errno)))")
     }
 
     /// Sends a job with the document's descriptor; false if the worker is gone.
@@ -119,7 +119,7 @@ final class WorkerProcess {
     /// Waits up to `timeout` seconds for the reply to `job`, and checks it: a reply that does
     /// not answer this job, or claims an impossible image, kills the worker (it is not to be
     /// believed about anything else either).
-    func receive(for job: RenderJob, timeout: Double) -> WorkerReply {
+    func receive(for job: RenderJob, timeout: Double) -> RendererReply {
         // Options are checked to be finite and at most a day; clamp anyway, as a conversion of
         // an infinite Double to an integer traps.
         let nanoseconds = UInt64(min(max(timeout, 0), 86_400) * 1e9)
@@ -158,7 +158,7 @@ final class WorkerProcess {
     /// The part of `bytes` after the greeting, matching what of the greeting they hold; nil if
     /// they do not start as the rest of the greeting does.
     private func afterGreeting(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        let expected = WorkerGreeting.line
+        let expected = RendererGreeting.line
         let count = min(expected.count - greetingBytes, bytes.count)
         guard bytes.prefix(count).elementsEqual(expected[greetingBytes..<(greetingBytes + count)]) else { return nil }
         greetingBytes += count

@@ -9,7 +9,7 @@ import GlanceRender
 /// What a worker does to itself before it reads its first job: limits, a warm-up, then the
 /// sandbox. Everything after this runs on untrusted bytes, so nothing after this may need a right
 /// the sandbox takes away.
-public struct WorkerConfinement: Sendable {
+public struct RendererConfinement: Sendable {
     /// Enter the seccomp sandbox (`--sandbox seccomp`, the default) or not (`--sandbox none`).
     public var sandboxed: Bool
     /// The worker's address space in bytes; 0: no limit.

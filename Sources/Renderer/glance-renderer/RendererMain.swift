@@ -1,5 +1,5 @@
 import GlanceCore
-import GlanceWorker
+import GlanceRendererProcess
 
 #if canImport(Glibc)
     import Glibc
@@ -8,14 +8,14 @@ import GlanceWorker
 /// `glance-renderer`: the renderer process that `glance`'s worker pool starts. Not for people: it
 /// reads jobs (a JSON line with the document's open descriptor attached) on its standard input,
 /// a Unix socket, and answers on the same socket until it closes. Its options are in
-/// ``WorkerArguments``.
+/// ``RendererArguments``.
 @main
-enum WorkerMain {
+enum RendererMain {
     static func main() {
-        let arguments: WorkerArguments
-        do throws(WorkerArgumentError) {
-            guard let parsed = try WorkerArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
-                print(WorkerArguments.usage)
+        let arguments: RendererArguments
+        do throws(RendererArgumentError) {
+            guard let parsed = try RendererArguments.parse(Array(CommandLine.arguments.dropFirst())) else {
+                print(RendererArguments.usage)
                 exit(0)
             }
             arguments = parsed
@@ -23,11 +23,11 @@ enum WorkerMain {
             _ = DescriptorWriter.writeAll(Array("glance-renderer: \(error)\n".utf8), to: 2)
             exit(64)  // EX_USAGE
         }
-        let confinement = WorkerConfinement(
+        let confinement = RendererConfinement(
             sandboxed: arguments.sandboxed, memoryLimitBytes: arguments.memoryLimitMiB << 20,
             cpuSeconds: arguments.cpuSeconds)
-        let service = WorkerService(confinement: confinement, triggers: arguments.triggers)
+        let service = RendererService(confinement: confinement, triggers: arguments.triggers)
         // run() returns false only when the sandbox could not be entered (nothing was read).
-        exit(service.run() ? 0 : WorkerSandbox.unavailableExitStatus)
+        exit(service.run() ? 0 : RendererSandbox.unavailableExitStatus)
     }
 }

@@ -5,7 +5,7 @@ import GlanceCore
 /// out. A worker is not trusted: a reply that does not answer the job, or claims sizes the job
 /// cannot have, is ``Next/invalid`` (and the worker is then killed), never a trap here.
 /// (`package`: the worker-protocol fuzzer drives it directly.)
-package struct WorkerReplyReader {
+package struct RendererReplyReader {
     /// What the bytes so far hold.
     package enum Next: Equatable {
         /// Not a whole reply yet.
@@ -18,7 +18,7 @@ package struct WorkerReplyReader {
 
     private var buffer: [UInt8] = []
     private var header: RenderOutcome?
-    /// The pieces of the coming reply's image received so far (see ``WorkerReplyPiece``).
+    /// The pieces of the coming reply's image received so far (see ``RendererReplyPiece``).
     private var leading: [UInt8] = []
 
     package init() {}
@@ -30,7 +30,7 @@ package struct WorkerReplyReader {
 
     /// The reply to `job`, if the bytes so far hold all of it.
     package mutating func next(for job: RenderJob) -> Next {
-        while header == nil, buffer.first == WorkerReplyPiece.marker {
+        while header == nil, buffer.first == RendererReplyPiece.marker {
             switch takePiece() {
             case .invalid: return .invalid
             case .needMore: return .needMore
@@ -86,10 +86,10 @@ package struct WorkerReplyReader {
 
     /// Takes the piece at the start of the buffer into ``leading``.
     private mutating func takePiece() -> Piece {
-        guard let newline = buffer.prefix(WorkerReplyPiece.longestLine).firstIndex(of: 0x0A) else {
-            return buffer.count < WorkerReplyPiece.longestLine ? .needMore : .invalid
+        guard let newline = buffer.prefix(RendererReplyPiece.longestLine).firstIndex(of: 0x0A) else {
+            return buffer.count < RendererReplyPiece.longestLine ? .needMore : .invalid
         }
-        guard let count = WorkerReplyPiece.count(digits: buffer[1..<newline]),
+        guard let count = RendererReplyPiece.count(digits: buffer[1..<newline]),
             leading.count + count <= RenderOutcome.maximumByteCount
         else { return .invalid }
         guard buffer.count > newline + count else { return .needMore }

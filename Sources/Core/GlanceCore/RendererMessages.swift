@@ -1,4 +1,4 @@
-/// A render job sent to a worker process: one line of JSON on its standard input (a Unix
+/// A render job sent to a renderer process: one line of JSON on its standard input (a Unix
 /// socket), sent together with the document's open descriptor (`SCM_RIGHTS`). The worker reads
 /// that descriptor and never opens a document by name.
 public struct RenderJob: Codable, Sendable, Equatable {
@@ -92,7 +92,7 @@ public struct Rendition: Codable, Sendable, Equatable {
 /// read, it says nothing a document could have made it say; a worker that dies without it died
 /// starting (under bubblewrap with status 1: bubblewrap could not make the sandbox, see
 /// `SandboxProbe`), never on a document.
-public enum WorkerGreeting {
+public enum RendererGreeting {
     public static let line: [UInt8] = Array("glance-renderer ready\n".utf8)
 }
 
@@ -103,7 +103,7 @@ public enum WorkerGreeting {
 /// in its `byteCount`; the bytes after its JSON line are the rest. A reply that is not `rendered`
 /// drops them. The coordinator holds pieces to the same limit as whole images
 /// (``RenderOutcome/maximumByteCount``).
-public enum WorkerReplyPiece {
+public enum RendererReplyPiece {
     /// The byte a piece's line starts with (a reply's JSON line starts with `{`).
     public static let marker = UInt8(ascii: "+")
     /// The longest line a piece can start with: the marker, nine digits, the newline.
@@ -123,11 +123,11 @@ public enum WorkerReplyPiece {
 }
 
 /// A worker's reply: one line of JSON, followed by `byteCount` bytes of encoded image (less those
-/// sent ahead in pieces, see ``WorkerReplyPiece``).
+/// sent ahead in pieces, see ``RendererReplyPiece``).
 ///
 /// The coordinator does not trust it: a reply whose id is not the job's, whose byte count is
 /// negative or beyond ``maximumByteCount``, or whose image size does not fit the job's box
-/// fails the job and costs the worker (see `WorkerProcess`).
+/// fails the job and costs the worker (see `RendererProcess`).
 public struct RenderOutcome: Codable, Sendable, Equatable {
     /// How the job ended.
     public enum Status: String, Codable, Sendable {
@@ -171,7 +171,7 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     /// The smaller thumbnails the job asked for (``RenderJob/sizes``), in its order; their bytes
     /// follow the renditions'.
     public var sizes: [Rendition] = []
-    /// CPU time the worker process has used so far, all jobs and threads together: the pool
+    /// CPU time the renderer process has used so far, all jobs and threads together: the pool
     /// replaces a worker before its lifetime CPU limit could cut a document short.
     public var workerCPUMilliseconds: Int?
     /// The conversion to sRGB from the document's colour profile, when one was made.
@@ -212,7 +212,7 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
 
 /// Test hooks of a worker: make it crash, hang, dawdle, lie or try to escape its sandbox on
 /// documents whose name matches a glob. Passed on its command line; never set in normal use.
-public struct WorkerDebugTriggers: Sendable, Equatable {
+public struct RendererDebugTriggers: Sendable, Equatable {
     public var crashOn: String?
     public var hangOn: String?
     /// Wait a second before reading the document (lets a test change it mid-render).
