@@ -73,9 +73,6 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
     var verbose = false
 
     @OptionGroup var rendererLimits: RendererLimitOptions
-    var timeout: Double { rendererLimits.timeout }
-
-    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @OptionGroup var limits: DocumentLimitOptions
 
@@ -140,7 +137,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         let triggers = debug.triggers
         let pool = RendererPool(
             configuration: try RendererLauncher.configuration(
-                workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, probe: probe,
+                workers: jobs, limits: rendererLimits, sandbox: sandbox, probe: probe,
                 triggers: triggers, startingAhead: !dryRun && !enqueue && (force || location.sidecarIsNew)))
         defer { pool.shutdownBlocking() }
         // A dry run only reads: it creates no store where there is none (every document counts as

@@ -39,12 +39,9 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
     var enqueue = false
 
     @OptionGroup var rendererLimits: RendererLimitOptions
-    var timeout: Double { rendererLimits.timeout }
 
     @OptionGroup var parallel: JobsOption
     var jobs: Int { parallel.jobs }
-
-    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @OptionGroup var limits: DocumentLimitOptions
 
@@ -76,7 +73,7 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
         let answers: [HookAnswer]
         let watcherAnswers: [HookAnswer]?
         do {
-            watcherAnswers = try HookClient.ask(request, at: socket, timeoutSeconds: timeout)
+            watcherAnswers = try HookClient.ask(request, at: socket, timeoutSeconds: rendererLimits.timeout)
         } catch {
             throw CommandFailure.unusable(error.description)
         }
@@ -100,7 +97,7 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
         let pool = RendererPool(
             configuration: try RendererLauncher.configuration(
-                workers: min(jobs, paths.count), timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+                workers: min(jobs, paths.count), limits: rendererLimits, sandbox: sandbox,
                 startingAhead: true))
         do {
             let container = try await Container.open(location, pool: pool, options: limits.indexerOptions())

@@ -39,6 +39,16 @@ enum RendererLauncher {
             probe: probe, arguments: triggers.arguments,
             workersStartedAhead: startingAhead ? workersStartedAhead : 0)
     }
+
+    /// The same, with a command's `--timeout` and `--memory-limit`.
+    static func configuration(
+        workers: Int, limits: RendererLimitOptions, sandbox: SandboxOptions, probe: SandboxProbe? = nil,
+        triggers: RendererDebugTriggers = .init(), startingAhead: Bool = false
+    ) throws -> RendererPool.Configuration {
+        try configuration(
+            workers: workers, timeoutSeconds: limits.timeout, memoryMiB: limits.memoryLimit, sandbox: sandbox,
+            probe: probe, triggers: triggers, startingAhead: startingAhead)
+    }
 }
 
 /// `--no-sandbox` and `--cpu-limit`: the options every command that renders shares.

@@ -52,9 +52,6 @@ struct ThumbnailCommand: ParsableCommand {
     var page: Int = 1
 
     @OptionGroup var rendererLimits: RendererLimitOptions
-    var timeout: Double { rendererLimits.timeout }
-
-    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @Flag(help: "Write OUT even when it is the document itself (a hard link to it, or the same path).")
     var force = false
@@ -202,7 +199,7 @@ struct ThumbnailCommand: ParsableCommand {
         let triggers = debug.triggers
         let pool = RendererPool(
             configuration: try RendererLauncher.configuration(
-                workers: 1, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox, triggers: triggers))
+                workers: 1, limits: rendererLimits, sandbox: sandbox, triggers: triggers))
         defer { pool.shutdownBlocking() }
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)

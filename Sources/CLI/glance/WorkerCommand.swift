@@ -66,9 +66,6 @@ struct WorkerCommand: AsyncParsableCommand {
     var verbose = false
 
     @OptionGroup var rendererLimits: RendererLimitOptions
-    var timeout: Double { rendererLimits.timeout }
-
-    var memoryLimit: Int { rendererLimits.memoryLimit }
 
     @OptionGroup var limits: DocumentLimitOptions
 
@@ -115,7 +112,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let metrics = ProcessMetrics()
         var poolConfiguration = try RendererLauncher.configuration(
-            workers: jobs, timeoutSeconds: timeout, memoryMiB: memoryLimit, sandbox: sandbox,
+            workers: jobs, limits: rendererLimits, sandbox: sandbox,
             triggers: debug.triggers)
         if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)

@@ -125,6 +125,15 @@ public struct ContainerScanner: Sendable {
         try directory.open(relative)
     }
 
+    /// Opens the document at `relative` (as ``open(_:)``) with the identity of what was opened:
+    /// what a render records, so that a change while it is read can be told.
+    public func openWithIdentity(_ relative: String) throws(FileAccessError) -> (file: OpenFile, identity: FileIdentity)
+    {
+        let file = try directory.open(relative)
+        guard let identity = file.identity() else { throw FileAccessError(errno: errno) }
+        return (file, identity)
+    }
+
     /// The identity of the document at `relative` now, without opening its content; nil if it is
     /// gone, not a regular file, or leads outside the container.
     public func identity(of relative: String) -> FileIdentity? {

@@ -114,9 +114,7 @@ extension Indexer {
             let file: OpenFile
             let opened: FileIdentity
             do throws(FileAccessError) {
-                file = try scanner.open(path)
-                guard let identity = file.identity() else { throw FileAccessError(errno: errno) }
-                opened = identity
+                (file, opened) = try scanner.openWithIdentity(path)
             } catch {
                 if case .system(let code) = error, code == ENOENT { return .failure(.notFound) }
                 return .failure(.failed(ThumbnailError.unreadable(reason: error.description).description))

@@ -211,9 +211,7 @@ public final class Indexer: Sendable {
         let file: OpenFile
         let opened: FileIdentity
         do throws(FileAccessError) {
-            file = try scanner.open(path)
-            guard let identity = file.identity() else { throw FileAccessError(errno: errno) }
-            opened = identity
+            (file, opened) = try scanner.openWithIdentity(path)
         } catch {
             if case .system(let code) = error, code == ENOENT { return await forget(path) }
             let record = DocumentRecord(
