@@ -36,7 +36,13 @@ for page in "$manual"/glance*.1; do
   [ "$name" = glance.help ] && continue
   debian=$(echo "$name" | tr . -)
   title=$(echo "$debian" | tr a-z A-Z)
-  sed -e "s/^\\.Dt .* 1\$/.Dt $title 1/" "$page" | gzip -9n > "$root/usr/share/man/man1/$debian.1.gz"
+  # The NAME section names the page as whatis(1) and lintian read it (`glance-serve`, one word; the
+  # generator writes the quoted command, "glance serve"); the synopsis keeps the command as typed.
+  # An empty line (between the generator's paragraphs) becomes a paragraph break groff accepts.
+  command=$(sed -n 's/^\.Nm "\(.*\)"$/\1/p' "$page" | head -n 1)
+  sed -e "s/^\\.Dt .* 1\$/.Dt $title 1/" -e 's/^$/.Pp/' -e 's/^\.Nd "\(.*\)"$/.Nd \1/' \
+      -e "0,/^\\.Nm \".*\"\$/s//.Nm $debian/" -e "s/^\\.Nm\$/.Nm ${command:-$debian}/" "$page" \
+    | gzip -9n > "$root/usr/share/man/man1/$debian.1.gz"
 done
 # The renderer parses its own arguments (no ArgumentParser, to start fast): its page is written by hand.
 gzip -9n < dist/glance-renderer.1 > "$root/usr/share/man/man1/glance-renderer.1.gz"
