@@ -84,8 +84,10 @@ release: deps
 # The suites run alone after the others (see test). The worker pool's suite among them: its test
 # that a pool's shutdown parks no thread of the cooperative pool needs a free thread for its probe
 # within the renders' timeout, which other suites' blocking calls took (it failed twice in full
-# runs here, never alone).
-TIMED_SUITES := GlanceOnSaveTests\.WatchTests|GlanceOnSaveTests\.HookServerTests|GlancePipelineTests\.RendererPoolSupervisionTests
+# runs here, never alone). glance serve's suite too: two of its tests hold a render in flight
+# against a 60-second render timeout, and their async steps waited longer than that behind other
+# suites' blocking calls in a full run on a loaded machine.
+TIMED_SUITES := GlanceOnSaveTests\.WatchTests|GlanceOnSaveTests\.HookServerTests|GlancePipelineTests\.RendererPoolSupervisionTests|GlanceCLITests\.ServeCommandTests
 
 ## test: the whole test suite (Swift Testing), the pages in a real browser, glance serve against
 ## hostile requests, glance.thumbnailer under bubblewrap, and the library's DocC without a warning.
