@@ -1,6 +1,7 @@
 import Foundation
 import GlanceCore
 import GlanceListing
+import Hummingbird
 
 /// The filter, sort and page of a listing as URL query parameters, so that a link can be shared:
 /// `pattern`, `type`, `status`, `sort` (`name`, `date`, `size`), `reverse`, `offset`, `limit`.
@@ -114,4 +115,12 @@ struct PageQuery: Sendable, Equatable {
 /// `?` and the query, or nothing when the query is empty.
 func withQuery(_ path: String, _ query: String) -> String {
     query.isEmpty ? path : path + "?" + query
+}
+
+extension Request {
+    /// The value of the query parameter `name`, decoded as ``PageQuery/parameters(_:)`` decodes
+    /// every query of the site (a malformed escape anywhere in the query is a 400), or nil.
+    func queryParameter(_ name: String) throws(ServerError) -> String? {
+        try PageQuery.parameters(uri.query)[name]
+    }
 }

@@ -57,7 +57,7 @@ extension PreviewServer {
         }
         let length = max(0, range.count)
         headers[.contentLength] = String(length)
-        if request.method == .head || length == 0 { return Response(status: status, headers: headers) }
+        if length == 0 { return Response(status: status, headers: headers) }
         let body = ResponseBody(contentLength: Int(length)) { writer in
             var offset = range.first
             while offset <= range.last {

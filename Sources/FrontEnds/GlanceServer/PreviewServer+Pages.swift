@@ -52,7 +52,7 @@ extension PreviewServer {
                 ? links.grid(query, offset: lastPage)
                 : query.offset > 0 ? links.grid(query, offset: max(0, query.offset - pageSize)) : nil,
             nextPageURL: last < page.totalCount ? links.grid(query, offset: last) : nil)
-        return html(PageTemplates.library.render(grid, withTemplate: "grid"), request: request)
+        return html(PageTemplates.library.render(grid, withTemplate: "grid"))
     }
 
     /// `GET /preview/PATH`: one document large, with previous / next in the query's order. With
@@ -92,7 +92,7 @@ extension PreviewServer {
             documentURL: links.document(item.path), itemURL: links.item(item.path), pages: content.pages,
             pageCount: content.pages.isEmpty ? nil : content.pages.count, text: content.text,
             imageSourceSet: content.imageSourceSet, zoomURL: content.zoomURL, stack: !content.pages.isEmpty)
-        return html(PageTemplates.library.render(preview, withTemplate: "preview"), request: request)
+        return html(PageTemplates.library.render(preview, withTemplate: "preview"))
     }
 
     /// What the preview shows of a document beyond its thumbnail: a PDF's every page, a text's
@@ -133,19 +133,18 @@ extension PreviewServer {
 
     /// A page's response: HTML that the browser checks again on every visit, under a content
     /// security policy that allows this server's own script and styles only.
-    func html(_ text: String?, request: Request) -> Response {
-        Self.html(text, request: request)
+    func html(_ text: String?) -> Response {
+        Self.html(text)
     }
 
-    /// A page's response, as ``html(_:request:)``.
-    static func html(_ text: String?, request: Request) -> Response {
+    /// A page's response, as ``html(_:)``.
+    static func html(_ text: String?) -> Response {
         let body = text ?? "<!doctype html><title>Glance</title><p>This page could not be drawn.</p>"
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
             .contentLength: String(body.utf8.count),
         ]
         headers[.contentSecurityPolicy] = PreviewSite.contentSecurityPolicy
-        if request.method == .head { return Response(status: .ok, headers: headers) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -134,8 +134,8 @@ extension PreviewServer {
 
     /// The query parameter `name` as a whole number from 1, nil when absent; anything else `400`.
     static func positiveInteger(_ request: Request, _ name: String) throws(ServerError) -> Int? {
-        guard let value = request.uri.queryParameters[Substring(name)] else { return nil }
-        guard let number = Int(String(value)), number >= 1, number <= 10_000_000 else { throw .badQuery(name) }
+        guard let value = try request.queryParameter(name) else { return nil }
+        guard let number = Int(value), number >= 1, number <= 10_000_000 else { throw .badQuery(name) }
         return number
     }
 }

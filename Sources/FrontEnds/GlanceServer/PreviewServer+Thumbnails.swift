@@ -73,8 +73,8 @@ extension PreviewServer {
     /// The size key `?size=SIDE` asks for: one of the store's smaller sizes, or the standard one
     /// without it; any other value is `400`.
     func requestedSizeKey(_ request: Request) throws(ServerError) -> String {
-        guard let value = request.uri.queryParameters["size"] else { return ThumbnailImage.standardSizeKey }
-        guard let side = Int(String(value)),
+        guard let value = try request.queryParameter("size") else { return ThumbnailImage.standardSizeKey }
+        guard let side = Int(value),
             side == ThumbnailLimits.defaultMaxSide || indexer.options.sizes.sides.contains(side)
         else { throw .badQuery("size") }
         return side == ThumbnailLimits.defaultMaxSide
@@ -88,7 +88,7 @@ extension PreviewServer {
         // The answer for a smaller size depends on whether the client takes WebP.
         var headers: HTTPFields = [.eTag: entry.entityTag, .vary: "Accept"]
         headers.append(contentsOf: entry.headers)
-        let versioned = entry.version != nil && request.uri.queryParameters["v"].map(String.init) == entry.version
+        let versioned = entry.version != nil && (try? request.queryParameter("v")) == entry.version
         headers[.cacheControl] = versioned ? "public, max-age=31536000, immutable" : "no-cache"
         // If-None-Match compares weakly (RFC 9110 13.1.2): `W/"tag"` matches `"tag"`.
         if let match = request.headers[.ifNoneMatch],
@@ -102,7 +102,6 @@ extension PreviewServer {
         }
         headers[.contentType] = entry.contentType
         headers[.contentLength] = String(entry.body.readableBytes)
-        if request.method == .head { return Response(status: .ok, headers: headers) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: entry.body))
     }
 

@@ -78,38 +78,29 @@ public struct PreviewServer: Sendable {
     /// does not reach (``WholeContainerOnly``), and those about one document, which such a link
     /// reaches for its document only (``SharedDocumentOnly``); anything else under the container
     /// answers 404 once signed in.
-    func addRoutes(to routes: some RouterMethods<ServerRequestContext>) {
+    func addRoutes(to routes: SiteRoutes) {
         let whole = routes.group().add(middleware: WholeContainerOnly())
         let oneDocument = routes.group().add(middleware: SharedDocumentOnly())
-        for method in [HTTPRequest.Method.get, .head] {
-            whole.on("/api/items", method: method) { request, _ in try await self.items(request).head(request) }
-            whole.on("/events", method: method) { request, context in
-                self.events(request, stillSignedIn: context.stillSignedIn).head(request)
-            }
-            whole.on("/", method: method) { request, context in
-                try await self.gridPage(request, signOut: context.signOut)
-            }
-            oneDocument.on("/api/items/**", method: method) { request, context in
-                try await self.item(context.parameters.getCatchAll()).head(request)
-            }
-            oneDocument.on("/preview/**", method: method) { request, context in
-                try await self.previewPage(
-                    context.parameters.getCatchAll(), request: request, signOut: context.signOut,
-                    alone: context.sharedDocument != nil)
-            }
-            oneDocument.on("/thumbnails/**", method: method) { request, context in
-                try await self.thumbnail(context.parameters.getCatchAll(), request: request)
-            }
-            oneDocument.on("/text/**", method: method) { request, context in
-                try await self.text(context.parameters.getCatchAll(), request: request, requester: Requester(context))
-            }
-            oneDocument.on("/previews/**", method: method) { request, context in
-                try await self.preview(
-                    context.parameters.getCatchAll(), request: request, requester: Requester(context))
-            }
-            oneDocument.on("/documents/**", method: method) { request, context in
-                try await self.document(context.parameters.getCatchAll(), request: request, context: context)
-            }
+        whole.on(.items) { request, _ in try await self.items(request) }
+        whole.on(.events) { request, context in self.events(request, stillSignedIn: context.stillSignedIn) }
+        whole.on(.grid) { request, context in try await self.gridPage(request, signOut: context.signOut) }
+        oneDocument.on(.item) { _, context in try await self.item(context.parameters.getCatchAll()) }
+        oneDocument.on(.previewPage) { request, context in
+            try await self.previewPage(
+                context.parameters.getCatchAll(), request: request, signOut: context.signOut,
+                alone: context.sharedDocument != nil)
+        }
+        oneDocument.on(.thumbnails) { request, context in
+            try await self.thumbnail(context.parameters.getCatchAll(), request: request)
+        }
+        oneDocument.on(.text) { request, context in
+            try await self.text(context.parameters.getCatchAll(), request: request, requester: Requester(context))
+        }
+        oneDocument.on(.previews) { request, context in
+            try await self.preview(context.parameters.getCatchAll(), request: request, requester: Requester(context))
+        }
+        oneDocument.on(.documents) { request, context in
+            try await self.document(context.parameters.getCatchAll(), request: request, context: context)
         }
     }
 
@@ -220,12 +211,5 @@ extension RequestFilter {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         // "/c/NAME/" splits into "", "c", "NAME", "".
         return !(parts.count == 4 && parts[1] == "c" && !parts[2].isEmpty)
-    }
-}
-
-extension Response {
-    /// The response as `HEAD` wants it: the same status and headers, no body.
-    func head(_ request: Request) -> Response {
-        request.method == .head ? Response(status: status, headers: headers) : self
     }
 }

@@ -12,12 +12,10 @@ enum SharePage {
 }
 
 extension PreviewSite {
-    func addShareRoutes(to site: some RouterMethods<ServerRequestContext>, accounts: AccountBook) {
-        for method in [HTTPRequest.Method.get, .head] {
-            site.on("/share/:token", method: method) { request, context in
-                try await openShare(
-                    context.parameters.get("token") ?? "", request: request, context: context, accounts: accounts)
-            }
+    func addShareRoutes(to site: SiteRoutes, accounts: AccountBook) {
+        site.on(.share) { request, context in
+            try await openShare(
+                context.parameters.get("token") ?? "", request: request, context: context, accounts: accounts)
         }
     }
 

@@ -18,21 +18,17 @@ extension PreviewSite {
     /// The most a sign-in form may send: a name, a password and a path fit in far less.
     static let signInBodyLimit = 8192
 
-    func addSignInRoutes(to site: some RouterMethods<ServerRequestContext>, accounts: AccountBook) {
-        for method in [HTTPRequest.Method.get, .head] {
-            site.on(RouterPath(String(SignInPage.path.dropFirst())), method: method) { request, _ in
-                let next = safeNext(request.uri.queryParameters["next"].map(String.init))
-                return signInPage(request, next: next, name: "", error: nil, status: .ok)
-            }
-        }
-        site.on(RouterPath(String(SignInPage.path.dropFirst())), method: .post) { request, context in
-            try await signIn(request, context: context, accounts: accounts)
+    func addSignInRoutes(to site: SiteRoutes, accounts: AccountBook) {
+        site.on(.signIn) { request, context in
+            if request.method == .post { return try await signIn(request, context: context, accounts: accounts) }
+            let next = safeNext(try request.queryParameter("next"))
+            return signInPage(request, next: next, name: "", error: nil, status: .ok)
         }
     }
 
     /// `POST /sign-out`, for a signed-in browser (in the signed-in group).
-    func addSignOutRoute(to signedIn: some RouterMethods<ServerRequestContext>) {
-        signedIn.on(RouterPath(String(SignInPage.signOutPath.dropFirst())), method: .post) { request, context in
+    func addSignOutRoute(to signedIn: SiteRoutes) {
+        signedIn.on(.signOut) { request, context in
             guard isSameOrigin(request) else { throw ServerError.forbidden("a form of another site") }
             context.sessions.clearSession()
             return Self.redirect(to: basePath + SignInPage.path)
@@ -91,7 +87,7 @@ extension PreviewSite {
         let page = SignInPage(
             assets: PageAssets().links(under: basePath), action: basePath + SignInPage.path, next: next,
             name: name, error: error)
-        var response = PreviewServer.html(PageTemplates.library.render(page, withTemplate: "sign-in"), request: request)
+        var response = PreviewServer.html(PageTemplates.library.render(page, withTemplate: "sign-in"))
         response.status = status
         response.headers[.cacheControl] = "no-store"
         return response

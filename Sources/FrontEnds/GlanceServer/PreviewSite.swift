@@ -105,12 +105,13 @@ public struct PreviewSite: Sendable {
     /// routes to (for tests: a route added there is behind sign-in).
     func router(
         hostCheck: HostCheck?, secure: Bool,
-        addingSignedInRoutes: (RouterGroup<ServerRequestContext>) -> Void
+        addingSignedInRoutes: (SiteRoutes) -> Void
     ) -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
+        let map = SiteRouteMap()
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: RequestLogger())
-        if let metrics { router.add(middleware: RequestMetrics(metrics: metrics, basePath: basePath)) }
+        router.add(middleware: RequestLogger(routes: map))
+        if let metrics { router.add(middleware: RequestMetrics(metrics: metrics, routes: map)) }
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         if let accounts {
             router.add(
@@ -123,8 +124,7 @@ public struct PreviewSite: Sendable {
                 basePath: basePath,
                 formPaths: accounts == nil ? [] : [basePath + SignInPage.path, basePath + SignInPage.signOutPath]))
         // Every route lives under the base path; anything outside it answers 404.
-        let site: any RouterMethods<ServerRequestContext> =
-            basePath.isEmpty ? router : router.group(RouterPath(String(basePath.dropFirst())))
+        let site = SiteRoutes(router: router, basePath: basePath, map: map)
         addPublicRoutes(to: site)
         // Everything else is behind sign-in when the site has accounts: a route added to this
         // group (or to a container's, below) is private unless it is moved to the public ones.
@@ -138,29 +138,25 @@ public struct PreviewSite: Sendable {
         addingSignedInRoutes(signedIn)
         let wholeSite = signedIn.group().add(middleware: WholeContainerOnly())
         if let metrics { OperatorRoutes.addMetrics(to: wholeSite, metrics: metrics, accountsRequired: accounts != nil) }
-        Self.addNothingElse(to: signedIn)
+        signedIn.on(.nothingElse) { _, _ in throw ServerError.notFound }
         if containers.count == 1, let only = containers.first {
             let container = signedIn.group().add(middleware: ContainerAccess(name: Self.urlName(only.server.title)))
             only.server.addRoutes(to: container)
             return router
         }
-        for method in [HTTPRequest.Method.get, .head] {
-            wholeSite.on("/", method: method) { request, context in
-                try await self.sitePage(request, account: context.account, signOut: context.signOut)
-            }
+        wholeSite.on(.containers) { request, context in
+            try await self.sitePage(request, account: context.account, signOut: context.signOut)
         }
         // The router does not fall back from `/c/` to the catch-all above: a name that is no
         // container's needs one of its own, or it would answer 404 before sign-in while a real
         // one asks for an account, and anyone could list the containers by trying names.
         let containerNames = signedIn.group("c")
-        Self.addNothingElse(to: containerNames)
-        for method in [HTTPRequest.Method.get, .head] {
-            containerNames.on("", method: method) { _, _ -> Response in throw ServerError.notFound }
-        }
+        containerNames.on(.nothingElse) { _, _ in throw ServerError.notFound }
+        containerNames.on(.containerNames) { _, _ in throw ServerError.notFound }
         for (name, server) in containers {
-            let container = signedIn.group(RouterPath("c/\(name)")).add(middleware: ContainerAccess(name: name))
+            let container = signedIn.group("c/\(name)").add(middleware: ContainerAccess(name: name))
             server.addRoutes(to: container)
-            Self.addNothingElse(to: container)
+            container.on(.nothingElse) { _, _ in throw ServerError.notFound }
         }
         return router
     }
@@ -168,37 +164,24 @@ public struct PreviewSite: Sendable {
     /// The routes anyone may ask for, signed in or not: the pages' assets (which hold nothing
     /// of a container), the favicon, the health checks, and with accounts the sign-in page and
     /// the share links' door. The only list of public routes.
-    func addPublicRoutes(to site: some RouterMethods<ServerRequestContext>) {
+    func addPublicRoutes(to site: SiteRoutes) {
         let assets = PageAssets()
-        for method in [HTTPRequest.Method.get, .head] {
-            site.on("/assets/:name", method: method) { request, context in
-                guard let name = context.parameters.get("name"), let asset = assets.asset(named: name[...]) else {
-                    throw ServerError.notFound
-                }
-                var headers: HTTPFields = [.contentType: asset.contentType]
-                headers[.cacheControl] =
-                    request.uri.queryParameters["v"].map(String.init) == asset.version
-                    ? "public, max-age=31536000, immutable" : "no-cache"
-                headers[.contentLength] = String(asset.text.utf8.count)
-                if request.method == .head { return Response(status: .ok, headers: headers) }
-                return Response(
-                    status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
+        site.on(.assets) { request, context in
+            guard let name = context.parameters.get("name"), let asset = assets.asset(named: name[...]) else {
+                throw ServerError.notFound
             }
-            // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
-            site.on("/favicon.ico", method: method) { _, _ in Response(status: .noContent) }
+            var headers: HTTPFields = [.contentType: asset.contentType]
+            headers[.cacheControl] =
+                try request.queryParameter("v") == asset.version ? "public, max-age=31536000, immutable" : "no-cache"
+            return Response(
+                status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: asset.text)))
         }
+        // Browsers ask for it on every site; an empty answer keeps their consoles quiet.
+        site.on(.favicon) { _, _ in Response(status: .noContent) }
         OperatorRoutes.addHealth(to: site, health: health)
         if let accounts {
             addSignInRoutes(to: site, accounts: accounts)
             addShareRoutes(to: site, accounts: accounts)
-        }
-    }
-
-    /// A route for every path below `routes` that no other route takes: `404`, after the
-    /// group's sign-in, so that nobody learns which paths exist without an account.
-    static func addNothingElse(to routes: some RouterMethods<ServerRequestContext>) {
-        for method in [HTTPRequest.Method.get, .head, .post] {
-            routes.on("/**", method: method) { _, _ -> Response in throw ServerError.notFound }
         }
     }
 
@@ -212,7 +195,7 @@ public struct PreviewSite: Sendable {
         }
         let page = SitePage(
             title: "Glance", assets: PageAssets().links(under: basePath), signOut: signOut, containers: entries)
-        return PreviewServer.html(PageTemplates.library.render(page, withTemplate: "site"), request: request)
+        return PreviewServer.html(PageTemplates.library.render(page, withTemplate: "site"))
     }
 
     /// An application serving the site on `host:port` (port 0 picks a free one), answering
@@ -258,38 +241,53 @@ public struct PreviewSite: Sendable {
     }
 }
 
-/// One log line per request at `info`: method, path, status, milliseconds (at `debug` for
-/// thumbnails and assets, which a grid asks for by the hundred). A share link's token is a
-/// credential: its path is logged without it (``redacted(_:)``).
+/// One log line per request, once its answer is sent: method, path, status, milliseconds, at
+/// the level of the route it matched (``SiteRoute/logLevel``); an error that is no HTTP answer
+/// (a 500) at `error`, with what it was. A share link's token is a credential: its path is logged
+/// without it (``redacted(_:)``).
 struct RequestLogger: RouterMiddleware {
     typealias Context = ServerRequestContext
+    /// The site's routes, to find the level of the one a request matched.
+    let routes: SiteRouteMap
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         let start = ContinuousClock.now
-        let path = request.uri.path
-        let level: Logger.Level =
-            path.contains("/thumbnails/") || path.contains("/assets/") ? .debug : .info
         do {
-            let response = try await next(request, context)
-            log(request, status: response.status.code, since: start, level: level, logger: context.logger)
+            var response = try await next(request, context)
+            let status = response.status.code
+            let level = routes.logLevel(matched: context.endpointPath)
+            let logger = context.logger
+            guard logger.logLevel <= level else { return response }
+            response.body = response.body.whenWritten { sent in
+                Self.log(request, status: status, since: start, level: level, logger: logger, sent: sent)
+            }
             return response
-        } catch let error as HTTPResponseError {
-            log(request, status: error.status.code, since: start, level: level, logger: context.logger)
+        } catch let error as any HTTPResponseError {
+            let level = routes.logLevel(matched: context.endpointPath)
+            Self.log(request, status: error.status.code, since: start, level: level, logger: context.logger)
+            throw error
+        } catch {
+            Self.log(
+                request, status: 500, since: start, level: .error, logger: context.logger,
+                cause: String(describing: error))
             throw error
         }
     }
 
-    private func log(
-        _ request: Request, status: Int, since start: ContinuousClock.Instant, level: Logger.Level, logger: Logger
+    private static func log(
+        _ request: Request, status: Int, since start: ContinuousClock.Instant, level: Logger.Level, logger: Logger,
+        sent: Bool = true, cause: String? = nil
     ) {
         guard logger.logLevel <= level else { return }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        logger.log(
-            level: level,
-            "\(request.method) \(Self.redacted(request.uri.path)) \(status) \(String(format: "%.1f", milliseconds)) ms")
+        let path = redacted(request.uri.path)
+        var line = "\(request.method) \(path) \(status) \(String(format: "%.1f", milliseconds)) ms"
+        if !sent { line += " (the client left before the whole answer was sent)" }
+        if let cause { line += ": " + cause }
+        logger.log(level: level, "\(line)")
     }
 
     /// `path` as the log may show it: whatever follows a `/share/` anywhere in it (a share link's

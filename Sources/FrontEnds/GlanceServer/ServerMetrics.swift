@@ -36,44 +36,35 @@ extension ProcessMetrics {
     func signInFailed() {
         handles.counter("glance_signin_failures_total", []).increment()
     }
-
-    /// The route class a request's path is counted under (never the path itself): `page`,
-    /// `api`, `thumbnails`, `previews`, `text`, `documents`, `events`, `assets`, `sign-in`,
-    /// `share`, `metrics`, `health` or `other`.
-    static func routeClass(of path: String, basePath: String) -> String {
-        var parts = path.dropFirst(basePath.count).split(separator: "/", omittingEmptySubsequences: true)[...]
-        if parts.first == "c", parts.count >= 2 { parts = parts.dropFirst(2) }
-        guard let first = parts.first else { return "page" }
-        switch first {
-        case "preview": return "page"
-        case "api", "thumbnails", "previews", "text", "documents", "events", "assets", "share", "metrics":
-            return String(first)
-        case "sign-in", "sign-out": return "sign-in"
-        case "healthz", "readyz": return "health"
-        default: return "other"
-        }
-    }
 }
 
-/// Counts every request for the metrics, answered or refused (outermost, beside the log).
+/// Counts every request for the metrics, answered or refused (outermost, beside the log), under
+/// the label of the route it matched (``SiteRoute/metricsLabel``), once its answer is sent.
 struct RequestMetrics: RouterMiddleware {
     typealias Context = ServerRequestContext
     let metrics: ProcessMetrics
-    let basePath: String
+    /// The site's routes, to find the label of the one a request matched.
+    let routes: SiteRouteMap
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         let start = ContinuousClock.now
-        let route = ProcessMetrics.routeClass(of: request.uri.path, basePath: basePath)
         do {
-            let response = try await next(request, context)
-            metrics.request(
-                route: route, status: response.status.code, duration: ContinuousClock.now - start,
-                bytes: response.body.contentLength)
+            var response = try await next(request, context)
+            let route = routes.metricsLabel(matched: context.endpointPath)
+            let status = response.status.code
+            let bytes = response.body.contentLength
+            let metrics = metrics
+            response.body = response.body.whenWritten { _ in
+                metrics.request(route: route, status: status, duration: ContinuousClock.now - start, bytes: bytes)
+            }
             return response
-        } catch let error as HTTPResponseError {
-            metrics.request(route: route, status: error.status.code, duration: ContinuousClock.now - start, bytes: nil)
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            metrics.request(
+                route: routes.metricsLabel(matched: context.endpointPath), status: status,
+                duration: ContinuousClock.now - start, bytes: nil)
             throw error
         }
     }
@@ -83,11 +74,9 @@ struct RequestMetrics: RouterMiddleware {
 /// ``OperatorResponses``', as on `--metrics-address`).
 enum OperatorRoutes {
     /// Adds `/healthz` and `/readyz` to `routes` (public: they say nothing of a container).
-    static func addHealth(to routes: some RouterMethods<ServerRequestContext>, health: HealthCheck?) {
-        for method in [HTTPRequest.Method.get, .head] {
-            routes.on("/healthz", method: method) { _, _ in OperatorResponses.alive() }
-            routes.on("/readyz", method: method) { _, _ in await OperatorResponses.ready(health) }
-        }
+    static func addHealth(to routes: SiteRoutes, health: HealthCheck?) {
+        routes.on(.alive) { _, _ in OperatorResponses.alive() }
+        routes.on(.ready) { _, _ in await OperatorResponses.ready(health) }
     }
 
     /// Adds `/metrics` to `routes`. It counts for the whole server (requests, failed sign-ins,
@@ -96,17 +85,15 @@ enum OperatorRoutes {
     /// token), never a share link (on an operator's listener, with no accounts, anyone who
     /// reaches it does).
     static func addMetrics(
-        to routes: some RouterMethods<ServerRequestContext>, metrics: ProcessMetrics, accountsRequired: Bool
+        to routes: SiteRoutes, metrics: ProcessMetrics, accountsRequired: Bool
     ) {
-        for method in [HTTPRequest.Method.get, .head] {
-            routes.on("/metrics", method: method) { _, context in
-                if accountsRequired, !mayReadMetrics(context) {
-                    throw ServerError.forbidden(
-                        "/metrics counts for every container: it is for accounts that may see them all "
-                            + "(or serve it on --metrics-address)")
-                }
-                return OperatorResponses.metrics(metrics)
+        routes.on(.metrics) { _, context in
+            if accountsRequired, !mayReadMetrics(context) {
+                throw ServerError.forbidden(
+                    "/metrics counts for every container: it is for accounts that may see them all "
+                        + "(or serve it on --metrics-address)")
             }
+            return OperatorResponses.metrics(metrics)
         }
     }
 

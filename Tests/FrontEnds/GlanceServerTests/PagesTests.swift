@@ -1,6 +1,7 @@
 import Foundation
 import GlanceAccounts
 import GlanceCore
+import GlanceOperations
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -362,7 +363,7 @@ struct RouteGroupTests {
         let alice = try Account(name: "alice", password: "a long password", containers: nil)
         let site = PreviewSite(containers: [served.server], accounts: AccountBook(Accounts([alice])))
         let router = site.router(hostCheck: nil, secure: false) { group in
-            group.get("/added-later") { _, _ in "a private thing" }
+            group.routerGroup.get("/added-later") { _, _ in "a private thing" }
         }
         let basic = "Basic " + Data("alice:a long password".utf8).base64EncodedString()
         try await Application(router: router).test(.router) { client in
@@ -404,6 +405,50 @@ struct RouteGroupTests {
                     #expect($0.status == status, "\(uri)")
                 }
             }
+        }
+    }
+
+    @Test(
+        "the metrics count a request under the route it matched, refused by sign-in or answered; HEAD is GET without the body"
+    )
+    func metricsCountTheMatchedRoute() async throws {
+        let served = try ServedContainer()
+        let alice = try Account(name: "alice", password: "a long password", containers: nil)
+        let metrics = ProcessMetrics()
+        let site = PreviewSite(containers: [served.server], accounts: AccountBook(Accounts([alice])), metrics: metrics)
+        let basic = "Basic " + Data("alice:a long password".utf8).base64EncodedString()
+        try await Application(router: site.router()).test(.router) { client in
+            // Refused by sign-in before any handler ran: still counted under its route.
+            try await client.execute(uri: "/thumbnails/a.png", method: .get) { #expect($0.status == .unauthorized) }
+            // A document named like a route is still the route that matched: a thumbnail.
+            try await client.execute(uri: "/thumbnails/api/items", method: .get, headers: [.authorization: basic]) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/no/such/route", method: .get, headers: [.authorization: basic]) {
+                #expect($0.status == .notFound)
+            }
+            var pageLength = 0
+            try await client.execute(uri: "/", method: .get, headers: [.authorization: basic]) {
+                #expect($0.status == .ok)
+                pageLength = $0.body.readableBytes
+            }
+            try await client.execute(uri: "/", method: .head, headers: [.authorization: basic]) {
+                #expect($0.status == .ok && $0.body.readableBytes == 0)
+                #expect($0.headers[.contentLength] == String(pageLength))
+            }
+            try await client.execute(uri: "/assets/glance.css?v=%zz", method: .get) {
+                #expect($0.status == .badRequest)
+            }
+        }
+        let exposition = String(decoding: metrics.exposition(), as: UTF8.self)
+        for expected in [
+            #"glance_http_requests_total{route="thumbnails",status="401"} 1"#,
+            #"glance_http_requests_total{route="thumbnails",status="404"} 1"#,
+            #"glance_http_requests_total{route="other",status="404"} 1"#,
+            #"glance_http_requests_total{route="page",status="200"} 2"#,
+            #"glance_http_requests_total{route="assets",status="400"} 1"#,
+        ] {
+            #expect(exposition.contains(expected), "\(expected) in \(exposition)")
         }
     }
 }
