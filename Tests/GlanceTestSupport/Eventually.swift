@@ -59,3 +59,54 @@ public func readToEnd(_ handle: FileHandle) async -> Data {
         Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
     }
 }
+
+/// What the pipe behind `handle` gives until `enough` holds for it, or until its end of file (what
+/// came is returned then, for the caller to judge), read without blocking a thread (the handle
+/// is made non-blocking: read it with this function only from then on); throws
+/// ``NotSeenInTime`` naming `awaited` and what came if neither happens within `limit`.
+public func readOutput(
+    of handle: FileHandle, until awaited: @autoclosure () -> String, within limit: Duration = .seconds(30),
+    _ enough: (String) -> Bool
+) async throws -> String {
+    let descriptor = handle.fileDescriptor
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    try await eventually(
+        "\(awaited()); came: \(String(decoding: received, as: UTF8.self).debugDescription)", within: limit
+    ) {
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count == 0 { return true }  // The end of file: all that will ever come.
+            guard count > 0 else { break }  // Nothing yet (or an interrupted read): look again later.
+            received += buffer[..<count]
+        }
+        return enough(String(decoding: received, as: UTF8.self))
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
+/// Waits on a thread of its own for an effect that lasts only a while (a claim held during one
+/// render), checking `condition` every `pollEvery`, and runs `action` there as soon as it is seen:
+/// a task could resume too late to see it, or to act within it, while other tests hold the few
+/// threads that run every test's tasks. Throws ``NotSeenInTime`` naming `awaited` if it is not
+/// seen within `limit`, and what `action` throws.
+public func whenSeen(
+    _ awaited: String, within limit: Duration = .seconds(10), pollEvery interval: Duration = .milliseconds(10),
+    _ condition: @escaping @Sendable () -> Bool, then action: @escaping @Sendable () throws -> Void = {}
+) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread.detachNewThread {
+            let deadline = ContinuousClock.now + limit
+            let pause = useconds_t(
+                interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
+            while !condition() {
+                guard ContinuousClock.now < deadline else {
+                    return continuation.resume(throwing: NotSeenInTime(description: "not within \(limit): \(awaited)"))
+                }
+                usleep(pause)
+            }
+            continuation.resume(with: Result { try action() })
+        }
+    }
+}
