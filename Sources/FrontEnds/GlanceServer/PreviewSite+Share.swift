@@ -48,9 +48,14 @@ extension PreviewSite {
             return Self.reopenFromThisSite(basePath + SharePage.pathPrefix + token)
         }
         let destination = self.destination(of: share)
-        if let session = context.sessions.session, session.account(in: current) != nil {
+        // A browser that already has a session of an account, or of this link, keeps it: opening
+        // a link again starts no other session (each counts against the link's sessions in ten
+        // minutes, and one holder opening it over and over would use them all up). A `HEAD`
+        // (a link checker) learns whether the link opens, and starts none either.
+        if let session = context.sessions.session, session.account(in: current) != nil || session.share == share.id {
             return Self.redirect(to: destination)
         }
+        if request.method == .head { return Self.redirect(to: destination) }
         guard throttle.mayStartSession(account: "share " + share.id) else {
             throw ServerError.tooManySessions(SignInThrottle.sessionsPerWindow)
         }

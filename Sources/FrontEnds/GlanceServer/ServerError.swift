@@ -61,7 +61,7 @@ enum ServerError: Error, HTTPResponseError {
         case .shareLinkClosed:
             "this share link does not open: it expired, was revoked, or is not complete; ask for a new one"
         case .tooManySessions(let limit):
-            "this account signed in \(limit) times in the last ten minutes; try again in a few minutes"
+            "\(limit) sessions were started with this account or share link in the last ten minutes; try again in a few minutes"
         case .tooManyAttempts(let wait):
             "too many sign-in attempts from here or on this account; try again in \(Self.seconds(wait)) s"
         case .previewQueueFull:
