@@ -307,9 +307,9 @@ struct GenerateCommandTests {
         #expect(listing.status == 0, "\(listing.standardError)")
         var rendered = 0
         for (process, output, error) in [first, second] {
-            let data = await readToEnd(output.fileHandleForReading)
-            let messages = String(decoding: await readToEnd(error.fileHandleForReading), as: UTF8.self)
-            #expect(await exitInstant(ofGlance: process, within: .seconds(120)) != nil)
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let messages = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
             #expect(process.terminationStatus == 0, "\(messages)")
             let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             rendered += summary?["rendered"] as? Int ?? 0
@@ -330,29 +330,16 @@ struct GenerateCommandTests {
         first.arguments = ["generate", container.path, "--jobs", "1", "--quiet", "--debug-slow-on", "*"]
         first.standardError = FileHandle.nullDevice
         try first.run()
-        // The second starts once the first has claimed the four (in one transaction: a claim
-        // seen is all four), before the first of them is saved (its render takes a second).
         let database = container.file(".thumbnails/thumbnails.sqlite")
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
-        second.arguments = ["generate", container.path, "--json"]
-        let (output, errors) = (Pipe(), Pipe())
-        (second.standardOutput, second.standardError) = (output, errors)
-        try await whenSeen("the first batch's claims in \(database)") {
-            (SQLiteLook.integer("SELECT count(*) FROM claim", in: database) ?? 0) > 0
-        } then: {
-            try second.run()
-        }
-        async let outputData = readToEnd(output.fileHandleForReading)
-        async let errorData = readToEnd(errors.fileHandleForReading)
-        #expect(await exitInstant(ofGlance: second, within: .seconds(60)) != nil)
-        let (standardOutput, standardError) = (await outputData, String(decoding: await errorData, as: UTF8.self))
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: database) { usleep(50_000) }
+        usleep(500_000)
+        let second = try GlanceProcess.run(["generate", container.path, "--json"])
         #expect(first.isRunning || first.terminationStatus == 1)
-        #expect(await exitInstant(ofGlance: first, within: .seconds(60)) != nil)
+        first.waitUntilExit()
         #expect(first.terminationStatus == 1)
-        let summary = try JSONSerialization.jsonObject(with: standardOutput) as? [String: Any]
-        #expect(second.terminationStatus == 1, "\(standardError)")
-        #expect(standardError.contains("z-bad.jpg: truncated JPEG data"), "\(standardError)")
+        let summary = try JSONSerialization.jsonObject(with: Data(second.standardOutput.utf8)) as? [String: Any]
+        #expect(second.status == 1, "\(second.standardError)")
+        #expect(second.standardError.contains("z-bad.jpg: truncated JPEG data"), "\(second.standardError)")
         #expect(summary?["failed"] as? Int == 1)
         #expect((summary?["rendered"] as? Int ?? 0) + (summary?["renderedElsewhere"] as? Int ?? 0) == 3)
     }
@@ -366,20 +353,13 @@ struct GenerateCommandTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        // Claimed once its identity is taken (the plan); the worker then waits a second before
-        // reading the file: change it as soon as the claim is seen.
-        let database = container.file(".thumbnails/thumbnails.sqlite")
-        let document = container.file("slow-notes.txt")
-        try await whenSeen("the batch's claim on slow-notes.txt in \(database)") {
-            SQLiteLook.integer("SELECT count(*) FROM claim WHERE path = 'slow-notes.txt'", in: database) == 1
-        } then: {
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: document))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data("\nA line added while the thumbnail was being made.\n".utf8))
-            try handle.close()
-        }
-        let data = await readToEnd(output.fileHandleForReading)
-        #expect(await exitInstant(ofGlance: process, within: .seconds(60)) != nil)
+        usleep(400_000)  // the worker now waits a second before reading the file: change it
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: container.file("slow-notes.txt")))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\nA line added while the thumbnail was being made.\n".utf8))
+        try handle.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         #expect(summary?["rendered"] as? Int == 1)
@@ -537,10 +517,16 @@ struct GenerateCommandTests {
         process.standardError = errors
         try process.run()
         // Signal once the batch is under way: its workers have started.
-        let pid = process.processIdentifier
-        try await eventually("the batch's workers started") { try !childProcesses(of: pid).isEmpty }
-        // And its store is open: glance catches SIGINT from then on, to stop in order.
-        try await eventually("glance catching SIGINT (its store open)") { catches(SIGINT, pid: pid) }
+        let started = ContinuousClock.now
+        while try childProcesses(of: process.processIdentifier).isEmpty, ContinuousClock.now - started < .seconds(10) {
+            usleep(20_000)
+        }
+        // And its store is open (glance acts on signals from then on).
+        let database = container.file(".thumbnails/thumbnails.sqlite")
+        while !FileManager.default.fileExists(atPath: database), ContinuousClock.now - started < .seconds(10) {
+            usleep(20_000)
+        }
+        usleep(300_000)
         #expect(process.isRunning)
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)

@@ -25,40 +25,6 @@ struct GlanceProcess {
         _ arguments: [String], in folder: String? = nil, executable: String? = nil,
         environment: [String: String] = [:]
     ) throws -> Result {
-        let (process, output, error) = try start(
-            arguments, in: folder, executable: executable, environment: environment)
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
-    }
-
-    /// ``run(_:in:executable:environment:)`` for async tests: the output read and the exit waited
-    /// for without holding a task's thread. A run still going after `limit` is recorded as an
-    /// issue (with where its threads are) and killed.
-    static func finished(
-        _ arguments: [String], in folder: String? = nil, executable: String? = nil,
-        environment: [String: String] = [:], within limit: Duration = .seconds(120)
-    ) async throws -> Result {
-        let (process, output, error) = try start(
-            arguments, in: folder, executable: executable, environment: environment)
-        async let outputData = readToEnd(output.fileHandleForReading)
-        async let errorData = readToEnd(error.fileHandleForReading)
-        _ = await exitInstant(ofGlance: process, within: limit)
-        return Result(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: await outputData, as: UTF8.self),
-            standardError: String(decoding: await errorData, as: UTF8.self))
-    }
-
-    /// Starts `glance` (or `executable`) as ``run(_:in:executable:environment:)`` does, its output
-    /// and error each into a pipe of their own.
-    private static func start(
-        _ arguments: [String], in folder: String?, executable: String?, environment: [String: String]
-    ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
         process.arguments = arguments
@@ -71,7 +37,13 @@ struct GlanceProcess {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        return (process, output, error)
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self))
     }
 }
 
@@ -148,17 +120,6 @@ func threadStates(of pid: Int32) -> String {
         let state = stat.range(of: ") ").map { String(stat[$0.upperBound...].prefix(1)) } ?? "?"
         return "\(task) \(read("comm")) \(state) \(read("wchan"))"
     }.joined(separator: "; ")
-}
-
-/// Whether process `pid` catches `signal` now (its status in /proc says so). glance's orderly stop
-/// on SIGINT and SIGTERM is in place once it does: the dispatch source that takes them installs a
-/// handler (until then the signal is ignored, or kills the process).
-func catches(_ signal: Int32, pid: Int32) -> Bool {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-        let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-    else { return false }
-    return mask & (1 << UInt64(signal - 1)) != 0
 }
 
 /// Waits up to `limit` for `process` to end; if it has not, calls `overdue` (the process still

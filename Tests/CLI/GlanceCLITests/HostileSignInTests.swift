@@ -161,7 +161,7 @@ struct HostileSignInTests {
     func parallelGuesses() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = try Self.users(in: photos, limited: "elsewhere")
-        let (serve, port, _) = try await ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
+        let (serve, port, _) = try ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         // Alice signed in a moment ago: her credential is known, and costs no attempt.
@@ -215,7 +215,7 @@ struct HostileSignInTests {
         let token = try GlanceProcess.run(["user", "token", "alice", "--users", file]).standardOutput
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let tokenID = String(token.dropFirst("glance_".count).prefix(12))
-        let (serve, port, _) = try await ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
+        let (serve, port, _) = try ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         let signedIn = try SignInTests.send("POST", "/sign-in", port: port, body: SignInTests.form("alice", Self.alice))

@@ -62,9 +62,8 @@ struct OperationsTests {
             .reduce(0) { $0 + $1.value }
     }
 
-    /// Starts `glance ARGUMENTS` and waits for its line `metrics at URL` (without holding a task's
-    /// thread): (process, port, log).
-    static func start(_ arguments: [String]) async throws -> (Process, Int, Pipe) {
+    /// Starts `glance ARGUMENTS` and waits for its line `metrics at URL`: (process, port, log).
+    static func start(_ arguments: [String]) throws -> (Process, Int, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         process.arguments = arguments
@@ -73,14 +72,12 @@ struct OperationsTests {
         process.standardOutput = output
         process.standardError = log
         try process.run()
-        let text: String
-        do {
-            text = try await readOutput(of: output.fileHandleForReading, until: "glance's line 'metrics at URL'") {
-                $0.split(separator: "\n").contains { $0.hasPrefix("metrics at ") }
-            }
-        } catch {
-            kill(process.processIdentifier, SIGKILL)
-            throw error
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !text.contains("metrics at "), ContinuousClock.now < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
         }
         let line = text.split(separator: "\n").first { $0.hasPrefix("metrics at ") } ?? ""
         let port = line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
@@ -92,7 +89,7 @@ struct OperationsTests {
     )
     func watchMetrics() async throws {
         let container = try SampleContainer.standard()
-        let (watch, port, _) = try await Self.start([
+        let (watch, port, _) = try Self.start([
             "watch", container.path, "--metrics-address", "127.0.0.1:0", "--jobs", "2",
         ])
         defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
@@ -146,7 +143,7 @@ struct OperationsTests {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
         let generated = try GlanceProcess.run(["generate", container.path, "--store", store])
         #expect(generated.status == 0, "\(generated.standardError)")
-        let (serve, port, _) = try await ServeCommandTests.startServe([container.path, "--store", store, "--jobs", "1"])
+        let (serve, port, _) = try ServeCommandTests.startServe([container.path, "--store", store, "--jobs", "1"])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         for path in ["/", "/thumbnails/a.png", "/thumbnails/a.png", "/thumbnails/missing.png"] {
@@ -203,18 +200,13 @@ struct OperationsTests {
 
         deinit { close(descriptor) }
 
-        /// The next datagram, or nil after `limit`; looked for every 10 ms without holding a
-        /// task's thread meanwhile.
-        func receive(within limit: Duration) async -> String? {
-            let deadline = ContinuousClock.now + limit
+        /// The next datagram, or nil after `seconds`.
+        func receive(seconds: Double) -> String? {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(seconds * 1000)) > 0 else { return nil }
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if count > 0 { return String(decoding: buffer.prefix(count), as: UTF8.self) }
-                guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(10))) != nil else {
-                    return nil
-                }
-            }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
         }
     }
 
@@ -234,30 +226,32 @@ struct OperationsTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let first = await notify.receive(within: .seconds(30))
+        let first = notify.receive(seconds: 30)
         #expect(first?.hasPrefix("READY=1\nSTATUS=watching ") == true, "\(first ?? "nothing")")
         try container.add("saved.png", from: "png/rgba8.png")
         var state = ""
-        try await eventually("the document saved after READY=1 seen by the watch (\(state))", within: .seconds(20)) {
-            let shown = try await GlanceProcess.finished(["show", container.path, "saved.png", "--json"])
+        for _ in 0..<80 {
+            let shown = try GlanceProcess.run(["show", container.path, "saved.png", "--json"])
             state =
                 (try? JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any])?["state"]
                 as? String ?? ""
-            return state == "fresh"
+            if state == "fresh" { break }
+            try await Task.sleep(for: .milliseconds(250))
         }
+        #expect(state == "fresh", "the document saved after READY=1 was seen by the watch")
         var watchdogs = 0
         for _ in 0..<10 where watchdogs < 2 {
-            if await notify.receive(within: .seconds(1)) == "WATCHDOG=1" { watchdogs += 1 }
+            if notify.receive(seconds: 1) == "WATCHDOG=1" { watchdogs += 1 }
         }
         #expect(watchdogs == 2)
         kill(process.processIdentifier, SIGTERM)
         var stopping = false
         for _ in 0..<20 where !stopping {
-            guard let message = await notify.receive(within: .seconds(1)) else { continue }
+            guard let message = notify.receive(seconds: 1) else { continue }
             stopping = message == "STOPPING=1"
         }
         #expect(stopping)
-        #expect(await waitForExit(process, within: .seconds(20)))
+        process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }
 

@@ -79,30 +79,26 @@ struct QueueCommandTests {
         return try startNamespaced(host, ["--mount"], prepare: "mount -t tmpfs glance-test \(quoted)", arguments)
     }
 
-    /// What a process wrote to the pipe it was given for standard error (read without holding a
-    /// task's thread).
-    static func said(_ errors: Pipe) async -> String {
-        String(decoding: await readToEnd(errors.fileHandleForReading), as: UTF8.self)
+    /// What a process wrote to the pipe it was given for standard error.
+    static func said(_ errors: Pipe) -> String {
+        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    /// Waits for `process` to end (at most `seconds`, without holding a task's thread), killing it
-    /// if it does not.
-    static func finish(_ process: Process, within seconds: Double) async -> Bool {
-        await endProcess(process, within: .milliseconds(Int(seconds * 1000))) != nil
+    /// Waits for `process` to end (at most `seconds`), killing it if it does not.
+    static func finish(_ process: Process, within seconds: Double) -> Bool {
+        endProcess(process, within: .milliseconds(Int(seconds * 1000)))
     }
 
-    /// Waits (at most a minute) until the job of `path` is leased, and does `action` as soon as it
-    /// is seen; throws if it is not. Looked for on a thread of its own: a lease can last only a
-    /// second (one slow render), which a task could resume too late to see.
-    static func waitUntilLeased(
-        _ path: String, server: PostgresServer, database: String, then action: @escaping @Sendable () -> Void = {}
-    ) async throws {
-        let leased = "SELECT count(*) FROM glance.job WHERE path = '\(path)' AND state = 'leased'"
-        try await whenSeen("the job of \(path) leased", within: .seconds(60), pollEvery: .milliseconds(20)) {
-            (try? server.psql(leased, database: database)) == "1"
-        } then: {
-            action()
+    /// Waits (at most a minute) until the job of `path` is leased; whether it was.
+    static func waitUntilLeased(_ path: String, server: PostgresServer, database: String) throws -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let leased = try server.psql(
+                "SELECT count(*) FROM glance.job WHERE path = '\(path)' AND state = 'leased'", database: database)
+            if leased == "1" { return true }
+            usleep(20_000)
         }
+        return false
     }
 
     @Test("two worker processes drain the queue: every document fresh, every job done exactly once")
@@ -123,7 +119,7 @@ struct QueueCommandTests {
             try Self.startWorker(["--store", workerStore, "--jobs", "1", "--exit-when-idle"])
         }
         for (process, _) in workers {
-            #expect(await Self.finish(process, within: 120), "the worker ends when the queue is empty")
+            #expect(Self.finish(process, within: 120), "the worker ends when the queue is empty")
         }
         for (process, _) in workers { #expect(process.terminationStatus == 0) }
 
@@ -191,15 +187,18 @@ struct QueueCommandTests {
         }
         // Read while the worker still runs (it waits for more jobs): lines held in a buffer
         // until it exits never come.
-        let text = try await readOutput(
-            of: output.fileHandleForReading, until: "two lines of worker -v", within: .seconds(60)
-        ) {
-            $0.split(separator: "\n").count >= 2
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        let reader = output.fileHandleForReading
+        while text.split(separator: "\n").count < 2, ContinuousClock.now < deadline {
+            var poller = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            text += String(decoding: reader.availableData, as: UTF8.self)
         }
         #expect(worker.isRunning)
         #expect(text.split(separator: "\n").count == 2, "\(text)")
         kill(worker.processIdentifier, SIGTERM)
-        #expect(await Self.finish(worker, within: 30))
+        #expect(Self.finish(worker, within: 30))
     }
 
     @Test(
@@ -213,8 +212,8 @@ struct QueueCommandTests {
 
         // The namespace is real: the server's TCP port on loopback is out of reach in it.
         let (cutOff, cutOffErrors) = try Self.startHost("cut-off", ["--store", store, "--exit-when-idle"])
-        #expect(await Self.finish(cutOff, within: 60))
-        let refused = await Self.said(cutOffErrors)
+        #expect(Self.finish(cutOff, within: 60))
+        let refused = Self.said(cutOffErrors)
         #expect(cutOff.terminationStatus == 2, "\(refused)")
         #expect(refused.contains("cannot reach the PostgreSQL server at 127.0.0.1:\(server.port)"), "\(refused)")
 
@@ -224,8 +223,8 @@ struct QueueCommandTests {
                 name, ["--store", socketStore, "--jobs", "1", "--exit-when-idle", "--debug-slow-on", "slow-*"])
         }
         for (process, errors) in hosts {
-            #expect(await Self.finish(process, within: 120), "the host ends when the queue is empty")
-            let said = await Self.said(errors)
+            #expect(Self.finish(process, within: 120), "the host ends when the queue is empty")
+            let said = Self.said(errors)
             #expect(process.terminationStatus == 0, "\(said)")
         }
         let rows = try container.list(["--store", store])
@@ -255,8 +254,8 @@ struct QueueCommandTests {
         ])
         #expect(forced.standardOutput.contains("\"queued\":3"), "\(forced.standardOutput)")
         let (worker, errors) = try Self.startWorker(["--store", store, "--exit-when-idle"])
-        #expect(await Self.finish(worker, within: 120))
-        let said = await Self.said(errors)
+        #expect(Self.finish(worker, within: 120))
+        let said = Self.said(errors)
         #expect(worker.terminationStatus == 0, "\(said)")
         let after = try server.psql("SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
         let pairs = zip(before.split(separator: "\n"), after.split(separator: "\n"))
@@ -276,21 +275,23 @@ struct QueueCommandTests {
         let (blind, blindErrors) = try Self.startBlindHost(
             "blind", hiding: container.path, ["--store", store, "--lease-seconds", "30", "--exit-when-idle"])
         // Every job is tried once by the blind host, given back, and left to others meanwhile.
+        let deadline = Date().addingTimeInterval(60)
         var refused = ""
-        try await eventually("the blind host gave every job back (\(refused) of 3)", within: .seconds(60)) {
+        while Date() < deadline, refused != "3" {
             refused = try server.psql(
                 "SELECT count(*) FROM glance.job WHERE state = 'pending' AND refused_by = 'blind'", database: database)
-            return refused == "3"
+            if refused != "3" { usleep(50_000) }
         }
+        #expect(refused == "3", "the blind host gave every job back")
         #expect(try container.list(["--store", store]).count == 3, "no record was dropped")
 
         let (sighted, sightedErrors) = try Self.startHost(
             "sighted", ["--store", server.socketAddress(container: "share", database: database), "--exit-when-idle"])
-        #expect(await Self.finish(sighted, within: 120))
-        let sightedSaid = await Self.said(sightedErrors)
+        #expect(Self.finish(sighted, within: 120))
+        let sightedSaid = Self.said(sightedErrors)
         #expect(sighted.terminationStatus == 0, "\(sightedSaid)")
-        #expect(await Self.finish(blind, within: 60), "the blind host ends once the queue is empty")
-        let blindSaid = await Self.said(blindErrors)
+        #expect(Self.finish(blind, within: 60), "the blind host ends once the queue is empty")
+        let blindSaid = Self.said(blindErrors)
         #expect(
             blindSaid.contains("is empty on this host (is the shared storage mounted?); given back"), "\(blindSaid)")
         #expect(
@@ -311,7 +312,7 @@ struct QueueCommandTests {
         let away = container.path + "-away"
         #expect(rename(container.path, away) == 0)
         let (worker, _) = try Self.startWorker(["--store", store, "--max-attempts", "1", "--exit-when-idle"])
-        #expect(await Self.finish(worker, within: 60))
+        #expect(Self.finish(worker, within: 60))
         #expect(worker.terminationStatus == 0)
 
         let listed = try GlanceProcess.run(["queue", container.path, "--store", store, "--failed"])
@@ -331,7 +332,7 @@ struct QueueCommandTests {
         #expect(retried.standardOutput.contains("queued 2 failed job(s) again"), "\(retried.standardOutput)")
         #expect(retried.standardOutput.contains("pending  2"), "\(retried.standardOutput)")
         let (again, _) = try Self.startWorker(["--store", store, "--exit-when-idle"])
-        #expect(await Self.finish(again, within: 60))
+        #expect(Self.finish(again, within: 60))
         #expect(
             try server.psql("SELECT state, attempts FROM glance.job ORDER BY id", database: database)
                 == "done|1\ndone|1")
@@ -350,15 +351,14 @@ struct QueueCommandTests {
         let (doomed, _) = try Self.startWorker([
             "--store", store, "--jobs", "1", "--lease-seconds", "2", "--debug-slow-on", "slow-*",
         ])
-        let doomedPID = doomed.processIdentifier
-        try await Self.waitUntilLeased("slow-00.png", server: server, database: database) {
-            kill(doomedPID, SIGKILL)
-        }
-        #expect(await exited(doomed, within: .seconds(10)), "host A ended on SIGKILL")
+        let holding = try Self.waitUntilLeased("slow-00.png", server: server, database: database)
+        #expect(holding, "host A leased the slow document")
+        kill(doomed.processIdentifier, SIGKILL)
+        doomed.waitUntilExit()
 
         let (rescuer, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--exit-when-idle"])
-        #expect(await Self.finish(rescuer, within: 120))
-        let said = await Self.said(errors)
+        #expect(Self.finish(rescuer, within: 120))
+        let said = Self.said(errors)
         #expect(rescuer.terminationStatus == 0, "\(said)")
         #expect(try container.list(["--store", store])["slow-00.png"]?["state"] as? String == "fresh")
         #expect(
@@ -375,15 +375,15 @@ struct QueueCommandTests {
         #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         // The worker's renderer hangs on the slow document (until --timeout): it is stopped holding it.
         let (worker, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--debug-hang-on", "slow-*"])
-        try await Self.waitUntilLeased("slow-00.png", server: server, database: database)
+        let holding = try Self.waitUntilLeased("slow-00.png", server: server, database: database)
+        #expect(holding, "the worker leased the slow document")
         let signalled = ContinuousClock.now
         kill(worker.processIdentifier, SIGTERM)
-        let ended = await endProcess(worker, within: .seconds(20))
-        let stopped = ended != nil
-        let took = (ended ?? .now) - signalled
+        let stopped = Self.finish(worker, within: 20)
+        let took = ContinuousClock.now - signalled
         #expect(stopped, "still running 20 s after SIGTERM")
         #expect(took < .seconds(5), "stopped after \(took)")
-        let said = await Self.said(errors)
+        let said = Self.said(errors)
         #expect(worker.terminationStatus == 0, "\(said)")
         #expect(said.contains(" done, 1 given back"), "\(said)")
         #expect(said.contains("slow-00.png: the worker was stopped; given back"), "\(said)")
@@ -413,24 +413,29 @@ struct QueueCommandTests {
         watch.standardOutput = FileHandle.nullDevice
         watch.standardError = FileHandle.nullDevice
         try watch.run()
-        defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
+        defer {
+            kill(watch.processIdentifier, SIGTERM)
+            _ = Self.finish(watch, within: 10)
+        }
+        let deadline = Date().addingTimeInterval(60)
+        var queued = false
         var attempt = 0
-        try await eventually(
-            "the watcher queued the saved document at on-save priority", within: .seconds(60),
-            pollEvery: .milliseconds(50)
-        ) {
-            // Saved again (every second) until the watcher, which may still be starting, has seen it.
+        while Date() < deadline, !queued {
+            // Saved again until the watcher (which may still be starting) has seen it.
             if attempt % 20 == 0 {
                 try Data("a line\n".utf8).write(to: URL(fileURLWithPath: container.file("note.txt")))
             }
             attempt += 1
-            return try server.psql(
-                "SELECT priority FROM glance.job WHERE path = 'note.txt' AND state = 'pending'", database: database)
+            usleep(50_000)
+            queued =
+                try server.psql(
+                    "SELECT priority FROM glance.job WHERE path = 'note.txt' AND state = 'pending'", database: database)
                 == "0"
         }
+        #expect(queued, "the watcher queued the saved document at on-save priority")
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/thumbnails.sqlite")))
 
-        let worker = try await GlanceProcess.finished([
+        let worker = try GlanceProcess.run([
             "worker", "--store", store, "--jobs", "2", "--exit-when-idle", "--root", Self.scratchRoot,
         ])
         #expect(worker.status == 0, "\(worker.standardError)")
@@ -438,8 +443,6 @@ struct QueueCommandTests {
         #expect(rows["saved.png"]?["state"] as? String == "fresh")
         #expect(rows["note.txt"]?["state"] as? String == "fresh")
         #expect(rows["doc-02.png"]?["state"] as? String == "fresh")
-        kill(watch.processIdentifier, SIGTERM)
-        _ = await Self.finish(watch, within: 10)
     }
 
     @Test("PostgreSQL restarted mid-run: the worker waits for it, reconnects and finishes the queue")
@@ -453,19 +456,18 @@ struct QueueCommandTests {
         let (worker, errors) = try Self.startWorker([
             "--store", store, "--jobs", "1", "--exit-when-idle", "--lease-seconds", "3", "--debug-slow-on", "slow-*",
         ])
-        // Restart once the worker is into the slow documents (a second each): at once, from the
-        // thread that sees it.
-        let done = "SELECT count(*) FROM glance.job WHERE state = 'done'"
-        try await whenSeen("5 of the 8 jobs done", within: .seconds(60), pollEvery: .milliseconds(20)) {
-            (try? server.psql(done, database: "restart")) == "5"
-        } then: {
-            try server.restart(downFor: 2)
+        // Restart once the worker is into the slow documents (a second each).
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline,
+            try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: "restart") != "5"
+        {
+            usleep(20_000)
         }
-        try await eventually("the server down for a while (it is for 2 s)") {
-            !server.isAccepting
-        }
-        #expect(await Self.finish(worker, within: 120))
-        let said = await Self.said(errors)
+        try server.restart(downFor: 2)
+        usleep(500_000)
+        #expect(!server.isAccepting, "the server is down for a while")
+        #expect(Self.finish(worker, within: 120))
+        let said = Self.said(errors)
         // Either way is right: the pool waits for the server to take connections again, and a
         // statement cut off by the shutdown is retried by the worker ("trying again").
         #expect(worker.terminationStatus == 0, "\(said)")

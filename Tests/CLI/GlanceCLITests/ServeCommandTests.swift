@@ -80,38 +80,11 @@ final class LoopbackConnection {
         return String(decoding: received, as: UTF8.self)
     }
 
-    /// ``read(until:seconds:)`` for async tests: the socket is looked at every 10 ms, without
-    /// holding a task's thread meanwhile.
-    func read(until marker: String?, seconds: Double) async -> String {
-        var received: [UInt8] = []
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while ContinuousClock.now < deadline {
-            let count = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if count == 0 { break }
-            if count < 0 {
-                guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { break }
-                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { break }
-                continue
-            }
-            received += buffer[..<count]
-            if let marker, String(decoding: received, as: UTF8.self).contains(marker) { break }
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-
     /// One `GET` on a connection of its own; the whole answer.
     static func get(_ path: String, port: Int) throws -> String {
         let connection = try LoopbackConnection(port: port)
         connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         return connection.read(until: nil, seconds: 10)
-    }
-
-    /// ``get(_:port:)`` for async tests, which holds no task's thread.
-    static func get(_ path: String, port: Int) async throws -> String {
-        let connection = try LoopbackConnection(port: port)
-        connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        return await connection.read(until: nil, seconds: 10)
     }
 }
 
@@ -121,32 +94,6 @@ struct ServeCommandTests {
     /// Starts `glance serve` with `arguments`; returns it, its port (from the line it prints) and
     /// its log.
     static func startServe(_ arguments: [String]) throws -> (Process, Int, Pipe) {
-        let (process, output, log) = try launchServe(arguments)
-        var line: [UInt8] = []
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        return (process, port(in: String(decoding: line, as: UTF8.self)), log)
-    }
-
-    /// ``startServe(_:)`` for async tests: the line with the port is waited for without holding a
-    /// task's thread; a server that prints none within 30 s is killed, and the test fails saying so.
-    static func startServe(_ arguments: [String]) async throws -> (Process, Int, Pipe) {
-        let (process, output, log) = try launchServe(arguments)
-        do {
-            let awaited = "glance serve's line with its port"
-            let line = try await readOutput(of: output.fileHandleForReading, until: awaited) { $0.contains("\n") }
-            return (process, port(in: line), log)
-        } catch {
-            kill(process.processIdentifier, SIGKILL)
-            throw error
-        }
-    }
-
-    /// Starts `glance serve --port 0 ARGUMENTS`: the process, its standard output and its log.
-    private static func launchServe(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         process.arguments = ["serve", "--port", "0"] + arguments
@@ -155,12 +102,15 @@ struct ServeCommandTests {
         process.standardOutput = output
         process.standardError = log
         try process.run()
-        return (process, output, log)
-    }
-
-    /// The port in the line serve prints first (`... http://127.0.0.1:PORT/`), or 0.
-    private static func port(in line: String) -> Int {
-        line.split(separator: "\n").first?.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        var line: [UInt8] = []
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        let port = text.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        return (process, port, log)
     }
 
     @Test("--watch: a saved document reaches an open event stream and the grid; hooks go through serve's socket")
@@ -205,18 +155,18 @@ struct ServeCommandTests {
         let container = try SampleContainer([:])
         try container.add("hang-0.png", from: "png/rgb8.png")
         // The worker hangs on the document until it is killed: at --render-timeout, not --timeout.
-        let (serve, port, _) = try await Self.startServe([
+        let (serve, port, _) = try Self.startServe([
             container.path, "--jobs", "1", "--timeout", "1", "--render-timeout", "60", "--debug-hang-on", "hang-*",
         ])
         defer {
             if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
         }
-        let waited = try await LoopbackConnection.get("/thumbnails/hang-0.png", port: port)
+        let waited = try LoopbackConnection.get("/thumbnails/hang-0.png", port: port)
         #expect(waited.hasPrefix("HTTP/1.1 503"), "\(waited.prefix(200))")
         // A duration, not an event: what is looked for must not happen (the render failed when
         // the request timed out), and would have happened by now.
         try await Task.sleep(for: .milliseconds(1500))
-        let item = try await LoopbackConnection.get("/api/items/hang-0.png", port: port)
+        let item = try LoopbackConnection.get("/api/items/hang-0.png", port: port)
         #expect(!item.contains("\"failed\""), "\(item)")
         #expect(item.contains("\"missing\""), "\(item)")
         // A second server on the same port: said in words, not in NIO's function names.
@@ -237,7 +187,7 @@ struct ServeCommandTests {
         let container = try SampleContainer([:])
         for index in 0..<11 { try container.add("small-\(index).png", from: "png/rgb8.png") }
         try container.add("hang-0.png", from: "png/rgb8.png")
-        let (serve, _, log) = try await Self.startServe([
+        let (serve, _, log) = try Self.startServe([
             container.path, "--watch", "--jobs", "2", "--debug-hang-on", "hang-*",
         ])
         defer {

@@ -184,7 +184,7 @@ struct SignInTests {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
         #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
-        let (serve, port, log) = try await ServeCommandTests.startServe([
+        let (serve, port, log) = try ServeCommandTests.startServe([
             photos.path, "--users", file, "--jobs", "1", "--log-level", "debug",
         ])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
@@ -269,7 +269,7 @@ struct SignInTests {
         #expect(
             try GlanceProcess.run(["user", "list", "--users", file]).standardOutput
                 == "alice  all containers  tokens: \(id)\n")
-        let (serve, port, log) = try await ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
+        let (serve, port, log) = try ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         let bearer = "Authorization: Bearer \(token)\r\n"
@@ -332,7 +332,7 @@ struct SignInTests {
             let refused = try GlanceProcess.run(["share", "add"] + arguments + ["--users", file])
             #expect(refused.status == 2 && refused.standardError.contains(reason), "\(refused.standardError)")
         }
-        let (serve, port, log) = try await ServeCommandTests.startServe([
+        let (serve, port, log) = try ServeCommandTests.startServe([
             photos.path, scans.path, "--users", file, "--jobs", "1", "--log-level", "debug",
         ])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
