@@ -135,6 +135,20 @@ struct PagesTests {
         }
     }
 
+    @Test("a query is decoded as Foundation decodes a form's: + a space, %XX a byte, bad escapes and bytes refused")
+    func queryDecoding() throws {
+        let samples = [
+            "plain", "a+b", "%41%42", "%e2%82%AC", "caf%C3%A9", "%2B", "100%", "%4", "%zz", "%G1", "%ff", "%C3",
+            "%00", "%20+%20", "", "日本", "%E6%97%A5+本",
+        ]
+        for sample in samples {
+            let foundation = sample.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            #expect(PageQuery.formDecoded(sample[...]) == foundation, "\(sample)")
+        }
+        #expect(try PageQuery.parameters("pattern=a%2Bb+c&sort=name&empty") == ["pattern": "a+b c", "sort": "name", "empty": ""])
+        #expect(throws: ServerError.self) { try PageQuery.parameters("ok=1&bad=%e2%82") }
+    }
+
     @Test("the preview: previous / next in the grid's order and filter, the grid's page, attributes, 404s")
     func preview() async throws {
         let served = try ServedContainer()
