@@ -124,11 +124,12 @@ check: build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip 'GlanceCLITests|$(TIMED_SUITES)'
 
-## test-thumbnailer: install into a staging folder (a debug build, quicker to make) and run
-## glance.thumbnailer's Exec line under bubblewrap the way GNOME runs thumbnailers.
-test-thumbnailer: test-deps
+## test-thumbnailer: install into a staging folder (the release build, which make deb and make
+## bench-check use too: one build of the three) and run glance.thumbnailer's Exec line under
+## bubblewrap the way GNOME runs thumbnailers.
+test-thumbnailer: test-deps release
 	rm -rf $(THUMBNAILER_STAGE)
-	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(THUMBNAILER_STAGE)) PREFIX=/usr/local INSTALL_CONFIG=debug
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(THUMBNAILER_STAGE)) PREFIX=/usr/local
 	python3 Tests/Desktop/test_thumbnailer.py --prefix $(THUMBNAILER_STAGE)/usr/local --assets TestAssets
 
 ## install: glance, glance-renderer and glance.thumbnailer into $(DESTDIR)$(PREFIX) (bin/ and
@@ -161,12 +162,11 @@ deb: release manual
 	mkdir -p .build/deb
 	dist/build-deb.sh $(STATIC_BUILD)/release $(MANUAL_DIR) .build/deb
 
-## test-deb: the package of the static debug build (test-thumbnailer's) checked by lintian,
+## test-deb: the package of the release build (the one make deb makes) checked by lintian,
 ## installed on this machine, used and purged (Tests/Package/test_deb.py; run as root).
-test-deb: test-deps manual
-	$(SWIFT) build -c debug --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
+test-deb: test-deps release manual
 	mkdir -p .build/deb-test
-	dist/build-deb.sh $(STATIC_BUILD)/debug $(MANUAL_DIR) .build/deb-test > .build/deb-test/name
+	dist/build-deb.sh $(STATIC_BUILD)/release $(MANUAL_DIR) .build/deb-test > .build/deb-test/name
 	python3 Tests/Package/test_deb.py --deb "$$(cat .build/deb-test/name)"
 
 ## test-terminal: glance list --preview in xterm (sixel) under Xvfb and in tmux (symbols), against
@@ -234,6 +234,33 @@ fuzz: deps
 	    --product fuzz-$$fuzzer || exit 1; \
 	done
 	python3 Fuzz/run.py --build $(FUZZ_BUILD) --assets TestAssets --seconds $(SECONDS)
+
+## bench-check: the bench that fails (bench/check.py, a few minutes): Glance's rates against
+## vipsthumbnail, pango-view and nginx, and against the glance-renderer of the commit named in
+## bench/thresholds.json (built once into .build-baseline/), each median of paired rounds
+## compared with its threshold there. Exit 1 on a loss past a threshold.
+BENCH_CHECK_PACKAGES := libvips-tools imagemagick poppler-utils libjpeg-turbo-progs pango1.0-tools wrk nginx-light \
+                        python3-numpy
+BASELINE_COMMIT = $(shell python3 -c 'import json; print(json.load(open("bench/thresholds.json"))["baseline"]["commit"])')
+BASELINE_DIR = .build-baseline/$(BASELINE_COMMIT)
+
+.PHONY: bench-check baseline-renderer
+bench-check: release baseline-renderer
+	$(call install_missing,$(BENCH_CHECK_PACKAGES))
+	python3 bench/check.py --glance $(STATIC_BUILD)/release/glance --baseline-renderer $(BASELINE_DIR)/glance-renderer
+
+## baseline-renderer: the glance-renderer of bench/thresholds.json's baseline commit, built from
+## that commit's tree (git archive) with the release's flags, once.
+baseline-renderer: deps
+	@if [ ! -x $(BASELINE_DIR)/glance-renderer ]; then \
+	  git cat-file -e $(BASELINE_COMMIT)^{commit} 2>/dev/null || \
+	    { echo "bench-check: commit $(BASELINE_COMMIT) is not in this clone (fetch its history)"; exit 2; }; \
+	  rm -rf $(BASELINE_DIR) && mkdir -p $(BASELINE_DIR)/src && \
+	  git archive $(BASELINE_COMMIT) | tar -x -C $(BASELINE_DIR)/src && \
+	  ( cd $(BASELINE_DIR)/src && $(SWIFT) build -c release --product glance-renderer --scratch-path ../build \
+	      $(STATIC_FLAGS) ) && \
+	  cp $(BASELINE_DIR)/build/release/glance-renderer $(BASELINE_DIR)/glance-renderer; \
+	fi
 
 ## bench: Glance against vipsthumbnail, ImageMagick, GraphicsMagick, pdftoppm and pango-view:
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full

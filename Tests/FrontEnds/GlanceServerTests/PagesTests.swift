@@ -145,7 +145,10 @@ struct PagesTests {
             let foundation = sample.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
             #expect(PageQuery.formDecoded(sample[...]) == foundation, "\(sample)")
         }
-        #expect(try PageQuery.parameters("pattern=a%2Bb+c&sort=name&empty") == ["pattern": "a+b c", "sort": "name", "empty": ""])
+        #expect(
+            try PageQuery.parameters("pattern=a%2Bb+c&sort=name&empty") == [
+                "pattern": "a+b c", "sort": "name", "empty": "",
+            ])
         #expect(throws: ServerError.self) { try PageQuery.parameters("ok=1&bad=%e2%82") }
     }
 
