@@ -1,0 +1,244 @@
+"""The bench that fails: Glance's rates against the anchors and against a baseline renderer,
+compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
+
+    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text]
+                           [--no-serve] [--json FILE]
+
+Each measure is a ratio taken round by round, in one run, the tools' order rotating between
+rounds (tools.time_in_turn), and the median of the rounds' ratios is compared with its threshold:
+
+  format rate / anchor    `glance generate` of the small corpus's folder against the anchor's
+                          time on the same files: vipsthumbnail (the faster of one process and two)
+                          for JPEG, PNG and PDF, pango-view over each text's first 4 KB for text
+  format rate / baseline  the same `glance generate` with the baseline's `glance-renderer` beside
+                          the same `glance` (a copy in bench/work/check/baseline/): what the
+                          renderer's decoding, scaling, sizes and encoding cost against the commit
+                          named in the thresholds
+  thumbnail GETs / nginx  `glance serve` and nginx serving the same thumbnail bytes, wrk in turns
+
+Exit 1 when a median is under its threshold (each such line starts with `FAIL`), 2 when something
+could not be measured (never a silent pass).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import corpus
+import serve
+import tools
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_DIR = os.path.dirname(BENCH_DIR)
+WORK_DIR = os.path.join(BENCH_DIR, "work", "check")
+THRESHOLDS = os.path.join(BENCH_DIR, "thresholds.json")
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def baseline_glance(glance, renderer):
+    """A folder holding a copy of `glance` with the baseline's renderer beside it (glance starts
+    the `glance-renderer` next to its own executable); its glance's path."""
+    folder = tools.fresh_dir(os.path.join(WORK_DIR, "baseline"))
+    shutil.copy2(glance, os.path.join(folder, "glance"))
+    shutil.copy2(renderer, os.path.join(folder, "glance-renderer"))
+    return os.path.join(folder, "glance")
+
+
+def format_plan(fmt, files, glance, baseline, cores):
+    """The tools of one format's rounds: {name: callable(outdir) -> (jobs, parallel)}."""
+    container = os.path.dirname(files[0])
+
+    def generate(binary):
+        def plan(outdir):
+            return tools.glance_generate(binary, container, os.path.join(outdir, "store"), cores,
+                                         os.path.join(outdir, "summary.json"))
+        return plan
+
+    plan = {"glance": generate(glance)}
+    if baseline:
+        plan["baseline"] = generate(baseline)
+    if fmt == "text":
+        heads = text_heads(files)
+        plan["pango-view"] = lambda outdir: tools.pango_view(heads, outdir, cores)
+    else:
+        weights = {f: os.path.getsize(f) for f in files}
+        plan["vips-1"] = lambda outdir: tools.vips_one_process(files, outdir, fmt)
+        plan["vips-2"] = lambda outdir: tools.vips_two_processes(files, outdir, fmt, weights)
+    return plan
+
+
+def text_heads(files):
+    """The first 4 KB of each text, for pango-view (as bench/run.py gives it)."""
+    folder = tools.fresh_dir(os.path.join(WORK_DIR, "text-heads"))
+    heads = []
+    for path in files:
+        head = os.path.join(folder, os.path.basename(path))
+        with open(path, "rb") as source, open(head, "wb") as target:
+            target.write(source.read(4096))
+        heads.append(head)
+    return heads
+
+
+def measure_format(fmt, root, manifest, glance, baseline, cores, rounds):
+    """The medians of one format's per-round ratios: {"anchor": x, "baseline": y} (rates: above 1
+    is Glance faster), and the rounds' seconds."""
+    files = sorted(os.path.join(root, fmt, e["file"]) for e in manifest if e["format"] == fmt)
+    tools.warm_page_cache(files)
+    plan = format_plan(fmt, files, glance, baseline, cores)
+    # One round untimed: the first run of each tool pays for loading its libraries.
+    tools.time_in_turn(plan, 1, os.path.join(WORK_DIR, "out", fmt), len(files))
+    seconds, _, failures = tools.time_in_turn(plan, rounds, os.path.join(WORK_DIR, "out", fmt), len(files),
+                                              log=log, label=fmt)
+    problems = [f"{fmt}: {name}: {'; '.join(found)}" for name, found in failures.items() if found]
+    anchors = [name for name in plan if name not in ("glance", "baseline")]
+    anchor = [min(seconds[name][r] for name in anchors) for r in range(rounds)]
+    ratios = {"anchor": statistics.median(a / g for a, g in zip(anchor, seconds["glance"]))}
+    if baseline:
+        ratios["baseline"] = statistics.median(b / g for b, g in zip(seconds["baseline"], seconds["glance"]))
+    return ratios, seconds, problems
+
+
+def measure_serve(glance, root, cores, rounds, seconds):
+    """The median of thumbnail GETs per second, glance serve against nginx, wrk in turns."""
+    folder = os.path.join(WORK_DIR, "serve")
+    container, count = serve.make_container(root, folder)
+    store = tools.fresh_dir(os.path.join(folder, "store"))
+    static = tools.fresh_dir(os.path.join(folder, "static"))
+    generated = subprocess.run([glance, "generate", container, "--store", store, "--jobs", str(cores), "--json",
+                                "--quiet"], capture_output=True, text=True)
+    if json.loads(generated.stdout or "{}").get("rendered") != count:
+        raise RuntimeError(f"generate for the serve check failed (exit {generated.returncode})")
+    with tempfile.TemporaryDirectory(prefix="bench-check-") as temp:
+        servers = []
+        try:
+            glance_server, glance_url, _ = serve.start_glance(glance, container, store, cores,
+                                                              os.path.join(folder, "glance-serve.log"))
+            servers.append(glance_server)
+            status, _, body, _ = serve.fetch(glance_url, "/api/items")
+            if status != 200:
+                raise RuntimeError(f"GET /api/items: status {status}")
+            urls = []
+            for item in json.loads(body):
+                status, headers, _, _ = serve.fetch(glance_url, serve.thumbnail_url(item["path"]), method="HEAD")
+                digest, _ = serve.digest_of(item, headers.get("etag"))
+                if status != 200 or not digest:
+                    raise RuntimeError(f"HEAD {item['path']}: status {status}")
+                exported = os.path.join(static, "thumbnails", item["path"])
+                os.makedirs(os.path.dirname(exported), exist_ok=True)
+                subprocess.run([glance, "export", container, item["path"], "--store", store, "-o", exported],
+                               check=True, stdout=subprocess.DEVNULL)
+                urls.append(serve.thumbnail_url(item["path"], digest))
+            nginx_server, nginx_url = serve.start_nginx(temp, static, cores)
+            servers.append(nginx_server)
+            script = os.path.join(temp, "get.lua")
+            with open(script, "w") as f:
+                f.write(serve.wrk_script(urls))
+            wrk_log = os.path.join(folder, "wrk.log")
+            threads = max(1, cores)
+            rates = {"glance": [], "nginx": []}
+            p99 = {"glance": [], "nginx": []}
+            for r in range(rounds + 1):
+                order = [("glance", glance_url), ("nginx", nginx_url)]
+                for name, url in order if r % 2 == 0 else order[::-1]:
+                    run = serve.run_wrk(url, script, seconds, serve.CONNECTIONS, threads, wrk_log)
+                    errors = {k: v for k, v in run["errors"].items() if v}
+                    if errors:
+                        raise RuntimeError(f"{name}: wrk errors {errors}")
+                    if r > 0:  # the first round warms both up
+                        rates[name].append(run["requests_per_s"])
+                        p99[name].append(run["p99_ms"])
+                if r > 0:
+                    log(f"  serve round {r}/{rounds}: glance {rates['glance'][-1]:.0f}/s, "
+                        f"nginx {rates['nginx'][-1]:.0f}/s")
+        finally:
+            for server in servers:
+                serve.stop(server)
+    return {"nginx": statistics.median(g / n for g, n in zip(rates["glance"], rates["nginx"])),
+            "p99_ms_over_nginx": statistics.median(g - n for g, n in zip(p99["glance"], p99["nginx"]))}
+
+
+def compare(measured, thresholds):
+    """The lines of the verdict, and whether every measure met its threshold."""
+    lines, passed = [], True
+    for key, value in sorted(measured.items()):
+        rule = thresholds.get(key)
+        if rule is None:
+            lines.append(f"     {key}: {value:.3f} (no threshold)")
+            continue
+        if "min" in rule:
+            ok = value >= rule["min"]
+            bound = f">= {rule['min']}"
+        else:
+            ok = value <= rule["max"]
+            bound = f"<= {rule['max']}"
+        passed &= ok
+        lines.append(f"{'ok  ' if ok else 'FAIL'} {key}: {value:.3f} (threshold {bound}; typical {rule['typical']})")
+    return lines, passed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"))
+    parser.add_argument("--baseline-renderer", default=os.environ.get("BASELINE_RENDERER"),
+                        help="the glance-renderer of the commit the thresholds name")
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
+    parser.add_argument("--formats", default="jpeg,png,pdf,text")
+    parser.add_argument("--no-serve", action="store_true")
+    parser.add_argument("--serve-seconds", type=float, default=3)
+    parser.add_argument("--json", help="write the measures here")
+    args = parser.parse_args()
+    os.chdir(REPO_DIR)
+    with open(THRESHOLDS) as f:
+        thresholds = json.load(f)
+    glance = os.path.abspath(args.glance)
+    if not os.access(glance, os.X_OK):
+        sys.exit(f"bench-check: no glance at {args.glance} (make release builds it)")
+    baseline = None
+    if args.baseline_renderer:
+        baseline = baseline_glance(glance, os.path.abspath(args.baseline_renderer))
+    elif any(key.endswith("/baseline") for key in thresholds["measures"]):
+        sys.exit("bench-check: the thresholds compare with a baseline renderer: give --baseline-renderer "
+                 f"(make bench-check builds commit {thresholds['baseline']['commit']}'s)")
+    cores = os.cpu_count() or 1
+    root, manifest = corpus.ensure_corpus(log)
+    measured, problems = {}, []
+    for fmt in [f for f in args.formats.split(",") if f]:
+        ratios, _, found = measure_format(fmt, root, manifest, glance, baseline, cores, args.rounds)
+        problems += found
+        for kind, value in ratios.items():
+            measured[f"{fmt}/{kind}"] = value
+    if not args.no_serve:
+        try:
+            ratios = measure_serve(glance, root, cores, max(3, args.rounds // 2), args.serve_seconds)
+            measured["serve/nginx"] = ratios["nginx"]
+        except (RuntimeError, OSError, subprocess.SubprocessError) as error:
+            problems.append(f"serve: {error}")
+    lines, passed = compare(measured, thresholds["measures"])
+    log(f"bench-check against {thresholds['baseline']['commit'][:12]}'s renderer and the anchors, "
+        f"{args.rounds} rounds, {cores} cores:")
+    for line in lines:
+        log("  " + line)
+    asked = [f for f in args.formats.split(",") if f] + ([] if args.no_serve else ["serve"])
+    for key in thresholds["measures"]:
+        if key not in measured and key.split("/")[0] in asked:
+            problems.append(f"{key}: not measured")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"measured": measured, "problems": problems}, f, indent=2)
+    if problems:
+        for problem in problems:
+            log("  not measured: " + problem)
+        sys.exit(2)
+    sys.exit(0 if passed else 1)
+
+
+if __name__ == "__main__":
+    main()
