@@ -241,8 +241,7 @@ public struct PreviewSite: Sendable {
     }
 }
 
-/// One log line per request, once its answer is made (sent, for one written as it is made:
-/// ``SiteRoute/streamsBody``): method, path, status, milliseconds, at
+/// One log line per request, once its answer is sent: method, path, status, milliseconds, at
 /// the level of the route it matched (``SiteRoute/logLevel``); an error that is no HTTP answer
 /// (a 500) at `error`, with what it was. A share link's token is a credential: its path is logged
 /// without it (``redacted(_:)``).
@@ -261,10 +260,6 @@ struct RequestLogger: RouterMiddleware {
             let level = routes.logLevel(matched: context.endpointPath)
             let logger = context.logger
             guard logger.logLevel <= level else { return response }
-            guard routes.streamsBody(matched: context.endpointPath) else {
-                Self.log(request, status: status, since: start, level: level, logger: logger)
-                return response
-            }
             response.body = response.body.whenWritten { sent in
                 Self.log(request, status: status, since: start, level: level, logger: logger, sent: sent)
             }

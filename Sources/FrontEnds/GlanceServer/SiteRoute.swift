@@ -103,19 +103,6 @@ enum SiteRoute: Sendable, CaseIterable {
         }
     }
 
-    /// Whether the route's answers are written as they are made (an original read in pieces, the
-    /// event stream), so that the log and the metrics wait for the last piece to stop the clock.
-    /// Every other answer is whole in memory when its handler returns; wrapping it in a writer
-    /// that reports its end costs a thumbnail GET a third of its rate (460 kB thumbnails: the
-    /// body's bytes then go through the writer's backpressure instead of out in one piece), so
-    /// its clock stops when the handler returns.
-    var streamsBody: Bool {
-        switch self {
-        case .documents, .events: true
-        default: false
-        }
-    }
-
     /// The level of the route's lines in the request log: `debug` for thumbnails and assets,
     /// which a grid asks for by the hundred; `info` for the rest.
     var logLevel: Logger.Level {
@@ -147,11 +134,6 @@ final class SiteRouteMap: Sendable {
     /// What the metrics count a request under: its route's label, `other` when it matched none.
     func metricsLabel(matched endpointPath: String?) -> String {
         route(matched: endpointPath)?.metricsLabel ?? "other"
-    }
-
-    /// Whether a request's answer is written as it is made (``SiteRoute/streamsBody``).
-    func streamsBody(matched endpointPath: String?) -> Bool {
-        route(matched: endpointPath)?.streamsBody ?? false
     }
 
     /// The level of a request's log line: its route's, `info` when it matched none.
