@@ -24,12 +24,13 @@ extension PreviewServer {
 
     func preview(_ components: [Substring], request: Request, requester: Requester = .local) async throws -> Response {
         let (path, identity) = try resolveWithIdentity(components)
-        let page = try Self.positiveInteger(request, "page") ?? 1
-        let side = try Self.previewSide(request)
+        let query = try PageQuery.parameters(request.uri.query)
+        let page = try Self.positiveInteger(query, "page") ?? 1
+        let side = try Self.previewSide(query)
         let key = "\(path)\u{0}\(page)\u{0}\(side)"
         // A page in the cache was drawn for this very file: no need to ask the store about it.
         if let (entry, _) = previewCache.entry(for: key, identity: identity) {
-            return Self.response(entry, request: request)
+            return Self.response(entry, request: request, version: query["v"])
         }
         let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
         let known = stored.flatMap { FreshnessPolicy.describes($0.record, identity) ? $0.record : nil }
@@ -48,7 +49,7 @@ extension PreviewServer {
                 identity: preview.identity, entityTag: "\"\(tag)\"", version: tag,
                 contentType: preview.format.mimeType, body: ByteBuffer(bytes: preview.data), checkedAt: .now)
         }
-        return Self.response(entry, request: request)
+        return Self.response(entry, request: request, version: query["v"])
     }
 
     /// The cache's entry for `key` (made for the file `identity`): from the cache, from the
@@ -126,15 +127,15 @@ extension PreviewServer {
 
     /// `?size=`: 256 to ``largestPreviewSide``, rounded up to a multiple of 256; the default
     /// without it.
-    static func previewSide(_ request: Request) throws(ServerError) -> Int {
-        guard let side = try positiveInteger(request, "size") else { return defaultPreviewSide }
+    static func previewSide(_ query: [String: String]) throws(ServerError) -> Int {
+        guard let side = try positiveInteger(query, "size") else { return defaultPreviewSide }
         guard side <= largestPreviewSide else { throw .badQuery("size") }
         return max(256, (side + 255) / 256 * 256)
     }
 
     /// The query parameter `name` as a whole number from 1, nil when absent; anything else `400`.
-    static func positiveInteger(_ request: Request, _ name: String) throws(ServerError) -> Int? {
-        guard let value = try request.queryParameter(name) else { return nil }
+    static func positiveInteger(_ query: [String: String], _ name: String) throws(ServerError) -> Int? {
+        guard let value = query[name] else { return nil }
         guard let number = Int(value), number >= 1, number <= 10_000_000 else { throw .badQuery(name) }
         return number
     }

@@ -59,7 +59,7 @@ extension PreviewServer {
 
     /// The answer for a text: the image answer's caching and headers, without `Vary: Accept`.
     static func textResponse(_ entry: ThumbnailCache.Entry, request: Request) -> Response {
-        var response = response(entry, request: request)
+        var response = response(entry, request: request, version: (try? request.queryParameter("v")) ?? nil)
         response.headers[.vary] = nil
         return response
     }

@@ -10,7 +10,8 @@ import Synchronization
 extension PreviewServer {
     func thumbnail(_ components: [Substring], request: Request) async throws -> Response {
         let (path, identity) = try resolveWithIdentity(components)
-        var sizeKey = try requestedSizeKey(request)
+        let query = try PageQuery.parameters(request.uri.query)
+        var sizeKey = try requestedSizeKey(query)
         // The smaller sizes are WebP: a client that does not take it gets the standard PNG or JPEG.
         if sizeKey != ThumbnailImage.standardSizeKey, !Self.acceptsWebP(request) {
             sizeKey = ThumbnailImage.standardSizeKey
@@ -18,14 +19,14 @@ extension PreviewServer {
         // Each size is its own cache entry; the standard one keeps the path as its key.
         let cacheKey = sizeKey == ThumbnailImage.standardSizeKey ? path : path + "\u{0}" + sizeKey
         if let (entry, needsCheck) = cache.entry(for: cacheKey, identity: identity) {
-            if !needsCheck { return Self.response(entry, request: request) }
+            if !needsCheck { return Self.response(entry, request: request, version: query["v"]) }
             // Trusted a while: ask the store (without the image) whether it still holds this one.
             let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
             if let stored, indexer.policy.state(of: stored, identity: identity) == .fresh,
                 Self.entityTag(stored.record, sizeKey: sizeKey) == entry.entityTag
             {
                 cache.confirm(cacheKey)
-                return Self.response(entry, request: request)
+                return Self.response(entry, request: request, version: query["v"])
             }
             cache.remove(cacheKey)
         }
@@ -56,7 +57,7 @@ extension PreviewServer {
             checkedAt: .now)
         // Kept only when made for the file as it is now (not for one that changed meanwhile).
         if entry.identity == identity { cache.insert(entry, for: cacheKey) }
-        return Self.response(entry, request: request)
+        return Self.response(entry, request: request, version: query["v"])
     }
 
     /// Whether the client takes WebP: its `Accept` names `image/webp`, `image/*` or `*/*` (every
@@ -70,10 +71,10 @@ extension PreviewServer {
         }
     }
 
-    /// The size key `?size=SIDE` asks for: one of the store's smaller sizes, or the standard one
-    /// without it; any other value is `400`.
-    func requestedSizeKey(_ request: Request) throws(ServerError) -> String {
-        guard let value = try request.queryParameter("size") else { return ThumbnailImage.standardSizeKey }
+    /// The size key `?size=SIDE` of a request's `query` asks for: one of the store's smaller
+    /// sizes, or the standard one without it; any other value is `400`.
+    func requestedSizeKey(_ query: [String: String]) throws(ServerError) -> String {
+        guard let value = query["size"] else { return ThumbnailImage.standardSizeKey }
         guard let side = Int(value),
             side == ThumbnailLimits.defaultMaxSide || indexer.options.sizes.sides.contains(side)
         else { throw .badQuery("size") }
@@ -84,11 +85,12 @@ extension PreviewServer {
     /// The response for a thumbnail: `304` when the client has it, else the bytes (shared with
     /// the cache, not copied). A URL with `?v=` the digest never changes, so browsers keep it for
     /// a year without asking again; any other URL (or an outdated `?v=`) is checked on every use.
-    static func response(_ entry: ThumbnailCache.Entry, request: Request) -> Response {
+    /// `version` is the request's `?v=`, read with its other parameters.
+    static func response(_ entry: ThumbnailCache.Entry, request: Request, version: String?) -> Response {
         // The answer for a smaller size depends on whether the client takes WebP.
         var headers: HTTPFields = [.eTag: entry.entityTag, .vary: "Accept"]
         headers.append(contentsOf: entry.headers)
-        let versioned = entry.version != nil && (try? request.queryParameter("v")) == entry.version
+        let versioned = entry.version != nil && version == entry.version
         headers[.cacheControl] = versioned ? "public, max-age=31536000, immutable" : "no-cache"
         // If-None-Match compares weakly (RFC 9110 13.1.2): `W/"tag"` matches `"tag"`.
         if let match = request.headers[.ifNoneMatch],

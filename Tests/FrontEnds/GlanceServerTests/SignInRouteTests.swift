@@ -91,6 +91,11 @@ struct SignInRouteTests {
     }
 
     /// `Authorization: Basic` for `name` and `password`.
+    /// The accounts of most tests: alice alone, who may see every container.
+    static func aliceOnly() throws -> Accounts {
+        Accounts([try Account(name: "alice", password: Self.password, containers: nil)])
+    }
+
     static func basic(_ name: String, _ password: String = Self.password) -> HTTPFields {
         [.authorization: "Basic " + Data("\(name):\(password)".utf8).base64EncodedString()]
     }
@@ -195,7 +200,7 @@ struct SignInRouteTests {
     @Test("Basic with a wrong password is 401 with the Basic challenge, and no document")
     func basicWrongPassword() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             try await client.execute(
                 uri: "/documents/notes.txt", method: .get, headers: Self.basic("alice", "a wrong password")
@@ -210,14 +215,14 @@ struct SignInRouteTests {
     @Test("Basic with a name that is no account's is 401 as a wrong password is")
     func basicUnknownName() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("mallory")) {
                 #expect(Self.isChallenge($0))
             }
         }
         // A name no account can have (a space) is checked against nothing, and refused the same.
-        let other = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let other = fixture.site(try Self.aliceOnly())
         try await fixture.test(other) { client in
             try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("no such name")) {
                 #expect(Self.isChallenge($0))
@@ -229,7 +234,7 @@ struct SignInRouteTests {
         "a malformed Authorization header is 401: no scheme, bad base64, no colon, not UTF-8, too long, another scheme")
     func basicMalformed() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         let headers = [
             "Basic", "Basic ", "Basic !!!not base64!!!", "Basic " + Data("alice".utf8).base64EncodedString(),
             "Basic " + Data([0x61, 0x3A, 0xFF, 0xFE]).base64EncodedString(),
@@ -250,7 +255,7 @@ struct SignInRouteTests {
     @Test("a browser's navigation without credentials is sent to the sign-in page, with where it was going as next")
     func navigationGoesToSignIn() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             for (method, headers) in [
                 (HTTPRequest.Method.get, [HTTPField.Name.secFetchMode: "navigate"] as HTTPFields),
@@ -281,7 +286,7 @@ struct SignInRouteTests {
     @Test("a script without credentials gets 401 with the Basic challenge; a browser's own fetch gets Bearer")
     func scriptsGetChallenged() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             for uri in ["/api/items", "/thumbnails/a.png", "/documents/notes.txt", "/"] {
                 try await client.execute(uri: uri, method: .get) {
@@ -309,7 +314,7 @@ struct SignInRouteTests {
     func basePath() async throws {
         let fixture = try Fixture()
         let site = fixture.site(
-            Accounts([try Account(name: "alice", password: Self.password, containers: nil)]), basePath: "/glance")
+            try Self.aliceOnly(), basePath: "/glance")
         try await fixture.test(site) { client in
             try await client.execute(uri: "/glance/", method: .get, headers: [.secFetchMode: "navigate"]) {
                 #expect($0.status == .seeOther && $0.headers[.location] == "/glance/sign-in?next=%2Fglance%2F")
@@ -334,7 +339,7 @@ struct SignInRouteTests {
     @Test("POST /sign-in from this site's page starts a session: an HttpOnly, SameSite=Strict cookie for 12 hours")
     func signInStartsSession() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             try await client.execute(
                 uri: "/sign-in", method: .post, headers: Self.sameOrigin,
@@ -371,7 +376,7 @@ struct SignInRouteTests {
     @Test("served over TLS (secure: true), the session cookie is Secure")
     func secureCookie() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site, secure: true) { client in
             let cookie = try await Self.signIn(client)
             #expect(cookie.attributes["Secure"] == "")
@@ -382,7 +387,7 @@ struct SignInRouteTests {
     @Test("a sign-in form from another site is refused (Sec-Fetch-Site or Origin), even with the right password")
     func crossOriginFormRefused() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         let foreign: [HTTPFields] = [
             [.secFetchSite: "cross-site", .origin: "http://evil.example"],
@@ -411,7 +416,7 @@ struct SignInRouteTests {
     @Test("a wrong password gives the form again, with the reason and the name, and no cookie; empty fields too")
     func wrongPasswordGivesFormAgain() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             try await client.execute(
                 uri: "/sign-in", method: .post, headers: Self.sameOrigin,
@@ -443,7 +448,7 @@ struct SignInRouteTests {
     @Test("next that leads off the site (//host, a scheme, a backslash, the sign-in page) is not followed")
     func unsafeNextNotFollowed() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         let unsafe = [
             "//evil.example", "//evil.example/", "https://evil.example/", "/\\evil.example", "\\\\evil.example",
             "evil.example", "", "/sign-in?next=//evil.example", "/a b", "/\t/evil.example", "/é",
@@ -472,7 +477,7 @@ struct SignInRouteTests {
     @Test("a sign-in form of 8,192 bytes is read; one byte more is refused with 413 and no session")
     func oversizedFormRefused() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         let form = String(buffer: Self.form("alice", Self.password)) + "&padding="
         let fits = form + String(repeating: "x", count: PreviewSite.signInBodyLimit - form.utf8.count)
         try await fixture.test(site) { client in
@@ -493,7 +498,7 @@ struct SignInRouteTests {
     @Test("the session cookie reads the pages, the listing and the documents, and shows who is signed in")
     func sessionReadsPages() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             let cookie = try await Self.signIn(client)
             try await client.execute(uri: "/", method: .get, headers: cookie.headers) { response in
@@ -528,7 +533,7 @@ struct SignInRouteTests {
         "POST /sign-out ends the session: the cookie is expired and the same cookie then gets 401 or the sign-in page")
     func signOutEndsSession() async throws {
         let fixture = try Fixture()
-        let site = fixture.site(Accounts([try Account(name: "alice", password: Self.password, containers: nil)]))
+        let site = fixture.site(try Self.aliceOnly())
         try await fixture.test(site) { client in
             let cookie = try await Self.signIn(client)
             // A form from another site does not sign out.
@@ -597,7 +602,7 @@ struct SignInRouteTests {
     @Test("an access token reads (GET and HEAD) and starts no session, but cannot POST (sign-out is 403)")
     func tokenReadsOnly() async throws {
         let fixture = try Fixture()
-        var accounts = Accounts([try Account(name: "alice", password: Self.password, containers: nil)])
+        var accounts = try Self.aliceOnly()
         let (token, text) = try AccessToken.make(for: "alice")
         accounts.add(token)
         let site = fixture.site(accounts)
