@@ -316,12 +316,17 @@ let package = Package(
         .testTarget(
             name: "GlanceDesktopCacheTests",
             dependencies: ["GlanceCore", "GlanceDesktopCache", "GlanceTestSupport"]),
-        .testTarget(name: "GlanceTerminalTests", dependencies: ["GlanceCore", "GlanceTerminal", "CChafaABICheck"]),
+        .testTarget(
+            name: "GlanceTerminalTests",
+            dependencies: ["GlanceCore", "GlanceTerminal", "CChafaABICheck", "GlanceTestSupport"]),
         .testTarget(
             name: "GlanceListingTests", dependencies: ["GlanceCore", "GlanceContainer", "GlanceListing", "GlanceStore"]),
         .testTarget(
             name: "GlanceCLITests",
-            dependencies: ["glance", "glance-renderer", "GlanceCore", "GlanceStore", "GlanceTestSupport"]),
+            dependencies: [
+                "glance", "glance-renderer", "GlanceCore", "GlanceStore", "GlanceTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

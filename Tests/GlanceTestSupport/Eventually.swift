@@ -59,3 +59,12 @@ public func readToEnd(_ handle: FileHandle) async -> Data {
         Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
     }
 }
+
+/// The result of `work`, run on a thread of its own: for what must block (a child process waited
+/// for, a socket read to its end), so that it holds none of the few threads that run every
+/// test's tasks (two on a 2-core machine, where two blocked tests stalled all the others).
+public func onThreadOfItsOwn<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}

@@ -33,7 +33,9 @@ public final class PostgresServer: Sendable {
     }
 
     /// The server, or the reason it could not start (a test that needs it fails with that).
-    public static func running() throws -> PostgresServer { try shared.get() }
+    /// (The first caller waits for the start on a thread of its own, as every wait here does: see
+    /// ``onThreadOfItsOwn(_:)``.)
+    public static func running() async throws -> PostgresServer { try await onThreadOfItsOwn { try shared.get() } }
 
     /// A server of the caller's own, for a test that restarts it (the shared one serves tests
     /// running meanwhile). It stops when the value is dropped or the process ends.
@@ -41,7 +43,9 @@ public final class PostgresServer: Sendable {
     /// `tls`: the server speaks TLS with a certificate for `localhost` (no IP address in it),
     /// signed by an authority made for it (``certificateAuthority``), and refuses every
     /// connection that is not encrypted.
-    public static func startPrivate(tls: Bool = false) throws -> PostgresServer { try PostgresServer(tls: tls) }
+    public static func startPrivate(tls: Bool = false) async throws -> PostgresServer {
+        try await onThreadOfItsOwn { try PostgresServer(tls: tls) }
+    }
 
     /// The PEM file of the authority that signed a TLS server's certificate.
     public var certificateAuthority: String { folder + "/ca.pem" }
@@ -58,7 +62,13 @@ public final class PostgresServer: Sendable {
 
     /// Whether the server accepts connections now.
     public var isAccepting: Bool {
-        (try? Self.run(Self.binary("pg_isready"), ["-q", "-h", "127.0.0.1", "-p", "\(port)"]).0) == 0
+        get async {
+            let port = port
+            let status = try? await onThreadOfItsOwn {
+                try Self.run(Self.binary("pg_isready"), ["-q", "-h", "127.0.0.1", "-p", "\(port)"]).0
+            }
+            return status == 0
+        }
     }
 
     /// A `--store` address for `container` in `database`.
@@ -74,7 +84,12 @@ public final class PostgresServer: Sendable {
 
     /// Runs SQL through `psql` as the trusted user and returns its output (unaligned, no headers).
     @discardableResult
-    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+    public func psql(_ sql: String, database: String = "postgres") async throws -> String {
+        try await onThreadOfItsOwn { try self.psqlWaiting(sql, database: database) }
+    }
+
+    /// ``psql(_:database:)`` on the calling thread, which it blocks.
+    private func psqlWaiting(_ sql: String, database: String) throws -> String {
         let (status, output) = try Self.run(
             Self.binary("psql"),
             [

@@ -1,4 +1,5 @@
 import Foundation
+import GlanceTestSupport
 import Testing
 
 /// Thumbnails are sRGB: sources tagged with an ICC profile (or a PNG's gAMA) are converted,
@@ -16,25 +17,25 @@ struct ColourTests {
             "colour/romm-rgb.jpg", "colour/adobe-rgb.jpg", "colour/display-p3.png", "colour/cmyk-swop.jpg",
             "colour/display-p3.heic", "colour/display-p3.webp", "colour/display-p3.tiff",
         ])
-    func taggedSources(asset: String) throws {
+    func taggedSources(asset: String) async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/thumbnail.png"
-        let result = try GlanceProcess.run([
+        let result = try await GlanceProcess.run([
             "thumbnail", CLIAssets.path(asset), "-o", output, "--format", "png", "-v",
         ])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.contains(": colour: converted from \""), "\(result.standardError)")
         let (width, height) = (1024, 683)
-        let mine = try Magick.rgb([output], width: width, height: height)
+        let mine = try await Magick.rgb([output], width: width, height: height)
         // ImageMagick 6 reads a HEIC's pixels but not its colour profile: libheif's own
         // heif-convert writes them, profile and all, as a PNG for it to convert.
         var source = CLIAssets.path(asset)
         if asset.hasSuffix(".heic") {
             source = folder + "/decoded.png"
-            try Magick.decodeHEIF(CLIAssets.path(asset), to: source)
+            try await Magick.decodeHEIF(CLIAssets.path(asset), to: source)
         }
-        let theirs = try Magick.rgb(
+        let theirs = try await Magick.rgb(
             [
                 source, "-intent", "perceptual", "-black-point-compensation", "-profile",
                 Self.sRGBProfile, "-resize", "\(width)x\(height)!",
@@ -42,20 +43,20 @@ struct ColourTests {
         let error = ColourDifference.meanDeltaE(mine, theirs)
         #expect(error <= 2, "mean ΔE \(error) against ImageMagick for \(asset)")
         // And the conversion matters: the source's own numbers, read as sRGB, are further off.
-        let unconverted = try Magick.rgb(
+        let unconverted = try await Magick.rgb(
             [source, "-strip", "-colorspace", "sRGB", "-resize", "\(width)x\(height)!"], width: width,
             height: height)
         #expect(ColourDifference.meanDeltaE(unconverted, theirs) > 2 * max(error, 1))
     }
 
     @Test("sRGB-tagged, untagged and broken-profile sources give the same pixels; only the broken one warns")
-    func untouchedSources() throws {
+    func untouchedSources() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var pixels: [String: [UInt8]] = [:]
         for name in ["srgb-tagged", "untagged", "broken-profile"] {
             let output = folder + "/\(name).png"
-            let result = try GlanceProcess.run([
+            let result = try await GlanceProcess.run([
                 "thumbnail", CLIAssets.path("colour/\(name).jpg"), "-o", output, "--format", "png", "-v",
             ])
             #expect(result.status == 0, "\(result.standardError)")
@@ -63,25 +64,25 @@ struct ColourTests {
             let warned = result.standardError.contains(
                 "warning: embedded colour profile ignored: it is malformed (")
             #expect(warned == (name == "broken-profile"), "\(result.standardError)")
-            pixels[name] = try Magick.rgb([output], width: 1024, height: 683)
+            pixels[name] = try await Magick.rgb([output], width: 1024, height: 683)
         }
         #expect(pixels["srgb-tagged"] == pixels["untagged"])
         #expect(pixels["broken-profile"] == pixels["untagged"])
     }
 
     @Test("a PNG's gAMA is honoured (1.0 brightens the midtones), 1/2.2 is taken as sRGB; PNGs are tagged sRGB")
-    func pngGamma() throws {
+    func pngGamma() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var means: [String: Double] = [:]
         for name in ["gamma-1.0", "gamma-srgb"] {
             let output = folder + "/\(name).png"
-            let result = try GlanceProcess.run([
+            let result = try await GlanceProcess.run([
                 "thumbnail", CLIAssets.path("colour/\(name).png"), "-o", output, "--format", "png", "-v",
             ])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardError.contains("colour: converted from \"PNG gAMA 1.0\"") == (name == "gamma-1.0"))
-            let bytes = try Magick.rgb([output], width: 384, height: 256)
+            let bytes = try await Magick.rgb([output], width: 384, height: 256)
             means[name] = Double(bytes.reduce(0) { $0 + Int($1) }) / Double(bytes.count)
             let png = try Data(contentsOf: URL(fileURLWithPath: output))
             #expect(png.range(of: Data("sRGB".utf8)) != nil, "the thumbnail carries an sRGB chunk")
@@ -90,12 +91,12 @@ struct ColourTests {
     }
 
     @Test("a batch builds a profile's transform once: the second document reuses it (-v and --json)")
-    func transformCache() throws {
+    func transformCache() async throws {
         let container = try SampleContainer([
             "first.jpg": "colour/adobe-rgb.jpg", "second.jpg": "colour/adobe-rgb-2.jpg",
             "plain.jpg": "colour/untagged.jpg",
         ])
-        let result = try GlanceProcess.run(["generate", container.path, "--jobs", "1", "-v", "--json"])
+        let result = try await GlanceProcess.run(["generate", container.path, "--jobs", "1", "-v", "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.errorLines.filter {
             $0.contains("colour: converted from \"Compatible with Adobe RGB (1998)\"")
@@ -113,27 +114,27 @@ struct ColourTests {
 /// ImageMagick, for reference conversions and for reading pixels.
 enum Magick {
     /// libheif's heif-convert (libheif-examples): `heif` as a PNG at `png`, its ICC profile kept.
-    static func decodeHEIF(_ heif: String, to png: String) throws {
+    static func decodeHEIF(_ heif: String, to png: String) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/heif-convert")
         process.arguments = [heif, png]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         #expect(process.terminationStatus == 0, "heif-convert \(heif)")
     }
 
     /// The 8-bit RGB pixels ImageMagick makes of `arguments` (inputs and operations), which must
     /// come to `width` x `height`.
-    static func rgb(_ arguments: [String], width: Int, height: Int) throws -> [UInt8] {
+    static func rgb(_ arguments: [String], width: Int, height: Int) async throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
         process.arguments = arguments + ["-depth", "8", "rgb:-"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await readToEnd(output.fileHandleForReading)
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         #expect(process.terminationStatus == 0, "convert \(arguments)")
         #expect(data.count == width * height * 3, "convert \(arguments) gave \(data.count) bytes")
         return [UInt8](data)

@@ -1,6 +1,7 @@
 import Foundation
 import GlanceCore
 import GlanceDesktopCache
+import GlanceTestSupport
 import Testing
 
 /// `--xdg` end to end, judged by a client nobody here wrote: GIO (`gio info`, from Debian's
@@ -19,11 +20,12 @@ struct DesktopCacheCommandTests {
     static let rendered = ["photo one.jpg", "café/écran #2.png", "50% off.pdf", "notes;[draft].txt"]
 
     @Test("after generate --xdg, GIO finds a valid xx-large thumbnail for every document, and the failure")
-    func generateThenGIO() throws {
+    func generateThenGIO() async throws {
         let container = try SampleContainer(Self.files)
         let cacheHome = container.output("cache")
         let environment = ["XDG_CACHE_HOME": cacheHome]
-        let run = try GlanceProcess.run(["generate", container.path, "--xdg", "--json"], environment: environment)
+        let run = try await GlanceProcess.run(
+            ["generate", container.path, "--xdg", "--json"], environment: environment)
         #expect(run.status == 1)  // broken.jpg failed
         let summary = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
         let desktop = try #require(summary?["desktopCache"] as? [String: Any])
@@ -32,7 +34,7 @@ struct DesktopCacheCommandTests {
 
         let root = cacheHome + "/thumbnails"
         for name in Self.rendered {
-            let info = try GIO.info(container.file(name), cacheHome: cacheHome)
+            let info = try await GIO.info(container.file(name), cacheHome: cacheHome)
             let uri = try #require(info.uri)
             #expect(uri == FileURI.of(absolutePath: container.file(name)), "GIO's URI of \(name)")
             let expected = "\(root)/xx-large/\(FreedesktopCache.entryName(for: uri))"
@@ -40,10 +42,10 @@ struct DesktopCacheCommandTests {
             #expect(info.attributes["thumbnail::is-valid"] == "TRUE", "\(name)")
             try checkEntries(of: container.file(name), uri: uri, root: root, sizes: CacheSize.allCases)
         }
-        let broken = try GIO.info(container.file("broken.jpg"), cacheHome: cacheHome)
+        let broken = try await GIO.info(container.file("broken.jpg"), cacheHome: cacheHome)
         #expect(broken.attributes["thumbnail::failed"] == "TRUE")
         #expect(broken.attributes["thumbnail::path"] == nil)
-        let unsupported = try GIO.info(container.file("data.bin"), cacheHome: cacheHome)
+        let unsupported = try await GIO.info(container.file("data.bin"), cacheHome: cacheHome)
         #expect(unsupported.attributes["thumbnail::failed"] == nil)
         #expect(unsupported.attributes["thumbnail::path"] == nil)
 
@@ -51,40 +53,42 @@ struct DesktopCacheCommandTests {
         // next run makes it valid again.
         let changed = container.file("photo one.jpg")
         try setModified(changed, secondsAgo: 3600)
-        #expect(try GIO.info(changed, cacheHome: cacheHome).attributes["thumbnail::is-valid"] == "FALSE")
-        let listed = try GlanceProcess.run(["list", container.path, "--xdg"], environment: environment)
+        await #expect(try GIO.info(changed, cacheHome: cacheHome).attributes["thumbnail::is-valid"] == "FALSE")
+        let listed = try await GlanceProcess.run(["list", container.path, "--xdg"], environment: environment)
         let photoLine = try #require(
             listed.standardOutput.split(separator: "\n").first { $0.hasPrefix("photo one.jpg") })
         #expect(photoLine.hasSuffix("stale"))
         let pdfLine = try #require(listed.standardOutput.split(separator: "\n").first { $0.hasPrefix("50% off.pdf") })
         #expect(pdfLine.hasSuffix("xx-large"))
-        let again = try GlanceProcess.run(["generate", container.path, "--xdg"], environment: environment)
+        let again = try await GlanceProcess.run(["generate", container.path, "--xdg"], environment: environment)
         #expect(again.standardOutput.contains("rendered     1"))
-        #expect(try GIO.info(changed, cacheHome: cacheHome).attributes["thumbnail::is-valid"] == "TRUE")
+        await #expect(try GIO.info(changed, cacheHome: cacheHome).attributes["thumbnail::is-valid"] == "TRUE")
     }
 
     @Test("an emptied cache is filled from the store without rendering anything again")
-    func fillFromStore() throws {
+    func fillFromStore() async throws {
         let container = try SampleContainer(Self.files)
         let cacheHome = container.output("cache")
         let environment = ["XDG_CACHE_HOME": cacheHome]
-        _ = try GlanceProcess.run(["generate", container.path])
-        let first = try GlanceProcess.run(["generate", container.path, "--xdg", "--json"], environment: environment)
+        _ = try await GlanceProcess.run(["generate", container.path])
+        let first = try await GlanceProcess.run(
+            ["generate", container.path, "--xdg", "--json"], environment: environment)
         let summary = try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any]
         #expect(summary?["rendered"] as? Int == 0)
         let desktop = try #require(summary?["desktopCache"] as? [String: Any])
         #expect(desktop["written"] as? Int == 4)
         for name in Self.rendered {
-            let info = try GIO.info(container.file(name), cacheHome: cacheHome)
+            let info = try await GIO.info(container.file(name), cacheHome: cacheHome)
             #expect(info.attributes["thumbnail::is-valid"] == "TRUE", "\(name)")
             try checkEntries(
                 of: container.file(name), uri: try #require(info.uri), root: cacheHome + "/thumbnails",
                 sizes: CacheSize.allCases)
         }
-        #expect(
+        await #expect(
             try GIO.info(container.file("broken.jpg"), cacheHome: cacheHome).attributes["thumbnail::failed"] == "TRUE")
         // A third run finds everything valid and writes nothing.
-        let third = try GlanceProcess.run(["generate", container.path, "--xdg", "--json"], environment: environment)
+        let third = try await GlanceProcess.run(
+            ["generate", container.path, "--xdg", "--json"], environment: environment)
         let thirdSummary = try JSONSerialization.jsonObject(with: Data(third.standardOutput.utf8)) as? [String: Any]
         let thirdDesktop = try #require(thirdSummary?["desktopCache"] as? [String: Any])
         #expect(thirdDesktop["written"] as? Int == 0)
@@ -92,15 +96,15 @@ struct DesktopCacheCommandTests {
     }
 
     @Test("thumbnail --xdg writes the sizes asked for; bad sizes are refused")
-    func thumbnailCommand() throws {
+    func thumbnailCommand() async throws {
         let container = try SampleContainer(["pages/a b.pdf": "pdf/letter.pdf"])
         let cacheHome = container.output("cache")
         let environment = ["XDG_CACHE_HOME": cacheHome]
-        let run = try GlanceProcess.run(
+        let run = try await GlanceProcess.run(
             ["thumbnail", "pages/a b.pdf", "--xdg", "--xdg-sizes", "large,normal"], in: container.path,
             environment: environment)
         #expect(run.status == 0, "\(run.standardError)")
-        let info = try GIO.info(container.file("pages/a b.pdf"), cacheHome: cacheHome)
+        let info = try await GIO.info(container.file("pages/a b.pdf"), cacheHome: cacheHome)
         let uri = try #require(info.uri)
         #expect(
             info.attributes["thumbnail::path"]
@@ -111,13 +115,15 @@ struct DesktopCacheCommandTests {
         #expect(!FileManager.default.fileExists(atPath: cacheHome + "/thumbnails/xx-large"))
         // Without -o nothing but the cache is written.
         #expect(!FileManager.default.fileExists(atPath: container.file("a b.pdf.thumbnail.png")))
-        let bad = try GlanceProcess.run(["thumbnail", container.file("pages/a b.pdf"), "--xdg", "--xdg-sizes", "huge"])
+        let bad = try await GlanceProcess.run([
+            "thumbnail", container.file("pages/a b.pdf"), "--xdg", "--xdg-sizes", "huge",
+        ])
         #expect(bad.status == 2)
         #expect(bad.standardError.contains("unknown thumbnail size 'huge'"))
     }
 
     @Test("a cache folder planted as a symbolic link is refused, never written through")
-    func plantedLinks() throws {
+    func plantedLinks() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
         let cacheHome = container.output("cache")
         let elsewhere = container.output("elsewhere")
@@ -126,7 +132,7 @@ struct DesktopCacheCommandTests {
         for planted in ["thumbnails/large", "thumbnails/fail"] {
             let link = cacheHome + "/" + planted
             #expect(symlink(elsewhere, link) == 0)
-            let run = try GlanceProcess.run(
+            let run = try await GlanceProcess.run(
                 ["thumbnail", container.file("a.png"), "--xdg"], environment: ["XDG_CACHE_HOME": cacheHome])
             #expect(run.status == 2)
             #expect(
@@ -139,7 +145,7 @@ struct DesktopCacheCommandTests {
         // The cache folder the user names may itself be a link: it is theirs.
         let linkedHome = container.output("linked-cache")
         #expect(symlink(cacheHome, linkedHome) == 0)
-        let run = try GlanceProcess.run(
+        let run = try await GlanceProcess.run(
             ["thumbnail", container.file("a.png"), "--xdg", "--xdg-sizes", "normal"],
             environment: ["XDG_CACHE_HOME": linkedHome])
         #expect(run.status == 0, "\(run.standardError)")
@@ -147,13 +153,13 @@ struct DesktopCacheCommandTests {
     }
 
     @Test("a cache size folder any user may write, or another user's, is refused with the reason, not written")
-    func foreignSizeFolders() throws {
+    func foreignSizeFolders() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
         let cacheHome = container.output("cache")
         let large = cacheHome + "/thumbnails/large"
         try FileManager.default.createDirectory(atPath: large, withIntermediateDirectories: true)
         chmod(large, 0o777)
-        let open = try GlanceProcess.run(
+        let open = try await GlanceProcess.run(
             ["thumbnail", container.file("a.png"), "--xdg", "--xdg-sizes", "large"],
             environment: ["XDG_CACHE_HOME": cacheHome])
         #expect(open.status == 2)
@@ -162,7 +168,7 @@ struct DesktopCacheCommandTests {
         if getuid() == 0 {
             chmod(large, 0o700)
             chown(large, 65534, 65534)
-            let foreign = try GlanceProcess.run(
+            let foreign = try await GlanceProcess.run(
                 ["thumbnail", container.file("a.png"), "--xdg", "--xdg-sizes", "large"],
                 environment: ["XDG_CACHE_HOME": cacheHome])
             #expect(foreign.status == 2)
@@ -217,7 +223,7 @@ enum GIO {
         var attributes: [String: String] = [:]
     }
 
-    static func info(_ path: String, cacheHome: String) throws -> Info {
+    static func info(_ path: String, cacheHome: String) async throws -> Info {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/gio")
         process.arguments = ["info", "-a", "thumbnail::*", "--", path]
@@ -231,8 +237,8 @@ enum GIO {
             throw GIOMissing()
         }
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await readToEnd(output.fileHandleForReading)
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         var info = Info()
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let text = line.trimmingCharacters(in: .whitespaces)

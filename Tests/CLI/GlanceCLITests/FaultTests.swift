@@ -11,9 +11,9 @@ import Testing
 struct FaultTests {
     /// `command` as run by an unprivileged user: as root (CI), through setpriv as nobody, since
     /// root reads and writes whatever the permissions say.
-    func asUnprivileged(_ command: [String]) throws -> GlanceProcess.Result {
-        guard getuid() == 0 else { return try GlanceProcess.run(command) }
-        return try GlanceProcess.run(
+    func asUnprivileged(_ command: [String]) async throws -> GlanceProcess.Result {
+        guard getuid() == 0 else { return try await GlanceProcess.run(command) }
+        return try await GlanceProcess.run(
             ["--reuid=65534", "--regid=65534", "--clear-groups", GlanceProcess.executable] + command,
             executable: "/usr/bin/setpriv")
     }
@@ -26,7 +26,7 @@ struct FaultTests {
         for index in 0..<10 { files["photo-\(index).jpg"] = "jpeg/photo-baseline.jpg" }
         let container = try SampleContainer(files)
         // Each thumbnail is about 100 kB: 300 kB of file fills up after two or three.
-        let limited = try GlanceProcess.run(
+        let limited = try await GlanceProcess.run(
             ["--fsize=300000", GlanceProcess.executable, "generate", container.path, "--quiet"],
             executable: "/usr/bin/prlimit")
         #expect(limited.status == 2)
@@ -35,21 +35,21 @@ struct FaultTests {
             limited.standardError.contains(
                 "cannot write the database (disk full, file-size limit, or a failing disk)"))
         #expect(try await container.store().checkIntegrity())
-        let rows = try container.list()
+        let rows = try await container.list()
         let fresh = rows.values.filter { $0["state"] as? String == "fresh" }
         #expect(fresh.count < 10)
         #expect(fresh.allSatisfy { thumbnailSize($0) == "1024x768" }, "a fresh record has its thumbnail")
         #expect(rows.values.allSatisfy { ["fresh", "missing"].contains($0["state"] as? String) })
-        let (summary, again) = try container.generate()
+        let (summary, again) = try await container.generate()
         #expect(again.status == 0)
         #expect(summary["rendered"] as? Int == 10 - fresh.count)
     }
 
     @Test("a read-only sidecar: list and show work, generate says why it cannot write")
-    func readOnlyStore() throws {
+    func readOnlyStore() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "b.png": "png/gray8.png"])
         let store = container.output("store")
-        let first = try GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"])
+        let first = try await GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"])
         #expect(first.status == 0)
         try container.add("new.png", from: "png/rgba8.png")
         chmod(container.path, 0o755)
@@ -57,15 +57,15 @@ struct FaultTests {
         for file in try FileManager.default.contentsOfDirectory(atPath: store) { chmod(store + "/" + file, 0o444) }
         chmod(store, 0o555)
         defer { chmod(store, 0o755) }
-        let list = try asUnprivileged(["list", container.path, "--store", store, "--json"])
+        let list = try await asUnprivileged(["list", container.path, "--store", store, "--json"])
         #expect(list.status == 0, "\(list.standardError)")
         let rows = try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [[String: Any]] ?? []
         let states = Dictionary(
             uniqueKeysWithValues: rows.map { ($0["path"] as? String ?? "", $0["state"] as? String) })
         #expect(states == ["a.png": "fresh", "b.png": "fresh", "new.png": "missing"])
-        let show = try asUnprivileged(["show", container.path, "a.png", "--store", store])
+        let show = try await asUnprivileged(["show", container.path, "a.png", "--store", store])
         #expect(show.status == 0, "\(show.standardError)")
-        let generate = try asUnprivileged(["generate", container.path, "--store", store])
+        let generate = try await asUnprivileged(["generate", container.path, "--store", store])
         #expect(generate.status == 2)
         // Whether opening or the first write meets the read-only file, the line names the store.
         #expect(generate.errorLines.count == 1)
@@ -80,9 +80,9 @@ struct FaultTests {
     }
 
     @Test("a sidecar replaced by garbage: a clear error that names it and says how to rebuild; documents untouched")
-    func garbageDatabase() throws {
+    func garbageDatabase() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "notes.txt": "text/latin-utf8.txt"])
-        #expect(try container.generate().result.status == 0)
+        await #expect(try container.generate().result.status == 0)
         let store = container.file(".thumbnails")
         // The database replaced, with its write-ahead log gone too (a log left beside garbage may
         // still hold every page, and SQLite would read the store from it).
@@ -95,26 +95,26 @@ struct FaultTests {
             "glance: \(store): not a Glance thumbnail store (thumbnails.sqlite is not an SQLite database); "
             + "if it was Glance's, delete the folder and the next 'glance generate' rebuilds it\n"
         for command in [["list", container.path], ["generate", container.path], ["show", container.path, "a.png"]] {
-            let result = try GlanceProcess.run(command)
+            let result = try await GlanceProcess.run(command)
             #expect(result.status == 2, "\(command)")
             #expect(result.standardError == expected, "\(command)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: container.file("a.png"))) == before)
         try FileManager.default.removeItem(atPath: store)
-        let (summary, rebuilt) = try container.generate()
+        let (summary, rebuilt) = try await container.generate()
         #expect(rebuilt.status == 0)
         #expect(summary["rendered"] as? Int == 2)
     }
 
     @Test("permission denied on one document: it fails with the reason, the others render, exit 1")
-    func permissionDenied() throws {
+    func permissionDenied() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "secret.png": "png/gray8.png"])
         chmod(container.file("secret.png"), 0o600)
         if getuid() == 0 { chown(container.file("secret.png"), 0, 0) }
         chmod(container.path, 0o755)
         chmod(container.outputs, 0o777)
         let store = container.output("store")
-        let result = try asUnprivileged(["generate", container.path, "--store", store, "--json"])
+        let result = try await asUnprivileged(["generate", container.path, "--store", store, "--json"])
         #expect(result.status == 1)
         #expect(
             result.errorLines == ["glance: \(container.file("secret.png")): cannot read the file: Permission denied"])
@@ -124,7 +124,7 @@ struct FaultTests {
     }
 
     @Test("sockets, FIFOs, devices and symbolic-link loops in a container are passed over at once, and counted")
-    func oddFiles() throws {
+    func oddFiles() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "sub/b.png": "png/gray8.png"])
         #expect(mkfifo(container.file("pipe.txt"), 0o644) == 0)
         let socketPath = container.file("listener.txt")
@@ -151,7 +151,7 @@ struct FaultTests {
         }
         #expect(symlink("..", container.file("sub/up")) == 0)
         let started = Date()
-        let (summary, result) = try container.generate(["--timeout", "60"])
+        let (summary, result) = try await container.generate(["--timeout", "60"])
         #expect(Date().timeIntervalSince(started) < 30, "nothing waited for")
         #expect(result.status == 0, "\(result.standardError)")
         #expect(summary["rendered"] as? Int == 2)
@@ -161,7 +161,7 @@ struct FaultTests {
     }
 
     @Test("100,000 files in one folder: a dry run and a listing cover every one")
-    func hundredThousandFiles() throws {
+    func hundredThousandFiles() async throws {
         let container = try SampleContainer([:])
         let folder = container.file("many")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -170,11 +170,11 @@ struct FaultTests {
             #expect(descriptor >= 0)
             close(descriptor)
         }
-        let plan = try GlanceProcess.run(["generate", container.path, "--dry-run", "--json"])
+        let plan = try await GlanceProcess.run(["generate", container.path, "--dry-run", "--json"])
         #expect(plan.status == 0, "\(plan.standardError)")
         let estimate = try JSONSerialization.jsonObject(with: Data(plan.standardOutput.utf8)) as? [String: Any]
         #expect(estimate?["documents"] as? Int == 100_000, "\(plan.standardOutput)")
-        let list = try GlanceProcess.run(["list", container.path, "--json"])
+        let list = try await GlanceProcess.run(["list", container.path, "--json"])
         #expect(list.status == 0)
         let rows = try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [[String: Any]] ?? []
         #expect(rows.count == 100_000)

@@ -12,12 +12,12 @@ struct GenerateCommandTests {
     @Test("generate makes every thumbnail; list shows them fresh with the right sizes")
     func generateThenList() async throws {
         let container = try SampleContainer.standard()
-        let (summary, result) = try container.generate()
+        let (summary, result) = try await container.generate()
         #expect(result.status == 0, "\(result.standardError)")
         #expect(summary["rendered"] as? Int == 8)
         #expect(summary["unsupported"] as? Int == 1)
         #expect(summary["failed"] as? Int == 0)
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows.count == 9)
         let expected = [
             "photo.jpg": "1024x768", "albums/turned.jpg": "600x400", "albums/deep/gray.png": "200x150",
@@ -36,13 +36,13 @@ struct GenerateCommandTests {
     }
 
     @Test("list --json and show give a PDF's pages and their sizes and a text's encoding")
-    func documentDetails() throws {
+    func documentDetails() async throws {
         let container = try SampleContainer.standard()
         try container.add("two-pages.pdf", from: "pdf/a4-two-pages.pdf")
         try container.add("sjis.txt", from: "text/shift_jis.txt")
         try container.add("utf16.txt", from: "text/utf16be-bom.txt")
-        _ = try container.generate()
-        let rows = try container.list()
+        _ = try await container.generate()
+        let rows = try await container.list()
         let pdf = try #require(rows["two-pages.pdf"]?["details"] as? [String: Any])
         #expect(pdf["pageCount"] as? Int == 2)
         let runs = try #require(pdf["pageSizes"] as? [[String: Any]])
@@ -56,11 +56,11 @@ struct GenerateCommandTests {
         let utf16 = try #require(rows["utf16.txt"]?["details"] as? [String: Any])
         #expect(utf16["textEncoding"] as? String == "UTF-16BE" && utf16["lineCount"] as? Int == 11)
         #expect(rows["photo.jpg"]?["details"] == nil)
-        let show = try GlanceProcess.run(["show", container.path, container.file("two-pages.pdf")])
+        let show = try await GlanceProcess.run(["show", container.path, container.file("two-pages.pdf")])
         #expect(show.standardOutput.contains("pages       2, in 2 sizes\n"), "\(show.standardOutput)")
-        let letter = try GlanceProcess.run(["show", container.path, container.file("letter.pdf")])
+        let letter = try await GlanceProcess.run(["show", container.path, container.file("letter.pdf")])
         #expect(letter.standardOutput.contains("pages       1, 612x792 pt\n"), "\(letter.standardOutput)")
-        let sjis = try GlanceProcess.run(["show", container.path, container.file("sjis.txt")])
+        let sjis = try await GlanceProcess.run(["show", container.path, container.file("sjis.txt")])
         #expect(sjis.standardOutput.contains("encoding    SHIFT_JIS\nlines       13\n"), "\(sjis.standardOutput)")
     }
 
@@ -69,8 +69,8 @@ struct GenerateCommandTests {
     )
     func smallerSizes() async throws {
         let container = try SampleContainer.standard()
-        _ = try container.generate()
-        for (path, row) in try container.list() where row["state"] as? String == "fresh" {
+        _ = try await container.generate()
+        for (path, row) in try await container.list() where row["state"] as? String == "fresh" {
             let thumbnails = try #require(row["thumbnails"] as? [String: [String: Any]], "\(path)")
             #expect(Set(thumbnails.keys) == ["256x256", "512x512", "1024x1024"], "\(path)")
             let standard = try #require(thumbnails["1024x1024"])
@@ -93,24 +93,24 @@ struct GenerateCommandTests {
             }
         }
         // Another choice of sizes is kept by the store, and every record is made again for it.
-        let (summary, result) = try container.generate(["--sizes", "128"])
+        let (summary, result) = try await container.generate(["--sizes", "128"])
         #expect(result.status == 0 && summary["rendered"] as? Int == 8, "\(result.standardError)")
         let made = try #require(summary["thumbnailBytesBySize"] as? [String: Int])
         #expect(Set(made.keys) == ["128x128", "1024x1024"] && made["128x128"]! < made["1024x1024"]!)
-        let rows = try container.list()
+        let rows = try await container.list()
         let photo = try #require(rows["photo.jpg"]?["thumbnails"] as? [String: [String: Any]])
         #expect(Set(photo.keys) == ["128x128", "1024x1024"])
         #expect(photo["128x128"]?["width"] as? Int == 128)
         // Later commands use the store's setting without being told.
-        let (again, _) = try container.generate()
+        let (again, _) = try await container.generate()
         #expect(again["rendered"] as? Int == 0)
         let exported = container.output("small.jpg")
-        let export = try GlanceProcess.run([
+        let export = try await GlanceProcess.run([
             "export", container.path, "photo.jpg", "--size-key", "128x128", "-o", exported,
         ])
         #expect(export.status == 0, "\(export.standardError)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: exported)).starts(with: [0xFF, 0xD8]))
-        let bad = try GlanceProcess.run(["generate", container.path, "--sizes", "1024"])
+        let bad = try await GlanceProcess.run(["generate", container.path, "--sizes", "1024"])
         #expect(bad.status == 64 || bad.status == 2, "\(bad.status)")
         #expect(bad.standardError.contains("--sizes takes box sides from 32 to 1023"))
     }
@@ -118,15 +118,15 @@ struct GenerateCommandTests {
     @Test("a re-run renders nothing; touching one document re-renders exactly that one")
     func rerun() async throws {
         let container = try SampleContainer.standard()
-        _ = try container.generate()
-        let (again, result) = try container.generate()
+        _ = try await container.generate()
+        let (again, result) = try await container.generate()
         #expect(result.status == 0)
         #expect(again["rendered"] as? Int == 0)
         #expect(again["fresh"] as? Int == 8)
         var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 5), timespec(tv_sec: 1_700_000_000, tv_nsec: 5)]
         #expect(utimensat(AT_FDCWD, container.file("notes.txt"), &times, 0) == 0)
-        #expect(try container.list()["notes.txt"]?["state"] as? String == "stale")
-        let (touched, _) = try container.generate()
+        await #expect(try container.list()["notes.txt"]?["state"] as? String == "stale")
+        let (touched, _) = try await container.generate()
         #expect(touched["rendered"] as? Int == 1)
         #expect(touched["fresh"] as? Int == 7)
     }
@@ -134,20 +134,20 @@ struct GenerateCommandTests {
     @Test("a renamed document keeps its thumbnail without rendering; gc drops records of deleted ones")
     func renameAndGc() async throws {
         let container = try SampleContainer.standard()
-        _ = try container.generate()
-        let before = try GlanceProcess.run([
+        _ = try await container.generate()
+        let before = try await GlanceProcess.run([
             "export", container.path, "photo.jpg", "-o", container.output("before.jpg"),
         ])
         #expect(before.status == 0)
         try FileManager.default.createDirectory(atPath: container.file("moved"), withIntermediateDirectories: true)
         #expect(rename(container.file("photo.jpg"), container.file("moved/holiday.jpg")) == 0)
-        let (summary, _) = try container.generate()
+        let (summary, _) = try await container.generate()
         #expect(summary["rendered"] as? Int == 0)
         #expect(summary["moved"] as? Int == 1)
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows["moved/holiday.jpg"]?["state"] as? String == "fresh")
         #expect(rows["photo.jpg"] == nil)
-        let after = try GlanceProcess.run([
+        let after = try await GlanceProcess.run([
             "export", container.path, "moved/holiday.jpg", "-o", container.output("after.jpg"),
         ])
         #expect(after.status == 0)
@@ -156,7 +156,7 @@ struct GenerateCommandTests {
                 == Data(contentsOf: URL(fileURLWithPath: container.output("after.jpg"))))
 
         try FileManager.default.removeItem(atPath: container.file("letter.pdf"))
-        let gc = try GlanceProcess.run(["gc", container.path])
+        let gc = try await GlanceProcess.run(["gc", container.path])
         #expect(gc.status == 0)
         #expect(gc.standardOutput.hasPrefix("removed 1 record(s)"))
         #expect(try await container.store().document(at: "letter.pdf", includingImageData: false) == nil)
@@ -165,11 +165,11 @@ struct GenerateCommandTests {
     @Test("a document copied then deleted (new inode, same content) keeps its thumbnail too")
     func copyAndDelete() async throws {
         let container = try SampleContainer.standard()
-        _ = try container.generate()
+        _ = try await container.generate()
         try FileManager.default.copyItem(
             atPath: container.file("screen.png"), toPath: container.file("screen-copy.png"))
         try FileManager.default.removeItem(atPath: container.file("screen.png"))
-        let (summary, _) = try container.generate()
+        let (summary, _) = try await container.generate()
         #expect(summary["moved"] as? Int == 1)
         #expect(summary["rendered"] as? Int == 0)
     }
@@ -178,7 +178,7 @@ struct GenerateCommandTests {
     func crashingWorker() async throws {
         let container = try SampleContainer.standard()
         try container.add("crash-me.png", from: "png/rgb8.png")
-        let (summary, result) = try container.generate(["--debug-crash-on", "crash-*"])
+        let (summary, result) = try await container.generate(["--debug-crash-on", "crash-*"])
         #expect(result.status == 1)
         #expect(summary["rendered"] as? Int == 8)
         #expect(summary["failed"] as? Int == 1)
@@ -186,13 +186,13 @@ struct GenerateCommandTests {
         #expect(failures.first?["path"] as? String == "crash-me.png")
         #expect(failures.first?["error"] as? String == "renderer crashed (signal 11)")
         #expect(result.errorLines == ["glance: \(container.file("crash-me.png")): renderer crashed (signal 11)"])
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows["crash-me.png"]?["state"] as? String == "failed")
         #expect(rows["crash-me.png"]?["error"] as? String == "renderer crashed (signal 11)")
         // Remembered: not retried until it changes, or until asked.
-        let (again, _) = try container.generate()
+        let (again, _) = try await container.generate()
         #expect(again["rendered"] as? Int == 0)
-        let (retried, retryResult) = try container.generate(["--retry-failed"])
+        let (retried, retryResult) = try await container.generate(["--retry-failed"])
         #expect(retried["rendered"] as? Int == 1)
         #expect(retryResult.status == 0)
     }
@@ -200,13 +200,13 @@ struct GenerateCommandTests {
     @Test("--json counts the renderers started: one a worker, one more for each that replaced a crashed worker")
     func workersStarted() async throws {
         let container = try SampleContainer.standard()
-        let (sound, _) = try container.generate()
+        let (sound, _) = try await container.generate()
         #expect(sound["renderersStarted"] as? Int == 2)
         #expect(sound["workersStarted"] as? Int == 2)
         // The largest document goes first, so the crashed worker's replacement renders the rest.
         let other = try SampleContainer.standard()
         try other.add("crash-me.png", from: "png/photo-like.png")
-        let (summary, result) = try other.generate(["--jobs", "1", "--debug-crash-on", "crash-*"])
+        let (summary, result) = try await other.generate(["--jobs", "1", "--debug-crash-on", "crash-*"])
         #expect(result.status == 1)
         #expect(summary["rendered"] as? Int == 8)
         #expect(summary["workersStarted"] as? Int == 2)
@@ -216,7 +216,7 @@ struct GenerateCommandTests {
     func verboseSaysReplacedRenderers() async throws {
         let container = try SampleContainer.standard()
         try container.add("crash-me.png", from: "png/photo-like.png")
-        let crashed = try GlanceProcess.run(
+        let crashed = try await GlanceProcess.run(
             ["generate", container.path, "-v", "--jobs", "1", "--debug-crash-on", "crash-*"])
         #expect(crashed.status == 1)
         let line =
@@ -224,7 +224,7 @@ struct GenerateCommandTests {
             + "(--cpu-limit) or dying between documents"
         #expect(crashed.standardError.split(separator: "\n").last.map(String.init) == line, "\(crashed.standardError)")
         let sound = try SampleContainer.standard()
-        let plain = try GlanceProcess.run(["generate", sound.path, "-v", "--jobs", "1"])
+        let plain = try await GlanceProcess.run(["generate", sound.path, "-v", "--jobs", "1"])
         #expect(plain.status == 0)
         #expect(!plain.standardError.contains("renderers started"), "\(plain.standardError)")
     }
@@ -234,7 +234,7 @@ struct GenerateCommandTests {
         let container = try SampleContainer.standard()
         try container.add("hang-1.png", from: "png/rgb8.png")
         try container.add("hang-2.png", from: "png/rgb8.png")
-        let (summary, result) = try container.generate(["--debug-hang-on", "hang-*", "--timeout", "1"])
+        let (summary, result) = try await container.generate(["--debug-hang-on", "hang-*", "--timeout", "1"])
         #expect(result.status == 1)
         #expect(summary["rendered"] as? Int == 8)
         let failures = summary["failures"] as? [[String: Any]] ?? []
@@ -261,13 +261,13 @@ struct GenerateCommandTests {
         while Date() < deadline {
             // Asked of another process, synchronously: a test task that awaited here could be
             // starved of threads by the other tests while the batch runs to its end.
-            let fresh = try GlanceProcess.run(["list", container.path, "--status", "fresh", "--json"])
+            let fresh = try await GlanceProcess.run(["list", container.path, "--status", "fresh", "--json"])
             let rows = (try? JSONSerialization.jsonObject(with: Data(fresh.standardOutput.utf8)) as? [Any]) ?? []
             if rows.count >= 3 { break }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         let store = try container.store()
         #expect(try await store.checkIntegrity())
         let stored = try await store.allDocuments()
@@ -278,10 +278,10 @@ struct GenerateCommandTests {
             let image = full?.thumbnails.first
             #expect(image?.data?.count == image?.byteCount && (image?.byteCount ?? 0) > 0)
         }
-        let (summary, result) = try container.generate()
+        let (summary, result) = try await container.generate()
         #expect(result.status == 0)
         #expect((summary["rendered"] as? Int ?? 0) + (summary["fresh"] as? Int ?? 0) == 80)
-        #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+        await #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
     @Test("two batches and a listing on one container at once: no errors, each document rendered about once")
@@ -303,20 +303,20 @@ struct GenerateCommandTests {
         }
         let first = try start()
         let second = try start()
-        let listing = try GlanceProcess.run(["list", container.path, "--json"])
+        let listing = try await GlanceProcess.run(["list", container.path, "--json"])
         #expect(listing.status == 0, "\(listing.standardError)")
         var rendered = 0
         for (process, output, error) in [first, second] {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            let messages = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let data = await readToEnd(output.fileHandleForReading)
+            let messages = String(decoding: await readToEnd(error.fileHandleForReading), as: UTF8.self)
+            #expect(await exited(process, within: .seconds(60)), "process ended")
             #expect(process.terminationStatus == 0, "\(messages)")
             let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             rendered += summary?["rendered"] as? Int ?? 0
         }
         #expect(rendered >= 40 && rendered <= 42, "rendered \(rendered) times for 40 documents")
         #expect(try await container.store().checkIntegrity())
-        #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+        await #expect(try container.list().values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
     @Test("a batch that waited for another's documents reports the ones that failed there, and exits 1")
@@ -330,12 +330,12 @@ struct GenerateCommandTests {
         first.arguments = ["generate", container.path, "--jobs", "1", "--quiet", "--debug-slow-on", "*"]
         first.standardError = FileHandle.nullDevice
         try first.run()
-        let database = container.file(".thumbnails/thumbnails.sqlite")
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: database) { usleep(50_000) }
-        usleep(500_000)
-        let second = try GlanceProcess.run(["generate", container.path, "--json"])
+        try await eventually("the first batch claimed its 4 documents", within: .seconds(30)) {
+            container.claimCount() == 4
+        }
+        let second = try await GlanceProcess.run(["generate", container.path, "--json"])
         #expect(first.isRunning || first.terminationStatus == 1)
-        first.waitUntilExit()
+        #expect(await exited(first, within: .seconds(60)), "first ended")
         #expect(first.terminationStatus == 1)
         let summary = try JSONSerialization.jsonObject(with: Data(second.standardOutput.utf8)) as? [String: Any]
         #expect(second.status == 1, "\(second.standardError)")
@@ -353,13 +353,15 @@ struct GenerateCommandTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        usleep(400_000)  // the worker now waits a second before reading the file: change it
+        // Changed once the batch has taken it (scanned, claimed, handed to a renderer, which waits
+        // a second before it reads the file).
+        try await eventually("the batch claimed slow-notes.txt", within: .seconds(30)) { container.claimCount() == 1 }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: container.file("slow-notes.txt")))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("\nA line added while the thumbnail was being made.\n".utf8))
         try handle.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await readToEnd(output.fileHandleForReading)
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         #expect(process.terminationStatus == 0)
         let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         #expect(summary?["rendered"] as? Int == 1)
@@ -367,29 +369,31 @@ struct GenerateCommandTests {
         let record = try await container.store().document(at: "slow-notes.txt", includingImageData: false)?.record
         #expect(record?.state == .fresh)
         #expect(record.map { Int($0.identity.size) } == size, "the record describes the file as it is now")
-        #expect(try container.list()["slow-notes.txt"]?["state"] as? String == "fresh")
+        await #expect(try container.list()["slow-notes.txt"]?["state"] as? String == "fresh")
     }
 
     @Test("listing a container that was never generated shows every document missing and creates nothing")
     func listBeforeGenerate() async throws {
         let container = try SampleContainer.standard()
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows.count == 9)
         #expect(rows.values.allSatisfy { $0["state"] as? String == "missing" })
         #expect(rows["letter.pdf"]?["kind"] as? String == "pdf")
-        let gc = try GlanceProcess.run(["gc", container.path])
+        let gc = try await GlanceProcess.run(["gc", container.path])
         #expect(gc.status == 0 && gc.standardOutput.hasPrefix("removed 0 record(s)"), "\(gc.standardError)")
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails")))
-        let export = try GlanceProcess.run(["export", container.path, "letter.pdf", "-o", container.output("x.png")])
+        let export = try await GlanceProcess.run([
+            "export", container.path, "letter.pdf", "-o", container.output("x.png"),
+        ])
         #expect(export.status == 1)
         #expect(export.standardError.contains("run 'glance generate' first"))
     }
 
     @Test("a --store folder made inside the container by this run is never taken for documents")
-    func storeMadeInside() throws {
+    func storeMadeInside() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
         let store = container.file("thumbs")
-        let result = try GlanceProcess.run(["generate", container.path, "--store", store, "--json"])
+        let result = try await GlanceProcess.run(["generate", container.path, "--store", store, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         // The store's database and tag file were rendered or recorded as unsupported documents.
@@ -398,24 +402,24 @@ struct GenerateCommandTests {
     }
 
     @Test("gc on an empty container folder with the store elsewhere (a share not mounted) drops nothing")
-    func gcOnEmptyFolder() throws {
+    func gcOnEmptyFolder() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt"])
         let store = container.output("store")
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store]).status == 0)
         try FileManager.default.removeItem(atPath: container.file("a.png"))
         try FileManager.default.removeItem(atPath: container.file("docs"))
-        let refused = try GlanceProcess.run(["gc", container.path, "--store", store])
+        let refused = try await GlanceProcess.run(["gc", container.path, "--store", store])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("the container folder is empty"), "\(refused.standardError)")
         #expect(refused.standardError.contains("would drop all 2 record(s), so it dropped none"))
-        let forced = try GlanceProcess.run(["gc", container.path, "--store", store, "--even-if-empty"])
+        let forced = try await GlanceProcess.run(["gc", container.path, "--store", store, "--even-if-empty"])
         #expect(forced.status == 0 && forced.standardOutput.hasPrefix("removed 2 record(s)"), "\(forced.standardError)")
     }
 
     @Test("--dry-run says what would be done and renders nothing")
     func dryRun() async throws {
         let container = try SampleContainer.standard()
-        let result = try GlanceProcess.run(["generate", container.path, "--dry-run"])
+        let result = try await GlanceProcess.run(["generate", container.path, "--dry-run"])
         #expect(result.status == 0)
         #expect(result.standardOutput.hasPrefix("9 documents would be rendered"))
         #expect(result.standardOutput.contains("estimated time"))
@@ -425,15 +429,15 @@ struct GenerateCommandTests {
     @Test("list filters by pattern, type and status, and sorts")
     func listFilters() async throws {
         let container = try SampleContainer.standard()
-        _ = try container.generate()
-        #expect(Set(try container.list(["*.pdf"]).keys) == ["letter.pdf", "docs/rotated.pdf"])
-        #expect(Set(try container.list(["--type", "text"]).keys) == ["notes.txt", "docs/japanese.txt"])
-        #expect(Set(try container.list(["--status", "unsupported"]).keys) == ["data.bin"])
-        let bySize = try GlanceProcess.run(["list", container.path, "--sort", "size", "--reverse", "--json"])
+        _ = try await container.generate()
+        await #expect(Set(try container.list(["*.pdf"]).keys) == ["letter.pdf", "docs/rotated.pdf"])
+        await #expect(Set(try container.list(["--type", "text"]).keys) == ["notes.txt", "docs/japanese.txt"])
+        await #expect(Set(try container.list(["--status", "unsupported"]).keys) == ["data.bin"])
+        let bySize = try await GlanceProcess.run(["list", container.path, "--sort", "size", "--reverse", "--json"])
         let rows = try JSONSerialization.jsonObject(with: Data(bySize.standardOutput.utf8)) as? [[String: Any]] ?? []
         let sizes = rows.compactMap { $0["size"] as? Int }
         #expect(sizes == sizes.sorted(by: >) && sizes.count == 9)
-        let table = try GlanceProcess.run(["list", container.path])
+        let table = try await GlanceProcess.run(["list", container.path])
         #expect(table.standardOutput.hasPrefix("NAME"))
         #expect(table.standardOutput.contains("724x1024 png"))
     }
@@ -441,15 +445,15 @@ struct GenerateCommandTests {
     @Test("show prints one document's attributes; unknown documents and containers are clear errors")
     func showAndErrors() async throws {
         let container = try SampleContainer.standard()
-        _ = try container.generate()
-        let show = try GlanceProcess.run(["show", container.path, "letter.pdf", "--json"])
+        _ = try await container.generate()
+        let show = try await GlanceProcess.run(["show", container.path, "letter.pdf", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(show.standardOutput.utf8)) as? [String: Any]
         #expect(object?["state"] as? String == "fresh")
         #expect(object?["kind"] as? String == "pdf")
-        let missing = try GlanceProcess.run(["show", container.path, "nope.pdf"])
+        let missing = try await GlanceProcess.run(["show", container.path, "nope.pdf"])
         #expect(missing.status == 1)
         #expect(missing.errorLines.count == 1)
-        let notFolder = try GlanceProcess.run(["generate", container.file("notes.txt")])
+        let notFolder = try await GlanceProcess.run(["generate", container.file("notes.txt")])
         #expect(notFolder.status == 2)
         #expect(notFolder.standardError.contains("not a folder"))
     }
@@ -463,9 +467,9 @@ struct GenerateCommandTests {
         #expect(symlink("screen.png", container.file("inside-link.png")) == 0)
         // An absolute link is not followed, even to a document inside (see ContainerScanner).
         #expect(symlink(container.file("screen.png"), container.file("absolute-link.png")) == 0)
-        let (summary, _) = try container.generate()
+        let (summary, _) = try await container.generate()
         #expect(summary["rendered"] as? Int == 9)
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows["outside.png"] == nil && rows[".dotfile.txt"] == nil && rows[".hidden/secret.png"] == nil)
         #expect(rows["absolute-link.png"] == nil)
         let skipped = summary["skipped"] as? [String: Int]
@@ -477,7 +481,7 @@ struct GenerateCommandTests {
     @Test("one freshness rule: after a version change, list, show, export and generate agree on what is stale")
     func oneFreshnessRule() async throws {
         let container = try SampleContainer.standard()
-        _ = try container.generate()
+        _ = try await container.generate()
         // As if an older Glance had found data.bin unsupported and letter.pdf fresh.
         let store = try container.store()
         for path in ["data.bin", "letter.pdf"] {
@@ -485,19 +489,21 @@ struct GenerateCommandTests {
             stored.record.generatorVersion = "0.0.1"
             try await store.save(stored.record, thumbnails: stored.thumbnails)
         }
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows["data.bin"]?["state"] as? String == "stale")
         #expect(rows["letter.pdf"]?["state"] as? String == "fresh")
-        let show = try GlanceProcess.run(["show", container.path, "data.bin", "--json"])
+        let show = try await GlanceProcess.run(["show", container.path, "data.bin", "--json"])
         let shown = try JSONSerialization.jsonObject(with: Data(show.standardOutput.utf8)) as? [String: Any]
         #expect(shown?["state"] as? String == "stale")
-        let export = try GlanceProcess.run(["export", container.path, "letter.pdf", "-o", container.output("l.png")])
+        let export = try await GlanceProcess.run([
+            "export", container.path, "letter.pdf", "-o", container.output("l.png"),
+        ])
         #expect(export.status == 0)
         #expect(!export.standardError.contains("stale"))
-        let (summary, _) = try container.generate()
+        let (summary, _) = try await container.generate()
         #expect(summary["rendered"] as? Int == 0)
         #expect(summary["unsupported"] as? Int == 1)
-        #expect(try container.list()["data.bin"]?["state"] as? String == "unsupported")
+        await #expect(try container.list()["data.bin"]?["state"] as? String == "unsupported")
         #expect(try await store.document(at: "data.bin", includingImageData: false)?.record.generatorVersion != "0.0.1")
     }
 
@@ -519,14 +525,10 @@ struct GenerateCommandTests {
         // Signal once the batch is under way: its workers have started.
         let started = ContinuousClock.now
         while try childProcesses(of: process.processIdentifier).isEmpty, ContinuousClock.now - started < .seconds(10) {
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
-        // And its store is open (glance acts on signals from then on).
-        let database = container.file(".thumbnails/thumbnails.sqlite")
-        while !FileManager.default.fileExists(atPath: database), ContinuousClock.now - started < .seconds(10) {
-            usleep(20_000)
-        }
-        usleep(300_000)
+        // And its store is open: glance handles SIGINT itself from then on.
+        try await eventually("glance handles SIGINT") { handlesSignal(SIGINT, pid: process.processIdentifier) }
         #expect(process.isRunning)
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
@@ -540,7 +542,7 @@ struct GenerateCommandTests {
         let children = try childProcesses(of: process.processIdentifier)
         #expect(children.isEmpty)
         #expect(try await container.store().checkIntegrity())
-        let (summary, result) = try container.generate()
+        let (summary, result) = try await container.generate()
         #expect(result.status == 0)
         #expect((summary["rendered"] as? Int ?? 0) + (summary["fresh"] as? Int ?? 0) == count)
     }

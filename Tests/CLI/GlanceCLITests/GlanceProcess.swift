@@ -12,18 +12,28 @@ struct GlanceProcess {
     static let executable = TestLocations.glance
 
     /// The outcome of one run.
-    struct Result {
+    struct Result: Sendable {
         let status: Int32
         let standardOutput: String
         let standardError: String
         var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
     }
 
-    /// Runs `glance` (or `executable`, which starts it) with `arguments` in `folder` and waits;
-    /// `environment` adds to (or replaces) this process's variables.
+    /// Runs `glance` (or `executable`, which starts it) with `arguments` in `folder` and waits
+    /// for its end on a thread of its own (see ``onThreadOfItsOwn(_:)``); `environment` adds to
+    /// (or replaces) this process's variables.
     static func run(
         _ arguments: [String], in folder: String? = nil, executable: String? = nil,
         environment: [String: String] = [:]
+    ) async throws -> Result {
+        try await onThreadOfItsOwn {
+            try runWaiting(arguments, in: folder, executable: executable, environment: environment)
+        }
+    }
+
+    /// ``run(_:in:executable:environment:)`` on the calling thread, which it blocks.
+    private static func runWaiting(
+        _ arguments: [String], in folder: String?, executable: String?, environment: [String: String]
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
@@ -63,13 +73,18 @@ enum CLIAssets {
 /// Runs `glance` with arguments given as raw bytes (names that are not UTF-8 cannot pass through
 /// `Process`, which encodes Swift strings), collecting raw output.
 enum RawGlanceProcess {
-    struct Result {
+    struct Result: Sendable {
         let status: Int32
         let standardOutput: [UInt8]
         let standardError: [UInt8]
     }
 
-    static func run(_ arguments: [[UInt8]]) throws -> Result {
+    /// Runs `glance` with `arguments` and waits for its end on a thread of its own.
+    static func run(_ arguments: [[UInt8]]) async throws -> Result {
+        try await onThreadOfItsOwn { try runWaiting(arguments) }
+    }
+
+    private static func runWaiting(_ arguments: [[UInt8]]) throws -> Result {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let outPath = folder + "/out"
@@ -122,36 +137,15 @@ func threadStates(of pid: Int32) -> String {
     }.joined(separator: "; ")
 }
 
-/// Waits up to `limit` for `process` to end; if it has not, calls `overdue` (the process still
-/// running), kills it and returns false.
-func endProcess(_ process: Process, within limit: Duration, overdue: (Process) -> Void = { _ in }) -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-    guard process.isRunning else {
-        process.waitUntilExit()
-        return true
-    }
-    overdue(process)
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    return false
-}
-
-/// ``endProcess(_:within:overdue:)`` that records, when the process is overdue, where its threads
-/// are (so that a hang fails the test in seconds, saying where, instead of stalling the run).
-func waitForExit(_ process: Process, within limit: Duration) -> Bool {
-    endProcess(process, within: limit) { process in
-        Issue.record("glance still running after \(limit); threads: \(threadStates(of: process.processIdentifier))")
-    }
-}
-
-/// Sends SIGTERM and waits for the exit (see ``waitForExit(_:within:)``); whether it stopped in
-/// time, and how long it took.
-func stopWithSIGTERM(_ process: Process, within limit: Duration) -> (stopped: Bool, seconds: Double) {
-    let start = Date()
-    kill(process.processIdentifier, SIGTERM)
-    let stopped = waitForExit(process, within: limit)
-    return (stopped, Date().timeIntervalSince(start))
+/// Whether process `pid` handles `signal` itself now (its SigCgt mask in /proc lists it): glance
+/// installs its handlers for SIGINT and SIGTERM once it is ready to stop in order, so a test
+/// that signals it waits for this instead of guessing how long that takes.
+func handlesSignal(_ signal: Int32, pid: Int32) -> Bool {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+        let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    else { return false }
+    return mask & (1 << UInt64(signal - 1)) != 0
 }
 
 /// ``endProcess(_:within:overdue:)`` for async tests, which holds no task's thread; when the

@@ -1,5 +1,6 @@
 import Foundation
 import GlanceStore
+import GlanceTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ struct OnSaveCommandTests {
     /// Starts `glance watch` on the container, its log going to a file, and returns once it
     /// watches: once its "watching" line is written (the socket comes before the watches, so a
     /// file saved when only the socket exists may be missed with `--no-catch-up`).
-    static func startWatch(_ container: SampleContainer, _ extra: [String] = []) throws -> (Process, WatchLog) {
+    static func startWatch(_ container: SampleContainer, _ extra: [String] = []) async throws -> (Process, WatchLog) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         process.arguments = ["watch", container.path, "--log-level", "debug", "--jobs", "2"] + extra
@@ -23,7 +24,7 @@ struct OnSaveCommandTests {
         try process.run()
         let deadline = ContinuousClock.now + .seconds(30)
         while !log.read().contains("watching"), process.isRunning, ContinuousClock.now < deadline {
-            usleep(25_000)
+            try await Task.sleep(for: .milliseconds(25))
         }
         return (process, log)
     }
@@ -48,12 +49,12 @@ struct OnSaveCommandTests {
     }
 
     @Test("hook without a watcher renders the named documents itself, one line each, and nothing else")
-    func hookAlone() throws {
+    func hookAlone() async throws {
         let container = try SampleContainer([
             "a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt", "bad.jpg": "corrupt/truncated-header.jpg",
             "other.pdf": "pdf/letter.pdf",
         ])
-        let result = try GlanceProcess.run([
+        let result = try await GlanceProcess.run([
             "hook", container.path, "a.png", container.file("docs/b.txt"), "never-there.txt",
         ])
         #expect(result.status == 0, "\(result.standardError)")
@@ -61,14 +62,14 @@ struct OnSaveCommandTests {
             result.standardOutput.split(separator: "\n") == [
                 "a.png fresh 200x150 png", "docs/b.txt fresh 724x1024 png", "never-there.txt removed",
             ])
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows["other.pdf"]?["state"] as? String == "missing")
-        let failed = try GlanceProcess.run(["hook", container.path, "bad.jpg", "--json"])
+        let failed = try await GlanceProcess.run(["hook", container.path, "bad.jpg", "--json"])
         #expect(failed.status == 1)
         let answers = try JSONSerialization.jsonObject(with: Data(failed.standardOutput.utf8)) as? [[String: Any]]
         #expect(answers?.first?["state"] as? String == "failed")
         for outside in ["../elsewhere.txt", "/etc/passwd"] {
-            let refused = try GlanceProcess.run(["hook", container.path, outside])
+            let refused = try await GlanceProcess.run(["hook", container.path, outside])
             #expect(refused.status == 2)
             #expect(refused.standardError.contains("not inside the container"))
         }
@@ -76,42 +77,44 @@ struct OnSaveCommandTests {
         // CONTAINER/CONTAINER/docs/b.txt, and answered `removed`).
         let parent = (container.path as NSString).deletingLastPathComponent
         let name = (container.path as NSString).lastPathComponent
-        let fromHere = try GlanceProcess.run(["hook", name, name + "/docs/b.txt"], in: parent)
+        let fromHere = try await GlanceProcess.run(["hook", name, name + "/docs/b.txt"], in: parent)
         #expect(fromHere.status == 0, "\(fromHere.standardError)")
         #expect(fromHere.standardOutput == "docs/b.txt fresh 724x1024 png\n")
         // Hidden files are not documents: refused, not rendered into the store.
         try Data("hidden\n".utf8).write(to: URL(fileURLWithPath: container.file(".notes.txt")))
-        let hidden = try GlanceProcess.run(["hook", container.path, ".notes.txt"])
+        let hidden = try await GlanceProcess.run(["hook", container.path, ".notes.txt"])
         #expect(hidden.status == 2)
         #expect(hidden.standardError == "glance: .notes.txt: \(Self.hiddenReason)\n")
-        let shown = try GlanceProcess.run(["show", container.path, ".notes.txt"])
+        let shown = try await GlanceProcess.run(["show", container.path, ".notes.txt"])
         #expect(shown.status == 1)
         #expect(shown.standardError == "glance: .notes.txt: \(Self.hiddenReason)\n")
-        #expect(try container.list()[".notes.txt"] == nil)
+        await #expect(try container.list()[".notes.txt"] == nil)
         // export names a path that is no document as such (generate would not help).
-        let exported = try GlanceProcess.run([
+        let exported = try await GlanceProcess.run([
             "export", container.path, "never-there.txt", "-o", container.output("n.png"),
         ])
         #expect(exported.status == 1)
         #expect(exported.standardError.contains("never-there.txt: no such document in"))
-        let unrendered = try GlanceProcess.run(["export", container.path, "other.pdf", "-o", container.output("o.png")])
+        let unrendered = try await GlanceProcess.run([
+            "export", container.path, "other.pdf", "-o", container.output("o.png"),
+        ])
         #expect(unrendered.standardError.contains("other.pdf: no thumbnail yet: run 'glance generate' first"))
     }
 
     @Test("watch --log-format json: one object a line, the latency a number")
-    func jsonLog() throws {
+    func jsonLog() async throws {
         let container = try SampleContainer([:])
-        let (watch, log) = try Self.startWatch(container, ["--log-format", "json", "--no-catch-up"])
+        let (watch, log) = try await Self.startWatch(container, ["--log-format", "json", "--no-catch-up"])
         try Data("saved\n".utf8).write(to: URL(fileURLWithPath: container.file("saved.txt")))
         // The watcher renders it a moment after the save; its line is written by then.
         let deadline = ContinuousClock.now + .seconds(30)
-        while try container.list()["saved.txt"]?["state"] as? String != "fresh", ContinuousClock.now < deadline {
-            usleep(50_000)
+        while try await container.list()["saved.txt"]?["state"] as? String != "fresh", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
         }
-        let hooked = try GlanceProcess.run(["hook", container.path, "saved.txt"])
+        let hooked = try await GlanceProcess.run(["hook", container.path, "saved.txt"])
         #expect(hooked.status == 0)
         kill(watch.processIdentifier, SIGTERM)
-        watch.waitUntilExit()
+        #expect(await exited(watch, within: .seconds(60)), "watch ended")
         let text = log.read()
         let objects = try text.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
@@ -125,9 +128,9 @@ struct OnSaveCommandTests {
     }
 
     @Test("a name that is not UTF-8 or holds a line break is logged escaped once: bad\\xFF, not bad\\\\xFF")
-    func oddNamesLoggedOnce() throws {
+    func oddNamesLoggedOnce() async throws {
         let container = try SampleContainer([:])
-        let (watch, log) = try Self.startWatch(container, ["--no-catch-up"])
+        let (watch, log) = try await Self.startWatch(container, ["--no-catch-up"])
         defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
         for name in [Array("bad".utf8) + [0xFF] + Array(".txt".utf8), Array("two\nlines.txt".utf8)] {
             let path = Array(container.path.utf8) + [UInt8(ascii: "/")] + name + [0]
@@ -140,10 +143,10 @@ struct OnSaveCommandTests {
         }
         let deadline = ContinuousClock.now + .seconds(30)
         while log.read().components(separatedBy: " refreshed ").count < 3, ContinuousClock.now < deadline {
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         kill(watch.processIdentifier, SIGTERM)
-        watch.waitUntilExit()
+        #expect(await exited(watch, within: .seconds(60)), "watch ended")
         let text = log.read()
         #expect(text.contains("path=bad\\xFF.txt"), "\(text)")
         #expect(text.contains("path=two\\nlines.txt"), "\(text)")
@@ -153,14 +156,14 @@ struct OnSaveCommandTests {
     }
 
     @Test("a container folder deleted under a running watch stops it with exit 2, not a silent service")
-    func containerDeleted() throws {
+    func containerDeleted() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "docs/b.txt": "text/latin-utf8.txt"])
-        let (watch, log) = try Self.startWatch(container)
+        let (watch, log) = try await Self.startWatch(container)
         defer {
             if watch.isRunning { kill(watch.processIdentifier, SIGKILL) }
         }
         try FileManager.default.removeItem(atPath: container.path)
-        #expect(waitForExit(watch, within: .seconds(15)))
+        #expect(await waitForExit(watch, within: .seconds(15)))
         #expect(watch.terminationStatus == 2)
         let messages = log.read()
         #expect(messages.contains(": the container folder is gone (deleted or unmounted)"), "\(messages)")
@@ -169,9 +172,9 @@ struct OnSaveCommandTests {
     static let hiddenReason = "not a document: hidden files and folders (names starting with '.') are passed over"
 
     @Test("hook with a watcher running hands the documents to it over the socket")
-    func hookThroughWatcher() throws {
+    func hookThroughWatcher() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
-        let (watch, log) = try Self.startWatch(container, ["--no-catch-up"])
+        let (watch, log) = try await Self.startWatch(container, ["--no-catch-up"])
         defer {
             if watch.isRunning { kill(watch.processIdentifier, SIGKILL) }
         }
@@ -179,12 +182,12 @@ struct OnSaveCommandTests {
         #expect(lstat(container.file(".thumbnails/hook.sock"), &status) == 0)
         #expect(status.st_mode & 0o777 == 0o600)
         try Data("saved by the store\n".utf8).write(to: URL(fileURLWithPath: container.file("saved.txt")))
-        let result = try GlanceProcess.run(["hook", container.path, "saved.txt", "a.png"])
+        let result = try await GlanceProcess.run(["hook", container.path, "saved.txt", "a.png"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardOutput.split(separator: "\n") == ["saved.txt fresh 724x1024 png", "a.png fresh 200x150 png"])
         kill(watch.processIdentifier, SIGTERM)
-        watch.waitUntilExit()
+        #expect(await exited(watch, within: .seconds(60)), "watch ended")
         let messages = log.read()
         #expect(messages.contains("hook served"))
         #expect(watch.terminationStatus == 0)
@@ -194,7 +197,7 @@ struct OnSaveCommandTests {
     @Test("SIGTERM during a burst of saves: exit 0 within 2 s, a sound store, no worker left")
     func stopDuringBurst() async throws {
         let container = try SampleContainer([:])
-        let (watch, _) = try Self.startWatch(container, ["--no-catch-up"])
+        let (watch, _) = try await Self.startWatch(container, ["--no-catch-up"])
         for index in 0..<60 {
             try container.add("photo-\(index).jpg", from: "jpeg/photo-progressive.jpg")
         }

@@ -63,7 +63,7 @@ struct OperationsTests {
     }
 
     /// Starts `glance ARGUMENTS` and waits for its line `metrics at URL`: (process, port, log).
-    static func start(_ arguments: [String]) throws -> (Process, Int, Pipe) {
+    static func start(_ arguments: [String]) async throws -> (Process, Int, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         process.arguments = arguments
@@ -72,12 +72,16 @@ struct OperationsTests {
         process.standardOutput = output
         process.standardError = log
         try process.run()
-        var text = ""
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !text.contains("metrics at "), ContinuousClock.now < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        let reader = output.fileHandleForReading
+        let text = try await onThreadOfItsOwn {
+            var text = ""
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !text.contains("metrics at "), ContinuousClock.now < deadline {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
         }
         let line = text.split(separator: "\n").first { $0.hasPrefix("metrics at ") } ?? ""
         let port = line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
@@ -89,7 +93,7 @@ struct OperationsTests {
     )
     func watchMetrics() async throws {
         let container = try SampleContainer.standard()
-        let (watch, port, _) = try Self.start([
+        let (watch, port, _) = try await Self.start([
             "watch", container.path, "--metrics-address", "127.0.0.1:0", "--jobs", "2",
         ])
         defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
@@ -97,7 +101,7 @@ struct OperationsTests {
         // The catch-up renders the nine documents: eight pictures and one unsupported file.
         var samples: [Sample] = []
         for _ in 0..<120 {
-            samples = Self.parse(
+            samples = await Self.parse(
                 try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
             if Self.total(samples, "glance_renders_total") >= 9 { break }
             try await Task.sleep(for: .milliseconds(250))
@@ -121,7 +125,7 @@ struct OperationsTests {
         // A save: an event and its time to fresh.
         try container.add("arrived.png", from: "png/rgba8.png")
         for _ in 0..<80 {
-            samples = Self.parse(
+            samples = await Self.parse(
                 try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
             if Self.total(samples, "glance_save_to_fresh_seconds_count") >= 1 { break }
             try await Task.sleep(for: .milliseconds(250))
@@ -129,48 +133,48 @@ struct OperationsTests {
         #expect(Self.total(samples, "glance_watcher_events_total", ["event": "saved"]) >= 1)
         #expect(Self.total(samples, "glance_save_to_fresh_seconds_count") >= 1)
         #expect(Self.total(samples, "glance_renders_total", ["outcome": "rendered"]) == 9)
-        #expect(LiveExposureTests.status(try LiveExposureTests.get("/healthz", port: port)) == 200)
-        let ready = try LiveExposureTests.get("/readyz", port: port)
+        await #expect(LiveExposureTests.status(try LiveExposureTests.get("/healthz", port: port)) == 200)
+        let ready = try await LiveExposureTests.get("/readyz", port: port)
         #expect(LiveExposureTests.status(ready) == 200 && ready.hasSuffix("ready\n"), "\(ready)")
         // Nothing else is served there.
-        #expect(LiveExposureTests.status(try LiveExposureTests.get("/thumbnails/photo.jpg", port: port)) == 404)
+        await #expect(LiveExposureTests.status(try LiveExposureTests.get("/thumbnails/photo.jpg", port: port)) == 404)
     }
 
     @Test("serve counts its requests by route class and status; /readyz turns unready while the store is down")
     func serveReadiness() async throws {
-        let server = try PostgresServer.startPrivate()
+        let server = try await PostgresServer.startPrivate()
         let store = server.address(container: "ops")
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
-        let generated = try GlanceProcess.run(["generate", container.path, "--store", store])
+        let generated = try await GlanceProcess.run(["generate", container.path, "--store", store])
         #expect(generated.status == 0, "\(generated.standardError)")
-        let (serve, port, _) = try ServeCommandTests.startServe([container.path, "--store", store, "--jobs", "1"])
+        let (serve, port, _) = try await ServeCommandTests.startServe([container.path, "--store", store, "--jobs", "1"])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         for path in ["/", "/thumbnails/a.png", "/thumbnails/a.png", "/thumbnails/missing.png"] {
-            _ = try LiveExposureTests.get(path, port: port)
+            _ = try await LiveExposureTests.get(path, port: port)
         }
-        let samples = Self.parse(
+        let samples = await Self.parse(
             try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
         #expect(Self.total(samples, "glance_http_requests_total", ["route": "thumbnails", "status": "200"]) == 2)
         #expect(Self.total(samples, "glance_http_requests_total", ["route": "thumbnails", "status": "404"]) == 1)
         #expect(Self.total(samples, "glance_http_requests_total", ["route": "page", "status": "200"]) == 1)
         #expect(Self.total(samples, "glance_cache_requests_total", ["cache": "thumbnails", "result": "hit"]) == 1)
         #expect(Self.total(samples, "glance_http_response_bytes_total", ["route": "thumbnails"]) > 0)
-        #expect(LiveExposureTests.status(try LiveExposureTests.get("/readyz", port: port)) == 200)
+        await #expect(LiveExposureTests.status(try LiveExposureTests.get("/readyz", port: port)) == 200)
         // The store goes away for a while: unready, with the reason; ready again when it is back.
         let restart = Task.detached { try server.restart(downFor: 8) }
         var down = ""
         for _ in 0..<30 {
-            down = try LiveExposureTests.get("/readyz", port: port)
+            down = try await LiveExposureTests.get("/readyz", port: port)
             if LiveExposureTests.status(down) == 503 { break }
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(LiveExposureTests.status(down) == 503 && down.contains("not ready: store"), "\(down)")
-        #expect(LiveExposureTests.status(try LiveExposureTests.get("/healthz", port: port)) == 200)
+        await #expect(LiveExposureTests.status(try LiveExposureTests.get("/healthz", port: port)) == 200)
         try await restart.value
         var up = ""
         for _ in 0..<80 {
-            up = try LiveExposureTests.get("/readyz", port: port)
+            up = try await LiveExposureTests.get("/readyz", port: port)
             if LiveExposureTests.status(up) == 200 { break }
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -200,8 +204,13 @@ struct OperationsTests {
 
         deinit { close(descriptor) }
 
-        /// The next datagram, or nil after `seconds`.
-        func receive(seconds: Double) -> String? {
+        /// The next datagram, or nil after `seconds` (waited for on a thread of its own).
+        func receive(seconds: Double) async -> String? {
+            let descriptor = descriptor
+            return try? await onThreadOfItsOwn { Self.receive(from: descriptor, seconds: seconds) }
+        }
+
+        private static func receive(from descriptor: Int32, seconds: Double) -> String? {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(seconds * 1000)) > 0 else { return nil }
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -226,12 +235,12 @@ struct OperationsTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let first = notify.receive(seconds: 30)
+        let first = await notify.receive(seconds: 30)
         #expect(first?.hasPrefix("READY=1\nSTATUS=watching ") == true, "\(first ?? "nothing")")
         try container.add("saved.png", from: "png/rgba8.png")
         var state = ""
         for _ in 0..<80 {
-            let shown = try GlanceProcess.run(["show", container.path, "saved.png", "--json"])
+            let shown = try await GlanceProcess.run(["show", container.path, "saved.png", "--json"])
             state =
                 (try? JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any])?["state"]
                 as? String ?? ""
@@ -241,24 +250,24 @@ struct OperationsTests {
         #expect(state == "fresh", "the document saved after READY=1 was seen by the watch")
         var watchdogs = 0
         for _ in 0..<10 where watchdogs < 2 {
-            if notify.receive(seconds: 1) == "WATCHDOG=1" { watchdogs += 1 }
+            if await notify.receive(seconds: 1) == "WATCHDOG=1" { watchdogs += 1 }
         }
         #expect(watchdogs == 2)
         kill(process.processIdentifier, SIGTERM)
         var stopping = false
         for _ in 0..<20 where !stopping {
-            guard let message = notify.receive(seconds: 1) else { continue }
+            guard let message = await notify.receive(seconds: 1) else { continue }
             stopping = message == "STOPPING=1"
         }
         #expect(stopping)
-        process.waitUntilExit()
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         #expect(process.terminationStatus == 0)
     }
 
     @Test("glance status asks the watcher on its hook socket: ready, watching, its work; nothing running is exit 2")
     func status() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png"])
-        let nothing = try GlanceProcess.run(["status", container.path])
+        let nothing = try await GlanceProcess.run(["status", container.path])
         #expect(
             nothing.status == 2 && nothing.standardError.contains("no glance watch or glance serve --watch answers"))
         let watch = Process()
@@ -270,7 +279,7 @@ struct OperationsTests {
         defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
         var said = GlanceProcess.Result(status: -1, standardOutput: "", standardError: "")
         for _ in 0..<80 {
-            said = try GlanceProcess.run(["status", container.path])
+            said = try await GlanceProcess.run(["status", container.path])
             if said.status == 0, said.standardOutput.contains("watching every folder") { break }
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -280,7 +289,7 @@ struct OperationsTests {
         )
         #expect(said.standardOutput.contains("ready (the store and a renderer answer)"))
         #expect(said.standardOutput.contains("watching every folder"))
-        let json = try GlanceProcess.run(["status", container.path, "--json"])
+        let json = try await GlanceProcess.run(["status", container.path, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
         #expect(object?["ready"] as? Bool == true && object?["watching"] as? Bool == true)
         #expect((object?["renderersStarted"] as? Int ?? 0) >= 1)

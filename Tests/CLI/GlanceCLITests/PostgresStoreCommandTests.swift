@@ -6,70 +6,72 @@ import Testing
 @Suite("Commands on a PostgreSQL store")
 struct PostgresStoreCommandTests {
     /// A database of this test's own on the test process's server.
-    static func freshDatabase() throws -> (server: PostgresServer, database: String) {
-        let server = try PostgresServer.running()
+    static func freshDatabase() async throws -> (server: PostgresServer, database: String) {
+        let server = try await PostgresServer.running()
         let name = "cli_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try server.psql("CREATE DATABASE \(name)")
+        try await server.psql("CREATE DATABASE \(name)")
         return (server, name)
     }
 
     @Test("generate, list, show, export and gc work on PostgreSQL, and nothing is written into the container")
     func wholeCycle() async throws {
-        let (server, database) = try Self.freshDatabase()
+        let (server, database) = try await Self.freshDatabase()
         let store = server.address(container: "sample", database: database)
         let container = try SampleContainer.standard()
-        let (summary, result) = try container.generate(["--store", store])
+        let (summary, result) = try await container.generate(["--store", store])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(summary["rendered"] as? Int == 8)
         #expect(summary["unsupported"] as? Int == 1)
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails")), "no sidecar is made")
 
-        let rows = try container.list(["--store", store])
+        let rows = try await container.list(["--store", store])
         #expect(rows.count == 9)
         #expect(rows["photo.jpg"]?["state"] as? String == "fresh")
         #expect(thumbnailSize(rows["photo.jpg"]) == "1024x768")
         #expect(thumbnailSize(rows["letter.pdf"]) == "791x1024")
         #expect(rows["data.bin"]?["state"] as? String == "unsupported")
         // The rows are in PostgreSQL: the server counts them under the container's key.
-        #expect(
+        await #expect(
             try server.psql("SELECT count(*) FROM glance.document WHERE container = 'sample'", database: database)
                 == "9")
 
         let exported = container.output("photo.jpg")
-        let export = try GlanceProcess.run(["export", container.path, "photo.jpg", "-o", exported, "--store", store])
+        let export = try await GlanceProcess.run([
+            "export", container.path, "photo.jpg", "-o", exported, "--store", store,
+        ])
         #expect(export.status == 0, "\(export.standardError)")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: exported)))
         #expect(bytes.starts(with: [0xFF, 0xD8, 0xFF]), "a JPEG thumbnail came back out of the database")
 
-        let show = try GlanceProcess.run(["show", container.path, "notes.txt", "--store", store])
+        let show = try await GlanceProcess.run(["show", container.path, "notes.txt", "--store", store])
         #expect(show.status == 0, "\(show.standardError)")
         #expect(show.standardOutput.contains("fresh"))
 
-        let (again, _) = try container.generate(["--store", store])
+        let (again, _) = try await container.generate(["--store", store])
         #expect(again["rendered"] as? Int == 0)
         #expect(again["fresh"] as? Int == 8)
 
         try FileManager.default.removeItem(atPath: container.file("screen.png"))
-        let gc = try GlanceProcess.run(["gc", container.path, "--store", store])
+        let gc = try await GlanceProcess.run(["gc", container.path, "--store", store])
         #expect(gc.status == 0, "\(gc.standardError)")
         #expect(gc.standardOutput.contains("removed 1 record"))
-        #expect(try container.list(["--store", store]).count == 8)
+        await #expect(try container.list(["--store", store]).count == 8)
         // The sidecar, a separate store, knows nothing of it.
-        #expect(try container.list()["photo.jpg"]?["state"] as? String == "missing")
+        await #expect(try container.list()["photo.jpg"]?["state"] as? String == "missing")
     }
 
     @Test("two containers share one database, each under its own key")
     func twoContainers() async throws {
-        let (server, database) = try Self.freshDatabase()
+        let (server, database) = try await Self.freshDatabase()
         let first = try SampleContainer(["a.png": "png/gray8.png"])
         let second = try SampleContainer(["b.txt": "text/latin-utf8.txt", "c.png": "png/rgba8.png"])
         // Without ?container= the key is the container's absolute path.
         let store = "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)"
-        #expect(try first.generate(["--store", store]).result.status == 0)
-        #expect(try second.generate(["--store", store]).result.status == 0)
-        #expect(Set(try first.list(["--store", store]).keys) == ["a.png"])
-        #expect(Set(try second.list(["--store", store]).keys) == ["b.txt", "c.png"])
-        let keys = try server.psql(
+        await #expect(try first.generate(["--store", store]).result.status == 0)
+        await #expect(try second.generate(["--store", store]).result.status == 0)
+        await #expect(Set(try first.list(["--store", store]).keys) == ["a.png"])
+        await #expect(Set(try second.list(["--store", store]).keys) == ["b.txt", "c.png"])
+        let keys = try await server.psql(
             "SELECT count(DISTINCT container) FROM glance.document", database: database)
         #expect(keys == "2")
     }
@@ -77,7 +79,7 @@ struct PostgresStoreCommandTests {
     @Test("a bad address or an unreachable server: exit 2 and one line saying why, without the password")
     func unusableStore() async throws {
         let container = try SampleContainer(["a.png": "png/gray8.png"])
-        let malformed = try GlanceProcess.run([
+        let malformed = try await GlanceProcess.run([
             "generate", container.path, "--store", "postgres://glance:secret@127.0.0.1/db?colour=blue",
         ])
         #expect(malformed.status == 2)
@@ -86,7 +88,7 @@ struct PostgresStoreCommandTests {
         #expect(!malformed.standardError.contains("secret"))
 
         let port = PostgresServer.freePort()
-        let unreachable = try GlanceProcess.run([
+        let unreachable = try await GlanceProcess.run([
             "list", container.path, "--store", "postgres://glance:secret@127.0.0.1:\(port)/db",
         ])
         #expect(unreachable.status == 2)

@@ -8,23 +8,23 @@ import Testing
 @Suite("SIMD switches")
 struct ProcessorFeatureTests {
     @Test("--version says which extensions renderers use, and which the variable turned off")
-    func versionSaysFeatures() throws {
+    func versionSaysFeatures() async throws {
         let detected = ProcessorFeatures.current()
-        let all = try GlanceProcess.run(["--version"], environment: ["GLANCE_SIMD_DISABLE": "all"])
+        let all = try await GlanceProcess.run(["--version"], environment: ["GLANCE_SIMD_DISABLE": "all"])
         #expect(all.status == 0)
         #expect(all.standardOutput.contains("; SIMD: none beyond SSE2"), "\(all.standardOutput)")
         if !detected.inUse.isEmpty {
             let list = detected.inUse.joined(separator: " ")
             #expect(all.standardOutput.contains("off by GLANCE_SIMD_DISABLE: \(list))"), "\(all.standardOutput)")
         }
-        let plain = try GlanceProcess.run(["--version"], environment: ["GLANCE_SIMD_DISABLE": ""])
+        let plain = try await GlanceProcess.run(["--version"], environment: ["GLANCE_SIMD_DISABLE": ""])
         #expect(!plain.standardOutput.contains("off by"), "\(plain.standardOutput)")
     }
 
     @Test("a misspelt name is refused before any work, naming it")
-    func misspeltNameRefused() throws {
+    func misspeltNameRefused() async throws {
         let container = try SampleContainer(["notes.txt": "text/latin-utf8.txt"])
-        let result = try GlanceProcess.run(
+        let result = try await GlanceProcess.run(
             ["generate", container.path], environment: ["GLANCE_SIMD_DISABLE": "avx2,avx512"])
         #expect(result.status == 2)
         let expected =
@@ -34,17 +34,17 @@ struct ProcessorFeatureTests {
     }
 
     @Test("with every extension off, the digests are the same and the thumbnails as large")
-    func portablePathsAgree() throws {
+    func portablePathsAgree() async throws {
         let fast = try SampleContainer.standard()
         let portable = try SampleContainer.standard()
-        let (fastSummary, fastRun) = try fast.generate()
-        let result = try GlanceProcess.run(
+        let (fastSummary, fastRun) = try await fast.generate()
+        let result = try await GlanceProcess.run(
             ["generate", portable.path, "--json", "--jobs", "2"], environment: ["GLANCE_SIMD_DISABLE": "all"])
         #expect(fastRun.status == 0 && result.status == 0, "\(result.standardError)")
         let summary = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         #expect(summary?["rendered"] as? Int == fastSummary["rendered"] as? Int)
-        let fastRows = try fast.list()
-        let portableRows = try portable.list()
+        let fastRows = try await fast.list()
+        let portableRows = try await portable.list()
         #expect(fastRows.count == 9 && portableRows.count == 9)
         for (path, row) in fastRows {
             let other = portableRows[path]

@@ -80,37 +80,37 @@ struct QueueCommandTests {
     }
 
     /// What a process wrote to the pipe it was given for standard error.
-    static func said(_ errors: Pipe) -> String {
-        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    static func said(_ errors: Pipe) async -> String {
+        String(decoding: await readToEnd(errors.fileHandleForReading), as: UTF8.self)
     }
 
     /// Waits for `process` to end (at most `seconds`), killing it if it does not.
-    static func finish(_ process: Process, within seconds: Double) -> Bool {
-        endProcess(process, within: .milliseconds(Int(seconds * 1000)))
+    static func finish(_ process: Process, within seconds: Double) async -> Bool {
+        await endProcess(process, within: .milliseconds(Int(seconds * 1000))) != nil
     }
 
     /// Waits (at most a minute) until the job of `path` is leased; whether it was.
-    static func waitUntilLeased(_ path: String, server: PostgresServer, database: String) throws -> Bool {
+    static func waitUntilLeased(_ path: String, server: PostgresServer, database: String) async throws -> Bool {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            let leased = try server.psql(
+            let leased = try await server.psql(
                 "SELECT count(*) FROM glance.job WHERE path = '\(path)' AND state = 'leased'", database: database)
             if leased == "1" { return true }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         return false
     }
 
     @Test("two worker processes drain the queue: every document fresh, every job done exactly once")
     func twoWorkers() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "shared", database: database)
         let container = try Self.container(documents: 16)
-        let queued = try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
+        let queued = try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
         #expect(queued.status == 0, "\(queued.standardError)")
         #expect(queued.standardOutput.contains("\"queued\":16"), "\(queued.standardOutput)")
         // Enqueueing again adds nothing: one waiting job per document.
-        let again = try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
+        let again = try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
         #expect(again.standardOutput.contains("\"queued\":0,\"alreadyQueued\":16"), "\(again.standardOutput)")
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails")))
 
@@ -119,33 +119,34 @@ struct QueueCommandTests {
             try Self.startWorker(["--store", workerStore, "--jobs", "1", "--exit-when-idle"])
         }
         for (process, _) in workers {
-            #expect(Self.finish(process, within: 120), "the worker ends when the queue is empty")
+            #expect(await Self.finish(process, within: 120), "the worker ends when the queue is empty")
         }
         for (process, _) in workers { #expect(process.terminationStatus == 0) }
 
-        let rows = try container.list(["--store", store])
+        let rows = try await container.list(["--store", store])
         #expect(rows.count == 16)
         #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
-        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "16")
-        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE attempts <> 1", database: database) == "0")
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "16")
+        await #expect(try server.psql("SELECT count(*) FROM glance.job WHERE attempts <> 1", database: database) == "0")
 
-        let queue = try GlanceProcess.run(["queue", container.path, "--store", store, "--json"])
+        let queue = try await GlanceProcess.run(["queue", container.path, "--store", store, "--json"])
         #expect(queue.status == 0, "\(queue.standardError)")
         let counts = try JSONSerialization.jsonObject(with: Data(queue.standardOutput.utf8)) as? [String: Any]
         #expect((counts?["byState"] as? [String: Int])?["done"] == 16)
         #expect(((counts?["lastMinuteByHost"] as? [String: Int])?.values.reduce(0, +)) == 16)
 
         // Finished jobs are kept until pruned.
-        let pruned = try GlanceProcess.run(["queue", container.path, "--store", store, "--prune-hours", "0"])
+        let pruned = try await GlanceProcess.run(["queue", container.path, "--store", store, "--prune-hours", "0"])
         #expect(pruned.standardOutput.contains("dropped 16 finished job(s)"), "\(pruned.standardOutput)")
-        #expect(try server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
+        await #expect(try server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
     }
 
     @Test("--enqueue with --xdg is refused: this run renders nothing to put in the desktop cache")
-    func enqueueRefusesXDG() throws {
+    func enqueueRefusesXDG() async throws {
         let container = try Self.container(documents: 1)
         let cache = container.output("xdg")
-        let result = try GlanceProcess.run(
+        let result = try await GlanceProcess.run(
             ["generate", container.path, "--store", "postgres://me@127.0.0.1:1/db", "--enqueue", "--xdg"],
             environment: ["XDG_CACHE_HOME": cache])
         #expect(result.status == 2)
@@ -154,10 +155,10 @@ struct QueueCommandTests {
     }
 
     @Test("--prune-hours out of range, infinite or not a number is bad usage, not a database error")
-    func pruneHoursChecked() throws {
+    func pruneHoursChecked() async throws {
         let container = try Self.container(documents: 1)
         for hours in ["1e308", "9999999999", "inf", "nan", "-1"] {
-            let result = try GlanceProcess.run([
+            let result = try await GlanceProcess.run([
                 "queue", container.path, "--store", "postgres://me@127.0.0.1:1/db", "--prune-hours", hours,
             ])
             #expect(result.status == 2, "\(hours)")
@@ -168,10 +169,10 @@ struct QueueCommandTests {
 
     @Test("worker -v writes each finished document as it finishes, also into a pipe")
     func verboseLinesAtOnce() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "shared", database: database)
         let container = try Self.container(documents: 2)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         let worker = Process()
         worker.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         worker.arguments = [
@@ -187,33 +188,36 @@ struct QueueCommandTests {
         }
         // Read while the worker still runs (it waits for more jobs): lines held in a buffer
         // until it exits never come.
-        var text = ""
-        let deadline = ContinuousClock.now + .seconds(60)
         let reader = output.fileHandleForReading
-        while text.split(separator: "\n").count < 2, ContinuousClock.now < deadline {
-            var poller = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            text += String(decoding: reader.availableData, as: UTF8.self)
+        let text = try await onThreadOfItsOwn {
+            var text = ""
+            let deadline = ContinuousClock.now + .seconds(60)
+            while text.split(separator: "\n").count < 2, ContinuousClock.now < deadline {
+                var poller = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                text += String(decoding: reader.availableData, as: UTF8.self)
+            }
+            return text
         }
         #expect(worker.isRunning)
         #expect(text.split(separator: "\n").count == 2, "\(text)")
         kill(worker.processIdentifier, SIGTERM)
-        #expect(Self.finish(worker, within: 30))
+        #expect(await Self.finish(worker, within: 30))
     }
 
     @Test(
         "workers as separate hosts (a network namespace and host name each) reach the server through its socket"
     )
     func namespacedHosts() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "shared", database: database)
         let container = try Self.container(documents: 2, slow: 6)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
 
         // The namespace is real: the server's TCP port on loopback is out of reach in it.
         let (cutOff, cutOffErrors) = try Self.startHost("cut-off", ["--store", store, "--exit-when-idle"])
-        #expect(Self.finish(cutOff, within: 60))
-        let refused = Self.said(cutOffErrors)
+        #expect(await Self.finish(cutOff, within: 60))
+        let refused = await Self.said(cutOffErrors)
         #expect(cutOff.terminationStatus == 2, "\(refused)")
         #expect(refused.contains("cannot reach the PostgreSQL server at 127.0.0.1:\(server.port)"), "\(refused)")
 
@@ -223,54 +227,58 @@ struct QueueCommandTests {
                 name, ["--store", socketStore, "--jobs", "1", "--exit-when-idle", "--debug-slow-on", "slow-*"])
         }
         for (process, errors) in hosts {
-            #expect(Self.finish(process, within: 120), "the host ends when the queue is empty")
-            let said = Self.said(errors)
+            #expect(await Self.finish(process, within: 120), "the host ends when the queue is empty")
+            let said = await Self.said(errors)
             #expect(process.terminationStatus == 0, "\(said)")
         }
-        let rows = try container.list(["--store", store])
+        let rows = try await container.list(["--store", store])
         #expect(rows.count == 8)
         #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
-        #expect(
+        await #expect(
             try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done' AND attempts = 1", database: database)
                 == "8")
         // Both hosts rendered (each holds at most two jobs; six take a second each), under their own names.
-        let byHost = try server.psql(
+        let byHost = try await server.psql(
             "SELECT DISTINCT finished_by FROM glance.job ORDER BY 1", database: database)
         #expect(byHost == "host-a\nhost-b", "\(byHost)")
     }
 
     @Test("generate --force --enqueue renders fresh documents again; a plain --enqueue of them queues nothing")
     func forcedJobs() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "again", database: database)
         let container = try Self.container(documents: 3)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"]).status == 0)
-        let before = try server.psql("SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
-        let plain = try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"]).status == 0)
+        let before = try await server.psql(
+            "SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
+        let plain = try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--json"])
         #expect(plain.standardOutput.contains("\"queued\":0"), "\(plain.standardOutput)")
 
-        let forced = try GlanceProcess.run([
+        let forced = try await GlanceProcess.run([
             "generate", container.path, "--store", store, "--enqueue", "--force", "--json",
         ])
         #expect(forced.standardOutput.contains("\"queued\":3"), "\(forced.standardOutput)")
         let (worker, errors) = try Self.startWorker(["--store", store, "--exit-when-idle"])
-        #expect(Self.finish(worker, within: 120))
-        let said = Self.said(errors)
+        #expect(await Self.finish(worker, within: 120))
+        let said = await Self.said(errors)
         #expect(worker.terminationStatus == 0, "\(said)")
-        let after = try server.psql("SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
+        let after = try await server.psql(
+            "SELECT path, generated_at FROM glance.document ORDER BY 1", database: database)
         let pairs = zip(before.split(separator: "\n"), after.split(separator: "\n"))
         #expect(pairs.count(where: { $0.0 != $0.1 }) == 3, "every record rendered again:\n\(before)\n\(after)")
-        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "3")
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "3")
     }
 
     @Test("a host without the shared storage gives jobs back and keeps the records; a host with it does them")
     func hostWithoutStorage() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "share", database: database)
         let container = try Self.container(documents: 3)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--quiet"]).status == 0)
         #expect(
-            try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--force"]).status == 0)
+            try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue", "--force"]).status
+                == 0)
 
         let (blind, blindErrors) = try Self.startBlindHost(
             "blind", hiding: container.path, ["--store", store, "--lease-seconds", "30", "--exit-when-idle"])
@@ -278,49 +286,49 @@ struct QueueCommandTests {
         let deadline = Date().addingTimeInterval(60)
         var refused = ""
         while Date() < deadline, refused != "3" {
-            refused = try server.psql(
+            refused = try await server.psql(
                 "SELECT count(*) FROM glance.job WHERE state = 'pending' AND refused_by = 'blind'", database: database)
-            if refused != "3" { usleep(50_000) }
+            if refused != "3" { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(refused == "3", "the blind host gave every job back")
-        #expect(try container.list(["--store", store]).count == 3, "no record was dropped")
+        await #expect(try container.list(["--store", store]).count == 3, "no record was dropped")
 
         let (sighted, sightedErrors) = try Self.startHost(
             "sighted", ["--store", server.socketAddress(container: "share", database: database), "--exit-when-idle"])
-        #expect(Self.finish(sighted, within: 120))
-        let sightedSaid = Self.said(sightedErrors)
+        #expect(await Self.finish(sighted, within: 120))
+        let sightedSaid = await Self.said(sightedErrors)
         #expect(sighted.terminationStatus == 0, "\(sightedSaid)")
-        #expect(Self.finish(blind, within: 60), "the blind host ends once the queue is empty")
-        let blindSaid = Self.said(blindErrors)
+        #expect(await Self.finish(blind, within: 60), "the blind host ends once the queue is empty")
+        let blindSaid = await Self.said(blindErrors)
         #expect(
             blindSaid.contains("is empty on this host (is the shared storage mounted?); given back"), "\(blindSaid)")
-        #expect(
+        await #expect(
             try server.psql("SELECT state, attempts, finished_by FROM glance.job ORDER BY id", database: database)
                 == "done|2|sighted\ndone|2|sighted\ndone|2|sighted")
-        let rows = try container.list(["--store", store])
+        let rows = try await container.list(["--store", store])
         #expect(rows.count == 3 && rows.values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
     @Test("queue --failed lists failed jobs with the reasons; --retry-failed queues them again")
     func failedJobs() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "moved", database: database)
         let container = try Self.container(documents: 2)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         // The folder is not where the jobs say: every host gives them back, and one attempt is all
         // they are allowed.
         let away = container.path + "-away"
         #expect(rename(container.path, away) == 0)
         let (worker, _) = try Self.startWorker(["--store", store, "--max-attempts", "1", "--exit-when-idle"])
-        #expect(Self.finish(worker, within: 60))
+        #expect(await Self.finish(worker, within: 60))
         #expect(worker.terminationStatus == 0)
 
-        let listed = try GlanceProcess.run(["queue", container.path, "--store", store, "--failed"])
+        let listed = try await GlanceProcess.run(["queue", container.path, "--store", store, "--failed"])
         #expect(listed.status == 0, "\(listed.standardError)")
         let failures = listed.standardOutput.split(separator: "\n").filter { $0.hasPrefix("failed: ") }
         #expect(failures.count == 2, "\(listed.standardOutput)")
         #expect(failures.allSatisfy { $0.contains("(1 attempts,") && $0.contains("cannot open the container folder") })
-        let json = try GlanceProcess.run(["queue", container.path, "--store", store, "--failed", "--json"])
+        let json = try await GlanceProcess.run(["queue", container.path, "--store", store, "--failed", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
         #expect((object?["byState"] as? [String: Int])?["failed"] == 2, "\(json.standardOutput)")
         let jobs = object?["failedJobs"] as? [[String: Any]]
@@ -328,83 +336,84 @@ struct QueueCommandTests {
 
         // Fixed: the folder is back. The failed jobs are queued again and done.
         #expect(rename(away, container.path) == 0)
-        let retried = try GlanceProcess.run(["queue", container.path, "--store", store, "--retry-failed"])
+        let retried = try await GlanceProcess.run(["queue", container.path, "--store", store, "--retry-failed"])
         #expect(retried.standardOutput.contains("queued 2 failed job(s) again"), "\(retried.standardOutput)")
         #expect(retried.standardOutput.contains("pending  2"), "\(retried.standardOutput)")
         let (again, _) = try Self.startWorker(["--store", store, "--exit-when-idle"])
-        #expect(Self.finish(again, within: 60))
-        #expect(
+        #expect(await Self.finish(again, within: 60))
+        await #expect(
             try server.psql("SELECT state, attempts FROM glance.job ORDER BY id", database: database)
                 == "done|1\ndone|1")
-        let none = try GlanceProcess.run(["queue", container.path, "--store", store, "--failed"])
+        let none = try await GlanceProcess.run(["queue", container.path, "--store", store, "--failed"])
         #expect(none.standardOutput.contains("no failed jobs"), "\(none.standardOutput)")
     }
 
     @Test("a worker killed with -9 mid-job: its job is taken over after the lease expires and completes")
     func killedWorker() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "crash", database: database)
         let container = try Self.container(documents: 3, slow: 1)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         // Host A takes jobs one at a time, in queue order (the slow document last), renders the
         // slow one for a second, and is killed while it holds that lease.
         let (doomed, _) = try Self.startWorker([
             "--store", store, "--jobs", "1", "--lease-seconds", "2", "--debug-slow-on", "slow-*",
         ])
-        let holding = try Self.waitUntilLeased("slow-00.png", server: server, database: database)
+        let holding = try await Self.waitUntilLeased("slow-00.png", server: server, database: database)
         #expect(holding, "host A leased the slow document")
         kill(doomed.processIdentifier, SIGKILL)
-        doomed.waitUntilExit()
-
+        #expect(await exited(doomed, within: .seconds(60)), "doomed ended")
         let (rescuer, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--exit-when-idle"])
-        #expect(Self.finish(rescuer, within: 120))
-        let said = Self.said(errors)
+        #expect(await Self.finish(rescuer, within: 120))
+        let said = await Self.said(errors)
         #expect(rescuer.terminationStatus == 0, "\(said)")
-        #expect(try container.list(["--store", store])["slow-00.png"]?["state"] as? String == "fresh")
-        #expect(
+        await #expect(try container.list(["--store", store])["slow-00.png"]?["state"] as? String == "fresh")
+        await #expect(
             try server.psql("SELECT state, attempts FROM glance.job WHERE path = 'slow-00.png'", database: database)
                 == "done|2")
-        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: database) == "0")
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: database) == "0")
     }
 
     @Test("SIGTERM stops a worker at once: exit 0, its unfinished job given back, none lost")
     func stoppedWorker() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "stop", database: database)
         let container = try Self.container(documents: 2, slow: 1)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         // The worker's renderer hangs on the slow document (until --timeout): it is stopped holding it.
         let (worker, errors) = try Self.startWorker(["--store", store, "--jobs", "1", "--debug-hang-on", "slow-*"])
-        let holding = try Self.waitUntilLeased("slow-00.png", server: server, database: database)
+        let holding = try await Self.waitUntilLeased("slow-00.png", server: server, database: database)
         #expect(holding, "the worker leased the slow document")
         let signalled = ContinuousClock.now
         kill(worker.processIdentifier, SIGTERM)
-        let stopped = Self.finish(worker, within: 20)
+        let stopped = await Self.finish(worker, within: 20)
         let took = ContinuousClock.now - signalled
         #expect(stopped, "still running 20 s after SIGTERM")
         #expect(took < .seconds(5), "stopped after \(took)")
-        let said = Self.said(errors)
+        let said = await Self.said(errors)
         #expect(worker.terminationStatus == 0, "\(said)")
         #expect(said.contains(" done, 1 given back"), "\(said)")
         #expect(said.contains("slow-00.png: the worker was stopped; given back"), "\(said)")
         // Given back, it is pending again (one attempt counted) for another host; nothing is leased.
-        #expect(
+        await #expect(
             try server.psql("SELECT state FROM glance.job WHERE path = 'slow-00.png'", database: database) == "pending")
-        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state = 'leased'", database: database) == "0")
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.job WHERE state = 'leased'", database: database) == "0")
     }
 
     @Test("hook --enqueue puts a saved document first in line; watch --enqueue queues saves as they happen")
     func onSaveFirst() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "live", database: database)
         let container = try Self.container(documents: 3)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         try container.add("saved.png", from: "png/rgba8.png")
-        let hook = try GlanceProcess.run(["hook", container.path, "saved.png", "--store", store, "--enqueue"])
+        let hook = try await GlanceProcess.run(["hook", container.path, "saved.png", "--store", store, "--enqueue"])
         #expect(hook.status == 0, "\(hook.standardError)")
         #expect(hook.standardOutput.contains("queued 1 document(s)"))
         let next = "SELECT path FROM glance.job WHERE state = 'pending' ORDER BY priority, id LIMIT 1"
-        #expect(try server.psql(next, database: database) == "saved.png")
+        await #expect(try server.psql(next, database: database) == "saved.png")
 
         // A watcher hands saves to the queue, urgent, instead of rendering them.
         let watch = Process()
@@ -413,10 +422,8 @@ struct QueueCommandTests {
         watch.standardOutput = FileHandle.nullDevice
         watch.standardError = FileHandle.nullDevice
         try watch.run()
-        defer {
-            kill(watch.processIdentifier, SIGTERM)
-            _ = Self.finish(watch, within: 10)
-        }
+        // Stopped on the way out, whatever happens (the normal way waits for its exit, below).
+        defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
         let deadline = Date().addingTimeInterval(60)
         var queued = false
         var attempt = 0
@@ -426,20 +433,22 @@ struct QueueCommandTests {
                 try Data("a line\n".utf8).write(to: URL(fileURLWithPath: container.file("note.txt")))
             }
             attempt += 1
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
             queued =
-                try server.psql(
+                try await server.psql(
                     "SELECT priority FROM glance.job WHERE path = 'note.txt' AND state = 'pending'", database: database)
                 == "0"
         }
         #expect(queued, "the watcher queued the saved document at on-save priority")
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/thumbnails.sqlite")))
+        kill(watch.processIdentifier, SIGTERM)
+        #expect(await Self.finish(watch, within: 10), "the watcher stops on SIGTERM")
 
-        let worker = try GlanceProcess.run([
+        let worker = try await GlanceProcess.run([
             "worker", "--store", store, "--jobs", "2", "--exit-when-idle", "--root", Self.scratchRoot,
         ])
         #expect(worker.status == 0, "\(worker.standardError)")
-        let rows = try container.list(["--store", store])
+        let rows = try await container.list(["--store", store])
         #expect(rows["saved.png"]?["state"] as? String == "fresh")
         #expect(rows["note.txt"]?["state"] as? String == "fresh")
         #expect(rows["doc-02.png"]?["state"] as? String == "fresh")
@@ -448,50 +457,51 @@ struct QueueCommandTests {
     @Test("PostgreSQL restarted mid-run: the worker waits for it, reconnects and finishes the queue")
     func serverRestart() async throws {
         // A server of this test's own: restarting the shared one would disturb other tests.
-        let server = try PostgresServer.startPrivate()
-        try server.psql("CREATE DATABASE restart")
+        let server = try await PostgresServer.startPrivate()
+        try await server.psql("CREATE DATABASE restart")
         let store = server.address(container: "r", database: "restart")
         let container = try Self.container(documents: 4, slow: 4)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         let (worker, errors) = try Self.startWorker([
             "--store", store, "--jobs", "1", "--exit-when-idle", "--lease-seconds", "3", "--debug-slow-on", "slow-*",
         ])
         // Restart once the worker is into the slow documents (a second each).
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline,
-            try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: "restart") != "5"
+            try await server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: "restart") != "5"
         {
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         try server.restart(downFor: 2)
-        usleep(500_000)
-        #expect(!server.isAccepting, "the server is down for a while")
-        #expect(Self.finish(worker, within: 120))
-        let said = Self.said(errors)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(await !server.isAccepting, "the server is down for a while")
+        #expect(await Self.finish(worker, within: 120))
+        let said = await Self.said(errors)
         // Either way is right: the pool waits for the server to take connections again, and a
         // statement cut off by the shutdown is retried by the worker ("trying again").
         #expect(worker.terminationStatus == 0, "\(said)")
         #expect(said.contains("8 done, 0 given back"), "\(said)")
-        let rows = try container.list(["--store", store])
+        let rows = try await container.list(["--store", store])
         #expect(rows.count == 8)
         #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
-        #expect(try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: "restart") == "0")
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: "restart") == "0")
     }
 
     @Test(
         "a job row cannot choose what a worker reads: a folder outside --root, another container's, or no document path"
     )
     func queueRowsAreNotTrusted() async throws {
-        let (server, database) = try PostgresStoreCommandTests.freshDatabase()
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
         let store = server.address(container: "shared", database: database)
         let container = try Self.container(documents: 1)
-        #expect(try GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         // A private file outside the container, and a second container keyed by its path.
         let outside = try SampleContainer(["secret.txt": "text/latin-utf8.txt"])
         chmod(outside.file("secret.txt"), 0o600)
         let other = try Self.container(documents: 1)
         let otherStore = "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)"
-        #expect(try GlanceProcess.run(["generate", other.path, "--store", otherStore, "--enqueue"]).status == 0)
+        #expect(try await GlanceProcess.run(["generate", other.path, "--store", otherStore, "--enqueue"]).status == 0)
         let root = try #require(
             realpath(container.path, nil).map { pointer in
                 defer { free(pointer) }
@@ -513,12 +523,12 @@ struct QueueCommandTests {
             ("shared", root, secretRoot + "/secret.txt"), ("shared", root, ".thumbnails/thumbnails.sqlite"),
             (otherRoot, root, "extra.png"),
         ] {
-            _ = try server.psql(
+            _ = try await server.psql(
                 "INSERT INTO glance.job(container, root, path, priority) VALUES ('\(key)', '\(folder)', '\(path)', 1)",
                 database: database)
         }
         // The worker renders beneath the two containers only.
-        let worker = try GlanceProcess.run([
+        let worker = try await GlanceProcess.run([
             "worker", "--store", otherStore, "--root", root, "--root", otherRoot, "--max-attempts", "1",
             "--lease-seconds", "1", "--exit-when-idle",
         ])
@@ -527,35 +537,35 @@ struct QueueCommandTests {
         #expect(worker.standardError.contains("not a document path"), "\(worker.standardError)")
         #expect(worker.standardError.contains("is not its container's"), "\(worker.standardError)")
         // Nothing recorded under a refused path, nor the secret under any name.
-        #expect(
+        await #expect(
             try server.psql(
                 "SELECT count(*) FROM glance.document WHERE path LIKE '%secret%' OR path LIKE '.%' OR path LIKE '/%'",
                 database: database) == "0")
-        #expect(
+        await #expect(
             try server.psql(
                 "SELECT count(*) FROM glance.document WHERE container = '\(otherRoot)'", database: database) == "1")
-        #expect(
+        await #expect(
             try server.psql(
                 "SELECT count(*) FROM glance.job WHERE state = 'failed' AND root <> '\(otherRoot)'", database: database)
                 == "5")
         // The documents queued the ordinary way were rendered.
-        let rows = try container.list(["--store", store])
+        let rows = try await container.list(["--store", store])
         #expect(rows["doc-00.png"]?["state"] as? String == "fresh")
     }
 
     @Test("--enqueue without a PostgreSQL store, and queue on a sidecar: exit 2 with the reason")
     func misuse() async throws {
         let container = try Self.container(documents: 1)
-        let enqueue = try GlanceProcess.run(["generate", container.path, "--enqueue"])
+        let enqueue = try await GlanceProcess.run(["generate", container.path, "--enqueue"])
         #expect(enqueue.status == 2)
         #expect(enqueue.standardError.contains("--enqueue needs a PostgreSQL --store"))
-        let queue = try GlanceProcess.run(["queue", container.path])
+        let queue = try await GlanceProcess.run(["queue", container.path])
         #expect(queue.status == 2)
         #expect(queue.standardError.contains("PostgreSQL store"))
-        let worker = try GlanceProcess.run(["worker", "--store", "some/folder"])
+        let worker = try await GlanceProcess.run(["worker", "--store", "some/folder"])
         #expect(worker.status == 2)
         #expect(worker.standardError.contains("--store must be a PostgreSQL address"))
-        let rootless = try GlanceProcess.run(["worker", "--store", "postgres://glance@127.0.0.1:1/glance"])
+        let rootless = try await GlanceProcess.run(["worker", "--store", "postgres://glance@127.0.0.1:1/glance"])
         #expect(rootless.status == 2)
         #expect(rootless.standardError.contains("--root DIR"), "\(rootless.standardError)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GlanceStore
 import Testing
 
@@ -51,15 +52,15 @@ final class SampleContainer {
     }
 
     /// Runs `glance generate --json` on the container; returns the summary and the result.
-    func generate(_ extra: [String] = []) throws -> (summary: [String: Any], result: GlanceProcess.Result) {
-        let result = try GlanceProcess.run(["generate", path, "--json", "--jobs", "2"] + extra)
+    func generate(_ extra: [String] = []) async throws -> (summary: [String: Any], result: GlanceProcess.Result) {
+        let result = try await GlanceProcess.run(["generate", path, "--json", "--jobs", "2"] + extra)
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         return (object ?? [:], result)
     }
 
     /// `glance list --json` as an array of objects keyed by path.
-    func list(_ extra: [String] = []) throws -> [String: [String: Any]] {
-        let result = try GlanceProcess.run(["list", path, "--json"] + extra)
+    func list(_ extra: [String] = []) async throws -> [String: [String: Any]] {
+        let result = try await GlanceProcess.run(["list", path, "--json"] + extra)
         #expect(result.status == 0, "\(result.standardError)")
         let rows = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]] ?? []
         var byPath: [String: [String: Any]] = [:]
@@ -70,6 +71,19 @@ final class SampleContainer {
     /// The store, opened directly.
     func store() throws -> SidecarStore {
         try SidecarStore(directory: SidecarStore.defaultDirectory(forContainer: path))
+    }
+
+    /// How many documents batches hold claims on in the sidecar now, or nil while that cannot be
+    /// read (no sidecar yet, or a batch creating it holds it locked): what a test waits for to
+    /// know that a batch has taken its documents.
+    func claimCount() -> Int? {
+        let database = file(".thumbnails/thumbnails.sqlite")
+        guard FileManager.default.fileExists(atPath: database) else { return nil }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(1)
+        let queue = try? DatabaseQueue(path: database, configuration: configuration)
+        return try? queue?.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM claim") }
     }
 }
 

@@ -9,11 +9,11 @@ struct SandboxTests {
     @Test(
         "a renderer that opens a socket, creates a file or runs a program is killed: one line, exit 1",
         arguments: ["--debug-socket-on", "--debug-write-on", "--debug-exec-on"])
-    func violationKills(trigger: String) throws {
+    func violationKills(trigger: String) async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = CLIAssets.path("png/rgb8.png")
-        let result = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", trigger, "*.png"])
+        let result = try await GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", trigger, "*.png"])
         #expect(result.status == 1)
         #expect(
             result.standardError
@@ -22,29 +22,29 @@ struct SandboxTests {
     }
 
     @Test("--no-sandbox: the same hooks succeed, and glance says that renderers run unconfined")
-    func withoutSandbox() throws {
+    func withoutSandbox() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = CLIAssets.path("png/rgb8.png")
-        let socket = try GlanceProcess.run(
+        let socket = try await GlanceProcess.run(
             ["thumbnail", path, "-o", folder + "/x.png", "--debug-socket-on", "*.png", "--no-sandbox"])
         #expect(
             socket.errorLines == [
                 "glance: renderers run without a sandbox (--no-sandbox)",
                 "glance: \(path): escape: opened a network socket",
             ])
-        let write = try GlanceProcess.run(
+        let write = try await GlanceProcess.run(
             ["thumbnail", path, "-o", folder + "/x.png", "--debug-write-on", "*.png", "--no-sandbox"])
         #expect(write.errorLines.last?.contains("escape: created and removed /tmp/glance-escape-") == true)
-        let plain = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", "--no-sandbox"])
+        let plain = try await GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", "--no-sandbox"])
         #expect(plain.status == 0)
     }
 
     @Test("in a batch, the violating document fails with the reason and the others render; --json names the sandbox")
-    func batch() throws {
+    func batch() async throws {
         let container = try SampleContainer.standard()
         try container.add("escape.png", from: "png/rgb8.png")
-        let (summary, result) = try container.generate(["--debug-socket-on", "escape.*"])
+        let (summary, result) = try await container.generate(["--debug-socket-on", "escape.*"])
         #expect(result.status == 1)
         #expect(summary["rendered"] as? Int == 8)
         let failures = summary["failures"] as? [[String: Any]] ?? []
@@ -54,12 +54,12 @@ struct SandboxTests {
                 == "renderer violated its sandbox (a forbidden system call) and was killed")
         // make test installs bubblewrap, and CI and this machine allow its namespaces.
         #expect(summary["sandbox"] as? String == "bubblewrap+seccomp")
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows["escape.png"]?["state"] as? String == "failed")
     }
 
     @Test("GIF, TIFF, HEIC, AVIF and SVG render inside the sandbox; hostile SVGs end in one line each")
-    func newFormatsInTheSandbox() throws {
+    func newFormatsInTheSandbox() async throws {
         // What libheif (libnuma through x265, libde265's threads), libtiff and librsvg (Rust's
         // runtime, fontconfig) call must fit the seccomp filter and bubblewrap's view.
         let container = try SampleContainer([
@@ -70,7 +70,7 @@ struct SandboxTests {
             "outside.svg": "hostile/svg-external-image.svg", "bomb.svg": "hostile/svg-use-bomb.svg",
             "laughs.svg": "hostile/svg-entity-bomb.svg",
         ])
-        let (summary, result) = try container.generate()
+        let (summary, result) = try await container.generate()
         #expect(summary["sandbox"] as? String == "bubblewrap+seccomp")
         let failures = summary["failures"] as? [[String: Any]] ?? []
         let failed = Set(failures.compactMap { $0["path"] as? String })
@@ -80,17 +80,17 @@ struct SandboxTests {
             let error = failure["error"] as? String ?? ""
             #expect(error.hasPrefix("corrupt SVG data") && !error.contains("\n"), "\(error)")
         }
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(thumbnailSize(rows["photo.heic"]) == "1024x768")
         #expect(thumbnailSize(rows["pages.tiff"]) == "300x200")
         #expect(rows["photo.avif"]?["mimeType"] as? String == "image/avif")
     }
 
     @Test("--cpu-limit: a renderer that spins is killed for CPU time, well before the wall-clock limit")
-    func cpuLimit() throws {
+    func cpuLimit() async throws {
         let container = try SampleContainer(["spin.png": "png/rgb8.png", "fine.png": "png/gray8.png"])
         let started = Date()
-        let (summary, result) = try container.generate(
+        let (summary, result) = try await container.generate(
             ["--debug-spin-on", "spin.*", "--cpu-limit", "1", "--timeout", "120", "--jobs", "1"])
         #expect(result.status == 1)
         #expect(Date().timeIntervalSince(started) < 60, "killed by the CPU limit, not the 120 s timeout")
@@ -100,33 +100,33 @@ struct SandboxTests {
     }
 
     @Test("--version names the sandbox renderers get here")
-    func version() throws {
-        let result = try GlanceProcess.run(["--version"])
+    func version() async throws {
+        let result = try await GlanceProcess.run(["--version"])
         #expect(result.status == 0)
         #expect(result.standardOutput.hasPrefix("glance 0."))
         #expect(result.standardOutput.contains("(renderer sandbox: bubblewrap+seccomp; SIMD: "))
     }
 
     @Test("--cpu-limit is checked: a negative value is bad usage")
-    func cpuLimitChecked() throws {
-        let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png"), "--cpu-limit=-1"])
+    func cpuLimitChecked() async throws {
+        let result = try await GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png"), "--cpu-limit=-1"])
         #expect(result.status == 2)
         #expect(result.standardError.contains("--cpu-limit must be between 0 (no limit) and 86400 seconds."))
     }
 
     @Test("a negative number as its own argument reaches the option's check, not 'Missing value'")
-    func negativeNumbers() throws {
+    func negativeNumbers() async throws {
         for (arguments, message) in [
             (["--cpu-limit", "-1"], "--cpu-limit must be between 0 (no limit) and 86400 seconds."),
             (["--timeout", "-0.5"], "--timeout must be a number of seconds above 0"),
             (["--max-pixels", "-5"], "--max-pixels must be between 1 and"),
         ] {
-            let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png")] + arguments)
+            let result = try await GlanceProcess.run(["thumbnail", CLIAssets.path("png/rgb8.png")] + arguments)
             #expect(result.status == 2)
             #expect(result.standardError.hasPrefix("Error: \(message)"), "\(arguments): \(result.standardError)")
         }
         // `--` is not a value: the -1 after it is never taken for the timeout.
-        let named = try GlanceProcess.run(["thumbnail", "--timeout", "--", "-1"])
+        let named = try await GlanceProcess.run(["thumbnail", "--timeout", "--", "-1"])
         #expect(named.status == 2)
         #expect(named.standardError.contains("The value '--' is invalid for '--timeout"), "\(named.standardError)")
         #expect(!named.standardError.contains("above 0"))

@@ -65,7 +65,13 @@ final class LoopbackConnection {
     }
 
     /// Everything read until `marker` shows up in it, the peer closes, or `seconds` pass.
-    func read(until marker: String?, seconds: Double) -> String {
+    /// (Read on a thread of its own: see ``onThreadOfItsOwn(_:)``.)
+    func read(until marker: String?, seconds: Double) async -> String {
+        let socket = socket
+        return (try? await onThreadOfItsOwn { Self.read(socket, until: marker, seconds: seconds) }) ?? ""
+    }
+
+    private static func read(_ socket: Int32, until marker: String?, seconds: Double) -> String {
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -81,10 +87,10 @@ final class LoopbackConnection {
     }
 
     /// One `GET` on a connection of its own; the whole answer.
-    static func get(_ path: String, port: Int) throws -> String {
+    static func get(_ path: String, port: Int) async throws -> String {
         let connection = try LoopbackConnection(port: port)
         connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        return connection.read(until: nil, seconds: 10)
+        return await connection.read(until: nil, seconds: 10)
     }
 }
 
@@ -93,7 +99,7 @@ final class LoopbackConnection {
 struct ServeCommandTests {
     /// Starts `glance serve` with `arguments`; returns it, its port (from the line it prints) and
     /// its log.
-    static func startServe(_ arguments: [String]) throws -> (Process, Int, Pipe) {
+    static func startServe(_ arguments: [String]) async throws -> (Process, Int, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: GlanceProcess.executable)
         process.arguments = ["serve", "--port", "0"] + arguments
@@ -102,11 +108,15 @@ struct ServeCommandTests {
         process.standardOutput = output
         process.standardError = log
         try process.run()
-        var line: [UInt8] = []
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
+        let reader = output.fileHandleForReading
+        let line = try await onThreadOfItsOwn {
+            var line: [UInt8] = []
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                line += chunk
+            }
+            return line
         }
         let text = String(decoding: line, as: UTF8.self)
         let port = text.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
@@ -114,36 +124,38 @@ struct ServeCommandTests {
     }
 
     @Test("--watch: a saved document reaches an open event stream and the grid; hooks go through serve's socket")
-    func watchAndEvents() throws {
+    func watchAndEvents() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "notes.txt": "text/latin-utf8.txt"])
-        let (serve, port, log) = try Self.startServe([container.path, "--watch", "--jobs", "2", "--log-level", "debug"])
+        let (serve, port, log) = try await Self.startServe([
+            container.path, "--watch", "--jobs", "2", "--log-level", "debug",
+        ])
         defer {
             if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
         }
         #expect(port > 0)
         let events = try LoopbackConnection(port: port)
         events.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        let opening = events.read(until: ": connected", seconds: 10)
+        let opening = await events.read(until: ": connected", seconds: 10)
         #expect(opening.contains("text/event-stream"))
         // The catch-up renders the two documents; then a document arrives as a store saves it.
         try container.add("arrived.png", from: "png/rgba8.png")
-        let stream = events.read(until: "\"path\":\"arrived.png\"", seconds: 20)
+        let stream = await events.read(until: "\"path\":\"arrived.png\"", seconds: 20)
         #expect(stream.contains("event: change\ndata: {\"kind\":\"refreshed\",\"path\":\"arrived.png\"}"))
-        let grid = try LoopbackConnection.get("/", port: port)
+        let grid = try await LoopbackConnection.get("/", port: port)
         #expect(grid.contains("data-path=\"arrived.png\""))
         #expect(grid.contains("data-events=\"/events\""))
         // glance hook finds serve's socket, as it finds glance watch's.
         try Data("written by the store\n".utf8).write(to: URL(fileURLWithPath: container.file("hooked.txt")))
-        let hook = try GlanceProcess.run(["hook", container.path, "hooked.txt"])
+        let hook = try await GlanceProcess.run(["hook", container.path, "hooked.txt"])
         #expect(hook.status == 0, "\(hook.standardError)")
         #expect(hook.standardOutput == "hooked.txt fresh 724x1024 png\n")
         // SIGTERM with the event stream still open: a graceful stop, within 2 seconds.
         let start = Date()
         kill(serve.processIdentifier, SIGTERM)
-        serve.waitUntilExit()
+        #expect(await exited(serve, within: .seconds(60)), "serve ended")
         #expect(Date().timeIntervalSince(start) < 2)
         #expect(serve.terminationStatus == 0)
-        let messages = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let messages = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)
         #expect(messages.contains("hook served"))
         #expect(messages.contains("GET / 200"))
         #expect(messages.contains("GET /events 200"))
@@ -155,22 +167,22 @@ struct ServeCommandTests {
         let container = try SampleContainer([:])
         try container.add("hang-0.png", from: "png/rgb8.png")
         // The worker hangs on the document until it is killed: at --render-timeout, not --timeout.
-        let (serve, port, _) = try Self.startServe([
+        let (serve, port, _) = try await Self.startServe([
             container.path, "--jobs", "1", "--timeout", "1", "--render-timeout", "60", "--debug-hang-on", "hang-*",
         ])
         defer {
             if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
         }
-        let waited = try LoopbackConnection.get("/thumbnails/hang-0.png", port: port)
+        let waited = try await LoopbackConnection.get("/thumbnails/hang-0.png", port: port)
         #expect(waited.hasPrefix("HTTP/1.1 503"), "\(waited.prefix(200))")
         // A duration, not an event: what is looked for must not happen (the render failed when
         // the request timed out), and would have happened by now.
         try await Task.sleep(for: .milliseconds(1500))
-        let item = try LoopbackConnection.get("/api/items/hang-0.png", port: port)
+        let item = try await LoopbackConnection.get("/api/items/hang-0.png", port: port)
         #expect(!item.contains("\"failed\""), "\(item)")
         #expect(item.contains("\"missing\""), "\(item)")
         // A second server on the same port: said in words, not in NIO's function names.
-        let second = try GlanceProcess.run(["serve", container.path, "--port", String(port)])
+        let second = try await GlanceProcess.run(["serve", container.path, "--port", String(port)])
         #expect(second.status == 2)
         #expect(
             second.standardError
@@ -187,7 +199,7 @@ struct ServeCommandTests {
         let container = try SampleContainer([:])
         for index in 0..<11 { try container.add("small-\(index).png", from: "png/rgb8.png") }
         try container.add("hang-0.png", from: "png/rgb8.png")
-        let (serve, _, log) = try Self.startServe([
+        let (serve, _, log) = try await Self.startServe([
             container.path, "--watch", "--jobs", "2", "--debug-hang-on", "hang-*",
         ])
         defer {
@@ -195,7 +207,7 @@ struct ServeCommandTests {
         }
         // Stopped once the small ones are saved, the hanging render still in flight.
         try await eventually("the 11 small documents saved", within: .seconds(20), pollEvery: .milliseconds(50)) {
-            try container.list().values.filter({ $0["state"] as? String == "fresh" }).count >= 11
+            try await container.list().values.filter({ $0["state"] as? String == "fresh" }).count >= 11
         }
         let (stopped, took) = await stopWithSIGTERM(serve, within: .seconds(20))
         #expect(stopped && took < 3, "stopped after \(took) s")
@@ -205,60 +217,60 @@ struct ServeCommandTests {
         #expect(messages.contains("catch-up"))
         #expect(try await container.store().checkIntegrity())
         // What was rendered is saved; a killed render leaves its document missing, not failed.
-        let rows = try container.list()
+        let rows = try await container.list()
         #expect(rows["hang-0.png"]?["state"] as? String == "missing")
         #expect(rows.values.filter { $0["state"] as? String == "fresh" }.count == 11, "\(rows)")
     }
 
     @Test("a client that stops reading its download holds a stop for ten seconds at most")
-    func stopWithAStalledClient() throws {
+    func stopWithAStalledClient() async throws {
         let container = try SampleContainer([:])
         // Larger than every buffer between the server and the client.
         try Data(repeating: 0x61, count: 64 << 20).write(to: URL(fileURLWithPath: container.file("big.txt")))
-        let (serve, port, _) = try Self.startServe([container.path])
+        let (serve, port, _) = try await Self.startServe([container.path])
         defer {
             if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
         }
         let stalled = try LoopbackConnection(port: port)
         stalled.send("GET /documents/big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        #expect(stalled.read(until: "\r\n\r\n", seconds: 10).hasPrefix("HTTP/1.1 200"))
-        let (stopped, took) = stopWithSIGTERM(serve, within: .seconds(30))
+        await #expect(stalled.read(until: "\r\n\r\n", seconds: 10).hasPrefix("HTTP/1.1 200"))
+        let (stopped, took) = await stopWithSIGTERM(serve, within: .seconds(30))
         #expect(stopped && took < 14, "stopped after \(took) s")
         #expect(serve.terminationStatus == 0)
         withExtendedLifetime(stalled) {}
     }
 
     @Test("several containers side by side; --store with several, a bad port and a busy port are refused")
-    func containersAndRefusals() throws {
+    func containersAndRefusals() async throws {
         let first = try SampleContainer(["a.png": "png/rgb8.png"])
         let second = try SampleContainer(["b.txt": "text/latin-utf8.txt"])
-        let (serve, port, _) = try Self.startServe([first.path, second.path])
+        let (serve, port, _) = try await Self.startServe([first.path, second.path])
         defer {
             if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
         }
-        let site = try LoopbackConnection.get("/", port: port)
+        let site = try await LoopbackConnection.get("/", port: port)
         let names = [first.path, second.path].map { ($0 as NSString).lastPathComponent }
         for name in names { #expect(site.contains("href=\"/c/\(name)/\"")) }
-        #expect(
+        await #expect(
             try LoopbackConnection.get("/c/\(names[1])/api/items/b.txt", port: port).contains("\"name\" : \"b.txt\""))
         // Bounded requests: a huge header or URI is a 400, and the server goes on.
         let hugeHeader = try LoopbackConnection(port: port)
         hugeHeader.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n")
-        #expect(hugeHeader.read(until: "\r\n", seconds: 10).hasPrefix("HTTP/1.1 400"))
+        await #expect(hugeHeader.read(until: "\r\n", seconds: 10).hasPrefix("HTTP/1.1 400"))
         let hugeURI = try LoopbackConnection(port: port)
         hugeURI.send("GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(hugeURI.read(until: "\r\n", seconds: 10).hasPrefix("HTTP/1.1 400"))
-        #expect(try LoopbackConnection.get("/", port: port).hasPrefix("HTTP/1.1 200"))
-        let busy = try GlanceProcess.run(["serve", first.path, "--port", String(port)])
+        await #expect(hugeURI.read(until: "\r\n", seconds: 10).hasPrefix("HTTP/1.1 400"))
+        await #expect(try LoopbackConnection.get("/", port: port).hasPrefix("HTTP/1.1 200"))
+        let busy = try await GlanceProcess.run(["serve", first.path, "--port", String(port)])
         #expect(busy.status == 2)
         #expect(busy.standardError.contains("cannot serve on 127.0.0.1:\(port)"))
         kill(serve.processIdentifier, SIGINT)
-        serve.waitUntilExit()
+        #expect(await exited(serve, within: .seconds(60)), "serve ended")
         #expect(serve.terminationStatus == 0)
-        let shared = try GlanceProcess.run(["serve", first.path, second.path, "--store", first.output("store")])
+        let shared = try await GlanceProcess.run(["serve", first.path, second.path, "--store", first.output("store")])
         #expect(shared.status != 0)
         #expect(shared.standardError.contains("--store applies to one container"))
-        let badPort = try GlanceProcess.run(["serve", first.path, "--port", "70000"])
+        let badPort = try await GlanceProcess.run(["serve", first.path, "--port", "70000"])
         #expect(badPort.status != 0)
         #expect(badPort.standardError.contains("--port must be between 0 and 65535"))
     }

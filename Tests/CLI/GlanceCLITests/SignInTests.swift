@@ -13,10 +13,10 @@ struct SignInTests {
     static let bobPassword = "Tr0ub4dor&3"
 
     /// `user add NAME` with `password` on standard input and `extra` options.
-    static func addUser(_ name: String, _ password: String, file: String, _ extra: [String] = []) throws -> (
+    static func addUser(_ name: String, _ password: String, file: String, _ extra: [String] = []) async throws -> (
         Int32, String
     ) {
-        try ServeTLSTests.run(
+        try await ServeTLSTests.run(
             GlanceProcess.executable, ["user", "add", name, "--users", file] + extra, input: password + "\n")
     }
 
@@ -26,41 +26,41 @@ struct SignInTests {
     }
 
     @Test("glance user writes an owner-only file of hashes; list and remove; a bad name or no password is refused")
-    func users() throws {
+    func users() async throws {
         let folder = try SampleContainer([:])
         let file = folder.output("users")
-        #expect(try Self.addUser("alice", Self.alicePassword, file: file, ["--container", "photos"]).0 == 0)
-        #expect(try Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
+        await #expect(try Self.addUser("alice", Self.alicePassword, file: file, ["--container", "photos"]).0 == 0)
+        await #expect(try Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
         #expect(LiveExposureTests.mode(file) == 0o600)
         let text = try String(contentsOfFile: file, encoding: .utf8)
         #expect(
             text.contains("alice:$y$") && text.hasSuffix("bob:" + (text.components(separatedBy: "bob:").last ?? "")))
         #expect(!text.contains(Self.alicePassword))
-        let listed = try GlanceProcess.run(["user", "list", "--users", file])
+        let listed = try await GlanceProcess.run(["user", "list", "--users", file])
         #expect(listed.standardOutput == "alice  photos\nbob  all containers\n")
-        #expect(try GlanceProcess.run(["user", "remove", "bob", "--users", file]).status == 0)
-        #expect(try GlanceProcess.run(["user", "list", "--users", file]).standardOutput == "alice  photos\n")
-        let missing = try GlanceProcess.run(["user", "remove", "bob", "--users", file])
+        #expect(try await GlanceProcess.run(["user", "remove", "bob", "--users", file]).status == 0)
+        #expect(try await GlanceProcess.run(["user", "list", "--users", file]).standardOutput == "alice  photos\n")
+        let missing = try await GlanceProcess.run(["user", "remove", "bob", "--users", file])
         #expect(missing.status == 2 && missing.standardError.contains("bob: no such account"))
-        let (badName, badNameOutput) = try Self.addUser("no spaces", "x", file: file)
+        let (badName, badNameOutput) = try await Self.addUser("no spaces", "x", file: file)
         #expect(badName == 2 && badNameOutput.contains("an account name is 1 to 64"))
-        let (noPassword, noPasswordOutput) = try Self.addUser("carol", "", file: file)
+        let (noPassword, noPasswordOutput) = try await Self.addUser("carol", "", file: file)
         #expect(noPassword == 2 && noPasswordOutput.contains("no password on standard input"))
     }
 
     @Test(
         "every route needs an account; an account limited to one container gets 404 for another's; failures slow down")
-    func serveWithAccounts() throws {
+    func serveWithAccounts() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let scans = try SampleContainer(["b.txt": "text/latin-utf8.txt"])
         let file = photos.output("users")
         let (photosName, scansName) = (
             (photos.path as NSString).lastPathComponent, (scans.path as NSString).lastPathComponent
         )
-        #expect(try Self.addUser("alice", Self.alicePassword, file: file, ["--container", photosName]).0 == 0)
-        #expect(try Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
+        await #expect(try Self.addUser("alice", Self.alicePassword, file: file, ["--container", photosName]).0 == 0)
+        await #expect(try Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
         // Accounts make an address other than loopback possible without --allow-anonymous.
-        let (serve, port, log) = try ServeCommandTests.startServe([
+        let (serve, port, log) = try await ServeCommandTests.startServe([
             photos.path, scans.path, "--users", file, "--host", "0.0.0.0", "--jobs", "1", "--log-level", "debug",
         ])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
@@ -70,67 +70,72 @@ struct SignInTests {
             "/c/\(photosName)/thumbnails/a.png", "/c/\(photosName)/documents/a.png", "/c/\(photosName)/preview/a.png",
         ]
         for route in routes {
-            let anonymous = try LiveExposureTests.get(route, port: port)
+            let anonymous = try await LiveExposureTests.get(route, port: port)
             #expect(LiveExposureTests.status(anonymous) == 401, "\(route)")
             #expect(anonymous.contains("WWW-Authenticate: Basic realm=\"Glance\""), "\(route)")
             #expect(!anonymous.contains("PNG"), "\(route)")
-            let right = try LiveExposureTests.get(
+            let right = try await LiveExposureTests.get(
                 route, port: port, headers: Self.credentials("alice", Self.alicePassword))
             #expect(LiveExposureTests.status(right) == 200, "\(route)")
         }
         // The pages' assets hold nothing of a container.
-        let assets = try LiveExposureTests.get("/", port: port, headers: Self.credentials("bob", Self.bobPassword))
+        let assets = try await LiveExposureTests.get(
+            "/", port: port, headers: Self.credentials("bob", Self.bobPassword))
         let stylesheet = assets.components(separatedBy: "href=\"/assets/").dropFirst().first?.split(separator: "\"")
             .first
-        #expect(LiveExposureTests.status(try LiveExposureTests.get("/assets/\(stylesheet ?? "")", port: port)) == 200)
+        await #expect(
+            LiveExposureTests.status(try LiveExposureTests.get("/assets/\(stylesheet ?? "")", port: port)) == 200)
         // Alice sees her container only: the other is not there for her (404, not 403).
-        let site = try LiveExposureTests.get("/", port: port, headers: Self.credentials("alice", Self.alicePassword))
+        let site = try await LiveExposureTests.get(
+            "/", port: port, headers: Self.credentials("alice", Self.alicePassword))
         #expect(site.contains("/c/\(photosName)/") && !site.contains("/c/\(scansName)/"))
         for route in ["/c/\(scansName)/", "/c/\(scansName)/documents/b.txt", "/c/\(scansName)/api/items"] {
-            let hidden = try LiveExposureTests.get(
+            let hidden = try await LiveExposureTests.get(
                 route, port: port, headers: Self.credentials("alice", Self.alicePassword))
             #expect(LiveExposureTests.status(hidden) == 404, "\(route)")
-            let shown = try LiveExposureTests.get(route, port: port, headers: Self.credentials("bob", Self.bobPassword))
+            let shown = try await LiveExposureTests.get(
+                route, port: port, headers: Self.credentials("bob", Self.bobPassword))
             #expect(LiveExposureTests.status(shown) == 200, "\(route)")
         }
         // Wrong passwords, an unknown name: 401; after a failure, the next attempt waits.
         for (name, password) in [("alice", Self.bobPassword), ("mallory", Self.alicePassword)] {
-            let wrong = try LiveExposureTests.get("/", port: port, headers: Self.credentials(name, password))
+            let wrong = try await LiveExposureTests.get("/", port: port, headers: Self.credentials(name, password))
             #expect(LiveExposureTests.status(wrong) == 401, "\(name)")
         }
         // A name that is the client's own address is just another wrong name.
-        let addressAsName = try LiveExposureTests.get("/", port: port, headers: Self.credentials("127.0.0.1", "x"))
+        let addressAsName = try await LiveExposureTests.get(
+            "/", port: port, headers: Self.credentials("127.0.0.1", "x"))
         #expect(LiveExposureTests.status(addressAsName) == 401)
         let start = ContinuousClock.now
-        let slowed = try LiveExposureTests.get("/", port: port, headers: Self.credentials("alice", "guess"))
+        let slowed = try await LiveExposureTests.get("/", port: port, headers: Self.credentials("alice", "guess"))
         #expect(LiveExposureTests.status(slowed) == 401)
         #expect(ContinuousClock.now - start >= .milliseconds(250))
         kill(serve.processIdentifier, SIGTERM)
-        serve.waitUntilExit()
-        let text = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(await exited(serve, within: .seconds(60)), "serve ended")
+        let text = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)
         #expect(text.contains(" 401 "), "\(text)")
         for secret in [Self.alicePassword, Self.bobPassword, "guess"] { #expect(!text.contains(secret)) }
         // A users file others may write, or another user's, is refused: its writer could add an account.
         chmod(file, 0o622)
-        let writable = try GlanceProcess.run(["serve", photos.path, "--users", file, "--port", "0"])
+        let writable = try await GlanceProcess.run(["serve", photos.path, "--users", file, "--port", "0"])
         #expect(
             writable.status == 2 && writable.standardError.contains("others may write it"), "\(writable.standardError)")
         chmod(file, 0o600)
         if geteuid() == 0 {
             chown(file, 65534, 65534)
-            let foreign = try GlanceProcess.run(["serve", photos.path, "--users", file, "--port", "0"])
+            let foreign = try await GlanceProcess.run(["serve", photos.path, "--users", file, "--port", "0"])
             #expect(foreign.status == 2 && foreign.standardError.contains("belongs to another user"))
             chown(file, 0, 0)
         }
         // A file without accounts is refused.
         let empty = photos.output("empty-users")
         try Data("# nobody\n".utf8).write(to: URL(fileURLWithPath: empty))
-        let refused = try GlanceProcess.run(["serve", photos.path, "--users", empty, "--port", "0"])
+        let refused = try await GlanceProcess.run(["serve", photos.path, "--users", empty, "--port", "0"])
         #expect(refused.status == 2 && refused.standardError.contains("no accounts; add one with 'glance user add"))
     }
 
     /// One request of any method over a fresh connection; the whole answer.
-    static func send(_ method: String, _ path: String, port: Int, headers: String = "", body: String = "") throws
+    static func send(_ method: String, _ path: String, port: Int, headers: String = "", body: String = "") async throws
         -> String
     {
         let connection = try LoopbackConnection(port: port)
@@ -140,7 +145,7 @@ struct SignInTests {
         connection.send(
             "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(headers)\(length)Connection: close\r\n\r\n\(body)"
         )
-        return connection.read(until: nil, seconds: 10)
+        return await connection.read(until: nil, seconds: 10)
     }
 
     /// How soon a running server follows its users file: it reads the file again at most a second
@@ -158,7 +163,7 @@ struct SignInTests {
         try await eventually(
             "\(awaited): GET \(route) answers \(status), not \(last)", within: within, pollEvery: pollEvery
         ) {
-            last = LiveExposureTests.status(try send("GET", route, port: port, headers: headers))
+            last = await LiveExposureTests.status(try send("GET", route, port: port, headers: headers))
             return last == status
         }
     }
@@ -183,27 +188,27 @@ struct SignInTests {
     func browserSessions() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
-        #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
-        let (serve, port, log) = try ServeCommandTests.startServe([
+        await #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        let (serve, port, log) = try await ServeCommandTests.startServe([
             photos.path, "--users", file, "--jobs", "1", "--log-level", "debug",
         ])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         // A browser that opens a page unsigned is sent to the sign-in page, which brings it back.
-        let navigation = try Self.send(
+        let navigation = try await Self.send(
             "GET", "/preview/a.png?sort=size", port: port, headers: "Sec-Fetch-Mode: navigate\r\n")
         #expect(LiveExposureTests.status(navigation) == 303)
         #expect(Self.header("Location", in: navigation) == "/sign-in?next=%2Fpreview%2Fa.png%3Fsort%3Dsize")
         // Its images and scripts get 401 without the Basic scheme (no password dialog over the page).
-        let image = try Self.send("GET", "/thumbnails/a.png", port: port, headers: "Sec-Fetch-Mode: no-cors\r\n")
+        let image = try await Self.send("GET", "/thumbnails/a.png", port: port, headers: "Sec-Fetch-Mode: no-cors\r\n")
         #expect(
             LiveExposureTests.status(image) == 401
                 && Self.header("WWW-Authenticate", in: image) == "Bearer realm=\"Glance\"")
-        let page = try Self.send("GET", "/sign-in?next=%2Fpreview%2Fa.png", port: port)
+        let page = try await Self.send("GET", "/sign-in?next=%2Fpreview%2Fa.png", port: port)
         #expect(LiveExposureTests.status(page) == 200)
         #expect(page.contains("name=\"password\"") && page.contains("value=\"/preview/a.png\""))
         // The right password: a session cookie, and back where the browser was going.
-        let signedIn = try Self.send(
+        let signedIn = try await Self.send(
             "POST", "/sign-in", port: port, body: Self.form("alice", Self.alicePassword, next: "/preview/a.png"))
         #expect(LiveExposureTests.status(signedIn) == 303)
         #expect(Self.header("Location", in: signedIn) == "/preview/a.png")
@@ -215,35 +220,35 @@ struct SignInTests {
         let session = "Cookie: " + (cookie.components(separatedBy: ";").first ?? "") + "\r\n"
         for route in ["/", "/api/items", "/thumbnails/a.png", "/documents/a.png", "/preview/a.png", "/api/items/a.png"]
         {
-            #expect(
+            await #expect(
                 LiveExposureTests.status(try Self.send("GET", route, port: port, headers: session)) == 200, "\(route)")
         }
-        let grid = try Self.send("GET", "/", port: port, headers: session)
+        let grid = try await Self.send("GET", "/", port: port, headers: session)
         #expect(grid.contains("id=\"sign-out\"") && grid.contains("<span class=\"account\">alice</span>"))
         // A form from another site is refused, and does not sign out.
-        let foreign = try Self.send(
+        let foreign = try await Self.send(
             "POST", "/sign-out", port: port, headers: session + "Origin: http://elsewhere.example\r\n")
         #expect(LiveExposureTests.status(foreign) == 403)
-        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: session)) == 200)
+        await #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: session)) == 200)
         // Signing out ends the session: its cookie no longer opens anything.
-        let signedOut = try Self.send("POST", "/sign-out", port: port, headers: session)
+        let signedOut = try await Self.send("POST", "/sign-out", port: port, headers: session)
         #expect(LiveExposureTests.status(signedOut) == 303 && Self.header("Location", in: signedOut) == "/sign-in")
-        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: session)) == 401)
+        await #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: session)) == 401)
         // A wrong password: the page again, with the reason; the next attempt waits.
-        let wrong = try Self.send("POST", "/sign-in", port: port, body: Self.form("alice", "guess"))
+        let wrong = try await Self.send("POST", "/sign-in", port: port, body: Self.form("alice", "guess"))
         #expect(LiveExposureTests.status(wrong) == 403 && wrong.contains("Wrong name or password."))
         #expect(Self.header("Set-Cookie", in: wrong) == nil)
         let start = ContinuousClock.now
-        _ = try Self.send("POST", "/sign-in", port: port, body: Self.form("alice", "guess again"))
+        _ = try await Self.send("POST", "/sign-in", port: port, body: Self.form("alice", "guess again"))
         #expect(ContinuousClock.now - start >= .milliseconds(250))
         // `next` cannot send the browser to another site.
-        let away = try Self.send(
+        let away = try await Self.send(
             "POST", "/sign-in", port: port, body: Self.form("alice", Self.alicePassword, next: "//elsewhere.example/"))
         #expect(Self.header("Location", in: away) == "/")
         // A new password ends the sessions of the old one within a second, without a restart.
         let kept = "Cookie: " + (Self.header("Set-Cookie", in: away)?.components(separatedBy: ";").first ?? "") + "\r\n"
-        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 200)
-        #expect(try Self.addUser("alice", "a new password", file: file).0 == 0)
+        await #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 200)
+        await #expect(try Self.addUser("alice", "a new password", file: file).0 == 0)
         try await Self.waitFor(401, from: "/api/items", port: port, headers: kept, "the old password's session ends")
         kill(serve.processIdentifier, SIGTERM)
         #expect(await waitForExit(serve, within: .seconds(20)))
@@ -258,8 +263,8 @@ struct SignInTests {
     func accessTokens() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
-        #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
-        let made = try GlanceProcess.run(["user", "token", "alice", "--users", file])
+        await #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        let made = try await GlanceProcess.run(["user", "token", "alice", "--users", file])
         #expect(made.status == 0 && made.standardError.contains("it is not shown again"), "\(made.standardError)")
         let token = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.hasPrefix("glance_") && token.count == 84, "\(token)")
@@ -267,31 +272,31 @@ struct SignInTests {
         let users = try String(contentsOfFile: file, encoding: .utf8)
         #expect(users.contains("token:\(id):alice:$y$") && !users.contains(token.suffix(64)))
         #expect(
-            try GlanceProcess.run(["user", "list", "--users", file]).standardOutput
+            try await GlanceProcess.run(["user", "list", "--users", file]).standardOutput
                 == "alice  all containers  tokens: \(id)\n")
-        let (serve, port, log) = try ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
+        let (serve, port, log) = try await ServeCommandTests.startServe([photos.path, "--users", file, "--jobs", "1"])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         let bearer = "Authorization: Bearer \(token)\r\n"
         for route in ["/", "/api/items", "/thumbnails/a.png", "/documents/a.png"] {
-            #expect(
+            await #expect(
                 LiveExposureTests.status(try Self.send("GET", route, port: port, headers: bearer)) == 200, "\(route)")
         }
         // Read-only: it cannot sign a browser in or out.
-        let post = try Self.send("POST", "/sign-out", port: port, headers: bearer)
+        let post = try await Self.send("POST", "/sign-out", port: port, headers: bearer)
         #expect(LiveExposureTests.status(post) == 403 && post.contains("may only read"))
         // A token is no password: Basic credentials that carry one are refused.
         let asBasic = "Authorization: Basic \(Data("token \(id):\(token)".utf8).base64EncodedString())\r\n"
-        #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: asBasic)) == 401)
+        await #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: asBasic)) == 401)
         // A token with one digit changed is no token.
         let forged = String(token.dropLast()) + (token.hasSuffix("0") ? "1" : "0")
-        #expect(
+        await #expect(
             LiveExposureTests.status(
                 try Self.send("GET", "/api/items", port: port, headers: "Authorization: Bearer \(forged)\r\n")) == 401)
-        let revoked = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
+        let revoked = try await GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
         #expect(revoked.status == 0, "\(revoked.standardError)")
         try await Self.waitFor(401, from: "/api/items", port: port, headers: bearer, "the revoked token is refused")
-        let unknown = try GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
+        let unknown = try await GlanceProcess.run(["user", "token", "alice", "--users", file, "--revoke", id])
         #expect(unknown.status == 2 && unknown.standardError.contains("no such token of alice"))
         kill(serve.processIdentifier, SIGTERM)
         #expect(await waitForExit(serve, within: .seconds(20)))
@@ -300,8 +305,8 @@ struct SignInTests {
     }
 
     /// The token of a link `glance share add` printed, and the grant's identifier.
-    static func share(_ arguments: [String], file: String) throws -> (path: String, id: String) {
-        let made = try GlanceProcess.run(["share", "add"] + arguments + ["--users", file])
+    static func share(_ arguments: [String], file: String) async throws -> (path: String, id: String) {
+        let made = try await GlanceProcess.run(["share", "add"] + arguments + ["--users", file])
         #expect(made.status == 0, "\(made.standardError)")
         let path = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let id = made.standardError.components(separatedBy: " ").dropFirst().first ?? ""
@@ -318,57 +323,57 @@ struct SignInTests {
         let (photosName, scansName) = (
             (photos.path as NSString).lastPathComponent, (scans.path as NSString).lastPathComponent
         )
-        #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
-        let document = try Self.share([photosName, "a.png", "--expires", "2h"], file: file)
-        let container = try Self.share([photosName, "--expires", "30m"], file: file)
+        await #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        let document = try await Self.share([photosName, "a.png", "--expires", "2h"], file: file)
+        let container = try await Self.share([photosName, "--expires", "30m"], file: file)
         #expect(document.path.hasPrefix("/share/ey") && document.id.count == 12, "\(document)")
-        let listed = try GlanceProcess.run(["share", "list", "--users", file]).standardOutput
+        let listed = try await GlanceProcess.run(["share", "list", "--users", file]).standardOutput
         #expect(listed.contains("\(document.id)  \(photosName)  a.png  until "), "\(listed)")
         #expect(listed.contains("\(container.id)  \(photosName)  (the whole container)  until "), "\(listed)")
         for (arguments, reason) in [
             (["no spaces"], "a container's URL name"), ([photosName, "../a.png"], "not a document path"),
             ([photosName, "--expires", "91d"], "at most 90d"), ([photosName, "--expires", "soon"], "at most 90d"),
         ] {
-            let refused = try GlanceProcess.run(["share", "add"] + arguments + ["--users", file])
+            let refused = try await GlanceProcess.run(["share", "add"] + arguments + ["--users", file])
             #expect(refused.status == 2 && refused.standardError.contains(reason), "\(refused.standardError)")
         }
-        let (serve, port, log) = try ServeCommandTests.startServe([
+        let (serve, port, log) = try await ServeCommandTests.startServe([
             photos.path, scans.path, "--users", file, "--jobs", "1", "--log-level", "debug",
         ])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         try #require(port > 0)
         let base = "/c/\(photosName)"
         // The document's link: a session for that document's routes and nothing else.
-        let opened = try Self.send("GET", document.path, port: port)
+        let opened = try await Self.send("GET", document.path, port: port)
         #expect(LiveExposureTests.status(opened) == 303)
         #expect(Self.header("Location", in: opened) == "\(base)/preview/a.png")
         let cookie = try #require(Self.header("Set-Cookie", in: opened))
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
         let session = "Cookie: " + (cookie.components(separatedBy: ";").first ?? "") + "\r\n"
         for route in ["preview", "thumbnails", "documents", "api/items"].map({ "\(base)/\($0)/a.png" }) {
-            #expect(
+            await #expect(
                 LiveExposureTests.status(try Self.send("GET", route, port: port, headers: session)) == 200, "\(route)")
         }
         for route in [
             "\(base)/", "\(base)/api/items", "\(base)/documents/sub/b.txt", "\(base)/preview/sub/b.txt", "/",
             "/c/\(scansName)/documents/c.txt",
         ] {
-            #expect(
+            await #expect(
                 LiveExposureTests.status(try Self.send("GET", route, port: port, headers: session)) == 404, "\(route)")
         }
         // The container's link: its container, read-only, and not the other one.
-        let whole = try Self.send("GET", container.path, port: port)
+        let whole = try await Self.send("GET", container.path, port: port)
         #expect(Self.header("Location", in: whole) == "\(base)/")
         let containerSession =
             "Cookie: " + (Self.header("Set-Cookie", in: whole)?.components(separatedBy: ";").first ?? "") + "\r\n"
         for route in ["\(base)/", "\(base)/api/items", "\(base)/documents/sub/b.txt", "/"] {
-            #expect(
+            await #expect(
                 LiveExposureTests.status(try Self.send("GET", route, port: port, headers: containerSession)) == 200,
                 "\(route)")
         }
-        let site = try Self.send("GET", "/", port: port, headers: containerSession)
+        let site = try await Self.send("GET", "/", port: port, headers: containerSession)
         #expect(site.contains(photosName) && !site.contains(scansName))
-        #expect(
+        await #expect(
             LiveExposureTests.status(
                 try Self.send("GET", "/c/\(scansName)/documents/c.txt", port: port, headers: containerSession)) == 404)
         // A link with its signature changed, or a made-up one, opens nothing, and slows the client.
@@ -377,19 +382,19 @@ struct SignInTests {
         let signature = container.path.index(after: try #require(container.path.lastIndex(of: ".")))
         let forged = container.path.replacingCharacters(
             in: signature...signature, with: container.path[signature] == "A" ? "B" : "A")
-        let refused = try Self.send("GET", forged, port: port)
+        let refused = try await Self.send("GET", forged, port: port)
         #expect(LiveExposureTests.status(refused) == 404 && refused.contains("this share link does not open"))
         #expect(Self.header("Set-Cookie", in: refused) == nil)
         let start = ContinuousClock.now
-        _ = try Self.send("GET", "/share/not.a.token", port: port)
+        _ = try await Self.send("GET", "/share/not.a.token", port: port)
         #expect(ContinuousClock.now - start >= .milliseconds(250))
         // Revoked: the link no longer opens and its sessions end within a second.
-        #expect(try GlanceProcess.run(["share", "revoke", container.id, "--users", file]).status == 0)
+        #expect(try await GlanceProcess.run(["share", "revoke", container.id, "--users", file]).status == 0)
         try await Self.waitFor(
             401, from: "\(base)/", port: port, headers: containerSession, "the revoked link's session ends")
-        #expect(LiveExposureTests.status(try Self.send("GET", container.path, port: port)) == 404)
+        await #expect(LiveExposureTests.status(try Self.send("GET", container.path, port: port)) == 404)
         // Revoking all of them ends the document's link too, and the new key signs new ones.
-        #expect(try GlanceProcess.run(["share", "revoke", "--all", "--users", file]).status == 0)
+        #expect(try await GlanceProcess.run(["share", "revoke", "--all", "--users", file]).status == 0)
         try await Self.waitFor(
             401, from: "\(base)/preview/a.png", port: port, headers: session, "every link's session ends")
         // An expired grant does not open, even with a good signature: the users file's expiry is
@@ -397,7 +402,7 @@ struct SignInTests {
         // afterwards comes from the expiry, not from a file not read again yet. Until then each
         // try is a failed link, after which the server makes the next one wait a second or more:
         // hence not the bound of a users file followed.)
-        let late = try Self.share([photosName, "--expires", "1m"], file: file)
+        let late = try await Self.share([photosName, "--expires", "1m"], file: file)
         try await Self.waitFor(303, from: late.path, port: port, within: .seconds(20), "the new link opens")
         let users = try String(contentsOfFile: file, encoding: .utf8)
         let past = users.components(separatedBy: "\n").map { line in

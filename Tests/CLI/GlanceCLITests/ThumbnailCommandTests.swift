@@ -4,11 +4,11 @@ import Testing
 @Suite("glance thumbnail")
 struct ThumbnailCommandTests {
     @Test("writes OUT and prints 'OUT WIDTHxHEIGHT'")
-    func success() throws {
+    func success() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/letter.png"
-        let result = try GlanceProcess.run(["thumbnail", CLIAssets.path("pdf/letter.pdf"), "-o", out])
+        let result = try await GlanceProcess.run(["thumbnail", CLIAssets.path("pdf/letter.pdf"), "-o", out])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "\(out) 791x1024\n")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
@@ -16,34 +16,34 @@ struct ThumbnailCommandTests {
     }
 
     @Test("--page N draws a PDF's page N; a page it does not have is one line naming the count, exit 1")
-    func pages() throws {
+    func pages() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let pdf = CLIAssets.path("pdf/a4-two-pages.pdf")
-        let second = try GlanceProcess.run(["thumbnail", pdf, "--page", "2", "-o", folder + "/2.png", "-v"])
+        let second = try await GlanceProcess.run(["thumbnail", pdf, "--page", "2", "-o", folder + "/2.png", "-v"])
         #expect(second.status == 0, "\(second.standardError)")
         // Page 1 is upright A4 (724x1024), page 2 turned.
         #expect(second.standardOutput == "\(folder)/2.png 1024x724\n")
         #expect(second.standardError.contains("page 2 of 2"))
-        let third = try GlanceProcess.run(["thumbnail", pdf, "--page", "3", "-o", folder + "/3.png"])
+        let third = try await GlanceProcess.run(["thumbnail", pdf, "--page", "3", "-o", folder + "/3.png"])
         #expect(third.status == 1)
         #expect(third.standardError == "glance: \(pdf): no page 3: the document has 2 pages\n")
         #expect(!FileManager.default.fileExists(atPath: folder + "/3.png"))
-        let zero = try GlanceProcess.run(["thumbnail", pdf, "--page", "0", "-o", folder + "/0.png"])
+        let zero = try await GlanceProcess.run(["thumbnail", pdf, "--page", "0", "-o", folder + "/0.png"])
         #expect(zero.status == 2 && zero.standardError.contains("--page counts from 1"))
     }
 
     @Test("the default OUT is FILE's name + .thumbnail.jpg (auto: JPEG for photos) in the current folder")
-    func defaultOutput() throws {
+    func defaultOutput() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let photo = try GlanceProcess.run(["thumbnail", CLIAssets.path("jpeg/photo-baseline.jpg")], in: folder)
+        let photo = try await GlanceProcess.run(["thumbnail", CLIAssets.path("jpeg/photo-baseline.jpg")], in: folder)
         #expect(photo.standardOutput == "photo-baseline.jpg.thumbnail.jpg 1024x768\n")
         let written = try Data(contentsOf: URL(fileURLWithPath: folder + "/photo-baseline.jpg.thumbnail.jpg"))
         #expect(written.starts(with: [0xFF, 0xD8, 0xFF]))
-        let page = try GlanceProcess.run(["thumbnail", CLIAssets.path("text/latin-utf8.txt")], in: folder)
+        let page = try await GlanceProcess.run(["thumbnail", CLIAssets.path("text/latin-utf8.txt")], in: folder)
         #expect(page.standardOutput == "latin-utf8.txt.thumbnail.png 724x1024\n")
-        let forced = try GlanceProcess.run(
+        let forced = try await GlanceProcess.run(
             ["thumbnail", CLIAssets.path("png/rgb8.png"), "--format", "jpeg"], in: folder)
         #expect(forced.standardOutput == "rgb8.png.thumbnail.jpg 200x150\n")
     }
@@ -59,12 +59,12 @@ struct ThumbnailCommandTests {
             ("corrupt/bad-crc.png", "corrupt PNG data"),
             ("no/such/file.png", "cannot read the file: No such file or directory"),
         ])
-    func failure(file: String, reason: String) throws {
+    func failure(file: String, reason: String) async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out.png"
         let path = CLIAssets.path(file)
-        let result = try GlanceProcess.run(["thumbnail", path, "-o", out])
+        let result = try await GlanceProcess.run(["thumbnail", path, "-o", out])
         #expect(result.status == 1)
         #expect(result.errorLines.count == 1)
         #expect(result.errorLines.first?.hasPrefix("glance: \(path): \(reason)") == true, "\(result.standardError)")
@@ -79,22 +79,24 @@ struct ThumbnailCommandTests {
             (["--debug-crash-on", "*.png"], "renderer crashed (signal 11)"),
             (["--debug-hang-on", "*.png", "--timeout", "1"], "timed out after 1 s (--timeout)"),
         ])
-    func supervised(options: [String], reason: String) throws {
+    func supervised(options: [String], reason: String) async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = CLIAssets.path("png/rgb8.png")
-        let result = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png"] + options)
+        let result = try await GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png"] + options)
         #expect(result.status == 1)
         #expect(result.standardError == "glance: \(path): \(reason)\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
     @Test("--max-pixels lowers the limit")
-    func maxPixels() throws {
+    func maxPixels() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = CLIAssets.path("png/photo-like.png")
-        let result = try GlanceProcess.run(["thumbnail", path, "-o", folder + "/x.png", "--max-pixels", "1000000"])
+        let result = try await GlanceProcess.run([
+            "thumbnail", path, "-o", folder + "/x.png", "--max-pixels", "1000000",
+        ])
         #expect(result.status == 1)
         #expect(
             result.standardError == "glance: \(path): image of 2000x1500 exceeds the 1-megapixel limit (--max-pixels)\n"
@@ -111,25 +113,25 @@ struct ThumbnailCommandTests {
             ["thumbnail", "a.png", "--max-pixels", "0"],
             ["frobnicate"],
         ])
-    func usage(arguments: [String]) throws {
-        let result = try GlanceProcess.run(arguments)
+    func usage(arguments: [String]) async throws {
+        let result = try await GlanceProcess.run(arguments)
         #expect(result.status == 2, "\(arguments): \(result.standardError)")
         #expect(!result.standardError.isEmpty)
     }
 
     @Test("--help explains the command and exits 0")
-    func help() throws {
-        let result = try GlanceProcess.run(["thumbnail", "--help"])
+    func help() async throws {
+        let result = try await GlanceProcess.run(["thumbnail", "--help"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("--max-pixels"))
         #expect(result.standardOutput.contains("fits 1024x1024"))
     }
 
     @Test("--verbose reports decoder warnings for a truncated JPEG but still renders it")
-    func verbose() throws {
+    func verbose() async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try GlanceProcess.run([
+        let result = try await GlanceProcess.run([
             "thumbnail", CLIAssets.path("corrupt/truncated.jpg"), "-o", folder + "/t.png", "-v",
         ])
         #expect(result.status == 0)

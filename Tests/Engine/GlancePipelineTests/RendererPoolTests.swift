@@ -15,6 +15,11 @@ struct RendererPoolSupervisionTests {
     final class Recorder: Sendable {
         let finished = Mutex<[(Int, JobResult)]>([])
         let group = DispatchGroup()
+
+        /// Returns once every job entered in ``group`` has finished, holding no thread meanwhile.
+        func allFinished() async {
+            await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
+        }
     }
 
     /// A job for the file at `path`, opened as the pipeline opens documents, under `name` (which
@@ -26,7 +31,9 @@ struct RendererPoolSupervisionTests {
 
     /// Runs `jobs` (id, path, name) on `pool`, waits for all, shuts the pool down (unless told
     /// not to); results by id.
-    func run(_ jobs: [(Int, String, String?)], on pool: RendererPool, shuttingDown: Bool = true) -> [Int: JobResult] {
+    func run(_ jobs: [(Int, String, String?)], on pool: RendererPool, shuttingDown: Bool = true) async
+        -> [Int: JobResult]
+    {
         let recorder = Recorder()
         for (id, path, name) in jobs {
             recorder.group.enter()
@@ -36,8 +43,8 @@ struct RendererPoolSupervisionTests {
                 recorder.group.leave()
             }
         }
-        recorder.group.wait()
-        if shuttingDown { pool.shutdownBlocking() }
+        await recorder.allFinished()
+        if shuttingDown { await pool.shutdown() }
         return recorder.finished.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.0, $0.1) }) }
     }
 
@@ -49,20 +56,17 @@ struct RendererPoolSupervisionTests {
     }
 
     @Test("a job submitted to a stopped or shut-down pool ends cancelled at once, never left waiting")
-    func submitAfterStop() {
+    func submitAfterStop() async throws {
         // The race it closes: a batch stopped by SIGINT whose last task submitted one more job
         // after the stop waited for it forever, its pool's threads gone.
         for stopping in [true, false] {
             let pool = pool(workers: 1, timeout: 5)
-            if stopping { pool.stopBlocking() } else { pool.shutdownBlocking() }
-            let ended = DispatchSemaphore(value: 0)
+            if stopping { await pool.stop() } else { await pool.shutdown() }
             let outcome = Mutex<JobResult?>(nil)
             let (job, file) = job(1, assets + "/png/rgb8.png")
-            pool.submit(job, file: file) { result in
-                outcome.withLock { $0 = result }
-                ended.signal()
-            }
-            #expect(ended.wait(timeout: .now() + 10) == .success, "the job never ended")
+            pool.submit(job, file: file) { result in outcome.withLock { $0 = result } }
+            // Ended at once: the outcome is there when submit returns, or within the default bound.
+            try await eventually("the job ended") { outcome.withLock { $0 } != nil }
             let result = outcome.withLock { $0 }
             if case .cancelled = result {
             } else {
@@ -72,7 +76,7 @@ struct RendererPoolSupervisionTests {
     }
 
     @Test("an interactive job goes ahead of the queued batch")
-    func priorityLane() {
+    func priorityLane() async throws {
         // One worker, busy for a second on a hanging document; meanwhile three batch jobs and one
         // interactive job queue up. The interactive one must be served next.
         let pool = pool(workers: 1, timeout: 1, arguments: ["--debug-hang-on", "hang-*"])
@@ -89,12 +93,12 @@ struct RendererPoolSupervisionTests {
         // The pool starts the worker once its thread has taken job 0 from the queue: from then on
         // the others queue behind it (a fixed pause could end first on a loaded machine).
         let deadline = ContinuousClock.now + .seconds(10)
-        while pool.startedRenderers == 0, ContinuousClock.now < deadline { usleep(5_000) }
+        while pool.startedRenderers == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(pool.startedRenderers == 1)
         for id in 1...3 { submit(id, assets + "/png/rgb8.png", .batch) }
         submit(9, assets + "/png/gray8.png", .interactive)
-        recorder.group.wait()
-        pool.shutdownBlocking()
+        await recorder.allFinished()
+        await pool.shutdown()
         let order = recorder.finished.withLock { $0.map(\.0) }
         #expect(order == [0, 9, 1, 2, 3])
         let first = recorder.finished.withLock { $0.first?.1 }
@@ -175,7 +179,7 @@ struct RendererPoolSupervisionTests {
         // Both die idle, before any job reaches them (each leads a process group of its own).
         for pid in processes { kill(-pid, SIGKILL) }
         try await Task.sleep(for: .milliseconds(100))
-        let results = run([(1, assets + "/png/rgb8.png", nil), (2, assets + "/png/gray8.png", nil)], on: pool)
+        let results = await run([(1, assets + "/png/rgb8.png", nil), (2, assets + "/png/gray8.png", nil)], on: pool)
         for id in [1, 2] {
             guard case .finished(let outcome) = results[id] else {
                 Issue.record("job \(id): \(String(describing: results[id]))")
@@ -186,13 +190,13 @@ struct RendererPoolSupervisionTests {
     }
 
     @Test("a crashed worker is replaced and the next jobs succeed")
-    func replacement() {
+    func replacement() async {
         let pool = pool(workers: 1, timeout: 30, arguments: ["--debug-crash-on", "crash-*"])
         let jobs: [(Int, String, String?)] = [
             (0, assets + "/png/rgb8.png", "crash-a.png"), (1, assets + "/png/rgb8.png", nil),
             (2, assets + "/png/rgb8.png", "crash-b.png"), (3, assets + "/pdf/letter.pdf", nil),
         ]
-        let results = run(jobs, on: pool)
+        let results = await run(jobs, on: pool)
         for id in [0, 2] {
             if case .crashed(let reason, _) = results[id] {
                 #expect(reason == "renderer crashed (signal 11)")
@@ -211,12 +215,12 @@ struct RendererPoolSupervisionTests {
     }
 
     @Test("the memory limit stops a blow-up in the worker, not in the batch")
-    func memoryLimit() {
+    func memoryLimit() async {
         // 150 MiB of address space is plenty for ordinary documents, and too little for an
         // interlaced 6000x6000 RGBA PNG, which must be decoded whole (144 MB plus libpng's rows).
         let pool = pool(workers: 1, timeout: 30, arguments: ["--memory-limit", "150"])
         let paths = ["/png/rgb8.png", "/png/interlaced-6000-rgba.png", "/pdf/letter.pdf"]
-        let results = run(paths.enumerated().map { ($0.offset, assets + $0.element, nil) }, on: pool)
+        let results = await run(paths.enumerated().map { ($0.offset, assets + $0.element, nil) }, on: pool)
         for id in [0, 2] {
             if case .finished(let outcome) = results[id] {
                 #expect(outcome.status == .rendered, "\(paths[id])")
@@ -232,12 +236,12 @@ struct RendererPoolSupervisionTests {
     }
 
     @Test("a forged reply (wrong id, negative byte count) fails the job and replaces the worker")
-    func forgedReply() {
+    func forgedReply() async {
         let pool = pool(workers: 1, timeout: 30, arguments: ["--debug-forge-reply-on", "forge-*"])
         let jobs: [(Int, String, String?)] = [
             (0, assets + "/png/rgb8.png", "forge-a.png"), (1, assets + "/png/rgb8.png", nil),
         ]
-        let results = run(jobs, on: pool)
+        let results = await run(jobs, on: pool)
         if case .crashed(let reason, _) = results[0] {
             #expect(reason == "renderer sent an invalid reply")
         } else {
@@ -251,13 +255,13 @@ struct RendererPoolSupervisionTests {
     }
 
     @Test("a worker maps poppler-glib with its first PDF, not when it starts")
-    func popplerLoadedByTheFirstPDF() throws {
+    func popplerLoadedByTheFirstPDF() async throws {
         // Loading poppler and the libraries it brings was half of a worker's start; a batch of
         // text or images should not pay it (see CPoppler).
         let pool = pool(workers: 1, timeout: 30)
         defer { pool.shutdownBlocking() }
-        func render(_ id: Int, _ path: String) -> RenderOutcome? {
-            guard case .finished(let outcome) = run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
+        func render(_ id: Int, _ path: String) async -> RenderOutcome? {
+            guard case .finished(let outcome) = await run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
                 return nil
             }
             return outcome
@@ -265,24 +269,24 @@ struct RendererPoolSupervisionTests {
         func mappedFiles(_ process: pid_t) -> String {
             String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
         }
-        #expect(render(1, assets + "/text/latin-utf8.txt")?.status == .rendered)
+        #expect(await render(1, assets + "/text/latin-utf8.txt")?.status == .rendered)
         let worker = try #require(pool.workerProcesses.first)
         let before = mappedFiles(worker)
         #expect(before.contains("libpango"), "the maps are the worker's own")
         #expect(!before.contains("libpoppler"))
-        #expect(render(2, assets + "/pdf/letter.pdf")?.status == .rendered)
+        #expect(await render(2, assets + "/pdf/letter.pdf")?.status == .rendered)
         #expect(pool.workerProcesses == [worker], "the same worker rendered both")
         #expect(mappedFiles(worker).contains("libpoppler-glib.so"))
     }
 
     @Test("a worker maps libtiff, libheif and librsvg with their first document, each, not before")
-    func formatLibrariesLoadedOnFirstUse() throws {
+    func formatLibrariesLoadedOnFirstUse() async throws {
         // A batch without a HEIC must not pay for libheif's start (x265, libde265, dav1d, libaom),
         // nor one without an SVG for librsvg's: each is loaded by the first document that needs it.
         let pool = pool(workers: 1, timeout: 30)
         defer { pool.shutdownBlocking() }
-        func rendered(_ id: Int, _ path: String) -> Bool {
-            guard case .finished(let outcome) = run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
+        func rendered(_ id: Int, _ path: String) async -> Bool {
+            guard case .finished(let outcome) = await run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
                 return false
             }
             return outcome.status == .rendered
@@ -290,7 +294,7 @@ struct RendererPoolSupervisionTests {
         func mappedFiles(_ process: pid_t) -> String {
             String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
         }
-        #expect(rendered(1, assets + "/gif/still.gif"))
+        #expect(await rendered(1, assets + "/gif/still.gif"))
         let worker = try #require(pool.workerProcesses.first)
         let libraries = ["libtiff.so", "libheif.so", "librsvg-2.so"]
         #expect(libraries.allSatisfy { !mappedFiles(worker).contains($0) }, "none after a GIF")
@@ -298,7 +302,7 @@ struct RendererPoolSupervisionTests {
             (2, "/tiff/rgb8-lzw.tiff", "libtiff.so"), (3, "/heif/photo.heic", "libheif.so"),
             (4, "/svg/shapes.svg", "librsvg-2.so"),
         ] {
-            #expect(rendered(id, assets + document), "\(document)")
+            #expect(await rendered(id, assets + document), "\(document)")
             let maps = mappedFiles(worker)
             #expect(maps.contains(library), "\(library) after \(document)")
             let later = libraries.drop { $0 != library }.dropFirst()
@@ -308,14 +312,15 @@ struct RendererPoolSupervisionTests {
     }
 
     @Test("a worker reuses the memory a large document freed, and gives it back when idle")
-    func freedMemoryKeptThenReturned() throws {
+    func freedMemoryKeptThenReturned() async throws {
         // An Adam7 PNG is decoded whole: 144 MB for this one, 36,000 pages that the kernel had to
         // map and zero again for every such document while big blocks were mmapped.
         let pool = pool(workers: 1, timeout: 30)
         defer { pool.shutdownBlocking() }
         let document = assets + "/png/interlaced-6000-rgba.png"
-        func rendered(_ id: Int) -> Bool {
-            guard case .finished(let outcome) = run([(id, document, nil)], on: pool, shuttingDown: false)[id] else {
+        func rendered(_ id: Int) async -> Bool {
+            guard case .finished(let outcome) = await run([(id, document, nil)], on: pool, shuttingDown: false)[id]
+            else {
                 return false
             }
             return outcome.status == .rendered
@@ -332,17 +337,17 @@ struct RendererPoolSupervisionTests {
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
             return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1) / 1024
         }
-        #expect(rendered(1))
+        #expect(await rendered(1))
         let worker = try #require(pool.workerProcesses.first)
         let faultsBefore = minorFaults(worker)
-        #expect(rendered(2))
+        #expect(await rendered(2))
         let faultsDuring = minorFaults(worker) - faultsBefore
         #expect(pool.workerProcesses == [worker], "the same worker rendered both")
         #expect(faultsBefore > 0 && faultsDuring >= 0 && faultsDuring < 5_000, "\(faultsDuring) page faults")
         // After a second without work the worker keeps only what it needs between documents.
         var resident = residentMiB(worker)
         for _ in 0..<100 where resident >= 60 {
-            usleep(100_000)
+            try await Task.sleep(for: .milliseconds(100))
             resident = residentMiB(worker)
         }
         #expect(resident > 0 && resident < 60, "\(resident) MiB resident after 10 s without work")

@@ -89,7 +89,7 @@ struct RendererReplyPieceTests {
     }
 
     @Test("a real worker sends a large PNG thumbnail in pieces, and the pool hands on the image whole")
-    func workerSendsPieces() throws {
+    func workerSendsPieces() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glance-reply-pieces-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -103,7 +103,7 @@ struct RendererReplyPieceTests {
         try Data(png).write(to: URL(fileURLWithPath: path))
         let pool = RendererPoolSupervisionTests().pool(workers: 1, timeout: 30)
         defer { pool.shutdownBlocking() }
-        let results = RendererPoolSupervisionTests().run([(1, path, nil)], on: pool)
+        let results = await RendererPoolSupervisionTests().run([(1, path, nil)], on: pool)
         guard case .finished(let outcome) = results[1] else {
             Issue.record("\(String(describing: results[1]))")
             return

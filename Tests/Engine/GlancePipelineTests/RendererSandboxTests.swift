@@ -24,7 +24,7 @@ struct RendererSandboxTests {
     }
 
     /// Runs `script` with `sh -c` in the layout a worker gets, with `argument` as `$0`.
-    func runInLayout(_ script: String, argument: String) throws -> Int32 {
+    func runInLayout(_ script: String, argument: String) async throws -> Int32 {
         let launch = RendererLaunch(
             executable: "/usr/bin/sh", arguments: ["-c", script, argument], sandbox: .bubblewrapAndSeccomp)
         let (program, argv) = launch.commandLine
@@ -32,12 +32,12 @@ struct RendererSandboxTests {
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = Array(argv.dropFirst())
         try process.run()
-        process.waitUntilExit()
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         return process.terminationStatus
     }
 
     @Test("the layout shows the system and the worker, and hides documents, homes, /tmp and /etc's secrets")
-    func layoutHides() throws {
+    func layoutHides() async throws {
         #expect(RendererLaunch.strongestSandbox(executable: rendererExecutable) == .bubblewrapAndSeccomp)
         let documents = FileManager.default.temporaryDirectory.appendingPathComponent("glance-sandbox-\(getpid())")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
@@ -54,13 +54,13 @@ struct RendererSandboxTests {
             touch /usr/glance-probe 2>/dev/null && exit 22
             exit 0
             """
-        #expect(try runInLayout(script, argument: documents.path) == 0)
+        await #expect(try runInLayout(script, argument: documents.path) == 0)
         // The same script sees the file outside the sandbox: the check itself works.
         let outside = Process()
         outside.executableURL = URL(fileURLWithPath: "/usr/bin/sh")
         outside.arguments = ["-c", "[ -e \"$0/letter.txt\" ] && exit 10; exit 0", documents.path]
         try outside.run()
-        outside.waitUntilExit()
+        #expect(await exited(outside, within: .seconds(60)), "outside ended")
         #expect(outside.terminationStatus == 10)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GlanceOnSave
+import GlanceTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -89,7 +90,8 @@ struct HookServerTests {
         }
         // Answered while all of them still dribble (each has 5 s for its whole line, and keeps going).
         stop.raised.store(true, ordering: .relaxed)
-        for _ in dribblers { finished.wait() }
+        let count = dribblers.count
+        try await onThreadOfItsOwn { for _ in 0..<count { finished.wait() } }
         let stillConnected = stop.connected.load(ordering: .relaxed)
         #expect(answers?.first?.state == .fresh)
         #expect(stillConnected == 16)

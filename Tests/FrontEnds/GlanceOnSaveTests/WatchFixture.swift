@@ -69,15 +69,15 @@ final class WatchedContainer: Sendable {
     }
 
     /// `glance list --json`, by path.
-    func list() throws -> [String: [String: Any]] {
+    func list() async throws -> [String: [String: Any]] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestLocations.glance)
         process.arguments = ["list", root, "--json"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await readToEnd(output.fileHandleForReading)
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         let rows = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
         var byPath: [String: [String: Any]] = [:]
         for row in rows { byPath[row["path"] as? String ?? ""] = row }
@@ -88,10 +88,10 @@ final class WatchedContainer: Sendable {
     @discardableResult
     func listing(until condition: ([String: [String: Any]]) -> Bool) async throws -> [String: [String: Any]] {
         let deadline = ContinuousClock.now + .seconds(15)
-        var rows = try list()
+        var rows = try await list()
         while !condition(rows) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            rows = try list()
+            rows = try await list()
         }
         return rows
     }

@@ -131,7 +131,7 @@ struct WatchTests {
             try handle.write(contentsOf: line)
             written += line.count
             if index.isMultiple(of: 4) {
-                let row = try watched.list()["growing.txt"]
+                let row = try await watched.list()["growing.txt"]
                 if state(row) == "fresh" {
                     #expect(size(row) == written, "fresh with \(size(row) ?? -1) bytes while the file has \(written)")
                 }
@@ -148,7 +148,7 @@ struct WatchTests {
         let watched = try await WatchedContainer()
         /// Runs git in the container; returns what it printed.
         @discardableResult
-        func git(_ arguments: String...) throws -> String {
+        func git(_ arguments: String...) async throws -> String {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
             process.arguments = ["-C", watched.root, "-c", "user.name=t", "-c", "user.email=t@t"] + arguments
@@ -156,30 +156,30 @@ struct WatchTests {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let printed = String(decoding: await readToEnd(output.fileHandleForReading), as: UTF8.self)
+            #expect(await exited(process, within: .seconds(60)), "process ended")
             #expect(process.terminationStatus == 0, "git \(arguments)")
             return printed
         }
         for index in 0..<6 {
             try Data("version one of \(index)\n".utf8).write(to: URL(fileURLWithPath: watched.file("d\(index).txt")))
         }
-        try git("init", "-q")
-        try git("add", ".")
-        try git("commit", "-q", "-m", "one")
+        try await git("init", "-q")
+        try await git("add", ".")
+        try await git("commit", "-q", "-m", "one")
         for index in 0..<3 {
             try Data("version two, longer, of \(index)\n".utf8).write(
                 to: URL(fileURLWithPath: watched.file("d\(index).txt")))
         }
-        try git("commit", "-q", "-am", "two")
+        try await git("commit", "-q", "-am", "two")
         // `git add .` left the store out (its .gitignore): a checkout never writes over the live
         // database (it failed when the database had changed since the commit, or wrote over it).
-        let files = try git("ls-files")
+        let files = try await git("ls-files")
         #expect(files.split(separator: "\n").sorted() == (0..<6).map { "d\($0).txt" }, "\(files)")
         try await watched.listing { rows in (0..<6).allSatisfy { state(rows["d\($0).txt"]) == "fresh" } }
         try await watched.settle()
         let before = watched.indexer.rendersStarted
-        try git("checkout", "-q", "HEAD~1")
+        try await git("checkout", "-q", "HEAD~1")
         let rows = try await watched.listing { rows in
             (0..<3).allSatisfy {
                 size(rows["d\($0).txt"]) == "version one of \($0)\n".utf8.count && state(rows["d\($0).txt"]) == "fresh"

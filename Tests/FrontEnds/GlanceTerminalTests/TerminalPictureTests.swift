@@ -1,5 +1,6 @@
 import CChafaABICheck
 import Foundation
+import GlanceTestSupport
 import Testing
 
 @testable import GlanceTerminal
@@ -33,7 +34,7 @@ struct TerminalPictureTests {
     }
 
     @Test("sixel: one DCS ... q ... ST that libsixel's sixel2png decodes into the box's pixels, aspect kept")
-    func sixel() throws {
+    func sixel() async throws {
         let picture = try Self.draw(.sixel)
         let text = String(decoding: picture.bytes, as: UTF8.self)
         #expect(text.hasPrefix("\u{1B}P") && text.hasSuffix("\u{1B}\\"))
@@ -51,7 +52,7 @@ struct TerminalPictureTests {
         decoder.executableURL = URL(fileURLWithPath: "/usr/bin/sixel2png")
         decoder.arguments = ["-i", sixel.path, "-o", png.path]
         try decoder.run()
-        decoder.waitUntilExit()
+        #expect(await exited(decoder, within: .seconds(60)), "decoder ended")
         #expect(decoder.terminationStatus == 0)
         let header = try [UInt8](Data(contentsOf: png).prefix(24))
         try #require(header.count == 24 && header[12..<16] == [0x49, 0x48, 0x44, 0x52][...])

@@ -16,7 +16,7 @@ struct TinyDocumentStoreTests {
     }
 
     /// Runs the example with `arguments`, `input` on its standard input.
-    static func run(_ arguments: [String], input: Data = Data()) throws -> Run {
+    static func run(_ arguments: [String], input: Data = Data()) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -27,9 +27,9 @@ struct TinyDocumentStoreTests {
         try process.run()
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let error = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = await readToEnd(stdout.fileHandleForReading)
+        let error = await readToEnd(stderr.fileHandleForReading)
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         return Run(
             status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
             error: String(decoding: error, as: UTF8.self))
@@ -41,7 +41,7 @@ struct TinyDocumentStoreTests {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let upload = try Data(contentsOf: URL(fileURLWithPath: TestLocations.asset("png/rgb8.png")))
-        let saved = try Self.run([root, "save", "uploads/photo.png"], input: upload)
+        let saved = try await Self.run([root, "save", "uploads/photo.png"], input: upload)
         #expect(saved.status == 0, "\(saved.error)")
         #expect(saved.output.hasPrefix("uploads/photo.png: fresh, thumbnail "), "\(saved.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/uploads/photo.png")) == upload)
@@ -57,25 +57,25 @@ struct TinyDocumentStoreTests {
         #expect(container.indexer.rendersStarted == 0)
         await container.close()
 
-        let renamed = try Self.run([root, "rename", "uploads/photo.png", "kept.png"])
+        let renamed = try await Self.run([root, "rename", "uploads/photo.png", "kept.png"])
         #expect(renamed.status == 0 && renamed.output.hasPrefix("kept.png: fresh"), "\(renamed.output)\(renamed.error)")
-        let listed = try Self.run([root, "list"])
+        let listed = try await Self.run([root, "list"])
         #expect(listed.output.split(separator: "\n").map { $0.split(separator: ":")[0] } == ["kept.png"])
-        let removed = try Self.run([root, "remove", "kept.png"])
+        let removed = try await Self.run([root, "remove", "kept.png"])
         #expect(removed.status == 0 && removed.output == "kept.png: removed\n")
-        #expect(try Self.run([root, "list"]).output.isEmpty)
+        await #expect(try Self.run([root, "list"]).output.isEmpty)
     }
 
     @Test("a broken upload is kept and reported failed (exit 1); a name outside the folder is refused (exit 2)")
-    func refusals() throws {
+    func refusals() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tiny-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let broken = try Data(contentsOf: URL(fileURLWithPath: TestLocations.asset("corrupt/truncated-header.jpg")))
-        let failed = try Self.run([root, "save", "broken.jpg"], input: broken)
+        let failed = try await Self.run([root, "save", "broken.jpg"], input: broken)
         #expect(failed.status == 1)
         #expect(failed.output.hasPrefix("broken.jpg: failed ("), "\(failed.output)")
-        let outside = try Self.run([root, "save", "../escape.txt"], input: Data("x".utf8))
+        let outside = try await Self.run([root, "save", "../escape.txt"], input: Data("x".utf8))
         #expect(outside.status == 2)
         #expect(outside.error.contains("../escape.txt: leads outside the container"), "\(outside.error)")
         let parent = (root as NSString).deletingLastPathComponent

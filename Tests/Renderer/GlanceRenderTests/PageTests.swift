@@ -1,5 +1,6 @@
 import Foundation
 import GlanceCore
+import GlanceTestSupport
 import Testing
 
 @testable import GlanceRender
@@ -10,7 +11,7 @@ struct PageTests {
     static let twoPages = TestAssets.path("pdf/a4-two-pages.pdf")
 
     @Test("page 2 of a PDF is not page 1, and matches pdftocairo's drawing of page 2 at that size")
-    func secondPage() throws {
+    func secondPage() async throws {
         let first = try renderDocument(path: Self.twoPages, maxSide: 600).thumbnail
         let second = try renderDocument(path: Self.twoPages, maxSide: 600, page: 2).thumbnail
         #expect(first.details?.pageCount == 2 && second.details?.pageCount == 2)
@@ -27,7 +28,7 @@ struct PageTests {
             "-png", "-f", "2", "-l", "2", "-scale-to", "600", "-singlefile", Self.twoPages, scratch.file("reference"),
         ]
         try tool.run()
-        tool.waitUntilExit()
+        #expect(await exited(tool, within: .seconds(60)), "tool ended")
         #expect(tool.terminationStatus == 0, "pdftocairo (Debian's poppler-utils) failed")
         let reference = try decodeFullSize(scratch.file("reference.png")).droppingAlpha()
         #expect(reference.width == second.image.width && reference.height == second.image.height)

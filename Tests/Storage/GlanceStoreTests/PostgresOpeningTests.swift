@@ -115,7 +115,7 @@ struct PostgresOpeningTests {
 
     @Test("a database that does not exist: unavailable, with how to create it")
     func noDatabase() async throws {
-        let server = try PostgresServer.running()
+        let server = try await PostgresServer.running()
         let address = try PostgresAddress(
             parsing: "postgres://glance@127.0.0.1:\(server.port)/no_such_db", environment: [:])
         let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(address, container: "c") }
@@ -125,15 +125,15 @@ struct PostgresOpeningTests {
 
     @Test("a schema glance holding another program's tables is refused, and left untouched")
     func notAStore() async throws {
-        let server = try PostgresServer.running()
-        let address = try StoreUnderTest.freshDatabase()
-        try server.psql(
+        let server = try await PostgresServer.running()
+        let address = try await StoreUnderTest.freshDatabase()
+        try await server.psql(
             "CREATE SCHEMA glance; CREATE TABLE glance.orders (id int); INSERT INTO glance.orders VALUES (7)",
             database: address.database)
         let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(address, container: "c") }
         #expect(error?.kind == .notAStore)
         #expect(error?.message.contains("orders") == true)
-        #expect(
+        await #expect(
             try server.psql(
                 "SELECT string_agg(table_name, ',') FROM information_schema.tables WHERE table_schema = 'glance'",
                 database: address.database) == "orders")
@@ -141,10 +141,10 @@ struct PostgresOpeningTests {
 
     @Test("a store migrated by a newer Glance is refused")
     func newerSchema() async throws {
-        let server = try PostgresServer.running()
-        let address = try StoreUnderTest.freshDatabase()
+        let server = try await PostgresServer.running()
+        let address = try await StoreUnderTest.freshDatabase()
         _ = try await PostgresStore.open(address, container: "c")
-        try server.psql(
+        try await server.psql(
             "INSERT INTO glance.migration (name) VALUES ('v99: from the future')", database: address.database)
         let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(address, container: "c") }
         #expect(error?.kind == .newerSchema)
@@ -152,8 +152,8 @@ struct PostgresOpeningTests {
 
     @Test("a store opened through the server's socket holds the same records as one opened over TCP")
     func throughTheSocket() async throws {
-        let server = try PostgresServer.running()
-        let overTCP = try StoreUnderTest.freshDatabase()
+        let server = try await PostgresServer.running()
+        let overTCP = try await StoreUnderTest.freshDatabase()
         let throughSocket = try PostgresAddress(
             parsing: "postgres://\(server.user)@/\(overTCP.database)?host=\(server.folder)&port=\(server.port)",
             environment: [:])
@@ -174,23 +174,23 @@ struct PostgresOpeningTests {
 
     @Test("thumbnail bytes are stored as they are: PostgreSQL does not spend time compressing them again")
     func thumbnailsNotRecompressed() async throws {
-        let server = try PostgresServer.running()
-        let address = try StoreUnderTest.freshDatabase()
+        let server = try await PostgresServer.running()
+        let address = try await StoreUnderTest.freshDatabase()
         let store = try await PostgresStore.open(address, container: "c")
         // A repeating pattern that pglz would shrink to almost nothing, were it asked to.
         try await store.save(Fixtures.record("a.png"), thumbnails: [Fixtures.image(byteCount: 100_000)])
         await store.close()
-        let stored = try server.psql(
+        let stored = try await server.psql(
             "SELECT pg_column_size(data), byte_count FROM glance.thumbnail", database: address.database)
         #expect(stored == "100000|100000", "\(stored)")
-        #expect(
+        await #expect(
             try server.psql("SELECT count(*) FROM glance.migration WHERE name LIKE 'v3:%'", database: address.database)
                 == "1")
     }
 
     @Test("one database holds many containers, each seeing only its own documents")
     func containersApart() async throws {
-        let address = try StoreUnderTest.freshDatabase()
+        let address = try await StoreUnderTest.freshDatabase()
         let photos = try await PostgresStore.open(address, container: "photos")
         let scans = try await PostgresStore.open(address, container: "scans")
         try await photos.save(Fixtures.record("a.pdf"), thumbnails: [Fixtures.image(byteCount: 10)])

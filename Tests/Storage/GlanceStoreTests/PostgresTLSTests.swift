@@ -21,7 +21,7 @@ struct PostgresTLSTests {
 
     @Test("require encrypts without checking; verify-ca checks the authority; verify-full the host too")
     func modes() async throws {
-        let server = try PostgresServer.startPrivate(tls: true)
+        let server = try await PostgresServer.startPrivate(tls: true)
         let root = "sslrootcert=\(server.certificateAuthority)"
         func address(_ host: String, _ parameters: String) -> String {
             "postgres://\(server.user)@\(host):\(server.port)/postgres?\(parameters)"
@@ -42,7 +42,7 @@ struct PostgresTLSTests {
         let wrongHost = await Self.opens(address("127.0.0.1", "sslmode=verify-full&\(root)"))
         #expect(wrongHost?.contains("it was not issued for 127.0.0.1") == true, "\(wrongHost ?? "opened")")
         // require with an authority named checks it, as libpq does.
-        let otherAuthority = try PostgresServer.startPrivate(tls: true).certificateAuthority
+        let otherAuthority = try await PostgresServer.startPrivate(tls: true).certificateAuthority
         let checkedRequire = await Self.opens(address("127.0.0.1", "sslmode=require&sslrootcert=\(otherAuthority)"))
         #expect(
             checkedRequire?.contains("not signed by an authority in \(otherAuthority)") == true,

@@ -49,7 +49,7 @@ struct StoreClaimTests {
     func deadHolder(kind: StoreKind) async throws {
         let subject = try await StoreUnderTest(kind)
         let store = subject.store
-        let dead = Lease(token: "dead", host: Lease.thisHost, pid: try Fixtures.deadProcessID(), seconds: 3600)
+        let dead = await Lease(token: "dead", host: Lease.thisHost, pid: try Fixtures.deadProcessID(), seconds: 3600)
         #expect(try await store.claim(paths: ["x.png", "y.png"], under: dead) == ["x.png", "y.png"])
         #expect(try await store.claim(paths: ["x.png"], under: mine) == ["x.png"])
         try await store.releaseAbandonedClaims()

@@ -64,7 +64,7 @@ struct StoreConcurrencyTests {
         let folder = try TemporaryFolder()
         let directory = folder.file("fresh")
         // A database without the schema yet: every opener races to migrate it.
-        let database = kind == .postgres ? try StoreUnderTest.freshDatabase() : nil
+        let database = await kind == .postgres ? try StoreUnderTest.freshDatabase() : nil
         let results = await withTaskGroup(of: Result<any ThumbnailStore, any Error>.self) { group in
             for index in 0..<6 {
                 group.addTask {

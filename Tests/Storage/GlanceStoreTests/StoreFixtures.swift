@@ -1,6 +1,7 @@
 import Foundation
 import GlanceCore
 import GlanceStore
+import GlanceTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -64,11 +65,11 @@ enum Fixtures {
 
     /// The id of a process that existed and has been reaped: no process has it now (barring a
     /// reuse of the id within the test, which the kernel makes very unlikely).
-    static func deadProcessID() throws -> Int32 {
+    static func deadProcessID() async throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/true")
         try process.run()
-        process.waitUntilExit()
+        #expect(await exited(process, within: .seconds(60)), "process ended")
         let pid = process.processIdentifier
         #expect(kill(pid, 0) == -1 && errno == ESRCH, "process \(pid) was reaped, so it must be gone")
         return pid

@@ -35,7 +35,7 @@ final class StoreUnderTest: Sendable {
             address = nil
             store = try SidecarStore(directory: folder.path)
         case .postgres:
-            let address = try Self.freshDatabase()
+            let address = try await Self.freshDatabase()
             self.address = address
             folder = nil
             store = try await PostgresStore.open(address, container: "test")
@@ -53,10 +53,10 @@ final class StoreUnderTest: Sendable {
     }
 
     /// A new empty database on the test process's PostgreSQL server.
-    static func freshDatabase() throws -> PostgresAddress {
-        let server = try PostgresServer.running()
+    static func freshDatabase() async throws -> PostgresAddress {
+        let server = try await PostgresServer.running()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try server.psql("CREATE DATABASE \(name)")
+        try await server.psql("CREATE DATABASE \(name)")
         return try PostgresAddress(parsing: "postgres://\(server.user)@127.0.0.1:\(server.port)/\(name)")
     }
 }
