@@ -201,9 +201,8 @@ struct OnSaveCommandTests {
         for index in 0..<60 {
             try container.add("photo-\(index).jpg", from: "jpeg/photo-progressive.jpg")
         }
-        // Still a guess at how long the burst takes to get under way (to be replaced by its
-        // observed start), but one that holds no thread.
-        try await Task.sleep(for: .milliseconds(400))
+        // Once the burst is under way: its first records are in the sidecar.
+        try await eventually("the watcher recorded a photo", within: .seconds(30)) { (container.recordCount() ?? 0) > 0 }
         let signalled = ContinuousClock.now
         kill(watch.processIdentifier, SIGTERM)
         let ended = await exitInstant(ofGlance: watch, within: .seconds(20))

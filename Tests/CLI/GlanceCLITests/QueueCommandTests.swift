@@ -473,8 +473,7 @@ struct QueueCommandTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         try server.restart(downFor: 2)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(await !server.isAccepting, "the server is down for a while")
+        try await eventually("the server is down for a while") { await !server.isAccepting }
         #expect(await Self.finish(worker, within: 120))
         let said = await Self.said(errors)
         // Either way is right: the pool waits for the server to take connections again, and a

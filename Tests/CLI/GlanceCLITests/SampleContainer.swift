@@ -76,14 +76,20 @@ final class SampleContainer {
     /// How many documents batches hold claims on in the sidecar now, or nil while that cannot be
     /// read (no sidecar yet, or a batch creating it holds it locked): what a test waits for to
     /// know that a batch has taken its documents.
-    func claimCount() -> Int? {
+    func claimCount() -> Int? { sidecarRows("claim") }
+
+    /// How many documents the sidecar has records of now (nil as for ``claimCount()``).
+    func recordCount() -> Int? { sidecarRows("document") }
+
+    /// The rows of `table` in the sidecar, read as another process would, without writing.
+    private func sidecarRows(_ table: String) -> Int? {
         let database = file(".thumbnails/thumbnails.sqlite")
         guard FileManager.default.fileExists(atPath: database) else { return nil }
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(1)
         let queue = try? DatabaseQueue(path: database, configuration: configuration)
-        return try? queue?.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM claim") }
+        return try? queue?.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM \"\(table)\"") }
     }
 }
 

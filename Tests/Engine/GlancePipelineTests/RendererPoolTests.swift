@@ -168,6 +168,7 @@ struct RendererPoolSupervisionTests {
     func onlySomeStartedAhead() async throws {
         let (pool, _) = try await poolStartingAhead(workers: 3, ahead: 1)
         defer { pool.shutdownBlocking() }
+        // A duration, not an event: what is looked for (more workers) must not happen.
         try await Task.sleep(for: .milliseconds(300))
         #expect(pool.workerProcesses.count == 1, "the other two wait for jobs")
     }
