@@ -378,7 +378,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-heif", "HEIF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
-        ("fuzz-worker-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
+        ("fuzz-renderer-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
     ]
     for fuzzer in fuzzers {
         package.targets.append(

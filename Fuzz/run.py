@@ -25,7 +25,7 @@ SEEDS = {
     "svg": ["svg", "hostile", "corrupt"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
-    "worker-reply": ["fuzz/worker-reply"],
+    "renderer-reply": ["fuzz/renderer-reply"],
 }
 
 
@@ -65,7 +65,7 @@ def main():
         count = int(executions.group(1)) if executions else 0
         written = [line for line in result.stderr.splitlines() if "Test unit written to" in line]
         # An input that took over 10 s (libFuzzer's slow-unit report) is kept for a look but is
-        # no failure: under AddressSanitizer a large image's decode is that slow, and the workers
+        # no failure: under AddressSanitizer a large image's decode is that slow, and the renderers
         # have their own time and CPU limits. A crash, a leak or a sanitizer report is a failure.
         slow = [line for line in written if "slow-unit-" in line]
         found = [line for line in written if "slow-unit-" not in line]

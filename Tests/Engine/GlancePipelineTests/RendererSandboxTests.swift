@@ -200,7 +200,7 @@ struct RendererSandboxTests {
 @Suite("Worker replies")
 struct RendererReplyReaderTests {
     func outcomes(of seed: String, splitAt split: Int? = nil) throws -> [RendererReplyReader.Next] {
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: assets + "/fuzz/worker-reply/" + seed)).dropFirst())
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: assets + "/fuzz/renderer-reply/" + seed)).dropFirst())
         let job = RenderJob(id: 7, name: "doc.png", renditions: [256, 128])
         var reader = RendererReplyReader()
         var results: [RendererReplyReader.Next] = []

@@ -1,7 +1,7 @@
 import GlanceCore
 import GlancePipeline
 
-/// libFuzzer's entry point: bytes as a compromised worker might send them, read by the
+/// libFuzzer's entry point: bytes as a compromised renderer might send them, read by the
 /// coordinator's reply reader for a job that asked for two renditions. Whatever the bytes, the
 /// reader must answer need-more, an outcome or invalid, and never trap (`make fuzz`).
 @_cdecl("LLVMFuzzerTestOneInput")
