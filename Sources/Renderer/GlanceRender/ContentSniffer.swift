@@ -28,6 +28,9 @@ public enum ContentSniffer {
     public struct Sniffed: Sendable {
         public var result: SniffResult
         public var text: DecodedText?
+        /// The bytes read to decide (for text, what ``text`` was decoded from): a text's line
+        /// count goes on from them instead of reading them again.
+        public var read = FilePrefix(bytes: [], isWholeFile: false)
     }
 
     /// Sniffs the open `file` named `name`: ``prefixLength`` bytes for the signatures, and, when
@@ -37,7 +40,9 @@ public enum ContentSniffer {
         if !prefix.isWholeFile && !hasSignature(prefix.bytes, fileName: name) {
             prefix = try FileReader.readPrefix(of: file, maxBytes: TextRenderer.maxBytesRead)
         }
-        return classify(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
+        var sniffed = classify(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
+        sniffed.read = prefix
+        return sniffed
     }
 
     /// Sniffs `prefix`, the first bytes of a file named `fileName` (a path is fine).

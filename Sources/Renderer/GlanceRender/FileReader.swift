@@ -1,11 +1,17 @@
 import GlanceCore
 
+/// The first bytes of a document, as read, and whether they are all of it.
+public struct FilePrefix: Sendable {
+    /// The bytes, from the file's start.
+    public var bytes: [UInt8]
+    /// Whether ``bytes`` is the whole file.
+    public var isWholeFile: Bool
+}
+
 /// Reads the beginning of an open document: no Foundation `Data`, no more bytes than asked for.
 enum FileReader {
     /// The first `maxBytes` bytes of `file`, and whether that is the whole file.
-    static func readPrefix(of file: OpenFile, maxBytes: Int) throws(ThumbnailError) -> (
-        bytes: [UInt8], isWholeFile: Bool
-    ) {
+    static func readPrefix(of file: OpenFile, maxBytes: Int) throws(ThumbnailError) -> FilePrefix {
         var bytes: [UInt8]
         // No bigger a buffer than the file (and one byte, to see it grow): a 2 KB text read
         // for its first MiB must not fill a MiB of zeros first.
@@ -17,7 +23,28 @@ enum FileReader {
         }
         let isWholeFile = bytes.count <= maxBytes
         if !isWholeFile { bytes.removeLast() }
-        return (bytes, isWholeFile)
+        return FilePrefix(bytes: bytes, isWholeFile: isWholeFile)
+    }
+
+    /// The first `maxBytes` bytes of `file` when `read` holds its first bytes already: those,
+    /// then only what follows them (nothing more when `read` is the whole file or as long).
+    static func readPrefix(of file: OpenFile, maxBytes: Int, continuing read: FilePrefix) throws(ThumbnailError)
+        -> FilePrefix
+    {
+        guard !read.isWholeFile, read.bytes.count < maxBytes else {
+            return FilePrefix(bytes: Array(read.bytes.prefix(maxBytes)), isWholeFile: read.isWholeFile)
+        }
+        let size = file.status().map { Int($0.st_size) } ?? maxBytes
+        let wanted = min(maxBytes, max(read.bytes.count, size)) + 1 - read.bytes.count
+        var bytes = read.bytes
+        do {
+            bytes += try file.read(count: wanted, at: Int64(read.bytes.count))
+        } catch {
+            throw .unreadable(reason: error.description)
+        }
+        let isWholeFile = bytes.count <= maxBytes
+        if !isWholeFile { bytes.removeSubrange(maxBytes...) }
+        return FilePrefix(bytes: bytes, isWholeFile: isWholeFile)
     }
 
     /// All of `file`, for the decoders that parse from memory (WebP, GIF, HEIF, SVG). The worker

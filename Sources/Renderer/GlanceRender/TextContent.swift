@@ -58,12 +58,12 @@ public struct TextContent: Sendable {
     /// decoded: in every encoding the detector gives but UTF-16 and UTF-32, a line feed is the
     /// byte 0x0A and no character's later byte is (Shift_JIS, Big5 and GB18030 continue with
     /// 0x40 and up); in those two, a line feed is the code unit 0x000A at a whole unit.
-    /// Measured on the bench's 40 texts, the text batch rate did not move (one read of up to a
-    /// MiB, mostly the bytes the thumbnail read already).
-    public static func lineCount(of file: OpenFile, encoding: String) throws(ThumbnailError) -> (
-        lines: Int, isLonger: Bool
-    ) {
-        let prefix = try FileReader.readPrefix(of: file, maxBytes: maximumBytes)
+    /// `read` is what the sniff read of the file's start: a text no longer than that (most are,
+    /// at 64 KiB) is counted without another read, a longer one reads only what follows it.
+    public static func lineCount(of file: OpenFile, encoding: String, continuing read: FilePrefix)
+        throws(ThumbnailError) -> (lines: Int, isLonger: Bool)
+    {
+        let prefix = try FileReader.readPrefix(of: file, maxBytes: maximumBytes, continuing: read)
         let bytes = prefix.bytes
         let name = encoding.uppercased()
         let unit = name.hasPrefix("UTF-32") ? 4 : name.hasPrefix("UTF-16") ? 2 : 1

@@ -33,14 +33,15 @@ public struct Thumbnailer: Sendable {
         self.renderers = table
     }
 
-    /// The content type of the open `file` named `name`, by sniffing, and for text its decoded
-    /// start (to put in the ``RenderRequest``); throws for empty and unsupported files.
+    /// The content type of the open `file` named `name`, by sniffing, for text its decoded start
+    /// (to put in the ``RenderRequest``), and the bytes read to decide; throws for empty and
+    /// unsupported files.
     public func sniff(_ file: OpenFile, named name: String) throws(ThumbnailError) -> (
-        type: ContentType, text: DecodedText?
+        type: ContentType, text: DecodedText?, read: FilePrefix
     ) {
         let sniffed = try ContentSniffer.sniff(file: file, named: name)
         switch sniffed.result {
-        case .supported(let type) where renderers[type] != nil: return (type, sniffed.text)
+        case .supported(let type) where renderers[type] != nil: return (type, sniffed.text, sniffed.read)
         case .supported(let type): throw .unsupported(detail: "no renderer for \(type.displayName)")
         case .empty: throw .empty
         case .unsupported(let detail): throw .unsupported(detail: detail)

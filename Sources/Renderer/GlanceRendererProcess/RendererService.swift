@@ -72,7 +72,7 @@ public struct RendererService: Sendable {
             var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
             request.page = job.page
             request.readsPageSizes = job.readsPageSizes
-            let (sniffed, text) = try thumbnailer.sniff(file, named: job.name)
+            let (sniffed, text, read) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
             try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
             request.text = text
@@ -87,7 +87,7 @@ public struct RendererService: Sendable {
             } else {
                 outcome = try Self.thumbnail(of: job, request: request, type: sniffed, thumbnailer: thumbnailer)
                 if let text {
-                    let (lines, longer) = try TextContent.lineCount(of: file, encoding: text.encoding)
+                    let (lines, longer) = try TextContent.lineCount(of: file, encoding: text.encoding, continuing: read)
                     outcome.details = DocumentDetails(
                         textEncoding: text.encoding, lineCount: lines, textIsLonger: longer)
                 }

@@ -202,7 +202,9 @@ struct OnSaveCommandTests {
             try container.add("photo-\(index).jpg", from: "jpeg/photo-progressive.jpg")
         }
         // Once the burst is under way: its first records are in the sidecar.
-        try await eventually("the watcher recorded a photo", within: .seconds(30)) { (container.recordCount() ?? 0) > 0 }
+        try await eventually("the watcher recorded a photo", within: .seconds(30)) {
+            (container.recordCount() ?? 0) > 0
+        }
         let signalled = ContinuousClock.now
         kill(watch.processIdentifier, SIGTERM)
         let ended = await exitInstant(ofGlance: watch, within: .seconds(20))
