@@ -197,10 +197,11 @@ struct RendererSandboxTests {
 
 /// The coordinator's reply reader on the worker-protocol fuzzer's seeds (`TestAssets/fuzz/`):
 /// what a worker may send, whole or split, and what it must not.
-@Suite("Worker replies")
+@Suite("Renderer replies")
 struct RendererReplyReaderTests {
     func outcomes(of seed: String, splitAt split: Int? = nil) throws -> [RendererReplyReader.Next] {
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: assets + "/fuzz/renderer-reply/" + seed)).dropFirst())
+        let seedPath = assets + "/fuzz/renderer-reply/" + seed
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: seedPath)).dropFirst())
         let job = RenderJob(id: 7, name: "doc.png", renditions: [256, 128])
         var reader = RendererReplyReader()
         var results: [RendererReplyReader.Next] = []
