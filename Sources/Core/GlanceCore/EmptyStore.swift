@@ -8,7 +8,7 @@ public struct EmptyStore: ThumbnailStore {
         StoreError(.invalid, message: "the empty store is read-only", location: "(none)")
     }
 
-    public func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? { nil }
+    public func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? { nil }
     public func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] { [:] }
     public func documents(after path: String?, limit: Int) async throws(StoreError) -> [StoredDocument] { [] }
     public func allDocuments() async throws(StoreError) -> [StoredDocument] { [] }

@@ -8,8 +8,9 @@
 /// moment leaves the store as it was before or after it. Several processes, on one machine or
 /// many, may use one store at once.
 public protocol ThumbnailStore: Sendable {
-    /// The document recorded at `path`, with image bytes only if `includingImageData`.
-    func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument?
+    /// The document recorded at `path`, every thumbnail described, with the image bytes of those
+    /// `bytes` names (a GET of one size reads that one's bytes, not every size's).
+    func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument?
 
     /// The documents recorded at `paths` (those that have a record), thumbnails without bytes.
     func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument]
@@ -124,4 +125,32 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     /// `thumbnail store LOCATION: MESSAGE`.
     public var description: String { "thumbnail store \(location): \(message)" }
+}
+
+/// Which of a document's thumbnails a read brings with their image bytes; the others come
+/// described (size, format, byte count) without them.
+public enum ThumbnailBytes: Sendable, Equatable {
+    /// None: what a listing or a freshness check needs.
+    case none
+    /// Every size's.
+    case all
+    /// Only the size of this key's (``ThumbnailImage/sizeKey``).
+    case only(String)
+
+    /// Whether the thumbnail of `sizeKey` comes with its bytes.
+    public func includes(_ sizeKey: String) -> Bool {
+        switch self {
+        case .none: false
+        case .all: true
+        case .only(let key): key == sizeKey
+        }
+    }
+}
+
+extension ThumbnailStore {
+    /// The document recorded at `path`, with every thumbnail's image bytes if
+    /// `includingImageData`, none otherwise.
+    public func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
+        try await document(at: path, bytes: includingImageData ? .all : .none)
+    }
 }

@@ -27,10 +27,8 @@ public struct MeteredStore: ThumbnailStore {
         }
     }
 
-    public func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
-        try await timed("document") { () async throws(StoreError) in
-            try await store.document(at: path, includingImageData: includingImageData)
-        }
+    public func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? {
+        try await timed("document") { () async throws(StoreError) in try await store.document(at: path, bytes: bytes) }
     }
 
     public func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] {

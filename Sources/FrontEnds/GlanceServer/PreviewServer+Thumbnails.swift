@@ -30,7 +30,7 @@ extension PreviewServer {
             }
             cache.remove(cacheKey)
         }
-        var stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: true) }
+        var stored = try await storeCall { try await indexer.store.document(at: path, bytes: .only(sizeKey)) }
         switch indexer.policy.state(of: stored, identity: identity) {
         case .fresh:
             break
@@ -47,7 +47,7 @@ extension PreviewServer {
                 }
                 throw ServerError.notFound
             }
-            stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: true) }
+            stored = try await storeCall { try await indexer.store.document(at: path, bytes: .only(sizeKey)) }
         }
         guard let stored, let image = stored.thumbnails.first(where: { $0.sizeKey == sizeKey }), let data = image.data
         else { throw ServerError.notFound }

@@ -28,10 +28,14 @@ public struct ThumbnailPixels: Sendable {
     }
 
     /// The pixels of `path`'s stored thumbnail fitted into `box`, or nil when the store holds
-    /// none or a renderer refuses it.
+    /// none or a renderer refuses it. The sizes are chosen from by their descriptions; only the
+    /// chosen one's bytes are read.
     public func pixels(of path: String, box: Int) async -> RGBAImage? {
-        guard let stored = try? await store.document(at: path, includingImageData: true),
-            let image = Self.chosen(from: stored.thumbnails, box: box), let bytes = image.data, !bytes.isEmpty
+        guard let described = try? await store.document(at: path, bytes: .none),
+            let chosen = Self.chosen(from: described.thumbnails, box: box),
+            let stored = try? await store.document(at: path, bytes: .only(chosen.sizeKey)),
+            let image = stored.thumbnails.first(where: { $0.sizeKey == chosen.sizeKey }), let bytes = image.data,
+            !bytes.isEmpty
         else { return nil }
         let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
         guard descriptor >= 0 else { return nil }

@@ -20,15 +20,17 @@ extension PostgresStore {
             .joined(separator: ", ")
     }
 
-    /// The document recorded at `path`, with image bytes only if `includingImageData`: one
-    /// statement (the record's columns repeated on each of its thumbnails' rows), as this is
-    /// asked once per document rendered.
-    public func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
-        let data = includingImageData ? "t.data" : "NULL::bytea"
+    /// The document recorded at `path`, with the image bytes `bytes` names: one statement (the
+    /// record's columns repeated on each of its thumbnails' rows), as this is asked once per
+    /// document rendered. Which bytes come is decided in the statement, on bound values.
+    public func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? {
+        let all = bytes == .all
+        let key: String = if case .only(let key) = bytes { key } else { "" }
         let rows = try await rows(
             """
             SELECT \(unescaped: Self.columns(of: "d")), t.document_id, t.size_key, t.format, t.width, t.height,
-                t.byte_count, t.average_colour, t.thumb_hash, \(unescaped: data)
+                t.byte_count, t.average_colour, t.thumb_hash,
+                CASE WHEN \(all) OR t.size_key = \(key) THEN t.data END
             FROM glance.document d LEFT JOIN glance.thumbnail t ON t.document_id = d.id
             WHERE d.container = \(container) AND d.path = \(path) ORDER BY t.size_key
             """)

@@ -9,34 +9,40 @@ extension SidecarStore {
         DocumentRow.filter(DocumentRow.Columns.container == container)
     }
 
-    /// The document recorded at `path`, with image bytes only if `includingImageData`.
-    public func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
+    /// The document recorded at `path`, with the image bytes `bytes` names.
+    public func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? {
         let location = directory
         let documents = ownDocuments
-        let rows = try await read { db -> (DocumentRow, [ThumbnailRow]?, [ThumbnailSummaryRow]?)? in
+        let rows = try await read { db -> (DocumentRow, [ThumbnailRow], [ThumbnailSummaryRow])? in
             guard let row = try documents.filter(DocumentRow.Columns.path == path).fetchOne(db), let id = row.id
             else {
                 return nil
             }
-            if includingImageData {
-                let thumbnails = try ThumbnailRow.filter(ThumbnailRow.Columns.documentId == id)
-                    .order(ThumbnailRow.Columns.sizeKey).fetchAll(db)
-                return (row, thumbnails, nil)
+            let ofDocument = ThumbnailRow.Columns.documentId == id
+            switch bytes {
+            case .all:
+                return (row, try ThumbnailRow.filter(ofDocument).fetchAll(db), [])
+            case .none:
+                return (row, [], try ThumbnailSummaryRow.filter(ofDocument).fetchAll(db))
+            case .only(let key):
+                let whole = try ThumbnailRow.filter(ofDocument && ThumbnailRow.Columns.sizeKey == key).fetchAll(db)
+                let described = try ThumbnailSummaryRow.filter(ofDocument && ThumbnailRow.Columns.sizeKey != key)
+                    .fetchAll(db)
+                return (row, whole, described)
             }
-            let summaries = try ThumbnailSummaryRow.filter(ThumbnailRow.Columns.documentId == id)
-                .order(ThumbnailRow.Columns.sizeKey).fetchAll(db)
-            return (row, nil, summaries)
         }
         guard let (row, thumbnails, summaries) = rows else {
             return nil
         }
         var images: [ThumbnailImage] = []
-        for thumbnail in thumbnails ?? [] {
+        for thumbnail in thumbnails {
             images.append(try thumbnail.image(location: location))
         }
-        for summary in summaries ?? [] {
+        for summary in summaries {
             images.append(try summary.image(location: location))
         }
+        // In size-key order, whichever came with bytes.
+        images.sort { $0.sizeKey < $1.sizeKey }
         return StoredDocument(record: try row.record(location: location), thumbnails: images)
     }
 

@@ -10,7 +10,7 @@ final class MemoryStore: ThumbnailStore {
     let stored: [StoredDocument]
     init(_ documents: [StoredDocument]) { self.stored = documents }
 
-    func document(at path: String, includingImageData: Bool) async throws(StoreError) -> StoredDocument? {
+    func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? {
         stored.first { $0.record.path == path }
     }
     func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] {

@@ -6,7 +6,9 @@ import Testing
 /// SQLite sidecar and a real PostgreSQL server).
 @Suite("Store documents")
 struct StoreDocumentTests {
-    @Test("a saved record and its thumbnails load back, with and without image data", arguments: StoreKind.allCases)
+    @Test(
+        "a saved record and its thumbnails load back, with every size's image data, with none, with one size's",
+        arguments: StoreKind.allCases)
     func roundTrip(kind: StoreKind) async throws {
         let subject = try await StoreUnderTest(kind)
         let store = subject.store
@@ -31,6 +33,15 @@ struct StoreDocumentTests {
         #expect(light.thumbnails == [Fixtures.withoutData(large), Fixtures.withoutData(small)])
         #expect(light.thumbnails.allSatisfy { $0.data == nil })
         #expect(light.thumbnails.map(\.byteCount) == [5000, 700])
+
+        // One size's bytes (a GET of that size): the others described, without theirs.
+        let one = try #require(try await store.document(at: record.path, bytes: .only("256x256")))
+        #expect(one.record == record)
+        #expect(one.thumbnails == [Fixtures.withoutData(large), small])
+        let other = try #require(try await store.document(at: record.path, bytes: .only("1024x1024")))
+        #expect(other.thumbnails == [large, Fixtures.withoutData(small)])
+        let absent = try #require(try await store.document(at: record.path, bytes: .only("512x512")))
+        #expect(absent.thumbnails == light.thumbnails)
 
         #expect(try await store.document(at: "reports/2026/q4.pdf", includingImageData: true) == nil)
     }
