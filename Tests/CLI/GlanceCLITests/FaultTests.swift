@@ -82,7 +82,7 @@ struct FaultTests {
     @Test("a sidecar replaced by garbage: a clear error that names it and says how to rebuild; documents untouched")
     func garbageDatabase() async throws {
         let container = try SampleContainer(["a.png": "png/rgb8.png", "notes.txt": "text/latin-utf8.txt"])
-        await #expect(try container.generate().result.status == 0)
+        #expect(try await container.generate().result.status == 0)
         let store = container.file(".thumbnails")
         // The database replaced, with its write-ahead log gone too (a log left beside garbage may
         // still hold every page, and SQLite would read the store from it).

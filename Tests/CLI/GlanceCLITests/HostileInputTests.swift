@@ -142,7 +142,7 @@ struct HostileInputTests {
         #expect(overDatabase.status == 1)
         #expect(overDatabase.standardError.contains("lies inside the thumbnail store"), "\(overDatabase.standardError)")
         #expect(try await container.store().checkIntegrity())
-        await #expect(try container.list()["doc.txt"]?["state"] as? String == "fresh")
+        #expect(try await container.list()["doc.txt"]?["state"] as? String == "fresh")
         let elsewhere = container.output("store")
         #expect(try await GlanceProcess.run(["generate", container.path, "--store", elsewhere]).status == 0)
         let overElsewhere = try await GlanceProcess.run([
@@ -300,7 +300,7 @@ struct HostileInputTests {
     @Test("a sidecar that is a symbolic link (to another container's) is refused: gc cannot drop the other's records")
     func linkedSidecar() async throws {
         let first = try SampleContainer(["a.png": "png/rgb8.png", "b.txt": "text/latin-utf8.txt"])
-        await #expect(try first.generate().1.status == 0)
+        #expect(try await first.generate().1.status == 0)
         let second = try SampleContainer(["c.png": "png/gray8.png"])
         #expect(symlink(first.file(".thumbnails"), second.file(".thumbnails")) == 0)
         for command in [["gc"], ["generate"], ["list"], ["show", "c.png"]] {
@@ -310,10 +310,10 @@ struct HostileInputTests {
         }
         // The first container's records are untouched; named with --store, the store serves the
         // second one under a key of its own.
-        await #expect(try first.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+        #expect(try await first.list().values.allSatisfy { $0["state"] as? String == "fresh" })
         let named = try await GlanceProcess.run(["gc", second.path, "--store", first.file(".thumbnails")])
         #expect(named.status == 0, "\(named.standardError)")
-        await #expect(try first.list().values.allSatisfy { $0["state"] as? String == "fresh" })
+        #expect(try await first.list().values.allSatisfy { $0["state"] as? String == "fresh" })
     }
 
     @Test("a folder that cannot be read is reported, not skipped in silence")

@@ -29,8 +29,8 @@ struct HostileSignInTests {
     /// A users file in `folder` with alice (every container) and bob (`limited` only).
     static func users(in folder: SampleContainer, limited: String) async throws -> String {
         let file = folder.output("users")
-        await #expect(try SignInTests.addUser("alice", alice, file: file).0 == 0)
-        await #expect(try SignInTests.addUser("bob", bob, file: file, ["--container", limited]).0 == 0)
+        #expect(try await SignInTests.addUser("alice", alice, file: file).0 == 0)
+        #expect(try await SignInTests.addUser("bob", bob, file: file, ["--container", limited]).0 == 0)
         return file
     }
 
@@ -211,7 +211,7 @@ struct HostileSignInTests {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let name = (photos.path as NSString).lastPathComponent
         let file = try await Self.users(in: photos, limited: name)
-        await #expect(try SignInTests.addUser("carol", "carol's password", file: file).0 == 0)
+        #expect(try await SignInTests.addUser("carol", "carol's password", file: file).0 == 0)
         let link = try await SignInTests.share([name], file: file)
         let token = try await GlanceProcess.run(["user", "token", "alice", "--users", file]).standardOutput
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -304,10 +304,10 @@ struct HostileSignInTests {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let real = folder + "/users"
-        await #expect(try SignInTests.addUser("alice", Self.alice, file: real).0 == 0)
+        #expect(try await SignInTests.addUser("alice", Self.alice, file: real).0 == 0)
         // The attacker's own file: an account of theirs, the file theirs (uid 65534).
         let forged = folder + "/forged"
-        await #expect(try SignInTests.addUser("mallory", "mallory's", file: forged).0 == 0)
+        #expect(try await SignInTests.addUser("mallory", "mallory's", file: forged).0 == 0)
         let keep = folder + "/kept"
         try FileManager.default.copyItem(atPath: real, toPath: keep)
         chown(forged, 65534, 65534)
@@ -393,7 +393,7 @@ struct HostileSignInTests {
     @Test("glance show escapes every value the store hands it")
     func showEscapesStoredValues() async throws {
         let container = try SampleContainer(["notes.txt": "text/latin-utf8.txt"])
-        await #expect(try container.generate().result.status == 0)
+        #expect(try await container.generate().result.status == 0)
         let hostile = "\u{1B}]0;pwned\u{07}\u{1B}]52;c;ZXZpbA==\u{07}\u{1B}[2J\r\u{9B}31m"
         let quoted = hostile.replacingOccurrences(of: "'", with: "''")
         let database = container.file(".thumbnails/thumbnails.sqlite")
@@ -423,7 +423,7 @@ struct HostileSignInTests {
     func usersFileLinesReadBack() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
-        await #expect(try SignInTests.addUser("alice", Self.alice, file: file, ["--container", "photos"]).0 == 0)
+        #expect(try await SignInTests.addUser("alice", Self.alice, file: file, ["--container", "photos"]).0 == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: file))
         for bad in ["photos\nmallory:$y$x:*", "", " ", "a:b", "a,b", "..", "näme"] {
             let (status, output) = try await SignInTests.addUser("carol", "x", file: file, ["--container", bad])

@@ -281,7 +281,7 @@ struct LiveExposureTests {
         ])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
         #expect(port > 0)
-        await #expect(try Self.get("/", port: port).hasPrefix("HTTP/1.1 200"))
+        #expect(try await Self.get("/", port: port).hasPrefix("HTTP/1.1 200"))
         kill(serve.processIdentifier, SIGTERM)
         #expect(await exited(serve, within: .seconds(60)), "serve ended")
         let text = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)

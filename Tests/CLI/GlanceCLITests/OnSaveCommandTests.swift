@@ -88,7 +88,7 @@ struct OnSaveCommandTests {
         let shown = try await GlanceProcess.run(["show", container.path, ".notes.txt"])
         #expect(shown.status == 1)
         #expect(shown.standardError == "glance: .notes.txt: \(Self.hiddenReason)\n")
-        await #expect(try container.list()[".notes.txt"] == nil)
+        #expect(try await container.list()[".notes.txt"] == nil)
         // export names a path that is no document as such (generate would not help).
         let exported = try await GlanceProcess.run([
             "export", container.path, "never-there.txt", "-o", container.output("n.png"),

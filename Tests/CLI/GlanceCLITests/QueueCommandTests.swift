@@ -128,7 +128,7 @@ struct QueueCommandTests {
         #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
         await #expect(
             try server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: database) == "16")
-        await #expect(try server.psql("SELECT count(*) FROM glance.job WHERE attempts <> 1", database: database) == "0")
+        #expect(try await server.psql("SELECT count(*) FROM glance.job WHERE attempts <> 1", database: database) == "0")
 
         let queue = try await GlanceProcess.run(["queue", container.path, "--store", store, "--json"])
         #expect(queue.status == 0, "\(queue.standardError)")
@@ -139,7 +139,7 @@ struct QueueCommandTests {
         // Finished jobs are kept until pruned.
         let pruned = try await GlanceProcess.run(["queue", container.path, "--store", store, "--prune-hours", "0"])
         #expect(pruned.standardOutput.contains("dropped 16 finished job(s)"), "\(pruned.standardOutput)")
-        await #expect(try server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
+        #expect(try await server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
     }
 
     @Test("--enqueue with --xdg is refused: this run renders nothing to put in the desktop cache")
@@ -291,7 +291,7 @@ struct QueueCommandTests {
             if refused != "3" { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(refused == "3", "the blind host gave every job back")
-        await #expect(try container.list(["--store", store]).count == 3, "no record was dropped")
+        #expect(try await container.list(["--store", store]).count == 3, "no record was dropped")
 
         let (sighted, sightedErrors) = try Self.startHost(
             "sighted", ["--store", server.socketAddress(container: "share", database: database), "--exit-when-idle"])
@@ -367,7 +367,7 @@ struct QueueCommandTests {
         #expect(await Self.finish(rescuer, within: 120))
         let said = await Self.said(errors)
         #expect(rescuer.terminationStatus == 0, "\(said)")
-        await #expect(try container.list(["--store", store])["slow-00.png"]?["state"] as? String == "fresh")
+        #expect(try await container.list(["--store", store])["slow-00.png"]?["state"] as? String == "fresh")
         await #expect(
             try server.psql("SELECT state, attempts FROM glance.job WHERE path = 'slow-00.png'", database: database)
                 == "done|2")
@@ -413,7 +413,7 @@ struct QueueCommandTests {
         #expect(hook.status == 0, "\(hook.standardError)")
         #expect(hook.standardOutput.contains("queued 1 document(s)"))
         let next = "SELECT path FROM glance.job WHERE state = 'pending' ORDER BY priority, id LIMIT 1"
-        await #expect(try server.psql(next, database: database) == "saved.png")
+        #expect(try await server.psql(next, database: database) == "saved.png")
 
         // A watcher hands saves to the queue, urgent, instead of rendering them.
         let watch = Process()

@@ -260,7 +260,7 @@ struct ServeCommandTests {
         let hugeURI = try LoopbackConnection(port: port)
         hugeURI.send("GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
         await #expect(hugeURI.read(until: "\r\n", seconds: 10).hasPrefix("HTTP/1.1 400"))
-        await #expect(try LoopbackConnection.get("/", port: port).hasPrefix("HTTP/1.1 200"))
+        #expect(try await LoopbackConnection.get("/", port: port).hasPrefix("HTTP/1.1 200"))
         let busy = try await GlanceProcess.run(["serve", first.path, "--port", String(port)])
         #expect(busy.status == 2)
         #expect(busy.standardError.contains("cannot serve on 127.0.0.1:\(port)"))

@@ -29,8 +29,8 @@ struct SignInTests {
     func users() async throws {
         let folder = try SampleContainer([:])
         let file = folder.output("users")
-        await #expect(try Self.addUser("alice", Self.alicePassword, file: file, ["--container", "photos"]).0 == 0)
-        await #expect(try Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
+        #expect(try await Self.addUser("alice", Self.alicePassword, file: file, ["--container", "photos"]).0 == 0)
+        #expect(try await Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
         #expect(LiveExposureTests.mode(file) == 0o600)
         let text = try String(contentsOfFile: file, encoding: .utf8)
         #expect(
@@ -57,8 +57,8 @@ struct SignInTests {
         let (photosName, scansName) = (
             (photos.path as NSString).lastPathComponent, (scans.path as NSString).lastPathComponent
         )
-        await #expect(try Self.addUser("alice", Self.alicePassword, file: file, ["--container", photosName]).0 == 0)
-        await #expect(try Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
+        #expect(try await Self.addUser("alice", Self.alicePassword, file: file, ["--container", photosName]).0 == 0)
+        #expect(try await Self.addUser("bob", Self.bobPassword, file: file).0 == 0)
         // Accounts make an address other than loopback possible without --allow-anonymous.
         let (serve, port, log) = try await ServeCommandTests.startServe([
             photos.path, scans.path, "--users", file, "--host", "0.0.0.0", "--jobs", "1", "--log-level", "debug",
@@ -188,7 +188,7 @@ struct SignInTests {
     func browserSessions() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
-        await #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        #expect(try await Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
         let (serve, port, log) = try await ServeCommandTests.startServe([
             photos.path, "--users", file, "--jobs", "1", "--log-level", "debug",
         ])
@@ -248,7 +248,7 @@ struct SignInTests {
         // A new password ends the sessions of the old one within a second, without a restart.
         let kept = "Cookie: " + (Self.header("Set-Cookie", in: away)?.components(separatedBy: ";").first ?? "") + "\r\n"
         await #expect(LiveExposureTests.status(try Self.send("GET", "/api/items", port: port, headers: kept)) == 200)
-        await #expect(try Self.addUser("alice", "a new password", file: file).0 == 0)
+        #expect(try await Self.addUser("alice", "a new password", file: file).0 == 0)
         try await Self.waitFor(401, from: "/api/items", port: port, headers: kept, "the old password's session ends")
         kill(serve.processIdentifier, SIGTERM)
         #expect(await waitForExit(serve, within: .seconds(20)))
@@ -263,7 +263,7 @@ struct SignInTests {
     func accessTokens() async throws {
         let photos = try SampleContainer(["a.png": "png/rgb8.png"])
         let file = photos.output("users")
-        await #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        #expect(try await Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
         let made = try await GlanceProcess.run(["user", "token", "alice", "--users", file])
         #expect(made.status == 0 && made.standardError.contains("it is not shown again"), "\(made.standardError)")
         let token = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -323,7 +323,7 @@ struct SignInTests {
         let (photosName, scansName) = (
             (photos.path as NSString).lastPathComponent, (scans.path as NSString).lastPathComponent
         )
-        await #expect(try Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
+        #expect(try await Self.addUser("alice", Self.alicePassword, file: file).0 == 0)
         let document = try await Self.share([photosName, "a.png", "--expires", "2h"], file: file)
         let container = try await Self.share([photosName, "--expires", "30m"], file: file)
         #expect(document.path.hasPrefix("/share/ey") && document.id.count == 12, "\(document)")

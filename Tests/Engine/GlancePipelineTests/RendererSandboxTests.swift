@@ -54,7 +54,7 @@ struct RendererSandboxTests {
             touch /usr/glance-probe 2>/dev/null && exit 22
             exit 0
             """
-        await #expect(try runInLayout(script, argument: documents.path) == 0)
+        #expect(try await runInLayout(script, argument: documents.path) == 0)
         // The same script sees the file outside the sandbox: the check itself works.
         let outside = Process()
         outside.executableURL = URL(fileURLWithPath: "/usr/bin/sh")
