@@ -343,7 +343,11 @@ struct GenerateCommandTests {
         #expect(second.status == 1, "\(second.standardError)")
         #expect(second.standardError.contains("z-bad.jpg: truncated JPEG data"), "\(second.standardError)")
         #expect(summary?["failed"] as? Int == 1)
-        #expect((summary?["rendered"] as? Int ?? 0) + (summary?["renderedElsewhere"] as? Int ?? 0) == 3)
+        // Each of the three good documents is accounted for once: rendered by this batch, by the
+        // first one meanwhile, or by the first one before this batch made its plan (fresh then: on
+        // a loaded machine the second batch's start can take longer than the first's render).
+        let accounted = ["rendered", "renderedElsewhere", "fresh"].map { summary?[$0] as? Int ?? 0 }
+        #expect(accounted.reduce(0, +) == 3, "\(accounted)")
     }
 
     @Test("a document changed while it is rendered is rendered again from its new content")
