@@ -136,15 +136,6 @@ public enum ThumbnailBytes: Sendable, Equatable {
     case all
     /// Only the size of this key's (``ThumbnailImage/sizeKey``).
     case only(String)
-
-    /// Whether the thumbnail of `sizeKey` comes with its bytes.
-    public func includes(_ sizeKey: String) -> Bool {
-        switch self {
-        case .none: false
-        case .all: true
-        case .only(let key): key == sizeKey
-        }
-    }
 }
 
 extension ThumbnailStore {

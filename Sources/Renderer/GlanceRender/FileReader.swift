@@ -12,18 +12,7 @@ public struct FilePrefix: Sendable {
 enum FileReader {
     /// The first `maxBytes` bytes of `file`, and whether that is the whole file.
     static func readPrefix(of file: OpenFile, maxBytes: Int) throws(ThumbnailError) -> FilePrefix {
-        var bytes: [UInt8]
-        // No bigger a buffer than the file (and one byte, to see it grow): a 2 KB text read
-        // for its first MiB must not fill a MiB of zeros first.
-        let size = file.status().map { Int($0.st_size) } ?? maxBytes
-        do {
-            bytes = try file.read(count: min(maxBytes, max(0, size)) + 1, at: 0)
-        } catch {
-            throw .unreadable(reason: error.description)
-        }
-        let isWholeFile = bytes.count <= maxBytes
-        if !isWholeFile { bytes.removeLast() }
-        return FilePrefix(bytes: bytes, isWholeFile: isWholeFile)
+        try readPrefix(of: file, maxBytes: maxBytes, continuing: FilePrefix(bytes: [], isWholeFile: false))
     }
 
     /// The first `maxBytes` bytes of `file` when `read` holds its first bytes already: those,
@@ -32,8 +21,12 @@ enum FileReader {
         -> FilePrefix
     {
         guard !read.isWholeFile, read.bytes.count < maxBytes else {
-            return FilePrefix(bytes: Array(read.bytes.prefix(maxBytes)), isWholeFile: read.isWholeFile)
+            return FilePrefix(
+                bytes: Array(read.bytes.prefix(maxBytes)), isWholeFile: read.isWholeFile && read.bytes.count <= maxBytes
+            )
         }
+        // No bigger a buffer than the file (and one byte, to see it grow): a 2 KB text read
+        // for its first MiB must not fill a MiB of zeros first.
         let size = file.status().map { Int($0.st_size) } ?? maxBytes
         let wanted = min(maxBytes, max(read.bytes.count, size)) + 1 - read.bytes.count
         var bytes = read.bytes
