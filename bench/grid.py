@@ -2,7 +2,7 @@
 """The first screen of the grid in a real browser, over a slow link: bytes and time until every
 tile in view has its image, with the store's smaller sizes and without them (1024 only).
 
-    /usr/bin/python3 bench/grid.py [--glance PATH] [--rounds N] [--json OUT]
+    /usr/bin/python3 bench/grid.py [--glance PATH] [--rounds N] [--corpus assets|bench] [--json OUT]
 
 (run alone: this measurement only; `make bench` runs it among the extras.)
 
@@ -35,6 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "TestAssets"
 FOLDERS = ("samples", "jpeg", "orientation", "colour", "pdf", "png", "text")
+# The bench corpus's (bench/corpus.py): camera-size photos, PDFs of text and of photos, PNG photos
+# and screenshots, texts in Latin and CJK.
+CORPUS_FOLDERS = ("jpeg", "pdf", "png", "text")
 VIEWPORT = (1440, 900)
 LINK = {"latency_ms": 40, "down_bits": 20_000_000, "up_bits": 20_000_000}
 VARIANTS = (("1024 only", "none"), ("with sizes", None))
@@ -46,14 +49,15 @@ except ImportError:
     webdriver = None
 
 
-def make_container(folder):
+def make_container(folder, corpus_root=None):
     """folder/container: a copy of every TestAssets document a tile can show (not the corrupt or
-    hostile ones); returns (path, count)."""
+    hostile ones), or of every document of the bench corpus at `corpus_root`; returns (path, count)."""
     container = folder / "container"
     shutil.rmtree(container, ignore_errors=True)
     count = 0
-    for name in FOLDERS:
-        for source in sorted((ASSETS / name).iterdir()):
+    root, folders = (Path(corpus_root), CORPUS_FOLDERS) if corpus_root else (ASSETS, FOLDERS)
+    for name in folders:
+        for source in sorted((root / name).iterdir()):
             if source.is_file() and not source.name.startswith("."):
                 target = container / name / source.name
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -134,16 +138,18 @@ def load_once(driver, url, ratio):
         time.sleep(0.1)
 
 
-def measure(glance, work_dir, rounds, log):
-    """Every variant at ratio 1 and 2; the result dict (problems listed, never raised)."""
+def measure(glance, work_dir, rounds, log, corpus_root=None):
+    """Every variant at ratio 1 and 2, on TestAssets or the bench corpus at `corpus_root`; the
+    result dict (problems listed, never raised)."""
     result = {"problems": [], "runs": {}}
     if webdriver is None:
         result["problems"].append("not measured: needs Selenium (Debian: python3-selenium) under this python3")
         return result
     folder = Path(work_dir) / "grid"
     folder.mkdir(parents=True, exist_ok=True)
-    container, count = make_container(folder)
-    result.update(documents=count, viewport=list(VIEWPORT), link=LINK)
+    container, count = make_container(folder, corpus_root)
+    result.update(documents=count, viewport=list(VIEWPORT), link=LINK,
+                  source="the bench corpus" if corpus_root else "TestAssets/")
     profile = Path(tempfile.mkdtemp(prefix="bench-grid-"))
     driver = None
     try:
@@ -194,7 +200,7 @@ def format_grid(result):
         link = result["link"]
         lines.append(f"The grid's first screen in headless Chromium at {result['viewport'][0]}x{result['viewport'][1]}, "
                      f"{link['down_bits'] / 1e6:g} Mbit/s and {link['latency_ms']} ms emulated, cache off, "
-                     f"{result['documents']} documents of TestAssets/:")
+                     f"{result['documents']} documents of {result.get('source', 'TestAssets/')}:")
         for name, run in result["runs"].items():
             lines.append(f"  {name:<18} {run['images']:>3} tiles  {run['bytes'] / 1e6:6.2f} MB  {run['seconds']:5.2f} s  "
                          f"store {run['store_bytes'] / 1e6:.1f} MB  sizes loaded {', '.join(run['sizes_loaded'])}")
@@ -224,13 +230,20 @@ def main():
     parser.add_argument("--glance", default=os.environ.get("GLANCE", ".build-static/release/glance"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", help="write the result here as JSON")
+    parser.add_argument("--corpus", choices=("assets", "bench"), default="assets",
+                        help="the documents: TestAssets/ (small files), or the bench corpus (camera-size "
+                             "photos, PDFs, screenshots, texts; made by bench/corpus.py when missing)")
     args = parser.parse_args()
     glance = str((ROOT / args.glance).resolve()) if not os.path.isabs(args.glance) else args.glance
 
     def log(message):
         print(message, flush=True)
 
-    result = measure(glance, ROOT / "bench" / "work", args.rounds, log)
+    corpus_root = None
+    if args.corpus == "bench":
+        import corpus
+        corpus_root, _ = corpus.ensure_corpus(log)
+    result = measure(glance, ROOT / "bench" / "work", args.rounds, log, corpus_root)
     if args.json:
         Path(args.json).write_text(json.dumps(result))
     print("\n".join([""] + format_grid(result) + [""] +

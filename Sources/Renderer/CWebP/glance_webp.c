@@ -1,26 +1,18 @@
-// Lossless WebP encoding through libwebp's advanced API: the preset and the memory writer are
-// libwebp's; this file only sets them up and owns nothing past the call.
+// WebP encoding through libwebp's advanced API: the presets and the memory writer are libwebp's;
+// this file only sets them up and owns nothing past the call.
 #include "glance_webp.h"
 
 #include <string.h>
 #include <webp/encode.h>
 
-int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, int channels, size_t stride,
-                                int level, uint8_t **output, size_t *length) {
-    if (pixels == NULL || output == NULL || length == NULL || width <= 0 || height <= 0 ||
-        (channels != 3 && channels != 4) || stride > (size_t)INT32_MAX) {
-        return -1;
-    }
-    WebPConfig config;
-    if (!WebPConfigInit(&config)) return -1;
-    if (!WebPConfigLosslessPreset(&config, level)) return -1;
-    // Transparent pixels keep their colour: the thumbnail is exact.
-    config.exact = 1;
-    if (!WebPValidateConfig(&config)) return -1;
-
+// Encodes the pixels with `config` (set up and validated by the caller) into a buffer of
+// libwebp's memory writer.
+static int encode_with(const WebPConfig *config, const uint8_t *pixels, int width, int height, int channels,
+                       size_t stride, uint8_t **output, size_t *length) {
     WebPPicture picture;
     if (!WebPPictureInit(&picture)) return -1;
-    picture.use_argb = 1;
+    // Lossless keeps ARGB; lossy is encoded from YUV, which libwebp makes from the import.
+    picture.use_argb = config->lossless;
     picture.width = width;
     picture.height = height;
     int imported = channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)stride)
@@ -33,7 +25,7 @@ int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, in
     WebPMemoryWriterInit(&writer);
     picture.writer = WebPMemoryWrite;
     picture.custom_ptr = &writer;
-    int ok = WebPEncode(&config, &picture);
+    int ok = WebPEncode(config, &picture);
     int error = (int)picture.error_code;
     WebPPictureFree(&picture);
     if (!ok) {
@@ -43,6 +35,34 @@ int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, in
     *output = writer.mem;
     *length = writer.size;
     return 0;
+}
+
+static int valid_arguments(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                           uint8_t **output, size_t *length) {
+    return pixels != NULL && output != NULL && length != NULL && width > 0 && height > 0 &&
+           (channels == 3 || channels == 4) && stride <= (size_t)INT32_MAX;
+}
+
+int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                                int level, uint8_t **output, size_t *length) {
+    if (!valid_arguments(pixels, width, height, channels, stride, output, length)) return -1;
+    WebPConfig config;
+    if (!WebPConfigInit(&config)) return -1;
+    if (!WebPConfigLosslessPreset(&config, level)) return -1;
+    // Transparent pixels keep their colour: the thumbnail is exact.
+    config.exact = 1;
+    if (!WebPValidateConfig(&config)) return -1;
+    return encode_with(&config, pixels, width, height, channels, stride, output, length);
+}
+
+int glance_webp_encode_lossy(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                             float quality, int method, uint8_t **output, size_t *length) {
+    if (!valid_arguments(pixels, width, height, channels, stride, output, length)) return -1;
+    WebPConfig config;
+    if (!WebPConfigPreset(&config, WEBP_PRESET_DEFAULT, quality)) return -1;
+    config.method = method;
+    if (!WebPValidateConfig(&config)) return -1;
+    return encode_with(&config, pixels, width, height, channels, stride, output, length);
 }
 
 void glance_webp_free(uint8_t *buffer) { WebPFree(buffer); }

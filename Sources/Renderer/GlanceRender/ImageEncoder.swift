@@ -45,7 +45,7 @@ public enum PNGContent: Sendable {
 }
 
 /// Encodes pixels as PNG (Glance's own writer), JPEG (libjpeg-turbo, quality 86 for luma and 83 for chroma) or
-/// lossless WebP (libwebp).
+/// WebP (libwebp: lossless, or lossy for the smaller sizes of photographic pages).
 public enum ImageEncoder {
     /// How much compressed image a PNG writer with a sink holds before it sends it on: 256 KiB,
     /// a few slices of the deflate encoder's output, and a sixth of a large photo thumbnail's.
@@ -75,14 +75,44 @@ public enum ImageEncoder {
     /// of the time (cwebp -z), and 0 made them 2.4 and 4.8 times larger.
     public static let webpLosslessLevel: Int32 = 1
 
+    /// libwebp's quality for the lossy smaller sizes of photographic pages (``SizeEncoding``).
+    public static let webpLossyQuality: Float = 92
+    /// libwebp's method for them, 0 fastest to 6 smallest: 2 and 4 made a PNG photo's 512 16%
+    /// and 19% smaller than 0 but took 1.7 and 3.7 times as long (cwebp).
+    public static let webpLossyMethod: Int32 = 0
+
     /// Encodes `image` as lossless WebP through libwebp, at ``webpLosslessLevel``.
     static func encodeWebP(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
+        try encodedByWebP(image) { pixels, width, height, channels, stride, output, length in
+            glance_webp_encode_lossless(pixels, width, height, channels, stride, webpLosslessLevel, output, length)
+        }
+    }
+
+    /// Encodes `image` as lossy WebP through libwebp, at ``webpLossyQuality`` and
+    /// ``webpLossyMethod`` (alpha, if any, kept losslessly).
+    public static func encodeLossyWebP(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
+        try encodedByWebP(image.channels == 1 ? image.droppingAlpha() : image) {
+            pixels, width, height, channels, stride, output, length in
+            glance_webp_encode_lossy(
+                pixels, width, height, channels, stride, webpLossyQuality, webpLossyMethod, output, length)
+        }
+    }
+
+    /// The bytes one of the shim's WebP encoders makes of `image` (RGB or RGBA), copied out of
+    /// libwebp's buffer, which is freed.
+    private static func encodedByWebP(
+        _ image: PixelBuffer,
+        _ encode: (
+            UnsafePointer<UInt8>?, Int32, Int32, Int32, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+            UnsafeMutablePointer<Int>
+        ) -> Int32
+    ) throws(ThumbnailError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         let status = image.bytes.withUnsafeBufferPointer { pixels in
-            glance_webp_encode_lossless(
+            encode(
                 pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
-                webpLosslessLevel, &output, &length)
+                &output, &length)
         }
         guard status == 0, let output else {
             throw .writeFailed(path: "WebP", reason: "libwebp could not encode the image (error \(status))")

@@ -22,22 +22,10 @@ public enum RenditionMaker {
         return made
     }
 
-    /// The largest smaller size of a page or graphic that is WebP (the rest are PNG).
-    public static let webpLargestSide = 256
-
     /// The store's smaller thumbnails of `image` (``ThumbnailSizes``): one for each of `sides`,
-    /// in that order. Where the main thumbnail's `format` is JPEG (photos) they are JPEG too;
-    /// where it is PNG (pages, screenshots), those up to ``webpLargestSide`` are lossless WebP
-    /// (libwebp) and larger ones PNG; a gray image's (a text page's) are all PNG.
+    /// in that order, each encoded as ``SizeEncoding`` chooses for the thumbnail's `format` and
+    /// the ``PictureKind`` of the largest of them.
     ///
-    /// Chosen by bytes and by encode time (TestAssets/samples with cwebp's own timing, and
-    /// `make bench`): a photo's lossy WebP at quality 82 is half the JPEG's bytes but took 3-4 ms at 512
-    /// to the JPEG's under 1, and the JPEG batch rate fell from 1.55x vipsthumbnail to 1.40x; a
-    /// page's lossless WebP is 17% (text) to 66% (PDF page, screenshot) smaller than its PNG, but
-    /// at 512 it took 4 ms (preset 1) and the PDF batch rate fell from 2.2x vipsthumbnail to 1.7x,
-    /// text from 138 to 94 documents/s. At 256 (what a 1x grid loads) it is a quarter of that,
-    /// except for text: a text page's 256 as WebP was only 8% smaller than its gray PNG (12 of the
-    /// bench's text documents, 209 KB against 226 KB) and cost 13% of the text batch rate.
     /// Each is scaled from the next larger one when that one is at least twice its size (512 from
     /// the 1024, 256 from the 512: a quarter of the pixels to read), else from `image`.
     /// Also gives the smallest as pixels (`image` itself when there are none), for the ThumbHash:
@@ -47,10 +35,13 @@ public enum RenditionMaker {
     {
         var made: [Rendition] = []
         var source = image
+        var kind: PictureKind?
         for side in sides.sorted(by: >) {
             if max(source.width, source.height) < 2 * side { source = image }
             let scaled = try fit(source, into: side)
-            made.append(try encoded(scaled, side: side, as: format, content: content))
+            if kind == nil && format != .jpeg { kind = PictureKind(of: scaled) }
+            let encoding = SizeEncoding(side: side, thumbnailFormat: format, kind: kind)
+            made.append(try encoded(scaled, side: side, as: encoding, content: content))
             source = scaled
         }
         let order = Dictionary(uniqueKeysWithValues: sides.enumerated().map { ($1, $0) })
@@ -65,25 +56,30 @@ public enum RenditionMaker {
         content: PNGContent
     ) throws(ThumbnailError) -> [Rendition] {
         var made: [Rendition] = []
+        let largest = halves.first { half in sides.contains(max(half.width, half.height)) }
+        let kind = format == .jpeg ? nil : largest.map(PictureKind.init(of:))
         for side in sides {
             guard let half = halves.first(where: { max($0.width, $0.height) == side }) else {
                 throw .writeFailed(
                     path: "the \(side)x\(side) size",
                     reason: "no half of the \(thumbnail.width)x\(thumbnail.height) thumbnail fits it")
             }
-            made.append(try encoded(half, side: side, as: format, content: content))
+            let encoding = SizeEncoding(side: side, thumbnailFormat: format, kind: kind)
+            made.append(try encoded(half, side: side, as: encoding, content: content))
         }
         return made
     }
 
-    /// One smaller size encoded by the rule of ``sizes(of:fitting:as:content:)``.
-    private static func encoded(_ image: PixelBuffer, side: Int, as format: ImageFormat, content: PNGContent)
+    /// One smaller size encoded as `encoding` says.
+    private static func encoded(_ image: PixelBuffer, side: Int, as encoding: SizeEncoding, content: PNGContent)
         throws(ThumbnailError) -> Rendition
     {
-        let encoding: ImageFormat =
-            format == .jpeg ? .jpeg : side <= webpLargestSide && image.channels != 1 ? .webp : .png
-        let data = try ImageEncoder.encode(image, as: encoding, content: content)
-        return Rendition(side: side, format: encoding, width: image.width, height: image.height, data: data)
+        let data: [UInt8]
+        switch encoding {
+        case .lossyWebP: data = try ImageEncoder.encodeLossyWebP(image)
+        default: data = try ImageEncoder.encode(image, as: encoding.format, content: content)
+        }
+        return Rendition(side: side, format: encoding.format, width: image.width, height: image.height, data: data)
     }
 
     /// `image` scaled to fit a `side`-pixel box (or as it is when it fits already): halved

@@ -1,4 +1,4 @@
-// WebP through libwebp (Debian's libwebp-dev): lossless encoding for the store's smaller
+// WebP through libwebp (Debian's libwebp-dev): lossless and lossy encoding for the store's smaller
 // thumbnails of pages and graphics, and decoding WebP documents (libwebpdemux for animations
 // and ICC profiles).
 #ifndef GLANCE_WEBP_H
@@ -15,7 +15,13 @@
 int glance_webp_encode_lossless(const uint8_t *pixels, int width, int height, int channels, size_t stride,
                                 int level, uint8_t **output, size_t *length);
 
-/// Frees a buffer made by glance_webp_encode_lossless.
+/// Encodes the pixels as glance_webp_encode_lossless does, but lossy (VP8, libwebp's default
+/// preset) at `quality` (0 to 100) and `method` (0 fastest to 6 smallest); alpha, when there is
+/// any, is kept losslessly. Returns as glance_webp_encode_lossless does.
+int glance_webp_encode_lossy(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                             float quality, int method, uint8_t **output, size_t *length);
+
+/// Frees a buffer made by glance_webp_encode_lossless or glance_webp_encode_lossy.
 void glance_webp_free(uint8_t *buffer);
 
 /// Reads a WebP file's header (`data`, `size` bytes): its size in pixels, whether it has alpha,

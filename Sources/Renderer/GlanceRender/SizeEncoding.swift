@@ -1,0 +1,105 @@
+import GlanceCore
+
+/// What a thumbnail's pixels look like, for choosing how its smaller sizes are encoded
+/// (``SizeEncoding``): measured once a document, on its largest smaller size.
+public enum PictureKind: Sendable, Equatable {
+    /// One channel: a text page, or a page of gray text on paper.
+    case gray
+    /// Changes that are mostly gradual, as a photograph's (or a page that is mostly one) are.
+    case photographic
+    /// Flat areas and sharp edges, as text, screenshots and drawings have (and a blank page).
+    case graphic
+
+    /// The largest step between two neighbouring pixels, in any colour channel, that counts as a
+    /// gradual change.
+    static let gradualStep = 12
+    /// The share of the changes between neighbours that must be gradual for a picture to be
+    /// photographic.
+    ///
+    /// Measured on the bench corpus's smaller sizes (at 512): photos, 16-bit and interlaced PNG
+    /// photos and PDF pages that hold a photo 0.84-0.94 (a photo with wide white margins 0.89);
+    /// text pages 0.14-0.21, a screenshot 0.63, a palette graphic 0.59. A page mostly of text with
+    /// a small picture falls below and stays lossless.
+    static let photographicShare = 0.75
+    /// Every how many rows the neighbours are compared: every fourth row gave each bench page's
+    /// share within 0.03 of all rows' (a quarter of the time: 1.6% of a PDF batch's with every row).
+    static let rowStep = 4
+
+    /// The kind of `image`: of the horizontal neighbours that differ (on every ``rowStep``th
+    /// row), the share that differ by at most ``gradualStep`` in every colour channel, against
+    /// ``photographicShare`` (alpha is not compared).
+    public init(of image: PixelBuffer) {
+        guard image.channels >= 3 else {
+            self = .gray
+            return
+        }
+        let (channels, rowBytes, height) = (image.channels, image.rowBytes, image.height)
+        var (changes, gradual) = (0, 0)
+        image.bytes.withUnsafeBufferPointer { pixels in
+            for y in stride(from: 0, to: height, by: Self.rowStep) {
+                var index = y * rowBytes + channels
+                let end = (y + 1) * rowBytes
+                while index < end {
+                    let step = max(
+                        abs(Int(pixels[index]) - Int(pixels[index - channels])),
+                        abs(Int(pixels[index + 1]) - Int(pixels[index + 1 - channels])),
+                        abs(Int(pixels[index + 2]) - Int(pixels[index + 2 - channels])))
+                    if step > 0 {
+                        changes += 1
+                        if step <= Self.gradualStep { gradual += 1 }
+                    }
+                    index += channels
+                }
+            }
+        }
+        self = changes > 0 && Double(gradual) >= Self.photographicShare * Double(changes) ? .photographic : .graphic
+    }
+}
+
+/// How one of the store's smaller sizes (a grid tile) is encoded: the fewest bytes at a quality a
+/// grid shows without visible loss, chosen by what the thumbnail is (``PictureKind``).
+///
+/// Measured on the bench corpus's 512s and 256s (bench/work/corpus-small; SSIM on luma against
+/// the lossless tile, cwebp at method 0 for the lossy WebPs):
+/// - a photo's (its thumbnail is JPEG) stay JPEG: lossy WebP is half the bytes but took 3-4 ms
+///   at 512 to the JPEG's under 1, and cost the JPEG batch a tenth of its rate;
+/// - photographic pages and PNG photos: lossy WebP at quality 92 is 4 to 8 times smaller than
+///   lossless (a PNG photo's 512: 56 kB against 380 kB) at SSIM 0.974-0.985 (quality 88: down to
+///   0.959, 12% fewer bytes);
+/// - text pages, screenshots and graphics stay lossless: lossy WebP at quality 88 was 0.8 of a
+///   lossless 256's bytes but 1.5 times a text page's 512 PNG, and a text document's gray PNG is
+///   smaller than either.
+public enum SizeEncoding: Sendable, Equatable {
+    /// libjpeg-turbo at the thumbnail's own quality.
+    case jpeg
+    /// Glance's PNG writer (gray for a gray picture).
+    case png
+    /// libwebp, lossless (``ImageEncoder/webpLosslessLevel``).
+    case losslessWebP
+    /// libwebp, lossy (``ImageEncoder/webpLossyQuality``).
+    case lossyWebP
+
+    /// The largest size of a graphic that is lossless WebP; larger ones are PNG, which encodes
+    /// faster at that size.
+    public static let losslessWebPLargestSide = 256
+
+    /// The encoding of the `side` size of a thumbnail encoded as `thumbnailFormat` whose pixels
+    /// are of `kind` (not needed for a JPEG thumbnail; a picture not measured counts as graphic).
+    public init(side: Int, thumbnailFormat: ImageFormat, kind: PictureKind?) {
+        switch (thumbnailFormat, kind ?? .graphic) {
+        case (.jpeg, _): self = .jpeg
+        case (_, .gray): self = .png
+        case (_, .photographic): self = .lossyWebP
+        case (_, .graphic): self = side <= Self.losslessWebPLargestSide ? .losslessWebP : .png
+        }
+    }
+
+    /// The file format the encoding writes.
+    public var format: ImageFormat {
+        switch self {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .losslessWebP, .lossyWebP: .webp
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// The store's smaller sizes: lossy WebP for photographic pages, lossless for text and graphics,
+/// JPEG for photos (``SizeEncoding``, ``PictureKind``).
+@Suite("Size encoding")
+struct SizeEncodingTests {
+    /// A page-sized picture of gradual changes: a diagonal ramp with a little seeded noise, as a
+    /// photograph's neighbours differ.
+    static func photographicPage(width: Int = 1024, height: Int = 724) -> PixelBuffer {
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        var state: UInt32 = 12_345
+        for y in 0..<height {
+            for x in 0..<width {
+                state = state &* 1_103_515_245 &+ 12_345
+                let noise = Int(state >> 16 & 7) - 3
+                let index = (y * width + x) * 3
+                bytes[index] = UInt8(clamping: (x + y) * 255 / (width + height) + noise)
+                bytes[index + 1] = UInt8(clamping: 60 + y * 120 / height + noise)
+                bytes[index + 2] = UInt8(clamping: 200 - x * 150 / width + noise)
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+    }
+
+    /// A page of dark strokes on white in RGB, as a PDF's text page is drawn.
+    static func textPage(width: Int = 724, height: Int = 1024) -> PixelBuffer {
+        var bytes = [UInt8](repeating: 255, count: width * height * 3)
+        for y in stride(from: 40, to: height - 40, by: 24) {
+            for row in y..<(y + 9) {
+                for x in 60..<(width - 60) where (x / 7) % 3 != 0 {
+                    for channel in 0..<3 { bytes[(row * width + x) * 3 + channel] = 20 }
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+    }
+
+    /// The chunk that follows a WebP file's header: "VP8 " for lossy, "VP8L" for lossless.
+    static func webpChunk(_ data: [UInt8]) -> String {
+        String(decoding: data[12..<16], as: UTF8.self)
+    }
+
+    @Test("a picture's kind: gradual changes are photographic, flat areas and sharp edges graphic, one channel gray")
+    func kinds() {
+        #expect(PictureKind(of: Self.photographicPage()) == .photographic)
+        #expect(PictureKind(of: Self.textPage()) == .graphic)
+        let blank = PixelBuffer(width: 64, height: 64, channels: 3, bytes: [UInt8](repeating: 255, count: 64 * 64 * 3))
+        #expect(PictureKind(of: blank) == .graphic)
+        let gray = PixelBuffer(width: 64, height: 64, channels: 1, bytes: [UInt8](repeating: 90, count: 64 * 64))
+        #expect(PictureKind(of: gray) == .gray)
+        // Alpha is not compared: a photographic picture with varying transparency stays photographic.
+        let page = Self.photographicPage(width: 200, height: 100)
+        var withAlpha: [UInt8] = []
+        for index in 0..<(200 * 100) {
+            withAlpha += page.bytes[index * 3..<index * 3 + 3]
+            withAlpha.append(index % 2 == 0 ? 255 : 0)
+        }
+        #expect(PictureKind(of: PixelBuffer(width: 200, height: 100, channels: 4, bytes: withAlpha)) == .photographic)
+    }
+
+    @Test("the encoding of each size by the thumbnail's format and the picture's kind")
+    func rule() {
+        #expect(SizeEncoding(side: 512, thumbnailFormat: .jpeg, kind: .photographic) == .jpeg)
+        #expect(SizeEncoding(side: 256, thumbnailFormat: .jpeg, kind: nil) == .jpeg)
+        for side in [256, 512] {
+            #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .gray) == .png)
+            #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .photographic) == .lossyWebP)
+        }
+        #expect(SizeEncoding(side: 256, thumbnailFormat: .png, kind: .graphic) == .losslessWebP)
+        #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: .graphic) == .png)
+        #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: nil) == .png)
+    }
+
+    @Test("a photographic page's sizes are lossy WebP: far fewer bytes than lossless, the same picture to the eye")
+    func photographicSizes() throws {
+        let page = Self.photographicPage()
+        let made = try RenditionMaker.sizes(of: page, fitting: [256, 512], as: .png, content: .document)
+        #expect(made.sizes.map(\.format) == [.webp, .webp])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glance-sizes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for size in made.sizes {
+            #expect(Self.webpChunk(size.data) == "VP8 ", "the \(size.side) is not lossy")
+            let tile = try RenditionMaker.fit(page, into: size.side)
+            let lossless = try ImageEncoder.encode(tile, as: .webp)
+            #expect(size.data.count * 3 < lossless.count, "\(size.side): \(size.data.count) against \(lossless.count)")
+            let file = folder.appendingPathComponent("\(size.side).webp")
+            try Data(size.data).write(to: file)
+            let decoded = try decodeFullSize(file.path)
+            #expect(decoded.width == tile.width && decoded.height == tile.height)
+            let psnr = PixelStatistics.psnr(decoded, tile)
+            #expect(psnr > 36, "\(size.side): \(psnr) dB")
+        }
+    }
+
+    @Test("a text page's sizes stay lossless: the 256 lossless WebP, the 512 PNG")
+    func graphicSizes() throws {
+        let page = Self.textPage()
+        let made = try RenditionMaker.sizes(of: page, fitting: [256, 512], as: .png, content: .document)
+        #expect(made.sizes.map(\.format) == [.webp, .png])
+        #expect(Self.webpChunk(made.sizes[0].data) == "VP8L")
+    }
+
+    @Test("a photo's sizes are JPEG, whatever its pixels")
+    func photoSizes() throws {
+        let made = try RenditionMaker.sizes(
+            of: Self.photographicPage(), fitting: [256, 512], as: .jpeg, content: .photographic)
+        #expect(made.sizes.map(\.format) == [.jpeg, .jpeg])
+    }
+}
