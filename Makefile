@@ -2,6 +2,13 @@
 # Both install the missing Debian packages first (with sudo when not root).
 
 SWIFT        ?= swift
+# SwiftPM plans a build again, and recompiles and relinks part of it (45-55 s for the release
+# build here), whenever its environment differs from the last build's. make adds variables of its
+# own (MAKELEVEL differs at each level of recursion) and exports every variable given on its
+# command line (make install DESTDIR=...), so each swift command runs without them: make test,
+# which calls make install and make test-deb, had rebuilt the release three times.
+SWIFT_ENV    := $(strip env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u MAKEOVERRIDES \
+                $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),-u $(v))))
 # The release build links the Swift runtime in (see STATIC_FLAGS): the one `make demo`, `make bench`
 # and `make install` use.
 GLANCE       := .build-static/release/glance
@@ -68,12 +75,12 @@ test-deps: deps
 
 ## build: debug build.
 build: deps
-	$(SWIFT) build
+	$(SWIFT_ENV) $(SWIFT) build
 
 ## release: optimised build of glance and glance-renderer, the Swift runtime linked in
 ## (.build-static/release/).
 release: deps
-	$(SWIFT) build -c release --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
+	$(SWIFT_ENV) $(SWIFT) build -c release --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
 	@# The test hooks (a file deleted and a link planted, a renderer that crashes, hangs or tries to
 	@# escape) exist in debug builds only.
 	@if $(STATIC_BUILD)/release/glance generate --help-hidden | grep -q -- --debug-; then \
@@ -93,10 +100,10 @@ TEST_WIDTH   ?= $(shell nproc)
 ## serve against hostile requests, glance.thumbnailer under bubblewrap, the Debian package, and
 ## the library's DocC without a warning.
 test: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT_ENV) $(SWIFT) build --build-tests
 	@# The run's log ends with a recap of what failed (the issues each failed test recorded), so
 	@# that the tail of a CI log, often all that is kept, names the failure.
-	@{ SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build 2>&1; \
+	@{ $(SWIFT_ENV) SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build 2>&1; \
 	  echo $$? > .build/swift-test.status; } | tee .build/swift-test.log; \
 	status=$$(cat .build/swift-test.status); \
 	if [ "$$status" != 0 ]; then \
@@ -116,8 +123,8 @@ test: test-deps
 ## the command-line suites (which start glance processes and servers), the browser, terminal,
 ## thumbnailer and package checks. make test runs everything.
 check: build
-	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --skip GlanceCLITests
+	$(SWIFT_ENV) $(SWIFT) build --build-tests
+	$(SWIFT_ENV) SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build --skip GlanceCLITests
 
 ## test-thumbnailer: install into a staging folder (the release build, which make deb and make
 ## bench-check use too: one build of the three) and run glance.thumbnailer's Exec line under
@@ -130,7 +137,7 @@ test-thumbnailer: test-deps release
 ## install: glance, glance-renderer and glance.thumbnailer into $(DESTDIR)$(PREFIX) (bin/ and
 ## share/thumbnailers/), built with the Swift runtime linked in.
 install: deps
-	$(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
+	$(SWIFT_ENV) $(SWIFT) build -c $(INSTALL_CONFIG) --scratch-path $(STATIC_BUILD) $(STATIC_FLAGS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/thumbnailers
 	install -m 755 $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance $(STATIC_BUILD)/$(INSTALL_CONFIG)/glance-renderer \
 	  $(DESTDIR)$(PREFIX)/bin/
@@ -149,7 +156,7 @@ test-browser: test-deps
 ## manual: man pages for glance and each of its commands, by swift-argument-parser's plugin from
 ## the debug build (the same text as a release build's), in $(MANUAL_DIR).
 manual:
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --multi-page --configuration debug
+	$(SWIFT_ENV) $(SWIFT) package --allow-writing-to-package-directory generate-manual --multi-page --configuration debug
 
 ## deb: the Debian package (.build/deb/glance_VERSION-1_ARCH.deb) of the release build: both
 ## programs, the systemd units, the .thumbnailer, man pages and completions (dist/build-deb.sh).
@@ -161,7 +168,7 @@ deb: release manual
 ## installed on this machine, used and purged (Tests/Package/test_deb.py; run as root).
 test-deb: test-deps release manual
 	mkdir -p .build/deb-test
-	dist/build-deb.sh $(STATIC_BUILD)/release $(MANUAL_DIR) .build/deb-test > .build/deb-test/name
+	DEB_COMPRESSION="-Zgzip -z1" dist/build-deb.sh $(STATIC_BUILD)/release $(MANUAL_DIR) .build/deb-test > .build/deb-test/name
 	python3 Tests/Package/test_deb.py --deb "$$(cat .build/deb-test/name)"
 
 ## test-terminal: glance list --preview in xterm (sixel) under Xvfb and in tmux (symbols), against
@@ -225,7 +232,7 @@ FUZZERS    := jpeg png pdf text webp gif tiff heif svg icc renderer-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \
-	  GLANCE_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_BUILD) --sanitize=fuzzer --sanitize=address \
+	  $(SWIFT_ENV) GLANCE_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_BUILD) --sanitize=fuzzer --sanitize=address \
 	    --product fuzz-$$fuzzer || exit 1; \
 	done
 	python3 Fuzz/run.py --build $(FUZZ_BUILD) --assets TestAssets --seconds $(SECONDS)
@@ -252,7 +259,7 @@ baseline-renderer: deps
 	    { echo "bench-check: commit $(BASELINE_COMMIT) is not in this clone (fetch its history)"; exit 2; }; \
 	  rm -rf $(BASELINE_DIR) && mkdir -p $(BASELINE_DIR)/src && \
 	  git archive $(BASELINE_COMMIT) | tar -x -C $(BASELINE_DIR)/src && \
-	  ( cd $(BASELINE_DIR)/src && $(SWIFT) build -c release --product glance-renderer --scratch-path ../build \
+	  ( cd $(BASELINE_DIR)/src && $(SWIFT_ENV) $(SWIFT) build -c release --product glance-renderer --scratch-path ../build \
 	      $(STATIC_FLAGS) ) && \
 	  cp $(BASELINE_DIR)/build/release/glance-renderer $(BASELINE_DIR)/glance-renderer; \
 	fi

@@ -132,5 +132,8 @@ POSTINST
 chmod 755 "$root/DEBIAN/postinst"
 
 deb="$out/glance_${version}-1_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" > /dev/null
+# DEB_COMPRESSION: dpkg-deb's compression options, xz by default (what make deb ships); make test-deb
+# checks the same contents packed with gzip -1, a minute faster to build.
+# shellcheck disable=SC2086
+dpkg-deb --root-owner-group ${DEB_COMPRESSION:--Zxz} --build "$root" "$deb" > /dev/null
 echo "$deb"
