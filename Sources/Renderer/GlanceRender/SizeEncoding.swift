@@ -3,31 +3,32 @@ import GlanceCore
 /// What a thumbnail's pixels look like, for choosing how its smaller sizes are encoded
 /// (``SizeEncoding``): measured once a document, on its largest smaller size.
 public enum PictureKind: Sendable, Equatable {
-    /// One channel: a text page, or a page of gray text on paper.
+    /// One channel: a text document's page.
     case gray
-    /// Changes that are mostly gradual, as a photograph's (or a page that is mostly one) are.
-    case photographic
-    /// Flat areas and sharp edges, as text, screenshots and drawings have (and a blank page).
-    case graphic
+    /// Changes between neighbours that are often gradual: photographs, pages that hold one,
+    /// screenshots and graphics with gradients and soft edges. Lossy encoding keeps them close.
+    case gradual
+    /// Flat areas and hard edges, almost nothing between: pages of text, line drawings, a blank
+    /// page. Lossless encoding is as small as lossy here, or smaller.
+    case sharp
 
     /// The largest step between two neighbouring pixels, in any colour channel, that counts as a
     /// gradual change.
     static let gradualStep = 12
     /// The share of the changes between neighbours that must be gradual for a picture to be
-    /// photographic.
+    /// ``gradual``.
     ///
-    /// Measured on the bench corpus's smaller sizes (at 512): photos, 16-bit and interlaced PNG
-    /// photos and PDF pages that hold a photo 0.84-0.94 (a photo with wide white margins 0.89);
-    /// text pages 0.14-0.21, a screenshot 0.63, a palette graphic 0.59. A page mostly of text with
-    /// a small picture falls below and stays lossless.
-    static let photographicShare = 0.75
+    /// Measured on the bench corpus's 512s: text pages (PDF and text documents) 0.10-0.22;
+    /// a palette graphic 0.59, a screenshot 0.63; photos, 16-bit and interlaced PNG photos and
+    /// PDF pages that hold a photo 0.84-0.94 (a photo with wide white margins 0.89).
+    static let gradualShare = 0.4
     /// Every how many rows the neighbours are compared: every fourth row gave each bench page's
     /// share within 0.03 of all rows' (a quarter of the time: 1.6% of a PDF batch's with every row).
     static let rowStep = 4
 
     /// The kind of `image`: of the horizontal neighbours that differ (on every ``rowStep``th
     /// row), the share that differ by at most ``gradualStep`` in every colour channel, against
-    /// ``photographicShare`` (alpha is not compared).
+    /// ``gradualShare`` (alpha is not compared).
     public init(of image: PixelBuffer) {
         guard image.channels >= 3 else {
             self = .gray
@@ -52,7 +53,7 @@ public enum PictureKind: Sendable, Equatable {
                 }
             }
         }
-        self = changes > 0 && Double(gradual) >= Self.photographicShare * Double(changes) ? .photographic : .graphic
+        self = changes > 0 && Double(gradual) >= Self.gradualShare * Double(changes) ? .gradual : .sharp
     }
 }
 
@@ -60,15 +61,16 @@ public enum PictureKind: Sendable, Equatable {
 /// grid shows without visible loss, chosen by what the thumbnail is (``PictureKind``).
 ///
 /// Measured on the bench corpus's 512s and 256s (bench/work/corpus-small; SSIM on luma against
-/// the lossless tile, cwebp at method 0 for the lossy WebPs):
-/// - a photo's (its thumbnail is JPEG) stay JPEG: lossy WebP is half the bytes but took 3-4 ms
-///   at 512 to the JPEG's under 1, and cost the JPEG batch a tenth of its rate;
-/// - photographic pages and PNG photos: lossy WebP at quality 92 is 4 to 8 times smaller than
-///   lossless (a PNG photo's 512: 56 kB against 380 kB) at SSIM 0.974-0.985 (quality 88: down to
-///   0.959, 12% fewer bytes);
-/// - text pages, screenshots and graphics stay lossless: lossy WebP at quality 88 was 0.8 of a
-///   lossless 256's bytes but 1.5 times a text page's 512 PNG, and a text document's gray PNG is
-///   smaller than either.
+/// the lossless tile, as bench/quality.py computes it; libwebp at method 0):
+/// - a photo's (its thumbnail is JPEG) stay JPEG: lossy WebP took 3-4 ms at 512 to the JPEG's
+///   under 1 and cost the JPEG batch a tenth of its rate;
+/// - ``PictureKind/gradual`` pages and PNGs: lossy WebP at quality 92 is 4 to 8 times smaller
+///   than lossless for photographs (a PNG photo's 512: 56 kB against 380 kB) at SSIM
+///   0.974-0.995 (quality 88: down to 0.959, 12% fewer bytes), and half a screenshot's or a
+///   palette graphic's 512 PNG at SSIM 0.998;
+/// - ``PictureKind/sharp`` pages stay lossless: lossy WebP at quality 88 was 0.8 of a text
+///   page's lossless 256 but 1.5 times its 512 PNG, and a text document's gray PNG is smaller
+///   than either.
 public enum SizeEncoding: Sendable, Equatable {
     /// libjpeg-turbo at the thumbnail's own quality.
     case jpeg
@@ -79,18 +81,18 @@ public enum SizeEncoding: Sendable, Equatable {
     /// libwebp, lossy (``ImageEncoder/webpLossyQuality``).
     case lossyWebP
 
-    /// The largest size of a graphic that is lossless WebP; larger ones are PNG, which encodes
-    /// faster at that size.
+    /// The largest size of a sharp picture that is lossless WebP; larger ones are PNG, which
+    /// encodes faster at that size.
     public static let losslessWebPLargestSide = 256
 
     /// The encoding of the `side` size of a thumbnail encoded as `thumbnailFormat` whose pixels
-    /// are of `kind` (not needed for a JPEG thumbnail; a picture not measured counts as graphic).
+    /// are of `kind` (not needed for a JPEG thumbnail; a picture not measured counts as sharp).
     public init(side: Int, thumbnailFormat: ImageFormat, kind: PictureKind?) {
-        switch (thumbnailFormat, kind ?? .graphic) {
+        switch (thumbnailFormat, kind ?? .sharp) {
         case (.jpeg, _): self = .jpeg
         case (_, .gray): self = .png
-        case (_, .photographic): self = .lossyWebP
-        case (_, .graphic): self = side <= Self.losslessWebPLargestSide ? .losslessWebP : .png
+        case (_, .gradual): self = .lossyWebP
+        case (_, .sharp): self = side <= Self.losslessWebPLargestSide ? .losslessWebP : .png
         }
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import GlanceRender
 
-/// The store's smaller sizes: lossy WebP for photographic pages, lossless for text and graphics,
+/// The store's smaller sizes: lossy WebP for gradual pictures, lossless for text pages,
 /// JPEG for photos (``SizeEncoding``, ``PictureKind``).
 @Suite("Size encoding")
 struct SizeEncodingTests {
@@ -44,34 +44,63 @@ struct SizeEncodingTests {
         String(decoding: data[12..<16], as: UTF8.self)
     }
 
-    @Test("a picture's kind: gradual changes are photographic, flat areas and sharp edges graphic, one channel gray")
+    @Test("a picture's kind: gradual changes, or flat areas and hard edges; one channel is gray")
     func kinds() {
-        #expect(PictureKind(of: Self.photographicPage()) == .photographic)
-        #expect(PictureKind(of: Self.textPage()) == .graphic)
+        #expect(PictureKind(of: Self.photographicPage()) == .gradual)
+        #expect(PictureKind(of: Self.textPage()) == .sharp)
         let blank = PixelBuffer(width: 64, height: 64, channels: 3, bytes: [UInt8](repeating: 255, count: 64 * 64 * 3))
-        #expect(PictureKind(of: blank) == .graphic)
+        #expect(PictureKind(of: blank) == .sharp)
         let gray = PixelBuffer(width: 64, height: 64, channels: 1, bytes: [UInt8](repeating: 90, count: 64 * 64))
         #expect(PictureKind(of: gray) == .gray)
-        // Alpha is not compared: a photographic picture with varying transparency stays photographic.
+        // Alpha is not compared: a gradual picture with varying transparency stays gradual.
         let page = Self.photographicPage(width: 200, height: 100)
         var withAlpha: [UInt8] = []
         for index in 0..<(200 * 100) {
             withAlpha += page.bytes[index * 3..<index * 3 + 3]
             withAlpha.append(index % 2 == 0 ? 255 : 0)
         }
-        #expect(PictureKind(of: PixelBuffer(width: 200, height: 100, channels: 4, bytes: withAlpha)) == .photographic)
+        #expect(PictureKind(of: PixelBuffer(width: 200, height: 100, channels: 4, bytes: withAlpha)) == .gradual)
+    }
+
+    /// A picture whose rows step between neighbours in a repeating run of ten: `gradual` steps of
+    /// 5, the rest of 100 (up and down in turn), as a screenshot mixes soft and hard edges.
+    static func steps(gradual: Int, width: Int = 300, height: Int = 40) -> PixelBuffer {
+        var bytes: [UInt8] = []
+        for _ in 0..<height {
+            var (value, hardUp) = (60, true)
+            for x in 0..<width {
+                if x > 0 {
+                    if (x - 1) % 10 < gradual {
+                        value = value >= 150 ? value - 5 : value + 5
+                    } else {
+                        value += hardUp ? 100 : -100
+                        hardUp.toggle()
+                    }
+                }
+                bytes += [UInt8(value), UInt8(value), UInt8(255 - value)]
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, bytes: bytes)
+    }
+
+    @Test("the line between the kinds: 40% of the changes gradual")
+    func gradualShare() {
+        #expect(PictureKind.gradualShare == 0.4)
+        #expect(PictureKind(of: Self.steps(gradual: 3)) == .sharp)
+        #expect(PictureKind(of: Self.steps(gradual: 4)) == .gradual)
+        #expect(PictureKind(of: Self.steps(gradual: 6)) == .gradual)
     }
 
     @Test("the encoding of each size by the thumbnail's format and the picture's kind")
     func rule() {
-        #expect(SizeEncoding(side: 512, thumbnailFormat: .jpeg, kind: .photographic) == .jpeg)
+        #expect(SizeEncoding(side: 512, thumbnailFormat: .jpeg, kind: .gradual) == .jpeg)
         #expect(SizeEncoding(side: 256, thumbnailFormat: .jpeg, kind: nil) == .jpeg)
         for side in [256, 512] {
             #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .gray) == .png)
-            #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .photographic) == .lossyWebP)
+            #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .gradual) == .lossyWebP)
         }
-        #expect(SizeEncoding(side: 256, thumbnailFormat: .png, kind: .graphic) == .losslessWebP)
-        #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: .graphic) == .png)
+        #expect(SizeEncoding(side: 256, thumbnailFormat: .png, kind: .sharp) == .losslessWebP)
+        #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: .sharp) == .png)
         #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: nil) == .png)
     }
 
