@@ -72,6 +72,12 @@ LIVE_SOURCE = "png/rgba8.png"
 PREVIEW_SHOT = "photo.jpg"  # the document the preview screenshots show
 LONG_PDF = "long.pdf"  # a PDF of LONG_PDF_PAGES pages this test writes, each saying its number
 LONG_PDF_PAGES = 12
+# A PDF longer than a preview's HTML holds (PreviewPage.inlinePageCount, 20): the page's script
+# adds the rest in batches (pagesPerBatch, 50). Pages 61 to 70 are landscape.
+LONGER_PDF = "longer.pdf"
+LONGER_PDF_PAGES = 130
+LONGER_PDF_LANDSCAPE = range(61, 71)
+INLINE_PAGES = 20
 CJK_TEXT = "japanese.txt"
 SIGN_IN_PASSWORD = "a passphrase for the browser test"
 
@@ -115,9 +121,9 @@ def jpeg_size(data):
     raise TestError("no JPEG frame header")
 
 
-def numbered_pdf(count):
-    """A PDF of `count` A4 pages, page N saying "Page N" in large type (no library: the file is
-    written out object by object)."""
+def numbered_pdf(count, landscape=()):
+    """A PDF of `count` A4 pages, page N saying "Page N" in large type, those in `landscape` turned
+    sideways (no library: the file is written out object by object)."""
     objects = []
 
     def add(body):
@@ -130,8 +136,9 @@ def numbered_pdf(count):
     for number in range(1, count + 1):
         text = b"BT /F1 96 Tf 120 500 Td (Page %d) Tj ET" % number
         content = add(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text))
-        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R "
-                        b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, content, font)))
+        box = b"0 0 842 595" if number in landscape else b"0 0 595 842"
+        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [%s] /Contents %d 0 R "
+                        b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, box, content, font)))
     assert add(b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), count)) == pages_id
     catalog = add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id)
     out = bytearray(b"%PDF-1.4\n")
@@ -169,7 +176,8 @@ class PageTest:
         harness.make_container(self.container, DOCUMENTS)
         (self.container / HOSTILE_NAME).write_text(HOSTILE_TEXT)
         (self.container / LONG_PDF).write_bytes(numbered_pdf(LONG_PDF_PAGES))
-        self.documents = sorted(list(DOCUMENTS) + [HOSTILE_NAME, LONG_PDF])
+        (self.container / LONGER_PDF).write_bytes(numbered_pdf(LONGER_PDF_PAGES, LONGER_PDF_LANDSCAPE))
+        self.documents = sorted(list(DOCUMENTS) + [HOSTILE_NAME, LONG_PDF, LONGER_PDF])
         # Exit 1: some documents failed, as the corrupt JPEG must (2 and up is a TestError).
         result = harness.generate(self.glance, self.container)
         others = [line for line in result.stderr.splitlines() if line and FAILED_DOCUMENT not in line]
@@ -571,6 +579,58 @@ class PageTest:
         self.set_viewport("desktop", *SIZES["desktop"])
         log(f"     screenshot: {self.save_screenshot('preview-pdf-desktop.png', *SIZES['desktop'])}")
 
+    def check_longer_pdf(self):
+        """A PDF longer than a preview's HTML holds: the HTML carries its first pages only, and
+        the page's script adds the rest a batch at a time as the reader nears the end (j past the
+        last one too): every page in order, each in its own page's box, the last one loads."""
+        self.load(self.hrefs[LONGER_PDF])
+        html = self.driver.execute_script("return fetch(location.href).then((answer) => answer.text())")
+        inline = html.count('<img class="page"')
+        if inline != INLINE_PAGES or f"page={LONGER_PDF_PAGES}&" in html:
+            raise CheckFailed(f"the HTML holds {inline} pages, expected the first {INLINE_PAGES}")
+
+        def stack():
+            return self.driver.execute_script("""
+                return [...document.querySelectorAll('#page-stack img')].map(
+                    (image) => [Number(image.dataset.page), Number(image.getAttribute('width')),
+                                Number(image.getAttribute('height')),
+                                new URL(image.getAttribute('src'), location.href).searchParams.get('page')]);
+            """)
+
+        if len(stack()) != INLINE_PAGES:
+            raise CheckFailed(f"{len(stack())} pages in the stack before any scrolling, expected {INLINE_PAGES}")
+        # j on the last page there is adds the next batch and goes to the page after it.
+        self.driver.execute_script(
+            "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()", INLINE_PAGES)
+        wait_for(f"the count says page {INLINE_PAGES}", lambda: self.driver.execute_script(
+            "return document.getElementById('page-number').textContent") == str(INLINE_PAGES), 10)
+        self.driver.execute_script("if (document.activeElement) document.activeElement.blur()")
+        self.press("j")
+        wait_for(f"j shows page {INLINE_PAGES + 1}", lambda: self.driver.execute_script(
+            "return document.getElementById('page-number').textContent") == str(INLINE_PAGES + 1), 10)
+        # Scrolled to the end again and again, the stack grows to every page.
+        for _ in range(20):
+            if len(stack()) == LONGER_PDF_PAGES:
+                break
+            before = len(stack())
+            self.driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+            wait_for(f"scrolled to the end, more than {before} pages", lambda: len(stack()) > before, 10)
+        pages = stack()
+        expected = [[number, *((1024, 724) if number in LONGER_PDF_LANDSCAPE else (724, 1024)), str(number)]
+                    for number in range(1, LONGER_PDF_PAGES + 1)]
+        if pages != expected:
+            wrong = [page for page, want in zip(pages, expected) if page != want][:5]
+            raise CheckFailed(f"the stack holds {len(pages)} pages; first differences: {wrong}")
+        self.driver.execute_script(
+            "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()",
+            LONGER_PDF_PAGES)
+        wait_for(f"page {LONGER_PDF_PAGES} loads", lambda: self.driver.execute_script("""
+            const image = document.querySelector(`#page-stack img[data-page='${arguments[0]}']`);
+            return image.complete && image.naturalWidth > 0;
+        """, LONGER_PDF_PAGES), 20)
+        wait_for(f"the count says page {LONGER_PDF_PAGES}", lambda: self.driver.execute_script(
+            "return document.getElementById('page-number').textContent") == str(LONGER_PDF_PAGES), 10)
+
     def check_text_preview(self):
         """A CJK text's preview is its text, decoded: the characters of its first line are in
         the page, and the encoding is named."""
@@ -853,6 +913,8 @@ class PageTest:
         self.check("preview: click, image, ArrowRight, ArrowLeft, Escape", self.check_preview_keys)
         self.check("preview: #previous, #next, #up follow the grid's order", self.check_preview_links)
         self.check("previews: every page of a multi-page PDF loads in order as it is scrolled", self.check_pdf_pages)
+        self.check("previews: a PDF longer than the page holds is added in batches as it is scrolled",
+                   self.check_longer_pdf)
         self.check("previews: a CJK text shows its characters and names its encoding", self.check_text_preview)
         self.check("previews: a click shows an image's original, another goes back", self.check_image_zoom)
         self.check("live update: a new document appears without a reload", self.check_live_update)

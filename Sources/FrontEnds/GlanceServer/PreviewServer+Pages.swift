@@ -89,25 +89,26 @@ extension PreviewServer {
             thumbnailURL: links.thumbnail(for: item),
             width: box.width, height: box.height, colour: box.colour,
             note: PageLinks.note(for: item), state: item.state.rawValue, attributes: PreviewPage.attributes(of: item),
-            documentURL: links.document(item.path), itemURL: links.item(item.path), pages: content.pages,
-            pageCount: content.pages.isEmpty ? nil : content.pages.count, text: content.text,
-            imageSourceSet: content.imageSourceSet, zoomURL: content.zoomURL, stack: !content.pages.isEmpty)
+            documentURL: links.document(item.path), itemURL: links.item(item.path), pages: content.stack.pages,
+            pageCount: content.stack.pages.isEmpty ? nil : content.stack.count, morePages: content.stack.more,
+            text: content.text, imageSourceSet: content.imageSourceSet, zoomURL: content.zoomURL,
+            stack: !content.stack.pages.isEmpty)
         return html(PageTemplates.library.render(preview, withTemplate: "preview"))
     }
 
     /// What the preview shows of a document beyond its thumbnail: a PDF's every page, a text's
     /// content, an image's larger size and its original.
     private func previewContent(of item: PromisedItemAttributes) async throws -> (
-        pages: [PreviewPage.PageImage], text: PreviewPage.TextView?, imageSourceSet: String?, zoomURL: String?
+        stack: PreviewPage.PageStack, text: PreviewPage.TextView?, imageSourceSet: String?, zoomURL: String?
     ) {
         guard item.state == .fresh || item.state == .stale, let identity = indexer.scanner.identity(of: item.path)
-        else { return ([], nil, nil, nil) }
+        else { return (.empty, nil, nil, nil) }
         switch item.contentType {
         case .pdf:
-            let pages = PreviewPage.pages(of: item.path, details: item.details, links: links) { page, side in
+            let stack = PreviewPage.stack(of: item.path, details: item.details, links: links) { page, side in
                 previewTag(identity, page: page, side: side)
             }
-            return (pages, nil, nil, nil)
+            return (stack, nil, nil, nil)
         case .text:
             let entry = try await textEntry(path: item.path, identity: identity)
             let lines = Int(entry.headers[Self.textLinesHeader] ?? "") ?? 0
@@ -115,9 +116,9 @@ extension PreviewServer {
                 content: String(buffer: entry.body), encoding: entry.headers[Self.textEncodingHeader] ?? "",
                 lines: lines == 1 ? "1 line" : "\(grouped(lines)) lines",
                 truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
-            return ([], view, nil, nil)
+            return (.empty, view, nil, nil)
         case .png, .jpeg, .webp, .gif, .tiff, .heic, .avif, .svg:
-            guard let standard = links.thumbnail(for: item) else { return ([], nil, nil, nil) }
+            guard let standard = links.thumbnail(for: item) else { return (.empty, nil, nil, nil) }
             let side = Self.defaultPreviewSide
             let large = links.pageImage(
                 item.path, page: 1, side: side, version: previewTag(identity, page: 1, side: side))
@@ -125,9 +126,9 @@ extension PreviewServer {
             // browser would only download a TIFF or a HEIC).
             let drawnByBrowsers: Set<ContentType> = [.png, .jpeg, .webp, .gif, .avif, .svg]
             let zoom = item.contentType.map(drawnByBrowsers.contains) == true ? links.document(item.path) : large
-            return ([], nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", zoom)
+            return (.empty, nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", zoom)
         case nil:
-            return ([], nil, nil, nil)
+            return (.empty, nil, nil, nil)
         }
     }
 

@@ -113,9 +113,14 @@ extension PreviewServer {
     static let textHasNoPagePreview = "a text's preview is its text (/text/PATH)"
 
     /// A preview's version: a hash of the file it was drawn from and the Glance that drew it,
-    /// then the page and the size (`1f0c9a...-p2-1024`). Short, as a 10,000-page PDF's preview
-    /// page carries two of these for every page.
+    /// then the page and the size (`1f0c9a...-p2-1024`).
     func previewTag(_ identity: FileIdentity, page: Int, side: Int) -> String {
+        previewTag(identity, page: String(page), side: side)
+    }
+
+    /// ``previewTag(_:page:side:)`` with `page` as text: a number, or the placeholder of the URL
+    /// template the preview's script fills (``PreviewPage/MorePages``).
+    func previewTag(_ identity: FileIdentity, page: String, side: Int) -> String {
         let file = "\(identity.device)-\(identity.inode)-\(identity.size)-\(identity.modifiedNanoseconds)"
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in (file + "-" + indexer.options.generatorVersion).utf8 {

@@ -456,6 +456,43 @@ struct PreviewServerTests {
         }
     }
 
+    @Test("a 10,000-page PDF's preview holds its first 20 pages; the rest are runs of boxes and URL templates")
+    func longPDFStack() throws {
+        var details = DocumentDetails(pageCount: 10_000)
+        for number in 1...10_000 {
+            // Portrait A4 but for pages 30 to 39, which are landscape.
+            let landscape = (30...39).contains(number)
+            details.appendPage(width: landscape ? 842 : 595, height: landscape ? 595 : 842)
+        }
+        let links = PageLinks(prefix: "/glance")
+        let version = { (page: String, side: Int) in "abc-p\(page)-\(side)" }
+        let stack = PreviewPage.stack(of: "docs/a b.pdf", details: details, links: links, version: version)
+        #expect(stack.count == 10_000)
+        #expect(stack.pages.map(\.number) == Array(1...PreviewPage.inlinePageCount))
+        #expect(stack.pages.first?.id == "preview-image" && stack.pages.last?.id == "page-20")
+        #expect(stack.pages.filter(\.eager).map(\.number) == [1, 2])
+        #expect(stack.pages.allSatisfy { $0.width == 724 && $0.height == 1024 })
+        let more = try #require(stack.more)
+        #expect(more.first == 21 && more.batch == PreviewPage.pagesPerBatch)
+        // Pages 21-29 portrait, 30-39 landscape, 40-10,000 portrait.
+        #expect(more.boxes == "724,1024,9;1024,724,10;724,1024,9961")
+        // The templates, filled, are the URLs the server would have written for that page.
+        for number in [21, 500, 10_000] {
+            let filled = more.source.replacingOccurrences(of: PreviewPage.pageNumberPlaceholder, with: "\(number)")
+            #expect(filled == links.pageImage("docs/a b.pdf", page: number, side: 1024, version: "abc-p\(number)-1024"))
+            let large = more.large.replacingOccurrences(of: PreviewPage.pageNumberPlaceholder, with: "\(number)")
+            #expect(large == links.pageImage("docs/a b.pdf", page: number, side: 2048, version: "abc-p\(number)-2048"))
+        }
+        // A name with braces cannot be mistaken for the placeholder: the path is escaped.
+        let braces = PreviewPage.stack(of: "{page}.pdf", details: details, links: links, version: version)
+        #expect(braces.more?.source.components(separatedBy: PreviewPage.pageNumberPlaceholder).count == 3)
+        // A short PDF is all in the page.
+        var short = DocumentDetails(pageCount: 3)
+        for _ in 1...3 { short.appendPage(width: 595, height: 842) }
+        let three = PreviewPage.stack(of: "s.pdf", details: short, links: links, version: version)
+        #expect(three.pages.count == 3 && three.count == 3 && three.more == nil)
+    }
+
     @Test(
         "the preview and thumbnail cache keeps its bound: least recently used out first, nothing over a quarter of it")
     func cacheBound() {

@@ -110,7 +110,13 @@ struct PageLinks: Sendable {
 
     /// A page drawn larger (`/previews/`): page `page` fitting `side`, versioned by `version`.
     func pageImage(_ path: String, page: Int, side: Int, version: String) -> String {
-        prefix + "/previews/" + DocumentURL.encoded(path) + "?page=\(page)&size=\(side)&v=" + version
+        pageImage(path, page: String(page), side: side, version: version)
+    }
+
+    /// A page's URL with `page` as its number: a number, or the placeholder of a template that
+    /// the preview's script fills (``PreviewPage/MorePages``).
+    func pageImage(_ path: String, page: String, side: Int, version: String) -> String {
+        prefix + "/previews/" + DocumentURL.encoded(path) + "?page=" + page + "&size=\(side)&v=" + version
     }
 
     func item(_ path: String) -> String { prefix + "/api/items/" + DocumentURL.encoded(path) }

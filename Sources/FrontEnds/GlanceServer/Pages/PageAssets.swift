@@ -136,8 +136,9 @@ struct PageAssets: Sendable {
               }
               // j and k: the next and previous page of a PDF; z: an image at its own size.
               if (event.key === "j" || event.key === "k") {
-                const pages = [...document.querySelectorAll(".page-stack img")];
                 const current = Number(document.getElementById("page-number")?.textContent || "1");
+                if (event.key === "j" && current >= document.querySelectorAll(".page-stack img").length) addPages();
+                const pages = [...document.querySelectorAll(".page-stack img")];
                 const target = pages[Math.min(pages.length, Math.max(1, current + (event.key === "j" ? 1 : -1))) - 1];
                 if (target) {
                   event.preventDefault();
@@ -156,16 +157,72 @@ struct PageAssets: Sendable {
             if (label) label.textContent = String(number);
           };
           const stack = document.getElementById("page-stack");
+          let pageObserver = null;
           if (stack && window.IntersectionObserver) {
             const visible = new Set();
-            const observer = new IntersectionObserver((entries) => {
+            pageObserver = new IntersectionObserver((entries) => {
               for (const entry of entries) {
                 const number = Number(entry.target.dataset.page);
                 if (entry.isIntersecting) visible.add(number); else visible.delete(number);
               }
               if (visible.size > 0) showPage(Math.min(...visible));
             }, { rootMargin: "0px 0px -60% 0px" });
-            for (const page of stack.querySelectorAll("img")) observer.observe(page);
+            for (const page of stack.querySelectorAll("img")) pageObserver.observe(page);
+          }
+
+          // A long PDF: the HTML holds its first pages, and data-boxes the boxes of the rest (runs
+          // of "width,height,count"); they are added a batch at a time as the reader nears the
+          // end of the stack, with the URLs of data-source and data-large ("{page}": the number).
+          // Returns whether any was added.
+          const addPages = (() => {
+            if (!stack || !stack.dataset.more) return () => false;
+            const runs = stack.dataset.boxes.split(";").map((run) => run.split(",").map(Number));
+            const batch = Number(stack.dataset.batch) || 50;
+            const url = (template, number) => template.split("{page}").join(String(number));
+            let next = Number(stack.dataset.more);
+            let run = 0;
+            let left = runs.length > 0 ? runs[0][2] : 0;
+            return () => {
+              let added = 0;
+              while (added < batch && run < runs.length) {
+                if (left <= 0) {
+                  run += 1;
+                  left = run < runs.length ? runs[run][2] : 0;
+                  continue;
+                }
+                const image = document.createElement("img");
+                const small = url(stack.dataset.source, next);
+                image.loading = "lazy";
+                image.className = "page";
+                image.id = `page-${next}`;
+                image.dataset.page = String(next);
+                image.width = runs[run][0];
+                image.height = runs[run][1];
+                image.alt = `Page ${next} of ${stack.dataset.name}`;
+                image.sizes = "(min-width: 1100px) 1024px, 100vw";
+                image.srcset = `${small} 1024w, ${url(stack.dataset.large, next)} 2048w`;
+                image.src = small;
+                stack.append(image);
+                if (pageObserver) pageObserver.observe(image);
+                next += 1;
+                left -= 1;
+                added += 1;
+              }
+              return added > 0;
+            };
+          })();
+          if (stack && stack.dataset.more) {
+            if (window.IntersectionObserver) {
+              // Three screens ahead of the last page there is, the next batch.
+              const nearEnd = new IntersectionObserver((entries) => {
+                if (!entries.some((entry) => entry.isIntersecting)) return;
+                nearEnd.disconnect();
+                if (addPages()) nearEnd.observe(stack.lastElementChild);
+              }, { rootMargin: "0px 0px 300% 0px" });
+              nearEnd.observe(stack.lastElementChild);
+            } else {
+              while (addPages());
+            }
           }
 
           // An image: a click or z shows the original at its own size, and again goes back.

@@ -130,7 +130,7 @@ enum PageTemplates {
         <pre id="text">{{content}}</pre>
         </section>{{/text}}
         {{^text}}{{#stack}}<p class="page-count" id="page-count">Page <span id="page-number">1</span> of {{pageCount}} <span class="hint">(j, k: next, previous page)</span></p>
-        <div class="page-stack" id="page-stack">{{#pages}}<img class="page" id="{{id}}" data-page="{{number}}" src="{{source}}" srcset="{{sourceSet}}" sizes="(min-width: 1100px) 1024px, 100vw"{{^eager}} loading="lazy"{{/eager}} width="{{width}}" height="{{height}}" alt="Page {{number}} of {{name}}">{{/pages}}</div>{{/stack}}
+        <div class="page-stack" id="page-stack" data-count="{{pageCount}}" data-name="{{name}}"{{#morePages}} data-more="{{first}}" data-boxes="{{boxes}}" data-source="{{source}}" data-large="{{large}}" data-batch="{{batch}}"{{/morePages}}>{{#pages}}<img class="page" id="{{id}}" data-page="{{number}}" src="{{source}}" srcset="{{sourceSet}}" sizes="(min-width: 1100px) 1024px, 100vw"{{^eager}} loading="lazy"{{/eager}} width="{{width}}" height="{{height}}" alt="Page {{number}} of {{name}}">{{/pages}}</div>{{/stack}}
         {{^stack}}<figure class="large state-{{state}}"{{#zoomURL}} data-original="{{.}}"{{/zoomURL}}>
         {{#thumbnailURL}}<img id="preview-image" src="{{thumbnailURL}}"{{#imageSourceSet}} srcset="{{.}}" sizes="(min-width: 1100px) 1024px, 100vw"{{/imageSourceSet}} width="{{width}}" height="{{height}}" style="background-color: {{colour}}" alt="Thumbnail of {{name}}">{{/thumbnailURL}}
         {{^thumbnailURL}}<p class="no-thumbnail" id="reason">{{note}}</p>{{/thumbnailURL}}

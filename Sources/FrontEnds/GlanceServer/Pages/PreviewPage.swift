@@ -39,10 +39,13 @@ struct PreviewPage: Sendable {
     let attributes: [Attribute]
     let documentURL: String
     let itemURL: String
-    /// A PDF's pages, stacked (empty for other documents, and a PDF whose sizes are not known).
+    /// A PDF's first pages, stacked (empty for other documents, and a PDF whose sizes are not
+    /// known): at most ``inlinePageCount``.
     let pages: [PageImage]
     /// How many pages the stack holds, for "page 1 of 14".
     let pageCount: Int?
+    /// The pages after ``pages``, which the page's script adds as the reader nears them.
+    let morePages: MorePages?
     /// A text's content, shown as text.
     let text: TextView?
     /// For an image: the thumbnail and the larger preview, for the browser to take what its
@@ -84,24 +87,86 @@ struct PreviewPage: Sendable {
     /// preview's 1024 (the browser scales it to the column; only the aspect matters).
     static let pageBox = 1024
 
-    /// The stacked pages of a PDF whose page sizes `details` knows; `version` makes each URL
-    /// immutable for the file as it is (``PreviewServer/previewTag(_:page:side:)``).
-    static func pages(
-        of path: String, details: DocumentDetails?, links: PageLinks, version: (Int, Int) -> String
-    ) -> [PageImage] {
-        guard let details, let count = details.pageCount, details.pageSizes != nil else { return [] }
-        return (1...count).compactMap { number in
-            guard let size = details.pageSize(number) else { return nil }
-            let scale = Double(pageBox) / max(size.width, size.height)
-            let box = (
-                width: max(1, Int((size.width * scale).rounded())), height: max(1, Int((size.height * scale).rounded()))
-            )
-            let small = links.pageImage(path, page: number, side: 1024, version: version(number, 1024))
-            let large = links.pageImage(path, page: number, side: 2048, version: version(number, 2048))
-            return PageImage(
-                number: number, id: number == 1 ? "preview-image" : "page-\(number)", source: small,
-                sourceSet: "\(small) 1024w, \(large) 2048w", width: box.width, height: box.height, eager: number <= 2)
+    /// How many of a PDF's pages the preview's HTML holds. The page's script adds the others,
+    /// ``pagesPerBatch`` at a time, as the reader scrolls near the end of the stack: with every
+    /// page in it, a 10,000-page PDF's preview was 4.3 MB of HTML.
+    static let inlinePageCount = 20
+    /// How many pages the page's script adds at a time.
+    static let pagesPerBatch = 50
+    /// What stands for a page's number in the URL templates of ``MorePages`` (never part of an
+    /// encoded path, whose braces are escaped).
+    static let pageNumberPlaceholder = "{page}"
+
+    /// The pages of the stack beyond the HTML's, described for the page's script.
+    struct MorePages: Sendable {
+        /// The first page not in the HTML.
+        let first: Int
+        /// Their boxes in order, as runs of equal ones: `width,height,count;…`.
+        let boxes: String
+        /// A page's URL at 1024 and at 2048, ``pageNumberPlaceholder`` where its number goes.
+        let source: String
+        let large: String
+        /// How many the script adds at a time.
+        let batch: Int
+    }
+
+    /// A PDF's stack: its first pages as images, the rest for the page's script.
+    struct PageStack: Sendable {
+        let pages: [PageImage]
+        /// Every page whose size the record knows.
+        let count: Int
+        let more: MorePages?
+
+        static let empty = PageStack(pages: [], count: 0, more: nil)
+    }
+
+    /// The stack of a PDF whose page sizes `details` knows; `version` (a page's number, or
+    /// ``pageNumberPlaceholder``, and a side) makes each URL immutable for the file as it is
+    /// (``PreviewServer/previewTag(_:page:side:)``).
+    static func stack(
+        of path: String, details: DocumentDetails?, links: PageLinks, version: (String, Int) -> String
+    ) -> PageStack {
+        guard let details, let count = details.pageCount, let runs = details.pageSizes else { return .empty }
+        // Every known page's box, as runs of equal boxes.
+        var boxes: [(width: Int, height: Int, count: Int)] = []
+        var known = 0
+        for run in runs where known < count && run.count > 0 && max(run.width, run.height) > 0 {
+            let scale = Double(pageBox) / max(run.width, run.height)
+            let (width, height) = (max(1, Int((run.width * scale).rounded())), max(1, Int((run.height * scale).rounded())))
+            let pages = min(run.count, count - known)
+            if let last = boxes.last, last.width == width, last.height == height {
+                boxes[boxes.count - 1].count += pages
+            } else {
+                boxes.append((width, height, pages))
+            }
+            known += pages
         }
+        var inline: [PageImage] = []
+        var rest: [String] = []
+        for box in boxes {
+            let shown = min(box.count, inlinePageCount - inline.count)
+            for _ in 0..<shown {
+                let number = String(inline.count + 1)
+                let small = links.pageImage(path, page: number, side: 1024, version: version(number, 1024))
+                let large = links.pageImage(path, page: number, side: 2048, version: version(number, 2048))
+                inline.append(
+                    PageImage(
+                        number: inline.count + 1, id: inline.isEmpty ? "preview-image" : "page-\(number)", source: small,
+                        sourceSet: "\(small) 1024w, \(large) 2048w", width: box.width, height: box.height,
+                        eager: inline.count < 2))
+            }
+            if box.count > shown { rest.append("\(box.width),\(box.height),\(box.count - shown)") }
+        }
+        let placeholder = pageNumberPlaceholder
+        let more =
+            rest.isEmpty
+            ? nil
+            : MorePages(
+                first: inline.count + 1, boxes: rest.joined(separator: ";"),
+                source: links.pageImage(path, page: placeholder, side: 1024, version: version(placeholder, 1024)),
+                large: links.pageImage(path, page: placeholder, side: 2048, version: version(placeholder, 2048)),
+                batch: pagesPerBatch)
+        return PageStack(pages: inline, count: known, more: more)
     }
 
     /// The promised-item attributes as label and value lines.
