@@ -132,7 +132,9 @@ struct PreviewPage: Sendable {
         var known = 0
         for run in runs where known < count && run.count > 0 && max(run.width, run.height) > 0 {
             let scale = Double(pageBox) / max(run.width, run.height)
-            let (width, height) = (max(1, Int((run.width * scale).rounded())), max(1, Int((run.height * scale).rounded())))
+            let (width, height) = (
+                max(1, Int((run.width * scale).rounded())), max(1, Int((run.height * scale).rounded()))
+            )
             let pages = min(run.count, count - known)
             if let last = boxes.last, last.width == width, last.height == height {
                 boxes[boxes.count - 1].count += pages
@@ -151,7 +153,8 @@ struct PreviewPage: Sendable {
                 let large = links.pageImage(path, page: number, side: 2048, version: version(number, 2048))
                 inline.append(
                     PageImage(
-                        number: inline.count + 1, id: inline.isEmpty ? "preview-image" : "page-\(number)", source: small,
+                        number: inline.count + 1, id: inline.isEmpty ? "preview-image" : "page-\(number)",
+                        source: small,
                         sourceSet: "\(small) 1024w, \(large) 2048w", width: box.width, height: box.height,
                         eager: inline.count < 2))
             }
