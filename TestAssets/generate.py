@@ -1851,6 +1851,19 @@ def make_tiff():
     run("tiffcp", *pages, out("tiff/multipage.tiff"))
     ok_image("tiff/multipage.tiff", "tiff", 300, 200,
              "three pages: red (220,30,30) 300x200, blue 500x500, green 400x300: the first is drawn")
+    # Two pages with resolutions, as a scanner writes them: 600x300 at 300 dots an inch (144x72
+    # points), and 100x200 at 50 dots a centimetre turned by orientation 6 (113.4x56.7 points).
+    # A preview stacks them in those boxes.
+    scans = []
+    for index, (size, colour, density, units) in enumerate((
+            ((600, 300), (200, 200, 200), "300", "PixelsPerInch"),
+            ((100, 200), (90, 90, 90), "50", "PixelsPerCentimeter"))):
+        scans.append(os.path.join(TMP, "scan-%d.tiff" % index))
+        magick(solid_ppm(*size, colour), "-density", density, "-units", units, "-compress", "lzw", scans[-1])
+    run("tiffset", "-s", "274", "6", scans[1])
+    run("tiffcp", *scans, out("tiff/scanned-pages.tiff"))
+    ok_image("tiff/scanned-pages.tiff", "tiff", 600, 300,
+             "two pages: 600x300 at 300 dpi, 100x200 at 50 dots/cm turned by orientation 6")
     # Orientation 6: stored 300x200, displayed 200x300 turned 90 degrees clockwise.
     magick(quarter_ppm(300, 200), "-compress", "lzw", out("tiff/orientation-6.tiff"))
     run("tiffset", "-s", "274", "6", out("tiff/orientation-6.tiff"))

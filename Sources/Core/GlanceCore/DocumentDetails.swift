@@ -14,7 +14,8 @@
 public struct DocumentDetails: Sendable, Equatable, Codable {
     /// Consecutive pages of one size: most PDFs are one run (`595x842` times 14).
     public struct PageRun: Sendable, Equatable, Codable {
-        /// The pages' size in PDF points (1/72 inch), turned as /Rotate turns them.
+        /// The pages' size in points (1/72 inch), turned as a PDF's /Rotate or a TIFF's orientation
+        /// turns them (a TIFF's from its pixels and resolution; a pixel a point when it names none).
         public var width: Double
         public var height: Double
         /// How many pages in a row have this size.
@@ -27,9 +28,10 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
         }
     }
 
-    /// How many pages the document has (PDFs).
+    /// How many pages the document has (PDFs, multi-page TIFFs).
     public var pageCount: Int?
-    /// Every page's size, in order, as runs (PDFs; absent beyond ``maximumPageRuns`` runs).
+    /// Every page's size, in order, as runs (PDFs and multi-page TIFFs; absent beyond
+    /// ``maximumPageRuns`` runs).
     public var pageSizes: [PageRun]?
     /// The encoding a text document was decoded from, as iconv names it (`UTF-8`, `SHIFT_JIS`).
     public var textEncoding: String?

@@ -96,19 +96,24 @@ extension PreviewServer {
         return html(PageTemplates.library.render(preview, withTemplate: "preview"))
     }
 
-    /// What the preview shows of a document beyond its thumbnail: a PDF's every page, a text's
-    /// content, an image's larger size and its original.
+    /// What the preview shows of a document beyond its thumbnail: a PDF's or a multi-page TIFF's
+    /// every page, a text's content, an image's larger size and its original.
     private func previewContent(of item: PromisedItemAttributes) async throws -> (
         stack: PreviewPage.PageStack, text: PreviewPage.TextView?, imageSourceSet: String?, zoomURL: String?
     ) {
         guard item.state == .fresh || item.state == .stale, let identity = indexer.scanner.identity(of: item.path)
         else { return (.empty, nil, nil, nil) }
-        switch item.contentType {
-        case .pdf:
-            let stack = PreviewPage.stack(of: item.path, details: item.details, links: links) { page, side in
+        let stack = { [links] in
+            PreviewPage.stack(of: item.path, details: item.details, links: links) { page, side in
                 previewTag(identity, page: page, side: side)
             }
-            return (stack, nil, nil, nil)
+        }
+        switch item.contentType {
+        case .pdf:
+            return (stack(), nil, nil, nil)
+        // A multi-page TIFF (a scan, a fax) is stacked as a PDF is.
+        case .tiff where item.details?.pageSizes != nil:
+            return (stack(), nil, nil, nil)
         case .text:
             let entry = try await textEntry(path: item.path, identity: identity)
             let lines = Int(entry.headers[Self.textLinesHeader] ?? "") ?? 0

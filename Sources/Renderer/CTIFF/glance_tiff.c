@@ -25,6 +25,7 @@
     GLANCE_TYPED(X, get_field_defaulted, TIFFGetFieldDefaulted)                    \
     GLANCE_TYPED(X, number_of_directories, TIFFNumberOfDirectories)                \
     GLANCE_TYPED(X, set_directory, TIFFSetDirectory)                               \
+    GLANCE_TYPED(X, read_directory, TIFFReadDirectory)                             \
     GLANCE_TYPED(X, is_tiled, TIFFIsTiled)                                         \
     GLANCE_TYPED(X, rgba_ok, TIFFRGBAImageOK)                                      \
     GLANCE_TYPED(X, rgba_begin, TIFFRGBAImageBegin)                                \
@@ -135,6 +136,37 @@ glance_tiff *glance_tiff_open(int fd, uint64_t size, size_t max_allocation, char
         return NULL;
     }
     return file;
+}
+
+int glance_tiff_page_sizes(glance_tiff *file, double *widths, double *heights, int capacity) {
+    TIFF *handle = file->handle;
+    if (capacity <= 0 || !tiff.set_directory(handle, 0)) return 0;
+    int count = 0;
+    do {
+        uint32_t width = 0, height = 0;
+        tiff.get_field(handle, TIFFTAG_IMAGEWIDTH, &width);
+        tiff.get_field(handle, TIFFTAG_IMAGELENGTH, &height);
+        float x_resolution = 0, y_resolution = 0;
+        uint16_t unit = RESUNIT_INCH, orientation = ORIENTATION_TOPLEFT;
+        tiff.get_field(handle, TIFFTAG_XRESOLUTION, &x_resolution);
+        tiff.get_field(handle, TIFFTAG_YRESOLUTION, &y_resolution);
+        tiff.get_field_defaulted(handle, TIFFTAG_RESOLUTIONUNIT, &unit);
+        tiff.get_field_defaulted(handle, TIFFTAG_ORIENTATION, &orientation);
+        // Points per pixel: 72 an inch; a resolution that is missing, not in inches or
+        // centimetres, or not positive counts a pixel as a point.
+        double per_inch = unit == RESUNIT_CENTIMETER ? 2.54 : 1;
+        int known = (unit == RESUNIT_INCH || unit == RESUNIT_CENTIMETER) && x_resolution > 0 && y_resolution > 0;
+        double width_points = known ? width * 72.0 / (x_resolution * per_inch) : width;
+        double height_points = known ? height * 72.0 / (y_resolution * per_inch) : height;
+        // Orientations 5 to 8 turn the page a quarter.
+        int turned = orientation >= ORIENTATION_LEFTTOP && orientation <= ORIENTATION_LEFTBOT;
+        widths[count] = turned ? height_points : width_points;
+        heights[count] = turned ? width_points : height_points;
+        count += 1;
+    } while (count < capacity && tiff.read_directory(handle));
+    // The walk is a best effort: a damaged later page is the render's to report, not this one's.
+    file->error[0] = 0;
+    return count;
 }
 
 int glance_tiff_describe(glance_tiff *file, int page, glance_tiff_info *info) {

@@ -17,6 +17,9 @@ final class TIFFDecoder: RasterDecoder {
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
         file = try TIFFFile(file: request.file, maxAllocation: request.maxDecoderMemoryBytes)
+        // Every page's size, for a preview that stacks the pages as a PDF's (before describe,
+        // which goes to the page it describes); a preview of one page needs none.
+        let sizes = request.page == 1 ? file.pageSizes(limit: Self.pageSizeLimit) : []
         info = try file.describe(page: request.page)
         var warnings: [String] = []
         // (Another page than the first: the details' count says "page N of M".)
@@ -28,7 +31,21 @@ final class TIFFDecoder: RasterDecoder {
             size: PixelSize(width: Int(info.width), height: Int(info.height)),
             orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up, profile: profile,
             isGray: info.is_gray != 0, isLossy: info.is_jpeg != 0,
-            details: info.pages > 1 ? DocumentDetails(pageCount: Int(info.pages)) : nil)
+            details: info.pages > 1 ? Self.details(pages: Int(info.pages), sizes: sizes) : nil)
+    }
+
+    /// The most pages whose sizes a TIFF's details list (a fax of more lists its count alone,
+    /// and its preview shows the first page).
+    static let pageSizeLimit = 10_000
+
+    /// A multi-page TIFF's details: its page count, and its pages' sizes when every one was read
+    /// and they come in at most ``DocumentDetails/maximumPageRuns`` runs.
+    static func details(pages: Int, sizes: [(width: Double, height: Double)]) -> DocumentDetails {
+        var details = DocumentDetails(pageCount: pages)
+        guard sizes.count == pages else { return details }
+        for size in sizes { details.appendPage(width: size.width, height: size.height) }
+        if (details.pageSizes?.count ?? 0) > DocumentDetails.maximumPageRuns { details.pageSizes = nil }
+        return details
     }
 
     func plan(for target: PixelSize) -> RasterPlan { RasterPlan(size: header.size) }
@@ -75,6 +92,15 @@ final class TIFFFile {
     }
 
     deinit { glance_tiff_close(handle) }
+
+    /// Every page's size in points, in order, at most `limit` pages (fewer when one cannot be
+    /// read): ``glance_tiff_page_sizes``.
+    func pageSizes(limit: Int) -> [(width: Double, height: Double)] {
+        var widths = [Double](repeating: 0, count: limit)
+        var heights = [Double](repeating: 0, count: limit)
+        let count = glance_tiff_page_sizes(handle, &widths, &heights, Int32(clamping: limit))
+        return (0..<Int(count)).map { (widths[$0], heights[$0]) }
+    }
 
     /// The description of `page` (from 1); the page must be there and readable as an image.
     func describe(page: Int) throws(ThumbnailError) -> glance_tiff_info {

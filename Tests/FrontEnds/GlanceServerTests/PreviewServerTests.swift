@@ -430,14 +430,18 @@ struct PreviewServerTests {
         }
     }
 
-    @Test("the preview page: a PDF's every page stacked with its box, a text's content escaped, an image's larger size")
+    @Test(
+        "the preview page: a PDF's and a multi-page TIFF's every page stacked with its box, a text's content escaped, an image's larger size"
+    )
     func previewPageContent() async throws {
         let served = try ServedContainer()
         try FileManager.default.copyItem(
             atPath: TestLocations.asset("pdf/a4-two-pages.pdf"), toPath: served.root + "/two.pdf")
         try Data("<script>alert(1)</script> & more\nline two\n".utf8).write(
             to: URL(fileURLWithPath: served.root + "/markup.txt"))
-        for path in ["two.pdf", "markup.txt", "a.png"] { _ = await served.server.indexer.render(path) }
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("tiff/multipage.tiff"), toPath: served.root + "/pages.tiff")
+        for path in ["two.pdf", "markup.txt", "a.png", "pages.tiff"] { _ = await served.server.indexer.render(path) }
         try await served.test { client in
             let pdf = try await client.execute(uri: "/preview/two.pdf", method: .get) { String(buffer: $0.body) }
             #expect(pdf.contains("Page <span id=\"page-number\">1</span> of 2"))
@@ -446,6 +450,14 @@ struct PreviewServerTests {
             #expect(pdf.contains("data-page=\"1\"") && pdf.contains("width=\"724\" height=\"1024\""))
             #expect(pdf.contains("id=\"page-2\" data-page=\"2\"") && pdf.contains("width=\"1024\" height=\"724\""))
             #expect(pdf.contains("/previews/two.pdf?page=2&amp;size=2048&amp;v="))
+            // A multi-page TIFF is stacked as a PDF is: 300x200, 500x500 and 400x300 pages.
+            let tiff = try await client.execute(uri: "/preview/pages.tiff", method: .get) { String(buffer: $0.body) }
+            #expect(tiff.contains("Page <span id=\"page-number\">1</span> of 3"))
+            #expect(
+                tiff.contains("id=\"preview-image\" data-page=\"1\"") && tiff.contains("width=\"1024\" height=\"683\""))
+            #expect(tiff.contains("id=\"page-2\" data-page=\"2\"") && tiff.contains("width=\"1024\" height=\"1024\""))
+            #expect(tiff.contains("id=\"page-3\" data-page=\"3\"") && tiff.contains("width=\"1024\" height=\"768\""))
+            #expect(tiff.contains("/previews/pages.tiff?page=3&amp;size=2048&amp;v="))
             let text = try await client.execute(uri: "/preview/markup.txt", method: .get) { String(buffer: $0.body) }
             #expect(text.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more"))
             #expect(!text.contains("<script>alert"))

@@ -62,6 +62,12 @@ struct TIFFTests {
         #expect(colour.r > 200 && colour.g < 50, "red, the first page: \(colour)")
         #expect(rendered.warnings.contains { $0.contains("3 pages") })
         #expect(rendered.details?.pageCount == 3)
+        // Every page's size, for a preview that stacks them (72 dpi: a pixel a point).
+        #expect(
+            rendered.details?.pageSizes == [
+                .init(width: 300, height: 200, count: 1), .init(width: 500, height: 500, count: 1),
+                .init(width: 400, height: 300, count: 1),
+            ])
         // Any page may be asked for, as a PDF's: the second is blue and 500x500.
         var request = try pageRequest(2)
         let second = try Thumbnailer().render(request, as: .tiff)
@@ -71,6 +77,27 @@ struct TIFFTests {
         #expect(throws: ThumbnailError.pageOutOfRange(page: 4, pageCount: 3)) {
             try Thumbnailer().render(request, as: .tiff)
         }
+    }
+
+    @Test(
+        "a scan's page sizes in points come from its resolution, per inch or per centimetre, turned by its orientation")
+    func pageSizesFromResolution() throws {
+        let rendered = try renderDocument(path: TestAssets.path("tiff/scanned-pages.tiff")).thumbnail
+        let sizes = try #require(rendered.details?.pageSizes)
+        #expect(rendered.details?.pageCount == 2 && sizes.count == 2)
+        // 600x300 at 300 dots an inch.
+        #expect(sizes[0] == .init(width: 144, height: 72, count: 1))
+        // 100x200 at 50 dots a centimetre (127 an inch), turned a quarter by orientation 6.
+        #expect(abs(sizes[1].width - 200 * 72 / 127) < 0.01 && abs(sizes[1].height - 100 * 72 / 127) < 0.01)
+        // A preview of one page does not list them.
+        let second = try Thumbnailer().render(
+            {
+                var request = RenderRequest(
+                    file: try OpenFile.regularFile(atPath: TestAssets.path("tiff/scanned-pages.tiff")), name: "scan")
+                request.page = 2
+                return request
+            }(), as: .tiff)
+        #expect(second.details?.pageSizes == nil && second.details?.pageCount == 2)
     }
 
     /// A request for `page` of the multi-page TIFF.

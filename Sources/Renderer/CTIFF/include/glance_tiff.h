@@ -47,6 +47,13 @@ glance_tiff *glance_tiff_open(int fd, uint64_t size, size_t max_allocation, char
 /// image (the reason is then glance_tiff_error's).
 int glance_tiff_describe(glance_tiff *tiff, int page, glance_tiff_info *info);
 
+/// Each page's size in points, in order, into `widths` and `heights` (at most `capacity` pages):
+/// from its pixels and resolution (72 points an inch; a pixel a point when it names none), turned
+/// as its orientation turns it. Walks the directories from the first: call before
+/// glance_tiff_describe, which goes to the page it describes. Returns how many pages it read
+/// (fewer than the file's when one cannot be read).
+int glance_tiff_page_sizes(glance_tiff *tiff, double *widths, double *heights, int capacity);
+
 /// The described page's ICC profile: its bytes (owned by the handle) and length, or NULL.
 const uint8_t *glance_tiff_icc_profile(glance_tiff *tiff, uint32_t *length);
 
