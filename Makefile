@@ -111,10 +111,10 @@ test: test-deps
 	  grep -a '^✘\|^↳' .build/swift-test.log | grep -av '^✘ Suite\|^✘ Test run' | tail -n 60; \
 	fi; \
 	exit $$status
-	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
-	python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
-	python3 Tests/Server/test_live_limits.py --glance .build/debug/glance
-	python3 Tests/Terminal/test_terminal.py --glance .build/debug/glance
+	python3 Tests/EndToEnd/Browser/test_pages.py --glance .build/debug/glance
+	python3 Tests/EndToEnd/Server/test_hostile_requests.py --glance .build/debug/glance
+	python3 Tests/EndToEnd/Server/test_live_limits.py --glance .build/debug/glance
+	python3 Tests/EndToEnd/Terminal/test_terminal.py --glance .build/debug/glance
 	$(MAKE) --no-print-directory test-thumbnailer
 	$(MAKE) --no-print-directory test-deb
 	$(MAKE) --no-print-directory docs
@@ -132,7 +132,7 @@ check: build
 test-thumbnailer: test-deps release
 	rm -rf $(THUMBNAILER_STAGE)
 	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(THUMBNAILER_STAGE)) PREFIX=/usr/local
-	python3 Tests/Desktop/test_thumbnailer.py --prefix $(THUMBNAILER_STAGE)/usr/local --assets TestAssets
+	python3 Tests/EndToEnd/Desktop/test_thumbnailer.py --prefix $(THUMBNAILER_STAGE)/usr/local --assets TestAssets
 
 ## install: glance, glance-renderer and glance.thumbnailer into $(DESTDIR)$(PREFIX) (bin/ and
 ## share/thumbnailers/), built with the Swift runtime linked in.
@@ -151,7 +151,7 @@ uninstall:
 ## test-browser: the grid and preview pages in headless Chromium through chromedriver, against
 ## the debug build (build it first); screenshots in .build/browser-screenshots/.
 test-browser: test-deps
-	python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+	python3 Tests/EndToEnd/Browser/test_pages.py --glance .build/debug/glance
 
 ## manual: man pages for glance and each of its commands, by swift-argument-parser's plugin from
 ## the debug build (the same text as a release build's), in $(MANUAL_DIR).
@@ -165,16 +165,16 @@ deb: release manual
 	dist/build-deb.sh $(STATIC_BUILD)/release $(MANUAL_DIR) .build/deb
 
 ## test-deb: the package of the release build (the one make deb makes) checked by lintian,
-## installed on this machine, used and purged (Tests/Package/test_deb.py; run as root).
+## installed on this machine, used and purged (Tests/EndToEnd/Package/test_deb.py; run as root).
 test-deb: test-deps release manual
 	mkdir -p .build/deb-test
 	DEB_COMPRESSION="-Zgzip -z1" dist/build-deb.sh $(STATIC_BUILD)/release $(MANUAL_DIR) .build/deb-test > .build/deb-test/name
-	python3 Tests/Package/test_deb.py --deb "$$(cat .build/deb-test/name)"
+	python3 Tests/EndToEnd/Package/test_deb.py --deb "$$(cat .build/deb-test/name)"
 
 ## test-terminal: glance list --preview in xterm (sixel) under Xvfb and in tmux (symbols), against
 ## the debug build (build it first); screenshots in .build/terminal-screenshots/.
 test-terminal: test-deps
-	python3 Tests/Terminal/test_terminal.py --glance .build/debug/glance
+	python3 Tests/EndToEnd/Terminal/test_terminal.py --glance .build/debug/glance
 
 ## demo: copy the sample documents into a container, generate their thumbnails, list them.
 demo: release

@@ -10,7 +10,7 @@ import Testing
 /// links, documents reached through links to hidden files or the store, a foreign `Host`, the
 /// hook socket's NUL and oversized requests, and the server's smaller slips. Each runs the real
 /// `glance` on real files; the memory of clients that stop reading is measured by
-/// `Tests/Server/test_hostile_requests.py`.
+/// `Tests/EndToEnd/Server/test_hostile_requests.py`.
 @Suite("Hostile neighbours of the live parts")
 struct LiveExposureTests {
     /// The permission bits of `path` (not following a link).

@@ -6,7 +6,7 @@ import Testing
 #endif
 
 /// `glance list --preview`: the grid of stored thumbnails, as a script or a pipe sees it (the
-/// real terminals are Tests/Terminal/test_terminal.py's).
+/// real terminals are Tests/EndToEnd/Terminal/test_terminal.py's).
 @Suite("glance list --preview")
 struct PreviewListingCommandTests {
     static func generated(_ files: [String: String]) async throws -> SampleContainer {

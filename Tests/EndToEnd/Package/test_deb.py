@@ -2,7 +2,7 @@
 """The Debian package: built by dist/build-deb.sh, checked by lintian, installed on this machine,
 used, and removed.
 
-    python3 Tests/Package/test_deb.py --deb PATH
+    python3 Tests/EndToEnd/Package/test_deb.py --deb PATH
 
 Checks: lintian reports no error; `dpkg -i` installs it (its Depends: are met here, since the
 build machine has the libraries); the installed glance answers --version and makes a thumbnail of

@@ -13,7 +13,7 @@ complete; it prints how much they were delayed (`make bench` is where speed is j
 clients ask for a 50 MB document and stop reading: the server's resident memory must grow by less
 than 100 MiB, come back near its start once they close, and --send-timeout must disconnect them.
 
-    python3 Tests/Server/test_hostile_requests.py --glance .build/debug/glance
+    python3 Tests/EndToEnd/Server/test_hostile_requests.py --glance .build/debug/glance
 
 Exit status: 0 when every check passes, 1 when one fails (each failure is named), 2 when the test
 could not run.

@@ -13,7 +13,7 @@ address, must leave no render queued and no descriptor held, and another client'
 must be answered within a few seconds; 40 requests held open from one address get `503` with
 `Retry-After` past the client's share of the queue, at once, and the rest their pages.
 
-    python3 Tests/Server/test_live_limits.py --glance .build/debug/glance
+    python3 Tests/EndToEnd/Server/test_live_limits.py --glance .build/debug/glance
 
 Exit status: 0 when every check passes, 1 when one fails (each failure is named), 2 when the test
 could not run.

@@ -8,7 +8,7 @@ stays text, that a new document appears without a reload, that stepping through 
 never stalls with the browser's back/forward cache on, and saves screenshots at phone and desktop
 widths.
 
-    python3 Tests/Browser/test_pages.py --glance .build/debug/glance
+    python3 Tests/EndToEnd/Browser/test_pages.py --glance .build/debug/glance
 
 Exit status: 0 when every check passes, 1 when one fails (each failure is named), 2 when the test
 could not run (no chromium, chromedriver or Selenium, glance would not start, overall timeout).

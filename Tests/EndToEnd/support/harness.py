@@ -19,7 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ASSETS = ROOT / "TestAssets"
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -13,7 +13,7 @@ broken PNG from TestAssets/, and generates its thumbnails. Then:
   (`capture-pane -e`), and checks that Glance chose symbols because of tmux, that the pane holds
   each colour as 24-bit SGR colour, the names and states, and no picture protocol's sequence.
 
-    python3 Tests/Terminal/test_terminal.py --glance .build/debug/glance
+    python3 Tests/EndToEnd/Terminal/test_terminal.py --glance .build/debug/glance
 
 Exit status: 0 when every check passes, 1 when one fails, 2 when the test could not run.
 """
