@@ -179,7 +179,13 @@ struct RendererPoolSupervisionTests {
         #expect(processes.count == 2)
         // Both die idle, before any job reaches them (each leads a process group of its own).
         for pid in processes { kill(-pid, SIGKILL) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Dead (a zombie until the pool reaps it, or gone) before the jobs come.
+        try await eventually("both renderers are dead") {
+            processes.allSatisfy { pid in
+                let stat = String(decoding: Bubblewrap.readToEnd("/proc/\(pid)/stat"), as: UTF8.self)
+                return stat.isEmpty || stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+            }
+        }
         let results = await run([(1, assets + "/png/rgb8.png", nil), (2, assets + "/png/gray8.png", nil)], on: pool)
         for id in [1, 2] {
             guard case .finished(let outcome) = results[id] else {

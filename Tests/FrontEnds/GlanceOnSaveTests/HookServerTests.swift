@@ -25,7 +25,11 @@ struct HookServerTests {
         let (server, path) = try Self.server(in: container)
         #expect(FileManager.default.fileExists(atPath: path))
         let serving = Task { await server.run() }
-        try await Task.sleep(for: .milliseconds(50))
+        // Serving: it has answered a request (for a document that is not there).
+        let answers = try await onThreadOfItsOwn {
+            try HookClient.ask(HookRequest(paths: ["none.png"]), at: path, timeoutSeconds: 10)
+        }
+        #expect(answers?.count == 1)
         serving.cancel()
         await serving.value
         // A process can end before its objects are released: the file must not wait for that.
@@ -69,6 +73,7 @@ struct HookServerTests {
                 defer { finished.signal() }
                 guard let socket = try? HookClient.connect(to: path) else { return }
                 defer { close(socket) }
+                stop.opened.add(1, ordering: .relaxed)
                 let start = ContinuousClock.now
                 while !stop.raised.load(ordering: .relaxed), ContinuousClock.now - start < .seconds(20) {
                     var space: UInt8 = 0x20
@@ -79,7 +84,7 @@ struct HookServerTests {
             }
         }
         for dribbler in dribblers { dribbler.start() }
-        try await Task.sleep(for: .milliseconds(300))
+        try await eventually("every dribbler has connected") { stop.opened.load(ordering: .relaxed) == 16 }
         // Asked from a thread of its own: a task blocked in `ask` would hold one of the two
         // cooperative threads a 2-core machine has, and the render it waits for needs them.
         let answers = await withCheckedContinuation { continuation in
@@ -104,4 +109,6 @@ final class StopFlag: Sendable {
     let raised = Atomic<Bool>(false)
     /// How many of the clients were still connected when the flag was raised.
     let connected = Atomic<Int>(0)
+    /// How many dribblers have connected and are about to send their first byte.
+    let opened = Atomic<Int>(0)
 }
