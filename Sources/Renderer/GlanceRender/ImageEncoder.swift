@@ -45,7 +45,7 @@ public enum PNGContent: Sendable {
 }
 
 /// Encodes pixels as PNG (Glance's own writer), JPEG (libjpeg-turbo, quality 86 for luma and 83 for chroma) or
-/// WebP (libwebp: lossless, or lossy for the smaller sizes of photographic pages).
+/// WebP (libwebp: lossless, or lossy for the smaller sizes of pictures of gradual changes).
 public enum ImageEncoder {
     /// How much compressed image a PNG writer with a sink holds before it sends it on: 256 KiB,
     /// a few slices of the deflate encoder's output, and a sixth of a large photo thumbnail's.
@@ -75,7 +75,8 @@ public enum ImageEncoder {
     /// of the time (cwebp -z), and 0 made them 2.4 and 4.8 times larger.
     public static let webpLosslessLevel: Int32 = 1
 
-    /// libwebp's quality for the lossy smaller sizes of photographic pages (``SizeEncoding``).
+    /// libwebp's quality for the lossy smaller sizes of ``PictureKind/gradual`` pictures
+    /// (``SizeEncoding``).
     public static let webpLossyQuality: Float = 92
     /// libwebp's method for them, 0 fastest to 6 smallest: 2 and 4 made a PNG photo's 512 16%
     /// and 19% smaller than 0 but took 1.7 and 3.7 times as long (cwebp).

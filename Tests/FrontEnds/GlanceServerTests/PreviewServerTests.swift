@@ -503,6 +503,14 @@ struct PreviewServerTests {
         for _ in 1...3 { short.appendPage(width: 595, height: 842) }
         let three = PreviewPage.stack(of: "s.pdf", details: short, links: links, version: version)
         #expect(three.pages.count == 3 && three.count == 3 && three.more == nil)
+        // A page whose size is no size ends the stack there: the pages after it keep their numbers
+        // only if they are not shown.
+        var broken = DocumentDetails(pageCount: 6)
+        for size in [(595.0, 842.0), (595, 842), (595, 842), (0, 0), (842, 595), (842, 595)] {
+            broken.appendPage(width: size.0, height: size.1)
+        }
+        let cut = PreviewPage.stack(of: "b.pdf", details: broken, links: links, version: version)
+        #expect(cut.count == 3 && cut.pages.map(\.number) == [1, 2, 3] && cut.more == nil)
     }
 
     @Test(

@@ -127,10 +127,13 @@ struct PreviewPage: Sendable {
         of path: String, details: DocumentDetails?, links: PageLinks, version: (String, Int) -> String
     ) -> PageStack {
         guard let details, let count = details.pageCount, let runs = details.pageSizes else { return .empty }
-        // Every known page's box, as runs of equal boxes.
+        // Every known page's box, as runs of equal boxes: the pages up to the first whose size is
+        // not known (or not a size), so that each page keeps its number.
         var boxes: [(width: Int, height: Int, count: Int)] = []
         var known = 0
-        for run in runs where known < count && run.count > 0 && max(run.width, run.height) > 0 {
+        for run in runs {
+            guard known < count, run.count > 0, run.width > 0, run.height > 0, run.width.isFinite, run.height.isFinite
+            else { break }
             let scale = Double(pageBox) / max(run.width, run.height)
             let (width, height) = (
                 max(1, Int((run.width * scale).rounded())), max(1, Int((run.height * scale).rounded()))
