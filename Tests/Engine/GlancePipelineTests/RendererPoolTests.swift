@@ -167,10 +167,11 @@ struct RendererPoolSupervisionTests {
     @Test("workers started ahead run before any job, and only those")
     func onlySomeStartedAhead() async throws {
         let (pool, _) = try await poolStartingAhead(workers: 3, ahead: 1)
-        defer { pool.shutdownBlocking() }
-        // A duration, not an event: what is looked for (more workers) must not happen.
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(pool.workerProcesses.count == 1, "the other two wait for jobs")
+        try await pool.shuttingDown {
+            // A duration, not an event: what is looked for (more workers) must not happen.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(pool.workerProcesses.count == 1, "the other two wait for jobs")
+        }
     }
 
     @Test("a worker started ahead and killed while idle is replaced, and its job renders")
@@ -266,24 +267,26 @@ struct RendererPoolSupervisionTests {
         // Loading poppler and the libraries it brings was half of a worker's start; a batch of
         // text or images should not pay it (see CPoppler).
         let pool = pool(workers: 1, timeout: 30)
-        defer { pool.shutdownBlocking() }
-        func render(_ id: Int, _ path: String) async -> RenderOutcome? {
-            guard case .finished(let outcome) = await run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
-                return nil
+        try await pool.shuttingDown {
+            func render(_ id: Int, _ path: String) async -> RenderOutcome? {
+                guard case .finished(let outcome) = await run([(id, path, nil)], on: pool, shuttingDown: false)[id]
+                else {
+                    return nil
+                }
+                return outcome
             }
-            return outcome
+            func mappedFiles(_ process: pid_t) -> String {
+                String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
+            }
+            #expect(await render(1, assets + "/text/latin-utf8.txt")?.status == .rendered)
+            let worker = try #require(pool.workerProcesses.first)
+            let before = mappedFiles(worker)
+            #expect(before.contains("libpango"), "the maps are the worker's own")
+            #expect(!before.contains("libpoppler"))
+            #expect(await render(2, assets + "/pdf/letter.pdf")?.status == .rendered)
+            #expect(pool.workerProcesses == [worker], "the same worker rendered both")
+            #expect(mappedFiles(worker).contains("libpoppler-glib.so"))
         }
-        func mappedFiles(_ process: pid_t) -> String {
-            String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
-        }
-        #expect(await render(1, assets + "/text/latin-utf8.txt")?.status == .rendered)
-        let worker = try #require(pool.workerProcesses.first)
-        let before = mappedFiles(worker)
-        #expect(before.contains("libpango"), "the maps are the worker's own")
-        #expect(!before.contains("libpoppler"))
-        #expect(await render(2, assets + "/pdf/letter.pdf")?.status == .rendered)
-        #expect(pool.workerProcesses == [worker], "the same worker rendered both")
-        #expect(mappedFiles(worker).contains("libpoppler-glib.so"))
     }
 
     @Test("a worker maps libtiff, libheif and librsvg with their first document, each, not before")
@@ -291,31 +294,33 @@ struct RendererPoolSupervisionTests {
         // A batch without a HEIC must not pay for libheif's start (x265, libde265, dav1d, libaom),
         // nor one without an SVG for librsvg's: each is loaded by the first document that needs it.
         let pool = pool(workers: 1, timeout: 30)
-        defer { pool.shutdownBlocking() }
-        func rendered(_ id: Int, _ path: String) async -> Bool {
-            guard case .finished(let outcome) = await run([(id, path, nil)], on: pool, shuttingDown: false)[id] else {
-                return false
+        try await pool.shuttingDown {
+            func rendered(_ id: Int, _ path: String) async -> Bool {
+                guard case .finished(let outcome) = await run([(id, path, nil)], on: pool, shuttingDown: false)[id]
+                else {
+                    return false
+                }
+                return outcome.status == .rendered
             }
-            return outcome.status == .rendered
+            func mappedFiles(_ process: pid_t) -> String {
+                String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
+            }
+            #expect(await rendered(1, assets + "/gif/still.gif"))
+            let worker = try #require(pool.workerProcesses.first)
+            let libraries = ["libtiff.so", "libheif.so", "librsvg-2.so"]
+            #expect(libraries.allSatisfy { !mappedFiles(worker).contains($0) }, "none after a GIF")
+            for (id, document, library) in [
+                (2, "/tiff/rgb8-lzw.tiff", "libtiff.so"), (3, "/heif/photo.heic", "libheif.so"),
+                (4, "/svg/shapes.svg", "librsvg-2.so"),
+            ] {
+                #expect(await rendered(id, assets + document), "\(document)")
+                let maps = mappedFiles(worker)
+                #expect(maps.contains(library), "\(library) after \(document)")
+                let later = libraries.drop { $0 != library }.dropFirst()
+                #expect(later.allSatisfy { !maps.contains($0) }, "only what was needed so far")
+            }
+            #expect(pool.workerProcesses == [worker], "the same worker rendered them all")
         }
-        func mappedFiles(_ process: pid_t) -> String {
-            String(decoding: Bubblewrap.readToEnd("/proc/\(process)/maps"), as: UTF8.self)
-        }
-        #expect(await rendered(1, assets + "/gif/still.gif"))
-        let worker = try #require(pool.workerProcesses.first)
-        let libraries = ["libtiff.so", "libheif.so", "librsvg-2.so"]
-        #expect(libraries.allSatisfy { !mappedFiles(worker).contains($0) }, "none after a GIF")
-        for (id, document, library) in [
-            (2, "/tiff/rgb8-lzw.tiff", "libtiff.so"), (3, "/heif/photo.heic", "libheif.so"),
-            (4, "/svg/shapes.svg", "librsvg-2.so"),
-        ] {
-            #expect(await rendered(id, assets + document), "\(document)")
-            let maps = mappedFiles(worker)
-            #expect(maps.contains(library), "\(library) after \(document)")
-            let later = libraries.drop { $0 != library }.dropFirst()
-            #expect(later.allSatisfy { !maps.contains($0) }, "only what was needed so far")
-        }
-        #expect(pool.workerProcesses == [worker], "the same worker rendered them all")
     }
 
     @Test("a worker reuses the memory a large document freed, and gives it back when idle")
@@ -323,41 +328,42 @@ struct RendererPoolSupervisionTests {
         // An Adam7 PNG is decoded whole: 144 MB for this one, 36,000 pages that the kernel had to
         // map and zero again for every such document while big blocks were mmapped.
         let pool = pool(workers: 1, timeout: 30)
-        defer { pool.shutdownBlocking() }
-        let document = assets + "/png/interlaced-6000-rgba.png"
-        func rendered(_ id: Int) async -> Bool {
-            guard case .finished(let outcome) = await run([(id, document, nil)], on: pool, shuttingDown: false)[id]
-            else {
-                return false
+        try await pool.shuttingDown {
+            let document = assets + "/png/interlaced-6000-rgba.png"
+            func rendered(_ id: Int) async -> Bool {
+                guard case .finished(let outcome) = await run([(id, document, nil)], on: pool, shuttingDown: false)[id]
+                else {
+                    return false
+                }
+                return outcome.status == .rendered
             }
-            return outcome.status == .rendered
+            func minorFaults(_ process: pid_t) -> Int {
+                let stat = String(decoding: Bubblewrap.readToEnd("/proc/\(process)/stat"), as: UTF8.self)
+                // After the command name's closing parenthesis: state, ppid, ... minflt is the 8th.
+                guard let end = stat.lastIndex(of: ")") else { return -1 }
+                let fields = stat[stat.index(after: end)...].split(separator: " ")
+                return fields.count > 7 ? Int(fields[7]) ?? -1 : -1
+            }
+            func residentMiB(_ process: pid_t) -> Int {
+                let status = String(decoding: Bubblewrap.readToEnd("/proc/\(process)/status"), as: UTF8.self)
+                let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+                return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1) / 1024
+            }
+            #expect(await rendered(1))
+            let worker = try #require(pool.workerProcesses.first)
+            let faultsBefore = minorFaults(worker)
+            #expect(await rendered(2))
+            let faultsDuring = minorFaults(worker) - faultsBefore
+            #expect(pool.workerProcesses == [worker], "the same worker rendered both")
+            #expect(faultsBefore > 0 && faultsDuring >= 0 && faultsDuring < 5_000, "\(faultsDuring) page faults")
+            // After a second without work the worker keeps only what it needs between documents.
+            var resident = residentMiB(worker)
+            for _ in 0..<100 where resident >= 60 {
+                try await Task.sleep(for: .milliseconds(100))
+                resident = residentMiB(worker)
+            }
+            #expect(resident > 0 && resident < 60, "\(resident) MiB resident after 10 s without work")
         }
-        func minorFaults(_ process: pid_t) -> Int {
-            let stat = String(decoding: Bubblewrap.readToEnd("/proc/\(process)/stat"), as: UTF8.self)
-            // After the command name's closing parenthesis: state, ppid, ... minflt is the 8th.
-            guard let end = stat.lastIndex(of: ")") else { return -1 }
-            let fields = stat[stat.index(after: end)...].split(separator: " ")
-            return fields.count > 7 ? Int(fields[7]) ?? -1 : -1
-        }
-        func residentMiB(_ process: pid_t) -> Int {
-            let status = String(decoding: Bubblewrap.readToEnd("/proc/\(process)/status"), as: UTF8.self)
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1) / 1024
-        }
-        #expect(await rendered(1))
-        let worker = try #require(pool.workerProcesses.first)
-        let faultsBefore = minorFaults(worker)
-        #expect(await rendered(2))
-        let faultsDuring = minorFaults(worker) - faultsBefore
-        #expect(pool.workerProcesses == [worker], "the same worker rendered both")
-        #expect(faultsBefore > 0 && faultsDuring >= 0 && faultsDuring < 5_000, "\(faultsDuring) page faults")
-        // After a second without work the worker keeps only what it needs between documents.
-        var resident = residentMiB(worker)
-        for _ in 0..<100 where resident >= 60 {
-            try await Task.sleep(for: .milliseconds(100))
-            resident = residentMiB(worker)
-        }
-        #expect(resident > 0 && resident < 60, "\(resident) MiB resident after 10 s without work")
     }
 
     @Test("replies are checked against their job")

@@ -102,24 +102,25 @@ struct RendererReplyPieceTests {
             PixelBuffer(width: side, height: side, channels: 3, bytes: noise), as: .png, content: .photographic)
         try Data(png).write(to: URL(fileURLWithPath: path))
         let pool = RendererPoolSupervisionTests().pool(workers: 1, timeout: 30)
-        defer { pool.shutdownBlocking() }
-        let results = await RendererPoolSupervisionTests().run([(1, path, nil)], on: pool)
-        guard case .finished(let outcome) = results[1] else {
-            Issue.record("\(String(describing: results[1]))")
-            return
+        try await pool.shuttingDown {
+            let results = await RendererPoolSupervisionTests().run([(1, path, nil)], on: pool)
+            guard case .finished(let outcome) = results[1] else {
+                Issue.record("\(String(describing: results[1]))")
+                return
+            }
+            #expect(outcome.status == .rendered && outcome.width == 1024 && outcome.height == 1024)
+            #expect(outcome.data.count == outcome.byteCount)
+            let chunks = try #require(PNGChunks(png: outcome.data))
+            let idats = chunks.types.filter { $0 == "IDAT" }.count
+            #expect(idats >= 3, "\(idats) IDAT chunks: the image came in pieces")
+            // The same thumbnail rendered here in one piece has the same zlib stream.
+            let whole = try Thumbnailer().render(
+                RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path), as: .png, encodingAs: .png)
+            guard case .encoded(let encoded) = whole else {
+                Issue.record("not encoded as it was made")
+                return
+            }
+            #expect(chunks.imageData == PNGChunks(png: encoded.data)?.imageData)
         }
-        #expect(outcome.status == .rendered && outcome.width == 1024 && outcome.height == 1024)
-        #expect(outcome.data.count == outcome.byteCount)
-        let chunks = try #require(PNGChunks(png: outcome.data))
-        let idats = chunks.types.filter { $0 == "IDAT" }.count
-        #expect(idats >= 3, "\(idats) IDAT chunks: the image came in pieces")
-        // The same thumbnail rendered here in one piece has the same zlib stream.
-        let whole = try Thumbnailer().render(
-            RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path), as: .png, encodingAs: .png)
-        guard case .encoded(let encoded) = whole else {
-            Issue.record("not encoded as it was made")
-            return
-        }
-        #expect(chunks.imageData == PNGChunks(png: encoded.data)?.imageData)
     }
 }

@@ -72,24 +72,26 @@ struct RendererSandboxTests {
             configuration: .init(
                 executable: rendererExecutable, arguments: ["--debug-crash-on", "crash-*"], workers: 1,
                 limits: RendererLimits(timeoutSeconds: 30), sandbox: sandbox))
-        defer { pool.shutdownBlocking() }
-        let photo = assets + "/jpeg/photo-baseline.jpg"
-        var results: [JobResult] = []
-        for name in ["photo.jpg", "crash-me.jpg"] {
-            results.append(await pool.run(RenderJob(id: 1, name: name), file: try OpenFile.regularFile(atPath: photo)))
+        try await pool.shuttingDown {
+            let photo = assets + "/jpeg/photo-baseline.jpg"
+            var results: [JobResult] = []
+            for name in ["photo.jpg", "crash-me.jpg"] {
+                results.append(
+                    await pool.run(RenderJob(id: 1, name: name), file: try OpenFile.regularFile(atPath: photo)))
+            }
+            guard case .finished(let outcome) = results[0] else {
+                Issue.record("\(sandbox): \(String(describing: results[0]))")
+                return
+            }
+            #expect(outcome.status == .rendered)
+            #expect(outcome.width == 1024)
+            #expect((outcome.workerCPUMilliseconds ?? 0) > 0)
+            guard case .crashed(let reason, _) = results[1] else {
+                Issue.record("\(sandbox): \(String(describing: results[1]))")
+                return
+            }
+            #expect(reason == "renderer crashed (signal 11)")
         }
-        guard case .finished(let outcome) = results[0] else {
-            Issue.record("\(sandbox): \(String(describing: results[0]))")
-            return
-        }
-        #expect(outcome.status == .rendered)
-        #expect(outcome.width == 1024)
-        #expect((outcome.workerCPUMilliseconds ?? 0) > 0)
-        guard case .crashed(let reason, _) = results[1] else {
-            Issue.record("\(sandbox): \(String(describing: results[1]))")
-            return
-        }
-        #expect(reason == "renderer crashed (signal 11)")
     }
 
     @Test(
@@ -110,34 +112,35 @@ struct RendererSandboxTests {
         #expect(probe.knownResult == nil)
         configuration.pendingProbe = probe
         let pool = RendererPool(configuration: configuration)
-        defer { pool.shutdownBlocking() }
-        let photo = assets + "/jpeg/photo-baseline.jpg"
-        let file = try OpenFile.regularFile(atPath: photo)
-        async let result = pool.run(RenderJob(id: 1, name: "slow-photo.jpg"), file: file)
-        // The worker waits a second before it reads the document: look at its process meanwhile,
-        // once the probe has its answer (the first worker's greeting, or bubblewrap's failure).
-        var processes: [pid_t] = []
-        for _ in 0..<100 where processes.isEmpty || probe.knownResult == nil {
-            try await Task.sleep(for: .milliseconds(20))
-            processes = pool.workerProcesses
-        }
-        #expect(probe.knownResult == .some(bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
-        // Where bubblewrap failed, the answer is known a moment before the worker that replaces
-        // it is started (until then the pool still lists bubblewrap's process, gone): wait for it.
-        var name = ""
-        for _ in 0..<100 where name.isEmpty {
-            if let worker = pool.workerProcesses.first {
-                name = String(decoding: Bubblewrap.readToEnd("/proc/\(worker)/comm"), as: UTF8.self)
+        try await pool.shuttingDown {
+            let photo = assets + "/jpeg/photo-baseline.jpg"
+            let file = try OpenFile.regularFile(atPath: photo)
+            async let result = pool.run(RenderJob(id: 1, name: "slow-photo.jpg"), file: file)
+            // The worker waits a second before it reads the document: look at its process meanwhile,
+            // once the probe has its answer (the first worker's greeting, or bubblewrap's failure).
+            var processes: [pid_t] = []
+            for _ in 0..<100 where processes.isEmpty || probe.knownResult == nil {
+                try await Task.sleep(for: .milliseconds(20))
+                processes = pool.workerProcesses
             }
-            if name.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(probe.knownResult == .some(bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
+            // Where bubblewrap failed, the answer is known a moment before the worker that replaces
+            // it is started (until then the pool still lists bubblewrap's process, gone): wait for it.
+            var name = ""
+            for _ in 0..<100 where name.isEmpty {
+                if let worker = pool.workerProcesses.first {
+                    name = String(decoding: Bubblewrap.readToEnd("/proc/\(worker)/comm"), as: UTF8.self)
+                }
+                if name.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(name == (bubblewrapWorks ? "bwrap\n" : "glance-renderer\n"))
+            #expect(pool.sandbox == (bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
+            guard case .finished(let outcome) = await result else {
+                Issue.record("the job did not finish")
+                return
+            }
+            #expect(outcome.status == .rendered)
         }
-        #expect(name == (bubblewrapWorks ? "bwrap\n" : "glance-renderer\n"))
-        #expect(pool.sandbox == (bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
-        guard case .finished(let outcome) = await result else {
-            Issue.record("the job did not finish")
-            return
-        }
-        #expect(outcome.status == .rendered)
     }
 
     @Test("a worker that dies before its greeting never took its job: the job goes to a new worker, once")
@@ -147,15 +150,16 @@ struct RendererSandboxTests {
             configuration: .init(
                 executable: "/usr/bin/false", arguments: [], workers: 1, limits: RendererLimits(timeoutSeconds: 30),
                 sandbox: .seccomp))
-        defer { pool.shutdownBlocking() }
-        let file = try OpenFile.regularFile(atPath: assets + "/jpeg/photo-baseline.jpg")
-        let result = await pool.run(RenderJob(id: 1, name: "photo.jpg"), file: file)
-        guard case .crashed(let reason, _) = result else {
-            Issue.record("\(result)")
-            return
+        try await pool.shuttingDown {
+            let file = try OpenFile.regularFile(atPath: assets + "/jpeg/photo-baseline.jpg")
+            let result = await pool.run(RenderJob(id: 1, name: "photo.jpg"), file: file)
+            guard case .crashed(let reason, _) = result else {
+                Issue.record("\(result)")
+                return
+            }
+            #expect(reason.hasPrefix("renderer exited"))
+            #expect(pool.startedRenderers == 2)
         }
-        #expect(reason.hasPrefix("renderer exited"))
-        #expect(pool.startedRenderers == 2)
     }
 
     @Test("bubblewrap's exit status of 128+N is read as signal N; a plain worker's is its own")
