@@ -519,6 +519,15 @@ class PageTest:
         if problems:
             raise CheckFailed("\n  " + "\n  ".join(problems))
 
+    def scroll_to_page(self, number):
+        """Brings page `number` of the preview's stack to the top of the window."""
+        self.driver.execute_script(
+            "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()", number)
+
+    def shown_page(self):
+        """What "Page N of M" says N is."""
+        return self.driver.execute_script("return document.getElementById('page-number').textContent")
+
     def check_pdf_pages(self):
         """The preview of a multi-page PDF stacks every page, each laid out before it loads;
         scrolled to the end, every page has loaded, in order, and the page count follows."""
@@ -536,14 +545,12 @@ class PageTest:
         # j steps to page 2.
         self.driver.execute_script("if (document.activeElement) document.activeElement.blur()")
         self.press("j")
-        wait_for("j shows page 2 of the count", lambda: self.driver.execute_script(
-            "return document.getElementById('page-number').textContent") == "2", 10)
+        wait_for("j shows page 2 of the count", lambda: self.shown_page() == "2", 10)
         # Page by page, as a reader scrolls: each is brought into view and must load there (a
         # lazy image scrolled past between two frames is never seen by the browser, so the
         # check waits for each before going on).
         for number in range(1, LONG_PDF_PAGES + 1):
-            self.driver.execute_script(
-                "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()", number)
+            self.scroll_to_page(number)
             try:
                 wait_for(f"page {number} loads once in view", lambda: self.driver.execute_script("""
                     const image = document.querySelector(`#page-stack img[data-page='${arguments[0]}']`);
@@ -572,7 +579,7 @@ class PageTest:
         """)
         if order != [str(number) for number in range(1, LONG_PDF_PAGES + 1)]:
             raise CheckFailed(f"the pages loaded are {order}")
-        shown = self.driver.execute_script("return document.getElementById('page-number').textContent")
+        shown = self.shown_page()
         if shown != str(LONG_PDF_PAGES):
             raise CheckFailed(f"at the end the page count says page {shown}, expected {LONG_PDF_PAGES}")
         self.shots.mkdir(parents=True, exist_ok=True)
@@ -600,14 +607,11 @@ class PageTest:
         if len(stack()) != INLINE_PAGES:
             raise CheckFailed(f"{len(stack())} pages in the stack before any scrolling, expected {INLINE_PAGES}")
         # j on the last page there is adds the next batch and goes to the page after it.
-        self.driver.execute_script(
-            "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()", INLINE_PAGES)
-        wait_for(f"the count says page {INLINE_PAGES}", lambda: self.driver.execute_script(
-            "return document.getElementById('page-number').textContent") == str(INLINE_PAGES), 10)
+        self.scroll_to_page(INLINE_PAGES)
+        wait_for(f"the count says page {INLINE_PAGES}", lambda: self.shown_page() == str(INLINE_PAGES), 10)
         self.driver.execute_script("if (document.activeElement) document.activeElement.blur()")
         self.press("j")
-        wait_for(f"j shows page {INLINE_PAGES + 1}", lambda: self.driver.execute_script(
-            "return document.getElementById('page-number').textContent") == str(INLINE_PAGES + 1), 10)
+        wait_for(f"j shows page {INLINE_PAGES + 1}", lambda: self.shown_page() == str(INLINE_PAGES + 1), 10)
         # Scrolled to the end again and again, the stack grows to every page.
         for _ in range(20):
             if len(stack()) == LONGER_PDF_PAGES:
@@ -621,15 +625,12 @@ class PageTest:
         if pages != expected:
             wrong = [page for page, want in zip(pages, expected) if page != want][:5]
             raise CheckFailed(f"the stack holds {len(pages)} pages; first differences: {wrong}")
-        self.driver.execute_script(
-            "document.querySelector(`#page-stack img[data-page='${arguments[0]}']`).scrollIntoView()",
-            LONGER_PDF_PAGES)
+        self.scroll_to_page(LONGER_PDF_PAGES)
         wait_for(f"page {LONGER_PDF_PAGES} loads", lambda: self.driver.execute_script("""
             const image = document.querySelector(`#page-stack img[data-page='${arguments[0]}']`);
             return image.complete && image.naturalWidth > 0;
         """, LONGER_PDF_PAGES), 20)
-        wait_for(f"the count says page {LONGER_PDF_PAGES}", lambda: self.driver.execute_script(
-            "return document.getElementById('page-number').textContent") == str(LONGER_PDF_PAGES), 10)
+        wait_for(f"the count says page {LONGER_PDF_PAGES}", lambda: self.shown_page() == str(LONGER_PDF_PAGES), 10)
 
     def check_text_preview(self):
         """A CJK text's preview is its text, decoded: the characters of its first line are in
