@@ -3,9 +3,9 @@ import Logging
 import Synchronization
 
 /// The accounts a server checks requests against, kept as current as its users file: the file is
-/// looked at (one `stat`) at most once a second and read again when it changed, so that
-/// `glance user remove` or a new password ends that account's sessions and tokens within a
-/// second, without a restart. A file that became unreadable or unsafe keeps the accounts last read
+/// looked at (one `stat`) at most once a check interval (a second, unless the caller says
+/// otherwise) and read again when it changed, so that `glance user remove` or a new password ends
+/// that account's sessions and tokens within that interval, without a restart. A file that became unreadable or unsafe keeps the accounts last read
 /// (logged once): nobody gains an account through a broken file.
 public final class AccountBook: Sendable {
     /// What tells one version of the file from another.
@@ -28,29 +28,39 @@ public final class AccountBook: Sendable {
     public let path: String?
     private let state: Mutex<State>
     private let logger: Logger
-    static let checkInterval = Duration.seconds(1)
+    /// The longest a change of the users file goes unseen.
+    public let checkInterval: Duration
+    /// The check interval a server uses: one `stat` a second costs nothing, and a removed account
+    /// loses its access within that second.
+    public static let defaultCheckInterval = Duration.seconds(1)
 
     /// A book of fixed accounts (no file to follow).
     public init(_ accounts: Accounts) {
         path = nil
+        checkInterval = Self.defaultCheckInterval
         logger = Logger(label: "glance.accounts")
         state = Mutex(State(accounts: accounts, stamp: nil, checked: .now))
     }
 
-    /// The accounts of the users file at `path`, followed from now on.
-    public init(path: String, logger: Logger = Logger(label: "glance.accounts")) throws(AccountsError) {
+    /// The accounts of the users file at `path`, followed from now on: a change is seen at the
+    /// first request `checkInterval` or more after the last look.
+    public init(
+        path: String, checkInterval: Duration = defaultCheckInterval,
+        logger: Logger = Logger(label: "glance.accounts")
+    ) throws(AccountsError) {
         self.path = path
+        self.checkInterval = checkInterval
         self.logger = logger
         let stamp = Self.stamp(of: path)
         state = Mutex(State(accounts: try Accounts.read(from: path), stamp: stamp, checked: .now))
     }
 
-    /// The accounts as the file holds them now (at most a second ago).
+    /// The accounts as the file holds them now (at most a check interval ago).
     public var current: Accounts {
         guard let path else { return state.withLock { $0.accounts } }
         let now = ContinuousClock.now
         return state.withLock { state in
-            guard now - state.checked >= Self.checkInterval else { return state.accounts }
+            guard now - state.checked >= checkInterval else { return state.accounts }
             state.checked = now
             let stamp = Self.stamp(of: path)
             guard stamp != state.stamp else { return state.accounts }

@@ -33,7 +33,10 @@ final class IndexedContainer: Sendable {
     }
 
     deinit {
-        pool.shutdownBlocking()
+        // Not stopBlocking()/shutdownBlocking(): a deinit at the end of an async test runs on one of
+        // the cooperative pool's threads, which must not wait. The task kills or drains the
+        // renderers and awaits their threads without holding one.
+        Task { [pool] in await pool.shutdown() }
         try? FileManager.default.removeItem(atPath: root)
     }
 

@@ -53,7 +53,10 @@ final class ServedContainer: Sendable {
     }
 
     deinit {
-        pool.stopBlocking()
+        // Not stopBlocking()/shutdownBlocking(): a deinit at the end of an async test runs on one of
+        // the cooperative pool's threads, which must not wait. The task kills or drains the
+        // renderers and awaits their threads without holding one.
+        Task { [pool] in await pool.stop() }
         try? FileManager.default.removeItem(atPath: root)
         try? FileManager.default.removeItem(atPath: outside)
     }

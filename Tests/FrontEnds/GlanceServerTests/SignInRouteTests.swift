@@ -25,6 +25,9 @@ struct SignInRouteTests {
         let served: [ServedContainer]
         let servers: [PreviewServer]
 
+        /// An owner-only folder for a users file (the server refuses one in a folder others may write).
+        let usersFolder: String
+
         init(_ titles: [String] = ["photos"]) throws {
             served = try titles.map { _ in try ServedContainer() }
             servers = zip(served, titles).map { served, title in
@@ -32,10 +35,32 @@ struct SignInRouteTests {
                 server.title = title
                 return server
             }
+            usersFolder = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(
+                atPath: usersFolder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
 
+        deinit { try? FileManager.default.removeItem(atPath: usersFolder) }
+
         func site(_ accounts: Accounts, basePath: String = "", metrics: ProcessMetrics? = nil) -> PreviewSite {
-            PreviewSite(containers: servers, basePath: basePath, accounts: AccountBook(accounts), metrics: metrics)
+            site(AccountBook(accounts), basePath: basePath, metrics: metrics)
+        }
+
+        func site(_ book: AccountBook, basePath: String = "", metrics: ProcessMetrics? = nil) -> PreviewSite {
+            PreviewSite(containers: servers, basePath: basePath, accounts: book, metrics: metrics)
+        }
+
+        /// The users file's path.
+        var usersFile: String { usersFolder + "/users" }
+
+        /// Writes `accounts` to the users file (replacing it as `glance user` does).
+        func write(_ accounts: Accounts) throws { try accounts.write(to: usersFile) }
+
+        /// A book following the users file, written first with `accounts`, that looks at the file
+        /// again every `checkInterval` (zero: at every request, so a test sees a change at once).
+        func followed(_ accounts: Accounts, checkInterval: Duration = .zero) throws -> AccountBook {
+            try write(accounts)
+            return try AccountBook(path: usersFile, checkInterval: checkInterval)
         }
 
         /// `body`'s value, with a client of `site`'s routes (cookies `Secure` when `secure`).
@@ -136,15 +161,6 @@ struct SignInRouteTests {
             #expect(response.status == .seeOther)
             return try #require(SetCookie(response))
         }
-    }
-
-    /// Puts the browser session of `cookie`, kept by `from`, into `to`'s store: what the server
-    /// holds for that browser once its users file reads as `to`'s accounts. (An ``AccountBook``
-    /// follows a file at most once a second, which a test in process would have to wait for.)
-    static func carry(_ cookie: SetCookie, from: PreviewSite, to: PreviewSite) async throws {
-        let key = BrowserSession.keyPrefix + cookie.value
-        let session = try #require(try await from.sessionStore.get(key: key, as: BrowserSession.self))
-        try await to.sessionStore.set(key: key, value: session, expires: .seconds(600))
     }
 
     /// Whether `response` is the `401` asking for an account, with the scheme `scheme`.
@@ -567,24 +583,20 @@ struct SignInRouteTests {
 
     @Test("a session ends when its account is removed or gets a new password, and its cookie is expired")
     func sessionEndsWithItsAccount() async throws {
-        let fixture = try Fixture()
         let alice = try Account(name: "alice", password: Self.password, containers: nil)
         let bob = try Account(name: "bob", password: "bob's password", containers: nil)
-        let before = fixture.site(Accounts([alice, bob]))
-        let cookie = try await fixture.test(before) { client in try await Self.signIn(client) }
-        // The same accounts (read again, unchanged): the session holds.
-        let unchanged = fixture.site(Accounts([alice, bob]))
-        try await Self.carry(cookie, from: before, to: unchanged)
-        try await fixture.test(unchanged) { client in
-            try await client.execute(uri: "/api/items", method: .get, headers: cookie.headers) {
-                #expect($0.status == .ok)
-            }
-        }
         let renewed = try Account(name: "alice", password: "a new password", containers: nil)
         for (change, accounts) in [("a new password", Accounts([renewed, bob])), ("removed", Accounts([bob]))] {
-            let after = fixture.site(accounts)
-            try await Self.carry(cookie, from: before, to: after)
-            try await fixture.test(after) { client in
+            let fixture = try Fixture()
+            let site = fixture.site(try fixture.followed(Accounts([alice, bob])))
+            try await fixture.test(site) { client in
+                let cookie = try await Self.signIn(client)
+                // The same accounts written again: the session holds.
+                try fixture.write(Accounts([alice, bob]))
+                try await client.execute(uri: "/api/items", method: .get, headers: cookie.headers) {
+                    #expect($0.status == .ok, "\(change)")
+                }
+                try fixture.write(accounts)
                 try await client.execute(uri: "/api/items", method: .get, headers: cookie.headers) { response in
                     #expect(Self.isChallenge(response), "\(change)")
                     #expect(Self.isExpired(SetCookie(response)), "\(change)")
@@ -593,6 +605,32 @@ struct SignInRouteTests {
                 try await client.execute(uri: "/api/items", method: .get, headers: cookie.headers) { response in
                     #expect(Self.isChallenge(response) && response.headers[.setCookie] == nil, "\(change)")
                 }
+            }
+        }
+    }
+
+    @Test("a change to the users file is seen at the first request a check interval after the last look, not before")
+    func usersFileCheckInterval() async throws {
+        let alice = try Account(name: "alice", password: Self.password, containers: nil)
+        let bob = try Account(name: "bob", password: "bob's password", containers: nil)
+        // An hour's interval: bob, removed after the first look, still reads within the hour.
+        let fixture = try Fixture()
+        let hourly = fixture.site(try fixture.followed(Accounts([alice, bob]), checkInterval: .seconds(3600)))
+        try await fixture.test(hourly) { client in
+            try fixture.write(Accounts([alice]))
+            try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("bob", "bob's password")) {
+                #expect($0.status == .ok)
+            }
+        }
+        // No interval: the same change ends bob's access at his next request.
+        let immediate = fixture.site(try fixture.followed(Accounts([alice, bob])))
+        try await fixture.test(immediate) { client in
+            try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("bob", "bob's password")) {
+                #expect($0.status == .ok)
+            }
+            try fixture.write(Accounts([alice]))
+            try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("bob", "bob's password")) {
+                #expect(Self.isChallenge($0))
             }
         }
     }
@@ -830,22 +868,23 @@ struct SignInRouteTests {
 
     @Test("a share link's session ends when its grant is revoked or has expired")
     func shareSessionEndsWithItsGrant() async throws {
-        let fixture = try Fixture()
         let share = Share.make(container: "photos", document: nil, expires: Date().addingTimeInterval(3600))
         let (accounts, token) = try await Self.sharing(share)
-        let before = fixture.site(accounts)
-        let cookie = try await fixture.test(before) { client in try await Self.openShare(client, token) }
         var revoked = accounts
         revoked.revokeShare(share.id)
         var expired = accounts
-        expired.add(Share(id: share.id, container: "photos", document: nil, expires: Date().addingTimeInterval(-1)))
-        for (change, accounts, status) in [
+        // Whole seconds, as the users file keeps them.
+        let past = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 1)
+        expired.add(Share(id: share.id, container: "photos", document: nil, expires: past))
+        for (change, changed, status) in [
             ("unchanged", accounts, HTTPResponse.Status.ok), ("revoked", revoked, .unauthorized),
             ("expired", expired, .unauthorized),
         ] {
-            let after = fixture.site(accounts)
-            try await Self.carry(cookie, from: before, to: after)
-            try await fixture.test(after) { client in
+            let fixture = try Fixture()
+            let site = fixture.site(try fixture.followed(accounts))
+            try await fixture.test(site) { client in
+                let cookie = try await Self.openShare(client, token)
+                try fixture.write(changed)
                 try await client.execute(uri: "/api/items", method: .get, headers: cookie.headers) { response in
                     #expect(response.status == status, "\(change)")
                     #expect(Self.isExpired(SetCookie(response)) == (status != .ok), "\(change)")
