@@ -35,7 +35,8 @@ struct SignInRouteTests {
                 server.title = title
                 return server
             }
-            usersFolder = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID().uuidString)").path
+            usersFolder =
+                FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(
                 atPath: usersFolder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
