@@ -69,6 +69,9 @@ public enum FileName {
 
     /// The bytes that `name` stands for (the inverse of ``decode(_:)``).
     public static func encode(_ name: String) -> [UInt8] {
+        // An escaped byte is a scalar of U+10FF80...U+10FFFF, whose UTF-8 starts with 0xF4: a
+        // name without that byte is its UTF-8 as it is.
+        guard name.utf8.contains(0xF4) else { return Array(name.utf8) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(name.utf8.count)
         for scalar in name.unicodeScalars {

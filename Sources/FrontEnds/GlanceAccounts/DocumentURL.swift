@@ -13,7 +13,7 @@ public enum DocumentURL {
     public static func from(components: [Substring]) -> String? {
         var parts: [String] = []
         for component in components {
-            guard let decoded = String(component).removingPercentEncoding,
+            guard let decoded = PercentDecoding.decoded(component),
                 !decoded.utf8.contains(UInt8(ascii: "/"))
             else { return nil }
             parts.append(decoded)

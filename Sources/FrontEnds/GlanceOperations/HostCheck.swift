@@ -61,7 +61,8 @@ public struct HostCheck: Sendable {
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if name.count > 1, name.hasSuffix(".") { name.removeLast() }
         var address = in6_addr()
-        guard name.contains(":"), inet_pton(AF_INET6, name, &address) == 1 else { return name }
+        // On the bytes: Foundation's `contains` of a string goes through Core Foundation.
+        guard name.utf8.contains(UInt8(ascii: ":")), inet_pton(AF_INET6, name, &address) == 1 else { return name }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return name }
         return String(nulTerminated: text)

@@ -38,44 +38,9 @@ struct PageQuery: Sendable, Equatable {
         return parameters
     }
 
-    /// `text` as a form encodes it decoded: `+` a space, `%XX` the byte XX, the bytes read as
-    /// UTF-8; nil for a `%` without two hex digits after it, or bytes that are not UTF-8 (what
-    /// Foundation's `removingPercentEncoding` refuses too). On the bytes, with a way through
-    /// for the common text with neither `%` nor `+`: Foundation's decoding, twice a thumbnail
-    /// GET, took 8% of the server's time under load.
+    /// `text` as a form encodes it decoded (``PercentDecoding``, `+` a space).
     static func formDecoded(_ text: Substring) -> String? {
-        let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
-            return String(text)
-        }
-        func hexValue(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            index = utf8.index(after: index)
-            switch byte {
-            case UInt8(ascii: "+"):
-                bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
-                index = utf8.index(after: index)
-                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
-                index = utf8.index(after: index)
-                bytes.append(high << 4 | low)
-            default:
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
+        PercentDecoding.decoded(text, plusIsSpace: true)
     }
 
     /// The query of a request; a value the server does not know is a 400, not a guess.

@@ -65,7 +65,9 @@ public struct PreviewServer: Sendable {
     /// What counts a cache's lookups into `metrics`, or nil without metrics.
     private static func counter(_ metrics: ProcessMetrics?, cache: String) -> (@Sendable (Bool) -> Void)? {
         guard let metrics else { return nil }
-        return { hit in metrics.cacheLookup(cache, hit: hit) }
+        // The two counters found once, not on every request.
+        let (hits, misses) = (metrics.cacheLookups(cache, hit: true), metrics.cacheLookups(cache, hit: false))
+        return { hit in (hit ? hits : misses).increment() }
     }
 
     /// The routes, for this container alone (at the root).
@@ -189,7 +191,7 @@ struct RequestFilter: RouterMiddleware {
         }
         // The router reads `a//b` as `a/b`; a path with an empty component names nothing here
         // (one document, one URL: no aliases for caches and logs to tell apart).
-        if request.uri.path.contains("//") || Self.hasStrayTrailingSlash(request.uri.path, basePath: basePath) {
+        if Self.hasEmptyComponent(request.uri.path) || Self.hasStrayTrailingSlash(request.uri.path, basePath: basePath) {
             throw ServerError.notFound
         }
         do {
@@ -202,6 +204,17 @@ struct RequestFilter: RouterMiddleware {
 }
 
 extension RequestFilter {
+    /// Whether `path` holds `//` (on the bytes: Foundation's `contains` of a string goes
+    /// through Core Foundation, on every request).
+    static func hasEmptyComponent(_ path: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/") { return true }
+            previous = byte
+        }
+        return false
+    }
+
     /// Whether `path` ends with a `/` that names nothing: only `/` and a container's grid
     /// (`/c/NAME/`), under the base path, end with one; `/documents/photo.jpg/` is not another
     /// name for the document.

@@ -24,11 +24,10 @@ extension ProcessMetrics {
         }
     }
 
-    /// A lookup in a memory cache (`thumbnails` or `previews`):
-    /// `glance_cache_requests_total{cache,result}`.
-    func cacheLookup(_ cache: String, hit: Bool) {
+    /// The counter of the lookups in a memory cache (`thumbnails` or `previews`) that found an
+    /// entry (`hit`) or none: `glance_cache_requests_total{cache,result}`.
+    func cacheLookups(_ cache: String, hit: Bool) -> CoreMetrics.Counter {
         handles.counter("glance_cache_requests_total", [("cache", cache), ("result", hit ? "hit" : "miss")])
-            .increment()
     }
 
     /// A failed sign-in (a wrong password or token, or a share link that did not open):
