@@ -40,7 +40,7 @@ struct ExportCommand: AsyncParsableCommand, ContainerCommand {
         } catch {
             throw CommandFailure.unusable(error.description)
         }
-        guard let stored, let image = stored.thumbnails.first(where: { $0.sizeKey == sizeKey }), let data = image.data
+        guard let stored, let image = stored.thumbnail(sizeKey: sizeKey), let data = image.data
         else {
             let reason = stored.map {
                 $0.record.state == .fresh

@@ -65,7 +65,8 @@ struct ShowCommand: AsyncParsableCommand, ContainerCommand {
         if let preview {
             // The picture, its name and state, then the attributes below it (about a dozen lines).
             let reserved =
-                3 + 7 + item.thumbnails.count + (item.details.map { ListingFormatter.detailLines($0).count } ?? 0)
+                3 + 7 + item.thumbnails.count + item.sizesServedByStandard.count
+                + (item.details.map { ListingFormatter.detailLines($0).count } ?? 0)
             _ = try await pictureOptions.draw([item], choice: preview, store: store, reservingRows: reserved)
         }
         lines += [
@@ -80,6 +81,9 @@ struct ShowCommand: AsyncParsableCommand, ContainerCommand {
             lines.append(
                 "thumbnail   \(DisplayText.escaped(image.sizeKey)): \(image.width)x\(image.height) \(image.format.rawValue), \(ListingFormatter.byteCount(Int64(image.byteCount)))"
             )
+        }
+        for key in item.sizesServedByStandard {
+            lines.append("thumbnail   \(DisplayText.escaped(key)): the \(ThumbnailImage.standardSizeKey) one (it fits)")
         }
         if let generatedAt = item.generatedAt, let version = item.generatorVersion {
             lines.append(

@@ -25,7 +25,8 @@ public enum ThumbnailState: String, Sendable, Codable, CaseIterable {
 /// `GenerationPlan`). An unchanged container so costs one `stat` per document. A record that
 /// describes its file is then:
 /// - `fresh` when it holds the standard thumbnail and every one of the store's smaller sizes
-///   (``ThumbnailSizes``), and for a PDF its page count, for a text its encoding
+///   (``ThumbnailSizes``; a size the standard thumbnail fits as it is counts as held:
+///   ``StoredDocument/thumbnail(sizeKey:)``), and for a PDF its page count, for a text its encoding
 ///   (``DocumentDetails``);
 /// - `stale` when it is `fresh` without one of them (a record made before Glance kept them), or
 ///   `failed` / `unsupported` as
@@ -63,8 +64,9 @@ public struct FreshnessPolicy: Sendable {
         guard Self.describes(record, identity) else { return .stale }
         switch record.state {
         case .fresh:
-            let keys = Set(stored.thumbnails.map(\.sizeKey))
-            let complete = keys.contains(ThumbnailImage.standardSizeKey) && sizes.sizeKeys.allSatisfy(keys.contains)
+            let complete =
+                stored.thumbnail(sizeKey: ThumbnailImage.standardSizeKey) != nil
+                && sizes.sizeKeys.allSatisfy { stored.thumbnail(sizeKey: $0) != nil }
             return complete && Self.hasDetails(record) ? .fresh : .stale
         case .unsupported:
             return record.generatorVersion == generatorVersion ? .unsupported : .stale

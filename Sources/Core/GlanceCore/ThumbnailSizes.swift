@@ -54,6 +54,28 @@ public struct ThumbnailSizes: Sendable, Equatable, CustomStringConvertible {
         guard parts.count == 2, parts[0] == parts[1], let side = Int(parts[0]), side > 0 else { return nil }
         return side
     }
+
+    /// Whether the standard thumbnail, `width` by `height`, fits a `side` box as it is: that size
+    /// would be the same image again, so it is not made or stored, and whoever asks for it gets
+    /// the standard thumbnail (``StoredDocument/thumbnail(sizeKey:)``). The one rule for the
+    /// renderer, freshness and every reader.
+    public static func standardServes(side: Int, width: Int, height: Int) -> Bool {
+        width > 0 && height > 0 && max(width, height) <= side
+    }
+}
+
+extension StoredDocument {
+    /// The image that answers for `sizeKey`: the one stored under it, or the standard thumbnail
+    /// when that fits the key's box (``ThumbnailSizes/standardServes(side:width:height:)``); nil
+    /// when neither. Its `data` is there only when the read asked for that image's bytes.
+    public func thumbnail(sizeKey: String) -> ThumbnailImage? {
+        if let image = thumbnails.first(where: { $0.sizeKey == sizeKey }) { return image }
+        guard let side = ThumbnailSizes.side(ofSizeKey: sizeKey), side < ThumbnailLimits.defaultMaxSide,
+            let standard = thumbnails.first(where: { $0.sizeKey == ThumbnailImage.standardSizeKey }),
+            ThumbnailSizes.standardServes(side: side, width: standard.width, height: standard.height)
+        else { return nil }
+        return standard
+    }
 }
 
 extension ThumbnailStore {

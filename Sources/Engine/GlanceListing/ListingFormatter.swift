@@ -20,6 +20,9 @@ public enum ListingFormatter {
             public var averageColour: String?
             /// The blurred placeholder, a ThumbHash in base64.
             public var thumbHash: String?
+            /// The size key whose image this one is (`1024x1024`), when that one fits this box
+            /// as it is and is not stored again; nil for an image stored under its own key.
+            public var sameAs: String?
         }
 
         public var path: String
@@ -54,6 +57,10 @@ public enum ListingFormatter {
                 thumbnails[image.sizeKey] = Thumbnail(
                     width: image.width, height: image.height, format: image.format.rawValue, bytes: image.byteCount,
                     averageColour: image.averageColour, thumbHash: image.thumbHash)
+            }
+            if var standard = thumbnails[ThumbnailImage.standardSizeKey] {
+                standard.sameAs = ThumbnailImage.standardSizeKey
+                for key in item.sizesServedByStandard { thumbnails[key] = standard }
             }
             generatedAt = item.generatedAt.map(ListingFormatter.iso8601)
             generatorVersion = item.generatorVersion

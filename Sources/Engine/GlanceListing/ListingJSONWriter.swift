@@ -120,6 +120,10 @@ public enum ListingJSONWriter {
             output.quoted(image.format)
             output.raw(",\n        \"height\" : ")
             output.number(Int64(image.height))
+            if let sameAs = image.sameAs {
+                output.raw(",\n        \"sameAs\" : ")
+                output.quoted(sameAs)
+            }
             if let hash = image.thumbHash {
                 output.raw(",\n        \"thumbHash\" : ")
                 output.quoted(hash)

@@ -18,8 +18,12 @@ public struct PromisedItemAttributes: Sendable, Equatable {
     public var state: ThumbnailState
     /// The recorded failure (or unsupported detail).
     public var error: String?
-    /// The thumbnail dictionary; images carry bytes only if they were asked for.
+    /// The thumbnail dictionary as stored; images carry bytes only if they were asked for.
     public var thumbnails: [ThumbnailImage]
+    /// The store's smaller sizes that the standard thumbnail answers for, smallest first: it fits
+    /// their boxes as it is, so they are not stored again
+    /// (``ThumbnailSizes/standardServes(side:width:height:)``).
+    public var sizesServedByStandard: [String] = []
     /// When the thumbnails were made, and by which Glance version.
     public var generatedAt: Date?
     public var generatorVersion: String?
@@ -46,6 +50,12 @@ public struct PromisedItemAttributes: Sendable, Equatable {
         contentType = stored?.record.contentType ?? ContentType(named: name)
         error = state == .failed || state == .unsupported ? stored?.record.error : nil
         thumbnails = state == .fresh || state == .stale ? stored?.thumbnails ?? [] : []
+        if let stored, !thumbnails.isEmpty {
+            sizesServedByStandard = policy.sizes.sizeKeys.filter { key in
+                !thumbnails.contains { $0.sizeKey == key }
+                    && stored.thumbnail(sizeKey: key)?.sizeKey == ThumbnailImage.standardSizeKey
+            }
+        }
         generatedAt = stored?.record.generatedAt
         generatorVersion = stored?.record.generatorVersion
         digest = stored?.record.digest

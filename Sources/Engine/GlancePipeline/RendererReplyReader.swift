@@ -100,7 +100,8 @@ package struct RendererReplyReader {
 
     /// Whether a reply header can be the answer to `job`: its id, byte counts the pipe may
     /// carry, and for a rendered image a format and a size within the job's box, and exactly
-    /// the renditions and sizes asked for, each within its own box.
+    /// the renditions and sizes asked for (but the sizes the image fits as it is), each within
+    /// its own box.
     static func isPlausible(_ outcome: RenderOutcome, for job: RenderJob) -> Bool {
         let counts = [outcome.byteCount] + (outcome.renditions + outcome.sizes).map(\.byteCount)
         guard outcome.id == job.id, counts.allSatisfy({ (0...RenderOutcome.maximumByteCount).contains($0) }),
@@ -122,8 +123,12 @@ package struct RendererReplyReader {
                 && (1...job.maxSide).contains(outcome.width) && (1...job.maxSide).contains(outcome.height)
                 && outcome.byteCount == outcome.width * outcome.height * 4
         }
+        // The sizes asked for, but those the thumbnail itself fits (not made: it serves them).
+        let sizesMade = job.sizes.filter {
+            !ThumbnailSizes.standardServes(side: $0, width: outcome.width, height: outcome.height)
+        }
         let renditionsFit =
-            outcome.renditions.map(\.side) == job.renditions && outcome.sizes.map(\.side) == job.sizes
+            outcome.renditions.map(\.side) == job.renditions && outcome.sizes.map(\.side) == sizesMade
             && (outcome.renditions + outcome.sizes).allSatisfy { rendition in
                 let box = 1...min(rendition.side, job.maxSide)
                 return box.contains(rendition.width) && box.contains(rendition.height) && rendition.byteCount > 0

@@ -49,8 +49,14 @@ extension PreviewServer {
             }
             stored = try await storeCall { try await indexer.store.document(at: path, bytes: .only(sizeKey)) }
         }
-        guard let stored, let image = stored.thumbnails.first(where: { $0.sizeKey == sizeKey }), let data = image.data
-        else { throw ServerError.notFound }
+        guard var stored, var image = stored.thumbnail(sizeKey: sizeKey) else { throw ServerError.notFound }
+        if image.data == nil, image.sizeKey != sizeKey {
+            // A size the standard thumbnail answers for (it fits that box): its bytes.
+            let standard = try await storeCall { try await indexer.store.document(at: path, bytes: .only(image.sizeKey)) }
+            guard let standard, let found = standard.thumbnail(sizeKey: sizeKey) else { throw ServerError.notFound }
+            (stored, image) = (standard, found)
+        }
+        guard let data = image.data else { throw ServerError.notFound }
         let entry = ThumbnailCache.Entry(
             identity: stored.record.identity, entityTag: Self.entityTag(stored.record, sizeKey: sizeKey),
             version: Self.version(stored.record), contentType: image.format.mimeType, body: ByteBuffer(bytes: data),

@@ -151,7 +151,7 @@ public final class Container: Sendable {
         guard stored.record.state == .fresh else {
             throw .noThumbnail(path, reason: stored.record.error ?? stored.record.state.rawValue)
         }
-        guard let image = stored.thumbnails.first(where: { $0.sizeKey == sizeKey }), let data = image.data else {
+        guard let image = stored.thumbnail(sizeKey: sizeKey), let data = image.data else {
             throw .noThumbnail(path, reason: "no thumbnail of size \(sizeKey)")
         }
         return Thumbnail(bytes: data, format: image.format, width: image.width, height: image.height)

@@ -30,9 +30,13 @@ public enum RenditionMaker {
     /// the 1024, 256 from the 512: a quarter of the pixels to read), else from `image`.
     /// Also gives the smallest as pixels (`image` itself when there are none), for the ThumbHash:
     /// fitting a 256 into 100x100 reads a sixteenth of the pixels the 1024 would.
+    ///
+    /// A side whose box the thumbnail fits as it is gets nothing: it would be the same image
+    /// again (``ThumbnailSizes/standardServes(side:width:height:)``; readers take the thumbnail).
     public static func sizes(of image: PixelBuffer, fitting sides: [Int], as format: ImageFormat, content: PNGContent)
         throws(ThumbnailError) -> (sizes: [Rendition], smallest: PixelBuffer)
     {
+        let sides = sides.filter { !ThumbnailSizes.standardServes(side: $0, width: image.width, height: image.height) }
         var made: [Rendition] = []
         var source = image
         var kind: PictureKind?
@@ -50,11 +54,15 @@ public enum RenditionMaker {
 
     /// The store's smaller thumbnails from the halves a streamed PNG made of its thumbnail
     /// (``HalvingChain``): for each of `sides`, in that order, the half whose longest side it is,
-    /// encoded as ``sizes(of:fitting:as:content:)`` encodes it.
+    /// encoded as ``sizes(of:fitting:as:content:)`` encodes it (and, as there, none for a side
+    /// the thumbnail fits as it is).
     public static func sizes(
         fromHalves halves: [PixelBuffer], of thumbnail: EncodedThumbnail, fitting sides: [Int], as format: ImageFormat,
         content: PNGContent
     ) throws(ThumbnailError) -> [Rendition] {
+        let sides = sides.filter {
+            !ThumbnailSizes.standardServes(side: $0, width: thumbnail.width, height: thumbnail.height)
+        }
         var made: [Rendition] = []
         let largest = halves.first { half in sides.contains(max(half.width, half.height)) }
         let kind = format == .jpeg ? nil : largest.map(PictureKind.init(of:))

@@ -69,7 +69,8 @@ struct GenerateCommandTests {
     )
     func smallerSizes() async throws {
         let container = try SampleContainer.standard()
-        _ = try await container.generate()
+        let (generated, _) = try await container.generate()
+        var sizesServedByStandard = 0
         for (path, row) in try await container.list() where row["state"] as? String == "fresh" {
             let thumbnails = try #require(row["thumbnails"] as? [String: [String: Any]], "\(path)")
             #expect(Set(thumbnails.keys) == ["256x256", "512x512", "1024x1024"], "\(path)")
@@ -77,6 +78,15 @@ struct GenerateCommandTests {
             let (width, height) = (standard["width"] as? Int ?? 0, standard["height"] as? Int ?? 0)
             for side in [256, 512] {
                 let image = try #require(thumbnails["\(side)x\(side)"])
+                if max(width, height) <= side {
+                    // The 1024 fits this box as it is: not stored again, listed as that image.
+                    #expect(image["sameAs"] as? String == "1024x1024", "\(path) \(side)")
+                    #expect(image["format"] as? String == standard["format"] as? String, "\(path) \(side)")
+                    #expect(image["bytes"] as? Int == standard["bytes"] as? Int, "\(path) \(side)")
+                    sizesServedByStandard += 1
+                    continue
+                }
+                #expect(image["sameAs"] == nil, "\(path) \(side)")
                 let (w, h) = (image["width"] as? Int ?? 0, image["height"] as? Int ?? 0)
                 // Within the box, never enlarged, the longer side the box's (or the 1024's own).
                 #expect(max(w, h) == min(side, max(width, height)), "\(path) \(side): \(w)x\(h) of \(width)x\(height)")
@@ -97,6 +107,12 @@ struct GenerateCommandTests {
                 #expect(image["format"] as? String == expected, "\(path) \(side)")
             }
         }
+        // The sample holds documents smaller than 512 (and 256): their sizes are the 1024 itself,
+        // and the store holds them once.
+        #expect(sizesServedByStandard >= 2)
+        let stored = try #require(generated["thumbnailBytesBySize"] as? [String: Int])
+        let rendered = try #require(generated["rendered"] as? Int)
+        #expect(stored.count == 3 && rendered > 0)
         // Another choice of sizes is kept by the store, and every record is made again for it.
         let (summary, result) = try await container.generate(["--sizes", "128"])
         #expect(result.status == 0 && summary["rendered"] as? Int == 8, "\(result.standardError)")

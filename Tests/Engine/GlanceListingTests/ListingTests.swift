@@ -54,6 +54,12 @@ struct ListingTests {
         withDetails[2].details = DocumentDetails(
             pageCount: 2, pageSizes: [], textEncoding: "UTF-8", lineCount: 0, textIsLonger: false)
         withDetails[3].details = DocumentDetails()
+        // A size the 1024 answers for (listed with `sameAs`).
+        if var standard = withDetails[0].thumbnails[ThumbnailImage.standardSizeKey] {
+            standard.sameAs = ThumbnailImage.standardSizeKey
+            withDetails[0].thumbnails["512x512"] = standard
+        }
+        #expect(withDetails[0].thumbnails["512x512"]?.sameAs != nil)
         #expect(ListingJSONWriter.array(withDetails) == ListingFormatter.json(withDetails))
         #expect(ListingJSONWriter.array(rows) == ListingFormatter.json(rows))
         #expect(ListingJSONWriter.array([]) == ListingFormatter.json([ListingFormatter.Row]()))

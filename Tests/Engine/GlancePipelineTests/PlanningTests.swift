@@ -55,18 +55,39 @@ func stored(
 struct PlanningTests {
     let policy = FreshnessPolicy(generatorVersion: "1", sizes: .none)
 
-    @Test("a record is fresh only with every one of the store's smaller sizes; sizes parse and refuse")
+    @Test(
+        "a record is fresh only with every one of the store's smaller sizes, those the 1024 fits as it is counted held; sizes parse and refuse"
+    )
     func smallerSizes() {
-        let record = stored("a.png", identity(7))
+        // A 1024 of 600x400 fits no 256 or 512 box: both must be stored.
+        var record = stored("a.png", identity(7))
+        record.thumbnails = [ThumbnailImage(format: .png, width: 600, height: 400, data: [1, 2, 3])]
         let withSizes = FreshnessPolicy(generatorVersion: "1", sizes: .standard)
         #expect(withSizes.state(of: record, identity: identity(7)) == .stale)
         var complete = record
         for side in [256, 512] {
             complete.thumbnails.append(
                 ThumbnailImage(
-                    sizeKey: ThumbnailSizes.sizeKey(side: side), format: .png, width: 10, height: 10, data: [1]))
+                    sizeKey: ThumbnailSizes.sizeKey(side: side), format: .png, width: side, height: side * 2 / 3,
+                    data: [1]))
         }
         #expect(withSizes.state(of: complete, identity: identity(7)) == .fresh)
+        // A 1024 of 300x200 fits the 512 box as it is: the 256 alone is stored, and answers for
+        // itself; the 1024 answers for 512. One of 10x10 answers for both.
+        var medium = record
+        medium.thumbnails = [
+            ThumbnailImage(format: .png, width: 300, height: 200, data: [1]),
+            ThumbnailImage(sizeKey: "256x256", format: .webp, width: 256, height: 171, data: [2]),
+        ]
+        #expect(withSizes.state(of: medium, identity: identity(7)) == .fresh)
+        #expect(medium.thumbnail(sizeKey: "512x512")?.sizeKey == "1024x1024")
+        #expect(medium.thumbnail(sizeKey: "256x256")?.format == .webp)
+        medium.thumbnails.removeLast()
+        #expect(withSizes.state(of: medium, identity: identity(7)) == .stale)
+        #expect(medium.thumbnail(sizeKey: "256x256") == nil && medium.thumbnail(sizeKey: "2048x2048") == nil)
+        let small = stored("a.png", identity(7))
+        #expect(withSizes.state(of: small, identity: identity(7)) == .fresh)
+        #expect(small.thumbnail(sizeKey: "256x256")?.sizeKey == "1024x1024")
         #expect(
             FreshnessPolicy(generatorVersion: "1", sizes: ThumbnailSizes("128")!).decide(
                 complete, identity: identity(7)) == .render)

@@ -180,7 +180,30 @@ struct PreviewServerTests {
                     #expect($0.status == .badRequest, "\(query)")
                 }
             }
+            // a.png's 1024 is 200x150, which fits both boxes: each size answers with its bytes
+            // (stored once), under a tag of its own, and the listing says whose image it is.
+            let standard = try await client.execute(uri: "/thumbnails/a.png", method: .get) { response in
+                (Array(Data(buffer: response.body)), response.headers[.eTag])
+            }
+            for side in [256, 512] {
+                try await client.execute(
+                    uri: "/thumbnails/a.png?size=\(side)", method: .get, headers: [.accept: "image/webp,*/*"]
+                ) { response in
+                    #expect(response.status == .ok && response.headers[.contentType] == "image/png", "\(side)")
+                    #expect(Array(Data(buffer: response.body)) == standard.0, "\(side)")
+                    #expect(response.headers[.eTag] != standard.1, "\(side)")
+                }
+            }
+            try await client.execute(uri: "/api/items/a.png", method: .get) { response in
+                let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                let thumbnails = object?["thumbnails"] as? [String: [String: Any]] ?? [:]
+                #expect(thumbnails["256x256"]?["sameAs"] as? String == "1024x1024")
+                #expect(thumbnails["512x512"]?["width"] as? Int == 200)
+            }
         }
+        let stored = try #require(
+            try await served.server.indexer.store.document(at: "a.png", includingImageData: false))
+        #expect(stored.thumbnails.map(\.sizeKey) == ["1024x1024"])
     }
 
     @Test("pages share one walk of the container until a document changes; the next page after a change walks again")
