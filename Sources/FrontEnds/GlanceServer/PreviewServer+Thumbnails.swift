@@ -52,7 +52,9 @@ extension PreviewServer {
         guard var stored, var image = stored.thumbnail(sizeKey: sizeKey) else { throw ServerError.notFound }
         if image.data == nil, image.sizeKey != sizeKey {
             // A size the standard thumbnail answers for (it fits that box): its bytes.
-            let standard = try await storeCall { try await indexer.store.document(at: path, bytes: .only(image.sizeKey)) }
+            let standard = try await storeCall {
+                try await indexer.store.document(at: path, bytes: .only(image.sizeKey))
+            }
             guard let standard, let found = standard.thumbnail(sizeKey: sizeKey) else { throw ServerError.notFound }
             (stored, image) = (standard, found)
         }
