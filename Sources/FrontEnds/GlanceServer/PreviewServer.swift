@@ -191,7 +191,8 @@ struct RequestFilter: RouterMiddleware {
         }
         // The router reads `a//b` as `a/b`; a path with an empty component names nothing here
         // (one document, one URL: no aliases for caches and logs to tell apart).
-        if Self.hasEmptyComponent(request.uri.path) || Self.hasStrayTrailingSlash(request.uri.path, basePath: basePath) {
+        if Self.hasEmptyComponent(request.uri.path) || Self.hasStrayTrailingSlash(request.uri.path, basePath: basePath)
+        {
             throw ServerError.notFound
         }
         do {
