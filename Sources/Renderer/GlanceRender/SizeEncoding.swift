@@ -62,8 +62,9 @@ public enum PictureKind: Sendable, Equatable {
 ///
 /// Measured on the bench corpus's 512s and 256s (bench/work/corpus-small; SSIM on luma against
 /// the lossless tile, as bench/quality.py computes it; libwebp at method 0):
-/// - a photo's (its thumbnail is JPEG) stay JPEG: lossy WebP took 3-4 ms at 512 to the JPEG's
-///   under 1 and cost the JPEG batch a tenth of its rate;
+/// - a photo's (its thumbnail is JPEG) stay JPEG, at a luma quality of their own
+///   (``ImageEncoder/sizeJPEGQuality``, SSIM 0.974 and up): lossy WebP took 3-4 ms at 512 to the
+///   JPEG's under 1 and cost the JPEG batch a tenth of its rate;
 /// - ``PictureKind/gradual`` pages and PNGs: lossy WebP at quality 92 is 4 to 8 times smaller
 ///   than lossless for photographs (a PNG photo's 512: 56 kB against 380 kB) at SSIM
 ///   0.974-0.995 (quality 88: down to 0.959, 12% fewer bytes), and half a screenshot's or a
@@ -72,7 +73,7 @@ public enum PictureKind: Sendable, Equatable {
 ///   page's lossless 256 but 1.5 times its 512 PNG, and a text document's gray PNG is smaller
 ///   than either.
 public enum SizeEncoding: Sendable, Equatable {
-    /// libjpeg-turbo at the thumbnail's own quality.
+    /// libjpeg-turbo at ``ImageEncoder/sizeJPEGQuality``.
     case jpeg
     /// Glance's PNG writer (gray for a gray picture).
     case png

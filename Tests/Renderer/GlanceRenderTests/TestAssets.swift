@@ -141,6 +141,24 @@ enum PixelStatistics {
         let mse = squared / Double(a.width * a.height * 3)
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
+
+    /// Peak signal-to-noise ratio in dB of luma alone (BT.601: 0.299 R + 0.587 G + 0.114 B), what
+    /// a JPEG's luma quality decides.
+    static func lumaPSNR(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        precondition(a.width == b.width && a.height == b.height)
+        func luma(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) -> Double {
+            0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b)
+        }
+        var squared = 0.0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let d = luma(a.pixel(x: x, y: y)) - luma(b.pixel(x: x, y: y))
+                squared += d * d
+            }
+        }
+        let mse = squared / Double(a.width * a.height)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
 }
 
 /// Decodes an image file at its own size (no scaling) through Glance's renderers.
