@@ -59,10 +59,13 @@ public enum ImageEncoder {
     public static let jpegChromaQuality = 83
     /// JPEG quality of the luma table for a photo's smaller sizes (grid tiles), whose chroma is
     /// ``jpegChromaQuality``. A tile is looked at whole, at its own size, where the 1024's
-    /// quality shows: on the bench corpus's eight photos, SSIM on luma against the lossless tile
-    /// (bench/quality.py) was 0.929-0.968 at the 512 and 0.951-0.977 at the 256 with 86; 94 gives
-    /// 0.974-0.981 and 0.977-0.988 at 1.6 times the bytes (a 512 of 41 kB becomes 66 kB). 93 left
-    /// two 512s under 0.97; chroma above 83 changed neither SSIM nor, by more than 2%, the bytes.
+    /// quality shows. Measured on the bench corpus's eight photos: each tile (ImageMagick's
+    /// Lanczos of the 1024 to the size) encoded by libjpeg-turbo's cjpeg with optimised tables,
+    /// SSIM on luma against the tile itself (bench/quality.py): with 86, 0.929-0.968 at the 512
+    /// and 0.951-0.977 at the 256; with 94, 0.974-0.981 and 0.977-0.988, at 1.6 times the bytes
+    /// (a 512 of 41 kB becomes 66 kB; the store of the bench's small corpus went from 1.24 to
+    /// 1.25 times the 1024s alone). 93 left two 512s under 0.97; chroma above 83 changed neither
+    /// SSIM nor, by more than 2%, the bytes.
     /// Lossy WebP at quality 92 reached the same at 0.8 of those bytes but took 3-4 ms a 512
     /// against under 1 ms.
     public static let sizeJPEGQuality = 94
