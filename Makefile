@@ -268,7 +268,8 @@ baseline-renderer: deps
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full
 ## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
 BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
-                  pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql webp libheif-examples
+                  pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql webp libheif-examples \
+                  librsvg2-bin
 
 .PHONY: bench
 bench: release
