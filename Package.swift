@@ -68,6 +68,7 @@ let package = Package(
         ),
         .target(name: "CTextPaint", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CProcess"),
+        .target(name: "CCompression", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CFileAccess"),
         // SQLite's unix VFS with links left unresolved, for the sidecar opened through its folder's
         // descriptor (the same libsqlite3 GRDB links).
@@ -206,7 +207,7 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "GlanceContainer", "GlancePipeline", "GlanceListing", "GlanceAccounts",
                 "GlanceOperations",
-                "CProcess",
+                "CProcess", "CCompression",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -352,7 +353,10 @@ let layers: [String: [String]] = [
     ],
     "Library": ["Glance", "GlanceTests"],
     "CLI": ["glance", "GlanceCLITests"],
-    "System": ["CFileAccess", "CProcess", "CProcessorFeatures", "CWatch", "CLibraryLoader", "CPassword", "CDigest"],
+    "System": [
+        "CFileAccess", "CProcess", "CProcessorFeatures", "CWatch", "CLibraryLoader", "CPassword", "CDigest",
+        "CCompression",
+    ],
 ]
 for target in package.targets where target.path == nil {
     guard let layer = layers.first(where: { $0.value.contains(target.name) })?.key else {

@@ -44,7 +44,7 @@ extension PreviewSite {
         // Followed from another site's page, the browser sent no session cookie (SameSite=Strict),
         // though it may hold an account's: a session of the link's would replace that one. A page
         // of this site's own opens the link again, and with the cookie.
-        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" {
+        if request.isFromAnotherSite {
             return Self.reopenFromThisSite(basePath + SharePage.pathPrefix + token)
         }
         let destination = self.destination(of: share)

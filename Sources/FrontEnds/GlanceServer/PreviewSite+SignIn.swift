@@ -107,7 +107,7 @@ extension PreviewSite {
     /// `Sec-Fetch-Site` and `Origin`; a script that sends neither is not a browser tricked by
     /// another page.
     func isSameOrigin(_ request: Request) -> Bool {
-        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" { return false }
+        if request.isFromAnotherSite { return false }
         guard let origin = request.headers[.origin] else { return true }
         guard let authority = request.head.authority, let range = origin.range(of: "://") else { return false }
         return origin[range.upperBound...] == authority[...]

@@ -123,6 +123,8 @@ public struct PreviewSite: Sendable {
             middleware: RequestFilter(
                 basePath: basePath,
                 formPaths: accounts == nil ? [] : [basePath + SignInPage.path, basePath + SignInPage.signOutPath]))
+        // Inside the log and the metrics, which then see (and count) the bytes sent.
+        router.add(middleware: ResponseCompression())
         // Every route lives under the base path; anything outside it answers 404.
         let site = SiteRoutes(router: router, basePath: basePath, map: map)
         addPublicRoutes(to: site)

@@ -57,18 +57,6 @@ public enum ImageEncoder {
     public static let jpegQuality = 86
     /// JPEG quality of the chroma tables (the eye and the metrics forgive chroma more).
     public static let jpegChromaQuality = 83
-    /// JPEG quality of the luma table for a photo's smaller sizes (grid tiles), whose chroma is
-    /// ``jpegChromaQuality``. A tile is looked at whole, at its own size, where the 1024's
-    /// quality shows. Measured on the bench corpus's eight photos: each tile (ImageMagick's
-    /// Lanczos of the 1024 to the size) encoded by libjpeg-turbo's cjpeg with optimised tables,
-    /// SSIM on luma against the tile itself (bench/quality.py): with 86, 0.929-0.968 at the 512
-    /// and 0.951-0.977 at the 256; with 94, 0.974-0.981 and 0.977-0.988, at 1.6 times the bytes
-    /// (a 512 of 41 kB becomes 66 kB; the store of the bench's small corpus went from 1.24 to
-    /// 1.25 times the 1024s alone). 93 left two 512s under 0.97; chroma above 83 changed neither
-    /// SSIM nor, by more than 2%, the bytes.
-    /// Lossy WebP at quality 92 reached the same at 0.8 of those bytes but took 3-4 ms a 512
-    /// against under 1 ms.
-    public static let sizeJPEGQuality = 94
 
     /// Encodes `image`; JPEG has no alpha, so a transparent image is laid on white first. A gray
     /// image is a gray PNG, and RGB in the other formats.
@@ -77,7 +65,7 @@ public enum ImageEncoder {
     {
         switch format {
         case .png: return try encodePNG(image, content: content)
-        case .jpeg: return try encodeJPEG(image.channels != 3 ? image.flattened() : image, quality: jpegQuality)
+        case .jpeg: return try encodeJPEG(image.channels != 3 ? image.flattened() : image)
         case .webp: return try encodeWebP(image.channels == 1 ? image.droppingAlpha() : image)
         }
     }
@@ -246,9 +234,7 @@ public enum ImageEncoder {
         return grayChosen ? grayBytes : colourBytes
     }
 
-    /// Encodes `image` (RGB) as JPEG with luma quality `quality` and chroma quality
-    /// ``jpegChromaQuality``.
-    static func encodeJPEG(_ image: PixelBuffer, quality: Int) throws(ThumbnailError) -> [UInt8] {
+    static func encodeJPEG(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
         precondition(image.channels == 3, "JPEG takes RGB: flatten alpha first")
         let capacity = glance_jpeg_encoded_bound(Int32(image.width), Int32(image.height))
         var error = glance_jpeg_error()
@@ -258,7 +244,7 @@ public enum ImageEncoder {
             status = image.bytes.withUnsafeBufferPointer { pixels in
                 glance_jpeg_encode(
                     pixels.baseAddress, Int32(image.width), Int32(image.height), image.rowBytes,
-                    Int32(quality), Int32(jpegChromaQuality), 1, buffer.baseAddress, capacity, &length, &error)
+                    Int32(jpegQuality), Int32(jpegChromaQuality), 1, buffer.baseAddress, capacity, &length, &error)
             }
             count = status == Int32(GLANCE_JPEG_OK.rawValue) ? length : 0
         }

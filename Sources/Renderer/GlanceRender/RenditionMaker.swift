@@ -85,9 +85,6 @@ public enum RenditionMaker {
         let data: [UInt8]
         switch encoding {
         case .lossyWebP: data = try ImageEncoder.encodeLossyWebP(image)
-        case .jpeg:
-            let rgb = image.channels != 3 ? image.flattened() : image
-            data = try ImageEncoder.encodeJPEG(rgb, quality: ImageEncoder.sizeJPEGQuality)
         default: data = try ImageEncoder.encode(image, as: encoding.format, content: content)
         }
         return Rendition(side: side, format: encoding.format, width: image.width, height: image.height, data: data)

@@ -62,9 +62,13 @@ public enum PictureKind: Sendable, Equatable {
 ///
 /// Measured on the bench corpus's 512s and 256s (bench/work/corpus-small; SSIM on luma against
 /// the lossless tile, as bench/quality.py computes it; libwebp at method 0):
-/// - a photo's (its thumbnail is JPEG) stay JPEG, at a luma quality of their own
-///   (``ImageEncoder/sizeJPEGQuality``, SSIM 0.974 and up): lossy WebP took 3-4 ms at 512 to the
-///   JPEG's under 1 and cost the JPEG batch a tenth of its rate;
+/// - a photo's (its thumbnail is JPEG): lossy WebP at quality 92, as gradual pictures below. On
+///   the corpus's eight photos, each tile (ImageMagick's Lanczos of the 1024) encoded and
+///   compared with itself, the 512s came to SSIM 0.973-0.980 in 31-60 kB, the 256s 0.978-0.987.
+///   JPEG at the 1024's quality (86) gave 0.929-0.968 and 0.951-0.977; JPEG reached 0.97
+///   everywhere only at luma quality 94, in 45-73 kB a 512, which put the grid's first screen at
+///   ratio 2 over its 1 MB. The JPEG batch's rate against the baseline renderer was the same
+///   with either (0.958 and 0.959, bench/check.py, 7 rounds);
 /// - ``PictureKind/gradual`` pages and PNGs: lossy WebP at quality 92 is 4 to 8 times smaller
 ///   than lossless for photographs (a PNG photo's 512: 56 kB against 380 kB) at SSIM
 ///   0.974-0.995 (quality 88: down to 0.959, 12% fewer bytes), and half a screenshot's or a
@@ -73,8 +77,6 @@ public enum PictureKind: Sendable, Equatable {
 ///   page's lossless 256 but 1.5 times its 512 PNG, and a text document's gray PNG is smaller
 ///   than either.
 public enum SizeEncoding: Sendable, Equatable {
-    /// libjpeg-turbo at ``ImageEncoder/sizeJPEGQuality``.
-    case jpeg
     /// Glance's PNG writer (gray for a gray picture).
     case png
     /// libwebp, lossless (``ImageEncoder/webpLosslessLevel``).
@@ -87,12 +89,12 @@ public enum SizeEncoding: Sendable, Equatable {
     public static let losslessWebPLargestSide = 256
 
     /// The encoding of the `side` size of a thumbnail encoded as `thumbnailFormat` whose pixels
-    /// are of `kind` (not needed for a JPEG thumbnail; a picture not measured counts as sharp).
+    /// are of `kind` (not needed for a JPEG thumbnail, a photo's; a picture not measured counts
+    /// as sharp).
     public init(side: Int, thumbnailFormat: ImageFormat, kind: PictureKind?) {
         switch (thumbnailFormat, kind ?? .sharp) {
-        case (.jpeg, _): self = .jpeg
+        case (.jpeg, _), (_, .gradual): self = .lossyWebP
         case (_, .gray): self = .png
-        case (_, .gradual): self = .lossyWebP
         case (_, .sharp): self = side <= Self.losslessWebPLargestSide ? .losslessWebP : .png
         }
     }
@@ -100,7 +102,6 @@ public enum SizeEncoding: Sendable, Equatable {
     /// The file format the encoding writes.
     public var format: ImageFormat {
         switch self {
-        case .jpeg: .jpeg
         case .png: .png
         case .losslessWebP, .lossyWebP: .webp
         }

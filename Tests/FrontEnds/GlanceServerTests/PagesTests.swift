@@ -37,6 +37,60 @@ struct PagesTests {
         return value.replacingOccurrences(of: "&amp;", with: "&")
     }
 
+    /// `bytes` decompressed by gzip(1), or nil when it reads them as no gzip.
+    static func gunzip(_ bytes: [UInt8]) throws -> [UInt8]? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc"]
+        let (input, output) = (Pipe(), Pipe())
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? Array(data) : nil
+    }
+
+    @Test(
+        "pages, JSON and the assets go gzipped to a client that takes it, from this site only; images and small answers as they are"
+    )
+    func compression() async throws {
+        let served = try ServedContainer()
+        try await served.test { client in
+            try await client.execute(uri: "/thumbnails/a.png", method: .get) { #expect($0.status == .ok) }
+            let plain = try await client.execute(uri: "/", method: .get) { Array(Data(buffer: $0.body)) }
+            let gzip: HTTPFields = [.acceptEncoding: "gzip, deflate, br", .secFetchSite: "same-origin"]
+            for uri in ["/", "/api/items", PageAssets().links(under: "").script] {
+                try await client.execute(uri: uri, method: .get, headers: gzip) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    #expect(response.headers[.contentEncoding] == "gzip", "\(uri)")
+                    #expect(response.headers[values: .vary].contains("Accept-Encoding"), "\(uri)")
+                    let body = Array(Data(buffer: response.body))
+                    #expect(response.headers[.contentLength] == String(body.count), "\(uri)")
+                    let unpacked = try #require(try Self.gunzip(body), "\(uri)")
+                    #expect(unpacked.count > body.count, "\(uri)")
+                    if uri == "/" { #expect(unpacked == plain) }
+                }
+            }
+            // Not compressed: another site's request, a client that refuses gzip or names none,
+            // an image.
+            let refusals: [(String, HTTPFields)] = [
+                ("/", [.acceptEncoding: "gzip", .secFetchSite: "cross-site"]),
+                ("/", [.acceptEncoding: "gzip;q=0, identity"]),
+                ("/", [:]),
+                ("/thumbnails/a.png", [.acceptEncoding: "gzip"]),
+            ]
+            for (uri, headers) in refusals {
+                try await client.execute(uri: uri, method: .get, headers: headers) { response in
+                    #expect(response.status == .ok && response.headers[.contentEncoding] == nil, "\(uri) \(headers)")
+                }
+            }
+        }
+    }
+
     @Test("the grid: every document, a failed one with its reason and no image, the store's totals, a policy")
     func grid() async throws {
         let served = try ServedContainer()
