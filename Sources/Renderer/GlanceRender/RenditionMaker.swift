@@ -85,6 +85,7 @@ public enum RenditionMaker {
         let data: [UInt8]
         switch encoding {
         case .lossyWebP: data = try ImageEncoder.encodeLossyWebP(image)
+        case .photoWebP: data = try ImageEncoder.encodeLossyWebP(image, method: ImageEncoder.webpLossyMethodForPhotos)
         default: data = try ImageEncoder.encode(image, as: encoding.format, content: content)
         }
         return Rendition(side: side, format: encoding.format, width: image.width, height: image.height, data: data)

@@ -81,8 +81,10 @@ public enum SizeEncoding: Sendable, Equatable {
     case png
     /// libwebp, lossless (``ImageEncoder/webpLosslessLevel``).
     case losslessWebP
-    /// libwebp, lossy (``ImageEncoder/webpLossyQuality``).
+    /// libwebp, lossy (``ImageEncoder/webpLossyQuality``), at ``ImageEncoder/webpLossyMethod``.
     case lossyWebP
+    /// The same for a photo, at ``ImageEncoder/webpLossyMethodForPhotos`` (faster).
+    case photoWebP
 
     /// The largest size of a sharp picture that is lossless WebP; larger ones are PNG, which
     /// encodes faster at that size.
@@ -93,7 +95,8 @@ public enum SizeEncoding: Sendable, Equatable {
     /// as sharp).
     public init(side: Int, thumbnailFormat: ImageFormat, kind: PictureKind?) {
         switch (thumbnailFormat, kind ?? .sharp) {
-        case (.jpeg, _), (_, .gradual): self = .lossyWebP
+        case (.jpeg, _): self = .photoWebP
+        case (_, .gradual): self = .lossyWebP
         case (_, .gray): self = .png
         case (_, .sharp): self = side <= Self.losslessWebPLargestSide ? .losslessWebP : .png
         }
@@ -103,7 +106,7 @@ public enum SizeEncoding: Sendable, Equatable {
     public var format: ImageFormat {
         switch self {
         case .png: .png
-        case .losslessWebP, .lossyWebP: .webp
+        case .losslessWebP, .lossyWebP, .photoWebP: .webp
         }
     }
 }
