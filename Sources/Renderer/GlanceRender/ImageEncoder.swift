@@ -80,8 +80,9 @@ public enum ImageEncoder {
     public static let webpLossyQuality: Float = 92
     /// libwebp's method for them (but a photo's), 0 fastest to 6 smallest: 2 and 4 made a PNG
     /// photo's 512 16% and 19% smaller than 0 but took 1.7 and 3.7 times as long (cwebp). With 2,
-    /// the grid's first screen at ratio 2 went from 1.01 to 0.95 MB; the PNG and PDF batches kept
-    /// 0.985 and 1.025 of the baseline renderer's rate (bench/check.py, 7 rounds).
+    /// the grid's first screen at ratio 2 went from 1.01 to 0.97 MB (bench/grid.py), SSIM stayed
+    /// 0.974-0.998, and the PNG and PDF batches kept 0.985-1.025 and 1.025 of the baseline
+    /// renderer's rate (bench/check.py, 7 rounds).
     public static let webpLossyMethod: Int32 = 2
     /// libwebp's method for a photo's smaller sizes (its 1024 is JPEG): 0. Method 2 made the
     /// corpus's photos' 512s 1.8% smaller, and cost the JPEG batch 8% of its rate (0.884 of the

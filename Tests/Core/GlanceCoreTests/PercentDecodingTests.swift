@@ -13,7 +13,7 @@ struct PercentDecodingTests {
         for bad in ["%", "%4", "%G1", "50%", "%zz", "%C3", "%FF%FE"] {
             #expect(PercentDecoding.decoded(Substring(bad)) == nil, "\(bad)")
         }
-        // What Foundation's decoding gave, for every escape of a byte of ASCII.
+        // Every escape of a printable ASCII byte decodes to that character.
         for byte in UInt8(0x20)...UInt8(0x7E) {
             let escaped = "%" + String(byte, radix: 16, uppercase: true)
             #expect(PercentDecoding.decoded(Substring(escaped)) == String(UnicodeScalar(byte)))
