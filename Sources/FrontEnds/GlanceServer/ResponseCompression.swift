@@ -35,7 +35,8 @@ struct ResponseCompression: RouterMiddleware {
         async throws -> Response
     {
         var response = try await next(request, context)
-        guard response.status == .ok, Self.takesGzip(request), Self.isCompressible(response),
+        // The type first: every thumbnail GET passes here, and a header lookup is all it costs.
+        guard response.status == .ok, Self.isCompressible(response), Self.takesGzip(request),
             let length = response.body.contentLength, (Self.smallestBody...Self.largestBody).contains(length)
         else { return response }
         let collector = BodyCollector(capacity: length)

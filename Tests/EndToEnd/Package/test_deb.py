@@ -128,12 +128,7 @@ def main():
         failures.append(f"left after purge: {left[:5]}")
     else:
         log(f"purged: the {len(files)} files are gone")
-    for failure in failures:
-        log(f"FAIL: {failure}")
-    if failures:
-        return 1
-    log("all checks passed")
-    return 0
+    return harness.verdict(failures)
 
 
 if __name__ == "__main__":

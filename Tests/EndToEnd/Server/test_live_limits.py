@@ -282,10 +282,7 @@ def main():
         return 2
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for failure in failures:
-        log(f"FAIL {failure}")
-    log("all checks passed" if not failures else f"{len(failures)} check(s) failed")
-    return 1 if failures else 0
+    return harness.verdict(failures)
 
 
 if __name__ == "__main__":

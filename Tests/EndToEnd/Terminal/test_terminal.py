@@ -210,12 +210,7 @@ def main():
     finally:
         harness.kill_processes_mentioning(str(work))
         shutil.rmtree(work, ignore_errors=True)
-    for failure in failures:
-        log(f"FAIL: {failure}")
-    if failures:
-        return 1
-    log("all checks passed")
-    return 0
+    return harness.verdict(failures)
 
 
 if __name__ == "__main__":

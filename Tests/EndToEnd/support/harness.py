@@ -38,6 +38,15 @@ def log(message):
     print(message, flush=True)
 
 
+def verdict(failures):
+    """Logs each failure and the outcome; the suite's exit status: 0 when every check passed, 1 when
+    one failed."""
+    for failure in failures:
+        log(f"FAIL: {failure}")
+    log("all checks passed" if not failures else f"{len(failures)} check(s) failed")
+    return 1 if failures else 0
+
+
 # ---------------------------------------------------------------------------------------------
 # Processes
 
