@@ -15,7 +15,8 @@ GLANCE       := .build-static/release/glance
 DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev libcrypt-dev libwebp-dev libchafa-dev \
-                libgif-dev libtiff-dev libheif-dev librsvg2-dev git fonts-dejavu-core fonts-wqy-microhei
+                libgif-dev libtiff-dev libheif-dev librsvg2-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
+                git fonts-dejavu-core fonts-wqy-microhei
 # What only the tests need: a real browser for the pages (driven by Selenium), GIO (the desktop cache's client),
 # bubblewrap (the renderers' sandbox, which the tests expect to work, and GNOME's for thumbnailers),
 # ImageMagick with Debian's sRGB profile (the reference the colour tests compare against), and
@@ -217,7 +218,7 @@ conformance: release
 	python3 ../shared/conformance.py --glance $(GLANCE)
 
 ## assets: regenerate TestAssets/ (needs imagemagick, libjpeg-turbo-progs, qpdf, webp, libheif-examples,
-## gifsicle, libtiff-tools).
+## gifsicle, libtiff-tools, ffmpeg).
 assets:
 	python3 TestAssets/generate.py
 

@@ -89,6 +89,7 @@ let package = Package(
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
         .target(name: "CTIFF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CHEIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CMedia", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CSVG", dependencies: ["CLibraryLoader"]),
         .target(name: "CGIF", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
@@ -137,7 +138,7 @@ let package = Package(
             name: "GlanceRender",
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
-                "CGIF", "CTIFF", "CHEIF", "CSVG",
+                "CGIF", "CTIFF", "CHEIF", "CMedia", "CSVG",
                 "CTextPaint",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
@@ -338,7 +339,8 @@ let package = Package(
 let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
-        "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CSVG", "CPoppler",
+        "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CMedia", "CSVG",
+        "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",
     ],

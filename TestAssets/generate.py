@@ -41,6 +41,15 @@ What it makes
                 with an embedded thumbnail, alpha, an irot added here by
                 editing the boxes (heif-enc cannot write one); truncated,
                 damaged and an ispe patched to 20000x20000 in corrupt/
+  media/        videos and sound files made by ffmpeg from a still or a test
+                pattern: H.264 with a black fade-in, a portrait clip (a display
+                matrix written here), an anamorphic one, HDR10 (PQ) and HLG
+                HEVC made from an SDR picture by the formulas of BT.2100 (so
+                the SDR picture is the reference), Dolby Vision profiles 8.1
+                and 5 (a dvcC box added here), VP9 WebM, AVI, MPEG-TS; MP3,
+                FLAC, M4A and Opus with and without cover pictures (Opus's
+                METADATA_BLOCK_PICTURE written here); truncated and hostile
+                files (an HLS playlist named .mp4)
   svg/          hand-written SVG: shapes, a large size, viewBox only, text,
                 gzip-compressed .svgz; hostile/svg-* are references outside
                 the document (must not be followed), an entity bomb, deep
@@ -63,7 +72,8 @@ and ghostscript in /usr/share/color/icc, /usr/bin/convert (ImageMagick 6; the
 `convert` first on PATH may be something else), cjpeg and jpegtran from
 libjpeg-turbo-progs, qpdf, cwebp and img2webp (Debian's webp), gifsicle,
 tiffcp and tiffset (libtiff-tools), heif-enc (libheif-examples, 1.15, with
-the x265 and aom plugins).
+the x265 and aom plugins), ffmpeg (Debian's, with libx264, libx265, libvpx,
+libmp3lame and libopus) for media/.
 
 Determinism: fixed seeds, no timestamps (ImageMagick runs with -strip and
 without ancillary PNG chunks, PDFs carry a fixed /CreationDate, qpdf runs
@@ -94,7 +104,7 @@ import zlib
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
-          "colour", "webp", "gif", "tiff", "heif", "svg"]
+          "colour", "webp", "gif", "tiff", "heif", "svg", "media"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1146,6 +1156,7 @@ def main():
         make_tiff()
         make_heif()
         make_svg()
+        make_media()
     rows = sorted(MANIFEST)
     assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
     with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
@@ -2183,3 +2194,253 @@ def make_svg():
 
 if __name__ == "__main__":
     main()
+
+
+# ---------------------------------------------------------------- media
+
+FFMPEG = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
+# Same bytes on every run: no encoder strings or dates, one thread per encoder.
+EXACT = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1",
+         "-threads", "1"]
+X265_EXACT = "pools=none:frame-threads=1:log-level=error"
+
+
+def ffmpeg(*args):
+    run(*FFMPEG, *args)
+
+
+def srgb_to_linear(v):
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def pq_oetf(nits):
+    m1, m2 = 2610 / 16384, 2523 / 4096 * 128
+    c1, c2, c3 = 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
+    y = (max(nits, 0) / 10000) ** m1
+    return ((c1 + c2 * y) / (1 + c3 * y)) ** m2
+
+
+def hlg_oetf(e):
+    a, b, c = 0.17883277, 0.28466892, 0.55991073
+    return math.sqrt(3 * e) if e <= 1 / 12 else a * math.log(12 * e - b) + c
+
+
+def hdr_frame(rgb, w, h, transfer):
+    """An 8-bit sRGB picture as one 10-bit BT.2020 4:2:0 frame in limited range, by BT.2100 and
+    BT.2408: SDR white at 203 cd/m2, BT.709's primaries turned into BT.2020's, then PQ, or HLG
+    for a 1000 cd/m2 display (its inverse OOTF, system gamma 1.2)."""
+    to2020 = ((0.6274, 0.3293, 0.0433), (0.0691, 0.9195, 0.0114), (0.0164, 0.0880, 0.8956))
+    lut = [srgb_to_linear(v / 255) for v in range(256)]
+    ys, cbs, crs = [], [], []
+    for i in range(w * h):
+        lin = [lut[c] for c in rgb[3 * i:3 * i + 3]]
+        light = [203 * sum(to2020[r][k] * lin[k] for k in range(3)) for r in range(3)]
+        if transfer == "pq":
+            r, g, b = (pq_oetf(v) for v in light)
+        else:
+            yd = 0.2627 * light[0] + 0.6780 * light[1] + 0.0593 * light[2]
+            scene = (yd / 1000) ** (1 / 1.2) if yd > 0 else 0
+            gain = 1000 * scene ** 0.2 if scene > 0 else 1
+            r, g, b = (hlg_oetf(min(1.0, v / gain)) for v in light)
+        y = 0.2627 * r + 0.6780 * g + 0.0593 * b
+        ys.append(y)
+        cbs.append((b - y) / 1.8814)
+        crs.append((r - y) / 1.4746)
+    luma = b"".join(struct.pack("<H", rnd(64 + 876 * y)) for y in ys)
+    chroma = []
+    for plane in (cbs, crs):
+        values = []
+        for cy in range(h // 2):
+            for cx in range(w // 2):
+                at = [(2 * cy + dy) * w + 2 * cx + dx for dy in (0, 1) for dx in (0, 1)]
+                values.append(struct.pack("<H", rnd(512 + 896 * sum(plane[a] for a in at) / 4)))
+        chroma.append(b"".join(values))
+    return luma + chroma[0] + chroma[1]
+
+
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    parts = data.split(maxsplit=4)
+    return int(parts[1]), int(parts[2]), parts[4]
+
+
+def tkhd_rotate(data, clockwise):
+    """The display matrix of the first track's tkhd (a mov written by ffmpeg, moov at the end) set
+    to turn the picture `clockwise` degrees."""
+    moov = next(b for b in bmff_boxes(data, 0, len(data)) if b[1] == b"moov")
+    trak = bmff_child(data, moov, b"trak")
+    tkhd = bmff_child(data, trak, b"tkhd")
+    version = data[tkhd[0] + 8]
+    matrix_at = tkhd[0] + 8 + 4 + (32 if version == 1 else 20) + 8 + 8
+    one, minus = 0x10000, 0xFFFF0000
+    a, b, c, d = {90: (0, one, minus, 0), 180: (minus, 0, 0, minus), 270: (0, minus, one, 0)}[clockwise]
+    matrix = struct.pack(">9I", a, b, 0, c, d, 0, 0, 0, 0x40000000)
+    return data[:matrix_at] + matrix + data[matrix_at + 36:]
+
+
+def add_dolby_vision(data, profile, compatibility):
+    """An HEVC mp4 (moov after mdat, as ffmpeg writes it) with a dvcC box, Dolby Vision's decoder
+    configuration (version 1.0, level 6, RPU and base layer present, no enhancement layer), added
+    to its hvc1 sample entry after hvcC; the boxes around it grow by its 32 bytes."""
+    payload = struct.pack(">BBHB", 1, 0, profile << 9 | 6 << 3 | 1 << 2 | 1, compatibility << 4) + bytes(19)
+    box = struct.pack(">I4s", 8 + len(payload), b"dvcC") + payload
+    moov = next(b for b in bmff_boxes(data, 0, len(data)) if b[1] == b"moov")
+    assert moov[0] + moov[2] == len(data), "moov last: no chunk offset moves"
+    trak = bmff_child(data, moov, b"trak")
+    mdia = bmff_child(data, trak, b"mdia")
+    minf = bmff_child(data, mdia, b"minf")
+    stbl = bmff_child(data, minf, b"stbl")
+    stsd = bmff_child(data, stbl, b"stsd")
+    entry = bmff_boxes(data, stsd[0] + 16, stsd[0] + stsd[2])[0]
+    assert entry[1] in (b"hvc1", b"hev1")
+    hvcc = next(b for b in bmff_boxes(data, entry[0] + 86, entry[0] + entry[2]) if b[1] == b"hvcC")
+    at = hvcc[0] + hvcc[2]
+    patched = bytearray(data[:at] + box + data[at:])
+    for offset, _, size in (moov, trak, mdia, minf, stbl, stsd, entry):
+        patched[offset:offset + 4] = struct.pack(">I", size + len(box))
+    return bytes(patched)
+
+
+def ogg_crc(data):
+    crc = 0
+    for byte in data:
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if crc & 0x80000000 else (crc << 1) & 0xFFFFFFFF
+    return crc
+
+
+def ogg_pages(data):
+    pos, pages = 0, []
+    while pos < len(data):
+        assert data[pos:pos + 4] == b"OggS"
+        count = data[pos + 26]
+        lacing = data[pos + 27:pos + 27 + count]
+        end = pos + 27 + count + sum(lacing)
+        pages.append(bytearray(data[pos:end]))
+        pos = end
+    return pages
+
+
+def opus_with_picture(data, picture, mime, w, h):
+    """An Ogg Opus file whose OpusTags (its second page, one packet) gain a METADATA_BLOCK_PICTURE
+    comment: a FLAC picture block (type 3, front cover) in base64, as Vorbis comments carry it."""
+    import base64
+    pages = ogg_pages(data)
+    tags = pages[1]
+    count = tags[26]
+    packet = bytes(tags[27 + count:])
+    assert packet.startswith(b"OpusTags") and sum(tags[27:27 + count]) == len(packet) and tags[27 + count - 1] < 255
+    block = (struct.pack(">II", 3, len(mime)) + mime + struct.pack(">I", 0)
+             + struct.pack(">IIIII", w, h, 24, 0, len(picture)) + picture)
+    comment = b"METADATA_BLOCK_PICTURE=" + base64.b64encode(block)
+    vendor_length = struct.unpack("<I", packet[8:12])[0]
+    at = 12 + vendor_length
+    comments = struct.unpack("<I", packet[at:at + 4])[0]
+    packet = packet[:at] + struct.pack("<I", comments + 1) + packet[at + 4:] + struct.pack("<I", len(comment)) + comment
+    assert len(packet) < 255 * 255
+    lacing = bytes([255] * (len(packet) // 255) + [len(packet) % 255])
+    page = bytearray(tags[:26]) + bytes([len(lacing)]) + lacing + packet
+    page[22:26] = b"\0\0\0\0"
+    page[22:26] = struct.pack("<I", ogg_crc(page))
+    return b"".join(bytes(p) for p in [pages[0], page] + pages[2:])
+
+
+def make_media():
+    """Videos and sound files made by ffmpeg (see the module's docstring)."""
+    photo = os.path.join(ROOT, "jpeg", "photo-baseline.jpg")
+    # A landscape clip whose first second fades in from black (its first key frame is black):
+    # the thumbnail must be a later key frame. Audio beside it.
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=4", "-f", "lavfi", "-i",
+           "sine=frequency=440:duration=4:sample_rate=44100", "-vf", "fade=in:0:25", "-c:v", "libx264",
+           "-pix_fmt", "yuv420p", "-g", "25", "-c:a", "aac", "-shortest", *EXACT, out("media/fade-in.mp4"))
+    ok_image("media/fade-in.mp4", "mp4", 320, 180,
+             "H.264 + AAC, 4 s, a key frame every second, the first second fading in from black")
+    # Portrait: stored landscape, a display matrix turning it 90 degrees clockwise.
+    quarter = quarter_ppm(320, 180)
+    ffmpeg("-loop", "1", "-framerate", "25", "-i", quarter, "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv444p",
+           "-g", "25", *EXACT, os.path.join(TMP, "quarter.mov"))
+    with open(os.path.join(TMP, "quarter.mov"), "rb") as f:
+        write("media/portrait.mov", tkhd_rotate(f.read(), 90))
+    ok_image("media/portrait.mov", "mov", 180, 320,
+             "stored 320x180 with its top-left quarter red, a display matrix turning it 90 degrees clockwise "
+             "(as phones store portrait clips): red lands top-right of the 180x320 thumbnail")
+    # Anamorphic: 240x180 coded, pixels 4:3 wide.
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=240x180:rate=25:duration=2", "-vf", "setsar=4/3",
+           "-c:v", "libx264", "-pix_fmt", "yuv420p", *EXACT, out("media/anamorphic.mkv"))
+    ok_image("media/anamorphic.mkv", "mkv", 320, 180, "240x180 coded with a 4:3 sample aspect ratio: 320x180 shown")
+    # HDR made from an SDR picture: the SDR picture is what the thumbnail must look like.
+    still = os.path.join(TMP, "still.ppm")
+    run(CONVERT, photo, "-resize", "320x240!", "-strip", still)
+    w, h, rgb = read_ppm(still)
+    magick(still, out("media/hdr-reference.png"))
+    ok_image("media/hdr-reference.png", "png", w, h, "photo-baseline.jpg at 320x240: what the HDR clips show")
+    tags = {"pq": ["-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc",
+                   "-color_range", "tv"],
+            "hlg": ["-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc",
+                    "-color_range", "tv"]}
+    for transfer, name, extra in (("pq", "media/hdr10.mp4", ":max-cll=1000,400"), ("hlg", "media/hlg.mkv", "")):
+        frame = hdr_frame(rgb, w, h, transfer)
+        subprocess.run([*FFMPEG, "-f", "rawvideo", "-pix_fmt", "yuv420p10le", "-s", "%dx%d" % (w, h),
+                        "-framerate", "25", *tags[transfer], "-i", "-", "-c:v", "libx265", "-pix_fmt",
+                        "yuv420p10le", "-x265-params", X265_EXACT + ":crf=12" + extra, *tags[transfer], *EXACT,
+                        out(name)], input=frame * 25, check=True)
+        ok_image(name, {"pq": "mp4", "hlg": "mkv"}[transfer], w, h,
+                 "HEVC 10-bit, BT.2020, %s: hdr-reference.png's pixels by BT.2100 (SDR white at 203 cd/m2)"
+                 % ("PQ, MaxCLL 1000" if transfer == "pq" else "HLG"))
+    hdr10 = read("media/hdr10.mp4")
+    write("media/dolby-vision-8.mp4", add_dolby_vision(hdr10, 8, 1))
+    ok_image("media/dolby-vision-8.mp4", "mp4", w, h,
+             "hdr10.mp4 with a dvcC box saying Dolby Vision profile 8.1: an HDR10-compatible base layer, shown")
+    write("media/dolby-vision-5.mp4", add_dolby_vision(hdr10, 5, 0))
+    record("media/dolby-vision-5.mp4", "mp4", "error:dolby vision profile 5", None,
+           "hdr10.mp4 with a dvcC box saying Dolby Vision profile 5: no compatible base layer, refused")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "libvpx-vp9", "-b:v", "150k",
+           *EXACT, out("media/vp9.webm"))
+    ok_image("media/vp9.webm", "webm", 320, 180, "VP9 in WebM")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "mpeg4", "-q:v", "5", *EXACT,
+           out("media/mpeg4.avi"))
+    ok_image("media/mpeg4.avi", "avi", 320, 180, "MPEG-4 part 2 in AVI")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "libx264", "-pix_fmt",
+           "yuv420p", *EXACT, "-f", "mpegts", out("media/h264.ts"))
+    ok_image("media/h264.ts", "mpegts", 320, 180, "H.264 in an MPEG transport stream")
+
+    # Sound: covers of each kind, and none.
+    cover_png = os.path.join(ROOT, "png", "rgb8.png")
+    tone = ["-f", "lavfi", "-i", "sine=frequency=440:duration=2:sample_rate=44100"]
+    ffmpeg(*tone, "-i", photo, "-map", "0", "-map", "1", "-c:a", "libmp3lame", "-c:v", "copy", "-id3v2_version", "3",
+           "-metadata:s:v", "comment=Cover (front)", "-disposition:v", "attached_pic", *EXACT, out("media/cover.mp3"))
+    ok_image("media/cover.mp3", "mp3", 1600, 1200, "MP3 with photo-baseline.jpg as its ID3 APIC front cover")
+    ffmpeg(*tone, "-i", cover_png, "-map", "0", "-map", "1", "-c:a", "flac", "-c:v", "copy",
+           "-metadata:s:v", "comment=Cover (front)", "-disposition:v", "attached_pic", *EXACT, out("media/cover.flac"))
+    ok_image("media/cover.flac", "flac", 200, 150, "FLAC with png/rgb8.png as its PICTURE block")
+    ffmpeg(*tone, "-i", photo, "-map", "0", "-map", "1", "-c:a", "aac", "-c:v", "copy", "-disposition:v",
+           "attached_pic", *EXACT, out("media/cover.m4a"))
+    ok_image("media/cover.m4a", "m4a", 1600, 1200, "M4A with photo-baseline.jpg as its covr")
+    ffmpeg(*tone, "-c:a", "libopus", *EXACT, os.path.join(TMP, "plain.opus"))
+    with open(os.path.join(TMP, "plain.opus"), "rb") as f:
+        plain = f.read()
+    write("media/no-cover.opus", plain)
+    record("media/no-cover.opus", "ogg", "error:no cover picture", None, "Opus in Ogg without a picture")
+    with open(cover_png, "rb") as f:
+        write("media/cover.opus", opus_with_picture(plain, f.read(), b"image/png", 200, 150))
+    ok_image("media/cover.opus", "ogg", 200, 150,
+             "no-cover.opus with png/rgb8.png as a METADATA_BLOCK_PICTURE comment (written here)")
+    ffmpeg(*tone, "-c:a", "flac", *EXACT, out("media/no-cover.flac"))
+    record("media/no-cover.flac", "flac", "error:no cover picture", None, "FLAC without a PICTURE block")
+
+    # Damaged and hostile.
+    clip = read("media/fade-in.mp4")
+    write("corrupt/truncated.mp4", clip[:len(clip) * 3 // 10])
+    record("corrupt/truncated.mp4", "mp4", "error:mp4 video", None,
+           "first 30% of media/fade-in.mp4 (its moov box, at the end, is lost)")
+    write("corrupt/bad-header.avi", b"RIFF\x10\x00\x00\x00AVI LIST" + bytes(range(256)) * 4)
+    record("corrupt/bad-header.avi", "avi", "error:avi video", None, "a RIFF AVI form followed by noise")
+    write("hostile/playlist.mp4", b"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n"
+          b"#EXTINF:10,\nhttp://127.0.0.1:9/segment.ts\n#EXT-X-ENDLIST\n")
+    record("hostile/playlist.mp4", "text", "ok", fit_page(595, 842),
+           "an HLS playlist naming a local file and a URL, named .mp4: text to Glance, never given to FFmpeg")
+    write("hostile/concat.avi", b"ffconcat version 1.0\nfile /etc/passwd\nfile http://127.0.0.1:9/a.avi\n")
+    record("hostile/concat.avi", "text", "ok", fit_page(595, 842),
+           "an ffconcat list named .avi: text, never given to FFmpeg's concat demuxer")

@@ -28,7 +28,11 @@ struct ThumbnailCommand: ParsableCommand {
         case auto, png, jpeg
     }
 
-    @Argument(help: "The document: a PDF, PNG, JPEG, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file.")
+    @Argument(
+        help: ArgumentHelp(
+            "The document: a PDF, PNG, JPEG, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file, a video (a frame"
+                + " is drawn) or a sound file (its cover).")
+    )
     var file: String
 
     @Option(

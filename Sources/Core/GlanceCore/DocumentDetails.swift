@@ -39,24 +39,28 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     public var lineCount: Int?
     /// True when a text document goes on past the MiB its lines were counted in.
     public var textIsLonger: Bool?
+    /// A video's or a sound file's length, frame and codecs.
+    public var media: MediaDetails?
 
     /// The most runs kept: a PDF whose page sizes change more often than this keeps its count only.
     public static let maximumPageRuns = 1000
 
     public init(
         pageCount: Int? = nil, pageSizes: [PageRun]? = nil, textEncoding: String? = nil, lineCount: Int? = nil,
-        textIsLonger: Bool? = nil
+        textIsLonger: Bool? = nil, media: MediaDetails? = nil
     ) {
         self.pageCount = pageCount
         self.pageSizes = pageSizes
         self.textEncoding = textEncoding
         self.lineCount = lineCount
         self.textIsLonger = textIsLonger
+        self.media = media
     }
 
     /// Whether nothing is known.
     public var isEmpty: Bool {
         pageCount == nil && pageSizes == nil && textEncoding == nil && lineCount == nil && textIsLonger == nil
+            && media == nil
     }
 
     /// The size of page `number` (from 1) in points, when the runs say it.
@@ -114,6 +118,7 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
             result.lineCount = lines
             result.textIsLonger = textIsLonger
         }
+        result.media = media?.checked
         return result.isEmpty ? nil : result
     }
 

@@ -46,6 +46,10 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case sandboxUnavailable
     /// Writing the thumbnail failed.
     case writeFailed(path: String, reason: String)
+    /// A sound file (or a video container holding only sound) without a cover picture: nothing
+    /// to show, and nothing wrong. Its `details` (the duration) are kept in the record, whose
+    /// state is `unsupported` with this reason.
+    case noPicture(format: String, details: DocumentDetails?)
 
     public var description: String {
         switch self {
@@ -97,6 +101,8 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             return "renderer could not enter its sandbox: seccomp is unavailable here"
         case .writeFailed(let path, let reason):
             return "cannot write \(path): \(reason)"
+        case .noPicture(let format, _):
+            return "\(format) with no cover picture: nothing to show"
         }
     }
 

@@ -84,7 +84,51 @@ public enum ListingFormatter {
             let more = details.textIsLonger == true ? " in the first MiB" : ""
             lines.append("lines       \(count)\(more)")
         }
+        for line in details.media.map(mediaAttributes) ?? [] {
+            lines.append(line.label + String(repeating: " ", count: max(1, 12 - line.label.count)) + line.value)
+        }
         return lines
+    }
+
+    /// A video's or a sound file's details as label and value, for `show` and the preview page:
+    /// `duration 1:02:03`, `video 1920x1080 hevc, 29.97 fps, HDR (PQ)`, `audio aac`, `picture a
+    /// frame`. Codec names are checked (``MediaDetails/checked``): nothing here needs escaping.
+    public static func mediaAttributes(_ media: MediaDetails) -> [(label: String, value: String)] {
+        var lines: [(label: String, value: String)] = []
+        if let seconds = media.durationSeconds { lines.append(("duration", MediaDetails.clock(seconds))) }
+        if let codec = media.videoCodec {
+            var parts = [codec]
+            if let width = media.width, let height = media.height { parts[0] = "\(width)x\(height) \(codec)" }
+            if let rate = media.frameRate { parts.append("\(decimal(rate, places: 2)) fps") }
+            if let hdr = media.hdr { parts.append("HDR (\(hdr.rawValue)) shown tone-mapped") }
+            lines.append(("video", parts.joined(separator: ", ")))
+        }
+        if let hasAudio = media.hasAudio { lines.append(("audio", hasAudio ? media.audioCodec ?? "yes" : "none")) }
+        switch media.picture {
+        case .cover: lines.append(("picture", "the cover picture"))
+        case .frame: lines.append(("picture", "a frame of the video"))
+        case .none?: lines.append(("picture", "none: no cover picture"))
+        case nil: break
+        }
+        return lines
+    }
+
+    /// `29.97`, `25`: up to `places` decimals, without trailing zeros.
+    static func decimal(_ value: Double, places: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = (value * scale).rounded()
+        var text = String(Int(scaled / scale))
+        var fraction = Int(scaled) % Int(scale)
+        guard fraction > 0 else { return text }
+        var digits = places
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        let padded = String(fraction)
+        text += "." + String(repeating: "0", count: digits - padded.count) + padded
+        return text
     }
 
     /// Points to a tenth, without a zero fraction: `595`, `595.3`.
@@ -147,6 +191,8 @@ public enum ListingFormatter {
     public static func stateText(_ item: PromisedItemAttributes) -> String {
         switch item.state {
         case .failed: return "failed: \(item.error ?? "unknown reason")"
+        // A known kind with nothing to show (a sound file without a cover): why.
+        case .unsupported where item.details != nil: return item.error.map { "unsupported: \($0)" } ?? "unsupported"
         default: return item.state.rawValue
         }
     }

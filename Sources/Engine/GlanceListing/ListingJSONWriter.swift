@@ -44,11 +44,37 @@ public enum ListingJSONWriter {
         output.raw("\n  }")
     }
 
+    /// A video's or a sound file's details, an object at the details' indent, keys sorted.
+    private static func append(_ media: MediaDetails, to output: inout JSONBytes) {
+        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
+        if let codec = media.audioCodec { fields.append(("audioCodec", { $0.quoted(codec) })) }
+        if let seconds = media.durationSeconds { fields.append(("durationSeconds", { $0.decimal(seconds) })) }
+        if let rate = media.frameRate { fields.append(("frameRate", { $0.decimal(rate) })) }
+        if let audio = media.hasAudio { fields.append(("hasAudio", { $0.raw(audio ? "true" : "false") })) }
+        if let hdr = media.hdr { fields.append(("hdr", { $0.quoted(hdr.rawValue) })) }
+        if let height = media.height { fields.append(("height", { $0.number(Int64(height)) })) }
+        if let picture = media.picture { fields.append(("picture", { $0.quoted(picture.rawValue) })) }
+        if let codec = media.videoCodec { fields.append(("videoCodec", { $0.quoted(codec) })) }
+        if let width = media.width { fields.append(("width", { $0.number(Int64(width)) })) }
+        output.raw("{\n")
+        for (index, field) in fields.enumerated() {
+            output.raw("        \"")
+            output.raw(field.key)
+            output.raw("\" : ")
+            field.write(&output)
+            output.raw(index == fields.count - 1 ? "\n" : ",\n")
+        }
+        output.raw("      }")
+    }
+
     /// `"details" : {...},` at a row's indent.
     private static func append(_ details: DocumentDetails, to output: inout JSONBytes) {
         var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
         if let lines = details.lineCount {
             fields.append(("lineCount", { $0.number(Int64(lines)) }))
+        }
+        if let media = details.media {
+            fields.append(("media", { append(media, to: &$0) }))
         }
         if let count = details.pageCount {
             fields.append(("pageCount", { $0.number(Int64(count)) }))

@@ -59,7 +59,7 @@ public struct PromisedItemAttributes: Sendable, Equatable {
         generatedAt = stored?.record.generatedAt
         generatorVersion = stored?.record.generatorVersion
         digest = stored?.record.digest
-        details = state == .fresh || state == .stale ? stored?.record.details : nil
+        details = state == .fresh || state == .stale || state == .unsupported ? stored?.record.details : nil
     }
 
     /// The standard (`1024x1024`) thumbnail, if there is one.

@@ -379,6 +379,8 @@ public final class Indexer: Sendable {
                 return (record, smaller + [image])
             case .unsupported:
                 record.state = .unsupported
+                // A sound file without a cover picture is known all the same: its length.
+                record.details = outcome.details?.checked
             case .failed:
                 break
             }

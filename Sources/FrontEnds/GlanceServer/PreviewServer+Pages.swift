@@ -122,7 +122,9 @@ extension PreviewServer {
                 lines: lines == 1 ? "1 line" : "\(grouped(lines)) lines",
                 truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
             return (.empty, view, nil, nil)
-        case .png, .jpeg, .webp, .gif, .tiff, .heic, .avif, .svg:
+        // A video's or a sound file's picture (a frame or its cover) is shown as an image's is.
+        case .png, .jpeg, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska, .webm, .avi,
+            .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a:
             guard let standard = links.thumbnail(for: item) else { return (.empty, nil, nil, nil) }
             let side = Self.defaultPreviewSide
             let large = links.pageImage(

@@ -23,8 +23,9 @@ static const char *const always_allowed[] = {
     "close", "close_range", "dup", "dup3", "fcntl", "fstat", "newfstatat", "stat", "lstat", "statx",
     "fstatfs", "statfs", "fadvise64", "getdents64", "access", "faccessat", "faccessat2", "readlink",
     "readlinkat", "getcwd", "poll", "ppoll",
-    // Memory.
-    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise",
+    // Memory. memfd_create: a video's or a song's cover picture handed to the image decoders as
+    // a file of its own, anonymous memory with no name in any folder.
+    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise", "memfd_create",
     // Threads and their synchronisation (clone itself is checked below).
     "futex", "set_robust_list", "get_robust_list", "rseq", "set_tid_address", "sched_yield",
     "sched_getaffinity", "exit", "exit_group", "restart_syscall",
@@ -68,6 +69,10 @@ static int allow_checked(scmp_filter_ctx filter, pid_t self) {
     status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(get_mempolicy), 0);
     status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(set_mempolicy), 0);
     status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority), 0);
+    // And for FFmpeg (loaded on the first video or sound file): libavformat links libssh, whose
+    // constructor has libgcrypt lock its secure memory with mlock (EPERM: gcrypt goes on without
+    // locked pages, which no document needs).
+    status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mlock), 0);
     // raise() and abort(): tgkill(our pid, thread, signal); kill(our pid, signal).
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));

@@ -15,7 +15,7 @@ public enum SniffResult: Sendable, Equatable {
 ///
 /// Order: PNG signature, JPEG start-of-image marker, WebP's RIFF header, GIF and TIFF
 /// signatures, a HEIF `ftyp` box (HEIC or AVIF by its brands), XML whose root is `<svg` (or gzip
-/// named `.svgz`), `%PDF-` within the first KiB; then text
+/// named `.svgz`), `%PDF-` within the first KiB, a video or sound container (``MediaSniffer``); then text
 /// (see ``TextEncodingDetector``). The name decides only for an empty file (empty `notes.txt` is
 /// a blank text page, empty `photo.jpg` is an error) and lets a text file in a legacy encoding
 /// that the detector cannot name be read as Windows-1252.
@@ -84,6 +84,9 @@ public enum ContentSniffer {
         {
             return Sniffed(result: .supported(.tiff), text: nil)
         }
+        if let movie = MediaSniffer.isoMovie(prefix, named: named) {
+            return Sniffed(result: .supported(movie), text: nil)
+        }
         if let heif = heifBrand(prefix) { return Sniffed(result: .supported(heif), text: nil) }
         if startsAsSVG(prefix) { return Sniffed(result: .supported(.svg), text: nil) }
         // gzip: a compressed SVG (.svgz) when the name says so.
@@ -92,6 +95,9 @@ public enum ContentSniffer {
         // error says "corrupt JPEG data" rather than "not a supported type".
         if prefix.starts(with: [0xFF, 0xD8]) && named == .jpeg { return Sniffed(result: .supported(.jpeg), text: nil) }
         if containsPDFHeader(prefix) { return Sniffed(result: .supported(.pdf), text: nil) }
+        if let media = MediaSniffer.type(of: prefix, named: named) {
+            return Sniffed(result: .supported(media), text: nil)
+        }
         guard textAllowed else { return Sniffed(result: .unsupported(detail: nil), text: nil) }
         if let text = TextEncodingDetector.detect(prefix, isWholeFile: isWholeFile, namedAsText: named == .text) {
             return Sniffed(result: .supported(.text), text: text)

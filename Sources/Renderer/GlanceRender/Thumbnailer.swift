@@ -10,20 +10,24 @@ import GlanceCore
 public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
 
-    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC, AVIF, SVG); the image renderers
+    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC, AVIF, SVG, and videos and sound files through FFmpeg); the image renderers
     /// share `colourTransforms`, so a profile's transform is built once for every document.
     public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
         let colour = colourTransforms
-        self.init(renderers: [
-            PDFRenderer(), TextRenderer(), SVGRenderer(),
-            RasterPipeline(.png, decoder: PNGDecoder.self, colourTransforms: colour),
-            RasterPipeline(.jpeg, decoder: JPEGDecoder.self, colourTransforms: colour),
-            RasterPipeline(.webp, decoder: WebPDecoder.self, colourTransforms: colour),
-            RasterPipeline(.gif, decoder: GIFDecoder.self, colourTransforms: colour),
-            RasterPipeline(.tiff, decoder: TIFFDecoder.self, colourTransforms: colour),
-            RasterPipeline(.heic, decoder: HEIFDecoder.self, colourTransforms: colour),
-            RasterPipeline(.avif, decoder: HEIFDecoder.self, colourTransforms: colour),
-        ])
+        self.init(
+            renderers: [
+                PDFRenderer(), TextRenderer(), SVGRenderer(),
+                RasterPipeline(.png, decoder: PNGDecoder.self, colourTransforms: colour),
+                RasterPipeline(.jpeg, decoder: JPEGDecoder.self, colourTransforms: colour),
+                RasterPipeline(.webp, decoder: WebPDecoder.self, colourTransforms: colour),
+                RasterPipeline(.gif, decoder: GIFDecoder.self, colourTransforms: colour),
+                RasterPipeline(.tiff, decoder: TIFFDecoder.self, colourTransforms: colour),
+                RasterPipeline(.heic, decoder: HEIFDecoder.self, colourTransforms: colour),
+                RasterPipeline(.avif, decoder: HEIFDecoder.self, colourTransforms: colour),
+            ]
+                + ContentType.allCases.filter(\.isMedia).map {
+                    RasterPipeline($0, decoder: MediaDecoder.self, colourTransforms: colour)
+                })
     }
 
     /// A thumbnailer with the given renderers, one per content type.

@@ -217,7 +217,7 @@ public struct RendererService: Sendable {
     {
         let status: RenderOutcome.Status
         switch error {
-        case .unsupported: status = .unsupported
+        case .unsupported, .noPicture: status = .unsupported
         default: status = .failed
         }
         var outcome = RenderOutcome(
@@ -225,12 +225,15 @@ public struct RendererService: Sendable {
         outcome.limit = error.limit
         // A page the document does not have: the count, so that a caller can tell it apart.
         if case .pageOutOfRange(_, let count) = error { outcome.details = DocumentDetails(pageCount: count) }
+        // A sound file without a cover: its length all the same.
+        if case .noPicture(_, let details) = error { outcome.details = details }
         return outcome
     }
 
-    /// Refuses an image or PDF larger than `limit` bytes (text is exempt: only its start is read).
+    /// Refuses an image or PDF larger than `limit` bytes (text is exempt: only its start is read;
+    /// so are videos and sound, read a few packets at a time wherever the frame or cover is).
     static func checkFileSize(_ file: OpenFile, type: ContentType, limit: Int) throws(ThumbnailError) {
-        guard type != .text, limit > 0 else { return }
+        guard type != .text, !type.isMedia, limit > 0 else { return }
         guard let size = file.status().map({ Int($0.st_size) }) else { return }
         if size > limit { throw .fileTooLarge(bytes: size, limitBytes: limit) }
     }

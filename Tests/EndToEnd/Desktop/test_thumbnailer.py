@@ -108,7 +108,9 @@ def main():
     mime_types = set(filter(None, entry.get("MimeType", "").split(";")))
     expected_types = {"application/pdf", "image/png", "image/jpeg", "image/webp", "image/gif", "image/tiff",
                       "image/heic", "image/heif", "image/avif", "image/svg+xml", "image/svg+xml-compressed",
-                      "text/plain"}
+                      "text/plain", "video/mp4", "video/x-m4v", "video/quicktime", "video/x-matroska", "video/webm",
+                      "video/x-msvideo", "video/mp2t", "video/ogg", "video/x-theora+ogg", "audio/mpeg", "audio/flac",
+                      "audio/x-flac", "audio/mp4", "audio/x-m4a", "audio/ogg", "audio/x-vorbis+ogg", "audio/x-opus+ogg"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

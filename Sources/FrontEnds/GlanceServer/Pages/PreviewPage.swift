@@ -191,6 +191,10 @@ struct PreviewPage: Sendable {
             let more = item.details?.textIsLonger == true ? " in the first MiB" : ""
             lines.append(Attribute(label: "Lines", value: grouped(count) + more))
         }
+        for line in item.details?.media.map(ListingFormatter.mediaAttributes) ?? [] {
+            lines.append(
+                Attribute(label: line.label.prefix(1).uppercased() + line.label.dropFirst(), value: line.value))
+        }
         for image in item.thumbnails {
             lines.append(
                 Attribute(
