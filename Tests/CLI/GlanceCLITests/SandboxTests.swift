@@ -86,6 +86,38 @@ struct SandboxTests {
         #expect(rows["photo.avif"]?["mimeType"] as? String == "image/avif")
     }
 
+    @Test("videos and sound files render inside the sandbox; their details are listed; a playlist is not opened")
+    func mediaInTheSandbox() async throws {
+        // What FFmpeg's libraries call (libssh's gcrypt mlock among them) must fit the seccomp
+        // filter, and a cover goes to the image decoders through memfd_create.
+        let container = try SampleContainer([
+            "clip.mp4": "media/fade-in.mp4", "portrait.mov": "media/portrait.mov", "hdr.mp4": "media/hdr10.mp4",
+            "hlg.mkv": "media/hlg.mkv", "clip.webm": "media/vp9.webm", "song.mp3": "media/cover.mp3",
+            "song.opus": "media/cover.opus", "plain.flac": "media/no-cover.flac", "dv5.mp4": "media/dolby-vision-5.mp4",
+            "playlist.mp4": "hostile/playlist.mp4",
+        ])
+        let (summary, result) = try await container.generate()
+        #expect(summary["sandbox"] as? String == "bubblewrap+seccomp")
+        #expect(summary["rendered"] as? Int == 8, "\(result.standardError)")
+        #expect(summary["unsupported"] as? Int == 1)
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        #expect(failures.count == 1 && failures.first?["path"] as? String == "dv5.mp4", "\(failures)")
+        let rows = try await container.list()
+        #expect(thumbnailSize(rows["portrait.mov"]) == "180x320")
+        #expect(thumbnailSize(rows["song.mp3"]) == "1024x768")
+        #expect(rows["playlist.mp4"]?["kind"] as? String == "text")
+        let clip = (rows["clip.mp4"]?["details"] as? [String: Any])?["media"] as? [String: Any]
+        #expect(clip?["videoCodec"] as? String == "h264" && clip?["audioCodec"] as? String == "aac", "\(clip ?? [:])")
+        #expect(clip?["picture"] as? String == "frame" && clip?["width"] as? Int == 320)
+        let hdr = (rows["hdr.mp4"]?["details"] as? [String: Any])?["media"] as? [String: Any]
+        #expect(hdr?["hdr"] as? String == "PQ")
+        let plain = rows["plain.flac"]
+        #expect(plain?["state"] as? String == "unsupported")
+        #expect((plain?["error"] as? String)?.contains("no cover picture") == true, "\(plain ?? [:])")
+        let length = ((plain?["details"] as? [String: Any])?["media"] as? [String: Any])?["durationSeconds"] as? Double
+        #expect(abs((length ?? 0) - 2) < 0.1)
+    }
+
     @Test("--cpu-limit: a renderer that spins is killed for CPU time, well before the wall-clock limit")
     func cpuLimit() async throws {
         let container = try SampleContainer(["spin.png": "png/rgb8.png", "fine.png": "png/gray8.png"])

@@ -1,8 +1,9 @@
 import Foundation
 import GlanceCore
-import GlanceListing
 import GlanceStore
 import Testing
+
+@testable import GlanceListing
 
 @Suite("Listing")
 struct ListingTests {
@@ -54,6 +55,17 @@ struct ListingTests {
         withDetails[2].details = DocumentDetails(
             pageCount: 2, pageSizes: [], textEncoding: "UTF-8", lineCount: 0, textIsLonger: false)
         withDetails[3].details = DocumentDetails()
+        // A video's and a sound file's details.
+        var video = rows[0]
+        video.details = DocumentDetails(
+            media: MediaDetails(
+                durationSeconds: 3723.48, width: 1080, height: 1920, videoCodec: "hevc", frameRate: 29.97, hdr: .pq,
+                hasAudio: true, audioCodec: "aac", picture: .frame))
+        var sound = rows[1]
+        sound.details = DocumentDetails(
+            media: MediaDetails(
+                durationSeconds: 2, hasAudio: true, audioCodec: "flac", picture: MediaDetails.PictureSource.none))
+        withDetails += [video, sound]
         // A size the 1024 answers for (listed with `sameAs`).
         if var standard = withDetails[0].thumbnails[ThumbnailImage.standardSizeKey] {
             standard.sameAs = ThumbnailImage.standardSizeKey
@@ -63,6 +75,30 @@ struct ListingTests {
         #expect(ListingJSONWriter.array(withDetails) == ListingFormatter.json(withDetails))
         #expect(ListingJSONWriter.array(rows) == ListingFormatter.json(rows))
         #expect(ListingJSONWriter.array([]) == ListingFormatter.json([ListingFormatter.Row]()))
+    }
+
+    @Test("a video's details read as people say them, in show and on the preview page")
+    func mediaLines() {
+        let media = MediaDetails(
+            durationSeconds: 3723.48, width: 1080, height: 1920, videoCodec: "hevc", frameRate: 29.97, hdr: .hlg,
+            hasAudio: false, picture: .frame)
+        let lines = ListingFormatter.detailLines(DocumentDetails(media: media))
+        #expect(
+            lines == [
+                "duration    1:02:03", "video       1080x1920 hevc, 29.97 fps, HDR (HLG) shown tone-mapped",
+                "audio       none", "picture     a frame of the video",
+            ])
+        #expect(MediaDetails.clock(59.6) == "1:00" && MediaDetails.clock(7) == "0:07")
+        #expect(
+            ListingFormatter.decimal(25, places: 2) == "25" && ListingFormatter.decimal(23.976, places: 2) == "23.98")
+        #expect(ListingFormatter.decimal(0.05, places: 2) == "0.05")
+        // What a store or a renderer hands over is checked: a codec name that could carry markup or
+        // control characters is dropped, and so is a size out of range.
+        let hostile = MediaDetails(
+            durationSeconds: .nan, width: 0, height: 10, videoCodec: "<script>", frameRate: 1e9, hasAudio: true,
+            audioCodec: "a\u{1B}[2J")
+        #expect(hostile.checked == MediaDetails(hasAudio: true))
+        #expect(DocumentDetails(media: MediaDetails()).checked == nil)
     }
 
     @Test("patterns match the relative path; '*' crosses folders")

@@ -289,7 +289,7 @@ struct RendererPoolSupervisionTests {
         }
     }
 
-    @Test("a worker maps libtiff, libheif and librsvg with their first document, each, not before")
+    @Test("a worker maps libtiff, libheif, librsvg and FFmpeg with their first document, each, not before")
     func formatLibrariesLoadedOnFirstUse() async throws {
         // A batch without a HEIC must not pay for libheif's start (x265, libde265, dav1d, libaom),
         // nor one without an SVG for librsvg's: each is loaded by the first document that needs it.
@@ -307,11 +307,11 @@ struct RendererPoolSupervisionTests {
             }
             #expect(await rendered(1, assets + "/gif/still.gif"))
             let worker = try #require(pool.workerProcesses.first)
-            let libraries = ["libtiff.so", "libheif.so", "librsvg-2.so"]
+            let libraries = ["libtiff.so", "libheif.so", "librsvg-2.so", "libavformat.so"]
             #expect(libraries.allSatisfy { !mappedFiles(worker).contains($0) }, "none after a GIF")
             for (id, document, library) in [
                 (2, "/tiff/rgb8-lzw.tiff", "libtiff.so"), (3, "/heif/photo.heic", "libheif.so"),
-                (4, "/svg/shapes.svg", "librsvg-2.so"),
+                (4, "/svg/shapes.svg", "librsvg-2.so"), (5, "/media/fade-in.mp4", "libavformat.so"),
             ] {
                 #expect(await rendered(id, assets + document), "\(document)")
                 let maps = mappedFiles(worker)
