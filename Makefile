@@ -229,7 +229,7 @@ clean:
 ## protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
 ## TestAssets/ seeds; findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
-FUZZERS    := jpeg png pdf text webp gif tiff heif svg icc renderer-reply
+FUZZERS    := jpeg png pdf text webp gif tiff heif svg media icc renderer-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \

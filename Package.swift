@@ -383,6 +383,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-tiff", "TIFF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-heif", "HEIF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-media", "Media", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-renderer-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
     ]

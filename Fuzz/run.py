@@ -23,6 +23,7 @@ SEEDS = {
     "tiff": ["tiff", "corrupt", "colour"],
     "heif": ["heif", "corrupt", "colour"],
     "svg": ["svg", "hostile", "corrupt"],
+    "media": ["media", "hostile", "corrupt"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

@@ -2406,6 +2406,51 @@ def make_media():
            "yuv420p", *EXACT, "-f", "mpegts", out("media/h264.ts"))
     ok_image("media/h264.ts", "mpegts", 320, 180, "H.264 in an MPEG transport stream")
 
+    # Codecs and geometry besides H.264: AV1, 8-bit HEVC, 10-bit H.264; turned 180 and 270
+    # degrees; a clip of one frame.
+    pattern = ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=1"]
+    ffmpeg(*pattern, "-c:v", "libaom-av1", "-cpu-used", "8", "-crf", "40", "-g", "25", *EXACT, out("media/av1.mp4"))
+    ok_image("media/av1.mp4", "mp4", 320, 180, "AV1 (libaom) in MP4, 1 s")
+    ffmpeg(*pattern, "-c:v", "libx265", "-x265-params", X265_EXACT, "-tag:v", "hvc1", *EXACT, out("media/hevc.mp4"))
+    ok_image("media/hevc.mp4", "mp4", 320, 180, "8-bit HEVC in MP4 (hvc1), 1 s")
+    ffmpeg(*pattern, "-c:v", "libx264", "-pix_fmt", "yuv420p10le", *EXACT, out("media/h264-10bit.mkv"))
+    ok_image("media/h264-10bit.mkv", "mkv", 320, 180, "10-bit H.264 (High 10) in Matroska")
+    for turn, size in ((180, (320, 180)), (270, (180, 320))):
+        with open(os.path.join(TMP, "quarter.mov"), "rb") as f:
+            write("media/turned-%d.mov" % turn, tkhd_rotate(f.read(), turn))
+        corner = {180: "bottom-right", 270: "bottom-left"}[turn]
+        ok_image("media/turned-%d.mov" % turn, "mov", *size,
+                 "the red-quarter clip turned %d degrees by its display matrix: red lands %s" % (turn, corner))
+    ffmpeg(*pattern, "-frames:v", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", *EXACT, out("media/one-frame.mp4"))
+    ok_image("media/one-frame.mp4", "mp4", 320, 180, "a clip of one frame")
+    # Colour bars of known colours, coded with BT.709's matrix in limited range and with BT.601's
+    # in full range (each tagged so): the decoder must undo each.
+    bars = [(200, 40, 40), (40, 180, 60), (50, 60, 200), (128, 128, 128)]
+    bar_rows = [b"".join(bytes(bars[x * 4 // 320]) for x in range(320))] * 180
+    bars_ppm = os.path.join(TMP, "bars.ppm")
+    ppm(bars_ppm, 320, 180, bar_rows)
+    for name, matrix, tag, rng in (("bars-709-limited.mp4", "bt709", "bt709", "tv"),
+                                   ("bars-601-full.mp4", "bt601", "smpte170m", "pc")):
+        ffmpeg("-loop", "1", "-framerate", "25", "-i", bars_ppm, "-t", "1", "-vf",
+               "scale=out_color_matrix=%s:out_range=%s" % (matrix, rng), "-c:v", "libx264", "-pix_fmt", "yuv444p",
+               "-qp", "0", "-colorspace", tag, "-color_range", rng, *EXACT, out("media/" + name))
+        ok_image("media/" + name, "mp4", 320, 180,
+                 "four bars (200,40,40) (40,180,60) (50,60,200) (128,128,128), lossless H.264 4:4:4, %s matrix, "
+                 "%s range, tagged" % (matrix.upper(), "limited" if rng == "tv" else "full"))
+    # A frame size past the pixel limit in the container's header (Matroska's PixelWidth and
+    # PixelHeight set to 30000): refused before a frame is decoded.
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x256:rate=25:duration=1", "-c:v", "libx264", "-pix_fmt",
+           "yuv420p", *EXACT, os.path.join(TMP, "sides.mkv"))
+    with open(os.path.join(TMP, "sides.mkv"), "rb") as f:
+        huge = bytearray(f.read())
+    for element, value in ((b"\xb0\x82", 320), (b"\xba\x82", 256)):
+        at = huge.find(element + struct.pack(">H", value))
+        assert at > 0
+        huge[at + 2:at + 4] = struct.pack(">H", 30000)
+    write("corrupt/huge-frame.mkv", bytes(huge))
+    record("corrupt/huge-frame.mkv", "mkv", "error:exceeds the 100-megapixel limit", None,
+           "a 320x256 H.264 clip in Matroska with its track's PixelWidth and PixelHeight patched to 30000")
+
     # Sound: covers of each kind, and none.
     cover_png = os.path.join(ROOT, "png", "rgb8.png")
     tone = ["-f", "lavfi", "-i", "sine=frequency=440:duration=2:sample_rate=44100"]

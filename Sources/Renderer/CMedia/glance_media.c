@@ -241,8 +241,19 @@ static int choose_cover(const AVFormatContext *format) {
     return first;
 }
 
-glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, char *reason, size_t capacity,
-                                glance_media_failure *failure) {
+/// The first video stream whose header gives more than `max_pixels` pixels, or -1.
+static int oversized_stream(const AVFormatContext *format, int64_t max_pixels) {
+    for (unsigned index = 0; index < format->nb_streams; index++) {
+        const AVCodecParameters *parameters = format->streams[index]->codecpar;
+        if (parameters->codec_type == AVMEDIA_TYPE_VIDEO &&
+            (int64_t)parameters->width * parameters->height > max_pixels)
+            return (int)index;
+    }
+    return -1;
+}
+
+glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64_t max_pixels, char *reason,
+                                size_t capacity, glance_media_failure *failure) {
     *failure = GLANCE_MEDIA_CORRUPT;
     glance_media *media = calloc(1, sizeof *media);
     if (media == NULL) {
@@ -274,7 +285,17 @@ glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, char 
     if (status < 0) {
         media->format = NULL;  // freed by avformat_open_input
     } else {
-        status = avformat.find_stream_info(media->format, NULL);
+        // The container's headers give most streams' sizes: checked before any frame is decoded.
+        int oversized = oversized_stream(media->format, max_pixels);
+        if (oversized < 0) status = avformat.find_stream_info(media->format, NULL);
+        if (oversized < 0) oversized = oversized_stream(media->format, max_pixels);
+        if (oversized >= 0) {
+            const AVCodecParameters *parameters = media->format->streams[oversized]->codecpar;
+            *failure = GLANCE_MEDIA_TOO_LARGE;
+            snprintf(reason, capacity, "%dx%d", parameters->width, parameters->height);
+            glance_media_close(media);
+            return NULL;
+        }
     }
     if (media->refused[0] != 0) {
         *failure = GLANCE_MEDIA_REFUSED;

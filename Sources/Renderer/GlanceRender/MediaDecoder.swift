@@ -32,7 +32,7 @@ final class MediaDecoder: RasterDecoder {
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
         format = type.displayName
-        file = try MediaFile(file: request.file, type: type)
+        file = try MediaFile(file: request.file, type: type, maxPixels: request.maxPixels)
         let info = file.info
         var details = Self.details(info)
         var warnings: [String] = []

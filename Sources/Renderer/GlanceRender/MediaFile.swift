@@ -16,8 +16,9 @@ final class MediaFile {
     static let packetsPerCandidate = 600
     static let seconds = 10.0
 
-    /// Opens `file` as `type` with the demuxer sniffing chose for it.
-    init(file: OpenFile, type: ContentType) throws(ThumbnailError) {
+    /// Opens `file` as `type` with the demuxer sniffing chose for it; a video stream of more
+    /// than `maxPixels` pixels a frame is refused from its header.
+    init(file: OpenFile, type: ContentType, maxPixels: Int) throws(ThumbnailError) {
         format = type.displayName
         guard let demuxer = MediaSniffer.demuxer(for: type) else {
             throw .unsupported(detail: "no demuxer for \(type.displayName)")
@@ -30,9 +31,15 @@ final class MediaFile {
                 format: format, detail: "FFmpeg's libraries cannot be loaded: \(String(nulTerminated: reason))")
         }
         var failure = GLANCE_MEDIA_CORRUPT
-        guard let opened = glance_media_open(file.descriptor, size, demuxer, &reason, reason.count, &failure) else {
+        guard
+            let opened = glance_media_open(
+                file.descriptor, size, demuxer, Int64(maxPixels), &reason, reason.count, &failure)
+        else {
             let text = String(nulTerminated: reason)
             switch failure {
+            case GLANCE_MEDIA_TOO_LARGE:
+                let sides = text.split(separator: "x").compactMap { Int($0) }
+                throw .tooLarge(width: sides.first ?? 0, height: sides.last ?? 0, limitPixels: maxPixels)
             case GLANCE_MEDIA_TRUNCATED: throw .truncated(format: format)
             case GLANCE_MEDIA_UNREADABLE: throw .unreadable(reason: text)
             case GLANCE_MEDIA_REFUSED: throw .unsupportedEncoding(format: format, detail: text)

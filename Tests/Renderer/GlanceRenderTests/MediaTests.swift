@@ -47,6 +47,60 @@ struct MediaTests {
         #expect(thumbnail.details?.media?.width == 180 && thumbnail.details?.media?.height == 320)
     }
 
+    @Test(
+        "turned 180 and 270 degrees by the display matrix, the red corner lands where it should",
+        arguments: [("turned-180.mov", 320, 180, 300, 170), ("turned-270.mov", 180, 320, 20, 300)])
+    func otherTurns(_ name: String, width: Int, height: Int, redX: Int, redY: Int) throws {
+        let image = try render(name).thumbnail.image
+        #expect(image.width == width && image.height == height)
+        let red = image.pixel(x: redX, y: redY)
+        let white = image.pixel(x: width - 1 - redX, y: height - 1 - redY)
+        #expect(red.r > 180 && red.g < 90, "\(name): red at \(redX),\(redY): \(red)")
+        #expect(white.g > 200, "\(name): white opposite: \(white)")
+    }
+
+    @Test(
+        "the stream's matrix and range are undone: known colour bars come back within a level or two",
+        arguments: ["bars-709-limited.mp4", "bars-601-full.mp4"])
+    func matrixAndRange(_ name: String) throws {
+        let image = try render(name).thumbnail.image
+        let bars: [(UInt8, UInt8, UInt8)] = [(200, 40, 40), (40, 180, 60), (50, 60, 200), (128, 128, 128)]
+        for (index, bar) in bars.enumerated() {
+            let pixel = image.pixel(x: index * 80 + 40, y: 90)
+            let worst = max(
+                abs(Int(pixel.r) - Int(bar.0)), abs(Int(pixel.g) - Int(bar.1)), abs(Int(pixel.b) - Int(bar.2)))
+            // A wrong range moves these by 15 to 30 levels; BT.601 read as BT.709 moves green by 10.
+            #expect(worst <= 4, "\(name): bar \(index) is \(pixel), not \(bar)")
+        }
+    }
+
+    @Test(
+        "AV1, 8-bit HEVC, 10-bit H.264 and a clip of one frame decode",
+        arguments: ["av1.mp4", "hevc.mp4", "h264-10bit.mkv", "one-frame.mp4"])
+    func codecs(_ name: String) throws {
+        let thumbnail = try render(name).thumbnail
+        #expect(thumbnail.image.width == 320 && thumbnail.image.height == 180)
+        let reference = try render("vp9.webm").thumbnail.image
+        // The same test pattern (its clock and moving parts aside).
+        #expect(PixelStatistics.psnr(thumbnail.image, reference) > 12, "\(name)")
+        let mean = PixelStatistics.meanColour(thumbnail.image)
+        #expect(mean.r + mean.g + mean.b > 3 * 80, "\(name): mean \(mean)")
+    }
+
+    @Test("a frame size past the pixel limit is refused from the container's header")
+    func pixelLimit() throws {
+        do {
+            _ = try renderDocument(path: TestAssets.path("corrupt/huge-frame.mkv"))
+            Issue.record("a 30000x30000 stream was decoded")
+        } catch {
+            #expect(error == .tooLarge(width: 30000, height: 30000, limitPixels: RenderRequest.defaultMaxPixels))
+        }
+        // And a small limit refuses an ordinary clip before decoding.
+        #expect(throws: ThumbnailError.self) {
+            try renderDocument(path: TestAssets.path("media/fade-in.mp4"), maxPixels: 320 * 180 - 1)
+        }
+    }
+
     @Test("an anamorphic stream is shown at its display aspect ratio")
     func sampleAspectRatio() throws {
         let (type, thumbnail) = try render("anamorphic.mkv")

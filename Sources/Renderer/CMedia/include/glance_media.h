@@ -65,14 +65,17 @@ typedef enum {
     GLANCE_MEDIA_UNREADABLE = 2,
     /// The file asked for another file or a URL (refused; `reason` names it).
     GLANCE_MEDIA_REFUSED = 3,
+    /// A video stream's header says more pixels a frame than allowed (`reason` holds WIDTHxHEIGHT).
+    GLANCE_MEDIA_TOO_LARGE = 4,
 } glance_media_failure;
 
 /// Opens the file of `size` bytes on descriptor `fd` with FFmpeg's demuxer `demuxer` (`mov`,
 /// `matroska`, `avi`, `mpegts`, `ogg`, `mp3`, `flac`): the descriptor stays the caller's and is
-/// read with pread only. Returns NULL with the reason in `reason` and what failed in `*failure`.
-/// Only after glance_media_load.
-glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, char *reason, size_t capacity,
-                                glance_media_failure *failure);
+/// read with pread only. A video stream whose header gives more than `max_pixels` pixels a frame
+/// is refused before any frame is decoded (finding the streams' parameters decodes some). Returns
+/// NULL with the reason in `reason` and what failed in `*failure`. Only after glance_media_load.
+glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64_t max_pixels, char *reason,
+                                size_t capacity, glance_media_failure *failure);
 
 /// What the file says of itself.
 void glance_media_describe(glance_media *media, glance_media_info *info);
