@@ -270,7 +270,7 @@ baseline-renderer: deps
 ## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
 BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
                   pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql webp libheif-examples \
-                  librsvg2-bin
+                  librsvg2-bin ffmpeg ffmpegthumbnailer
 
 .PHONY: bench
 bench: release

@@ -21,6 +21,7 @@ import previews
 import terminal
 import metrics
 import formats as new_formats
+import video
 import scaleout
 import xdg
 
@@ -123,6 +124,7 @@ def format_extras(extras):
     lines += terminal.format_terminal(extras.get("terminal"))
     lines += metrics.format_metrics(extras.get("metrics"))
     lines += new_formats.format_formats(extras.get("formats"))
+    lines += video.format_lines(extras.get("video"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -304,6 +306,7 @@ def evaluate_targets(results, extras):
     targets += terminal.targets(extras.get("terminal"))
     targets += metrics.targets(extras.get("metrics"))
     targets += new_formats.targets(extras.get("formats"))
+    targets += video.targets(extras.get("video"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

@@ -39,6 +39,7 @@ import report
 import scaleout
 import serve
 import tools
+import video
 import xdg
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -561,6 +562,11 @@ def main():
             extras["formats"] = new_formats.measure(glance, ROOT, log, cores)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             log(f"  formats not measured: {error}")
+        log("video: clips of 1080p and 2160p against ffmpegthumbnailer and ffmpeg -ss")
+        try:
+            extras["video"] = video.measure(glance, ROOT, log, cores)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  video not measured: {error}")
         log("terminal: glance list --preview, a page of 120 documents in each protocol")
         try:
             extras["terminal"] = terminal.measure(glance, ROOT, log)

@@ -38,6 +38,13 @@ public struct MediaDetails: Sendable, Equatable, Codable {
         case none
     }
 
+    /// How many frames the preview page shows of a video: its pages (`/previews/PATH?page=N`),
+    /// page 1 the thumbnail, page N the key frame at (N - 1) / 8 of the duration.
+    public static let stripLength = 8
+
+    /// Whether the preview page shows a strip of frames: a video stream's details.
+    public var hasFrames: Bool { videoCodec != nil }
+
     public init(
         durationSeconds: Double? = nil, width: Int? = nil, height: Int? = nil, videoCodec: String? = nil,
         frameRate: Double? = nil, hdr: HDRKind? = nil, hasAudio: Bool? = nil, audioCodec: String? = nil,

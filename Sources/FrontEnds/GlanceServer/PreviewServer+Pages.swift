@@ -92,6 +92,7 @@ extension PreviewServer {
             documentURL: links.document(item.path), itemURL: links.item(item.path), pages: content.stack.pages,
             pageCount: content.stack.pages.isEmpty ? nil : content.stack.count, morePages: content.stack.more,
             text: content.text, imageSourceSet: content.imageSourceSet, zoomURL: content.zoomURL,
+            media: content.media, videoPlayer: content.media.map { $0.isVideo && $0.source != nil } ?? false,
             stack: !content.stack.pages.isEmpty)
         return html(PageTemplates.library.render(preview, withTemplate: "preview"))
     }
@@ -99,10 +100,11 @@ extension PreviewServer {
     /// What the preview shows of a document beyond its thumbnail: a PDF's or a multi-page TIFF's
     /// every page, a text's content, an image's larger size and its original.
     private func previewContent(of item: PromisedItemAttributes) async throws -> (
-        stack: PreviewPage.PageStack, text: PreviewPage.TextView?, imageSourceSet: String?, zoomURL: String?
+        stack: PreviewPage.PageStack, text: PreviewPage.TextView?, imageSourceSet: String?, zoomURL: String?,
+        media: MediaView?
     ) {
         guard item.state == .fresh || item.state == .stale, let identity = indexer.scanner.identity(of: item.path)
-        else { return (.empty, nil, nil, nil) }
+        else { return (.empty, nil, nil, nil, nil) }
         let stack = { [links] in
             PreviewPage.stack(of: item.path, details: item.details, links: links) { page, side in
                 previewTag(identity, page: page, side: side)
@@ -110,10 +112,10 @@ extension PreviewServer {
         }
         switch item.contentType {
         case .pdf:
-            return (stack(), nil, nil, nil)
+            return (stack(), nil, nil, nil, nil)
         // A multi-page TIFF (a scan, a fax) is stacked as a PDF is.
         case .tiff where item.details?.pageSizes != nil:
-            return (stack(), nil, nil, nil)
+            return (stack(), nil, nil, nil, nil)
         case .text:
             let entry = try await textEntry(path: item.path, identity: identity)
             let lines = Int(entry.headers[Self.textLinesHeader] ?? "") ?? 0
@@ -121,11 +123,11 @@ extension PreviewServer {
                 content: String(buffer: entry.body), encoding: entry.headers[Self.textEncodingHeader] ?? "",
                 lines: lines == 1 ? "1 line" : "\(grouped(lines)) lines",
                 truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
-            return (.empty, view, nil, nil)
+            return (.empty, view, nil, nil, nil)
         // A video's or a sound file's picture (a frame or its cover) is shown as an image's is.
         case .png, .jpeg, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska, .webm, .avi,
             .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a:
-            guard let standard = links.thumbnail(for: item) else { return (.empty, nil, nil, nil) }
+            guard let standard = links.thumbnail(for: item) else { return (.empty, nil, nil, nil, nil) }
             let side = Self.defaultPreviewSide
             let large = links.pageImage(
                 item.path, page: 1, side: side, version: previewTag(identity, page: 1, side: side))
@@ -133,9 +135,10 @@ extension PreviewServer {
             // browser would only download a TIFF or a HEIC).
             let drawnByBrowsers: Set<ContentType> = [.png, .jpeg, .webp, .gif, .avif, .svg]
             let zoom = item.contentType.map(drawnByBrowsers.contains) == true ? links.document(item.path) : large
-            return (.empty, nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", zoom)
+            let media = MediaView.of(item, links: links) { page, side in previewTag(identity, page: page, side: side) }
+            return (.empty, nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", zoom, media)
         case nil:
-            return (.empty, nil, nil, nil)
+            return (.empty, nil, nil, nil, nil)
         }
     }
 

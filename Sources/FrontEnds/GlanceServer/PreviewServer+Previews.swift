@@ -35,7 +35,9 @@ extension PreviewServer {
         let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
         let known = stored.flatMap { FreshnessPolicy.describes($0.record, identity) ? $0.record : nil }
         if let type = known?.contentType, type == .text { throw ServerError.noPreview(Self.textHasNoPagePreview) }
-        if let count = known?.details?.pageCount ?? (known?.contentType.map { $0 == .pdf } == false ? 1 : nil),
+        let frames = known?.details?.media?.hasFrames == true ? MediaDetails.stripLength : nil
+        if let count = known?.details?.pageCount ?? frames
+            ?? (known?.contentType.map { $0 == .pdf } == false ? 1 : nil),
             page > count
         {
             throw ServerError.noSuchPage(pageCount: count)

@@ -16,11 +16,11 @@ public struct PreviewSite: Sendable {
     /// The containers with their URL names, in the order given.
     public let containers: [(name: String, server: PreviewServer)]
 
-    /// The policy every page is served with: this server's own script, styles and images only
+    /// The policy every page is served with: this server's own script, styles, images and media only
     /// (inline `style` attributes carry the placeholder colours, which are checked hex values).
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
-        + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        + "img-src 'self'; media-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// The path every URL of the site starts with: `""`, or `/glance` behind a reverse proxy
     /// that forwards that path.

@@ -14,13 +14,22 @@ import GlanceCore
 ///
 /// A sound file without a cover throws ``ThumbnailError/noPicture(format:details:)`` with its
 /// duration. The details (``MediaDetails``) go with the thumbnail either way.
+///
+/// A video's pages are the preview page's strip (``MediaDetails/stripLength``): page 1 is the
+/// thumbnail, page N the key frame at (N - 1) / length of the duration.
 final class MediaDecoder: RasterDecoder {
-    let header: RasterHeader
+    /// The header, its details as the file said them when it was opened; ``header`` reads them
+    /// again (a frame tells its transfer where the container did not).
+    private let openedHeader: RasterHeader
     private(set) var warnings: [String] = []
     var conversionDone: ColourConversion? { cover?.conversionDone }
 
     private let file: MediaFile
     private let format: String
+    /// Where the frame of the page asked for is (a share of the duration), nil for the thumbnail.
+    private let position: Double?
+    /// Where the picture comes from.
+    private let picture: MediaDetails.PictureSource
     /// The cover's decoder and the file in memory it reads, when the cover is drawn.
     private let cover: (any RasterDecoder)?
     private let coverFile: OpenFile?
@@ -30,30 +39,45 @@ final class MediaDecoder: RasterDecoder {
         .jpeg: JPEGDecoder.self, .png: PNGDecoder.self, .webp: WebPDecoder.self, .gif: GIFDecoder.self,
     ]
 
+    var header: RasterHeader {
+        var header = openedHeader
+        var details = Self.details(file.currentInfo)
+        details.media?.picture = picture
+        header.details = details
+        return header
+    }
+
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
         format = type.displayName
         file = try MediaFile(file: request.file, type: type, maxPixels: request.maxPixels)
         let info = file.info
-        var details = Self.details(info)
+        let hasVideo = info.has_video != 0
+        let stripPage = request.page > 1 && hasVideo
+        if request.page > 1 && !hasVideo { throw .pageOutOfRange(page: request.page, pageCount: 1) }
+        if request.page > MediaDetails.stripLength {
+            throw .pageOutOfRange(page: request.page, pageCount: MediaDetails.stripLength)
+        }
         var warnings: [String] = []
         var chosenCover: (decoder: any RasterDecoder, file: OpenFile)?
-        if info.cover_bytes > 0, Self.coverServes(info, box: request.maxSide) {
+        if info.cover_bytes > 0, !stripPage {
             do throws(ThumbnailError) {
-                chosenCover = try Self.openCover(file, request: request, colourTransforms: colourTransforms)
+                let opened = try Self.openCover(file, request: request, colourTransforms: colourTransforms)
+                if Self.coverServes(info, cover: opened.decoder.header.size, box: request.maxSide) {
+                    chosenCover = opened
+                }
             } catch {
                 // A damaged cover: the frame, when there is one to draw instead.
-                guard info.has_video != 0 else { throw error }
+                guard hasVideo else { throw error }
                 warnings.append("the cover picture was not drawn: \(error)")
             }
         }
         cover = chosenCover?.decoder
         coverFile = chosenCover?.file
+        position = stripPage ? Double(request.page - 1) / Double(MediaDetails.stripLength) : nil
         if let cover = chosenCover?.decoder {
-            details.media?.picture = .cover
-            var header = cover.header
-            header.details = details
-            self.header = header
-        } else if info.has_video != 0 {
+            picture = .cover
+            openedHeader = cover.header
+        } else if hasVideo {
             if info.dolby_vision_profile > 0 && info.dolby_vision_compatibility == 0 {
                 throw .unsupportedEncoding(
                     format: format,
@@ -61,14 +85,15 @@ final class MediaDecoder: RasterDecoder {
                         "Dolby Vision profile \(info.dolby_vision_profile) has no base layer that shows without"
                         + " Dolby Vision's own processing; it is not drawn rather than drawn tinted")
             }
-            details.media?.picture = .frame
-            header = RasterHeader(
+            picture = .frame
+            openedHeader = RasterHeader(
                 size: PixelSize(width: Int(info.width), height: Int(info.height)),
                 orientation: Self.orientation(rotation: Int(info.rotation), mirrored: info.mirrored != 0),
-                isLossy: true, details: details)
+                isLossy: true)
         } else if info.has_audio == 0 {
             throw .corrupt(format: format, detail: "no video or sound stream was found")
         } else {
+            var details = Self.details(info)
             details.media?.picture = MediaDetails.PictureSource.none
             throw .noPicture(format: format, details: details)
         }
@@ -81,20 +106,21 @@ final class MediaDecoder: RasterDecoder {
     func plan(for target: PixelSize) -> RasterPlan {
         if let cover { return cover.plan(for: target) }
         var shrink = 1
-        while shrink < 8, header.size.width / (shrink * 2) >= target.width,
-            header.size.height / (shrink * 2) >= target.height
+        while shrink < 8, openedHeader.size.width / (shrink * 2) >= target.width,
+            openedHeader.size.height / (shrink * 2) >= target.height
         {
             shrink *= 2
         }
         let size = PixelSize(
-            width: (header.size.width + shrink - 1) / shrink, height: (header.size.height + shrink - 1) / shrink)
+            width: (openedHeader.size.width + shrink - 1) / shrink,
+            height: (openedHeader.size.height + shrink - 1) / shrink)
         return RasterPlan(
             size: size, shrink: shrink, limitedPixels: Int(file.info.coded_width) * Int(file.info.coded_height))
     }
 
     func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows {
         if let cover { return try cover.start(plan) }
-        let choice = try file.decodeFrame(size: plan.size)
+        let choice = try file.decodeFrame(size: plan.size, position: position)
         var chosen = "the key frame"
         if choice.time >= 0 { chosen += " at \(MediaDetails.clock(choice.time))" }
         if choice.all_flat != 0 {
@@ -121,15 +147,12 @@ final class MediaDecoder: RasterDecoder {
         }
     }
 
-    /// Whether the cover is drawn rather than a frame: always for sound; for a video, when the
-    /// cover is at least the box or at least the frame on its longer side (a poster smaller than
-    /// both would be enlarged, a frame would not). A cover whose size FFmpeg did not learn is
-    /// drawn.
-    static func coverServes(_ info: glance_media_info, box: Int) -> Bool {
+    /// Whether the cover (of `cover` pixels, as its header says) is drawn rather than a frame:
+    /// always for sound; for a video, when the cover is at least the box or at least the frame on
+    /// its longer side (a poster smaller than both would be enlarged, a frame would not).
+    static func coverServes(_ info: glance_media_info, cover: PixelSize, box: Int) -> Bool {
         guard info.has_video != 0 else { return true }
-        let coverSide = max(Int(info.cover_width), Int(info.cover_height))
-        guard coverSide > 0 else { return true }
-        return coverSide >= min(box, max(Int(info.width), Int(info.height)))
+        return max(cover.width, cover.height) >= min(box, max(Int(info.width), Int(info.height)))
     }
 
     /// The cover picture's decoder, over a sealed file in memory holding its bytes.

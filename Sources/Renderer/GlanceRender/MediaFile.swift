@@ -6,8 +6,15 @@ import GlanceCore
 final class MediaFile {
     private let handle: OpaquePointer
     private let format: String
-    /// What the file says of itself.
+    /// What the file says of itself, as it was opened.
     let info: glance_media_info
+
+    /// What the file says of itself now: after a frame was decoded, with what the frame told.
+    var currentInfo: glance_media_info {
+        var info = glance_media_info()
+        glance_media_describe(handle, &info)
+        return info
+    }
 
     /// How a frame is looked for: at most four candidates from 10% of the duration on (10%, 25%,
     /// 40%, 55%), 600 packets each (20 s of a 30 fps stream when no key frame is flagged), and
@@ -61,11 +68,12 @@ final class MediaFile {
         return descriptor >= 0 ? OpenFile(adopting: descriptor) : nil
     }
 
-    /// The frame chosen and converted to `size`; says what was chosen.
-    func decodeFrame(size: PixelSize) throws(ThumbnailError) -> glance_media_choice {
+    /// The frame chosen (or, with `position`, the key frame at that share of the duration)
+    /// and converted to `size`; says what was chosen.
+    func decodeFrame(size: PixelSize, position: Double? = nil) throws(ThumbnailError) -> glance_media_choice {
         var request = glance_media_request(
             width: Int32(size.width), height: Int32(size.height), candidates: Int32(Self.candidates),
-            packets_per_candidate: Int32(Self.packetsPerCandidate), seconds: Self.seconds)
+            packets_per_candidate: Int32(Self.packetsPerCandidate), seconds: Self.seconds, position: position ?? -1)
         var choice = glance_media_choice()
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_media_decode_frame(handle, &request, &choice, &reason, reason.count) == 1 else {

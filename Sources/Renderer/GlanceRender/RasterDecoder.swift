@@ -14,7 +14,8 @@ protocol RasterDecoder: AnyObject {
     /// its header; `colourTransforms` is for a decoder that converts colour as it decodes.
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError)
 
-    /// What the header says, before any pixel is decoded.
+    /// What the header says, before any pixel is decoded (its ``RasterHeader/details`` are read
+    /// again after ``read(into:)``, for what only decoding tells).
     var header: RasterHeader { get }
 
     /// What it will decode for a thumbnail of `target` pixels (in stored orientation): its own

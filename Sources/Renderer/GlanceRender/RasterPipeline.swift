@@ -77,7 +77,8 @@ struct RasterPipeline<Decoder: RasterDecoder>: DocumentRenderer {
             image: image, sourceWidth: displayed.width, sourceHeight: displayed.height, warnings: warnings,
             colour: conversion)
         rendered.lossySource = header.isLossy
-        rendered.details = header.details
+        // Read after decoding: a video's decoded frame tells what its container did not.
+        rendered.details = decoder.header.details
         return .pixels(rendered)
     }
 
@@ -142,7 +143,7 @@ struct RasterPipeline<Decoder: RasterDecoder>: DocumentRenderer {
             sourceWidth: displayed.width, sourceHeight: displayed.height, warnings: decoder.warnings + warnings,
             colour: conversion)
         thumbnail.leadingByteCount = leadingByteCount
-        thumbnail.details = header.details
+        thumbnail.details = decoder.header.details
         if let chain { return .encodedWithHalves(thumbnail, chain.finish()) }
         return .encoded(thumbnail)
     }

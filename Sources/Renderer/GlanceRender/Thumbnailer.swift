@@ -116,10 +116,11 @@ public struct Thumbnailer: Sendable {
         return deepest
     }
 
-    /// Refuses a page other than the first of a document that has one page (all but PDFs and
-    /// TIFFs; their renderers check against their own count).
+    /// Refuses a page other than the first of a document that has one page (all but PDFs, TIFFs
+    /// and videos, whose strip of frames is their pages; their renderers check against their own
+    /// count).
     static func checkPage(_ request: RenderRequest, of type: ContentType) throws(ThumbnailError) {
-        guard type != .pdf && type != .tiff else { return }
+        guard type != .pdf && type != .tiff && !type.isMedia else { return }
         if request.page != 1 { throw .pageOutOfRange(page: request.page, pageCount: 1) }
     }
 }

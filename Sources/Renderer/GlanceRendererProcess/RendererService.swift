@@ -179,7 +179,12 @@ public struct RendererService: Sendable {
             sizes = smaller.sizes
             if !job.sizes.isEmpty { thumbHash = ThumbHashEncoder.hash(of: smaller.smallest) }
         }
-        let digest = job.computeDigest ? ContentDigest.sha256(of: request.file) : nil
+        // Not for videos and sound: their thumbnail reads a few megabytes wherever the frame or
+        // the cover is, while a digest reads every byte (a 10-minute 1080p clip is over a GB: 2.5 s
+        // here, seven times its thumbnail). Without a digest, a clip moved by copy and delete is
+        // drawn again instead of followed (GenerationPlan), and its thumbnail's URLs are checked
+        // (304) rather than kept for a year.
+        let digest = job.computeDigest && !type.isMedia ? ContentDigest.sha256(of: request.file) : nil
         var outcome = RenderOutcome(
             id: job.id, status: .rendered, contentType: type, warnings: encoded.warnings, format: encoded.format,
             width: encoded.width, height: encoded.height, data: encoded.data, digest: digest)

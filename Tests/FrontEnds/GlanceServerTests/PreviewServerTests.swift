@@ -494,6 +494,44 @@ struct PreviewServerTests {
         }
     }
 
+    @Test(
+        "the preview page of a video: the original in a player with the thumbnail as poster, a strip of frames the renderer draws; HEVC, which browsers do not play, gets the strip only; a song its cover and a player"
+    )
+    func mediaPreview() async throws {
+        let served = try ServedContainer()
+        for (name, asset) in [
+            ("clip.mp4", "media/fade-in.mp4"), ("hevc.mp4", "media/hevc.mp4"), ("song.mp3", "media/cover.mp3"),
+        ] {
+            try FileManager.default.copyItem(atPath: TestLocations.asset(asset), toPath: served.root + "/" + name)
+            _ = await served.server.indexer.render(name)
+        }
+        try await served.test { client in
+            let clip = try await client.execute(uri: "/preview/clip.mp4", method: .get) { String(buffer: $0.body) }
+            #expect(clip.contains("<video id=\"player\" controls preload=\"metadata\" poster=\"/thumbnails/clip.mp4"))
+            #expect(clip.contains("<source src=\"/documents/clip.mp4\" type=\"video/mp4\">"))
+            #expect(clip.contains("id=\"frame-strip\""))
+            #expect(clip.components(separatedBy: "class=\"frame\"").count - 1 == MediaDetails.stripLength)
+            #expect(clip.contains("/previews/clip.mp4?page=8&amp;size=512&amp;v="))
+            #expect(clip.contains("<dt>Duration</dt><dd>0:04</dd>"))
+            #expect(!clip.contains("data-original"), "a click does not open a video as an image")
+            // A frame of the strip, drawn by the renderer; the strip has eight.
+            let (status, type) = try await client.execute(uri: "/previews/clip.mp4?page=5&size=512", method: .get) {
+                ($0.status, $0.headers[.contentType])
+            }
+            #expect(
+                status == .ok && (type == "image/jpeg" || type == "image/webp" || type == "image/png"), "\(type ?? "")")
+            let beyond = try await client.execute(uri: "/previews/clip.mp4?page=9&size=512", method: .get) { $0.status }
+            #expect(beyond == .notFound)
+            let hevc = try await client.execute(uri: "/preview/hevc.mp4", method: .get) { String(buffer: $0.body) }
+            #expect(
+                !hevc.contains("<video") && hevc.contains("id=\"preview-image\"") && hevc.contains("id=\"frame-strip\"")
+            )
+            let song = try await client.execute(uri: "/preview/song.mp3", method: .get) { String(buffer: $0.body) }
+            #expect(song.contains("<audio id=\"player\" controls preload=\"metadata\" src=\"/documents/song.mp3\">"))
+            #expect(song.contains("id=\"preview-image\"") && !song.contains("frame-strip"))
+        }
+    }
+
     @Test("a 10,000-page PDF's preview holds its first 20 pages; the rest are runs of boxes and URL templates")
     func longPDFStack() throws {
         var details = DocumentDetails(pageCount: 10_000)

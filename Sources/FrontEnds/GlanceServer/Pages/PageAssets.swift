@@ -97,6 +97,10 @@ struct PageAssets: Sendable {
         .large img { max-width: 100%; height: auto; max-height: 80vh; width: auto; object-fit: contain; }
         .page-count { position: sticky; top: 0; margin: 0; padding: 0.4rem 0; background: var(--page); }
         .hint { color: var(--muted); font-size: 0.85rem; }
+        .player video { max-width: 100%; height: auto; max-height: 80vh; background: #000; }
+        audio { display: block; width: 100%; max-width: 1024px; margin: .5rem auto; }
+        .frame-strip { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: .5rem; margin: .5rem 0; }
+        .frame-strip img { width: 100%; height: auto; background: #000; }
         .page-stack { display: flex; flex-direction: column; align-items: center; gap: 1rem; }
         .page-stack img { width: 100%; max-width: 1024px; height: auto; background: #fff; box-shadow: 0 1px 4px #0003; }
         .text-view pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 0.9rem/1.5 ui-monospace, "DejaVu Sans Mono", monospace;

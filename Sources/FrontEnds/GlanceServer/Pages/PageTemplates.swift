@@ -131,11 +131,14 @@ enum PageTemplates {
         </section>{{/text}}
         {{^text}}{{#stack}}<p class="page-count" id="page-count">Page <span id="page-number">1</span> of {{pageCount}} <span class="hint">(j, k: next, previous page)</span></p>
         <div class="page-stack" id="page-stack" data-count="{{pageCount}}" data-name="{{name}}"{{#morePages}} data-more="{{first}}" data-boxes="{{boxes}}" data-source="{{source}}" data-large="{{large}}" data-batch="{{batch}}"{{/morePages}}>{{#pages}}<img class="page" id="{{id}}" data-page="{{number}}" src="{{source}}" srcset="{{sourceSet}}" sizes="(min-width: 1100px) 1024px, 100vw"{{^eager}} loading="lazy"{{/eager}} width="{{width}}" height="{{height}}" alt="Page {{number}} of {{name}}">{{/pages}}</div>{{/stack}}
-        {{^stack}}<figure class="large state-{{state}}"{{#zoomURL}} data-original="{{.}}"{{/zoomURL}}>
+        {{^stack}}{{#videoPlayer}}{{#media}}<figure class="large player"><video id="player" controls preload="metadata" poster="{{thumbnailURL}}" width="{{width}}" height="{{height}}"><source src="{{source}}" type="{{type}}"></video></figure>{{/media}}{{/videoPlayer}}
+        {{^videoPlayer}}<figure class="large state-{{state}}"{{^media}}{{#zoomURL}} data-original="{{.}}"{{/zoomURL}}{{/media}}>
         {{#thumbnailURL}}<img id="preview-image" src="{{thumbnailURL}}"{{#imageSourceSet}} srcset="{{.}}" sizes="(min-width: 1100px) 1024px, 100vw"{{/imageSourceSet}} width="{{width}}" height="{{height}}" style="background-color: {{colour}}" alt="Thumbnail of {{name}}">{{/thumbnailURL}}
         {{^thumbnailURL}}<p class="no-thumbnail" id="reason">{{note}}</p>{{/thumbnailURL}}
-        </figure>
-        {{#zoomURL}}<p class="hint">Click the picture or press z for its full size.</p>{{/zoomURL}}{{/stack}}{{/text}}
+        </figure>{{/videoPlayer}}
+        {{#media}}{{^isVideo}}{{#source}}<audio id="player" controls preload="metadata" src="{{source}}"></audio>{{/source}}{{/isVideo}}
+        {{#hasFrames}}<div class="frame-strip" id="frame-strip">{{#frames}}<img class="frame" data-frame="{{number}}" src="{{source}}" loading="lazy" width="{{width}}" height="{{height}}" alt="Frame {{number}} of {{name}}">{{/frames}}</div>{{/hasFrames}}{{/media}}
+        {{^media}}{{#zoomURL}}<p class="hint">Click the picture or press z for its full size.</p>{{/zoomURL}}{{/media}}{{/stack}}{{/text}}
         <dl class="attributes">
         {{#attributes}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/attributes}}
         </dl>

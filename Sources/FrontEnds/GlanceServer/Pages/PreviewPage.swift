@@ -53,6 +53,11 @@ struct PreviewPage: Sendable {
     let imageSourceSet: String?
     /// For an image: the original, which a click or `z` shows at its own size.
     let zoomURL: String?
+    /// For a video or a sound file: its player and its strip of frames.
+    let media: MediaView?
+    /// The player of a video, which takes the thumbnail's place as its poster (stored, for the
+    /// template's inverted section).
+    let videoPlayer: Bool
 
     /// Whether the pages are stacked (instead of the one thumbnail): stored, as the template
     /// engine reads stored properties only.

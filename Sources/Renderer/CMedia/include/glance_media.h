@@ -53,7 +53,8 @@ typedef struct {
     double peak_luminance;
     /// The codecs' short names (`h264`, `hevc`, `aac`), empty when there is no such stream.
     char video_codec[32], audio_codec[32];
-    /// The attached cover picture: its size in bytes (0: none) and pixels (0 when unknown).
+    /// The attached cover picture: its size in bytes (0: none) and pixels (0 when unknown: MP4's
+    /// and Matroska's streams are not analysed, their headers say enough).
     size_t cover_bytes;
     int cover_width, cover_height;
 } glance_media_info;
@@ -77,7 +78,8 @@ typedef enum {
 glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64_t max_pixels, char *reason,
                                 size_t capacity, glance_media_failure *failure);
 
-/// What the file says of itself.
+/// What the file says of itself; after glance_media_decode_frame, with what the frame told that
+/// the container did not (its transfer, its bit depth).
 void glance_media_describe(glance_media *media, glance_media_info *info);
 
 /// A sealed, read-only file in memory holding the cover picture's bytes, for the image decoders
@@ -95,6 +97,9 @@ typedef struct {
     int packets_per_candidate;
     /// Wall-clock seconds after which the best frame so far is taken.
     double seconds;
+    /// Where to take the frame, as a share of the duration (the key frame at or before it, not
+    /// judged); negative: choose one (above).
+    double position;
 } glance_media_request;
 
 /// What glance_media_decode_frame chose.
@@ -109,7 +114,8 @@ typedef struct {
 } glance_media_choice;
 
 /// Decodes candidate key frames and keeps the first that is neither near-black nor near-uniform
-/// (else the one with the most luma entropy), converted to 8-bit sRGB at the request's size: the
+/// (else the one with the most luma entropy), or the key frame at the request's position,
+/// converted to 8-bit sRGB at the request's size: the
 /// stream's matrix and range honoured, PQ and HLG tone-mapped. Returns 1 on success; else 0 with
 /// the reason in `reason`.
 int glance_media_decode_frame(glance_media *media, const glance_media_request *request, glance_media_choice *choice,
