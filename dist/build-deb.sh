@@ -116,10 +116,10 @@ Homepage: https://example.org/glance
 Description: thumbnails and previews for folders of documents
  Glance renders thumbnails of PDF, PNG, JPEG, WebP, GIF, TIFF, HEIC, AVIF,
  SVG and plain-text documents, of videos (a frame worth seeing, HDR
- tone-mapped) and of sound files' covers in sandboxed renderer processes, keeps them in
- a sidecar store beside the documents (SQLite, or PostgreSQL for many hosts),
- keeps them fresh as documents are saved, and serves a preview listing in a
- browser and a terminal. The package holds the glance and glance-renderer
+ tone-mapped) and of sound files' covers in sandboxed renderer processes,
+ keeps them in a sidecar store beside the documents (SQLite, or PostgreSQL
+ for many hosts) and fresh as documents are saved, and serves a preview
+ listing in a browser and a terminal. The package holds the glance and glance-renderer
  programs, systemd units for glance watch, serve and worker, a desktop
  thumbnailer entry, man pages and shell completions.
 CONTROL

@@ -62,6 +62,7 @@ DOCUMENTS = {
     "japanese.txt": "samples/japanese.txt",
     "notes.txt": "samples/README.txt",
     "truncated-header.jpg": "corrupt/truncated-header.jpg",
+    "clip.webm": "media/vp9.webm",
 }
 FAILED_DOCUMENT = "truncated-header.jpg"
 FAILED_REASON = "truncated jpeg data"  # TestAssets/assets.tsv, compared without case
@@ -79,6 +80,8 @@ LONGER_PDF_PAGES = 130
 LONGER_PDF_LANDSCAPE = range(61, 71)
 INLINE_PAGES = 20
 CJK_TEXT = "japanese.txt"
+VIDEO = "clip.webm"  # VP9 in WebM: a clip every browser plays
+STRIP_FRAMES = 8  # MediaDetails.stripLength
 SIGN_IN_PASSWORD = "a passphrase for the browser test"
 
 SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
@@ -491,6 +494,7 @@ class PageTest:
                 const reason = document.getElementById('reason');
                 return {path: document.body.dataset.path, previous: link('previous'), next: link('next'),
                         up: link('up'), image: !!document.getElementById('preview-image'),
+                        player: !!document.getElementById('player'),
                         text: !!document.getElementById('text'), reason: reason && reason.textContent};
             """)
             expected_previous = self.hrefs[self.order[index - 1]] if index > 0 else None
@@ -509,6 +513,9 @@ class PageTest:
                                     f"image={found['image']} reason={found['reason']!r}")
             elif path.endswith(".txt") and not found["text"]:
                 problems.append(f"{path!r}: no #text")
+            elif path == VIDEO:
+                if not found["player"]:
+                    problems.append(f"{path!r}: no #player")
             elif not path.endswith(".txt") and not found["image"]:
                 problems.append(f"{path!r}: no #preview-image")
             else:
@@ -664,6 +671,27 @@ class PageTest:
         self.find_required("#preview-image").click()
         wait_for("a second click goes back", lambda: self.driver.execute_script(
             "return !document.getElementById('preview-image').closest('figure').classList.contains('zoomed')"), 10)
+
+    def check_video_preview(self):
+        """A video's preview plays it in the browser's own player (the original, with ranges),
+        and its strip of frames, drawn by the renderer, loads."""
+        self.load(self.hrefs[VIDEO])
+        frames = self.wait_for_images("the strip of frames")
+        if frames != STRIP_FRAMES:
+            raise CheckFailed(f"the strip has {frames} images, not {STRIP_FRAMES}")
+        poster = self.driver.execute_script("return document.getElementById('player').poster")
+        if "/thumbnails/" not in (poster or ""):
+            raise CheckFailed(f"the player's poster is not the thumbnail: {poster!r}")
+        self.driver.execute_script("""
+            const player = document.getElementById('player');
+            player.muted = true;
+            player.play().catch((error) => { window.playError = String(error); });
+        """)
+        wait_for("the clip plays (its time moves on)", lambda: self.driver.execute_script(
+            "return window.playError || document.getElementById('player').currentTime > 0.2"), 20)
+        error = self.driver.execute_script("return window.playError || null")
+        if error:
+            raise CheckFailed(f"the player refused the clip: {error}")
 
     def check_live_update(self):
         self.load(self.base)
@@ -918,6 +946,8 @@ class PageTest:
                    self.check_longer_pdf)
         self.check("previews: a CJK text shows its characters and names its encoding", self.check_text_preview)
         self.check("previews: a click shows an image's original, another goes back", self.check_image_zoom)
+        self.check("previews: a video plays in the browser's player, its strip of frames loads",
+                   self.check_video_preview)
         self.check("live update: a new document appears without a reload", self.check_live_update)
         self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
         self.check("browser console: no errors", self.check_no_console_errors)
