@@ -2480,6 +2480,10 @@ def make_media():
     write("corrupt/truncated.mp4", clip[:len(clip) * 3 // 10])
     record("corrupt/truncated.mp4", "mp4", "error:mp4 video", None,
            "first 30% of media/fade-in.mp4 (its moov box, at the end, is lost)")
+    song = read("media/cover.flac")
+    write("corrupt/truncated.flac", song[:len(song) // 20])
+    record("corrupt/truncated.flac", "flac", "error:truncated flac audio data", None,
+           "first 5% of media/cover.flac: its PICTURE block ends early (FFmpeg says EIO: not a read error)")
     write("corrupt/bad-header.avi", b"RIFF\x10\x00\x00\x00AVI LIST" + bytes(range(256)) * 4)
     record("corrupt/bad-header.avi", "avi", "error:avi video", None, "a RIFF AVI form followed by noise")
     write("hostile/playlist.mp4", b"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n"

@@ -104,6 +104,9 @@ enum { IO_BUFFER = 64 << 10 };
 struct glance_media {
     int fd;
     int64_t size, position;
+    /// The errno of a read of the file that failed (0: none did; FFmpeg's EIO otherwise means
+    /// the data ended early).
+    int read_error;
     AVIOContext *io;
     AVFormatContext *format;
     int video, audio, cover;
@@ -124,7 +127,10 @@ static int read_packet(void *opaque, uint8_t *buffer, int capacity) {
     for (;;) {
         ssize_t got = pread(media->fd, buffer, (size_t)capacity, (off_t)media->position);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return AVERROR(errno);
+        if (got < 0) {
+            media->read_error = errno;
+            return AVERROR(errno);
+        }
         if (got == 0) return AVERROR_EOF;
         media->position += got;
         return (int)got;
@@ -311,8 +317,13 @@ glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64
         return NULL;
     }
     if (status < 0) {
-        if (status == AVERROR_EOF) *failure = GLANCE_MEDIA_TRUNCATED;
-        if (status == AVERROR(EIO) || status == AVERROR(EBADF)) *failure = GLANCE_MEDIA_UNREADABLE;
+        if (status == AVERROR_EOF || status == AVERROR(EIO)) *failure = GLANCE_MEDIA_TRUNCATED;
+        if (media->read_error != 0) {
+            *failure = GLANCE_MEDIA_UNREADABLE;
+            snprintf(reason, capacity, "%s", strerror(media->read_error));
+            glance_media_close(media);
+            return NULL;
+        }
         copy_av_error(status, reason, capacity);
         glance_media_close(media);
         return NULL;
