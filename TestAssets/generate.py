@@ -2486,10 +2486,10 @@ def make_media():
            "first 5% of media/cover.flac: its PICTURE block ends early (FFmpeg says EIO: not a read error)")
     write("corrupt/bad-header.avi", b"RIFF\x10\x00\x00\x00AVI LIST" + bytes(range(256)) * 4)
     record("corrupt/bad-header.avi", "avi", "error:avi video", None, "a RIFF AVI form followed by noise")
-    write("hostile/playlist.mp4", b"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n"
-          b"#EXTINF:10,\nhttp://127.0.0.1:9/segment.ts\n#EXT-X-ENDLIST\n")
+    write("hostile/playlist.mp4", b"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nhttp://127.0.0.1:9/segment.ts\n"
+          b"#EXTINF:10,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n")
     record("hostile/playlist.mp4", "text", "ok", fit_page(595, 842),
-           "an HLS playlist naming a local file and a URL, named .mp4: text to Glance, never given to FFmpeg")
+           "an HLS playlist naming a URL and a local file, named .mp4: text to Glance, never given to FFmpeg")
     write("hostile/concat.avi", b"ffconcat version 1.0\nfile /etc/passwd\nfile http://127.0.0.1:9/a.avi\n")
     record("hostile/concat.avi", "text", "ok", fit_page(595, 842),
            "an ffconcat list named .avi: text, never given to FFmpeg's concat demuxer")

@@ -293,7 +293,9 @@ glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64
     // here, as much as the key frame the thumbnail needs. Other containers (a transport stream's
     // streams are found by reading it) are analysed.
     int analyse = strcmp(demuxer, "mov") != 0 && strcmp(demuxer, "matroska") != 0;
-    int status = avformat.open_input(&media->format, NULL, input, NULL);
+    // A name for the input, which nothing opens: what a reference relative to the file would be
+    // resolved against (and then refused by refuse_open); FFmpeg's playlist demuxers copy it.
+    int status = avformat.open_input(&media->format, "document", input, NULL);
     if (status < 0) {
         media->format = NULL;  // freed by avformat_open_input
     } else {

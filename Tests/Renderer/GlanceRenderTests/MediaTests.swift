@@ -234,6 +234,32 @@ struct MediaTests {
         #expect(ContentSniffer.sniff(prefix: prefix, isWholeFile: true, fileName: "app.ts") == .supported(.text))
     }
 
+    @Test("a file that asks FFmpeg to open another file or a URL is refused, the request named in one line")
+    func otherOpensRefused() throws {
+        // Glance never gives a playlist to FFmpeg's HLS demuxer (sniffing names the demuxer, and
+        // HLS is none of them): here the shim is made to, to show that the barrier behind that
+        // holds. The playlist's segments are a URL and a file beside it (FFmpeg's own check
+        // refuses a `file:` URL of another extension, as TestAssets/hostile/playlist.mp4 has).
+        let folder = ScratchFolder()
+        let path = try folder.write(
+            Array(
+                "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nhttp://127.0.0.1:9/segment.ts\n#EXTINF:10,\nbeside.ts\n#EXT-X-ENDLIST\n"
+                    .utf8),
+            to: "playlist.m3u8")
+        let file = try OpenFile.regularFile(atPath: path)
+        var reason = [CChar](repeating: 0, count: 512)
+        #expect(glance_media_load(&reason, reason.count) == 1)
+        var failure = GLANCE_MEDIA_CORRUPT
+        let size = Int64(file.status().map { Int($0.st_size) } ?? 0)
+        let opened = glance_media_open(file.descriptor, size, "hls", 100_000_000, &reason, reason.count, &failure)
+        if let opened { glance_media_close(opened) }
+        #expect(opened == nil)
+        #expect(failure == GLANCE_MEDIA_REFUSED, "\(String(nulTerminated: reason))")
+        let text = String(nulTerminated: reason)
+        #expect(text.contains("http://127.0.0.1:9/segment.ts"), "\(text)")
+        #expect(!text.contains("\n"))
+    }
+
     @Test("every demuxer the sniffer names exists in FFmpeg, and none probes")
     func demuxers() throws {
         let media = ContentType.allCases.filter(\.isMedia)
