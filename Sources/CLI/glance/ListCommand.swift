@@ -35,7 +35,7 @@ struct ListCommand: AsyncParsableCommand, ContainerCommand {
     @Argument(help: "A shell glob on the path inside the container ('*.jpg', 'reports/*'); '*' also matches '/'.")
     var pattern: String?
 
-    @Option(help: "Only documents of this type: pdf, png, jpeg, text, webp, gif, tiff, heic, avif or svg.")
+    @Option(help: "Only documents of this type: a document's kind as the listing shows it (see the values).")
     var type: ContentType?
 
     @Option(help: "Only documents in this state: fresh, stale, missing, failed or unsupported.")

@@ -711,13 +711,14 @@ static inline void tone_map_pixel(const hdr_tables *tables, glance_media_transfe
 }
 
 double glance_media_tone_map_grey(glance_media_transfer transfer, double peak, int code) {
-    static hdr_tables tables;  // tests only: one thread
-    build_tables(&tables, transfer, peak);
-    uint16_t in[3] = {(uint16_t)code, (uint16_t)code, (uint16_t)code};
-    double light = tables.light[in[0] >> 4];
+    hdr_tables *tables = malloc(sizeof *tables);
+    if (tables == NULL) return -1;
+    build_tables(tables, transfer, peak);
+    double light = tables->light[(uint16_t)code >> 4];
     if (transfer == GLANCE_MEDIA_HLG) light *= hlg_peak * (light > 0 ? pow(light, hlg_gamma - 1) : 0);
-    (void)in;
-    return light > 0 ? tables.curve[curve_index(light / tables.peak)] : 0;
+    double mapped = light > 0 ? tables->curve[curve_index(light / tables->peak)] : 0;
+    free(tables);
+    return mapped;
 }
 
 static int is_full_range_format(enum AVPixelFormat format) {

@@ -21,7 +21,10 @@ final class MediaDecoder: RasterDecoder {
     /// The header, its details as the file said them when it was opened; ``header`` reads them
     /// again (a frame tells its transfer where the container did not).
     private let openedHeader: RasterHeader
-    private(set) var warnings: [String] = []
+    /// What this decoder noticed (a cover that could not be drawn, frames all dark); ``warnings``
+    /// adds the cover decoder's.
+    private var noticed: [String] = []
+    var warnings: [String] { noticed + (cover?.warnings ?? []) }
     var conversionDone: ColourConversion? { cover?.conversionDone }
 
     private let file: MediaFile
@@ -97,7 +100,7 @@ final class MediaDecoder: RasterDecoder {
             details.media?.picture = MediaDetails.PictureSource.none
             throw .noPicture(format: format, details: details)
         }
-        self.warnings = warnings
+        noticed = warnings
     }
 
     /// The cover's own plan, or a reduction of the frame by 2, 4 or 8 in swscale (an area
@@ -124,7 +127,7 @@ final class MediaDecoder: RasterDecoder {
         var chosen = "the key frame"
         if choice.time >= 0 { chosen += " at \(MediaDetails.clock(choice.time))" }
         if choice.all_flat != 0 {
-            warnings.append(
+            noticed.append(
                 "\(chosen) drawn: all \(choice.judged) frames judged were dark or flat, it had the most detail")
         }
         return RasterRows(size: plan.size, channels: 3, streamed: false)

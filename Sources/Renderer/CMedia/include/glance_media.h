@@ -128,7 +128,7 @@ void glance_media_read_rows(glance_media *media, int first_row, int count, uint8
 /// Converts one HDR sample to display-referred SDR, for tests of the curve: `code` a 16-bit
 /// non-linear value in `transfer`, `peak` the content's peak in cd/m². Returns linear light
 /// relative to SDR white (203 cd/m², BT.2408's reference white) after the tone curve, for a
-/// grey pixel of that code.
+/// grey pixel of that code; -1 when memory ran out.
 double glance_media_tone_map_grey(glance_media_transfer transfer, double peak, int code);
 
 /// Frees the handle, its decoder, its frames and its converted pixels.
