@@ -181,12 +181,14 @@ test-terminal: test-deps
 demo: release
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	@cp -R TestAssets/samples/. $(DEMO_DIR)/
+	@cp TestAssets/media/fade-in.mp4 $(DEMO_DIR)/clip.mp4 && cp TestAssets/media/cover.mp3 $(DEMO_DIR)/song.mp3
 	$(GLANCE) generate $(DEMO_DIR)
 	$(GLANCE) list $(DEMO_DIR)
 	@echo
 	@echo "The thumbnails are in $(DEMO_DIR)/.thumbnails/ (an SQLite store). Try:"
 	@echo "  $(GLANCE) show $(DEMO_DIR) photo.jpg"
 	@echo "  $(GLANCE) export $(DEMO_DIR) photo.jpg -o photo-thumbnail.jpg"
+	@echo "  $(GLANCE) show $(DEMO_DIR) clip.mp4      (a video: its frame, length and codecs)"
 
 ## docs: the Glance library's documentation (DocC, from the toolchain) in .build/docs, any
 ## warning (a broken link, say) an error. The symbol graph is read from the debug build's modules.
