@@ -56,15 +56,28 @@ public enum ListingJSONWriter {
         if let picture = media.picture { fields.append(("picture", { $0.quoted(picture.rawValue) })) }
         if let codec = media.videoCodec { fields.append(("videoCodec", { $0.quoted(codec) })) }
         if let width = media.width { fields.append(("width", { $0.number(Int64(width)) })) }
+        object(fields, indent: "      ", to: &output)
+    }
+
+    /// An object of `fields` (in the order given: sorted by the caller) whose closing brace is at
+    /// `indent`, its fields one level in, as JSONEncoder's pretty printing writes it (an empty
+    /// object as two newlines between its braces).
+    private static func object(
+        _ fields: [(key: StaticString, write: (inout JSONBytes) -> Void)], indent: StaticString,
+        to output: inout JSONBytes
+    ) {
         output.raw("{\n")
+        if fields.isEmpty { output.raw("\n") }
         for (index, field) in fields.enumerated() {
-            output.raw("        \"")
+            output.raw(indent)
+            output.raw("  \"")
             output.raw(field.key)
             output.raw("\" : ")
             field.write(&output)
             output.raw(index == fields.count - 1 ? "\n" : ",\n")
         }
-        output.raw("      }")
+        output.raw(indent)
+        output.raw("}")
     }
 
     /// `"details" : {...},` at a row's indent.
@@ -108,19 +121,9 @@ public enum ListingJSONWriter {
         if let longer = details.textIsLonger {
             fields.append(("textIsLonger", { $0.raw(longer ? "true" : "false") }))
         }
-        if fields.isEmpty {
-            output.raw("    \"details\" : {\n\n    },\n")
-            return
-        }
-        output.raw("    \"details\" : {\n")
-        for (index, field) in fields.enumerated() {
-            output.raw("      \"")
-            output.raw(field.key)
-            output.raw("\" : ")
-            field.write(&output)
-            output.raw(index == fields.count - 1 ? "\n" : ",\n")
-        }
-        output.raw("    },\n")
+        output.raw("    \"details\" : ")
+        object(fields, indent: "    ", to: &output)
+        output.raw(",\n")
     }
 
     private static func thumbnails(_ thumbnails: [String: ListingFormatter.Row.Thumbnail], to output: inout JSONBytes) {

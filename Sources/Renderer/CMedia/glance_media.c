@@ -590,7 +590,6 @@ int glance_media_decode_frame(glance_media *media, const glance_media_request *r
             avutil.frame_unref(media->chosen);
             avutil.frame_move_ref(media->chosen, media->frame);
             choice->time = frame_time(media, media->chosen);
-            choice->entropy = measured.entropy;
             choice->all_flat = !good;
         }
         avutil.frame_unref(media->frame);
@@ -731,12 +730,11 @@ static int convert(glance_media *media, const AVFrame *frame, int width, int hei
         snprintf(reason, capacity, "a frame of %dx%d cannot be converted", width, height);
         return 0;
     }
-    int hdr = media->info.transfer != GLANCE_MEDIA_SDR;
     // The frame's own tags where it has them, the stream's otherwise.
     glance_media_transfer transfer = media->info.transfer;
     if (frame->color_trc == AVCOL_TRC_SMPTE2084) transfer = GLANCE_MEDIA_PQ;
     if (frame->color_trc == AVCOL_TRC_ARIB_STD_B67) transfer = GLANCE_MEDIA_HLG;
-    hdr = hdr || transfer != GLANCE_MEDIA_SDR;
+    int hdr = transfer != GLANCE_MEDIA_SDR;
     // What the stream's own headers said (a container without colour tags): in the details too.
     media->info.transfer = transfer;
     const AVPixFmtDescriptor *pixels = avutil.pix_fmt_desc_get(frame->format);

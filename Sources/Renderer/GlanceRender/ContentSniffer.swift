@@ -95,7 +95,7 @@ public enum ContentSniffer {
         // error says "corrupt JPEG data" rather than "not a supported type".
         if prefix.starts(with: [0xFF, 0xD8]) && named == .jpeg { return Sniffed(result: .supported(.jpeg), text: nil) }
         if containsPDFHeader(prefix) { return Sniffed(result: .supported(.pdf), text: nil) }
-        if let media = MediaSniffer.type(of: prefix, named: named) {
+        if let media = MediaSniffer.type(of: prefix) {
             return Sniffed(result: .supported(media), text: nil)
         }
         guard textAllowed else { return Sniffed(result: .unsupported(detail: nil), text: nil) }

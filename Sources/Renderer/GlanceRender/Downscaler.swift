@@ -42,6 +42,26 @@ final class Downscaler {
         glance_scaler_push_rows(handle, rows, stride, Int32(count))
     }
 
+    /// Takes every source row, 16 at a time, from `fill(first, count, out)`, which writes rows
+    /// `first ..< first + count` into `out` (interleaved, `channels` bytes a pixel): for a decoder
+    /// whose library holds the whole image and gives it a band at a time, through one buffer that
+    /// stays in the cache.
+    func pushInBands(_ fill: (_ first: Int, _ count: Int, _ out: UnsafeMutablePointer<UInt8>) -> Void) {
+        let band = 16
+        let stride = sourceWidth * channels
+        var buffer = [UInt8](repeating: 0, count: stride * band)
+        buffer.withUnsafeMutableBufferPointer { out in
+            guard let base = out.baseAddress else { return }
+            var first = 0
+            while first < sourceHeight {
+                let count = min(band, sourceHeight - first)
+                fill(first, count, base)
+                push(rows: base, stride: stride, count: count)
+                first += count
+            }
+        }
+    }
+
     /// Makes the thumbnail: `feed` pushes the source's rows (in order, in batches), and the
     /// scaler writes its result straight into the returned image's storage, so the thumbnail
     /// exists once in memory, never as a C buffer and a Swift copy. A source that ends early is

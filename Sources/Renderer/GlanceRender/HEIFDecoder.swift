@@ -49,21 +49,9 @@ final class HEIFDecoder: RasterDecoder {
             size: PixelSize(width: decoded.width, height: decoded.height), channels: decoded.channels, streamed: true)
     }
 
-    /// The planes interleaved a band at a time, into a buffer that stays in the cache.
+    /// The planes interleaved a band at a time (``Downscaler/pushInBands(_:)``).
     func read(into rows: Downscaler) throws(ThumbnailError) {
-        let (width, height, channels) = (rows.sourceWidth, rows.sourceHeight, rows.channels)
-        let band = 16
-        var buffer = [UInt8](repeating: 0, count: width * band * channels)
-        buffer.withUnsafeMutableBufferPointer { out in
-            guard let base = out.baseAddress else { return }
-            var first = 0
-            while first < height {
-                let count = min(band, height - first)
-                file.readRows(from: first, count: count, into: base)
-                rows.push(rows: base, stride: width * channels, count: count)
-                first += count
-            }
-        }
+        rows.pushInBands { first, count, out in file.readRows(from: first, count: count, into: out) }
     }
 
     /// Whether the file's own thumbnail is at least the size asked for, in the primary image's

@@ -135,19 +135,7 @@ final class MediaDecoder: RasterDecoder {
 
     func read(into rows: Downscaler) throws(ThumbnailError) {
         if let cover { return try cover.read(into: rows) }
-        let (width, height) = (rows.sourceWidth, rows.sourceHeight)
-        let band = 16
-        var buffer = [UInt8](repeating: 0, count: width * band * 3)
-        buffer.withUnsafeMutableBufferPointer { out in
-            guard let base = out.baseAddress else { return }
-            var first = 0
-            while first < height {
-                let count = min(band, height - first)
-                file.readRows(from: first, count: count, into: base)
-                rows.push(rows: base, stride: width * 3, count: count)
-                first += count
-            }
-        }
+        rows.pushInBands { first, count, out in file.readRows(from: first, count: count, into: out) }
     }
 
     /// Whether the cover (of `cover` pixels, as its header says) is drawn rather than a frame:

@@ -8,10 +8,9 @@ import GlanceCore
 /// (``demuxer(for:)``): a file is never probed by FFmpeg, whose probing would try formats (a
 /// playlist, an image sequence) that read other files.
 enum MediaSniffer {
-    /// The media type `bytes` start as, nil when none; `named` is the type the name suggests,
-    /// which decides only for a QuickTime movie older than the `ftyp` box.
-    static func type(of bytes: [UInt8], named: ContentType?) -> ContentType? {
-        if let movie = isoMovie(bytes, named: named) { return movie }
+    /// The media type `bytes` start as, nil when none, ISO base media files aside:
+    /// ``isoMovie(_:named:)`` tells those, before HEIF's brands are looked at.
+    static func type(of bytes: [UInt8]) -> ContentType? {
         if bytes.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
             // The EBML header's DocType comes first in the file.
             return contains(Array("webm".utf8), in: bytes.prefix(64)) ? .webm : .matroska

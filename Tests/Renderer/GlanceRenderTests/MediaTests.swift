@@ -212,7 +212,7 @@ struct MediaTests {
 
     @Test("containers are told apart by their bytes, and a playlist named as a video is not one")
     func sniffing() throws {
-        #expect(MediaSniffer.type(of: [0x1A, 0x45, 0xDF, 0xA3] + Array("....webm".utf8), named: nil) == .webm)
+        #expect(MediaSniffer.type(of: [0x1A, 0x45, 0xDF, 0xA3] + Array("....webm".utf8)) == .webm)
         var ftyp: [UInt8] = [0, 0, 0, 24] + Array("ftypM4A ".utf8) + [0, 0, 0, 0] + Array("isomM4A ".utf8)
         #expect(MediaSniffer.isoMovie(ftyp, named: nil) == .m4a)
         ftyp.replaceSubrange(8..<12, with: Array("qt  ".utf8))
@@ -223,9 +223,9 @@ struct MediaTests {
         var mp3 = [UInt8](repeating: 0, count: 900)
         mp3.replaceSubrange(0..<3, with: [0xFF, 0xFB, 0x90])
         mp3.replaceSubrange(417..<420, with: [0xFF, 0xFB, 0x90])
-        #expect(MediaSniffer.type(of: mp3, named: nil) == .mp3)
+        #expect(MediaSniffer.type(of: mp3) == .mp3)
         mp3[417] = 0
-        #expect(MediaSniffer.type(of: mp3, named: nil) == nil)
+        #expect(MediaSniffer.type(of: mp3) == nil)
         for name in ["hostile/playlist.mp4", "hostile/concat.avi"] {
             #expect(try sniffDocument(path: TestAssets.path(name)) == .supported(.text), "\(name)")
         }

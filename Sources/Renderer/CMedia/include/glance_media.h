@@ -106,9 +106,8 @@ typedef struct {
 typedef struct {
     /// The chosen frame's time in seconds from the start (negative: unknown).
     double time;
-    /// How many frames were judged, and the chosen one's luma entropy in bits (of 5).
+    /// How many frames were judged.
     int judged;
-    double entropy;
     /// Whether the chosen frame failed the measure (all candidates were dark or flat).
     int all_flat;
 } glance_media_choice;
