@@ -1,0 +1,328 @@
+// See include/glance_archive.h.
+#include "glance_archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "glance_library_loader.h"
+
+/// libarchive's functions, typed by its own header, found once and read-only after.
+#define ARCHIVE_FUNCTIONS(X)                                                 \
+    GLANCE_TYPED(X, read_new, archive_read_new)                              \
+    GLANCE_TYPED(X, read_free, archive_read_free)                            \
+    GLANCE_TYPED(X, support_zip_seekable, archive_read_support_format_zip_seekable) \
+    GLANCE_TYPED(X, support_zip, archive_read_support_format_zip)            \
+    GLANCE_TYPED(X, support_rar, archive_read_support_format_rar)            \
+    GLANCE_TYPED(X, support_rar5, archive_read_support_format_rar5)          \
+    GLANCE_TYPED(X, support_7zip, archive_read_support_format_7zip)          \
+    GLANCE_TYPED(X, support_filter_none, archive_read_support_filter_none)   \
+    GLANCE_TYPED(X, set_read_callback, archive_read_set_read_callback)       \
+    GLANCE_TYPED(X, set_seek_callback, archive_read_set_seek_callback)       \
+    GLANCE_TYPED(X, set_skip_callback, archive_read_set_skip_callback)       \
+    GLANCE_TYPED(X, set_callback_data, archive_read_set_callback_data)       \
+    GLANCE_TYPED(X, open1, archive_read_open1)                               \
+    GLANCE_TYPED(X, next_header, archive_read_next_header)                   \
+    GLANCE_TYPED(X, read_data, archive_read_data)                            \
+    GLANCE_TYPED(X, error_string, archive_error_string)                      \
+    GLANCE_TYPED(X, entry_pathname, archive_entry_pathname)                  \
+    GLANCE_TYPED(X, entry_size, archive_entry_size)                          \
+    GLANCE_TYPED(X, entry_size_is_set, archive_entry_size_is_set)            \
+    GLANCE_TYPED(X, entry_filetype, archive_entry_filetype)                  \
+    GLANCE_TYPED(X, entry_is_encrypted, archive_entry_is_encrypted)
+
+/// The soname: libarchive's ABI has been 13 since 2010.
+GLANCE_LIBRARY(libarchive, "libarchive.so.13", ARCHIVE_FUNCTIONS, GLANCE_LIBRARY_NO_START)
+
+int glance_archive_load(char *reason, size_t capacity) { return libarchive_ensure(reason, capacity); }
+
+/// One entry of the listing.
+typedef struct {
+    char *name;
+    int64_t size;
+    int is_file, is_encrypted;
+} entry;
+
+struct glance_archive {
+    int fd;
+    int64_t size;
+    glance_archive_formats formats;
+    glance_archive_limits limits;
+    entry *entries;
+    size_t count;
+};
+
+/// The reader's position in the file and its buffer, for the callbacks.
+typedef struct {
+    int fd;
+    int64_t size, position;
+    int read_error;
+    uint8_t buffer[64 << 10];
+} source;
+
+static la_ssize_t read_block(struct archive *reader, void *data, const void **block) {
+    (void)reader;
+    source *from = data;
+    for (;;) {
+        ssize_t got = pread(from->fd, from->buffer, sizeof from->buffer, (off_t)from->position);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            from->read_error = errno;
+            return -1;
+        }
+        from->position += got;
+        *block = from->buffer;
+        return got;
+    }
+}
+
+static la_int64_t seek_to(struct archive *reader, void *data, la_int64_t offset, int whence) {
+    (void)reader;
+    source *from = data;
+    int64_t target = whence == SEEK_SET ? offset : whence == SEEK_CUR ? from->position + offset : from->size + offset;
+    if (target < 0) return ARCHIVE_FATAL;
+    from->position = target > from->size ? from->size : target;
+    return from->position;
+}
+
+static la_int64_t skip_ahead(struct archive *reader, void *data, la_int64_t request) {
+    (void)reader;
+    source *from = data;
+    int64_t left = from->size - from->position;
+    int64_t skipped = request < left ? request : left;
+    from->position += skipped;
+    return skipped;
+}
+
+/// A reader over `from`, for the formats asked for; NULL when libarchive cannot make one.
+static struct archive *open_reader(source *from, glance_archive_formats formats) {
+    struct archive *reader = libarchive.read_new();
+    if (reader == NULL) return NULL;
+    libarchive.support_filter_none(reader);
+    // The seekable ZIP reader trusts the central directory (what office suites and e-book
+    // readers read), not local headers a crafted file may contradict it with.
+    libarchive.support_zip_seekable(reader);
+    if (formats == GLANCE_ARCHIVE_COMICS) {
+        libarchive.support_rar(reader);
+        libarchive.support_rar5(reader);
+        libarchive.support_7zip(reader);
+    }
+    libarchive.set_read_callback(reader, read_block);
+    libarchive.set_seek_callback(reader, seek_to);
+    libarchive.set_skip_callback(reader, skip_ahead);
+    libarchive.set_callback_data(reader, from);
+    // A failure here shows again at the first header, where the caller reads its error.
+    libarchive.open1(reader);
+    return reader;
+}
+
+static void copy_error(struct archive *reader, const source *from, char *reason, size_t capacity,
+                       glance_archive_failure *failure) {
+    if (from->read_error != 0) {
+        *failure = GLANCE_ARCHIVE_UNREADABLE;
+        snprintf(reason, capacity, "%s", strerror(from->read_error));
+        return;
+    }
+    const char *text = reader != NULL ? libarchive.error_string(reader) : NULL;
+    snprintf(reason, capacity, "%s", text != NULL ? text : "not an archive this build reads");
+    if (text != NULL && (strstr(text, "Truncated") != NULL || strstr(text, "truncated") != NULL ||
+                         strstr(text, "Premature end") != NULL))
+        *failure = GLANCE_ARCHIVE_TRUNCATED;
+}
+
+void glance_archive_close(glance_archive *archive) {
+    if (archive == NULL) return;
+    for (size_t index = 0; index < archive->count; index++) free(archive->entries[index].name);
+    free(archive->entries);
+    free(archive);
+}
+
+glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats formats,
+                                    const glance_archive_limits *limits, char *reason, size_t capacity,
+                                    glance_archive_failure *failure) {
+    *failure = GLANCE_ARCHIVE_CORRUPT;
+    glance_archive *archive = calloc(1, sizeof *archive);
+    source *from = calloc(1, sizeof *from);
+    if (archive == NULL || from == NULL) {
+        free(archive);
+        free(from);
+        snprintf(reason, capacity, "out of memory");
+        return NULL;
+    }
+    archive->fd = fd;
+    archive->size = size;
+    archive->formats = formats;
+    archive->limits = *limits;
+    from->fd = fd;
+    from->size = size;
+    struct archive *reader = open_reader(from, formats);
+    size_t room = 0;
+    int64_t total = 0;
+    int status = reader != NULL ? ARCHIVE_OK : ARCHIVE_FATAL;
+    for (;;) {
+        struct archive_entry *header = NULL;
+        status = reader != NULL ? libarchive.next_header(reader, &header) : ARCHIVE_FATAL;
+        if (status == ARCHIVE_EOF) break;
+        if (status < ARCHIVE_WARN) {
+            copy_error(reader, from, reason, capacity, failure);
+            break;
+        }
+        if (archive->count == limits->max_entries) {
+            *failure = GLANCE_ARCHIVE_TOO_LARGE;
+            snprintf(reason, capacity, "more than %zu entries", limits->max_entries);
+            status = ARCHIVE_FATAL;
+            break;
+        }
+        if (archive->count == room) {
+            room = room ? room * 2 : 64;
+            entry *grown = realloc(archive->entries, room * sizeof *grown);
+            if (grown == NULL) {
+                snprintf(reason, capacity, "out of memory");
+                status = ARCHIVE_FATAL;
+                break;
+            }
+            archive->entries = grown;
+        }
+        const char *name = libarchive.entry_pathname(header);
+        entry *item = &archive->entries[archive->count];
+        item->name = strdup(name != NULL ? name : "");
+        item->size = libarchive.entry_size_is_set(header) ? libarchive.entry_size(header) : -1;
+        item->is_file = libarchive.entry_filetype(header) == AE_IFREG;
+        item->is_encrypted = libarchive.entry_is_encrypted(header) > 0;
+        archive->count++;
+        if (item->name == NULL) {
+            snprintf(reason, capacity, "out of memory");
+            status = ARCHIVE_FATAL;
+            break;
+        }
+        if (item->size > limits->max_entry_bytes) {
+            *failure = GLANCE_ARCHIVE_TOO_LARGE;
+            snprintf(reason, capacity, "an entry declares %lld bytes, past the limit of %lld",
+                     (long long)item->size, (long long)limits->max_entry_bytes);
+            status = ARCHIVE_FATAL;
+            break;
+        }
+        total += item->size > 0 ? item->size : 0;
+        if (total > limits->max_total_bytes) {
+            *failure = GLANCE_ARCHIVE_TOO_LARGE;
+            snprintf(reason, capacity, "its entries declare more than %lld bytes in all",
+                     (long long)limits->max_total_bytes);
+            status = ARCHIVE_FATAL;
+            break;
+        }
+    }
+    if (reader != NULL) libarchive.read_free(reader);
+    free(from);
+    if (status != ARCHIVE_EOF) {
+        glance_archive_close(archive);
+        return NULL;
+    }
+    if (size > 0 && (double)total > limits->max_ratio * (double)size && total > (1 << 20)) {
+        *failure = GLANCE_ARCHIVE_TOO_LARGE;
+        snprintf(reason, capacity, "its entries declare %lld bytes, %.0f times its own size (a bomb)",
+                 (long long)total, (double)total / (double)size);
+        glance_archive_close(archive);
+        return NULL;
+    }
+    return archive;
+}
+
+size_t glance_archive_entry_count(const glance_archive *archive) { return archive->count; }
+
+const char *glance_archive_entry_name(const glance_archive *archive, size_t index) {
+    return index < archive->count ? archive->entries[index].name : "";
+}
+
+int64_t glance_archive_entry_size(const glance_archive *archive, size_t index) {
+    return index < archive->count ? archive->entries[index].size : -1;
+}
+
+int glance_archive_entry_is_file(const glance_archive *archive, size_t index) {
+    return index < archive->count && archive->entries[index].is_file;
+}
+
+int glance_archive_entry_is_encrypted(const glance_archive *archive, size_t index) {
+    return index < archive->count && archive->entries[index].is_encrypted;
+}
+
+int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **data, size_t *length, char *reason,
+                              size_t capacity, glance_archive_failure *failure) {
+    *failure = GLANCE_ARCHIVE_CORRUPT;
+    *data = NULL;
+    *length = 0;
+    if (index >= archive->count) {
+        snprintf(reason, capacity, "no entry %zu", index);
+        return 0;
+    }
+    if (archive->entries[index].is_encrypted) {
+        *failure = GLANCE_ARCHIVE_ENCRYPTED;
+        snprintf(reason, capacity, "the entry is encrypted");
+        return 0;
+    }
+    source *from = calloc(1, sizeof *from);
+    if (from == NULL) {
+        snprintf(reason, capacity, "out of memory");
+        return 0;
+    }
+    from->fd = archive->fd;
+    from->size = archive->size;
+    struct archive *reader = open_reader(from, archive->formats);
+    int found = 0;
+    // Entries are read in order: the ones before this are passed over, not inflated.
+    for (size_t at = 0; reader != NULL && at <= index; at++) {
+        struct archive_entry *header = NULL;
+        int status = libarchive.next_header(reader, &header);
+        if (status < ARCHIVE_WARN || status == ARCHIVE_EOF) break;
+        if (at == index) found = 1;
+    }
+    int ok = 0;
+    if (found) {
+        int64_t limit = archive->limits.max_entry_bytes;
+        size_t room = 0;
+        uint8_t *buffer = NULL;
+        for (;;) {
+            if (*length + (64 << 10) > room) {
+                room = room ? room * 2 : (1 << 20);
+                uint8_t *grown = realloc(buffer, room);
+                if (grown == NULL) {
+                    snprintf(reason, capacity, "out of memory");
+                    break;
+                }
+                buffer = grown;
+            }
+            la_ssize_t got = libarchive.read_data(reader, buffer + *length, 64 << 10);
+            if (got == 0) {
+                ok = 1;
+                break;
+            }
+            if (got < 0) {
+                copy_error(reader, from, reason, capacity, failure);
+                break;
+            }
+            *length += (size_t)got;
+            if ((int64_t)*length > limit) {
+                *failure = GLANCE_ARCHIVE_TOO_LARGE;
+                snprintf(reason, capacity, "an entry inflates past the limit of %lld bytes", (long long)limit);
+                break;
+            }
+        }
+        if (ok) {
+            *data = buffer;
+        } else {
+            free(buffer);
+            *length = 0;
+        }
+    } else {
+        copy_error(reader, from, reason, capacity, failure);
+    }
+    if (reader != NULL) libarchive.read_free(reader);
+    free(from);
+    return ok;
+}
+
+void glance_archive_free(uint8_t *data) { free(data); }
