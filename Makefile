@@ -16,7 +16,13 @@ DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev libcrypt-dev libwebp-dev libchafa-dev \
                 libgif-dev libtiff-dev libheif-dev librsvg2-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
+                libarchive-dev libreofficekit-dev \
                 git fonts-dejavu-core fonts-wqy-microhei
+# LibreOffice, which draws office documents in the office renderers (make demo shows some, the
+# tests draw every kind). Installed without its recommends (Java, extra fonts, a desktop's
+# integration), as the packages with a user interface: the -nogui ones lack the Calc files
+# LibreOfficeKit needs to open a sheet.
+OFFICE_PACKAGES := libreoffice-writer libreoffice-calc libreoffice-impress libreoffice-draw
 # What only the tests need: a real browser for the pages (driven by Selenium), GIO (the desktop cache's client),
 # bubblewrap (the renderers' sandbox, which the tests expect to work, and GNOME's for thumbnailers),
 # ImageMagick with Debian's sRGB profile (the reference the colour tests compare against), and
@@ -55,20 +61,21 @@ MANUAL_DIR     := .build/plugins/GenerateManual/outputs/glance
 
 all: build
 
-# Installs the Debian packages of $(1) that are missing.
+# Installs the Debian packages of $(1) that are missing, with apt-get's options $(2).
 define install_missing
 	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(2) $$missing; \
 	fi
 endef
 
-## deps: install the Debian packages that are missing (C libraries, fonts).
+## deps: install the Debian packages that are missing (C libraries, fonts, LibreOffice).
 deps:
 	$(call install_missing,$(DEB_PACKAGES))
+	$(call install_missing,$(OFFICE_PACKAGES),--no-install-recommends)
 
 ## test-deps: and what the tests need besides (headless Chromium and chromedriver).
 test-deps: deps

@@ -91,6 +91,10 @@ let package = Package(
         .target(name: "CHEIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CMedia", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CSVG", dependencies: ["CLibraryLoader"]),
+        .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
+        // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office
+        // suite's own library from its program folder when an office renderer starts.
+        .target(name: "COffice", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CGIF", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
@@ -138,7 +142,7 @@ let package = Package(
             name: "GlanceRender",
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
-                "CGIF", "CTIFF", "CHEIF", "CMedia", "CSVG",
+                "CGIF", "CTIFF", "CHEIF", "CMedia", "CSVG", "CArchive", "COffice",
                 "CTextPaint",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
@@ -340,7 +344,7 @@ let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
         "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CMedia", "CSVG",
-        "CPoppler",
+        "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",
     ],
@@ -357,7 +361,7 @@ let layers: [String: [String]] = [
     "CLI": ["glance", "GlanceCLITests"],
     "System": [
         "CFileAccess", "CProcess", "CProcessorFeatures", "CWatch", "CLibraryLoader", "CPassword", "CDigest",
-        "CCompression",
+        "CCompression", "CArchive",
     ],
 ]
 for target in package.targets where target.path == nil {

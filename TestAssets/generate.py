@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Generate Glance's test assets and their manifest, TestAssets/assets.tsv.
 
-Run from anywhere:  python3 TestAssets/generate.py
+Run from anywhere:  python3 TestAssets/generate.py [GROUP...]
 It deletes and rewrites the folders in GROUPS (png/ jpeg/ ... webp/ gif/
-tiff/ heif/ svg/) next to this script, then writes assets.tsv.
+tiff/ heif/ svg/ media/ office/) next to this script, or only the groups
+named, then writes assets.tsv (with groups named, their rows replace theirs
+and the rest are kept).
 
 What it makes
   png/          every PNG colour type and bit depth (own PNG writer: zlib,
@@ -50,6 +52,17 @@ What it makes
                 FLAC, M4A and Opus with and without cover pictures (Opus's
                 METADATA_BLOCK_PICTURE written here); truncated and hostile
                 files (an HLS playlist named .mp4)
+  office/       office documents made by LibreOffice's own --convert-to from
+                flat OpenDocument files written here: a two-page letter as
+                DOCX, ODT, DOC and RTF, a three-sheet workbook as XLSX, ODS
+                and XLS, a three-slide deck as PPTX, ODP and PPT, a drawing,
+                a sheet of 100,000 rows, a deck of 200 slides; hostile ones
+                assembled with zipfile: a bomb, an entry of 300 MiB, a bomb
+                nested in an embedded workbook, an encrypted DOCX (PyPI's
+                msoffcrypto-tool), an ODT whose manifest says it is
+                encrypted, a ZIP of texts named .docx, a macro bound to a
+                document's opening, links to a template and an image on
+                another host; a truncated DOCX
   svg/          hand-written SVG: shapes, a large size, viewBox only, text,
                 gzip-compressed .svgz; hostile/svg-* are references outside
                 the document (must not be followed), an entity bomb, deep
@@ -104,7 +117,7 @@ import zlib
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
-          "colour", "webp", "gif", "tiff", "heif", "svg", "media"]
+          "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1130,7 +1143,9 @@ def make_samples():
 
 # ---------------------------------------------------------------- main
 
-def main():
+def main(only=()):
+    """Makes every group, or with `only` (names from GROUPS on the command line) those groups
+    alone, whose rows then replace theirs in the manifest (the others' rows are kept)."""
     global TMP
     with tempfile.TemporaryDirectory() as TMP:
         # keep the previous encrypted PDFs: see encrypt_letter()
@@ -1139,27 +1154,23 @@ def main():
             if os.path.exists(os.path.join(ROOT, "pdf", name)):
                 shutil.copy(os.path.join(ROOT, "pdf", name),
                             os.path.join(TMP, "previous"))
-        for group in GROUPS:
+        for group in only or GROUPS:
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
-        make_png()
-        make_jpeg()
-        make_orientation()
-        make_pdf()
-        make_text()
-        make_corrupt()
-        make_samples()
-        make_collision()
-        make_hostile()
-        make_colour()
-        make_webp()
-        make_gif()
-        make_tiff()
-        make_heif()
-        make_svg()
-        make_media()
+        makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
+                  make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
+                  make_media, make_office]
+        for maker in makers:
+            if not only or maker.__name__[len("make_"):] in only:
+                maker()
     rows = sorted(MANIFEST)
     assert len({r[0] for r in rows}) == len(rows), "duplicate manifest path"
-    with open(os.path.join(ROOT, "assets.tsv"), "w", newline="\n") as f:
+    manifest = os.path.join(ROOT, "assets.tsv")
+    if only:
+        made = {r[0] for r in rows}
+        with open(manifest) as f:
+            kept = [tuple(line.rstrip("\n").split("\t")) for line in f.readlines()[1:]]
+        rows = sorted([r for r in kept if r[0] not in made] + rows)
+    with open(manifest, "w", newline="\n") as f:
         f.write("path\tkind\toutcome\twidth\theight\tnote\n")
         for row in rows:
             assert all("\t" not in c and "\n" not in c for c in row)
@@ -2192,10 +2203,6 @@ def make_svg():
         "unterminated: ends inside a <rect tag")
 
 
-if __name__ == "__main__":
-    main()
-
-
 # ---------------------------------------------------------------- media
 
 FFMPEG = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
@@ -2493,3 +2500,305 @@ def make_media():
     write("hostile/concat.avi", b"ffconcat version 1.0\nfile /etc/passwd\nfile http://127.0.0.1:9/a.avi\n")
     record("hostile/concat.avi", "text", "ok", fit_page(595, 842),
            "an ffconcat list named .avi: text, never given to FFmpeg's concat demuxer")
+
+
+# ---------------------------------------------------------------- office
+
+SOFFICE = ["soffice", "--headless", "--norestore"]
+ODF_NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+          'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+          'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+          'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+          'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+          'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+          'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" '
+          'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" '
+          'xmlns:xlink="http://www.w3.org/1999/xlink" '
+          'xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" '
+          'xmlns:ooo="http://openoffice.org/2004/office" '
+          'xmlns:ooo-lib="http://openoffice.org/2004/office"')
+# The port the hostile document's links name: the office test listens there and must see nothing.
+TRAP_PORT = 38917
+# Where the macro of office/macro.odt would write, were macros run.
+MACRO_TARGET = "/tmp/glance-office-macro-ran"
+
+
+def flat_odf(mimetype, styles, body, extra=""):
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<office:document %s office:version="1.3" '
+            'office:mimetype="%s">%s%s<office:body>%s</office:body></office:document>\n'
+            % (ODF_NS, mimetype, extra, styles, body))
+
+
+def soffice_convert(source, target_format, out_dir, name=None):
+    """LibreOffice's own --convert-to, in a profile of its own (so it never meets a running one)."""
+    profile = os.path.join(TMP, "soffice-profile")
+    run(*SOFFICE, "-env:UserInstallation=file://" + profile, "--convert-to", target_format, "--outdir", out_dir,
+        source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    made = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0] + "." + target_format.split(":")[0])
+    if name:
+        os.replace(made, os.path.join(out_dir, name))
+        made = os.path.join(out_dir, name)
+    return made
+
+
+A4_PAGE = ('<office:automatic-styles><style:page-layout style:name="A4"><style:page-layout-properties '
+           'fo:page-width="21cm" fo:page-height="29.7cm" fo:margin="2cm"/></style:page-layout>%s'
+           '</office:automatic-styles><office:master-styles><style:master-page style:name="Standard" '
+           'style:page-layout-name="A4"/></office:master-styles>')
+
+
+def letter_fodt(extra_paragraphs=""):
+    styles = A4_PAGE % (
+        '<style:style style:name="Title" style:family="paragraph"><style:text-properties fo:font-size="28pt" '
+        'fo:color="#1f4e99" fo:font-weight="bold"/></style:style>'
+        '<style:style style:name="Break" style:family="paragraph"><style:paragraph-properties '
+        'fo:break-before="page"/></style:style>'
+        '<style:style style:name="Box" style:family="graphic"><style:graphic-properties draw:fill="solid" '
+        'draw:fill-color="#c0392b" draw:stroke="none"/></style:style>')
+    body = ('<office:text><text:p text:style-name="Title">Quarterly letter</text:p>'
+            '<text:p>Dear reader, this letter has two pages. The first page starts with a blue title and a red '
+            'box.<draw:rect text:anchor-type="paragraph" draw:style-name="Box" svg:x="0cm" svg:y="1cm" '
+            'svg:width="8cm" svg:height="5cm"/></text:p>%s'
+            '<text:p text:style-name="Break">Second page: the end.</text:p></office:text>' % extra_paragraphs)
+    return flat_odf("application/vnd.oasis.opendocument.text", styles, body)
+
+
+def sheet_fods(rows_per_sheet=((("Item", "Cost"), ("Paper", "12"), ("Ink", "40"), ("Total", "52")),)):
+    sheets = []
+    for name, rows in rows_per_sheet:
+        cells = "".join("<table:table-row>%s</table:table-row>" % "".join(
+            '<table:table-cell office:value-type="float" office:value="%s"><text:p>%s</text:p></table:table-cell>'
+            % (v, v) if v.replace(".", "").isdigit() else
+            '<table:table-cell office:value-type="string"><text:p>%s</text:p></table:table-cell>' % v
+            for v in row) for row in rows)
+        sheets.append('<table:table table:name="%s">%s</table:table>' % (name, cells))
+    return flat_odf("application/vnd.oasis.opendocument.spreadsheet", "",
+                    "<office:spreadsheet>%s</office:spreadsheet>" % "".join(sheets))
+
+
+def deck_fodp(slides):
+    styles = ('<office:automatic-styles><style:page-layout style:name="Wide"><style:page-layout-properties '
+              'fo:page-width="28cm" fo:page-height="15.75cm" fo:margin="0cm"/></style:page-layout>'
+              '<style:style style:name="Band" style:family="graphic"><style:graphic-properties draw:fill="solid" '
+              'draw:fill-color="#2e8b57" draw:stroke="none"/></style:style></office:automatic-styles>'
+              '<office:master-styles><style:master-page style:name="Default" style:page-layout-name="Wide"/>'
+              '</office:master-styles>')
+    pages = "".join(
+        '<draw:page draw:name="%s" draw:master-page-name="Default">'
+        '<draw:rect draw:style-name="Band" svg:x="0cm" svg:y="0cm" svg:width="28cm" svg:height="4cm"/>'
+        '<draw:frame svg:x="2cm" svg:y="6cm" svg:width="24cm" svg:height="4cm"><draw:text-box>'
+        '<text:p>%s</text:p></draw:text-box></draw:frame></draw:page>' % (title, title) for title in slides)
+    return flat_odf("application/vnd.oasis.opendocument.presentation", styles,
+                    "<office:presentation>%s</office:presentation>" % pages)
+
+
+def drawing_fodg():
+    styles = ('<office:automatic-styles><style:page-layout style:name="Square"><style:page-layout-properties '
+              'fo:page-width="20cm" fo:page-height="20cm" fo:margin="0cm"/></style:page-layout>'
+              '<style:style style:name="Disc" style:family="graphic"><style:graphic-properties draw:fill="solid" '
+              'draw:fill-color="#f39c12" draw:stroke="none"/></style:style></office:automatic-styles>'
+              '<office:master-styles><style:master-page style:name="Default" style:page-layout-name="Square"/>'
+              '</office:master-styles>')
+    body = ('<office:drawing><draw:page draw:name="Sun" draw:master-page-name="Default"><draw:ellipse '
+            'draw:style-name="Disc" svg:x="5cm" svg:y="5cm" svg:width="10cm" svg:height="10cm"/></draw:page>'
+            '</office:drawing>')
+    return flat_odf("application/vnd.oasis.opendocument.graphics", styles, body)
+
+
+def with_macro(entries):
+    """An ODT's entries with a Basic library whose module, bound to the document's opening
+    (`dom:load`), would write MACRO_TARGET: the package as LibreOffice writes one (Basic/...,
+    listed in the manifest, the binding in content.xml's office:scripts)."""
+    module = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE script:module PUBLIC "-//OpenOffice.org//DTD '
+              'OfficeDocument 1.0//EN" "module.dtd">\n<script:module xmlns:script="http://openoffice.org/2000/script" '
+              'script:name="Opening" script:language="StarBasic">Sub Opened\n  Dim n As Integer\n  n = FreeFile()\n'
+              '  Open &quot;%s&quot; For Output As #n\n  Print #n, &quot;the macro ran&quot;\n  Close #n\nEnd Sub\n'
+              '</script:module>' % MACRO_TARGET)
+    container = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE library:libraries PUBLIC "-//OpenOffice.org//DTD '
+                 'OfficeDocument 1.0//EN" "libraries.dtd">\n<library:libraries xmlns:library="http://openoffice.org/'
+                 '2000/library" xmlns:xlink="http://www.w3.org/1999/xlink"><library:library library:name="Standard" '
+                 'library:link="false"/></library:libraries>')
+    library = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE library:library PUBLIC "-//OpenOffice.org//DTD '
+               'OfficeDocument 1.0//EN" "library.dtd">\n<library:library xmlns:library="http://openoffice.org/2000/'
+               'library" library:name="Standard" library:readonly="false" library:passwordprotected="false">'
+               '<library:element library:name="Opening"/></library:library>')
+    binding = ('<office:scripts xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" '
+               'xmlns:xlink="http://www.w3.org/1999/xlink"><office:event-listeners><script:event-listener '
+               'script:language="ooo:script" script:event-name="dom:load" xlink:type="simple" xlink:href="vnd.sun.'
+               'star.script:Standard.Opening.Opened?language=Basic&amp;location=document"/></office:event-listeners>'
+               '</office:scripts>')
+    basic = [("Basic/script-lc.xml", container), ("Basic/Standard/script-lb.xml", library),
+             ("Basic/Standard/Opening.xml", module)]
+    made = []
+    for info, data in entries:
+        if info.filename == "content.xml":
+            text = data.decode()
+            start = text.index(">", text.index("<office:document-content")) + 1
+            data = (text[:start] + binding + text[start:]).encode()
+        if info.filename == "META-INF/manifest.xml":
+            listed = "".join('<manifest:file-entry manifest:full-path="%s" manifest:media-type="text/xml"/>' % name
+                             for name, _ in basic)
+            data = data.decode().replace("</manifest:manifest>", listed + "</manifest:manifest>").encode()
+        made.append((info, data))
+    return made + [(name, text.encode()) for name, text in basic]
+
+
+def zip_entries(path):
+    with zipfile.ZipFile(path) as z:
+        return [(i, z.read(i)) for i in z.infolist()]
+
+
+def write_zip(rel, entries):
+    """A ZIP of (name or ZipInfo, bytes): the mimetype of an ODF first and stored, as ODF asks."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in entries:
+            name = info.filename if isinstance(info, zipfile.ZipInfo) else info
+            stored = name == "mimetype"
+            entry = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            entry.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+            z.writestr(entry, data)
+    write(rel, buffer.getvalue())
+
+
+def zeros_entry(name, size):
+    """A ZipInfo and `size` zero bytes: deflate makes about a thousandth of it."""
+    return (name, bytes(size))
+
+
+def make_office():
+    """Office documents made by LibreOffice's own --convert-to from flat OpenDocument files written
+    here, and hostile ones assembled with zipfile (see the module's docstring)."""
+    work = os.path.join(TMP, "office")
+    os.makedirs(work, exist_ok=True)
+    os.makedirs(out("office"), exist_ok=True)
+
+    def source(name, text):
+        path = os.path.join(work, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def convert(src, fmt, rel, kind, size, note):
+        made = soffice_convert(src, fmt, work)
+        shutil.copy(made, out(rel))
+        record(rel, kind, "ok", size, note)
+        return made
+
+    a4 = fit_page(595, 842)
+    letter = source("letter.fodt", letter_fodt())
+    for fmt, kind in (("docx", "docx"), ("odt", "odt"), ("doc", "doc"), ("rtf", "rtf")):
+        convert(letter, fmt, "office/letter." + fmt, kind, a4,
+                "two A4 pages: a blue title and a red box on the first (LibreOffice's --convert-to %s)" % fmt)
+    sheet = source("budget.fods", sheet_fods((
+        ("Budget", (("Item", "Cost"), ("Paper", "12"), ("Ink", "40"), ("Total", "52"))),
+        ("Q2 figures", (("Month", "Sales"), ("April", "120"), ("May", "135"), ("June", "150"))),
+        ("Notes", (("Checked by the office",),)))))
+    for fmt in ("xlsx", "ods", "xls"):
+        convert(sheet, fmt, "office/budget." + fmt, fmt, (1024, 724),
+                "three sheets (Budget, Q2 figures, Notes): three pages, each its sheet's top-left screenful")
+    deck = source("deck.fodp", deck_fodp(["First slide", "Second slide", "Third slide"]))
+    wide = (1024, rnd(15.75 / 28 * 1024))
+    for fmt in ("pptx", "odp", "ppt"):
+        convert(deck, fmt, "office/deck." + fmt, fmt, wide, "three 16:9 slides with a green band: three pages")
+    drawing = source("sun.fodg", drawing_fodg())
+    convert(drawing, "odg", "office/sun.odg", "odg", a4,
+            "an orange disc on Draw's page (A4: LibreOffice keeps its own page size for a flat drawing)")
+
+    # Large: a sheet of 100,000 rows (one page, its top-left area) and a deck of 200 slides.
+    csv_path = os.path.join(work, "rows.csv")
+    with open(csv_path, "w") as f:
+        f.write("row,amount\n")
+        for i in range(1, 100001):
+            f.write("%d,%d\n" % (i, (i * 7919) % 10007))
+    made = soffice_convert(csv_path, "xlsx", work)
+    shutil.copy(made, out("office/rows-100k.xlsx"))
+    record("office/rows-100k.xlsx", "xlsx", "ok", (1024, 724),
+           "one sheet of 100,000 rows: one page, its first screenful")
+    many = source("deck-200.fodp", deck_fodp(["Slide %d" % (n + 1) for n in range(200)]))
+    convert(many, "pptx", "office/deck-200.pptx", "pptx", wide, "200 slides: 200 pages")
+
+    # Hostile and damaged.
+    docx = read("office/letter.docx")
+    write("office/truncated.docx", docx[:len(docx) * 6 // 10])
+    record("office/truncated.docx", "none", "error:corrupt word document data", None,
+           "first 60% of letter.docx: its central directory is lost (a ZIP starts and ends there); named .docx")
+    entries = zip_entries(out("office/letter.docx"))
+    write_zip("office/bomb.docx", entries + [zeros_entry("word/media/padding.bin", 200 << 20)])
+    record("office/bomb.docx", "none", "error:refused before reading it", None,
+           "letter.docx with an entry of 200 MiB of zeros: over 500 times the file's size")
+    write_zip("office/huge-entry.docx", entries + [zeros_entry("word/media/huge.bin", 300 << 20)])
+    record("office/huge-entry.docx", "none", "error:past the limit", None,
+           "letter.docx with one entry of 300 MiB: past the 256 MiB an entry may hold")
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/huge.bin", bytes(300 << 20))
+    write_zip("office/nested-bomb.docx", entries + [("word/embeddings/Workbook1.xlsx", inner.getvalue())])
+    record("office/nested-bomb.docx", "docx", "error:an embedded archive", None,
+           "letter.docx embedding a workbook that holds 300 MiB of zeros: refused by the nested archive's check")
+    import msoffcrypto.format.ooxml  # PyPI: msoffcrypto-tool
+    encrypted = io.BytesIO()
+    msoffcrypto.format.ooxml.OOXMLFile(io.BytesIO(docx)).encrypt("secret", encrypted)
+    write("office/encrypted.docx", encrypted.getvalue())
+    record("office/encrypted.docx", "none", "error:encrypted", None,
+           "letter.docx encrypted with the password 'secret' by msoffcrypto-tool (an OLE2 EncryptedPackage)")
+    odt = zip_entries(out("office/letter.odt"))
+    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest='
+                '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3"><manifest:file-entry '
+                'manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+                '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">'
+                '<manifest:encryption-data manifest:checksum-type="SHA1/1K" manifest:checksum="AAAA">'
+                '<manifest:algorithm manifest:algorithm-name="Blowfish CFB" manifest:initialisation-vector="AAAA"/>'
+                '<manifest:key-derivation manifest:key-derivation-name="PBKDF2" manifest:iteration-count="1024" '
+                'manifest:salt="AAAA"/></manifest:encryption-data></manifest:file-entry></manifest:manifest>')
+    write_zip("office/encrypted.odt", [(i, manifest.encode() if i.filename == "META-INF/manifest.xml" else d)
+                                        for i, d in odt])
+    record("office/encrypted.odt", "odt", "error:encrypted", None,
+           "letter.odt whose manifest says content.xml is encrypted (hand-made: the check reads the manifest)")
+    write_zip("office/not-office.docx", [("notes.txt", b"plain notes\n"), ("more.txt", b"more notes\n")])
+    record("office/not-office.docx", "none", "error:not a word", None, "a ZIP of two texts named .docx")
+    write_zip("office/macro.odt", with_macro(odt))
+    record("office/macro.odt", "odt", "ok", a4,
+           "letter.odt with a Basic macro bound to its opening that would write %s: never run" % MACRO_TARGET)
+    # Links to another host: a template and an image, at 127.0.0.1:TRAP_PORT.
+    trap = "http://127.0.0.1:%d" % TRAP_PORT
+    remote = []
+    for info, data in entries:
+        if info.filename == "word/_rels/document.xml.rels":
+            data = data.replace(b"</Relationships>", (
+                '<Relationship Id="rIdRemoteImage" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+                'relationships/image" Target="%s/linked-image.png" TargetMode="External"/></Relationships>'
+                % trap).encode())
+        if info.filename == "word/document.xml":
+            picture = (
+                '<w:p><w:r><w:drawing><wp:inline><wp:extent cx="1828800" cy="1828800"/><wp:docPr id="90" '
+                'name="Linked"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+                '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic '
+                'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:nvPicPr><pic:cNvPr '
+                'id="90" name="Linked"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:link="rIdRemoteImage"/>'
+                '<a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext '
+                'cx="1828800" cy="1828800"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr></pic:pic></a:graphicData>'
+                '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
+            data = data.replace(b"<w:body>", b"<w:body>" + picture.encode(), 1)
+        if info.filename == "word/settings.xml":
+            data = data.replace(b"<w:zoom", b'<w:attachedTemplate r:id="rIdTemplate"/><w:zoom', 1).replace(
+                b"<w:settings ", b'<w:settings xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/'
+                b'relationships" ', 1)
+        remote.append((info, data))
+    remote.append(("word/_rels/settings.xml.rels", (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats'
+        '.org/package/2006/relationships"><Relationship Id="rIdTemplate" Type="http://schemas.openxmlformats.org/'
+        'officeDocument/2006/relationships/attachedTemplate" Target="%s/remote-template.dotx" '
+        'TargetMode="External"/></Relationships>' % trap).encode()))
+    write_zip("office/remote-links.docx", remote)
+    record("office/remote-links.docx", "docx", "ok", a4,
+           "letter.docx linking an image and attaching a template at %s: neither is fetched" % trap)
+
+
+if __name__ == "__main__":
+    import sys
+    unknown = [g for g in sys.argv[1:] if g not in GROUPS]
+    if unknown:
+        sys.exit("unknown groups: %s (groups: %s)" % (" ".join(unknown), " ".join(GROUPS)))
+    main(tuple(sys.argv[1:]))

@@ -10,8 +10,10 @@
 # the bash, zsh and fish completions glance itself writes. Its Depends: are computed: by
 # dpkg-shlibdeps from what the executables link, and by dpkg -S for the libraries they load on
 # first use (poppler-glib for PDFs, libtiff, libheif and librsvg for TIFF, HEIC/AVIF and SVG,
-# FFmpeg's libavformat, libavcodec, libavutil and libswscale for videos and sound, libchafa for
-# pictures in a terminal).
+# FFmpeg's libavformat, libavcodec, libavutil and libswscale for videos and sound, libarchive for
+# office documents' packages, libchafa for pictures in a terminal). LibreOffice, which draws office
+# documents in renderers of their own, is recommended, not required: without it an office document
+# is drawn from the thumbnail it carries, or is unsupported.
 set -eu
 build=$(cd "$1" && pwd)
 manual=$(cd "$2" && pwd)
@@ -95,7 +97,7 @@ linked=$(cd "$work" && dpkg-shlibdeps -O -e"$root/usr/bin/glance" -e"$root/usr/b
 # What they load on first use, by the package that holds each library.
 loaded=""
 for library in libpoppler-glib.so.8 libchafa.so.0 libtiff.so.6 libheif.so.1 librsvg-2.so.2 libavformat.so.59 \
-  libavcodec.so.59 libavutil.so.57 libswscale.so.6; do
+  libavcodec.so.59 libavutil.so.57 libswscale.so.6 libarchive.so.13; do
   path=$(ldconfig -p | awk -v lib="$library" '$1 == lib { print $NF; exit }')
   [ -n "$path" ] || { echo "build-deb: $library is not installed here" >&2; exit 1; }
   package=$(dpkg -S "$(readlink -f "$path")" | head -n 1 | cut -d: -f1)
@@ -109,14 +111,16 @@ Architecture: $arch
 Maintainer: Glance developers <glance@example.org>
 Installed-Size: $(du -sk "$root/usr" "$root/lib" | awk '{ total += $1 } END { print total }')
 Depends: $linked$loaded, adduser
-Recommends: bubblewrap
+Recommends: bubblewrap, libreoffice-writer, libreoffice-calc, libreoffice-impress, libreoffice-draw
 Section: graphics
 Priority: optional
 Homepage: https://example.org/glance
 Description: thumbnails and previews for folders of documents
  Glance renders thumbnails of PDF, PNG, JPEG, WebP, GIF, TIFF, HEIC, AVIF,
- SVG and plain-text documents, of videos (a frame worth seeing, HDR
- tone-mapped) and of sound files' covers in sandboxed renderer processes,
+ SVG and plain-text documents, of office documents (Word, Excel,
+ PowerPoint, OpenDocument, RTF; through LibreOffice, kept warm), of videos
+ (a frame worth seeing, HDR tone-mapped) and of sound files' covers in
+ sandboxed renderer processes,
  keeps them in a sidecar store beside the documents (SQLite, or PostgreSQL
  for many hosts) and fresh as documents are saved, and serves a preview
  listing in a browser and a terminal. The package holds the glance and glance-renderer

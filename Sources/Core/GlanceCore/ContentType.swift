@@ -37,6 +37,28 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
     case flac
     /// MPEG-4 audio (`.m4a`, `.m4b`).
     case m4a
+    /// A Word document (Office Open XML: `.docx`, and `.docm`, `.dotx`, `.dotm`).
+    case wordDocument = "docx"
+    /// An Excel workbook (Office Open XML: `.xlsx`, and `.xlsm`, `.xltx`, `.xltm`).
+    case spreadsheet = "xlsx"
+    /// A PowerPoint presentation (Office Open XML: `.pptx`, and `.pptm`, `.ppsx`, `.potx`).
+    case presentation = "pptx"
+    /// An OpenDocument text (`.odt`, `.ott`).
+    case openDocumentText = "odt"
+    /// An OpenDocument spreadsheet (`.ods`, `.ots`).
+    case openDocumentSpreadsheet = "ods"
+    /// An OpenDocument presentation (`.odp`, `.otp`).
+    case openDocumentPresentation = "odp"
+    /// An OpenDocument drawing (`.odg`, `.otg`).
+    case openDocumentDrawing = "odg"
+    /// Rich Text Format (`.rtf`).
+    case richText = "rtf"
+    /// A Word 97-2003 document (an OLE2 compound file: `.doc`, `.dot`).
+    case legacyWordDocument = "doc"
+    /// An Excel 97-2003 workbook (`.xls`, `.xlt`).
+    case legacySpreadsheet = "xls"
+    /// A PowerPoint 97-2003 presentation (`.ppt`, `.pps`, `.pot`).
+    case legacyPresentation = "ppt"
 
     /// The uniform type identifier (`com.adobe.pdf`, `public.png`, ...).
     public var uniformTypeIdentifier: String {
@@ -62,6 +84,17 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .mp3: "public.mp3"
         case .flac: "org.xiph.flac"
         case .m4a: "com.apple.m4a-audio"
+        case .wordDocument: "org.openxmlformats.wordprocessingml.document"
+        case .spreadsheet: "org.openxmlformats.spreadsheetml.sheet"
+        case .presentation: "org.openxmlformats.presentationml.presentation"
+        case .openDocumentText: "org.oasis-open.opendocument.text"
+        case .openDocumentSpreadsheet: "org.oasis-open.opendocument.spreadsheet"
+        case .openDocumentPresentation: "org.oasis-open.opendocument.presentation"
+        case .openDocumentDrawing: "org.oasis-open.opendocument.graphics"
+        case .richText: "public.rtf"
+        case .legacyWordDocument: "com.microsoft.word.doc"
+        case .legacySpreadsheet: "com.microsoft.excel.xls"
+        case .legacyPresentation: "com.microsoft.powerpoint.ppt"
         }
     }
 
@@ -89,6 +122,17 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .mp3: "audio/mpeg"
         case .flac: "audio/flac"
         case .m4a: "audio/mp4"
+        case .wordDocument: "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+        case .spreadsheet: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        case .presentation: "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+        case .openDocumentText: "application/vnd.oasis.opendocument.text"
+        case .openDocumentSpreadsheet: "application/vnd.oasis.opendocument.spreadsheet"
+        case .openDocumentPresentation: "application/vnd.oasis.opendocument.presentation"
+        case .openDocumentDrawing: "application/vnd.oasis.opendocument.graphics"
+        case .richText: "application/rtf"
+        case .legacyWordDocument: "application/msword"
+        case .legacySpreadsheet: "application/vnd.ms-excel"
+        case .legacyPresentation: "application/vnd.ms-powerpoint"
         }
     }
 
@@ -116,6 +160,17 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .mp3: "MP3 audio"
         case .flac: "FLAC audio"
         case .m4a: "M4A audio"
+        case .wordDocument: "Word document"
+        case .spreadsheet: "Excel workbook"
+        case .presentation: "PowerPoint presentation"
+        case .openDocumentText: "OpenDocument text"
+        case .openDocumentSpreadsheet: "OpenDocument spreadsheet"
+        case .openDocumentPresentation: "OpenDocument presentation"
+        case .openDocumentDrawing: "OpenDocument drawing"
+        case .richText: "RTF document"
+        case .legacyWordDocument: "Word 97-2003 document"
+        case .legacySpreadsheet: "Excel 97-2003 workbook"
+        case .legacyPresentation: "PowerPoint 97-2003 presentation"
         }
     }
 
@@ -143,6 +198,17 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .mp3: ["mp3"]
         case .flac: ["flac"]
         case .m4a: ["m4a", "m4b"]
+        case .wordDocument: ["docx", "docm", "dotx", "dotm"]
+        case .spreadsheet: ["xlsx", "xlsm", "xltx", "xltm"]
+        case .presentation: ["pptx", "pptm", "ppsx", "ppsm", "potx", "potm"]
+        case .openDocumentText: ["odt", "ott"]
+        case .openDocumentSpreadsheet: ["ods", "ots"]
+        case .openDocumentPresentation: ["odp", "otp"]
+        case .openDocumentDrawing: ["odg", "otg"]
+        case .richText: ["rtf"]
+        case .legacyWordDocument: ["doc", "dot"]
+        case .legacySpreadsheet: ["xls", "xlt"]
+        case .legacyPresentation: ["ppt", "pps", "pot"]
         }
     }
 
@@ -175,6 +241,21 @@ extension ContentType {
         }
     }
 
+    /// An office document: what LibreOffice draws, in the renderers of the office lane.
+    public var isOffice: Bool { officeFamily != nil }
+
+    /// What kind of office document it is (its pages are pages, sheets or slides), nil for any
+    /// other type.
+    public var officeFamily: OfficeFamily? {
+        switch self {
+        case .wordDocument, .openDocumentText, .richText, .legacyWordDocument: .text
+        case .spreadsheet, .openDocumentSpreadsheet, .legacySpreadsheet: .spreadsheet
+        case .presentation, .openDocumentPresentation, .legacyPresentation: .presentation
+        case .openDocumentDrawing: .drawing
+        default: nil
+        }
+    }
+
     /// The type a file name suggests by its extension (`notes.TXT` → text), if any. Names decide
     /// only what bytes cannot: see ``ContentSniffer``.
     public init?(named name: String) {
@@ -188,4 +269,16 @@ extension ContentType {
         guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return "" }
         return String(base[base.index(after: dot)...])
     }
+}
+
+/// The kinds of office document, by what their pages are.
+public enum OfficeFamily: String, Sendable, Codable {
+    /// Pages of text (Word, Writer, RTF).
+    case text
+    /// Sheets (Excel, Calc): each sheet is a page.
+    case spreadsheet
+    /// Slides (PowerPoint, Impress): each slide is a page.
+    case presentation
+    /// Drawings (Draw): each drawing page is a page.
+    case drawing
 }

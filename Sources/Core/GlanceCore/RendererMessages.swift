@@ -32,6 +32,10 @@ public struct RenderJob: Codable, Sendable, Equatable {
     /// (straight alpha), for a caller that draws them itself (a terminal's picture) and so never
     /// decodes an image that came from a store or a renderer.
     public var pixelsOnly = false
+    /// Whether the pool has an office lane (renderers with LibreOffice) to hand an office document
+    /// on to. Without one, a renderer draws an office document from the thumbnail the document
+    /// carries, when it has one, or answers `unsupported`. Set by the pool.
+    public var officeLane = false
 
     public init(
         id: Int, name: String, maxSide: Int = ThumbnailLimits.defaultMaxSide,
@@ -176,13 +180,23 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     public var workerCPUMilliseconds: Int?
     /// The conversion to sRGB from the document's colour profile, when one was made.
     public var colour: ColourConversion?
+    /// Set, with status `unsupported`, by a renderer that found an office document it does not
+    /// draw itself and that passed its checks: the pool sends the job on to its office lane
+    /// (``RenderJob/officeLane``), whose outcome is the job's.
+    public var handOff: HandOff?
     /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
         case sourceWidth, sourceHeight, averageColour, thumbHash, renditions, sizes, workerCPUMilliseconds, colour
-        case details, text
+        case details, text, handOff
+    }
+
+    /// Where a renderer sends a job it does not draw itself.
+    public enum HandOff: String, Codable, Sendable {
+        /// To the office lane's renderers, which run LibreOffice.
+        case office
     }
 
     /// Bytes that follow the JSON line: the main image's, every rendition's and every size's.

@@ -19,6 +19,13 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case truncated(format: String)
     /// The PDF is encrypted with a user password.
     case encrypted
+    /// A document other than a PDF that is encrypted with a password (an office document's
+    /// encrypted package); `format` names its kind.
+    case passwordProtected(format: String)
+    /// An archive-based document (an office document's ZIP package) refused before anything in it
+    /// was read or opened: too many entries, entries too large, a ratio of a bomb, or archives
+    /// nested too deep; `detail` says which.
+    case archiveRefused(format: String, detail: String)
     /// A page was asked for that the document does not have (pages count from 1; every document
     /// but a PDF has one).
     case pageOutOfRange(page: Int, pageCount: Int)
@@ -70,6 +77,10 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             return "truncated \(format) data"
         case .encrypted:
             return "encrypted PDF, needs a password"
+        case .passwordProtected(let format):
+            return "encrypted \(format), needs a password"
+        case .archiveRefused(let format, let detail):
+            return "\(format) refused before reading it: \(detail)"
         case .pageOutOfRange(let page, let count):
             return "no page \(page): the document has \(count) page\(count == 1 ? "" : "s")"
         case .fileTooLarge(let bytes, let limit):

@@ -15,6 +15,14 @@ public struct RendererLaunch: Sendable, Equatable {
     /// Arguments added to bubblewrap's own (for tests: binding a path that does not exist makes
     /// bubblewrap fail as it does where it cannot make a sandbox).
     var bubblewrapExtraArguments: [String] = []
+    /// For an office renderer: LibreOffice's program folder.
+    public var officeProgramFolder: String?
+    /// For an office renderer outside bubblewrap: the private folder it writes in, which its
+    /// ``RendererProcess`` made and removes when the renderer ends. Under bubblewrap the renderer
+    /// writes in a `/tmp` of its own (a tmpfs that goes with its sandbox), and this is not used.
+    var officeWorkspace: String?
+    /// Where that folder is made (nil: `TMPDIR`, else `/tmp`).
+    var officeWorkspaceParent: String?
 
     /// bubblewrap's exit status when it cannot make the sandbox or start the program in it. The
     /// worker never exits with it before its greeting (see ``RendererGreeting``).
@@ -28,14 +36,24 @@ public struct RendererLaunch: Sendable, Equatable {
 
     /// The program to start and its whole argument vector (`argv[0]` first).
     public var commandLine: (program: String, argv: [String]) {
-        let worker = [executable] + arguments + ["--sandbox", sandbox == .none ? "none" : "seccomp"]
-        guard sandbox == .bubblewrapAndSeccomp, let bubblewrap = Bubblewrap.executable else {
-            return (executable, worker)
+        var worker = [executable] + arguments + ["--sandbox", sandbox == .none ? "none" : "seccomp"]
+        let bubblewrap = sandbox == .bubblewrapAndSeccomp ? Bubblewrap.executable : nil
+        if let folder = officeProgramFolder {
+            worker += ["--office", folder, "--workspace", bubblewrap != nil ? "/tmp" : officeWorkspace ?? "/tmp"]
         }
+        guard let bubblewrap else { return (executable, worker) }
+        let office = officeProgramFolder != nil ? Bubblewrap.officeArguments : []
         return (
             bubblewrap,
-            [bubblewrap] + Bubblewrap.arguments(worker: executable) + bubblewrapExtraArguments + ["--"] + worker
+            [bubblewrap] + Bubblewrap.arguments(worker: executable) + office + bubblewrapExtraArguments + ["--"]
+                + worker
         )
+    }
+
+    /// Whether the renderer this launches needs a workspace made for it (an office renderer
+    /// outside bubblewrap).
+    var needsOfficeWorkspace: Bool {
+        officeProgramFolder != nil && !(sandbox == .bubblewrapAndSeccomp && Bubblewrap.executable != nil)
     }
 
     /// How a worker started by this launch ended, from its wait status: bubblewrap passes a
@@ -135,6 +153,13 @@ enum Bubblewrap {
     static var trueProgram: String? {
         ["/usr/bin/true", "/bin/true"].first { access($0, X_OK) == 0 }
     }
+
+    /// What an office renderer's sandbox adds: a private, empty `/tmp` (a tmpfs that goes with the
+    /// sandbox, so nothing LibreOffice writes outlives it, whatever ends it) that is also its home,
+    /// and LibreOffice's configuration in `/etc/libreoffice`, read-only.
+    static let officeArguments = [
+        "--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--ro-bind-try", "/etc/libreoffice", "/etc/libreoffice",
+    ]
 
     static func arguments(worker: String) -> [String] {
         systemLayout + ["--ro-bind", worker, worker]

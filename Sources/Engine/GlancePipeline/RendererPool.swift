@@ -68,6 +68,15 @@ public final class RendererPool: Sendable {
         /// What the pool counts for an operator (renders, renderers started, lanes): nothing
         /// unless the program asks.
         public var metrics: RenderMetrics = .none
+        /// The office lane: renderers running LibreOffice, in a pool of their own with limits of
+        /// their own, which office documents are handed on to (``RenderOutcome/handOff``); nil
+        /// when LibreOffice is not installed (office documents are then drawn from the thumbnail
+        /// they carry, or unsupported).
+        public var office: OfficeLane?
+        /// Set for the office lane's own pool: its renderers start LibreOffice from this folder,
+        /// and outside bubblewrap write in a folder made in `officeWorkspaceParent`.
+        var officeProgramFolder: String?
+        var officeWorkspaceParent: String?
 
         public var timeoutSeconds: Double { limits.timeoutSeconds }
 
@@ -96,6 +105,8 @@ public final class RendererPool: Sendable {
             let limitArguments = ["--memory-limit", String(limits.memoryMiB), "--cpu-limit", String(limits.cpuSeconds)]
             var launch = RendererLaunch(executable: executable, arguments: limitArguments + arguments, sandbox: sandbox)
             launch.bubblewrapExtraArguments = bubblewrapExtraArguments
+            launch.officeProgramFolder = officeProgramFolder
+            launch.officeWorkspaceParent = officeWorkspaceParent
             return launch
         }
     }
@@ -130,6 +141,8 @@ public final class RendererPool: Sendable {
 
     public let configuration: Configuration
     private let queue: Mutex<Queue>
+    /// The office lane's pool, made when the first office document is handed on.
+    private let officePool = Mutex<RendererPool?>(nil)
 
     /// The sandbox workers run in: the configuration's, or the pending probe's answer (trying
     /// bubblewrap if no worker has shown it yet). nil only when seccomp is unavailable too, which
@@ -197,6 +210,7 @@ public final class RendererPool: Sendable {
     public func shutdown() async {
         close()
         await threadsEnded()
+        await officePool.withLock { $0 }?.shutdown()
     }
 
     /// ``shutdown()`` for code that cannot await (a `defer` at the end of a command): the calling
@@ -204,6 +218,7 @@ public final class RendererPool: Sendable {
     public func shutdownBlocking() {
         close()
         stopped.wait()
+        officePool.withLock { $0 }?.shutdownBlocking()
     }
 
     /// Stops at once (SIGINT, SIGTERM): queued jobs end `cancelled` without running, running
@@ -211,6 +226,7 @@ public final class RendererPool: Sendable {
     /// without holding a thread of Swift's cooperative pool meanwhile.
     public func stop() async {
         cancel()
+        await officePool.withLock { $0 }?.stop()
         await threadsEnded()
     }
 
@@ -218,6 +234,7 @@ public final class RendererPool: Sendable {
     /// waits.
     public func stopBlocking() {
         cancel()
+        officePool.withLock { $0 }?.stopBlocking()
         stopped.wait()
     }
 
@@ -266,15 +283,42 @@ public final class RendererPool: Sendable {
             }
             let start = ContinuousClock.now
             metrics.laneWait(entry.lane, start - entry.queued)
-            let result = run(entry.job, file: entry.file, on: &worker, slot: slot, startReason: &startReason)
-            if entry.counted { Self.record(result, of: entry, since: start, in: metrics) }
+            var job = entry.job
+            job.officeLane = configuration.office != nil
+            let result = run(job, file: entry.file, on: &worker, slot: slot, startReason: &startReason)
             let cancelled = queue.withLock { queue in
                 if isPreview { queue.lanes.finishedPreview() }
                 return queue.cancelled
             }
+            if !cancelled, case .finished(let outcome) = result, outcome.handOff == .office, let office = officeLane() {
+                // The office lane's pool counts the render and calls the completion.
+                office.submit(
+                    entry.job, file: entry.file, lane: entry.lane, counted: entry.counted, completion: entry.completion)
+                continue
+            }
+            if entry.counted { Self.record(result, of: entry, since: start, in: metrics) }
             entry.completion(cancelled ? .cancelled : result)
         }
         worker?.terminate()
+    }
+
+    /// The office lane's pool, made on first use from ``Configuration/office``, under the sandbox
+    /// the ordinary renderers found; nil when there is none.
+    private func officeLane() -> RendererPool? {
+        guard let lane = configuration.office else { return nil }
+        return officePool.withLock { pool in
+            if let pool { return pool }
+            var office = Configuration(
+                executable: configuration.executable, arguments: lane.arguments, workers: lane.workers,
+                limits: lane.limits, sandbox: sandbox ?? configuration.sandbox)
+            office.bubblewrapExtraArguments = configuration.bubblewrapExtraArguments
+            office.metrics = configuration.metrics
+            office.officeProgramFolder = lane.programFolder
+            office.officeWorkspaceParent = lane.workspaceParent
+            let made = RendererPool(configuration: office)
+            pool = made
+            return made
+        }
     }
 
     /// The lanes' depths, for the metrics.

@@ -61,13 +61,20 @@ final class RendererProcess {
     /// pair, stderr is discarded (a dying C library's last words would break the
     /// one-line-per-failure promise).
     init(launch: RendererLaunch, cpuSeconds: Int) throws(RendererStartError) {
+        var launch = launch
+        if launch.needsOfficeWorkspace {
+            launch.officeWorkspace = try Self.makeWorkspace(in: launch.officeWorkspaceParent)
+        }
         self.launch = launch
         self.cpuSeconds = cpuSeconds
         let (executable, commandLine) = launch.commandLine
         var ends: [Int32] = [0, 0]
         // Close-on-exec, so that no other worker inherits these ends: a worker's death must
         // close the socket, which is how its death is noticed.
-        guard glance_socketpair_cloexec(&ends) == 0 else { throw Self.failure("socketpair") }
+        guard glance_socketpair_cloexec(&ends) == 0 else {
+            Self.removeWorkspace(launch.officeWorkspace)
+            throw Self.failure("socketpair")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -89,6 +96,7 @@ final class RendererProcess {
         close(ends[1])
         guard status == 0 else {
             close(ends[0])
+            Self.removeWorkspace(launch.officeWorkspace)
             throw RendererStartError(reason: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         pid = child
@@ -98,6 +106,22 @@ final class RendererProcess {
     deinit {
         terminate()
         close(channel)
+    }
+
+    /// A new folder, this user's alone, for an office renderer outside bubblewrap to write in
+    /// (in `parent`, else under `TMPDIR`, else `/tmp`).
+    private static func makeWorkspace(in parent: String?) throws(RendererStartError) -> String {
+        let parent =
+            parent ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = Array((parent + "/glance-office-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw failure("mkdtemp in \(parent)") }
+        return String(cString: made)
+    }
+
+    /// Removes an office renderer's workspace and all LibreOffice left in it.
+    private static func removeWorkspace(_ folder: String?) {
+        guard let folder else { return }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     private static func failure(_ call: String) -> RendererStartError {
@@ -178,6 +202,7 @@ final class RendererProcess {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let ended = launch.death(fromWaitStatus: status)
         death = ended
+        Self.removeWorkspace(launch.officeWorkspace)
         return ended.reason(cpuLimitSeconds: cpuSeconds)
     }
 }

@@ -111,7 +111,10 @@ extension PreviewServer {
             }
         }
         switch item.contentType {
-        case .pdf:
+        // An office document's pages, sheets or slides are stacked as a PDF's pages are.
+        case .pdf, .wordDocument, .spreadsheet, .presentation, .openDocumentText, .openDocumentSpreadsheet,
+            .openDocumentPresentation, .openDocumentDrawing, .richText, .legacyWordDocument, .legacySpreadsheet,
+            .legacyPresentation:
             return (stack(), nil, nil, nil, nil)
         // A multi-page TIFF (a scan, a fax) is stacked as a PDF is.
         case .tiff where item.details?.pageSizes != nil:

@@ -24,6 +24,9 @@ public struct RendererSettings: Sendable {
     /// Each document's wall-clock, memory and CPU limits.
     public var limits: RendererLimits
     public var sandbox: Sandbox
+    /// The office lane (renderers running LibreOffice), when LibreOffice is installed; nil: office
+    /// documents are drawn from the thumbnail they carry, or unsupported.
+    public var office: OfficeLane? = OfficeLane.installed()
 
     /// Settings with `glance-renderer` found as ``defaultRendererExecutable`` finds it, one renderer
     /// per processor, and the default limits.
@@ -126,6 +129,7 @@ public struct RendererSettings: Sendable {
             executable: rendererExecutable, arguments: arguments, workers: renderers, limits: limits, sandbox: resolved)
         configuration.pendingProbe = pending
         configuration.workersStartedAhead = workersStartedAhead
+        configuration.office = office
         return configuration
     }
 }

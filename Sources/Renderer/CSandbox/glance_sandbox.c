@@ -8,6 +8,7 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <termios.h>
@@ -94,6 +95,76 @@ int glance_sandbox_enter(void) {
     int status = seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
     if (status == 0) status = allow_all(filter);
     if (status == 0) status = allow_checked(filter, getpid()) < 0 ? -EINVAL : 0;
+    if (status == 0) status = seccomp_load(filter);
+    seccomp_release(filter);
+    return status;
+}
+
+// The office renderer's calls beyond a renderer's, with any arguments: its temporary files and
+// profile, and the descriptors its threads wake each other with.
+static const char *const office_allowed[] = {
+    "openat", "open", "creat", "mkdir", "mkdirat", "unlink", "unlinkat", "rmdir", "rename", "renameat",
+    "renameat2", "link", "linkat", "symlink", "symlinkat", "ftruncate", "truncate", "fsync", "fdatasync",
+    "fallocate", "fchmod", "fchmodat", "chmod", "fchown", "utimensat", "futimesat", "utime", "utimes", "flock",
+    "chdir", "fchdir", "umask", "pipe", "pipe2", "eventfd", "eventfd2", "epoll_create", "epoll_create1",
+    "epoll_ctl", "epoll_wait", "epoll_pwait", "select", "pselect6", "socketpair", "sendmsg", "sendto",
+    "shutdown", "getsockopt", "setsockopt", "getsockname", "getpeername", "dup2", "pwrite64", "pwritev",
+    "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "getresuid", "getresgid", "getgroups", "getpgrp",
+    "getpgid", "getsid", "getpriority", "sched_getparam", "sched_getscheduler", "sched_get_priority_max",
+    "sched_get_priority_min", "timerfd_create", "timerfd_settime", "timerfd_gettime", "membarrier", "mincore",
+    "msync", "getitimer", "setitimer", "alarm", "pause", "wait4", "waitid", "tkill", "ioctl", "prctl",
+    "prlimit64", "getrlimit", "capget", "fstatfs", "mlock", "munlock", "shmget", "shmat", "shmdt", "shmctl",
+};
+
+// Killed at once: what no office renderer has a use for and an attacker would want.
+static const char *const office_fatal[] = {
+    "execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
+    "chroot", "unshare", "setns", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "bpf", "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd", "open_by_handle_at",
+    "name_to_handle_at", "fork", "vfork", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
+    "setgroups", "capset", "personality", "seccomp", "kcmp", "swapon", "swapoff", "reboot",
+};
+
+static int add_named(scmp_filter_ctx filter, uint32_t action, const char *const *names, size_t count) {
+    for (size_t index = 0; index < count; index++) {
+        int call = seccomp_syscall_resolve_name(names[index]);
+        if (call == __NR_SCMP_ERROR) continue;
+        int status = seccomp_rule_add(filter, action, call, 0);
+        if (status < 0) return status;
+    }
+    return 0;
+}
+
+int glance_sandbox_enter_office(void) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+    if (filter == NULL) return -ENOMEM;
+    pid_t self = getpid();
+    int status = seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
+    if (status == 0) status = allow_all(filter);
+    if (status == 0)
+        status = add_named(filter, SCMP_ACT_ALLOW, office_allowed, sizeof office_allowed / sizeof office_allowed[0]);
+    if (status == 0)
+        status = add_named(filter, SCMP_ACT_KILL_PROCESS, office_fatal, sizeof office_fatal / sizeof office_fatal[0]);
+    if (status == 0) {
+        // Threads only; a new process (posix_spawn's clone without CLONE_THREAD) gets the default
+        // answer, EPERM (libseccomp refuses a rule whose action is the default one).
+        status |= seccomp_rule_add(
+            filter, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+        status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+        // Unix sockets (and socket pairs) only: any other family is refused, not fatal.
+        status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+        status |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+        // connect: a Unix socket is all there is to connect (the name service cache, which the
+        // sandbox does not show); bind and listen are refused by default.
+        status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(connect), 0);
+        // Signals to this process only.
+        status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+        status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+        status |= seccomp_rule_add(filter, SCMP_ACT_KILL_PROCESS, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
+        status |= seccomp_rule_add(filter, SCMP_ACT_KILL_PROCESS, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
+        status = status < 0 ? -EINVAL : 0;
+    }
     if (status == 0) status = seccomp_load(filter);
     seccomp_release(filter);
     return status;

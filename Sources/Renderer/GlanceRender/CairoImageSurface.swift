@@ -33,6 +33,32 @@ final class CairoImageSurface {
         return context
     }
 
+    /// Lets `paint` write the surface's pixels itself (one 32-bit word a pixel, B, G, R and a
+    /// fourth byte in memory, rows `width` words apart), then lays what it left transparent (a
+    /// premultiplied alpha below 255, as LibreOffice paints) over white. False when the surface
+    /// could not be made or its rows are not packed.
+    func paintPixels(_ paint: (UnsafeMutablePointer<UInt8>) -> Void) -> Bool {
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+            Int(cairo_image_surface_get_stride(surface)) == width * 4, let data = cairo_image_surface_get_data(surface)
+        else { return false }
+        cairo_surface_flush(surface)
+        paint(data)
+        let words = UnsafeMutableRawPointer(data).assumingMemoryBound(to: UInt32.self)
+        for index in 0..<(width * height) {
+            let word = words[index]
+            let alpha = word >> 24
+            guard alpha != 255 else { continue }
+            // Premultiplied over white: each colour gains what the alpha leaves uncovered.
+            let uncovered = 255 - alpha
+            let red = min(255, (word >> 16 & 0xFF) + uncovered)
+            let green = min(255, (word >> 8 & 0xFF) + uncovered)
+            let blue = min(255, (word & 0xFF) + uncovered)
+            words[index] = 0xFF00_0000 | red << 16 | green << 8 | blue
+        }
+        cairo_surface_mark_dirty(surface)
+        return true
+    }
+
     /// The pixels as RGB. Cairo's RGB24 is one native-endian 32-bit word a pixel, 0x00RRGGBB.
     func rgbPixels() -> PixelBuffer {
         cairo_surface_flush(surface)

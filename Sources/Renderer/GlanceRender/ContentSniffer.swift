@@ -15,7 +15,9 @@ public enum SniffResult: Sendable, Equatable {
 ///
 /// Order: PNG signature, JPEG start-of-image marker, WebP's RIFF header, GIF and TIFF
 /// signatures, a HEIF `ftyp` box (HEIC or AVIF by its brands), XML whose root is `<svg` (or gzip
-/// named `.svgz`), `%PDF-` within the first KiB, a video or sound container (``MediaSniffer``); then text
+/// named `.svgz`), `%PDF-` within the first KiB, RTF, an OpenDocument package's `mimetype`, a video or
+/// sound container (``MediaSniffer``); then text; then, for a ZIP or an OLE2 compound file, the
+/// office document it holds (``OfficeSniffer``, which reads its directory)
 /// (see ``TextEncodingDetector``). The name decides only for an empty file (empty `notes.txt` is
 /// a blank text page, empty `photo.jpg` is an error) and lets a text file in a legacy encoding
 /// that the detector cannot name be read as Windows-1252.
@@ -42,6 +44,18 @@ public enum ContentSniffer {
         }
         var sniffed = classify(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
         sniffed.read = prefix
+        if case .unsupported = sniffed.result, OfficeSniffer.startsAsContainer(prefix.bytes) {
+            let named = ContentType(named: name)
+            if let office = try OfficeSniffer.type(of: file, prefix: prefix.bytes, named: named) {
+                sniffed.result = .supported(office)
+            } else {
+                let container =
+                    OfficeSniffer.startsAsPackage(prefix.bytes)
+                    ? "a ZIP archive" : "an OLE2 compound file"
+                sniffed.result = .unsupported(
+                    detail: "\(container), not a Word, Excel, PowerPoint or OpenDocument file")
+            }
+        }
         return sniffed
     }
 
@@ -52,7 +66,8 @@ public enum ContentSniffer {
 
     /// Whether `prefix` starts like one of the formats with a signature (every one but text).
     static func hasSignature(_ prefix: [UInt8], fileName: String) -> Bool {
-        switch classify(prefix: prefix, isWholeFile: true, fileName: fileName, textAllowed: false).result {
+        if OfficeSniffer.startsAsContainer(prefix) { return true }
+        return switch classify(prefix: prefix, isWholeFile: true, fileName: fileName, textAllowed: false).result {
         case .supported: true
         default: false
         }
@@ -95,6 +110,10 @@ public enum ContentSniffer {
         // error says "corrupt JPEG data" rather than "not a supported type".
         if prefix.starts(with: [0xFF, 0xD8]) && named == .jpeg { return Sniffed(result: .supported(.jpeg), text: nil) }
         if containsPDFHeader(prefix) { return Sniffed(result: .supported(.pdf), text: nil) }
+        if OfficeSniffer.startsAsRichText(prefix) { return Sniffed(result: .supported(.richText), text: nil) }
+        if let openDocument = OfficeSniffer.openDocumentType(prefix: prefix) {
+            return Sniffed(result: .supported(openDocument), text: nil)
+        }
         if let media = MediaSniffer.type(of: prefix) {
             return Sniffed(result: .supported(media), text: nil)
         }

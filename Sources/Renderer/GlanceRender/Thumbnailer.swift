@@ -12,8 +12,15 @@ public struct Thumbnailer: Sendable {
 
     /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC, AVIF, SVG, and videos and sound files through FFmpeg); the image renderers
     /// share `colourTransforms`, so a profile's transform is built once for every document.
-    public init(colourTransforms: ColourTransformCache = ColourTransformCache()) {
+    ///
+    /// With `office` (an office renderer's LibreOffice), office documents are drawn too
+    /// (``OfficeRenderer``); without, they are sniffed, checked and handed on (see
+    /// ``drawsOffice``).
+    public init(colourTransforms: ColourTransformCache = ColourTransformCache(), office: LibreOffice? = nil) {
         let colour = colourTransforms
+        let officeRenderers: [any DocumentRenderer] =
+            office.map { office in ContentType.allCases.filter(\.isOffice).map { OfficeRenderer($0, office: office) } }
+            ?? []
         self.init(
             renderers: [
                 PDFRenderer(), TextRenderer(), SVGRenderer(),
@@ -27,8 +34,11 @@ public struct Thumbnailer: Sendable {
             ]
                 + ContentType.allCases.filter(\.isMedia).map {
                     RasterPipeline($0, decoder: MediaDecoder.self, colourTransforms: colour)
-                })
+                } + officeRenderers)
     }
+
+    /// Whether office documents are drawn here (an office renderer's thumbnailer).
+    public var drawsOffice: Bool { renderers[.wordDocument] != nil }
 
     /// A thumbnailer with the given renderers, one per content type.
     public init(renderers: [any DocumentRenderer]) {
@@ -45,7 +55,8 @@ public struct Thumbnailer: Sendable {
     ) {
         let sniffed = try ContentSniffer.sniff(file: file, named: name)
         switch sniffed.result {
-        case .supported(let type) where renderers[type] != nil: return (type, sniffed.text, sniffed.read)
+        case .supported(let type) where renderers[type] != nil || type.isOffice:
+            return (type, sniffed.text, sniffed.read)
         case .supported(let type): throw .unsupported(detail: "no renderer for \(type.displayName)")
         case .empty: throw .empty
         case .unsupported(let detail): throw .unsupported(detail: detail)
@@ -118,9 +129,9 @@ public struct Thumbnailer: Sendable {
 
     /// Refuses a page other than the first of a document that has one page (all but PDFs, TIFFs
     /// and videos, whose strip of frames is their pages; their renderers check against their own
-    /// count).
+    /// count; and office documents, drawn by LibreOffice, whose renderer does the same).
     static func checkPage(_ request: RenderRequest, of type: ContentType) throws(ThumbnailError) {
-        guard type != .pdf && type != .tiff && !type.isMedia else { return }
+        guard type != .pdf && type != .tiff && !type.isMedia && !type.isOffice else { return }
         if request.page != 1 { throw .pageOutOfRange(page: request.page, pageCount: 1) }
     }
 }

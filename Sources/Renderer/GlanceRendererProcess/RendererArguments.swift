@@ -13,6 +13,12 @@ public struct RendererArguments: Sendable, Equatable {
     public var cpuSeconds = 60
     /// Whether the worker confines itself with seccomp before reading any job.
     public var sandboxed = true
+    /// An office renderer's LibreOffice program folder (`--office FOLDER`); nil for a renderer
+    /// of everything else.
+    public var officeProgramFolder: String?
+    /// The folder an office renderer writes in (`--workspace FOLDER`): LibreOffice's profile and
+    /// each document's private copy. Made by whoever starts the renderer, private to it.
+    public var workspace = "/tmp"
     /// The test hooks (`--debug-*-on GLOB`).
     public var triggers = RendererDebugTriggers()
 
@@ -30,6 +36,11 @@ public struct RendererArguments: Sendable, Equatable {
           --cpu-limit SECONDS     CPU seconds one document may use, 0 for none, at most 86400
                                   (default 60); the process's own limit is twice this
           --sandbox MODE          seccomp (confine this process before reading any job) or none
+          --office FOLDER         an office renderer: start LibreOffice from FOLDER (its program
+                                  folder) before confining this process, and draw office documents
+          --workspace FOLDER      where an office renderer writes: LibreOffice's profile and each
+                                  document's private copy (default /tmp, a private one under
+                                  bubblewrap)
           --debug-crash-on GLOB, --debug-hang-on GLOB, --debug-slow-on GLOB,
           --debug-forge-reply-on GLOB, --debug-spin-on GLOB, --debug-socket-on GLOB,
           --debug-write-on GLOB, --debug-exec-on GLOB
@@ -72,6 +83,16 @@ public struct RendererArguments: Sendable, Equatable {
                 throw .invalidValue(option: option, value: value, expected: "0 to 86400 seconds")
             }
             cpuSeconds = seconds
+        case "--office":
+            guard value.hasPrefix("/") else {
+                throw .invalidValue(option: option, value: value, expected: "a folder's absolute path")
+            }
+            officeProgramFolder = value
+        case "--workspace":
+            guard value.hasPrefix("/") else {
+                throw .invalidValue(option: option, value: value, expected: "a folder's absolute path")
+            }
+            workspace = value
         case "--sandbox":
             switch value {
             case "seccomp": sandboxed = true

@@ -19,15 +19,22 @@ public struct RendererConfinement: Sendable {
     /// `cpuSeconds` to itself and at most twice that.
     public var cpuSeconds: Int
 
-    public init(sandboxed: Bool, memoryLimitBytes: Int, cpuSeconds: Int) {
+    /// Whether the process runs LibreOffice (an office renderer): its filter is the office one
+    /// (`glance_sandbox_enter_office`), for a program of many threads that writes its own
+    /// temporary files in the renderer's private workspace.
+    public var office = false
+
+    public init(sandboxed: Bool, memoryLimitBytes: Int, cpuSeconds: Int, office: Bool = false) {
         self.sandboxed = sandboxed
         self.memoryLimitBytes = memoryLimitBytes
         self.cpuSeconds = cpuSeconds
+        self.office = office
     }
 
-    /// Sets the limits, warms the libraries up and enters the sandbox. Returns false if the
-    /// sandbox was asked for and could not be entered: the worker must then read no document.
-    public func apply() -> Bool {
+    /// Sets the limits, runs `warmUp` (what must happen before the sandbox: LibreOffice's start),
+    /// warms the libraries up and enters the sandbox. Returns false if the sandbox was asked for
+    /// and could not be entered: the worker must then read no document.
+    public func apply(warmUp: () -> Void = {}) -> Bool {
         // No core files: a crash costs the document only, and a core of a worker would hold the
         // document's decoded pixels (and dumping one can outlast the CPU limit's grace second).
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
@@ -49,6 +56,7 @@ public struct RendererConfinement: Sendable {
             var limit = rlimit(rlim_cur: soft, rlim_max: soft + 1)
             setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
         }
+        warmUp()
         guard sandboxed else { return true }
         // fontconfig reads its configuration and caches on first use, and writes a cache it finds
         // missing: do that now, while writing is allowed, by laying out a line of text.
@@ -56,7 +64,7 @@ public struct RendererConfinement: Sendable {
         // The Swift runtime's crash handler starts a backtracer process, which the sandbox
         // forbids: a crash would be reported as a violation. Crash with the plain signal instead.
         for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP] { signal(crash, SIG_DFL) }
-        return glance_sandbox_enter() == 0
+        return (office ? glance_sandbox_enter_office() : glance_sandbox_enter()) == 0
     }
 
     /// The CPU time this process has used, all threads together, in milliseconds.

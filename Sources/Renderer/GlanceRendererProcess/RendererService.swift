@@ -1,3 +1,4 @@
+internal import CFileAccess
 internal import CProcess
 import Dispatch
 import GlanceContainer
@@ -23,6 +24,19 @@ import GlanceRender
 public struct RendererService: Sendable {
     public var confinement: RendererConfinement
     public var triggers: RendererDebugTriggers
+    /// Set for an office renderer: where LibreOffice is and where it may write.
+    public var office: OfficeSetup?
+
+    /// What an office renderer starts LibreOffice with.
+    public struct OfficeSetup: Sendable {
+        public var programFolder: String
+        public var workspace: String
+
+        public init(programFolder: String, workspace: String) {
+            self.programFolder = programFolder
+            self.workspace = workspace
+        }
+    }
 
     public init(confinement: RendererConfinement, triggers: RendererDebugTriggers = RendererDebugTriggers()) {
         self.confinement = confinement
@@ -41,15 +55,31 @@ public struct RendererService: Sendable {
         // CPU and 15% of a large progressive photo's. A worker's peak stays what its largest
         // document needs; what it keeps goes back to the system after a second without work.
         _ = glance_reuse_freed_memory(256 << 20)
-        guard confinement.apply() else { return false }
+        // An office renderer starts LibreOffice inside its limits and before its sandbox: it
+        // reads its configuration and loads its libraries then. A failure is every job's answer.
+        var libreOffice: Result<LibreOffice, ThumbnailError>?
+        guard
+            confinement.apply(warmUp: {
+                guard let office else { return }
+                libreOffice = Result { () throws(ThumbnailError) in
+                    try LibreOffice(programFolder: office.programFolder, workspace: office.workspace)
+                }
+            })
+        else { return false }
         guard DescriptorWriter.writeAll(RendererGreeting.line, to: 1) else { return true }
         let input = JobReader(descriptor: 0, idleMilliseconds: 1000) { glance_return_freed_memory() }
         let decoder = JSONDecoder()
-        let thumbnailer = Thumbnailer()
+        let thumbnailer = Thumbnailer(office: try? libreOffice?.get())
+        let officeFailure: ThumbnailError? = {
+            if case .failure(let error) = libreOffice { return error }
+            return nil
+        }()
         while let (line, file) = input.nextJob() {
             guard let job = try? decoder.decode(RenderJob.self, from: Data(line)) else { continue }
             var outcome: RenderOutcome
-            if let file {
+            if let officeFailure {
+                outcome = Self.failure(officeFailure, of: job, type: nil, milliseconds: 0)
+            } else if let file {
                 outcome = handle(job, file: file, thumbnailer: thumbnailer)
             } else {
                 outcome = RenderOutcome(id: job.id, status: .failed, error: "no document came with the job")
@@ -77,7 +107,9 @@ public struct RendererService: Sendable {
             try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
             request.text = text
             var outcome: RenderOutcome
-            if job.textContent {
+            if sniffed.isOffice && !thumbnailer.drawsOffice {
+                outcome = try Self.triageOffice(job, request: request, type: sniffed, thumbnailer: thumbnailer)
+            } else if job.textContent {
                 outcome = try Self.textContent(of: job, file: file, type: sniffed)
             } else if job.pixelsOnly {
                 let image = try thumbnailer.render(request, as: sniffed).image.withOpaqueAlpha()
@@ -120,6 +152,58 @@ public struct RendererService: Sendable {
             return RenderOutcome(id: job.id, status: .failed, error: escape)
         }
         return nil
+    }
+
+    /// An office document in a renderer without LibreOffice: checked (``OfficePackage``: a bomb
+    /// or a password ends here), then drawn from the thumbnail it carries when that is at least
+    /// the job's box, else handed on to the office lane when the pool has one, else drawn from
+    /// the thumbnail it carries at its own size (with a warning), else unsupported.
+    private static func triageOffice(
+        _ job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer
+    ) throws(ThumbnailError) -> RenderOutcome {
+        let package = try OfficePackage(file: request.file, type: type)
+        var embedded: (outcome: RenderOutcome, longerSide: Int)?
+        if let bytes = package.embeddedThumbnail, !job.textContent {
+            embedded = try? Self.embeddedThumbnail(
+                bytes, of: job, request: request, type: type, thumbnailer: thumbnailer)
+        }
+        if let embedded, embedded.longerSide >= job.maxSide { return embedded.outcome }
+        if job.officeLane {
+            var handOff = RenderOutcome(id: job.id, status: .unsupported, contentType: type)
+            handOff.handOff = .office
+            return handOff
+        }
+        if var outcome = embedded?.outcome {
+            outcome.warnings.append(
+                "drawn from the thumbnail the document carries: LibreOffice, which draws its pages, is not installed")
+            return outcome
+        }
+        throw .unsupported(
+            detail: "\(type.displayName) files are drawn by LibreOffice, which is not installed here (libreoffice-core)"
+        )
+    }
+
+    /// The thumbnail an office document carries, drawn by the image renderers as the job's
+    /// thumbnail (never larger than it is), and its longer side.
+    private static func embeddedThumbnail(
+        _ bytes: [UInt8], of job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer
+    ) throws(ThumbnailError) -> (outcome: RenderOutcome, longerSide: Int) {
+        let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
+        guard descriptor >= 0 else { throw .unreadable(reason: "cannot hold the embedded thumbnail") }
+        let file = OpenFile(adopting: descriptor)
+        let (imageType, _, _) = try thumbnailer.sniff(file, named: "thumbnail")
+        guard imageType == .png || imageType == .jpeg else { throw .unsupported(detail: "not a PNG or JPEG thumbnail") }
+        var embeddedRequest = request
+        embeddedRequest.file = file
+        embeddedRequest.name = "thumbnail"
+        var embeddedJob = job
+        embeddedJob.computeDigest = false
+        var outcome = try thumbnail(
+            of: embeddedJob, request: embeddedRequest, type: imageType, thumbnailer: thumbnailer)
+        let longerSide = max(outcome.sourceWidth, outcome.sourceHeight)
+        outcome.contentType = type
+        outcome.digest = job.computeDigest ? ContentDigest.sha256(of: request.file) : nil
+        return (outcome, longerSide)
     }
 
     /// A text document's content, decoded to UTF-8 (a `textContent` job: the preview page's text).

@@ -25,8 +25,11 @@ enum RendererMain {
         }
         let confinement = RendererConfinement(
             sandboxed: arguments.sandboxed, memoryLimitBytes: arguments.memoryLimitMiB << 20,
-            cpuSeconds: arguments.cpuSeconds)
-        let service = RendererService(confinement: confinement, triggers: arguments.triggers)
+            cpuSeconds: arguments.cpuSeconds, office: arguments.officeProgramFolder != nil)
+        var service = RendererService(confinement: confinement, triggers: arguments.triggers)
+        service.office = arguments.officeProgramFolder.map {
+            RendererService.OfficeSetup(programFolder: $0, workspace: arguments.workspace)
+        }
         // run() returns false only when the sandbox could not be entered (nothing was read).
         exit(service.run() ? 0 : RendererSandbox.unavailableExitStatus)
     }

@@ -1,4 +1,5 @@
 // See include/glance_archive.h.
+#define _GNU_SOURCE
 #include "glance_archive.h"
 
 #include <archive.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "glance_library_loader.h"
@@ -326,3 +328,139 @@ int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **d
 }
 
 void glance_archive_free(uint8_t *data) { free(data); }
+
+/// Whether `bytes` start as a ZIP archive (a local file header, or an empty archive's end).
+static int starts_as_zip(const uint8_t *bytes, size_t length) {
+    return length >= 4 && bytes[0] == 'P' && bytes[1] == 'K' &&
+           ((bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6));
+}
+
+static int check_contents(glance_archive *archive, int depth, char *reason, size_t capacity,
+                          glance_archive_failure *failure);
+
+/// Checks a nested ZIP archive held in memory: written to an anonymous memory file (no name in any
+/// folder), listed and inflated under the outer archive's limits.
+static int check_nested(const glance_archive *outer, const uint8_t *bytes, size_t length, int depth, char *reason,
+                        size_t capacity, glance_archive_failure *failure) {
+    if (depth >= 1) {
+        *failure = GLANCE_ARCHIVE_TOO_LARGE;
+        snprintf(reason, capacity, "an archive nested inside an embedded archive");
+        return 0;
+    }
+    int fd = memfd_create("glance-nested-archive", MFD_CLOEXEC);
+    if (fd < 0) {
+        snprintf(reason, capacity, "cannot hold an embedded archive: %s", strerror(errno));
+        return 0;
+    }
+    size_t written = 0;
+    while (written < length) {
+        ssize_t count = write(fd, bytes + written, length - written);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) {
+            snprintf(reason, capacity, "cannot hold an embedded archive: %s", strerror(errno));
+            close(fd);
+            return 0;
+        }
+        written += (size_t)count;
+    }
+    char inner_reason[256];
+    glance_archive *inner = glance_archive_open(fd, (int64_t)length, GLANCE_ARCHIVE_ZIP, &outer->limits, inner_reason,
+                                                sizeof inner_reason, failure);
+    int ok = 0;
+    if (inner != NULL) {
+        ok = check_contents(inner, depth + 1, inner_reason, sizeof inner_reason, failure);
+        glance_archive_close(inner);
+    }
+    if (!ok) snprintf(reason, capacity, "an embedded archive: %s", inner_reason);
+    close(fd);
+    return ok;
+}
+
+static int check_contents(glance_archive *archive, int depth, char *reason, size_t capacity,
+                          glance_archive_failure *failure) {
+    *failure = GLANCE_ARCHIVE_CORRUPT;
+    source *from = calloc(1, sizeof *from);
+    uint8_t *chunk = malloc(64 << 10);
+    if (from == NULL || chunk == NULL) {
+        free(from);
+        free(chunk);
+        snprintf(reason, capacity, "out of memory");
+        return 0;
+    }
+    from->fd = archive->fd;
+    from->size = archive->size;
+    struct archive *reader = open_reader(from, archive->formats);
+    const glance_archive_limits *limits = &archive->limits;
+    int64_t total = 0;
+    int ok = reader != NULL;
+    for (size_t index = 0; ok; index++) {
+        struct archive_entry *header = NULL;
+        int status = libarchive.next_header(reader, &header);
+        if (status == ARCHIVE_EOF) break;
+        if (status < ARCHIVE_WARN || index >= archive->count) {
+            copy_error(reader, from, reason, capacity, failure);
+            ok = 0;
+            break;
+        }
+        if (!archive->entries[index].is_file || archive->entries[index].is_encrypted) continue;
+        // The entry's bytes are kept only while it may be an archive (it starts as one).
+        uint8_t *kept = NULL;
+        size_t kept_length = 0, room = 0;
+        int64_t inflated = 0;
+        int maybe_archive = 1;
+        for (;;) {
+            la_ssize_t got = libarchive.read_data(reader, chunk, 64 << 10);
+            if (got == 0) break;
+            if (got < 0) {
+                copy_error(reader, from, reason, capacity, failure);
+                ok = 0;
+                break;
+            }
+            if (inflated == 0) maybe_archive = starts_as_zip(chunk, (size_t)got);
+            inflated += got;
+            total += got;
+            if (inflated > limits->max_entry_bytes) {
+                *failure = GLANCE_ARCHIVE_TOO_LARGE;
+                snprintf(reason, capacity, "an entry inflates past the limit of %lld bytes",
+                         (long long)limits->max_entry_bytes);
+                ok = 0;
+                break;
+            }
+            if (total > limits->max_total_bytes) {
+                *failure = GLANCE_ARCHIVE_TOO_LARGE;
+                snprintf(reason, capacity, "its entries inflate past %lld bytes in all",
+                         (long long)limits->max_total_bytes);
+                ok = 0;
+                break;
+            }
+            if (maybe_archive) {
+                if (kept_length + (size_t)got > room) {
+                    size_t grown_room = room ? room * 2 : (1 << 20);
+                    while (grown_room < kept_length + (size_t)got) grown_room *= 2;
+                    uint8_t *grown = realloc(kept, grown_room);
+                    if (grown == NULL) {
+                        snprintf(reason, capacity, "out of memory");
+                        ok = 0;
+                        break;
+                    }
+                    kept = grown;
+                    room = grown_room;
+                }
+                memcpy(kept + kept_length, chunk, (size_t)got);
+                kept_length += (size_t)got;
+            }
+        }
+        if (ok && maybe_archive && kept_length > 0)
+            ok = check_nested(archive, kept, kept_length, depth, reason, capacity, failure);
+        free(kept);
+    }
+    if (reader != NULL) libarchive.read_free(reader);
+    free(from);
+    free(chunk);
+    return ok;
+}
+
+int glance_archive_check_contents(glance_archive *archive, char *reason, size_t capacity,
+                                  glance_archive_failure *failure) {
+    return check_contents(archive, 0, reason, capacity, failure);
+}

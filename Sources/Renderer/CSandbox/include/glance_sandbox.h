@@ -14,6 +14,16 @@
 /// without seccomp, or a filter above us that forbids `seccomp` itself).
 int glance_sandbox_enter(void);
 
+/// Confines an office renderer (LibreOffice running in this process, already started): the same
+/// no_new_privs, and a filter for a program of some fifteen threads that writes its own temporary
+/// files. Allowed: what `glance_sandbox_enter` allows, and creating, writing, renaming and removing
+/// files (where bubblewrap leaves anything writable, only the renderer's private temporary
+/// folder), pipes, event descriptors and Unix socket pairs. Refused with EACCES: any socket but a
+/// Unix one, so nothing can reach a network even without bubblewrap's network namespace. Killed
+/// with SIGSYS: exec, ptrace, mounting, namespaces, loading kernel code, keyrings, signals to other
+/// processes. Any other call fails with EPERM: LibreOffice goes on without it.
+int glance_sandbox_enter_office(void);
+
 /// The signal the kernel kills a process with when it breaks its filter (SIGSYS).
 int glance_sandbox_violation_signal(void);
 

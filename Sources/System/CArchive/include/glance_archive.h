@@ -78,6 +78,15 @@ int glance_archive_entry_is_encrypted(const glance_archive *archive, size_t inde
 int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **data, size_t *length, char *reason,
                               size_t capacity, glance_archive_failure *failure);
 
+/// Inflates every entry in one pass, keeping nothing, and holds what they actually inflate to
+/// (not what they declare) to the limits: each entry to `max_entry_bytes`, all together to
+/// `max_total_bytes`. An entry that is itself a ZIP archive (an embedded document) is listed and
+/// inflated the same way, under the same limits, from memory; an archive inside that one is
+/// refused. Returns 1 when the archive passes, else 0 with the reason in `reason` and what failed
+/// in `*failure`.
+int glance_archive_check_contents(glance_archive *archive, char *reason, size_t capacity,
+                                  glance_archive_failure *failure);
+
 /// Frees a buffer glance_archive_read_entry gave.
 void glance_archive_free(uint8_t *data);
 

@@ -1,0 +1,157 @@
+import GlanceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Draws a page of an office document with LibreOffice (``LibreOffice``, started once in an
+/// office renderer): a text document's page, a spreadsheet's sheet, a presentation's slide, a
+/// drawing's page, straight into the thumbnail's pixels at its size (LibreOfficeKit's
+/// `paintTile`; no PDF in between).
+///
+/// LibreOffice opens documents by name, for writing, and writes beside them: it is given a
+/// private copy in the renderer's workspace, made from the descriptor (so the document itself
+/// is never named, never written, and cannot be swapped), checked again there (``OfficePackage``:
+/// the same limits, on the bytes LibreOffice will read), and removed after the page is drawn.
+///
+/// A spreadsheet's page is its sheet's top-left area, as a screen shows it at 100%: 10.7 by 7.5
+/// inches, about 12 columns and 42 rows of the default size (LibreOfficeKit tells a sheet's size
+/// as at least its window's, not the cells in use). A sheet of a million rows makes a thumbnail of
+/// its first screenful, never a million-row page.
+public struct OfficeRenderer: PageRenderer {
+    public let contentType: ContentType
+    private let office: LibreOffice
+
+    public init(_ type: ContentType, office: LibreOffice) {
+        contentType = type
+        self.office = office
+    }
+
+    /// The area of a sheet drawn as its page, in twips: 1024 by 724 pixels at 96 pixels an inch.
+    static let sheetArea = (width: 15360, height: 10860)
+
+    func drawPage(_ request: RenderRequest) throws(ThumbnailError) -> DrawnPage {
+        let format = contentType.displayName
+        let copy = try PrivateCopy(of: request.file, in: office.workspace, type: contentType)
+        defer { copy.remove() }
+        _ = try OfficePackage(file: copy.file, type: contentType)
+        let maxSide = request.maxSide
+        let number = request.page
+        let readsPageSizes = request.readsPageSizes
+        let fallbackFamily = contentType.officeFamily ?? .text
+        let page = try office.withDocument(at: copy.path, format: format) { document throws(ThumbnailError) in
+            let family = document.family ?? fallbackFamily
+            let pages = Self.pages(of: document, family: family)
+            guard !pages.isEmpty else { throw .corrupt(format: format, detail: "LibreOffice found no pages in it") }
+            guard (1...pages.count).contains(number) else {
+                throw .pageOutOfRange(page: number, pageCount: pages.count)
+            }
+            let area = pages[number - 1]
+            if family != .text { document.select(part: number - 1) }
+            // Points are twips / 20.
+            let size = ThumbnailGeometry.fit(
+                width: Double(area.width) / 20, height: Double(area.height) / 20, maxSide: maxSide)
+            var pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                document.paint(into: base, width: size.width, height: size.height, area: area)
+            }
+            var details = DocumentDetails(pageCount: pages.count)
+            if readsPageSizes {
+                for page in pages {
+                    details.appendPage(width: Double(page.width) / 20, height: Double(page.height) / 20)
+                    if (details.pageSizes?.count ?? 0) > DocumentDetails.maximumPageRuns {
+                        details.pageSizes = nil
+                        break
+                    }
+                }
+            }
+            return PaintedPage(
+                pixels: pixels, width: size.width, height: size.height, twipsWide: area.width,
+                twipsHigh: area.height, details: details)
+        }
+        let surface = CairoImageSurface(width: page.width, height: page.height)
+        let painted = surface.paintPixels { target in
+            page.pixels.withUnsafeBytes { source in
+                target.update(from: source.baseAddress!.assumingMemoryBound(to: UInt8.self), count: source.count)
+            }
+        }
+        guard painted else {
+            throw .outOfMemory(detail: "cannot make a \(page.width)x\(page.height) page to draw on")
+        }
+        var drawn = DrawnPage(
+            surface: surface, sourceWidth: (page.twipsWide + 10) / 20, sourceHeight: (page.twipsHigh + 10) / 20,
+            warnings: [])
+        drawn.details = page.details
+        return drawn
+    }
+
+    /// A page LibreOffice painted: B, G, R, A words, and what the document said of its pages.
+    struct PaintedPage: Sendable {
+        var pixels: [UInt8]
+        var width: Int
+        var height: Int
+        var twipsWide: Int
+        var twipsHigh: Int
+        var details: DocumentDetails
+    }
+
+    /// Each page's area in twips, in its part: a text document's pages, a sheet's top-left
+    /// area (``sheetArea``), a slide or a drawing page whole.
+    static func pages(of document: OfficeDocument, family: OfficeFamily) -> [(x: Int, y: Int, width: Int, height: Int)]
+    {
+        switch family {
+        case .text:
+            return document.pageRectangles
+        case .spreadsheet:
+            return Array(repeating: (0, 0, sheetArea.width, sheetArea.height), count: document.partCount)
+        case .presentation, .drawing:
+            return (0..<document.partCount).compactMap { part in
+                document.select(part: part)
+                let size = document.size
+                guard size.width > 0, size.height > 0 else { return nil }
+                return (0, 0, size.width, size.height)
+            }
+        }
+    }
+}
+
+/// A document copied from its descriptor into a file of the renderer's workspace, named by its
+/// type (`document.docx`: LibreOffice picks its filter by the name first), for LibreOffice to
+/// open by name. Created exclusively, readable by this user only.
+struct PrivateCopy {
+    let path: String
+    /// The copy, open for reading.
+    let file: OpenFile
+
+    init(of source: OpenFile, in workspace: String, type: ContentType) throws(ThumbnailError) {
+        let name = "document-\(getpid()).\(type.conventionalExtensions.first ?? "bin")"
+        path = workspace + "/" + name
+        unlink(path)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw .unreadable(reason: "cannot make a private copy: \(String(cString: strerror(errno)))")
+        }
+        file = OpenFile(adopting: descriptor)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let count: Int
+            do {
+                count = try source.read(into: buffer, at: offset)
+            } catch {
+                unlink(path)
+                throw .unreadable(reason: error.description)
+            }
+            guard count > 0 else { break }
+            guard DescriptorWriter.writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), to: descriptor) else {
+                unlink(path)
+                throw .unreadable(reason: "cannot write the private copy: \(String(cString: strerror(errno)))")
+            }
+            offset += Int64(count)
+        }
+    }
+
+    func remove() { unlink(path) }
+}

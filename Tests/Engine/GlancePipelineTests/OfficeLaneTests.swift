@@ -1,0 +1,196 @@
+import Foundation
+import GlanceCore
+import GlanceTestSupport
+import Testing
+
+@testable import GlancePipeline
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Office documents through a real pool: ordinary renderers sniff and check them and hand them
+/// on to the office lane, whose renderers run LibreOffice (Debian's, which `.ci/run` installs)
+/// under bubblewrap and the office seccomp filter, or seccomp alone.
+@Suite("Office lane", .serialized)
+struct OfficeLaneTests {
+    /// One row of `TestAssets/assets.tsv` under `office/`.
+    struct Row: Sendable, CustomTestStringConvertible {
+        let path: String
+        let outcome: String
+        let width: Int?
+        let height: Int?
+        var testDescription: String { path }
+    }
+
+    static let rows: [Row] = {
+        guard let text = try? String(contentsOfFile: assets + "/assets.tsv", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 5, fields[0].hasPrefix("office/") else { return nil }
+            return Row(path: fields[0], outcome: fields[2], width: Int(fields[3]), height: Int(fields[4]))
+        }
+    }()
+
+    static let programFolder = OfficeLane.defaultProgramFolder
+
+    /// A pool of one ordinary renderer under `sandbox`, with an office lane (unless `office` is
+    /// false) of one renderer under the same sandbox.
+    static func pool(
+        sandbox: RendererSandbox? = nil, office: Bool = true, timeout: Double = 60, officeArguments: [String] = [],
+        workspaceParent: String? = nil
+    ) -> RendererPool {
+        var configuration = RendererPool.Configuration(
+            executable: rendererExecutable, arguments: [], workers: 1,
+            limits: RendererLimits(timeoutSeconds: 30),
+            sandbox: sandbox ?? RendererLaunch.strongestSandbox(executable: rendererExecutable) ?? .seccomp)
+        if office {
+            var lane = OfficeLane(
+                programFolder: programFolder, workers: 1,
+                limits: RendererLimits(timeoutSeconds: timeout, memoryMiB: 4096, cpuSeconds: 120))
+            lane.workspaceParent = workspaceParent
+            lane.arguments = officeArguments
+            configuration.office = lane
+        }
+        return RendererPool(configuration: configuration)
+    }
+
+    static func render(
+        _ path: String, on pool: RendererPool, name: String? = nil, maxSide: Int = 1024, page: Int = 1
+    ) async throws -> JobResult {
+        let file = try OpenFile.regularFile(atPath: assets + "/" + path)
+        var job = RenderJob(id: 1, name: name ?? path, maxSide: maxSide)
+        job.page = page
+        return await pool.run(job, file: file)
+    }
+
+    @Test("the machine has LibreOffice where the lane looks for it")
+    func installed() {
+        #expect(OfficeLane.installed() != nil, "install libreoffice-writer, -calc, -impress and -draw")
+        #expect(Self.rows.count >= 20)
+    }
+
+    @Test("every office asset renders to its size or fails with its reason, in the sandbox")
+    func everyAsset() async throws {
+        let pool = Self.pool()
+        for row in Self.rows {
+            let result = try await Self.render(row.path, on: pool)
+            if row.outcome == "ok" {
+                guard case .finished(let outcome) = result, outcome.status == .rendered else {
+                    Issue.record("\(row.path): \(result.failureReason(naming: .init([:])) ?? "?")")
+                    continue
+                }
+                if let width = row.width, let height = row.height {
+                    #expect(
+                        outcome.width == width && outcome.height == height,
+                        "\(row.path): \(outcome.width)x\(outcome.height)")
+                }
+            } else {
+                let reason = result.failureReason(naming: .init([:])) ?? "rendered"
+                let fragment = String(row.outcome.dropFirst("error:".count))
+                #expect(reason.lowercased().contains(fragment), "\(row.path): \(reason)")
+                #expect(!reason.contains("\n"), "one line: \(reason)")
+            }
+        }
+        await pool.shutdown()
+    }
+
+    @Test("pages, sheets and slides are pages: counted, sized, and each drawn on request")
+    func pages() async throws {
+        let pool = Self.pool()
+        let letter = try await Self.render("office/letter.docx", on: pool)
+        guard case .finished(let outcome) = letter else { Issue.record("letter: \(letter)"); return }
+        #expect(outcome.details?.pageCount == 2)
+        let second = outcome.details?.pageSize(2)
+        #expect(second.map { Int($0.width.rounded()) } == 595 && second.map { Int($0.height.rounded()) } == 842)
+        let sheet = try await Self.render("office/budget.xlsx", on: pool, page: 3)
+        guard case .finished(let third) = sheet else { Issue.record("sheet: \(sheet)"); return }
+        #expect(third.status == .rendered && third.details?.pageCount == 3)
+        let beyond = try await Self.render("office/budget.xlsx", on: pool, page: 4)
+        #expect(beyond.failureReason(naming: .init([:]))?.contains("no page 4: the document has 3 pages") == true)
+        let deck = try await Self.render("office/deck-200.pptx", on: pool, page: 200)
+        guard case .finished(let last) = deck else { Issue.record("deck: \(deck)"); return }
+        #expect(last.status == .rendered && last.details?.pageCount == 200)
+        await pool.shutdown()
+    }
+
+    @Test("the thumbnail a document carries serves a box it fills, and stands in when LibreOffice is missing")
+    func embeddedThumbnail() async throws {
+        // letter.odt carries LibreOffice's 362x512 Thumbnails/thumbnail.png.
+        let pool = Self.pool()
+        let small = try await Self.render("office/letter.odt", on: pool, maxSide: 512)
+        guard case .finished(let fast) = small else { Issue.record("\(small)"); return }
+        #expect(fast.status == .rendered && fast.contentType == .openDocumentText)
+        #expect(max(fast.sourceWidth, fast.sourceHeight) == 512, "drawn from the embedded picture, not the page")
+        let large = try await Self.render("office/letter.odt", on: pool, maxSide: 1024)
+        guard case .finished(let drawn) = large else { Issue.record("\(large)"); return }
+        #expect(drawn.sourceWidth == 595 && drawn.height == 1024, "the 1024 is LibreOffice's page")
+        await pool.shutdown()
+
+        let without = Self.pool(office: false)
+        let stand = try await Self.render("office/letter.odt", on: without)
+        guard case .finished(let stood) = stand else { Issue.record("\(stand)"); return }
+        #expect(stood.status == .rendered && max(stood.width, stood.height) == 512)
+        #expect(stood.warnings.contains { $0.contains("LibreOffice") })
+        let none = try await Self.render("office/letter.docx", on: without)
+        #expect(none.failureReason(naming: .init([:]))?.contains("LibreOffice, which is not installed") == true)
+        await without.shutdown()
+    }
+
+    @Test("a hung office renderer is killed at the time limit, leaves no file, and the next document renders")
+    func hungRendererReplaced() async throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("office-\(getpid())-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        // seccomp alone, so that the workspace is a folder this test can see.
+        let pool = Self.pool(
+            sandbox: .seccomp, timeout: 8, officeArguments: ["--debug-hang-on", "hang-*"], workspaceParent: parent)
+        let hung = try await Self.render("office/letter.docx", on: pool, name: "hang-letter.docx")
+        guard case .timedOut = hung else { Issue.record("expected a time-out, got \(hung)"); return }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty,
+            "the killed renderer's workspace is gone")
+        let next = try await Self.render("office/letter.docx", on: pool)
+        guard case .finished(let outcome) = next else { Issue.record("\(next)"); return }
+        #expect(outcome.status == .rendered)
+        await pool.shutdown()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty, "nothing left after the pool stops")
+    }
+
+    @Test("nothing reaches outside: no macro runs, no linked template or image is fetched")
+    func nothingReachesOutside() async throws {
+        // A listener where remote-links.docx's template and image are; seccomp alone, so that the
+        // renderer shares this network: LibreOffice's settings and the filter keep it off.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var reuse: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(38917).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0, "port 38917 (the asset's links) is taken on this machine")
+        #expect(listen(listener, 8) == 0)
+        let flags = fcntl(listener, F_GETFL)
+        _ = fcntl(listener, F_SETFL, flags | O_NONBLOCK)
+        let marker = "/tmp/glance-office-macro-ran"
+        unlink(marker)
+
+        let pool = Self.pool(sandbox: .seccomp)
+        for path in ["office/remote-links.docx", "office/macro.odt"] {
+            let result = try await Self.render(path, on: pool)
+            guard case .finished(let outcome) = result else { Issue.record("\(path): \(result)"); continue }
+            #expect(outcome.status == .rendered, "\(path)")
+        }
+        await pool.shutdown()
+        #expect(accept(listener, nil, nil) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), "a connection came")
+        #expect(access(marker, F_OK) != 0, "the macro ran")
+    }
+}
