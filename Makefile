@@ -189,6 +189,7 @@ demo: release
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	@cp -R TestAssets/samples/. $(DEMO_DIR)/
 	@cp TestAssets/media/fade-in.mp4 $(DEMO_DIR)/clip.mp4 && cp TestAssets/media/cover.mp3 $(DEMO_DIR)/song.mp3
+	@cp TestAssets/office/letter.docx TestAssets/office/budget.xlsx TestAssets/office/deck.pptx $(DEMO_DIR)/
 	$(GLANCE) generate $(DEMO_DIR)
 	$(GLANCE) list $(DEMO_DIR)
 	@echo
@@ -196,6 +197,7 @@ demo: release
 	@echo "  $(GLANCE) show $(DEMO_DIR) photo.jpg"
 	@echo "  $(GLANCE) export $(DEMO_DIR) photo.jpg -o photo-thumbnail.jpg"
 	@echo "  $(GLANCE) show $(DEMO_DIR) clip.mp4      (a video: its frame, length and codecs)"
+	@echo "  $(GLANCE) show $(DEMO_DIR) budget.xlsx   (a workbook drawn by LibreOffice: its sheets are its pages)"
 
 ## docs: the Glance library's documentation (DocC, from the toolchain) in .build/docs, any
 ## warning (a broken link, say) an error. The symbol graph is read from the debug build's modules.

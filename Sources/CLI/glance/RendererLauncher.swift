@@ -31,10 +31,11 @@ enum RendererLauncher {
         startingAhead: Bool = false
     ) throws -> RendererPool.Configuration {
         if sandbox.noSandbox { StandardError.write("glance: renderers run without a sandbox (--no-sandbox)") }
-        let settings = RendererSettings(
+        var settings = RendererSettings(
             rendererExecutable: executablePath, renderers: workers,
             limits: RendererLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
             sandbox: sandbox.noSandbox ? .none : .strongest)
+        settings.office = sandbox.office.lane(cpuSeconds: sandbox.cpuLimit)
         return try settings.poolConfiguration(
             probe: probe, arguments: triggers.arguments,
             workersStartedAhead: startingAhead ? workersStartedAhead : 0)
@@ -68,6 +69,8 @@ struct SandboxOptions: ParsableArguments {
             valueName: "SECONDS"))
     var cpuLimit = RendererLimits.defaultCPUSeconds
 
+    @OptionGroup(title: "Office documents") var office: OfficeOptions
+
     func validate() throws {
         guard (0...86_400).contains(cpuLimit) else {
             throw ValidationError("--cpu-limit must be between 0 (no limit) and 86400 seconds.")
@@ -79,5 +82,54 @@ struct SandboxOptions: ParsableArguments {
     /// nil with `--no-sandbox`, which needs no probe.
     func startProbe() -> SandboxProbe? {
         noSandbox ? nil : SandboxProbe(executable: RendererLauncher.executablePath)
+    }
+}
+
+/// `--office-renderers`, `--office-timeout` and `--office-memory-limit`: the office lane, the
+/// renderers that run LibreOffice (part of ``SandboxOptions``, so every command that renders has
+/// them).
+struct OfficeOptions: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            """
+            LibreOffice renderers for office documents (Word, Excel, PowerPoint, OpenDocument, RTF), \
+            beside the others (default: 1, 2 from eight cores). 0: none; office documents are then \
+            drawn from the thumbnail they carry, when they have one.
+            """, valueName: "N"))
+    var officeRenderers: Int?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds one office document may take.", valueName: "SECONDS"))
+    var officeTimeout: Double = OfficeLane.defaultLimits.timeoutSeconds
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Memory limit of each office renderer, in MiB (address space).", valueName: "MIB"))
+    var officeMemoryLimit: Int = OfficeLane.defaultLimits.memoryMiB
+
+    func validate() throws {
+        if let officeRenderers, !(0...16).contains(officeRenderers) {
+            throw ValidationError("--office-renderers must be between 0 and 16.")
+        }
+        try OptionChecks.timeout(officeTimeout, option: "--office-timeout")
+        guard (1024...OptionChecks.maximumMemoryLimit).contains(officeMemoryLimit) else {
+            throw ValidationError(
+                "--office-memory-limit must be between 1024 and \(OptionChecks.maximumMemoryLimit) (MiB): "
+                    + "LibreOffice maps close to a GiB drawing a large sheet.")
+        }
+    }
+
+    /// The office lane these options ask for, when LibreOffice is installed; nil with
+    /// `--office-renderers 0`. Its CPU limit is four times the others' (`cpuSeconds`), as its
+    /// time limit is by default.
+    func lane(cpuSeconds: Int) -> OfficeLane? {
+        guard officeRenderers != 0, var lane = OfficeLane.installed() else { return nil }
+        if let officeRenderers { lane.workers = officeRenderers }
+        lane.limits = RendererLimits(
+            timeoutSeconds: officeTimeout, memoryMiB: officeMemoryLimit,
+            cpuSeconds: cpuSeconds == 0 ? 0 : cpuSeconds * 4)
+        return lane
     }
 }

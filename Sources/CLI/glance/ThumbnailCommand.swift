@@ -31,7 +31,8 @@ struct ThumbnailCommand: ParsableCommand {
     @Argument(
         help: ArgumentHelp(
             "The document: a PDF, PNG, JPEG, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file, a video (a frame"
-                + " is drawn) or a sound file (its cover).")
+                + " is drawn), a sound file (its cover) or an office document (Word, Excel, PowerPoint, OpenDocument,"
+                + " RTF: drawn by LibreOffice).")
     )
     var file: String
 

@@ -33,6 +33,9 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     /// Every page's size, in order, as runs (PDFs and multi-page TIFFs; absent beyond
     /// ``maximumPageRuns`` runs).
     public var pageSizes: [PageRun]?
+    /// A spreadsheet's sheet names, in page order: its sheets are its pages (the preview page
+    /// captions each page with its sheet's name).
+    public var pageNames: [String]?
     /// The encoding a text document was decoded from, as iconv names it (`UTF-8`, `SHIFT_JIS`).
     public var textEncoding: String?
     /// How many lines a text document has, counted in its first MiB (``TextLimits``).
@@ -44,13 +47,17 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
 
     /// The most runs kept: a PDF whose page sizes change more often than this keeps its count only.
     public static let maximumPageRuns = 1000
+    /// The most page names kept, and the longest name (in characters; a longer one is cut).
+    public static let maximumPageNames = 1000
+    public static let maximumPageNameLength = 100
 
     public init(
         pageCount: Int? = nil, pageSizes: [PageRun]? = nil, textEncoding: String? = nil, lineCount: Int? = nil,
-        textIsLonger: Bool? = nil, media: MediaDetails? = nil
+        textIsLonger: Bool? = nil, media: MediaDetails? = nil, pageNames: [String]? = nil
     ) {
         self.pageCount = pageCount
         self.pageSizes = pageSizes
+        self.pageNames = pageNames
         self.textEncoding = textEncoding
         self.lineCount = lineCount
         self.textIsLonger = textIsLonger
@@ -60,7 +67,7 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     /// Whether nothing is known.
     public var isEmpty: Bool {
         pageCount == nil && pageSizes == nil && textEncoding == nil && lineCount == nil && textIsLonger == nil
-            && media == nil
+            && media == nil && pageNames == nil
     }
 
     /// The size of page `number` (from 1) in points, when the runs say it.
@@ -89,7 +96,8 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     /// renderer is not trusted (a compromised one could send anything), nor a store's row
     /// (anyone who can write the database could), and pages and headers are made from these. A page count from 1 to 10 million; page sizes that are finite, positive, up to
     /// ``ThumbnailLimits/maxPDFPagePoints`` and add up to the count; an encoding name of up to 40
-    /// letters, digits and `-_.:`.
+    /// letters, digits and `-_.:`; page names no more than the pages and ``maximumPageNames``,
+    /// each cut to ``maximumPageNameLength`` characters with control characters made spaces.
     public var checked: DocumentDetails? {
         var result = DocumentDetails()
         if let count = pageCount, (1...10_000_000).contains(count) {
@@ -103,6 +111,9 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
                 runs.reduce(0, { $0 + $1.count }) == count
             {
                 result.pageSizes = runs
+            }
+            if let names = pageNames, names.count <= min(count, Self.maximumPageNames) {
+                result.pageNames = names.map(Self.cleanName)
             }
         }
         if let name = textEncoding, (1...40).contains(name.utf8.count),
@@ -120,6 +131,15 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
         }
         result.media = media?.checked
         return result.isEmpty ? nil : result
+    }
+
+    /// A page's name as it may be shown: control characters made spaces, at most
+    /// ``maximumPageNameLength`` characters.
+    static func cleanName(_ name: String) -> String {
+        let scalars = name.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
+        var cleaned = String.UnicodeScalarView()
+        cleaned.append(contentsOf: scalars)
+        return String(String(cleaned).prefix(maximumPageNameLength))
     }
 
     /// The JSON text a store keeps (keys sorted, so that equal details are equal text).

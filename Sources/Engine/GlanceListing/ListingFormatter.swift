@@ -68,7 +68,7 @@ public enum ListingFormatter {
     }
 
     /// `show`'s lines for a document's details: `pages       14, 595x842 pt` (or how many
-    /// sizes the pages come in), `encoding    SHIFT_JIS`.
+    /// sizes the pages come in), `sheets      Budget, Notes`, `encoding    SHIFT_JIS`.
     public static func detailLines(_ details: DocumentDetails) -> [String] {
         var lines: [String] = []
         if let count = details.pageCount {
@@ -78,6 +78,9 @@ public enum ListingFormatter {
                 line += sizes.count == 1 ? ", \(sizes.first!) pt" : ", in \(sizes.count) sizes"
             }
             lines.append(line)
+        }
+        if let names = details.pageNames, !names.isEmpty {
+            lines.append("sheets      " + names.map { DisplayText.escaped($0) }.joined(separator: ", "))
         }
         if let encoding = details.textEncoding { lines.append("encoding    \(DisplayText.escaped(encoding))") }
         if let count = details.lineCount {

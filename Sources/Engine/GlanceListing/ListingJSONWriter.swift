@@ -92,6 +92,25 @@ public enum ListingJSONWriter {
         if let count = details.pageCount {
             fields.append(("pageCount", { $0.number(Int64(count)) }))
         }
+        if let names = details.pageNames {
+            fields.append(
+                (
+                    "pageNames",
+                    { output in
+                        if names.isEmpty {
+                            output.raw("[\n\n      ]")
+                            return
+                        }
+                        output.raw("[\n")
+                        for (index, name) in names.enumerated() {
+                            output.raw("        ")
+                            output.quoted(name)
+                            output.raw(index == names.count - 1 ? "\n" : ",\n")
+                        }
+                        output.raw("      ]")
+                    }
+                ))
+        }
         if let runs = details.pageSizes {
             fields.append(
                 (

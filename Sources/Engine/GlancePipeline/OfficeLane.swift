@@ -7,8 +7,8 @@ import GlanceCore
 /// The office lane of a renderer pool: renderers that run LibreOffice (``RendererPool/Configuration/office``).
 ///
 /// An office renderer holds far more than an image renderer (LibreOffice's libraries and its
-/// document model: about 230 MB resident for a letter), takes 1.5 s to start, and a document can
-/// take seconds; so office documents wait in a pool of their own, with limits of their own, and a
+/// document model: 230 MB resident for a letter, 390 MB after a 100,000-row sheet and a 200-slide
+/// deck), takes 1.5 s to start, and a document can take seconds; so office documents wait in a pool of their own, with limits of their own, and a
 /// folder of spreadsheets never holds up the photos and PDFs beside it. The ordinary renderers
 /// sniff and check an office document first (a bomb or a password costs them a millisecond, not
 /// a LibreOffice load) and hand it on.
@@ -28,8 +28,8 @@ public struct OfficeLane: Sendable, Equatable {
     public var workspaceParent: String?
 
     /// The defaults: one renderer (two from eight processors), two minutes a document, a 4 GiB
-    /// address space (LibreOffice maps about 1.4 GB before it loads anything), four minutes of
-    /// CPU time.
+    /// address space (LibreOffice's reached 0.9 GB here with a 100,000-row sheet: the rest is
+    /// room for the spreadsheets people keep), four minutes of CPU time.
     public static let defaultLimits = RendererLimits(timeoutSeconds: 120, memoryMiB: 4096, cpuSeconds: 240)
 
     public init(

@@ -12,6 +12,12 @@ public struct RenderMetrics: Sendable {
     /// Whether anything is counted (false for ``none``): a store is wrapped for its metrics
     /// only then.
     public let isCounting: Bool
+    /// Whether these count the office lane's pool (``OfficeLane``): its renderers' starts and its
+    /// queue go under names of their own (`glance_office_renderers_started_total{reason}`,
+    /// `glance_office_queue_depth`, `glance_office_queue_wait_seconds`), so that the ordinary
+    /// lanes' gauges are not overwritten by the office pool's; its renders are counted as every
+    /// render is, by kind.
+    var forOfficeLane = false
 
     public init(factory: any MetricsFactory) {
         self.init(handles: MetricHandles(factory: factory))
@@ -50,13 +56,18 @@ public struct RenderMetrics: Sendable {
     /// `gone` (found dead before it took a job).
     func rendererStarted(reason: String) {
         guard isCounting else { return }
-        handles.counter("glance_renderers_started_total", [("reason", reason)])
+        let name = forOfficeLane ? "glance_office_renderers_started_total" : "glance_renderers_started_total"
+        handles.counter(name, [("reason", reason)])
             .increment()
     }
 
     /// The jobs waiting in each lane: `glance_lane_depth{lane}`.
     func laneDepths(interactive: Int, preview: Int, batch: Int) {
         guard isCounting else { return }
+        if forOfficeLane {
+            handles.gauge("glance_office_queue_depth", []).record(interactive + preview + batch)
+            return
+        }
         for (lane, depth) in [("interactive", interactive), ("preview", preview), ("batch", batch)] {
             handles.gauge("glance_lane_depth", [("lane", lane)]).record(depth)
         }
@@ -65,6 +76,10 @@ public struct RenderMetrics: Sendable {
     /// How long a job waited in its lane before a renderer took it: `glance_lane_wait_seconds{lane}`.
     func laneWait(_ lane: Lane, _ wait: Duration) {
         guard isCounting else { return }
+        if forOfficeLane {
+            handles.record(wait, in: "glance_office_queue_wait_seconds", [])
+            return
+        }
         handles.record(wait, in: "glance_lane_wait_seconds", [("lane", lane.label)])
     }
 

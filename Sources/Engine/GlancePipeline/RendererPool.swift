@@ -313,6 +313,7 @@ public final class RendererPool: Sendable {
                 limits: lane.limits, sandbox: sandbox ?? configuration.sandbox)
             office.bubblewrapExtraArguments = configuration.bubblewrapExtraArguments
             office.metrics = configuration.metrics
+            office.metrics.forOfficeLane = true
             office.officeProgramFolder = lane.programFolder
             office.officeWorkspaceParent = lane.workspaceParent
             let made = RendererPool(configuration: office)

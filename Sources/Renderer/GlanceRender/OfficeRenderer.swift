@@ -57,6 +57,11 @@ public struct OfficeRenderer: PageRenderer {
                 document.paint(into: base, width: size.width, height: size.height, area: area)
             }
             var details = DocumentDetails(pageCount: pages.count)
+            if family == .spreadsheet {
+                details.pageNames = (0..<min(pages.count, DocumentDetails.maximumPageNames)).map {
+                    document.name(ofPart: $0) ?? "Sheet \($0 + 1)"
+                }
+            }
             if readsPageSizes {
                 for page in pages {
                     details.appendPage(width: Double(page.width) / 20, height: Double(page.height) / 20)

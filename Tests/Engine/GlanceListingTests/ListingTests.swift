@@ -65,7 +65,12 @@ struct ListingTests {
         sound.details = DocumentDetails(
             media: MediaDetails(
                 durationSeconds: 2, hasAudio: true, audioCodec: "flac", picture: MediaDetails.PictureSource.none))
-        withDetails += [video, sound]
+        // A workbook's sheets, named (a quote, a slash, a backslash and a non-ASCII letter).
+        var workbook = rows[2]
+        workbook.details = DocumentDetails(
+            pageCount: 3, pageSizes: [.init(width: 768, height: 543, count: 3)],
+            pageNames: ["Budget", "Q2 \"figures\"/a\\b", "Notizen ü"])
+        withDetails += [video, sound, workbook]
         // A size the 1024 answers for (listed with `sameAs`).
         if var standard = withDetails[0].thumbnails[ThumbnailImage.standardSizeKey] {
             standard.sameAs = ThumbnailImage.standardSizeKey
@@ -75,6 +80,21 @@ struct ListingTests {
         #expect(ListingJSONWriter.array(withDetails) == ListingFormatter.json(withDetails))
         #expect(ListingJSONWriter.array(rows) == ListingFormatter.json(rows))
         #expect(ListingJSONWriter.array([]) == ListingFormatter.json([ListingFormatter.Row]()))
+    }
+
+    @Test("a workbook's sheet names: listed by show, escaped, and checked when a store or a renderer hands them over")
+    func sheetNames() {
+        let details = DocumentDetails(
+            pageCount: 2, pageSizes: [.init(width: 768, height: 543, count: 2)], pageNames: ["Budget", "Q2\u{1B}[2J"])
+        let checked = details.checked
+        #expect(checked?.pageNames == ["Budget", "Q2 [2J"], "a control character becomes a space")
+        #expect(ListingFormatter.detailLines(checked!).contains("sheets      Budget, Q2 [2J"))
+        // More names than pages: dropped, the pages kept.
+        let more = DocumentDetails(pageCount: 1, pageNames: ["a", "b"]).checked
+        #expect(more?.pageCount == 1 && more?.pageNames == nil)
+        // A long name is cut.
+        let long = DocumentDetails(pageCount: 1, pageNames: [String(repeating: "x", count: 500)]).checked
+        #expect(long?.pageNames?.first?.count == DocumentDetails.maximumPageNameLength)
     }
 
     @Test("a video's details read as people say them, in show and on the preview page")

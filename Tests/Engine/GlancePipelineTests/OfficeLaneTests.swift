@@ -106,6 +106,7 @@ struct OfficeLaneTests {
         let sheet = try await Self.render("office/budget.xlsx", on: pool, page: 3)
         guard case .finished(let third) = sheet else { Issue.record("sheet: \(sheet)"); return }
         #expect(third.status == .rendered && third.details?.pageCount == 3)
+        #expect(third.details?.pageNames == ["Budget", "Q2 figures", "Notes"])
         let beyond = try await Self.render("office/budget.xlsx", on: pool, page: 4)
         #expect(beyond.failureReason(naming: .init([:]))?.contains("no page 4: the document has 3 pages") == true)
         let deck = try await Self.render("office/deck-200.pptx", on: pool, page: 200)

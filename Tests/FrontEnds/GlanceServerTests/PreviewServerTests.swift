@@ -45,9 +45,11 @@ final class ServedContainer: Sendable {
         _ = symlink("../" + (outside as NSString).lastPathComponent + "/secret.txt", root + "/escape.txt")
         let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
         let store = try SidecarStore(directory: root + "/.thumbnails")
-        pool = RendererPool(
-            configuration: .init(
-                executable: TestLocations.worker, arguments: workerArguments, workers: 2, timeoutSeconds: 30))
+        var configuration = RendererPool.Configuration(
+            executable: TestLocations.worker, arguments: workerArguments, workers: 2, timeoutSeconds: 30)
+        // The office lane starts with the first office document only.
+        configuration.office = OfficeLane.installed()
+        pool = RendererPool(configuration: configuration)
         let indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
         server = PreviewServer(indexer: indexer, renderTimeout: renderTimeout, walkReuse: walkReuse)
     }
@@ -529,6 +531,31 @@ struct PreviewServerTests {
             let song = try await client.execute(uri: "/preview/song.mp3", method: .get) { String(buffer: $0.body) }
             #expect(song.contains("<audio id=\"player\" controls preload=\"metadata\" src=\"/documents/song.mp3\">"))
             #expect(song.contains("id=\"preview-image\"") && !song.contains("frame-strip"))
+        }
+    }
+
+    @Test(
+        "an office document's preview stacks its pages as a PDF's: a workbook's sheets, each captioned with its name, drawn on request"
+    )
+    func officePreview() async throws {
+        let served = try ServedContainer()
+        for (name, asset) in [("budget.xlsx", "office/budget.xlsx"), ("letter.docx", "office/letter.docx")] {
+            try FileManager.default.copyItem(atPath: TestLocations.asset(asset), toPath: served.root + "/" + name)
+            _ = await served.server.indexer.render(name)
+        }
+        try await served.test { client in
+            let sheet = try await client.execute(uri: "/preview/budget.xlsx", method: .get) { String(buffer: $0.body) }
+            #expect(sheet.components(separatedBy: "class=\"page\"").count - 1 == 3, "three sheets, three pages")
+            #expect(sheet.contains("<p class=\"page-caption\">Q2 figures</p>"))
+            #expect(sheet.contains("/previews/budget.xlsx?page=3"))
+            let (status, type) = try await client.execute(uri: "/previews/budget.xlsx?page=2&size=1024", method: .get) {
+                ($0.status, $0.headers[.contentType])
+            }
+            #expect(status == .ok && type == "image/png", "\(status) \(type ?? "")")
+            let beyond = try await client.execute(uri: "/previews/budget.xlsx?page=4", method: .get) { $0.status }
+            #expect(beyond == .notFound)
+            let letter = try await client.execute(uri: "/preview/letter.docx", method: .get) { String(buffer: $0.body) }
+            #expect(letter.components(separatedBy: "class=\"page\"").count - 1 == 2 && !letter.contains("page-caption"))
         }
     }
 

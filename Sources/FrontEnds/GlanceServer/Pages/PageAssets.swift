@@ -103,6 +103,7 @@ struct PageAssets: Sendable {
         .frame-strip img { width: 100%; height: auto; background: #000; }
         .page-stack { display: flex; flex-direction: column; align-items: center; gap: 1rem; }
         .page-stack img { width: 100%; max-width: 1024px; height: auto; background: #fff; box-shadow: 0 1px 4px #0003; }
+        .page-caption { margin: 0 0 -0.6rem; font-weight: 600; }
         .text-view pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 0.9rem/1.5 ui-monospace, "DejaVu Sans Mono", monospace;
           background: var(--tile); padding: 1rem; border-radius: 6px; max-width: 80ch; margin: 0 auto; }
         .text-meta { color: var(--muted); font-size: 0.85rem; }

@@ -75,6 +75,9 @@ struct PreviewPage: Sendable {
         let height: Int
         /// The first pages load at once; the others when scrolled near.
         let eager: Bool
+        /// A sheet's name, shown above its page (a spreadsheet's sheets are its pages): one name,
+        /// or none (a list: the section is drawn once for each).
+        var caption: [String] = []
     }
 
     /// A text's content and what the renderer said of it.
@@ -164,7 +167,8 @@ struct PreviewPage: Sendable {
                         number: inline.count + 1, id: inline.isEmpty ? "preview-image" : "page-\(number)",
                         source: small,
                         sourceSet: "\(small) 1024w, \(large) 2048w", width: box.width, height: box.height,
-                        eager: inline.count < 2))
+                        eager: inline.count < 2,
+                        caption: details.pageNames?.dropFirst(inline.count).first.map { [$0] } ?? []))
             }
             if box.count > shown { rest.append("\(box.width),\(box.height),\(box.count - shown)") }
         }
@@ -254,6 +258,7 @@ extension PreviewPage.PageImage: MustacheParent {
         case "width": width
         case "height": height
         case "eager": eager
+        case "caption": caption
         default: nil
         }
     }
