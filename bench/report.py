@@ -21,6 +21,7 @@ import previews
 import terminal
 import metrics
 import formats as new_formats
+import office
 import video
 import scaleout
 import xdg
@@ -125,6 +126,7 @@ def format_extras(extras):
     lines += metrics.format_metrics(extras.get("metrics"))
     lines += new_formats.format_formats(extras.get("formats"))
     lines += video.format_lines(extras.get("video"))
+    lines += office.format_lines(extras.get("office"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -307,6 +309,7 @@ def evaluate_targets(results, extras):
     targets += metrics.targets(extras.get("metrics"))
     targets += new_formats.targets(extras.get("formats"))
     targets += video.targets(extras.get("video"))
+    targets += office.targets(extras.get("office"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

@@ -39,6 +39,7 @@ import report
 import scaleout
 import serve
 import tools
+import office
 import video
 import xdg
 
@@ -567,6 +568,11 @@ def main():
             extras["video"] = video.measure(glance, ROOT, log, cores)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             log(f"  video not measured: {error}")
+        log("office: 40 documents against soffice --convert-to png per file and one --convert-to pdf")
+        try:
+            extras["office"] = office.measure(glance, ROOT, log, cores)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  office not measured: {error}")
         log("terminal: glance list --preview, a page of 120 documents in each protocol")
         try:
             extras["terminal"] = terminal.measure(glance, ROOT, log)

@@ -262,7 +262,8 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
                 ListingFormatter.json(
                     GenerateReport(
                         summary: summary, sandbox: pool.sandbox ?? pool.configuration.sandbox,
-                        workersStarted: pool.startedRenderers, notes: notes.all, desktopCache: desktopReport)))
+                        workersStarted: pool.startedRenderers, officeRenderersStarted: pool.startedOfficeRenderers,
+                        notes: notes.all, desktopCache: desktopReport)))
         } else if !quiet {
             print(SummaryText.describe(summary, desktopCache: desktopReport))
         }
@@ -278,18 +279,20 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
 /// `glance generate --json`'s object: the batch's summary, the sandbox its renderers ran in
 /// (`sandbox`: `bubblewrap+seccomp`, `seccomp` or `none`), how many renderer processes were
 /// started (`renderersStarted`, see ``RendererPool/startedRenderers``: the word `glance status`
-/// uses; `workersStarted`, its earlier name, is written too for this release), and with `--xdg`
-/// what the desktop cache received (`desktopCache`).
+/// uses; `workersStarted`, its earlier name, is written too for this release), the office lane's
+/// (`officeRenderersStarted`: 0 when no office document came), and with `--xdg` what the desktop
+/// cache received (`desktopCache`).
 struct GenerateReport: Encodable {
     var summary: GenerationSummary
     var sandbox: RendererSandbox
     var workersStarted: Int
+    var officeRenderersStarted: Int
     /// What the renderers noticed (``RenderNotes``).
     var notes: [RenderNotes.Note]
     var desktopCache: DesktopCacheMirror.Report?
 
     enum CodingKeys: String, CodingKey {
-        case sandbox, renderersStarted, workersStarted, notes, desktopCache
+        case sandbox, renderersStarted, workersStarted, officeRenderersStarted, notes, desktopCache
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -299,6 +302,7 @@ struct GenerateReport: Encodable {
         try container.encode(workersStarted, forKey: .renderersStarted)
         // The earlier name of the same count, kept for one release (README, "Changes").
         try container.encode(workersStarted, forKey: .workersStarted)
+        try container.encode(officeRenderersStarted, forKey: .officeRenderersStarted)
         try container.encode(notes, forKey: .notes)
         try container.encodeIfPresent(desktopCache, forKey: .desktopCache)
     }

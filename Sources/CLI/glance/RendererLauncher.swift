@@ -35,7 +35,7 @@ enum RendererLauncher {
             rendererExecutable: executablePath, renderers: workers,
             limits: RendererLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
             sandbox: sandbox.noSandbox ? .none : .strongest)
-        settings.office = sandbox.office.lane(cpuSeconds: sandbox.cpuLimit)
+        settings.office = sandbox.office.lane(jobs: workers, cpuSeconds: sandbox.cpuLimit)
         return try settings.poolConfiguration(
             probe: probe, arguments: triggers.arguments,
             workersStartedAhead: startingAhead ? workersStartedAhead : 0)
@@ -94,8 +94,9 @@ struct OfficeOptions: ParsableArguments {
         help: ArgumentHelp(
             """
             LibreOffice renderers for office documents (Word, Excel, PowerPoint, OpenDocument, RTF), \
-            beside the others (default: 1, 2 from eight cores). 0: none; office documents are then \
-            drawn from the thumbnail they carry, when they have one.
+            beside the others and at a lower priority (default: as many as --jobs, at most 4 and one \
+            a GiB of memory). 0: none; office documents are then drawn from the thumbnail they \
+            carry, when they have one.
             """, valueName: "N"))
     var officeRenderers: Int?
 
@@ -121,12 +122,13 @@ struct OfficeOptions: ParsableArguments {
         }
     }
 
-    /// The office lane these options ask for, when LibreOffice is installed; nil with
+    /// The office lane these options ask for beside `jobs` renderers, when LibreOffice is
+    /// installed; nil with
     /// `--office-renderers 0`. Its CPU limit is four times the others' (`cpuSeconds`), as its
     /// time limit is by default.
-    func lane(cpuSeconds: Int) -> OfficeLane? {
+    func lane(jobs: Int, cpuSeconds: Int) -> OfficeLane? {
         guard officeRenderers != 0, var lane = OfficeLane.installed() else { return nil }
-        if let officeRenderers { lane.workers = officeRenderers }
+        lane.workers = officeRenderers ?? OfficeLane.defaultWorkers(processors: jobs)
         lane.limits = RendererLimits(
             timeoutSeconds: officeTimeout, memoryMiB: officeMemoryLimit,
             cpuSeconds: cpuSeconds == 0 ? 0 : cpuSeconds * 4)

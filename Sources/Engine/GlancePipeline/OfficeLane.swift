@@ -8,8 +8,9 @@ import GlanceCore
 ///
 /// An office renderer holds far more than an image renderer (LibreOffice's libraries and its
 /// document model: 230 MB resident for a letter, 390 MB after a 100,000-row sheet and a 200-slide
-/// deck), takes 1.5 s to start, and a document can take seconds; so office documents wait in a pool of their own, with limits of their own, and a
-/// folder of spreadsheets never holds up the photos and PDFs beside it. The ordinary renderers
+/// deck), takes 0.2 s to start (see `LibreOffice`), and a document can take seconds; so office
+/// documents wait in a pool of their own, with limits of their own, and a folder of spreadsheets
+/// never holds up the photos and PDFs beside it. The ordinary renderers
 /// sniff and check an office document first (a bomb or a password costs them a millisecond, not
 /// a LibreOffice load) and hand it on.
 public struct OfficeLane: Sendable, Equatable {
@@ -27,7 +28,8 @@ public struct OfficeLane: Sendable, Equatable {
     /// own instead.
     public var workspaceParent: String?
 
-    /// The defaults: one renderer (two from eight processors), two minutes a document, a 4 GiB
+    /// The defaults: a renderer a processor (at most four, and one a GiB of memory), two minutes
+    /// a document, a 4 GiB
     /// address space (LibreOffice's reached 0.9 GB here with a 100,000-row sheet: the rest is
     /// room for the spreadsheets people keep), four minutes of CPU time.
     public static let defaultLimits = RendererLimits(timeoutSeconds: 120, memoryMiB: 4096, cpuSeconds: 240)
@@ -41,9 +43,19 @@ public struct OfficeLane: Sendable, Equatable {
         self.limits = limits
     }
 
-    /// One office renderer, two on a machine of eight processors or more.
+    /// One office renderer a processor, at most four and one a GiB of memory. LibreOffice's load
+    /// of a document is one thread's work (a 100,000-row sheet: 1.7 s here), so a folder of office
+    /// documents goes as fast as it has renderers; they run at a lower priority than the others
+    /// (nice 10), so photos beside them keep their pace (measured: 0.92 of their rate alone with
+    /// one office renderer on two cores; `bench/office.py`).
+    public static func defaultWorkers(processors: Int) -> Int {
+        let gibibytes = (Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 30
+        return max(1, min(processors, 4, gibibytes))
+    }
+
+    /// ``defaultWorkers(processors:)`` for this machine's processors.
     public static var defaultWorkers: Int {
-        sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 8 ? 2 : 1
+        defaultWorkers(processors: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
     /// Where Debian installs LibreOffice's program folder (`libreoffice-core`).

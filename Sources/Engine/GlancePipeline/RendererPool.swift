@@ -228,6 +228,8 @@ public final class RendererPool: Sendable {
         cancel()
         await officePool.withLock { $0 }?.stop()
         await threadsEnded()
+        // A thread that handed a job on just before the cancel may have made the office pool since.
+        await officePool.withLock { $0 }?.stop()
     }
 
     /// ``stop()`` for code that cannot await (a `defer`, a signal's thread): the calling thread
@@ -236,6 +238,7 @@ public final class RendererPool: Sendable {
         cancel()
         officePool.withLock { $0 }?.stopBlocking()
         stopped.wait()
+        officePool.withLock { $0 }?.stopBlocking()
     }
 
     /// Takes no more jobs; the threads end when the queue is empty.
@@ -358,6 +361,9 @@ public final class RendererPool: Sendable {
     /// than the worker count over a batch of sound documents means renderers are dying between
     /// documents, each document then paying a renderer's start (`generate --json` reports it).
     public var startedRenderers: Int { queue.withLock { $0.started } }
+
+    /// How many office renderers the office lane has started (0 until an office document came).
+    public var startedOfficeRenderers: Int { officePool.withLock { $0 }?.startedRenderers ?? 0 }
 
     /// The earlier name of ``startedRenderers``, kept for one release.
     @available(*, deprecated, renamed: "startedRenderers")

@@ -61,6 +61,9 @@ public struct RendererService: Sendable {
         guard
             confinement.apply(warmUp: {
                 guard let office else { return }
+                // Office documents are the background work of a batch: LibreOffice's threads (this
+                // one's, which they inherit) yield to the photos' and PDFs' renderers.
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
                 libreOffice = Result { () throws(ThumbnailError) in
                     try LibreOffice(programFolder: office.programFolder, workspace: office.workspace)
                 }
@@ -154,14 +157,16 @@ public struct RendererService: Sendable {
         return nil
     }
 
-    /// An office document in a renderer without LibreOffice: checked (``OfficePackage``: a bomb
-    /// or a password ends here), then drawn from the thumbnail it carries when that is at least
-    /// the job's box, else handed on to the office lane when the pool has one, else drawn from
-    /// the thumbnail it carries at its own size (with a warning), else unsupported.
+    /// An office document in a renderer without LibreOffice: checked (``OfficePackage``: a
+    /// package past its limits or a password ends here; what its entries inflate to is checked by
+    /// the office renderer, on the copy LibreOffice reads), then drawn from the thumbnail it
+    /// carries when that is at least the job's box, else handed on to the office lane when the
+    /// pool has one, else drawn from the thumbnail it carries at its own size (with a warning),
+    /// else unsupported.
     private static func triageOffice(
         _ job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer
     ) throws(ThumbnailError) -> RenderOutcome {
-        let package = try OfficePackage(file: request.file, type: type)
+        let package = try OfficePackage(file: request.file, type: type, inflating: false)
         var embedded: (outcome: RenderOutcome, longerSide: Int)?
         if let bytes = package.embeddedThumbnail, !job.textContent {
             embedded = try? Self.embeddedThumbnail(

@@ -63,6 +63,7 @@ DOCUMENTS = {
     "notes.txt": "samples/README.txt",
     "truncated-header.jpg": "corrupt/truncated-header.jpg",
     "clip.webm": "media/vp9.webm",
+    "budget.xlsx": "office/budget.xlsx",
 }
 FAILED_DOCUMENT = "truncated-header.jpg"
 FAILED_REASON = "truncated jpeg data"  # TestAssets/assets.tsv, compared without case
@@ -81,6 +82,8 @@ LONGER_PDF_LANDSCAPE = range(61, 71)
 INLINE_PAGES = 20
 CJK_TEXT = "japanese.txt"
 VIDEO = "clip.webm"  # VP9 in WebM: a clip every browser plays
+WORKBOOK = "budget.xlsx"  # three sheets, drawn by an office renderer (LibreOffice)
+WORKBOOK_SHEETS = ["Budget", "Q2 figures", "Notes"]
 STRIP_FRAMES = 8  # MediaDetails.stripLength
 SIGN_IN_PASSWORD = "a passphrase for the browser test"
 
@@ -693,6 +696,19 @@ class PageTest:
         if error:
             raise CheckFailed(f"the player refused the clip: {error}")
 
+    def check_office_preview(self):
+        """A workbook's preview stacks its three sheets as pages, each drawn by an office renderer
+        and loaded, each under its sheet's name."""
+        self.load(self.hrefs[WORKBOOK])
+        pages = self.driver.execute_script("return document.querySelectorAll('.page-stack img').length")
+        if pages != len(WORKBOOK_SHEETS):
+            raise CheckFailed(f"the stack has {pages} pages, not {len(WORKBOOK_SHEETS)}")
+        self.wait_for_images("the sheets' pages", timeout=60)
+        names = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('.page-caption')).map((p) => p.textContent)")
+        if names != WORKBOOK_SHEETS:
+            raise CheckFailed(f"the captions are {names!r}, not the sheets' names {WORKBOOK_SHEETS!r}")
+
     def check_live_update(self):
         self.load(self.base)
         wait_for("the grid's EventSource opens (body data-live = yes)",
@@ -948,6 +964,8 @@ class PageTest:
         self.check("previews: a click shows an image's original, another goes back", self.check_image_zoom)
         self.check("previews: a video plays in the browser's player, its strip of frames loads",
                    self.check_video_preview)
+        self.check("previews: a workbook's sheets are its pages, drawn by LibreOffice, under their names",
+                   self.check_office_preview)
         self.check("live update: a new document appears without a reload", self.check_live_update)
         self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
         self.check("browser console: no errors", self.check_no_console_errors)

@@ -64,6 +64,14 @@ struct OfficeLaneTests {
         return await pool.run(job, file: file)
     }
 
+    @Test("the lane's default size: a renderer a processor, at most four")
+    func defaultSize() {
+        // Any machine the tests run on has more than 2 GiB, the other bound.
+        #expect(OfficeLane.defaultWorkers(processors: 2) == 2)
+        #expect(OfficeLane.defaultWorkers(processors: 1) == 1)
+        #expect(OfficeLane.defaultWorkers(processors: 64) <= 4)
+    }
+
     @Test("the machine has LibreOffice where the lane looks for it")
     func installed() {
         #expect(OfficeLane.installed() != nil, "install libreoffice-writer, -calc, -impress and -draw")
