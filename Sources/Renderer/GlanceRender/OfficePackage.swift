@@ -14,6 +14,10 @@ import GlanceCore
 /// The compound files of the 97-2003 formats and RTF have no package: sniffing has checked their
 /// containers (``OfficeSniffer``), and the file-size limit bounds them.
 public struct OfficePackage {
+    /// The largest thumbnail documents carry, on its longer side: LibreOffice writes 512 pixels
+    /// (256 before version 7), Word 256 when asked to save one.
+    public static let largestEmbeddedThumbnail = 512
+
     /// The thumbnail the document carries (PNG or JPEG bytes), if any.
     public private(set) var embeddedThumbnail: [UInt8]?
 

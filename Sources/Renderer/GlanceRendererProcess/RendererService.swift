@@ -159,16 +159,19 @@ public struct RendererService: Sendable {
 
     /// An office document in a renderer without LibreOffice: checked (``OfficePackage``: a
     /// package past its limits or a password ends here; what its entries inflate to is checked by
-    /// the office renderer, on the copy LibreOffice reads), then drawn from the thumbnail it
-    /// carries when that is at least the job's box, else handed on to the office lane when the
-    /// pool has one, else drawn from the thumbnail it carries at its own size (with a warning),
-    /// else unsupported.
+    /// the office renderer, on the copy LibreOffice reads), then, for its first page, drawn from
+    /// the thumbnail it carries when that is at least the job's box; else handed on to the office
+    /// lane when the pool has one; else drawn from the thumbnail it carries at its own size (with
+    /// a warning); else unsupported.
     private static func triageOffice(
         _ job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer
     ) throws(ThumbnailError) -> RenderOutcome {
         let package = try OfficePackage(file: request.file, type: type, inflating: false)
+        // The carried thumbnail is the first page's; with an office lane, it is worth decoding
+        // only for a box it may fill.
+        let mayServe = !job.officeLane || job.maxSide <= OfficePackage.largestEmbeddedThumbnail
         var embedded: (outcome: RenderOutcome, longerSide: Int)?
-        if let bytes = package.embeddedThumbnail, !job.textContent {
+        if let bytes = package.embeddedThumbnail, job.page == 1, !job.textContent, mayServe {
             embedded = try? Self.embeddedThumbnail(
                 bytes, of: job, request: request, type: type, thumbnailer: thumbnailer)
         }
@@ -180,12 +183,12 @@ public struct RendererService: Sendable {
         }
         if var outcome = embedded?.outcome {
             outcome.warnings.append(
-                "drawn from the thumbnail the document carries: LibreOffice, which draws its pages, is not installed")
+                "drawn from the thumbnail the document carries: there is no LibreOffice renderer to draw its pages")
             return outcome
         }
         throw .unsupported(
-            detail: "\(type.displayName) files are drawn by LibreOffice, which is not installed here (libreoffice-core)"
-        )
+            detail: "\(type.displayName) files are drawn by LibreOffice's renderers, and there are none here "
+                + "(LibreOffice is not installed, or they were turned off)")
     }
 
     /// The thumbnail an office document carries, drawn by the image renderers as the job's
