@@ -42,11 +42,10 @@ public struct RendererLaunch: Sendable, Equatable {
             worker += ["--office", folder, "--workspace", bubblewrap != nil ? "/tmp" : officeWorkspace ?? "/tmp"]
         }
         guard let bubblewrap else { return (executable, worker) }
-        let office = officeProgramFolder != nil ? Bubblewrap.officeArguments : []
         return (
             bubblewrap,
-            [bubblewrap] + Bubblewrap.arguments(worker: executable) + office + bubblewrapExtraArguments + ["--"]
-                + worker
+            [bubblewrap] + Bubblewrap.arguments(worker: executable, office: officeProgramFolder != nil)
+                + bubblewrapExtraArguments + ["--"] + worker
         )
     }
 
@@ -161,11 +160,17 @@ enum Bubblewrap {
         "--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--ro-bind-try", "/etc/libreoffice", "/etc/libreoffice",
     ]
 
-    static func arguments(worker: String) -> [String] {
-        systemLayout + ["--ro-bind", worker, worker]
+    /// The whole layout: the system's, an office renderer's `/tmp` (before the binds of the worker
+    /// and its runtime, which may be under `/tmp` and would be hidden by a tmpfs mounted after
+    /// them), then those binds.
+    static func arguments(worker: String, office: Bool = false) -> [String] {
+        systemLayout + (office ? officeArguments : []) + runtimeLayout + ["--ro-bind", worker, worker]
     }
 
-    /// Everything of the layout but the worker itself. Made once a process: it reads the mount
+    /// The folders of the Swift runtime this process loaded from outside `/usr`, bound read-only.
+    private static let runtimeLayout: [String] = runtimeLibraryFolders().flatMap { ["--ro-bind", $0, $0] }
+
+    /// Everything of the layout but the worker and its runtime's folders. Made once a process: it reads the mount
     /// points and `/proc/self/maps`, which cost a command about 1.5 ms of CPU each time, and a
     /// command starts two workers at once, while it is starting up itself.
     private static let systemLayout: [String] = {
@@ -188,7 +193,6 @@ enum Bubblewrap {
         for path in etc + ["/var/cache/fontconfig"] + userFontCaches() {
             arguments += ["--ro-bind-try", path, path]
         }
-        for folder in runtimeLibraryFolders() { arguments += ["--ro-bind", folder, folder] }
         return arguments
     }()
 

@@ -36,6 +36,33 @@ struct RendererSandboxTests {
         return process.terminationStatus
     }
 
+    @Test("an office renderer's private /tmp does not hide a worker that lives under /tmp (a clone built there)")
+    func officeLayoutKeepsWorkerUnderTmp() async throws {
+        // A copy of sh under /tmp stands for a worker built in a clone there: under the office
+        // layout (a tmpfs on /tmp) it must still be found and run.
+        let folder = "/tmp/glance-office-layout-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let shell = folder + "/sh"
+        try FileManager.default.copyItem(atPath: "/usr/bin/dash", toPath: shell)
+        var launch = RendererLaunch(executable: shell, arguments: [], sandbox: .bubblewrapAndSeccomp)
+        launch.officeProgramFolder = "/usr/lib/libreoffice/program"
+        FileManager.default.createFile(atPath: "/tmp/outside", contents: Data())
+        defer { try? FileManager.default.removeItem(atPath: "/tmp/outside") }
+        let (program, argv) = launch.commandLine
+        // The worker's options after `--` (--sandbox, --office) are for glance-renderer: run sh
+        // with the script alone.
+        let shellArguments =
+            Array(argv.dropFirst().prefix { $0 != "--" }) + ["--", shell, "-c"]
+            + ["test -x \"$0\" && ! test -e /tmp/outside", shell]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = shellArguments
+        try process.run()
+        #expect(await exited(process, within: .seconds(60)), "process ended")
+        #expect(process.terminationStatus == 0, "the worker under /tmp runs, and the host's /tmp is hidden")
+    }
+
     @Test("the layout shows the system and the worker, and hides documents, homes, /tmp and /etc's secrets")
     func layoutHides() async throws {
         #expect(RendererLaunch.strongestSandbox(executable: rendererExecutable) == .bubblewrapAndSeccomp)
