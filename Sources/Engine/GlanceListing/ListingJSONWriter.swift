@@ -97,17 +97,10 @@ public enum ListingJSONWriter {
                 (
                     "pageNames",
                     { output in
-                        if names.isEmpty {
-                            output.raw("[\n\n      ]")
-                            return
-                        }
-                        output.raw("[\n")
-                        for (index, name) in names.enumerated() {
+                        detailArray(names, to: &output) { name, output in
                             output.raw("        ")
                             output.quoted(name)
-                            output.raw(index == names.count - 1 ? "\n" : ",\n")
                         }
-                        output.raw("      ]")
                     }
                 ))
         }
@@ -116,21 +109,15 @@ public enum ListingJSONWriter {
                 (
                     "pageSizes",
                     { output in
-                        if runs.isEmpty {
-                            output.raw("[\n\n      ]")
-                            return
-                        }
-                        output.raw("[\n")
-                        for (index, run) in runs.enumerated() {
+                        detailArray(runs, to: &output) { run, output in
                             output.raw("        {\n          \"count\" : ")
                             output.number(Int64(run.count))
                             output.raw(",\n          \"height\" : ")
                             output.decimal(run.height)
                             output.raw(",\n          \"width\" : ")
                             output.decimal(run.width)
-                            output.raw(index == runs.count - 1 ? "\n        }\n" : "\n        },\n")
+                            output.raw("\n        }")
                         }
-                        output.raw("      ]")
                     }
                 ))
         }
@@ -143,6 +130,23 @@ public enum ListingJSONWriter {
         output.raw("    \"details\" : ")
         object(fields, indent: "    ", to: &output)
         output.raw(",\n")
+    }
+
+    /// An array inside `details`, as JSONEncoder's pretty printing writes it: `[\n\n      ]` when
+    /// empty, else each element (written by `element`, from its indent) on lines of its own.
+    private static func detailArray<Element>(
+        _ elements: [Element], to output: inout JSONBytes, element: (Element, inout JSONBytes) -> Void
+    ) {
+        if elements.isEmpty {
+            output.raw("[\n\n      ]")
+            return
+        }
+        output.raw("[\n")
+        for (index, item) in elements.enumerated() {
+            element(item, &output)
+            output.raw(index == elements.count - 1 ? "\n" : ",\n")
+        }
+        output.raw("      ]")
     }
 
     private static func thumbnails(_ thumbnails: [String: ListingFormatter.Row.Thumbnail], to output: inout JSONBytes) {
