@@ -89,6 +89,7 @@ let package = Package(
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
         .target(name: "CTIFF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CHEIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CRaw", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CMedia", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CSVG", dependencies: ["CLibraryLoader"]),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
@@ -142,8 +143,8 @@ let package = Package(
             name: "GlanceRender",
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
-                "CGIF", "CTIFF", "CHEIF", "CMedia", "CSVG", "CArchive", "COffice",
-                "CTextPaint",
+                "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice",
+                "CTextPaint", "CFileAccess",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
                 // bind to (glance_page_images.h says why).
@@ -343,7 +344,7 @@ let package = Package(
 let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
-        "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CMedia", "CSVG",
+        "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG",
         "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",

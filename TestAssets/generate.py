@@ -3,9 +3,9 @@
 
 Run from anywhere:  python3 TestAssets/generate.py [GROUP...]
 It deletes and rewrites the folders in GROUPS (png/ jpeg/ ... webp/ gif/
-tiff/ heif/ svg/ media/ office/) next to this script, or only the groups
-named, then writes assets.tsv (with groups named, their rows replace theirs
-and the rest are kept).
+tiff/ heif/ svg/ media/ office/ raw/ ebook/ comics/) next to this script, or
+only the groups named, then writes assets.tsv (with groups named, their rows
+replace theirs and the rest are kept).
 
 What it makes
   png/          every PNG colour type and bit depth (own PNG writer: zlib,
@@ -67,6 +67,22 @@ What it makes
                 gzip-compressed .svgz; hostile/svg-* are references outside
                 the document (must not be followed), an entity bomb, deep
                 nesting, a huge blur and a <use> bomb; corrupt/broken.svg
+  raw/          DNG raw photos written here from the DNG 1.4 specification: a
+                16-bit RGGB mosaic of four flat quadrants (red, green, blue,
+                grey) whose camera RGB is linear sRGB, with a 640x480 JPEG
+                preview (a white centre square only the preview has), without
+                one, with a 160x120 one, turned by Orientation 6; truncated,
+                60000x40000 declared; a plain TIFF whose Make names a camera
+                maker
+  ebook/        EPUBs assembled with zipfile: a cover named by <meta
+                name="cover"> (beating a cover-image item), by a cover-image
+                item, the first chapter's image, a meta naming an absent file,
+                text only; no container.xml, entries encrypted (traditional
+                PKWARE, written here), a bomb (a declared size written here)
+  comics/       comic books of flat pages: CBZ whose first page by natural
+                sort is stored last (junk, hidden and folder entries beside),
+                pages in a folder, RAR 4 and RAR 5 written here (stored), 7z
+                by 7zz; no pages, encrypted and bomb CBZ, a ZIP of texts
 
 CMYK: ImageMagick 6 writes every CMYK JPEG as YCCK (Adobe transform 2), so
 jpeg/ycck.jpg comes from ImageMagick and jpeg/cmyk.jpg is assembled from
@@ -75,7 +91,8 @@ four cjpeg planes (see cmyk_jpeg).
 assets.tsv lists every generated file, references and demo files included;
 columns: path kind outcome width height note
   kind     png | jpeg | pdf | text | webp | gif | tiff | heic | avif | svg |
-           none (what sniffing the bytes says)
+           dng | epub | cbz | cbr | cb7 | ... | none (what sniffing the bytes
+           says)
   outcome  ok | error:<lower-case fragment of the error message> |
            either (ok or any error is acceptable)
   width/height  expected thumbnail size, `*` for errors
@@ -86,7 +103,7 @@ and ghostscript in /usr/share/color/icc, /usr/bin/convert (ImageMagick 6; the
 libjpeg-turbo-progs, qpdf, cwebp and img2webp (Debian's webp), gifsicle,
 tiffcp and tiffset (libtiff-tools), heif-enc (libheif-examples, 1.15, with
 the x265 and aom plugins), ffmpeg (Debian's, with libx264, libx265, libvpx,
-libmp3lame and libopus) for media/.
+libmp3lame and libopus) for media/, 7zz (Debian's 7zip) for comics/.
 
 Determinism: fixed seeds, no timestamps (ImageMagick runs with -strip and
 without ancillary PNG chunks, PDFs carry a fixed /CreationDate, qpdf runs
@@ -117,7 +134,7 @@ import zlib
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
-          "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office"]
+          "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1158,7 +1175,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office]
+                  make_media, make_office, make_raw, make_ebook, make_comics]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -2794,6 +2811,455 @@ def make_office():
     write_zip("office/remote-links.docx", remote)
     record("office/remote-links.docx", "docx", "ok", a4,
            "letter.docx linking an image and attaching a template at %s: neither is fetched" % trap)
+
+
+# ---------------------------------------------------------------- raw
+
+def tiff_pack(kind, values):
+    """The bytes of a TIFF entry's values and their count: ASCII (2) from a str, BYTE (1) and
+    UNDEFINED (7) from bytes or ints, SHORT (3), LONG (4), RATIONAL (5, (num, den) pairs) and
+    SRATIONAL (10)."""
+    if kind == 2:
+        data = values.encode("ascii") + b"\0"
+        return data, len(data)
+    if kind in (1, 7):
+        return bytes(values), len(values)
+    if kind in (5, 10):
+        code = "<II" if kind == 5 else "<ii"
+        return b"".join(struct.pack(code, n, d) for n, d in values), len(values)
+    return struct.pack("<%d%s" % (len(values), "H" if kind == 3 else "I"), *values), len(values)
+
+
+def tiff_file(ifds, blobs):
+    """A little-endian TIFF: `ifds` are (name, [(tag, type, values)]) laid out in this order after
+    the header (the first is IFD 0, none chained after it), each followed by the values that do
+    not fit in its entries; then `blobs`, (name, bytes). A str among a LONG entry's values stands
+    for the offset of the IFD or blob of that name (SubIFDs, the EXIF IFD, strips)."""
+    def encoded(entries, where):
+        resolved = []
+        for tag, kind, values in sorted(entries):
+            if kind == 4:
+                values = [where.get(v, 0) if isinstance(v, str) else v for v in values]
+            resolved.append((tag, kind) + tiff_pack(kind, values))
+        return resolved
+
+    def ifd_bytes(entries, start, where):
+        fields, extra = b"", b""
+        after = start + 6 + 12 * len(entries)
+        for tag, kind, data, count in encoded(entries, where):
+            if len(data) <= 4:
+                fields += struct.pack("<HHI", tag, kind, count) + data.ljust(4, b"\0")
+            else:
+                fields += struct.pack("<HHII", tag, kind, count, after + len(extra))
+                extra += data + b"\0" * (len(data) & 1)
+        return struct.pack("<H", len(entries)) + fields + struct.pack("<I", 0) + extra
+
+    where, position = {}, 8
+    for name, entries in ifds:
+        where[name] = position
+        position += len(ifd_bytes(entries, position, {}))
+    for name, data in blobs:
+        where[name] = position
+        position += len(data) + (len(data) & 1)
+    body = b"II*\0" + struct.pack("<I", where[ifds[0][0]])
+    for name, entries in ifds:
+        body += ifd_bytes(entries, len(body), where)
+    for name, data in blobs:
+        body += data + b"\0" * (len(data) & 1)
+    return body
+
+
+# The raw scene: four flat quadrants, as sRGB colours: top-left red, top-right green, bottom-left
+# blue, bottom-right mid grey. The camera's RGB is linear sRGB (see dng()).
+RAW_SCENE = ((220, 40, 40), (40, 180, 60), (40, 60, 210), (128, 128, 128))
+RAW_WHITE = 4095  # 12-bit values in 16-bit samples
+# XYZ (D65) -> linear sRGB (IEC 61966-2-1), as ColorMatrix1: the camera's RGB is linear sRGB.
+XYZ_TO_SRGB = ((32406, -15372, -4986), (-9689, 18758, 415), (557, -2040, 10570))
+
+
+def raw_scene_ppm(w, h, square=0):
+    """The scene as an sRGB PPM in TMP, with a white square of `square` pixels in its centre."""
+    rows = []
+    for y in range(h):
+        top = y < h // 2
+        row = bytearray(bytes(RAW_SCENE[0 if top else 2]) * (w // 2) + bytes(RAW_SCENE[1 if top else 3])
+                        * (w - w // 2))
+        if square and abs(y - h / 2 + 0.5) < square / 2:
+            left = (w - square) // 2
+            row[left * 3:(left + square) * 3] = b"\xff" * (square * 3)
+        rows.append(bytes(row))
+    path = os.path.join(TMP, "raw-scene-%dx%d-%d.ppm" % (w, h, square))
+    ppm(path, w, h, rows)
+    return path
+
+
+def raw_cfa(w, h):
+    """The scene as an RGGB Bayer mosaic: 16-bit little-endian samples holding 12-bit linear values."""
+    level = [[rnd(srgb_to_linear(c / 255) * RAW_WHITE) for c in colour] for colour in RAW_SCENE]
+    rows = []
+    for y in range(h):
+        left, right = (level[0], level[1]) if y < h // 2 else (level[2], level[3])
+        first, second = (0, 1) if y % 2 == 0 else (1, 2)  # R G on even rows, G B on odd ones
+        rows.append(struct.pack("<HH", left[first], left[second]) * (w // 2 // 2)
+                    + struct.pack("<HH", right[first], right[second]) * ((w - w // 2) // 2))
+    return b"".join(rows)
+
+
+def dng(w, h, preview=None, orientation=1, strip=None):
+    """A DNG 1.4 of the scene: an uncompressed 16-bit RGGB mosaic of w x h (or, with `strip`, that
+    strip in its place), and, with `preview` (JPEG bytes, width, height), IFD 0 a baseline JPEG
+    preview (YCbCr 4:2:0) and the mosaic in a SubIFD; without, IFD 0 is the mosaic."""
+    strip = raw_cfa(w, h) if strip is None else strip
+    camera = [(271, 2, "Glance"), (272, 2, "Test Camera"), (274, 3, [orientation]),
+              (306, 2, "2024:05:17 10:30:00"), (34665, 4, ["exif"]), (50706, 1, [1, 4, 0, 0]),
+              (50707, 1, [1, 1, 0, 0]), (50708, 2, "Glance Test Camera"),
+              (50721, 10, [(v, 10000) for row in XYZ_TO_SRGB for v in row]), (50728, 5, [(1, 1)] * 3),
+              (50778, 3, [21])]
+    mosaic = [(254, 4, [0]), (256, 4, [w]), (257, 4, [h]), (258, 3, [16]), (259, 3, [1]), (262, 3, [32803]),
+              (273, 4, ["cfa"]), (277, 3, [1]), (278, 4, [h]), (279, 4, [len(strip)]), (284, 3, [1]),
+              (33421, 3, [2, 2]), (33422, 1, [0, 1, 1, 2]), (50710, 1, [0, 1, 2]), (50711, 3, [1]),
+              (50714, 4, [0]), (50717, 4, [RAW_WHITE])]
+    exif = [(36864, 7, b"0230"), (36867, 2, "2024:05:17 10:30:00")]
+    blobs = [("cfa", strip)]
+    if preview:
+        jpeg, pw, ph = preview
+        ifd0 = camera + [(254, 4, [1]), (256, 4, [pw]), (257, 4, [ph]), (258, 3, [8, 8, 8]), (259, 3, [7]),
+                         (262, 3, [6]), (273, 4, ["preview"]), (277, 3, [3]), (278, 4, [ph]),
+                         (279, 4, [len(jpeg)]), (284, 3, [1]), (330, 4, ["raw"]), (530, 3, [2, 2]),
+                         (50970, 4, [2])]
+        ifds = [("ifd0", ifd0), ("raw", mosaic + [(274, 3, [orientation])]), ("exif", exif)]
+        blobs = [("preview", jpeg)] + blobs
+    else:
+        ifds = [("ifd0", camera + mosaic), ("exif", exif)]
+    return tiff_file(ifds, blobs)
+
+
+def scene_jpeg(w, h, square):
+    """The scene with a white centre square as a baseline JPEG (YCbCr 4:2:0), its bytes."""
+    path = os.path.join(TMP, "raw-preview-%dx%d.jpg" % (w, h))
+    magick(raw_scene_ppm(w, h, square), "-sampling-factor", "2x2", "-interlace", "none", path)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def make_raw():
+    """DNG raw photos written here from the DNG 1.4 specification (see dng()), and a TIFF that
+    only looks like one."""
+    preview = (scene_jpeg(640, 480, 64), 640, 480)
+    write("raw/preview.dng", dng(640, 480, preview))
+    ok_image("raw/preview.dng", "dng", 640, 480,
+             "DNG: 640x480 RGGB 16-bit mosaic (12-bit values) in a SubIFD, IFD 0 a 640x480 baseline JPEG preview; "
+             "quadrants red, green, blue, grey; the preview alone has a white 64x64 square in its centre")
+    write("raw/no-preview.dng", dng(640, 480))
+    ok_image("raw/no-preview.dng", "dng", 640, 480,
+             "DNG: the 640x480 mosaic of preview.dng in IFD 0, no preview: developed (no white square)")
+    write("raw/small-preview.dng", dng(640, 480, (scene_jpeg(160, 120, 16), 160, 120)))
+    ok_image("raw/small-preview.dng", "dng", 640, 480,
+             "DNG: the 640x480 mosaic with a 160x120 JPEG preview (white 16x16 centre square), too small for "
+             "the box: the mosaic must be developed (no white square)")
+    write("raw/rotated.dng", dng(640, 480, preview, orientation=6))
+    ok_image("raw/rotated.dng", "dng", 480, 640,
+             "preview.dng with Orientation 6 in IFD 0 and the raw IFD: shown 480x640, red top-right")
+    write("raw/truncated.dng", read("raw/preview.dng")[:300])
+    record("raw/truncated.dng", "dng", "error:dng", None, "the first 300 bytes of preview.dng (IFD 0 cut short)")
+    write("raw/huge.dng", dng(60000, 40000, strip=bytes(4096)))
+    record("raw/huge.dng", "dng", "error:limit", None,
+           "DNG whose mosaic IFD declares 60000x40000 (2.4 gigapixels) with a strip of 4 KiB: refused from "
+           "its header")
+    # A plain TIFF whose Make names a camera maker: 300x200 RGB 8-bit, uncompressed, the scene.
+    with open(raw_scene_ppm(300, 200), "rb") as f:
+        pixels = f.read()[len(b"P6\n300 200\n255\n"):]
+    entries = [(256, 4, [300]), (257, 4, [200]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
+               (271, 2, "NIKON CORPORATION"), (273, 4, ["pixels"]), (277, 3, [3]), (278, 4, [200]),
+               (279, 4, [len(pixels)]), (282, 5, [(72, 1)]), (283, 5, [(72, 1)]), (284, 3, [1]), (296, 3, [2])]
+    write("raw/scanner.tif", tiff_file([("ifd0", entries)], [("pixels", pixels)]))
+    ok_image("raw/scanner.tif", "tiff", 300, 200,
+             "a TIFF whose Make names a camera maker but which holds no raw data: still a TIFF (300x200 RGB "
+             "8-bit, uncompressed, Make NIKON CORPORATION, the raw scene's quadrants)")
+
+
+# ---------------------------------------------------------------- archives
+
+DOS_DATE = ((2020 - 1980) << 9) | (1 << 5) | 1  # 2020-01-01; its time, 00:00, is 0
+CRC_TABLE = [zlib.crc32(bytes((n,)), 0xFFFFFFFF) ^ 0xFFFFFFFF for n in range(256)]
+
+
+def zip_of(rel, entries):
+    """A ZIP by zipfile of (name, bytes) in this order, dated 2020-01-01: `mimetype` and folders
+    (names ending in /) stored, the rest deflated."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, data in entries:
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            folder = name.endswith("/")
+            info.external_attr = (0o40755 << 16 | 0x10) if folder else 0o644 << 16
+            info.compress_type = zipfile.ZIP_STORED if folder or name == "mimetype" else zipfile.ZIP_DEFLATED
+            z.writestr(info, data)
+    write(rel, buffer.getvalue())
+
+
+def zipcrypto(data, password, check, seed):
+    """`data` under traditional PKWARE encryption (APPNOTE 6.1): a 12-byte header (11 bytes from
+    a seeded generator, then `check`, the CRC's high byte) and the data, both enciphered."""
+    keys = [0x12345678, 0x23456789, 0x34567890]
+
+    def update(byte):
+        keys[0] = CRC_TABLE[(keys[0] ^ byte) & 0xFF] ^ (keys[0] >> 8)
+        keys[1] = ((keys[1] + (keys[0] & 0xFF)) * 134775813 + 1) & 0xFFFFFFFF
+        keys[2] = CRC_TABLE[(keys[2] ^ (keys[1] >> 24)) & 0xFF] ^ (keys[2] >> 8)
+
+    for byte in password:
+        update(byte)
+    plain = bytes(random.Random(seed).randrange(256) for _ in range(11)) + bytes((check,)) + data
+    sealed = bytearray()
+    for byte in plain:
+        t = (keys[2] | 2) & 0xFFFF
+        sealed.append(byte ^ (((t * (t ^ 1)) >> 8) & 0xFF))
+        update(byte)
+    return bytes(sealed)
+
+
+def zip_by_hand(rel, entries):
+    """A ZIP written here, for what zipfile will not write: entries are (name, bytes, password or
+    None, declared size or None), deflated but `mimetype` (stored); a password enciphers the entry
+    with zipcrypto(); a declared size replaces the true uncompressed size in both headers."""
+    body, directory = b"", b""
+    for index, (name, data, password, declared) in enumerate(entries):
+        method = 0 if name == "mimetype" else 8
+        crc = zlib.crc32(data)
+        if method:
+            squeeze = zlib.compressobj(9, zlib.DEFLATED, -15)
+            packed = squeeze.compress(data) + squeeze.flush()
+        else:
+            packed = data
+        if password:
+            packed = zipcrypto(packed, password, crc >> 24, index)
+        fields = struct.pack("<HHHHHIIIH", 20, 1 if password else 0, method, 0, DOS_DATE, crc, len(packed),
+                             len(data) if declared is None else declared, len(name.encode()))
+        directory += (b"PK\1\2" + struct.pack("<H", 20) + fields
+                      + struct.pack("<HHHHII", 0, 0, 0, 0, 0, len(body)) + name.encode())
+        body += b"PK\3\4" + fields + struct.pack("<H", 0) + name.encode() + packed
+    write(rel, body + directory + b"PK\5\6" + struct.pack("<HHHHIIH", 0, 0, len(entries), len(entries),
+                                                          len(directory), len(body), 0))
+
+
+def rar4(files):
+    """A RAR 4 archive of (name, bytes), stored (method 0x30): the marker block, the archive header,
+    a file header and its data for each file, the end-of-archive block (RAR 4 technote)."""
+    def block(kind, flags, fields):
+        head = struct.pack("<BHH", kind, flags, 7 + len(fields)) + fields
+        return struct.pack("<H", zlib.crc32(head) & 0xFFFF) + head
+
+    out = b"Rar!\x1a\x07\x00" + block(0x73, 0, struct.pack("<HI", 0, 0))
+    for name, data in files:
+        # PACK_SIZE UNP_SIZE HOST_OS(2: Win32) FILE_CRC FTIME UNP_VER(2.0) METHOD NAME_SIZE ATTR(archive)
+        fields = struct.pack("<IIBIIBBHI", len(data), len(data), 2, zlib.crc32(data), DOS_DATE << 16, 20, 0x30,
+                             len(name.encode()), 0x20) + name.encode()
+        out += block(0x74, 0x8000, fields) + data  # 0x8000: ADD_SIZE (PACK_SIZE) follows
+    return out + block(0x7B, 0x4000, b"")
+
+
+def vint(n):
+    """RAR 5's variable-length integer: seven bits a byte, low first, the top bit saying more follow."""
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def rar5(files):
+    """A RAR 5 archive of (name, bytes), stored: the signature, the main archive header, a file
+    header (with modification time and CRC32) and its data for each file, the end-of-archive header
+    (RAR 5 technote)."""
+    def header(kind, flags, fields, data_size=None):
+        head = vint(kind) + vint(flags) + (vint(data_size) if data_size is not None else b"") + fields
+        head = vint(len(head)) + head
+        return struct.pack("<I", zlib.crc32(head)) + head
+
+    out = b"Rar!\x1a\x07\x01\x00" + header(1, 0, vint(0))
+    for name, data in files:
+        # file flags 6 (mtime, CRC32), unpacked size, attributes (archive), mtime (2020-01-01 UTC),
+        # CRC32, compression 0 (version 0, stored), host OS 0 (Windows), name
+        fields = (vint(6) + vint(len(data)) + vint(0x20) + struct.pack("<II", 1577836800, zlib.crc32(data))
+                  + vint(0) + vint(0) + vint(len(name.encode())) + name.encode())
+        out += header(2, 2, fields, len(data)) + data  # header flag 2: a data area follows
+    return out + header(5, 0, vint(0))
+
+
+# ---------------------------------------------------------------- ebook
+
+def epub_opf(title, creator, items, meta_cover=None):
+    """An EPUB 3 package document: `items` are (id, href, media type, properties); the spine is the
+    XHTML items but the navigation document, in order."""
+    manifest = "".join('<item id="%s" href="%s" media-type="%s"%s/>'
+                       % (i, href, media, ' properties="%s"' % props if props else "")
+                       for i, href, media, props in items)
+    spine = "".join('<itemref idref="%s"/>' % i for i, _, media, props in items
+                    if media == "application/xhtml+xml" and props != "nav")
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+            'unique-identifier="uid"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+            '<dc:identifier id="uid">urn:glance:test:%s</dc:identifier><dc:title>%s</dc:title>'
+            '<dc:creator>%s</dc:creator><dc:language>en</dc:language>'
+            '<meta property="dcterms:modified">2020-01-01T00:00:00Z</meta>%s</metadata>'
+            '<manifest>%s</manifest><spine>%s</spine></package>\n'
+            % (title.lower().replace(" ", "-"), title, creator,
+               '<meta name="cover" content="%s"/>' % meta_cover if meta_cover else "", manifest, spine)).encode()
+
+
+def xhtml(title, body):
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml" '
+            'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>%s</title></head><body>%s</body></html>\n'
+            % (title, body)).encode("utf-8")
+
+
+EPUB_CONTAINER = (b'<?xml version="1.0" encoding="UTF-8"?>\n<container version="1.0" '
+                  b'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
+                  b'full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles>'
+                  b'</container>\n')
+EPUB_NAV = xhtml("Contents", '<nav epub:type="toc"><ol><li><a href="text/ch1.xhtml">Chapter One</a></li></ol></nav>')
+
+
+def flat_image(name, w, h, colour, label=None, fmt=None):
+    """A w x h image of one colour (r, g, b), `label` drawn in white in its centre, made by
+    ImageMagick into TMP; its bytes."""
+    path = os.path.join(TMP, name)
+    text = ["-fill", "white", "-font", "DejaVu-Sans-Bold", "-pointsize", str(min(h // 4, w // len(label))),
+            "-gravity", "center", "-annotate", "+0+0", label] if label else []
+    magick("-size", "%dx%d" % (w, h), "xc:rgb(%d,%d,%d)" % colour, *text, (fmt + ":" if fmt else "") + path)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def epub_entries(title, creator, items, files, meta_cover=None, container=True):
+    """An EPUB's entries: mimetype, container.xml (unless told not), the package document, the
+    navigation document and chapter one as items besides `items`, then `files` ((name, bytes)
+    under OEBPS/)."""
+    items = [("nav", "nav.xhtml", "application/xhtml+xml", "nav"),
+             ("ch1", "text/ch1.xhtml", "application/xhtml+xml", None)] + items
+    return ([("mimetype", b"application/epub+zip")]
+            + ([("META-INF/container.xml", EPUB_CONTAINER)] if container else [])
+            + [("OEBPS/content.opf", epub_opf(title, creator, items, meta_cover)), ("OEBPS/nav.xhtml", EPUB_NAV)]
+            + [("OEBPS/" + name, data) for name, data in files])
+
+
+def make_ebook():
+    """EPUBs assembled with zipfile, and hostile ones written by zip_by_hand()."""
+    chapter = xhtml("Chapter One", "<h1>Chapter One</h1><p>It was a bright cold day.</p>")
+    cover = flat_image("cover.jpg", 600, 900, (200, 50, 50), "COVER")
+    blue = flat_image("blue.png", 500, 500, (40, 60, 200), fmt="png24")
+    meta = epub_entries("The Meta Cover", "Ann Author",
+                        [("cover-img", "images/cover.jpg", "image/jpeg", None),
+                         ("blue", "images/blue.png", "image/png", "cover-image")],
+                        [("text/ch1.xhtml", chapter), ("images/cover.jpg", cover), ("images/blue.png", blue)],
+                        meta_cover="cover-img")
+    zip_of("ebook/cover-meta.epub", meta)
+    ok_image("ebook/cover-meta.epub", "epub", 600, 900,
+             "EPUB: <meta name=\"cover\"> names a 600x900 red JPEG saying COVER; another item, a 500x500 blue PNG, "
+             "has properties=\"cover-image\": the meta wins")
+    green = flat_image("green.png", 800, 1200, (40, 170, 60), fmt="png24")
+    zip_of("ebook/cover-property.epub", epub_entries(
+        "Property Cover", "Bo Writer", [("cover", "images/cover.png", "image/png", "cover-image")],
+        [("text/ch1.xhtml", chapter), ("images/cover.png", green)]))
+    ok_image("ebook/cover-property.epub", "epub", 800, 1200,
+             "EPUB 3: no meta cover; an 800x1200 green PNG with properties=\"cover-image\"")
+    yellow = flat_image("yellow.png", 400, 300, (230, 200, 40), fmt="png24")
+    pictured = xhtml("Chapter One", '<h1>Chapter One</h1><p><img src="../images/p1.png" alt="A yellow field"/></p>')
+    zip_of("ebook/first-image.epub", epub_entries(
+        "First Image", "Cy Painter", [("p1", "images/p1.png", "image/png", None)],
+        [("text/ch1.xhtml", pictured), ("images/p1.png", yellow)]))
+    ok_image("ebook/first-image.epub", "epub", 400, 300,
+             "EPUB: no cover declared; the first chapter (OEBPS/text/ch1.xhtml) shows ../images/p1.png, a 400x300 "
+             "yellow PNG")
+    magenta = flat_image("magenta.png", 300, 450, (200, 40, 200), fmt="png24")
+    zip_of("ebook/missing-cover.epub", epub_entries(
+        "Missing Cover", "Di Lost", [("cover-jpg", "images/cover.jpg", "image/jpeg", None),
+                                     ("cover-png", "images/magenta.png", "image/png", "cover-image")],
+        [("text/ch1.xhtml", chapter), ("images/magenta.png", magenta)], meta_cover="cover-jpg"))
+    ok_image("ebook/missing-cover.epub", "epub", 300, 450,
+             "EPUB: <meta name=\"cover\"> names images/cover.jpg, absent from the ZIP; the cover-image item, a "
+             "300x450 magenta PNG, is used")
+    prose_chapter = xhtml("Café Notes", "<h1>Notes from the Café</h1><p>Bread &amp; butter, coffee and a long "
+                                        "afternoon by the window.</p><p>The rain stopped at four; the café "
+                                        "closed at six.</p>")
+    text_only = epub_entries("Text Only", "Ed Plain", [], [("text/ch1.xhtml", prose_chapter)])
+    zip_of("ebook/text-only.epub", text_only)
+    record("ebook/text-only.epub", "epub", "ok", fit_page(595, 842),
+           "EPUB without images: a heading and two paragraphs (an &amp; entity, \"Café\") laid out as a "
+           "plain-text page")
+    zip_of("ebook/no-container.epub", [entry for entry in text_only if entry[0] != "META-INF/container.xml"])
+    record("ebook/no-container.epub", "epub", "error:container.xml", None,
+           "text-only.epub without META-INF/container.xml")
+    zip_by_hand("ebook/encrypted.epub", [(name, data, None if name == "mimetype" else b"secret", None)
+                                         for name, data in meta])
+    record("ebook/encrypted.epub", "epub", "error:needs a password", None,
+           "cover-meta.epub's entries, all but mimetype ZIP-encrypted (traditional PKWARE) with the password 'secret'")
+    zip_by_hand("ebook/bomb.epub", [(name, data, None, None) for name, data in meta]
+                + [("OEBPS/images/padding.bin", bytes(1 << 16), None, 3000000000)])
+    record("ebook/bomb.epub", "none", "error:refused before reading it", None,
+           "cover-meta.epub plus an entry whose headers declare 3,000,000,000 bytes (no ZIP64) for 64 KiB "
+           "deflated to a few dozen bytes")
+
+
+# ---------------------------------------------------------------- comics
+
+def make_comics():
+    """Comic book archives of flat pages: ZIPs by zipfile and zip_by_hand(), RAR 4 and RAR 5
+    written here (rar4(), rar5()), 7z by 7-Zip's 7zz."""
+    pages = [("page10.jpg", flat_image("page10.jpg", 800, 1200, (40, 60, 200), "10")),
+             ("page3.jpg", flat_image("page3.jpg", 800, 1200, (40, 160, 60), "3")),
+             ("page2.jpg", flat_image("page2.jpg", 800, 1200, (200, 40, 40), "2"))]
+    info = (b'<?xml version="1.0" encoding="utf-8"?>\n<ComicInfo xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
+            b'<Title>Natural Order</Title><Series>Glance Tests</Series><Number>1</Number><PageCount>3</PageCount>'
+            b'</ComicInfo>\n')
+    three = "800x1200 JPEG pages page10 (blue), page3 (green), page2 (red), in this order"
+    zip_of("comics/natural.cbz", pages + [
+        ("ComicInfo.xml", info), (".hidden.jpg", flat_image("hidden.jpg", 64, 64, (255, 255, 255))),
+        ("__MACOSX/._page2.jpg", b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + bytes(range(64))),
+        ("extras/", b"")])
+    ok_image("comics/natural.cbz", "cbz", 800, 1200,
+             "CBZ: %s, then ComicInfo.xml, .hidden.jpg (white), __MACOSX/._page2.jpg (junk) and a folder "
+             "extras/: first page page2 by natural sort; 3 pages" % three)
+    zip_of("comics/nested.cbz", [("Issue 1/", b""),
+                                 ("Issue 1/001.png", flat_image("001.png", 600, 900, (240, 140, 20), "1", "png24")),
+                                 ("Issue 1/002.png", flat_image("002.png", 600, 900, (130, 50, 170), "2", "png24"))])
+    ok_image("comics/nested.cbz", "cbz", 600, 900,
+             "CBZ: pages Issue 1/001.png (orange) and 002.png (purple), 600x900: the first is orange; 2 pages")
+    write("comics/natural.cbr", rar4(pages))
+    ok_image("comics/natural.cbr", "cbr", 800, 1200,
+             "RAR 4 (written here, files stored): %s: first page page2 by natural sort; 3 pages" % three)
+    write("comics/natural-rar5.cbr", rar5(pages))
+    ok_image("comics/natural-rar5.cbr", "cbr", 800, 1200,
+             "RAR 5 (written here, files stored): %s: first page page2 by natural sort; 3 pages" % three)
+    staging = os.path.join(TMP, "cb7")
+    os.makedirs(staging)
+    for name, data in pages:
+        with open(os.path.join(staging, name), "wb") as f:
+            f.write(data)
+        os.chmod(os.path.join(staging, name), 0o644)
+        os.utime(os.path.join(staging, name), (1577836800, 1577836800))
+    run("7zz", "a", "-t7z", "-mx=0", "-mtm=on", "-mtc=off", "-mta=off", "-bso0", "-bsp0",
+        os.path.join(TMP, "natural.cb7"), *[name for name, _ in pages], cwd=staging)
+    shutil.copy(os.path.join(TMP, "natural.cb7"), out("comics/natural.cb7"))
+    ok_image("comics/natural.cb7", "cb7", 800, 1200,
+             "7z (7zz, stored): the pages of natural.cbz, which 7zz stores sorted by name (page10, page2, page3): "
+             "first page page2 by natural sort; 3 pages")
+    zip_of("comics/no-images.cbz", [("ComicInfo.xml", info), ("readme.txt", b"No pages here.\n")])
+    record("comics/no-images.cbz", "cbz", "error:no pages", None, "CBZ holding only ComicInfo.xml and readme.txt")
+    zip_by_hand("comics/encrypted.cbz", [(name, data, b"secret", None) for name, data in pages]
+                + [("ComicInfo.xml", info, None, None)])
+    record("comics/encrypted.cbz", "cbz", "error:needs a password", None,
+           "natural.cbz's three pages ZIP-encrypted (traditional PKWARE) with the password 'secret', ComicInfo.xml "
+           "in the clear")
+    zip_by_hand("comics/bomb.cbz", [(name, data, None, None) for name, data in pages]
+                + [("page11.jpg", bytes(1 << 16), None, 3000000000)])
+    record("comics/bomb.cbz", "none", "error:refused before reading it", None,
+           "natural.cbz's three pages plus page11.jpg, whose headers declare 3,000,000,000 bytes (no ZIP64) for "
+           "64 KiB deflated to a few dozen bytes")
+    zip_of("comics/not-a-comic.zip", [("notes.txt", b"plain notes\n"), ("more.txt", b"more notes\n")])
+    record("comics/not-a-comic.zip", "none", "error:not a supported document type", None,
+           "a ZIP of two texts: neither office, EPUB nor comic")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,30 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
     case legacySpreadsheet = "xls"
     /// A PowerPoint 97-2003 presentation (`.ppt`, `.pps`, `.pot`).
     case legacyPresentation = "ppt"
+    /// A digital negative (Adobe DNG: TIFF with a `DNGVersion` tag).
+    case dng
+    /// A Canon raw photo of the EOS generation before 2018 (`.cr2`: TIFF marked `CR` at byte 8).
+    case canonRaw2 = "cr2"
+    /// A Canon raw photo of the newer kind (`.cr3`: ISO base media, brand `crx `).
+    case canonRaw3 = "cr3"
+    /// A Nikon raw photo (`.nef`, `.nrw`: TIFF holding colour-filter data, made by Nikon).
+    case nikonRaw = "nef"
+    /// A Sony raw photo (`.arw`, `.srf`, `.sr2`).
+    case sonyRaw = "arw"
+    /// An Olympus (OM System) raw photo (`.orf`: a TIFF variant marked `IIRO`, `IIRS` or `MMOR`).
+    case olympusRaw = "orf"
+    /// A Panasonic (Lumix) or Leica raw photo (`.rw2`, `.rwl`: a TIFF variant marked `IIU`).
+    case panasonicRaw = "rw2"
+    /// A Fujifilm raw photo (`.raf`: `FUJIFILMCCD-RAW`).
+    case fujifilmRaw = "raf"
+    /// An EPUB e-book (a ZIP whose stored `mimetype` is `application/epub+zip`).
+    case epub
+    /// A comic book in a ZIP archive (`.cbz`): its pages are the images it holds.
+    case comicZip = "cbz"
+    /// A comic book in a RAR archive (`.cbr`, RAR 4 or 5).
+    case comicRar = "cbr"
+    /// A comic book in a 7-Zip archive (`.cb7`).
+    case comic7z = "cb7"
 
     /// The uniform type identifier (`com.adobe.pdf`, `public.png`, ...).
     public var uniformTypeIdentifier: String {
@@ -95,6 +119,18 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .legacyWordDocument: "com.microsoft.word.doc"
         case .legacySpreadsheet: "com.microsoft.excel.xls"
         case .legacyPresentation: "com.microsoft.powerpoint.ppt"
+        case .dng: "com.adobe.raw-image"
+        case .canonRaw2: "com.canon.cr2-raw-image"
+        case .canonRaw3: "com.canon.cr3-raw-image"
+        case .nikonRaw: "com.nikon.raw-image"
+        case .sonyRaw: "com.sony.arw-raw-image"
+        case .olympusRaw: "com.olympus.raw-image"
+        case .panasonicRaw: "com.panasonic.rw2-raw-image"
+        case .fujifilmRaw: "com.fuji.raw-image"
+        case .epub: "org.idpf.epub-container"
+        case .comicZip: "public.cbz-archive"
+        case .comicRar: "public.cbr-archive"
+        case .comic7z: "public.cb7-archive"
         }
     }
 
@@ -133,6 +169,18 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .legacyWordDocument: "application/msword"
         case .legacySpreadsheet: "application/vnd.ms-excel"
         case .legacyPresentation: "application/vnd.ms-powerpoint"
+        case .dng: "image/x-adobe-dng"
+        case .canonRaw2: "image/x-canon-cr2"
+        case .canonRaw3: "image/x-canon-cr3"
+        case .nikonRaw: "image/x-nikon-nef"
+        case .sonyRaw: "image/x-sony-arw"
+        case .olympusRaw: "image/x-olympus-orf"
+        case .panasonicRaw: "image/x-panasonic-rw2"
+        case .fujifilmRaw: "image/x-fuji-raf"
+        case .epub: "application/epub+zip"
+        case .comicZip: "application/vnd.comicbook+zip"
+        case .comicRar: "application/vnd.comicbook-rar"
+        case .comic7z: "application/x-cb7"
         }
     }
 
@@ -171,6 +219,18 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .legacyWordDocument: "Word 97-2003 document"
         case .legacySpreadsheet: "Excel 97-2003 workbook"
         case .legacyPresentation: "PowerPoint 97-2003 presentation"
+        case .dng: "DNG raw photo"
+        case .canonRaw2: "Canon CR2 raw photo"
+        case .canonRaw3: "Canon CR3 raw photo"
+        case .nikonRaw: "Nikon NEF raw photo"
+        case .sonyRaw: "Sony ARW raw photo"
+        case .olympusRaw: "Olympus ORF raw photo"
+        case .panasonicRaw: "Panasonic RW2 raw photo"
+        case .fujifilmRaw: "Fujifilm RAF raw photo"
+        case .epub: "EPUB book"
+        case .comicZip: "CBZ comic"
+        case .comicRar: "CBR comic"
+        case .comic7z: "CB7 comic"
         }
     }
 
@@ -209,6 +269,18 @@ public enum ContentType: String, Sendable, Codable, CaseIterable, Hashable {
         case .legacyWordDocument: ["doc", "dot"]
         case .legacySpreadsheet: ["xls", "xlt"]
         case .legacyPresentation: ["ppt", "pps", "pot"]
+        case .dng: ["dng"]
+        case .canonRaw2: ["cr2"]
+        case .canonRaw3: ["cr3"]
+        case .nikonRaw: ["nef", "nrw"]
+        case .sonyRaw: ["arw", "srf", "sr2"]
+        case .olympusRaw: ["orf"]
+        case .panasonicRaw: ["rw2", "rwl"]
+        case .fujifilmRaw: ["raf"]
+        case .epub: ["epub"]
+        case .comicZip: ["cbz"]
+        case .comicRar: ["cbr"]
+        case .comic7z: ["cb7"]
         }
     }
 
@@ -240,6 +312,17 @@ extension ContentType {
         default: false
         }
     }
+
+    /// A camera's raw photo: what LibRaw opens (its embedded preview, or its sensor data developed).
+    public var isCameraRaw: Bool {
+        switch self {
+        case .dng, .canonRaw2, .canonRaw3, .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw: true
+        default: false
+        }
+    }
+
+    /// A comic book archive, whose pages are the images it holds in natural order.
+    public var isComicBook: Bool { self == .comicZip || self == .comicRar || self == .comic7z }
 
     /// An office document: what LibreOffice draws, in the renderers of the office lane.
     public var isOffice: Bool { officeFamily != nil }

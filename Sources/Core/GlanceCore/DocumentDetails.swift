@@ -44,6 +44,10 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     public var textIsLonger: Bool?
     /// A video's or a sound file's length, frame and codecs.
     public var media: MediaDetails?
+    /// A camera raw photo's camera, capture time and developed size.
+    public var camera: CameraDetails?
+    /// An e-book's title and author.
+    public var book: BookDetails?
 
     /// The most runs kept: a PDF whose page sizes change more often than this keeps its count only.
     public static let maximumPageRuns = 1000
@@ -53,7 +57,8 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
 
     public init(
         pageCount: Int? = nil, pageSizes: [PageRun]? = nil, textEncoding: String? = nil, lineCount: Int? = nil,
-        textIsLonger: Bool? = nil, media: MediaDetails? = nil, pageNames: [String]? = nil
+        textIsLonger: Bool? = nil, media: MediaDetails? = nil, pageNames: [String]? = nil,
+        camera: CameraDetails? = nil, book: BookDetails? = nil
     ) {
         self.pageCount = pageCount
         self.pageSizes = pageSizes
@@ -62,12 +67,14 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
         self.lineCount = lineCount
         self.textIsLonger = textIsLonger
         self.media = media
+        self.camera = camera
+        self.book = book
     }
 
     /// Whether nothing is known.
     public var isEmpty: Bool {
         pageCount == nil && pageSizes == nil && textEncoding == nil && lineCount == nil && textIsLonger == nil
-            && media == nil && pageNames == nil
+            && media == nil && pageNames == nil && camera == nil && book == nil
     }
 
     /// The size of page `number` (from 1) in points, when the runs say it.
@@ -130,6 +137,8 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
             result.textIsLonger = textIsLonger
         }
         result.media = media?.checked
+        result.camera = camera?.checked
+        result.book = book?.checked
         return result.isEmpty ? nil : result
     }
 

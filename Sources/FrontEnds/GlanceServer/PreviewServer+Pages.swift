@@ -106,15 +106,20 @@ extension PreviewServer {
         guard item.state == .fresh || item.state == .stale, let identity = indexer.scanner.identity(of: item.path)
         else { return (.empty, nil, nil, nil, nil) }
         let stack = { [links] in
-            PreviewPage.stack(of: item.path, details: item.details, links: links) { page, side in
+            // A comic book's page sizes are not read: its boxes take its first page's proportions.
+            let first =
+                item.contentType?.isComicBook == true
+                ? item.thumbnails.max { $0.width < $1.width }.map { (width: $0.width, height: $0.height) } : nil
+            return PreviewPage.stack(of: item.path, details: item.details, firstPage: first, links: links) { page, side in
                 previewTag(identity, page: page, side: side)
             }
         }
         switch item.contentType {
-        // An office document's pages, sheets or slides are stacked as a PDF's pages are.
+        // An office document's pages, sheets or slides, and a comic book's pages, are stacked as a
+        // PDF's pages are.
         case .pdf, .wordDocument, .spreadsheet, .presentation, .openDocumentText, .openDocumentSpreadsheet,
             .openDocumentPresentation, .openDocumentDrawing, .richText, .legacyWordDocument, .legacySpreadsheet,
-            .legacyPresentation:
+            .legacyPresentation, .comicZip, .comicRar, .comic7z:
             return (stack(), nil, nil, nil, nil)
         // A multi-page TIFF (a scan, a fax) is stacked as a PDF is.
         case .tiff where item.details?.pageSizes != nil:
@@ -128,8 +133,10 @@ extension PreviewServer {
                 truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
             return (.empty, view, nil, nil, nil)
         // A video's or a sound file's picture (a frame or its cover) is shown as an image's is.
+        // So is a raw photo's (its preview or its development) and an e-book's cover.
         case .png, .jpeg, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska, .webm, .avi,
-            .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a:
+            .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .dng, .canonRaw2, .canonRaw3, .nikonRaw,
+            .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub:
             guard let standard = links.thumbnail(for: item) else { return (.empty, nil, nil, nil, nil) }
             let side = Self.defaultPreviewSide
             let large = links.pageImage(

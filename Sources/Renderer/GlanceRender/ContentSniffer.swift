@@ -44,17 +44,8 @@ public enum ContentSniffer {
         }
         var sniffed = classify(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
         sniffed.read = prefix
-        if case .unsupported = sniffed.result, OfficeSniffer.startsAsContainer(prefix.bytes) {
-            let named = ContentType(named: name)
-            if let office = try OfficeSniffer.type(of: file, prefix: prefix.bytes, named: named) {
-                sniffed.result = .supported(office)
-            } else {
-                let container =
-                    OfficeSniffer.startsAsPackage(prefix.bytes)
-                    ? "a ZIP archive" : "an OLE2 compound file"
-                sniffed.result = .unsupported(
-                    detail: "\(container), not a Word, Excel, PowerPoint or OpenDocument file")
-            }
+        if case .unsupported = sniffed.result, ArchiveSniffer.startsAsContainer(prefix.bytes) {
+            sniffed.result = try ArchiveSniffer.type(of: file, prefix: prefix.bytes, named: ContentType(named: name))
         }
         return sniffed
     }
@@ -66,7 +57,7 @@ public enum ContentSniffer {
 
     /// Whether `prefix` starts like one of the formats with a signature (every one but text).
     static func hasSignature(_ prefix: [UInt8], fileName: String) -> Bool {
-        if OfficeSniffer.startsAsContainer(prefix) { return true }
+        if ArchiveSniffer.startsAsContainer(prefix) { return true }
         return switch classify(prefix: prefix, isWholeFile: true, fileName: fileName, textAllowed: false).result {
         case .supported: true
         default: false
@@ -93,6 +84,8 @@ public enum ContentSniffer {
         if prefix.starts(with: Array("GIF87a".utf8)) || prefix.starts(with: Array("GIF89a".utf8)) {
             return Sniffed(result: .supported(.gif), text: nil)
         }
+        // Camera raw photos first: most are TIFF variants, and CR3 is an ISO base media file.
+        if let raw = RawSniffer.type(of: prefix) { return Sniffed(result: .supported(raw), text: nil) }
         // Little- or big-endian TIFF, classic (42) or BigTIFF (43).
         if [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00], [0x4D, 0x4D, 0x00, 0x2B]]
             .contains(where: { prefix.starts(with: $0) })
@@ -113,6 +106,9 @@ public enum ContentSniffer {
         if OfficeSniffer.startsAsRichText(prefix) { return Sniffed(result: .supported(.richText), text: nil) }
         if let openDocument = OfficeSniffer.openDocumentType(prefix: prefix) {
             return Sniffed(result: .supported(openDocument), text: nil)
+        }
+        if OfficeSniffer.storedMimetype(prefix: prefix) == ArchiveSniffer.epubMimetype {
+            return Sniffed(result: .supported(.epub), text: nil)
         }
         if let media = MediaSniffer.type(of: prefix) {
             return Sniffed(result: .supported(media), text: nil)

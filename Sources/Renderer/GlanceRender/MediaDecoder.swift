@@ -188,7 +188,7 @@ final class MediaDecoder: RasterDecoder {
             let turned = info.rotation == 90 || info.rotation == 270
             media.width = Int(turned ? info.height : info.width)
             media.height = Int(turned ? info.width : info.height)
-            media.videoCodec = MediaFile.text(info.video_codec)
+            media.videoCodec = String(fixedCText: info.video_codec)
             if info.frame_rate > 0 { media.frameRate = info.frame_rate }
             if info.dolby_vision_profile > 0 {
                 media.hdr = .dolbyVision
@@ -199,7 +199,7 @@ final class MediaDecoder: RasterDecoder {
             }
         }
         media.hasAudio = info.has_audio != 0
-        if info.has_audio != 0 { media.audioCodec = MediaFile.text(info.audio_codec) }
+        if info.has_audio != 0 { media.audioCodec = String(fixedCText: info.audio_codec) }
         return DocumentDetails(media: media)
     }
 }

@@ -86,11 +86,4 @@ final class MediaFile {
     func readRows(from first: Int, count: Int, into out: UnsafeMutablePointer<UInt8>) {
         glance_media_read_rows(handle, Int32(first), Int32(count), out)
     }
-
-    /// A string field of the description (a codec's name).
-    static func text<T>(_ field: T) -> String {
-        withUnsafeBytes(of: field) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-    }
 }

@@ -45,6 +45,12 @@ enum OfficeSniffer {
 
     /// An OpenDocument package's kind from its first local header: the entry `mimetype`, stored.
     static func openDocumentType(prefix: [UInt8]) -> ContentType? {
+        storedMimetype(prefix: prefix).flatMap { openDocumentTypes[$0] }
+    }
+
+    /// The text of a ZIP's first entry when it is `mimetype`, stored uncompressed, as
+    /// OpenDocument and EPUB put it so that it shows in the first bytes.
+    static func storedMimetype(prefix: [UInt8]) -> String? {
         guard startsAsPackage(prefix), prefix.count >= 30 else { return nil }
         let method = CompoundFile.u16(prefix, 8)
         let size = Int(CompoundFile.u32(prefix, 18))
@@ -54,33 +60,23 @@ enum OfficeSniffer {
         guard method == 0, nameLength == 8, prefix.count >= start + size, size < 128,
             prefix[30..<38].elementsEqual("mimetype".utf8)
         else { return nil }
-        return openDocumentTypes[String(decoding: prefix[start..<(start + size)], as: UTF8.self)]
-    }
-
-    /// The office type of the file open at `file`, whose first bytes are `prefix` and which
-    /// starts as a container (``startsAsContainer(_:)``); nil when it is some other ZIP or
-    /// compound file. Throws for a package past its limits, and for a password-protected one.
-    static func type(of file: OpenFile, prefix: [UInt8], named: ContentType?) throws(ThumbnailError) -> ContentType? {
-        if let type = openDocumentType(prefix: prefix) { return type }
-        if startsAsPackage(prefix) {
-            let package = try ZipPackage(file: file, format: named?.displayName ?? "ZIP archive", limits: .office)
-            return try packageType(package)
-        }
-        guard let compound = CompoundFile(file: file) else { return nil }
-        return try compoundType(compound, named: named)
+        return String(decoding: prefix[start..<(start + size)], as: UTF8.self)
     }
 
     /// A ZIP package's kind: an OpenDocument `mimetype` entry, else the main part of its
     /// `[Content_Types].xml`.
-    static func packageType(_ package: ZipPackage) throws(ThumbnailError) -> ContentType? {
-        if let index = package.index(of: "mimetype"), package.entries[index].size < 128 {
-            let text = String(decoding: try package.read(index), as: UTF8.self)
-            if let type = openDocumentTypes[text.trimmingWhitespace] { return type }
-        }
+    static func packageType(_ package: ArchiveReader) throws(ThumbnailError) -> ContentType? {
+        if let type = try mimetype(of: package).flatMap({ openDocumentTypes[$0] }) { return type }
         guard let index = package.index(of: "[Content_Types].xml"), package.entries[index].size < (1 << 20) else {
             return nil
         }
         return officeOpenXMLType(contentTypes: try package.read(index))
+    }
+
+    /// The text of a package's `mimetype` entry wherever it is, spaces trimmed; nil without one.
+    static func mimetype(of package: ArchiveReader) throws(ThumbnailError) -> String? {
+        guard let index = package.index(of: "mimetype"), package.entries[index].size < 128 else { return nil }
+        return String(decoding: try package.read(index), as: UTF8.self).trimmingWhitespace
     }
 
     /// The Word, Excel or PowerPoint kind that `[Content_Types].xml` gives its main part

@@ -10,7 +10,9 @@ import GlanceCore
 public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
 
-    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC, AVIF, SVG, and videos and sound files through FFmpeg); the image renderers
+    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC,
+    /// AVIF, SVG, videos and sound files through FFmpeg, camera raw photos through LibRaw, EPUB
+    /// books and comic books); the image renderers
     /// share `colourTransforms`, so a profile's transform is built once for every document.
     ///
     /// With `office` (an office renderer's LibreOffice), office documents are drawn too
@@ -21,20 +23,28 @@ public struct Thumbnailer: Sendable {
         let officeRenderers: [any DocumentRenderer] =
             office.map { office in ContentType.allCases.filter(\.isOffice).map { OfficeRenderer($0, office: office) } }
             ?? []
-        self.init(
-            renderers: [
-                PDFRenderer(), TextRenderer(), SVGRenderer(),
-                RasterPipeline(.png, decoder: PNGDecoder.self, colourTransforms: colour),
-                RasterPipeline(.jpeg, decoder: JPEGDecoder.self, colourTransforms: colour),
-                RasterPipeline(.webp, decoder: WebPDecoder.self, colourTransforms: colour),
-                RasterPipeline(.gif, decoder: GIFDecoder.self, colourTransforms: colour),
-                RasterPipeline(.tiff, decoder: TIFFDecoder.self, colourTransforms: colour),
-                RasterPipeline(.heic, decoder: HEIFDecoder.self, colourTransforms: colour),
-                RasterPipeline(.avif, decoder: HEIFDecoder.self, colourTransforms: colour),
-            ]
-                + ContentType.allCases.filter(\.isMedia).map {
-                    RasterPipeline($0, decoder: MediaDecoder.self, colourTransforms: colour)
-                } + officeRenderers)
+        let images: [any DocumentRenderer] = [
+            RasterPipeline(.png, decoder: PNGDecoder.self, colourTransforms: colour),
+            RasterPipeline(.jpeg, decoder: JPEGDecoder.self, colourTransforms: colour),
+            RasterPipeline(.webp, decoder: WebPDecoder.self, colourTransforms: colour),
+            RasterPipeline(.gif, decoder: GIFDecoder.self, colourTransforms: colour),
+            RasterPipeline(.tiff, decoder: TIFFDecoder.self, colourTransforms: colour),
+            RasterPipeline(.heic, decoder: HEIFDecoder.self, colourTransforms: colour),
+            RasterPipeline(.avif, decoder: HEIFDecoder.self, colourTransforms: colour),
+        ]
+        let pictures = EmbeddedPicture(
+            renderers: Dictionary(images.map { ($0.contentType, $0) }, uniquingKeysWith: { first, _ in first }))
+        let text = TextRenderer()
+        let media: [any DocumentRenderer] = ContentType.allCases.filter(\.isMedia).map {
+            RasterPipeline($0, decoder: MediaDecoder.self, colourTransforms: colour)
+        }
+        let raw: [any DocumentRenderer] = ContentType.allCases.filter(\.isCameraRaw).map {
+            RasterPipeline($0, decoder: RawDecoder.self, colourTransforms: colour)
+        }
+        let books: [any DocumentRenderer] =
+            [EPUBRenderer(pictures: pictures, text: text)]
+            + ContentType.allCases.filter(\.isComicBook).map { ComicRenderer(contentType: $0, pictures: pictures) }
+        self.init(renderers: [PDFRenderer(), text, SVGRenderer()] + images + media + raw + books + officeRenderers)
     }
 
     /// Whether office documents are drawn here (an office renderer's thumbnailer).
@@ -129,9 +139,10 @@ public struct Thumbnailer: Sendable {
 
     /// Refuses a page other than the first of a document that has one page (all but PDFs, TIFFs
     /// and videos, whose strip of frames is their pages; their renderers check against their own
-    /// count; and office documents, drawn by LibreOffice, whose renderer does the same).
+    /// count; and office documents, drawn by LibreOffice, and comic books, whose renderers do the
+    /// same).
     static func checkPage(_ request: RenderRequest, of type: ContentType) throws(ThumbnailError) {
-        guard type != .pdf && type != .tiff && !type.isMedia && !type.isOffice else { return }
+        guard type != .pdf && type != .tiff && !type.isMedia && !type.isOffice && !type.isComicBook else { return }
         if request.page != 1 { throw .pageOutOfRange(page: request.page, pageCount: 1) }
     }
 }

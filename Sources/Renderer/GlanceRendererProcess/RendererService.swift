@@ -328,9 +328,10 @@ public struct RendererService: Sendable {
     }
 
     /// Refuses an image or PDF larger than `limit` bytes (text is exempt: only its start is read;
-    /// so are videos and sound, read a few packets at a time wherever the frame or cover is).
+    /// so are videos and sound, read a few packets at a time wherever the frame or cover is, and
+    /// comic books, read a page at a time).
     static func checkFileSize(_ file: OpenFile, type: ContentType, limit: Int) throws(ThumbnailError) {
-        guard type != .text, !type.isMedia, limit > 0 else { return }
+        guard type != .text, !type.isMedia, !type.isComicBook, limit > 0 else { return }
         guard let size = file.status().map({ Int($0.st_size) }) else { return }
         if size > limit { throw .fileTooLarge(bytes: size, limitBytes: limit) }
     }

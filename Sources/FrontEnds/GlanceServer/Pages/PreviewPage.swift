@@ -131,10 +131,17 @@ struct PreviewPage: Sendable {
     /// The stack of a PDF whose page sizes `details` knows; `version` (a page's number, or
     /// ``pageNumberPlaceholder``, and a side) makes each URL immutable for the file as it is
     /// (``PreviewServer/previewTag(_:page:side:)``).
+    ///
+    /// A document whose pages' sizes are not known (a comic book: only the page drawn is read)
+    /// has every box in the proportions of `firstPage`, its thumbnail; each image, whose height
+    /// is `auto`, takes its own once it loads.
     static func stack(
-        of path: String, details: DocumentDetails?, links: PageLinks, version: (String, Int) -> String
+        of path: String, details: DocumentDetails?, firstPage: (width: Int, height: Int)? = nil, links: PageLinks,
+        version: (String, Int) -> String
     ) -> PageStack {
-        guard let details, let count = details.pageCount, let runs = details.pageSizes else { return .empty }
+        guard let details, let count = details.pageCount else { return .empty }
+        let assumed = firstPage.map { [DocumentDetails.PageRun(width: Double($0.width), height: Double($0.height), count: count)] }
+        guard let runs = details.pageSizes ?? assumed else { return .empty }
         // Every known page's box, as runs of equal boxes: the pages up to the first whose size is
         // not known (or not a size), so that each page keeps its number.
         var boxes: [(width: Int, height: Int, count: Int)] = []

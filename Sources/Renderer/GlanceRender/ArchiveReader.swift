@@ -1,11 +1,20 @@
 internal import CArchive
 import GlanceCore
 
-/// A ZIP-based document opened through libarchive (loaded on first use, see `CArchive`): its
-/// listing, read from the archive's central directory and held to ``Limits`` before any entry is
-/// read, and its entries read whole, each held to the same limit by what it inflates to. Entry
-/// names are data, never paths: nothing is written anywhere.
-final class ZipPackage {
+/// An archive opened through libarchive (loaded on first use, see `CArchive`): the ZIP package
+/// of an office document or an e-book, or a comic book's ZIP, RAR or 7-Zip archive. Its listing
+/// is read from what the archive declares and held to ``Limits`` before any entry is read; its
+/// entries are read whole, each held to the same limit by what it inflates to. Entry names are
+/// data, never paths: nothing is written anywhere.
+final class ArchiveReader {
+    /// Which archive formats are read.
+    enum Formats {
+        /// ZIP only: office documents and e-books.
+        case zip
+        /// ZIP, RAR (4 and 5) and 7-Zip: comic books.
+        case comics
+    }
+
     /// What a package may hold.
     struct Limits {
         var entries: Int
@@ -18,6 +27,11 @@ final class ZipPackage {
         /// its own size. Deflate cannot do better than about 1,030 to 1, which bombs come close
         /// to; a 100,000-row sheet made here inflates 11 times, a deck of repeated slides 30.
         static let office = Limits(entries: 10_000, entryBytes: 256 << 20, totalBytes: 1 << 30, ratio: 500)
+
+        /// A comic book's: as an office document's for each entry, but 64 GiB in all (its pages
+        /// are stored, not compressed: a scanned omnibus runs to gigabytes, and the ratio to its
+        /// own size still holds a bomb). Only one page is ever read.
+        static let comics = Limits(entries: 10_000, entryBytes: 256 << 20, totalBytes: 64 << 30, ratio: 500)
     }
 
     /// One entry of the listing.
@@ -35,9 +49,9 @@ final class ZipPackage {
     private let format: String
     let entries: [Entry]
 
-    /// Lists the package open at `file` and checks the listing against `limits`; `format` names
-    /// it in errors.
-    init(file: OpenFile, format: String, limits: Limits) throws(ThumbnailError) {
+    /// Lists the archive open at `file` (read as `formats`) and checks the listing against
+    /// `limits`; `format` names it in errors.
+    init(file: OpenFile, format: String, limits: Limits, formats: Formats = .zip) throws(ThumbnailError) {
         self.format = format
         let size = file.status().map { Int64($0.st_size) } ?? 0
         var reason = [CChar](repeating: 0, count: 512)
@@ -50,7 +64,7 @@ final class ZipPackage {
         var failure = GLANCE_ARCHIVE_CORRUPT
         guard
             let opened = glance_archive_open(
-                file.descriptor, size, GLANCE_ARCHIVE_ZIP, &cLimits, &reason, reason.count, &failure)
+                file.descriptor, size, formats == .zip ? GLANCE_ARCHIVE_ZIP : GLANCE_ARCHIVE_COMICS, &cLimits, &reason, reason.count, &failure)
         else {
             throw Self.error(failure, String(nulTerminated: reason), format: format)
         }

@@ -1,0 +1,48 @@
+/// What an e-book tells besides its cover: its title and author, and where the thumbnail came
+/// from. Part of ``DocumentDetails``; a renderer fills it, ``checked`` keeps what holds together.
+public struct BookDetails: Sendable, Equatable, Codable {
+    /// The book's title and its first author, as its package document gives them.
+    public var title: String?
+    public var author: String?
+    /// Where the thumbnail came from.
+    public var cover: CoverSource?
+
+    /// How an EPUB's cover was found, in the order they are tried.
+    public enum CoverSource: String, Sendable, Equatable, Codable {
+        /// The package's `<meta name="cover">` (EPUB 2).
+        case coverMeta = "cover-meta"
+        /// The manifest item whose properties say `cover-image` (EPUB 3).
+        case coverImage = "cover-image"
+        /// The first picture of the first chapter in reading order.
+        case firstImage = "first-image"
+        /// No picture: the first chapter's text, laid out as a text document's page.
+        case text
+    }
+
+    public init(title: String? = nil, author: String? = nil, cover: CoverSource? = nil) {
+        self.title = title
+        self.author = author
+        self.cover = cover
+    }
+
+    /// The longest title or author kept, in characters.
+    public static let maximumLength = 200
+
+    /// The details with what does not hold together left out, nil when nothing is left: control
+    /// characters made spaces, runs of spaces made one, cut to ``maximumLength``.
+    public var checked: BookDetails? {
+        let result = BookDetails(title: title.flatMap(Self.cleaned), author: author.flatMap(Self.cleaned), cover: cover)
+        return result == BookDetails() ? nil : result
+    }
+
+    /// `text` with control characters made spaces, spaces run together and trimmed, cut to
+    /// ``maximumLength``; nil when nothing is left.
+    public static func cleaned(_ text: String) -> String? {
+        let spaced = String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0.properties.generalCategory == .control || $0 == "\u{A0}" ? " " : $0 }))
+        let words = spaced.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        let cut = String(words.prefix(maximumLength))
+        return cut.isEmpty ? nil : cut
+    }
+}

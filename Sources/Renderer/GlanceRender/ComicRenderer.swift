@@ -1,0 +1,30 @@
+import GlanceCore
+
+/// Draws a comic book (CBZ, CBR, CB7): page N is the Nth picture of its archive in natural
+/// order (``ComicPages``), read whole (held to the archive's limits) into memory and drawn by
+/// the image renderers. Only the page asked for is read; the page count goes into the details,
+/// and the preview page shows every page as a PDF's.
+///
+/// RAR archives are read by libarchive: RAR 4 and RAR 5 alike, stored or compressed (RAR 5's
+/// filters included), but not solid RAR 5 archives whose pages it cannot reach, nor encrypted
+/// ones (a password is needed, one line).
+struct ComicRenderer: DocumentRenderer {
+    let contentType: ContentType
+    let pictures: EmbeddedPicture
+
+    func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        let format = contentType.displayName
+        let archive = try ArchiveReader(
+            file: request.file, format: format, limits: .comics, formats: contentType == .comicZip ? .zip : .comics)
+        let pages = ComicPages.order(archive.entries)
+        guard !pages.isEmpty else {
+            throw .corrupt(format: format, detail: "no pages: the archive holds no JPEG, PNG, WebP, GIF, TIFF, HEIC or AVIF")
+        }
+        guard request.page <= pages.count else { throw .pageOutOfRange(page: request.page, pageCount: pages.count) }
+        let index = pages[request.page - 1]
+        if archive.entries[index].isEncrypted { throw .passwordProtected(format: format) }
+        var result = try pictures.render(archive.read(index), as: "page \(request.page)", request: request)
+        result.details = DocumentDetails(pageCount: pages.count)
+        return result
+    }
+}
