@@ -3197,7 +3197,7 @@ def make_ebook():
            "cover-meta.epub's entries, all but mimetype ZIP-encrypted (traditional PKWARE) with the password 'secret'")
     zip_by_hand("ebook/bomb.epub", [(name, data, None, None) for name, data in meta]
                 + [("OEBPS/images/padding.bin", bytes(1 << 16), None, 3000000000)])
-    record("ebook/bomb.epub", "none", "error:refused before reading it", None,
+    record("ebook/bomb.epub", "epub", "error:refused before reading it", None,
            "cover-meta.epub plus an entry whose headers declare 3,000,000,000 bytes (no ZIP64) for 64 KiB "
            "deflated to a few dozen bytes")
 

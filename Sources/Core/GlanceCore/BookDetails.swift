@@ -28,21 +28,17 @@ public struct BookDetails: Sendable, Equatable, Codable {
     /// The longest title or author kept, in characters.
     public static let maximumLength = 200
 
-    /// The details with what does not hold together left out, nil when nothing is left: control
-    /// characters made spaces, runs of spaces made one, cut to ``maximumLength``.
+    /// The details with what does not hold together left out, nil when nothing is left: the
+    /// title and author cleaned (``cleaned(_:)``).
     public var checked: BookDetails? {
         let result = BookDetails(title: title.flatMap(Self.cleaned), author: author.flatMap(Self.cleaned), cover: cover)
         return result == BookDetails() ? nil : result
     }
 
-    /// `text` with control characters made spaces, spaces run together and trimmed, cut to
+    /// `text` cleaned as every name is (``DocumentDetails/cleanName(_:maximumLength:)``), cut to
     /// ``maximumLength``; nil when nothing is left.
     public static func cleaned(_ text: String) -> String? {
-        let spaced = String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.properties.generalCategory == .control || $0 == "\u{A0}" ? " " : $0 }))
-        let words = spaced.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        let cut = String(words.prefix(maximumLength))
-        return cut.isEmpty ? nil : cut
+        let cleaned = DocumentDetails.cleanName(text, maximumLength: maximumLength)
+        return cleaned.isEmpty ? nil : cleaned
     }
 }

@@ -37,8 +37,8 @@ public struct CameraDetails: Sendable, Equatable, Codable {
     public static let maximumNameLength = 63
 
     /// The details with what does not hold together left out, nil when nothing is left (a
-    /// renderer and a store's row are not trusted): names of printable characters, cut to
-    /// ``maximumNameLength``; a capture time of the form `YYYY-MM-DDTHH:MM:SS` from 1900 to 2999;
+    /// renderer and a store's row are not trusted): names cleaned as every name is
+    /// (``DocumentDetails/cleanName(_:maximumLength:)``), cut to ``maximumNameLength``; a capture time of the form `YYYY-MM-DDTHH:MM:SS` from 1900 to 2999;
     /// sides up to 1,000,000.
     public var checked: CameraDetails? {
         var result = CameraDetails()
@@ -54,13 +54,8 @@ public struct CameraDetails: Sendable, Equatable, Codable {
     }
 
     static func checkedName(_ name: String) -> String? {
-        let kept = String(
-            String.UnicodeScalarView(
-                name.unicodeScalars.filter { $0.properties.generalCategory != .control && $0 != "\u{FFFD}" }
-            ).prefix(maximumNameLength)
-        )
-        let trimmed = kept.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        return trimmed.isEmpty ? nil : trimmed
+        let cleaned = DocumentDetails.cleanName(name, maximumLength: maximumNameLength)
+        return cleaned.isEmpty ? nil : cleaned
     }
 
     /// Whether `text` is `YYYY-MM-DDTHH:MM:SS` with every field in its range.

@@ -104,7 +104,7 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     /// (anyone who can write the database could), and pages and headers are made from these. A page count from 1 to 10 million; page sizes that are finite, positive, up to
     /// ``ThumbnailLimits/maxPDFPagePoints`` and add up to the count; an encoding name of up to 40
     /// letters, digits and `-_.:`; page names no more than the pages and ``maximumPageNames``,
-    /// each cut to ``maximumPageNameLength`` characters with control characters made spaces.
+    /// each cleaned by ``cleanName(_:maximumLength:)``.
     public var checked: DocumentDetails? {
         var result = DocumentDetails()
         if let count = pageCount, (1...10_000_000).contains(count) {
@@ -120,7 +120,7 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
                 result.pageSizes = runs
             }
             if let names = pageNames, names.count <= min(count, Self.maximumPageNames) {
-                result.pageNames = names.map(Self.cleanName)
+                result.pageNames = names.map { Self.cleanName($0) }
             }
         }
         if let name = textEncoding, (1...40).contains(name.utf8.count),
@@ -142,13 +142,17 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
         return result.isEmpty ? nil : result
     }
 
-    /// A page's name as it may be shown: control characters made spaces, at most
-    /// ``maximumPageNameLength`` characters.
-    static func cleanName(_ name: String) -> String {
-        let scalars = name.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
-        var cleaned = String.UnicodeScalarView()
-        cleaned.append(contentsOf: scalars)
-        return String(String(cleaned).prefix(maximumPageNameLength))
+    /// A name as it may be shown (a sheet's, a book's title, a camera's model): control
+    /// characters made spaces, runs of spaces made one, trimmed, at most `maximumLength`
+    /// characters. The one rule for every name a document gives.
+    public static func cleanName(_ name: String, maximumLength: Int = maximumPageNameLength) -> String {
+        let scalars = name.unicodeScalars.map {
+            $0.properties.generalCategory == .control || $0 == "\u{A0}" ? " " : $0
+        }
+        var spaced = String.UnicodeScalarView()
+        spaced.append(contentsOf: scalars)
+        let words = String(spaced).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        return String(words.prefix(maximumLength))
     }
 
     /// The JSON text a store keeps (keys sorted, so that equal details are equal text).

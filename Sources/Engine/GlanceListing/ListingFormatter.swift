@@ -87,8 +87,47 @@ public enum ListingFormatter {
             let more = details.textIsLonger == true ? " in the first MiB" : ""
             lines.append("lines       \(count)\(more)")
         }
-        for line in details.media.map(mediaAttributes) ?? [] {
+        for line in kindAttributes(details) {
             lines.append(line.label + String(repeating: " ", count: max(1, 12 - line.label.count)) + line.value)
+        }
+        return lines
+    }
+
+    /// What a video, a sound file, a raw photo or an e-book tells, as label and value, for
+    /// `show` and the preview page.
+    public static func kindAttributes(_ details: DocumentDetails) -> [(label: String, value: String)] {
+        (details.media.map(mediaAttributes) ?? []) + (details.camera.map(cameraAttributes) ?? [])
+            + (details.book.map(bookAttributes) ?? [])
+    }
+
+    /// A raw photo's details as label and value: `camera Canon EOS 5D Mark IV`, `taken
+    /// 2024-05-17 10:30:00`, `image 6720x4480`, `picture the camera's preview`. Names are escaped.
+    public static func cameraAttributes(_ camera: CameraDetails) -> [(label: String, value: String)] {
+        var lines: [(label: String, value: String)] = []
+        let name = [camera.make, camera.model].compactMap { $0 }.joined(separator: " ")
+        if !name.isEmpty { lines.append(("camera", DisplayText.escaped(name))) }
+        if let captured = camera.captured { lines.append(("taken", captured.replacingOccurrences(of: "T", with: " "))) }
+        if let width = camera.width, let height = camera.height { lines.append(("image", "\(width)x\(height)")) }
+        switch camera.picture {
+        case .preview?: lines.append(("picture", "the camera's own preview"))
+        case .developed?: lines.append(("picture", "developed from the sensor data"))
+        case nil: break
+        }
+        return lines
+    }
+
+    /// An e-book's details as label and value: `title`, `author`, `cover` (how it was found).
+    /// Names are escaped.
+    public static func bookAttributes(_ book: BookDetails) -> [(label: String, value: String)] {
+        var lines: [(label: String, value: String)] = []
+        if let title = book.title { lines.append(("title", DisplayText.escaped(title))) }
+        if let author = book.author { lines.append(("author", DisplayText.escaped(author))) }
+        switch book.cover {
+        case .coverMeta?: lines.append(("cover", "the picture the book names as its cover"))
+        case .coverImage?: lines.append(("cover", "the picture marked cover-image"))
+        case .firstImage?: lines.append(("cover", "the first chapter's first picture"))
+        case .text?: lines.append(("cover", "none: the first chapter's text"))
+        case nil: break
         }
         return lines
     }

@@ -59,6 +59,27 @@ public enum ListingJSONWriter {
         object(fields, indent: "      ", to: &output)
     }
 
+    /// A raw photo's details, an object at the details' indent, keys sorted.
+    private static func append(_ camera: CameraDetails, to output: inout JSONBytes) {
+        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
+        if let captured = camera.captured { fields.append(("captured", { $0.quoted(captured) })) }
+        if let height = camera.height { fields.append(("height", { $0.number(Int64(height)) })) }
+        if let make = camera.make { fields.append(("make", { $0.quoted(make) })) }
+        if let model = camera.model { fields.append(("model", { $0.quoted(model) })) }
+        if let picture = camera.picture { fields.append(("picture", { $0.quoted(picture.rawValue) })) }
+        if let width = camera.width { fields.append(("width", { $0.number(Int64(width)) })) }
+        object(fields, indent: "      ", to: &output)
+    }
+
+    /// An e-book's details, an object at the details' indent, keys sorted.
+    private static func append(_ book: BookDetails, to output: inout JSONBytes) {
+        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
+        if let author = book.author { fields.append(("author", { $0.quoted(author) })) }
+        if let cover = book.cover { fields.append(("cover", { $0.quoted(cover.rawValue) })) }
+        if let title = book.title { fields.append(("title", { $0.quoted(title) })) }
+        object(fields, indent: "      ", to: &output)
+    }
+
     /// An object of `fields` (in the order given: sorted by the caller) whose closing brace is at
     /// `indent`, its fields one level in, as JSONEncoder's pretty printing writes it (an empty
     /// object as two newlines between its braces).
@@ -83,6 +104,12 @@ public enum ListingJSONWriter {
     /// `"details" : {...},` at a row's indent.
     private static func append(_ details: DocumentDetails, to output: inout JSONBytes) {
         var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
+        if let book = details.book {
+            fields.append(("book", { append(book, to: &$0) }))
+        }
+        if let camera = details.camera {
+            fields.append(("camera", { append(camera, to: &$0) }))
+        }
         if let lines = details.lineCount {
             fields.append(("lineCount", { $0.number(Int64(lines)) }))
         }

@@ -40,7 +40,10 @@ final class RawDecoder: RasterDecoder {
         let orientation = Self.orientation(flip: Int(info.flip))
         var chosen: (decoder: any RasterDecoder, file: OpenFile)?
         var noticed: [String] = []
-        if Self.previewServes(info, box: request.maxSide) {
+        let embedded =
+            info.preview_format == 1
+            ? PixelSize(width: Int(info.preview_width), height: Int(info.preview_height)) : nil
+        if Self.previewServes(image: stored, preview: embedded, box: request.maxSide) {
             do throws(ThumbnailError) {
                 let previewFile = try file.previewFile()
                 var previewRequest = request
@@ -96,18 +99,16 @@ final class RawDecoder: RasterDecoder {
         rows.pushInBands { first, count, out in file.readRows(from: first, count: count, into: out) }
     }
 
-    /// Whether the embedded preview is drawn: a JPEG whose longer side is at least the box's (or
-    /// the image's, when the image is smaller than the box), in the image's proportions within
-    /// 2% (some cameras pad a preview to 16:9, or crop it).
-    static func previewServes(_ info: glance_raw_info, box: Int) -> Bool {
-        let (width, height) = (Int(info.width), Int(info.height))
-        let (previewWidth, previewHeight) = (Int(info.preview_width), Int(info.preview_height))
-        guard info.preview_format == 1, previewWidth > 0, previewHeight > 0, width > 0, height > 0 else {
+    /// Whether the embedded preview is drawn: a JPEG (`preview`, nil when there is none) whose
+    /// longer side is at least the box's (or the image's, when the image is smaller than the
+    /// box), in the image's proportions within 2% (some cameras pad a preview to 16:9, or crop it).
+    static func previewServes(image: PixelSize, preview: PixelSize?, box: Int) -> Bool {
+        guard let preview, preview.width > 0, preview.height > 0, image.width > 0, image.height > 0 else {
             return false
         }
-        guard max(previewWidth, previewHeight) >= min(box, max(width, height)) else { return false }
-        let proportion = Double(width) / Double(height)
-        let previewProportion = Double(previewWidth) / Double(previewHeight)
+        guard max(preview.width, preview.height) >= min(box, max(image.width, image.height)) else { return false }
+        let proportion = Double(image.width) / Double(image.height)
+        let previewProportion = Double(preview.width) / Double(preview.height)
         return abs(previewProportion / proportion - 1) <= 0.02
     }
 

@@ -70,7 +70,16 @@ struct ListingTests {
         workbook.details = DocumentDetails(
             pageCount: 3, pageSizes: [.init(width: 768, height: 543, count: 3)],
             pageNames: ["Budget", "Q2 \"figures\"/a\\b", "Notizen ü"])
-        withDetails += [video, sound, workbook]
+        // A raw photo's camera and an e-book's title and author (quotes, a non-ASCII letter).
+        var photo = rows[3]
+        photo.details = DocumentDetails(
+            camera: CameraDetails(
+                make: "Canon", model: "EOS \"R5\"", captured: "2024-05-17T10:30:00", width: 8192, height: 5464,
+                picture: .preview))
+        var book = rows[0]
+        book.details = DocumentDetails(
+            pageCount: 1, book: BookDetails(title: "Café \\ Bar", author: "Ann Author", cover: .coverImage))
+        withDetails += [video, sound, workbook, photo, book]
         // A size the 1024 answers for (listed with `sameAs`).
         if var standard = withDetails[0].thumbnails[ThumbnailImage.standardSizeKey] {
             standard.sameAs = ThumbnailImage.standardSizeKey
@@ -119,6 +128,35 @@ struct ListingTests {
             audioCodec: "a\u{1B}[2J")
         #expect(hostile.checked == MediaDetails(hasAudio: true))
         #expect(DocumentDetails(media: MediaDetails()).checked == nil)
+    }
+
+    @Test("a raw photo's and an e-book's details read as people say them, names escaped, and are checked")
+    func cameraAndBookLines() {
+        let camera = CameraDetails(
+            make: "Canon", model: "EOS R5", captured: "2024-05-17T10:30:00", width: 8192, height: 5464,
+            picture: .preview)
+        #expect(
+            ListingFormatter.detailLines(DocumentDetails(camera: camera)) == [
+                "camera      Canon EOS R5", "taken       2024-05-17 10:30:00", "image       8192x5464",
+                "picture     the camera's own preview",
+            ])
+        let book = BookDetails(title: "Notes\u{1B}[2J", author: "Ann", cover: .text)
+        #expect(
+            ListingFormatter.detailLines(DocumentDetails(book: book.checked)) == [
+                "title       Notes [2J", "author      Ann", "cover       none: the first chapter's text",
+            ])
+        // What a renderer or a store hands over is checked: a control character, a time that is no
+        // time, a size out of range, a name past its length.
+        let hostile = CameraDetails(
+            make: "Ni\u{7}kon", model: String(repeating: "m", count: 500), captured: "2024-13-40T99:00:00",
+            width: 0, height: 5)
+        #expect(hostile.checked == CameraDetails(make: "Ni kon", model: String(repeating: "m", count: 63)))
+        #expect(CameraDetails(captured: "2024-05-17 10:30:00").checked == nil)
+        #expect(CameraDetails.timestamp(year: 2024, month: 5, day: 7, hour: 9, minute: 3, second: 1) == "2024-05-07T09:03:01")
+        #expect(CameraDetails.timestamp(year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0) == nil)
+        #expect(BookDetails(title: " \n\t ").checked == nil)
+        #expect(BookDetails(title: String(repeating: "t", count: 900)).checked?.title?.count == BookDetails.maximumLength)
+        #expect(BookDetails.cleaned("A\n  Tale\tof  Two") == "A Tale of Two")
     }
 
     @Test("patterns match the relative path; '*' crosses folders")

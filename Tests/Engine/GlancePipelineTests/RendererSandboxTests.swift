@@ -122,6 +122,43 @@ struct RendererSandboxTests {
     }
 
     @Test(
+        "raw photos (LibRaw, its threads), e-books and comic books (libarchive's ZIP, RAR and 7-Zip readers) render in every sandbox; their hostile files fail in one line",
+        arguments: RendererSandbox.allCases)
+    func rawBooksAndComicsUnderEachSandbox(sandbox: RendererSandbox) async throws {
+        let pool = RendererPool(
+            configuration: .init(
+                executable: rendererExecutable, workers: 1, limits: RendererLimits(timeoutSeconds: 60),
+                sandbox: sandbox))
+        try await pool.shuttingDown {
+            let expected: [(path: String, width: Int?, error: String?)] = [
+                ("raw/preview.dng", 640, nil), ("raw/no-preview.dng", 640, nil), ("ebook/cover-meta.epub", 600, nil),
+                ("ebook/text-only.epub", 724, nil), ("comics/natural.cbz", 683, nil), ("comics/natural.cbr", 683, nil),
+                ("comics/natural-rar5.cbr", 683, nil), ("comics/natural.cb7", 683, nil),
+                ("raw/truncated.dng", nil, "truncated dng raw photo data"),
+                ("comics/bomb.cbz", nil, "refused before reading it"),
+                ("comics/encrypted.cbz", nil, "needs a password"),
+            ]
+            for (index, item) in expected.enumerated() {
+                let result = await pool.run(
+                    RenderJob(id: index + 1, name: item.path),
+                    file: try OpenFile.regularFile(atPath: assets + "/" + item.path))
+                guard case .finished(let outcome) = result else {
+                    Issue.record("\(sandbox) \(item.path): \(String(describing: result))")
+                    continue
+                }
+                if let width = item.width {
+                    #expect(outcome.status == .rendered, "\(sandbox) \(item.path): \(outcome.error ?? "")")
+                    #expect(outcome.width == width, "\(sandbox) \(item.path)")
+                } else {
+                    #expect(outcome.status != .rendered, "\(sandbox) \(item.path)")
+                    #expect(outcome.error?.lowercased().contains(item.error ?? "") == true, "\(sandbox) \(item.path): \(outcome.error ?? "")")
+                    #expect(outcome.error?.contains("\n") == false)
+                }
+            }
+        }
+    }
+
+    @Test(
         "with bubblewrap untried, the first worker starts under it and is the trial: its greeting confirms bubblewrap, or bubblewrap's failure before it sends the job to a worker under seccomp alone",
         arguments: [true, false])
     func pendingTrial(bubblewrapWorks: Bool) async throws {

@@ -207,7 +207,7 @@ struct PreviewPage: Sendable {
             let more = item.details?.textIsLonger == true ? " in the first MiB" : ""
             lines.append(Attribute(label: "Lines", value: grouped(count) + more))
         }
-        for line in item.details?.media.map(ListingFormatter.mediaAttributes) ?? [] {
+        for line in item.details.map(ListingFormatter.kindAttributes) ?? [] {
             lines.append(
                 Attribute(label: line.label.prefix(1).uppercased() + line.label.dropFirst(), value: line.value))
         }
