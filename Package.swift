@@ -344,7 +344,8 @@ let package = Package(
 let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
-        "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG",
+        "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia",
+        "CSVG",
         "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",

@@ -31,8 +31,9 @@ struct ThumbnailCommand: ParsableCommand {
     @Argument(
         help: ArgumentHelp(
             "The document: a PDF, PNG, JPEG, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file, a video (a frame"
-                + " is drawn), a sound file (its cover) or an office document (Word, Excel, PowerPoint, OpenDocument,"
-                + " RTF: drawn by LibreOffice).")
+                + " is drawn), a sound file (its cover), a camera raw photo (DNG, CR2, CR3, NEF, ARW, ORF, RW2, RAF:"
+                + " its preview, or developed), an EPUB book (its cover), a comic book (CBZ, CBR, CB7: a page) or an"
+                + " office document (Word, Excel, PowerPoint, OpenDocument, RTF: drawn by LibreOffice).")
     )
     var file: String
 

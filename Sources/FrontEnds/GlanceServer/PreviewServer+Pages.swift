@@ -110,7 +110,8 @@ extension PreviewServer {
             let first =
                 item.contentType?.isComicBook == true
                 ? item.thumbnails.max { $0.width < $1.width }.map { (width: $0.width, height: $0.height) } : nil
-            return PreviewPage.stack(of: item.path, details: item.details, firstPage: first, links: links) { page, side in
+            return PreviewPage.stack(of: item.path, details: item.details, firstPage: first, links: links) {
+                page, side in
                 previewTag(identity, page: page, side: side)
             }
         }

@@ -64,7 +64,8 @@ final class ArchiveReader {
         var failure = GLANCE_ARCHIVE_CORRUPT
         guard
             let opened = glance_archive_open(
-                file.descriptor, size, formats == .zip ? GLANCE_ARCHIVE_ZIP : GLANCE_ARCHIVE_COMICS, &cLimits, &reason, reason.count, &failure)
+                file.descriptor, size, formats == .zip ? GLANCE_ARCHIVE_ZIP : GLANCE_ARCHIVE_COMICS, &cLimits, &reason,
+                reason.count, &failure)
         else {
             throw Self.error(failure, String(nulTerminated: reason), format: format)
         }

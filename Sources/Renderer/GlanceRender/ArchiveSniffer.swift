@@ -45,7 +45,9 @@ enum ArchiveSniffer {
                 detail: "a ZIP archive, not a Word, Excel, PowerPoint, OpenDocument, EPUB or comic book file")
         }
         if prefix.starts(with: CompoundFile.signature) {
-            if let compound = CompoundFile(file: file), let office = try OfficeSniffer.compoundType(compound, named: named) {
+            if let compound = CompoundFile(file: file),
+                let office = try OfficeSniffer.compoundType(compound, named: named)
+            {
                 return .supported(office)
             }
             return .unsupported(detail: "an OLE2 compound file, not a Word, Excel or PowerPoint file")

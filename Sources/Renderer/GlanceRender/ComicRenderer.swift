@@ -18,7 +18,8 @@ struct ComicRenderer: DocumentRenderer {
             file: request.file, format: format, limits: .comics, formats: contentType == .comicZip ? .zip : .comics)
         let pages = ComicPages.order(archive.entries)
         guard !pages.isEmpty else {
-            throw .corrupt(format: format, detail: "no pages: the archive holds no JPEG, PNG, WebP, GIF, TIFF, HEIC or AVIF")
+            throw .corrupt(
+                format: format, detail: "no pages: the archive holds no JPEG, PNG, WebP, GIF, TIFF, HEIC or AVIF")
         }
         guard request.page <= pages.count else { throw .pageOutOfRange(page: request.page, pageCount: pages.count) }
         let index = pages[request.page - 1]

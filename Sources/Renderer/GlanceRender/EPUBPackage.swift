@@ -35,7 +35,9 @@ struct EPUBPackage {
         }
         var rootfile: String?
         MarkupScanner.scan(try Self.read(container, of: archive, format: format)) { event in
-            if case .tag(let tag) = event, tag.name == "rootfile", !tag.isClosing, let path = tag.attributes["full-path"] {
+            if case .tag(let tag) = event, tag.name == "rootfile", !tag.isClosing,
+                let path = tag.attributes["full-path"]
+            {
                 rootfile = Self.resolve(path, from: "")
                 return false
             }
@@ -64,7 +66,8 @@ struct EPUBPackage {
                 }
             case .tag(let tag):
                 switch tag.name {
-                case "title", "creator" where !tag.isSelfClosing:
+                case "title",
+                    "creator" where !tag.isSelfClosing:
                     collecting = tag.name
                     text = ""
                 case "item":
@@ -95,7 +98,8 @@ struct EPUBPackage {
     var declaredCovers: [(entry: String, source: BookDetails.CoverSource)] {
         var covers: [(entry: String, source: BookDetails.CoverSource)] = []
         if let id = coverMeta, let item = items[id] { covers.append((item.entry, .coverMeta)) }
-        if let item = items.values.sorted(by: { $0.id < $1.id }).first(where: { $0.properties.contains("cover-image") }) {
+        if let item = items.values.sorted(by: { $0.id < $1.id }).first(where: { $0.properties.contains("cover-image") })
+        {
             covers.append((item.entry, .coverImage))
         }
         return covers
@@ -109,7 +113,8 @@ struct EPUBPackage {
         let size = archive.entries[index].size
         if size > maximumFileBytes {
             throw .archiveRefused(
-                format: format, detail: "\(archive.entries[index].name) declares \(size) bytes, more than a book's part needs")
+                format: format,
+                detail: "\(archive.entries[index].name) declares \(size) bytes, more than a book's part needs")
         }
         if archive.entries[index].isEncrypted { throw .passwordProtected(format: format) }
         return try archive.read(index)

@@ -86,7 +86,12 @@ struct MarkupScanner {
         var isSelfClosing = false
         while index < end {
             let byte = bytes[index]
-            if byte == UInt8(ascii: ">") { return (Tag(name: name, attributes: attributes, isClosing: isClosing, isSelfClosing: isSelfClosing), index + 1) }
+            if byte == UInt8(ascii: ">") {
+                return (
+                    Tag(name: name, attributes: attributes, isClosing: isClosing, isSelfClosing: isSelfClosing),
+                    index + 1
+                )
+            }
             if byte == UInt8(ascii: "/") {
                 isSelfClosing = true
                 index += 1

@@ -113,6 +113,11 @@ def main():
                       "audio/x-flac", "audio/mp4", "audio/x-m4a", "audio/ogg", "audio/x-vorbis+ogg", "audio/x-opus+ogg"}
     # Office documents (shared-mime-info's names).
     expected_types |= {"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/vnd.openxmlformats-officedocument.wordprocessingml.template", "application/vnd.ms-word.document.macroEnabled.12", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "application/vnd.openxmlformats-officedocument.spreadsheetml.template", "application/vnd.ms-excel.sheet.macroEnabled.12", "application/vnd.openxmlformats-officedocument.presentationml.presentation", "application/vnd.openxmlformats-officedocument.presentationml.slideshow", "application/vnd.openxmlformats-officedocument.presentationml.template", "application/vnd.ms-powerpoint.presentation.macroEnabled.12", "application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text-template", "application/vnd.oasis.opendocument.spreadsheet", "application/vnd.oasis.opendocument.spreadsheet-template", "application/vnd.oasis.opendocument.presentation", "application/vnd.oasis.opendocument.presentation-template", "application/vnd.oasis.opendocument.graphics", "application/vnd.oasis.opendocument.graphics-template", "application/rtf", "text/rtf", "application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint"}
+    # Camera raw photos, e-books and comic books (shared-mime-info's names).
+    expected_types |= {"image/x-adobe-dng", "image/x-canon-cr2", "image/x-canon-cr3", "image/x-nikon-nef",
+                       "image/x-nikon-nrw", "image/x-sony-arw", "image/x-sony-sr2", "image/x-sony-srf",
+                       "image/x-olympus-orf", "image/x-panasonic-rw2", "image/x-fuji-raf", "application/epub+zip",
+                       "application/vnd.comicbook+zip", "application/vnd.comicbook-rar", "application/x-cb7"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)
@@ -134,6 +139,10 @@ def main():
         ("heif/photo.heic", "heic", [256]),
         ("heif/photo.avif", "avif", [256]),
         ("svg/shapes.svg", "svg", [256]),
+        # LibRaw and libarchive, loaded on first use as well.
+        ("raw/preview.dng", "dng", [256]),
+        ("ebook/cover-meta.epub", "epub", [256]),
+        ("comics/natural.cbr", "cbr", [256]),
     ]
     environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
     for asset, extension, sizes in documents:

@@ -152,10 +152,13 @@ struct ListingTests {
             width: 0, height: 5)
         #expect(hostile.checked == CameraDetails(make: "Ni kon", model: String(repeating: "m", count: 63)))
         #expect(CameraDetails(captured: "2024-05-17 10:30:00").checked == nil)
-        #expect(CameraDetails.timestamp(year: 2024, month: 5, day: 7, hour: 9, minute: 3, second: 1) == "2024-05-07T09:03:01")
+        #expect(
+            CameraDetails.timestamp(year: 2024, month: 5, day: 7, hour: 9, minute: 3, second: 1)
+                == "2024-05-07T09:03:01")
         #expect(CameraDetails.timestamp(year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0) == nil)
         #expect(BookDetails(title: " \n\t ").checked == nil)
-        #expect(BookDetails(title: String(repeating: "t", count: 900)).checked?.title?.count == BookDetails.maximumLength)
+        #expect(
+            BookDetails(title: String(repeating: "t", count: 900)).checked?.title?.count == BookDetails.maximumLength)
         #expect(BookDetails.cleaned("A\n  Tale\tof  Two") == "A Tale of Two")
     }
 

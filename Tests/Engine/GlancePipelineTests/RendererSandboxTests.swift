@@ -151,7 +151,9 @@ struct RendererSandboxTests {
                     #expect(outcome.width == width, "\(sandbox) \(item.path)")
                 } else {
                     #expect(outcome.status != .rendered, "\(sandbox) \(item.path)")
-                    #expect(outcome.error?.lowercased().contains(item.error ?? "") == true, "\(sandbox) \(item.path): \(outcome.error ?? "")")
+                    #expect(
+                        outcome.error?.lowercased().contains(item.error ?? "") == true,
+                        "\(sandbox) \(item.path): \(outcome.error ?? "")")
                     #expect(outcome.error?.contains("\n") == false)
                 }
             }

@@ -23,7 +23,8 @@ struct BookAndComicTests {
         #expect(colour.r > colour.b + 60, "the meta's cover is red: \(colour)")
     }
 
-    @Test("then the cover-image item, then the first chapter's first picture (a relative href resolved)",
+    @Test(
+        "then the cover-image item, then the first chapter's first picture (a relative href resolved)",
         arguments: [
             ("ebook/cover-property.epub", BookDetails.CoverSource.coverImage, 683, 1024),
             ("ebook/first-image.epub", .firstImage, 400, 300),
@@ -60,7 +61,8 @@ struct BookAndComicTests {
             line,   wrapped.</p><script>var x = 1;</script><p>Second&nbsp;one<br/>after a break</p></body></html>
             """.utf8)
         #expect(
-            EPUBRenderer.readableText(chapter) == "Café & Bar\n\nFirst line, wrapped.\n\nSecond\u{A0}one\n\nafter a break")
+            EPUBRenderer.readableText(chapter)
+                == "Café & Bar\n\nFirst line, wrapped.\n\nSecond\u{A0}one\n\nafter a break")
     }
 
     @Test("hrefs resolve against the file that holds them, percent-decoded, never above the top")
@@ -71,7 +73,8 @@ struct BookAndComicTests {
         #expect(EPUBPackage.resolve("./img/c.jpg", from: "OPS/package.opf") == "OPS/img/c.jpg")
     }
 
-    @Test("a comic book's first page is the first picture in natural order (page2, not page10), in every archive",
+    @Test(
+        "a comic book's first page is the first picture in natural order (page2, not page10), in every archive",
         arguments: ["comics/natural.cbz", "comics/natural.cbr", "comics/natural-rar5.cbr", "comics/natural.cb7"])
     func firstPageNaturalOrder(_ path: String) throws {
         let rendered = try renderDocument(path: TestAssets.path(path))

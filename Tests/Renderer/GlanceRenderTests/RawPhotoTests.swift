@@ -43,7 +43,8 @@ struct RawPhotoTests {
         #expect(rendered.thumbnail.lossySource)
     }
 
-    @Test("without a preview, or with one smaller than the box, the sensor data is developed (no white square)",
+    @Test(
+        "without a preview, or with one smaller than the box, the sensor data is developed (no white square)",
         arguments: ["raw/no-preview.dng", "raw/small-preview.dng"])
     func sensorDataIsDeveloped(_ path: String) throws {
         let rendered = try renderDocument(path: TestAssets.path(path))
@@ -79,7 +80,8 @@ struct RawPhotoTests {
 
     @Test("the details name the camera and the time the photo was taken")
     func cameraDetails() throws {
-        let camera = try #require(try renderDocument(path: TestAssets.path("raw/preview.dng")).thumbnail.details?.camera)
+        let camera = try #require(
+            try renderDocument(path: TestAssets.path("raw/preview.dng")).thumbnail.details?.camera)
         #expect(camera.make == "Glance")
         #expect(camera.model == "Test Camera")
         #expect(camera.captured == "2024-05-17T10:30:00")

@@ -140,7 +140,9 @@ struct PreviewPage: Sendable {
         version: (String, Int) -> String
     ) -> PageStack {
         guard let details, let count = details.pageCount else { return .empty }
-        let assumed = firstPage.map { [DocumentDetails.PageRun(width: Double($0.width), height: Double($0.height), count: count)] }
+        let assumed = firstPage.map {
+            [DocumentDetails.PageRun(width: Double($0.width), height: Double($0.height), count: count)]
+        }
         guard let runs = details.pageSizes ?? assumed else { return .empty }
         // Every known page's box, as runs of equal boxes: the pages up to the first whose size is
         // not known (or not a size), so that each page keeps its number.
