@@ -236,11 +236,11 @@ assets:
 clean:
 	rm -rf .build $(STATIC_BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
 
-## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, GIF, TIFF, HEIF, SVG, the worker
-## protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
+## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, GIF, TIFF, HEIF, SVG, videos,
+## camera raw, archives: e-books and comic books, ICC profiles, the worker protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
 ## TestAssets/ seeds; findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
-FUZZERS    := jpeg png pdf text webp gif tiff heif svg media icc renderer-reply
+FUZZERS    := jpeg png pdf text webp gif tiff heif svg media raw archive icc renderer-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \
@@ -281,7 +281,7 @@ baseline-renderer: deps
 ## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
 BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
                   pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql webp libheif-examples \
-                  librsvg2-bin ffmpeg ffmpegthumbnailer
+                  librsvg2-bin ffmpeg ffmpegthumbnailer libraw-bin
 
 .PHONY: bench
 bench: release

@@ -390,6 +390,8 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-heif", "HEIF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-media", "Media", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
+        ("fuzz-raw", "Raw", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
+        ("fuzz-archive", "Archive", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-renderer-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
     ]

@@ -24,6 +24,8 @@ SEEDS = {
     "heif": ["heif", "corrupt", "colour"],
     "svg": ["svg", "hostile", "corrupt"],
     "media": ["media", "hostile", "corrupt"],
+    "raw": ["raw", "corrupt"],
+    "archive": ["ebook", "comics", "office"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

@@ -22,6 +22,7 @@ import terminal
 import metrics
 import formats as new_formats
 import office
+import archives
 import video
 import scaleout
 import xdg
@@ -127,6 +128,7 @@ def format_extras(extras):
     lines += new_formats.format_formats(extras.get("formats"))
     lines += video.format_lines(extras.get("video"))
     lines += office.format_lines(extras.get("office"))
+    lines += archives.format_lines(extras.get("archives"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
     singles = extras.get("single", [])
@@ -310,6 +312,7 @@ def evaluate_targets(results, extras):
     targets += new_formats.targets(extras.get("formats"))
     targets += video.targets(extras.get("video"))
     targets += office.targets(extras.get("office"))
+    targets += archives.targets(extras.get("archives"))
     desktop = extras.get("xdg") or {}
     if desktop.get("ratio"):
         targets.append(("Desktop cache (xx-large): glance generate --xdg >= 3x one thumbnailer process a file",

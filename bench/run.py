@@ -40,6 +40,7 @@ import scaleout
 import serve
 import tools
 import office
+import archives
 import video
 import xdg
 
@@ -573,6 +574,11 @@ def main():
             extras["office"] = office.measure(glance, ROOT, log, cores)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
             log(f"  office not measured: {error}")
+        log("archives: raw photos against simple_dcraw -e + vipsthumbnail, books and comics against zipfile + vipsthumbnail")
+        try:
+            extras["archives"] = archives.measure(glance, ROOT, log, cores)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  archives not measured: {error}")
         log("terminal: glance list --preview, a page of 120 documents in each protocol")
         try:
             extras["terminal"] = terminal.measure(glance, ROOT, log)

@@ -43,4 +43,14 @@ public enum FuzzDocument {
         let request = RenderRequest(file: file, name: name, maxSide: maxSide, maxPixels: maxPixels)
         _ = try? Thumbnailer().render(request, as: type, encodingAs: format)
     }
+
+    /// Sniffs the input as a worker does (reading its archive's listing when it is one) and
+    /// renders it as what it sniffed as, or as `fallback` when it sniffs as nothing.
+    public static func sniffAndRender(_ data: UnsafePointer<UInt8>, _ size: Int, fallback: ContentType) {
+        guard let file = open(data, size) else { return }
+        let thumbnailer = Thumbnailer()
+        let type = (try? thumbnailer.sniff(file, named: "fuzz").type) ?? fallback
+        let request = RenderRequest(file: file, name: "fuzz", maxSide: maxSide, maxPixels: maxPixels)
+        _ = try? thumbnailer.render(request, as: type)
+    }
 }
