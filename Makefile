@@ -190,6 +190,8 @@ demo: release
 	@cp -R TestAssets/samples/. $(DEMO_DIR)/
 	@cp TestAssets/media/fade-in.mp4 $(DEMO_DIR)/clip.mp4 && cp TestAssets/media/cover.mp3 $(DEMO_DIR)/song.mp3
 	@cp TestAssets/office/letter.docx TestAssets/office/budget.xlsx TestAssets/office/deck.pptx $(DEMO_DIR)/
+	@cp TestAssets/raw/preview.dng $(DEMO_DIR)/photo.dng && cp TestAssets/ebook/cover-meta.epub $(DEMO_DIR)/book.epub \
+	  && cp TestAssets/comics/natural.cbr $(DEMO_DIR)/comic.cbr
 	$(GLANCE) generate $(DEMO_DIR)
 	$(GLANCE) list $(DEMO_DIR)
 	@echo

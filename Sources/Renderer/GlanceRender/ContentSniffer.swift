@@ -13,14 +13,17 @@ public enum SniffResult: Sendable, Equatable {
 /// Finds a document's content type from its first bytes, and from its name only where the
 /// bytes leave the question open.
 ///
-/// Order: PNG signature, JPEG start-of-image marker, WebP's RIFF header, GIF and TIFF
-/// signatures, a HEIF `ftyp` box (HEIC or AVIF by its brands), XML whose root is `<svg` (or gzip
-/// named `.svgz`), `%PDF-` within the first KiB, RTF, an OpenDocument package's `mimetype`, a video or
-/// sound container (``MediaSniffer``); then text; then, for a ZIP or an OLE2 compound file, the
-/// office document it holds (``OfficeSniffer``, which reads its directory)
-/// (see ``TextEncodingDetector``). The name decides only for an empty file (empty `notes.txt` is
-/// a blank text page, empty `photo.jpg` is an error) and lets a text file in a legacy encoding
-/// that the detector cannot name be read as Windows-1252.
+/// Order: PNG signature, JPEG start-of-image marker, WebP's RIFF header, GIF's signature, a camera
+/// raw photo (``RawSniffer``: before TIFF, as most raws are TIFF variants, and before the ISO
+/// media files, as CR3 is one), TIFF's signatures, a video or HEIF `ftyp` box (HEIC or AVIF by its
+/// brands), XML whose root is `<svg` (or gzip named `.svgz`), `%PDF-` within the first KiB, RTF,
+/// an OpenDocument package's or an EPUB's stored `mimetype`, a video or sound container
+/// (``MediaSniffer``); then text; then, for a ZIP, an OLE2 compound file, a RAR or a 7-Zip
+/// archive, what it holds (``ArchiveSniffer``, which reads its listing: an office document, an
+/// EPUB, a comic book) (see ``TextEncodingDetector``). The name decides only for an empty file
+/// (empty `notes.txt` is a blank text page, empty `photo.jpg` is an error), lets a text file in a
+/// legacy encoding that the detector cannot name be read as Windows-1252, and lets an archive
+/// without pictures named `.cbz`, `.cbr` or `.cb7` be a comic book (which then fails as one).
 public enum ContentSniffer {
     /// How many bytes sniffing reads to recognise an image or a PDF by its signature.
     public static let prefixLength = 8192

@@ -94,10 +94,18 @@ struct EPUBPackage {
     }
 
     /// The cover candidates the package declares, in the order they are tried: the
-    /// `<meta name="cover">` item, then the `cover-image` item.
+    /// `<meta name="cover">` item (or the picture it names by its href, as some books do), then
+    /// the `cover-image` item.
     var declaredCovers: [(entry: String, source: BookDetails.CoverSource)] {
         var covers: [(entry: String, source: BookDetails.CoverSource)] = []
-        if let id = coverMeta, let item = items[id] { covers.append((item.entry, .coverMeta)) }
+        if let id = coverMeta {
+            // Some books name the picture's href instead of its item's id.
+            if let item = items[id] {
+                covers.append((item.entry, .coverMeta))
+            } else if EmbeddedPicture.isPictureName(id) {
+                covers.append((Self.resolve(id, from: packagePath), .coverMeta))
+            }
+        }
         if let item = items.values.sorted(by: { $0.id < $1.id }).first(where: { $0.properties.contains("cover-image") })
         {
             covers.append((item.entry, .coverImage))

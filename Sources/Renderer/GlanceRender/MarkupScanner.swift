@@ -3,14 +3,16 @@ import GlanceCore
 /// Reads the tags, attributes and text of XML and XHTML well enough for an e-book's package
 /// files: `META-INF/container.xml`, the OPF package document, and a chapter's first picture and
 /// text. Not a validating parser: comments, CDATA, processing instructions and doctypes are
-/// skipped, namespace prefixes kept apart from local names, entities decoded; anything
-/// malformed ends the scan where it stands, never in an error (a damaged book still shows what
-/// its readable part says).
+/// skipped, namespace prefixes kept apart from local names, entities decoded. Nothing is nested,
+/// so unclosed or mismatched elements do not matter; a tag or comment left open ends the scan
+/// where it stands, never in an error (a damaged book still shows what its readable part says).
 ///
-/// Kept instead of libxml2 (Debian's, through librsvg already in every renderer) because three
-/// small files a book is all it reads: an OPF of 40 kB scans in under a millisecond here, and a
-/// C parser's tree would bring its own allocation and entity rules (external entities, which
-/// this never resolves) into the sandbox for no gain.
+/// Kept instead of libxml2 (Debian's, which librsvg already maps) for what it does not do: it
+/// never stops at the first error (books' chapters are often not well-formed XML, and libxml2's
+/// XML parser gives up on them while its HTML parser is a second API to confine), and it has no
+/// DTDs, entity definitions or external entities to switch off. Measured here on a package
+/// document of 400 items (43 kB): libxml2's `xmlReadMemory` 1.2 ms a parse, this scanner 2.6 to
+/// 3.2 ms (`swiftc -O`), once a book, next to 20 to 40 ms for decoding its cover.
 struct MarkupScanner {
     /// One tag.
     struct Tag {

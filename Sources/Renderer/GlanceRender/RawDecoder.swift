@@ -14,7 +14,9 @@ import GlanceCore
 ///   fills the thumbnail, else at full size with bilinear interpolation.
 ///
 /// The camera, the capture time and the developed size go into ``DocumentDetails/camera``. The
-/// pixel limit holds the sensor's size, what unpacking allocates, whichever way is taken.
+/// pixel limit holds what is decoded: the preview's pixels, or the sensor's when it is developed
+/// (what unpacking allocates), so that a 102-megapixel camera's photo is drawn from its preview
+/// under the default limit of 100.
 final class RawDecoder: RasterDecoder {
     let header: RasterHeader
     private var noticed: [String] = []
@@ -40,17 +42,22 @@ final class RawDecoder: RasterDecoder {
         let orientation = Self.orientation(flip: Int(info.flip))
         var chosen: (decoder: any RasterDecoder, file: OpenFile)?
         var noticed: [String] = []
+        // A preview LibRaw gives no size for is read to find its size; one it gives a size for is
+        // read only when that size serves, and is then held to its own header's size.
         let embedded =
             info.preview_format == 1
             ? PixelSize(width: Int(info.preview_width), height: Int(info.preview_height)) : nil
-        if Self.previewServes(image: stored, preview: embedded, box: request.maxSide) {
+        let sizeUnknown = embedded.map { $0.width == 0 || $0.height == 0 } ?? false
+        if sizeUnknown || Self.previewServes(image: stored, preview: embedded, box: request.maxSide) {
             do throws(ThumbnailError) {
                 let previewFile = try file.previewFile()
                 var previewRequest = request
                 previewRequest.file = previewFile
                 previewRequest.name = "preview"
                 let decoder = try JPEGDecoder(previewRequest, type: .jpeg, colourTransforms: colourTransforms)
-                chosen = (decoder, previewFile)
+                if Self.previewServes(image: stored, preview: decoder.header.size, box: request.maxSide) {
+                    chosen = (decoder, previewFile)
+                }
             } catch {
                 noticed.append("the embedded preview was not drawn (\(error)); the sensor data was developed")
             }
@@ -73,14 +80,10 @@ final class RawDecoder: RasterDecoder {
         self.header = header
     }
 
-    /// The preview's own plan, its limit the sensor's; or a development at half size when that
-    /// covers the target, else at full size.
+    /// The preview's own plan (the sensor data is never unpacked); or a development at half size
+    /// when that covers the target, else at full size, held to the limit by the sensor's pixels.
     func plan(for target: PixelSize) -> RasterPlan {
-        if let preview {
-            var plan = preview.plan(for: target)
-            plan.limitedPixels = max(plan.limitedPixels, sensorPixels)
-            return plan
-        }
+        if let preview { return preview.plan(for: target) }
         let half = PixelSize(width: header.size.width / 2, height: header.size.height / 2)
         // The limit counts the sensor's pixels, which unpacking holds whatever the development's
         // size: no reduction for its message.

@@ -64,6 +64,7 @@ DOCUMENTS = {
     "truncated-header.jpg": "corrupt/truncated-header.jpg",
     "clip.webm": "media/vp9.webm",
     "budget.xlsx": "office/budget.xlsx",
+    "comic.cbr": "comics/natural.cbr",
 }
 FAILED_DOCUMENT = "truncated-header.jpg"
 FAILED_REASON = "truncated jpeg data"  # TestAssets/assets.tsv, compared without case
@@ -85,6 +86,8 @@ VIDEO = "clip.webm"  # VP9 in WebM: a clip every browser plays
 WORKBOOK = "budget.xlsx"  # three sheets, drawn by an office renderer (LibreOffice)
 WORKBOOK_SHEETS = ["Budget", "Q2 figures", "Notes"]
 STRIP_FRAMES = 8  # MediaDetails.stripLength
+COMIC = "comic.cbr"  # a RAR comic book of three pages: page2 (red), page3 (green), page10 (blue)
+COMIC_PAGE_COLOURS = ["red", "green", "blue"]
 SIGN_IN_PASSWORD = "a passphrase for the browser test"
 
 SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
@@ -709,6 +712,26 @@ class PageTest:
         if names != WORKBOOK_SHEETS:
             raise CheckFailed(f"the captions are {names!r}, not the sheets' names {WORKBOOK_SHEETS!r}")
 
+    def check_comic_preview(self):
+        """A comic book's preview stacks its pages as a PDF's, in natural order: each loads, and
+        each is its page's colour (page2 red, page3 green, page10 blue)."""
+        self.load(self.hrefs[COMIC])
+        pages = self.driver.execute_script("return document.querySelectorAll('.page-stack img').length")
+        if pages != len(COMIC_PAGE_COLOURS):
+            raise CheckFailed(f"the stack has {pages} pages, not {len(COMIC_PAGE_COLOURS)}")
+        self.wait_for_images("the comic's pages", timeout=30)
+        colours = self.driver.execute_script("""
+            return Array.from(document.querySelectorAll('.page-stack img')).map((img) => {
+                const canvas = document.createElement('canvas');
+                canvas.width = 8; canvas.height = 8;
+                const context = canvas.getContext('2d');
+                context.drawImage(img, 0, 0, 8, 8);
+                const [r, g, b] = context.getImageData(1, 1, 1, 1).data;
+                return r > g && r > b ? 'red' : g > b ? 'green' : 'blue';
+            })""")
+        if colours != COMIC_PAGE_COLOURS:
+            raise CheckFailed(f"the pages are {colours!r}, not {COMIC_PAGE_COLOURS!r} (natural order)")
+
     def check_live_update(self):
         self.load(self.base)
         wait_for("the grid's EventSource opens (body data-live = yes)",
@@ -966,6 +989,8 @@ class PageTest:
                    self.check_video_preview)
         self.check("previews: a workbook's sheets are its pages, drawn by LibreOffice, under their names",
                    self.check_office_preview)
+        self.check("previews: a comic book's pages are stacked in natural order, each drawn from its archive",
+                   self.check_comic_preview)
         self.check("live update: a new document appears without a reload", self.check_live_update)
         self.check("screenshots: grid and preview, phone and desktop", self.check_screenshots)
         self.check("browser console: no errors", self.check_no_console_errors)
