@@ -17,10 +17,16 @@ The tools, each over every file, two at a time (the machine's cores):
   glance       `glance generate --jobs 2` (all its sizes);
   raw anchor   per file, LibRaw's own extractor `simple_dcraw -e` (libraw-bin 0.20 has no
                `dcraw_emu -e`) then `vipsthumbnail -s 1024` of the preview; a file without a
-               preview is developed at half size by `dcraw_emu -h -w -T` then vipsthumbnail'd;
+               preview (simple_dcraw -e then writes nothing, and still exits 0) is developed at
+               half size by `dcraw_emu -h -w -T` then vipsthumbnail'd;
   book anchor  Python's zipfile writes each book's cover (its OPF's cover) and each comic's first
                page (by name) to disk, then `vipsthumbnail -s 1024` of them (one process per half).
 Targets: raw >= 3x its anchor; books and comics >= 1.5x theirs.
+
+Beside the raw anchor, the raw photos with a preview are timed against the decode floor of their
+previews alone: `djpeg -scale 1/2^k` of each preview (the DCT reduction Glance uses), two at a
+time, the previews extracted beforehand. Glance's time for those files over that floor says how
+much of it is the JPEG decode that any tool drawing the preview pays.
 """
 
 import os
@@ -145,7 +151,7 @@ def measure(glance, corpus_root=None, log=print, cores=2):
 
     def raw_anchor(out):
         loop = ('out="$1"; shift; for f; do b="$out/$(basename "$f")"; ln -s "$f" "$b"; '
-                'if simple_dcraw -e "$b" >/dev/null 2>&1; then p="$b.thumb.jpg"; '
+                'simple_dcraw -e "$b" >/dev/null 2>&1; if [ -f "$b.thumb.jpg" ]; then p="$b.thumb.jpg"; '
                 'else dcraw_emu -h -w -T "$b" >/dev/null 2>&1 || exit 1; p="$b.tiff"; fi; '
                 'vipsthumbnail -s 1024 -o "%s-thumb.jpg[Q=85]" "$p" || exit 1; rm -f "$b"; done')
         return [tools.Job(["sh", "-c", loop, "sh", out, *half], env={"VIPS_CONCURRENCY": "1"})
@@ -167,6 +173,7 @@ def measure(glance, corpus_root=None, log=print, cores=2):
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="glance-archives-bench-") as work:
+        results["preview_floor"] = preview_floor(glance, raw, work, cores, log)
         for name, files, folder, anchor in (("raw", raw, ROOT / "raw", raw_anchor),
                                             ("books", books, ROOT / "books", book_anchor)):
             tools.warm_page_cache(files)
@@ -182,6 +189,42 @@ def measure(glance, corpus_root=None, log=print, cores=2):
     return results
 
 
+def preview_floor(glance, raw, work, cores, log):
+    """Glance over the raw photos that carry a preview, against djpeg's decode of those previews."""
+    previews_dir = Path(work) / "previews"
+    photos = ROOT / "with-preview"
+    shutil.rmtree(photos, ignore_errors=True)
+    previews_dir.mkdir()
+    photos.mkdir()
+    sizes = {}
+    for path in raw:
+        link = previews_dir / os.path.basename(path)
+        link.symlink_to(path)
+        subprocess.run(["simple_dcraw", "-e", str(link)], capture_output=True)
+        preview = Path(str(link) + ".thumb.jpg")
+        if preview.exists():
+            # A copy (a hard link where it can): glance never follows a symbolic link.
+            try:
+                os.link(path, photos / os.path.basename(path))
+            except OSError:
+                shutil.copyfile(path, photos / os.path.basename(path))
+            size = subprocess.run(["identify", "-format", "%w %h", str(preview)], capture_output=True, text=True)
+            sizes[str(preview)] = tuple(int(v) for v in size.stdout.split())
+    files = sorted(sizes)
+    tools.warm_page_cache(files)
+    plan = {"glance": lambda out: tools.glance_generate(glance, str(photos), os.path.join(out, "store"), cores,
+                                                        os.path.join(out, "summary.json")),
+            "djpeg": lambda out: tools.djpeg_floor(files, sizes, cores)}
+    seconds, _, failures = tools.time_in_turn(plan, ROUNDS, os.path.join(work, "floor"), len(files), log=log,
+                                              label="archives preview floor")
+    for problem in [p for found in failures.values() for p in found][:3]:
+        log(f"  archives preview floor: {problem}")
+    medians = {tool: statistics.median(values) for tool, values in seconds.items()}
+    shutil.rmtree(photos, ignore_errors=True)
+    return {"files": len(files), "seconds": medians, "share": medians["djpeg"] / medians["glance"],
+            "problems": [f"{tool}: {problem}" for tool, found in failures.items() for problem in found]}
+
+
 def format_lines(result):
     if not result:
         return []
@@ -190,6 +233,11 @@ def format_lines(result):
     lines.append(f"  raw: {raw['files']} DNGs of 12 MP (4 full-size previews, 3 of 1620 px, 1 none): glance "
                  f"{raw['seconds']['glance']:.2f} s, simple_dcraw -e (or dcraw_emu -h) + vipsthumbnail "
                  f"{raw['seconds']['anchor']:.2f} s ({raw['ratio']:.2f}x)")
+    floor = result.get("preview_floor")
+    if floor:
+        lines.append(f"    the {floor['files']} with a preview: glance {floor['seconds']['glance']:.2f} s, djpeg's decode "
+                     f"of their previews alone {floor['seconds']['djpeg']:.2f} s: glance runs at "
+                     f"{floor['share']:.0%} of the decode floor")
     lines.append(f"  books: {books['files']} EPUBs and CBZs: glance {books['seconds']['glance']:.2f} s, zipfile + "
                  f"vipsthumbnail {books['seconds']['anchor']:.2f} s ({books['ratio']:.2f}x)")
     for part in (raw, books):

@@ -102,7 +102,8 @@ struct RawPhotoTests {
     @Test("the limit counts what is decoded: a preview under it is drawn though the sensor is past it")
     func limitCountsWhatIsDecoded() throws {
         let limit = 30_000  // more than the 160x120 preview, less than the 640x480 sensor
-        let rendered = try renderDocument(path: TestAssets.path("raw/small-preview.dng"), maxSide: 128, maxPixels: limit)
+        let rendered = try renderDocument(
+            path: TestAssets.path("raw/small-preview.dng"), maxSide: 128, maxPixels: limit)
         #expect(rendered.thumbnail.details?.camera?.picture == .preview)
         #expect(throws: ThumbnailError.self) {
             try renderDocument(path: TestAssets.path("raw/no-preview.dng"), maxSide: 128, maxPixels: limit)
