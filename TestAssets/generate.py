@@ -3195,6 +3195,26 @@ def make_ebook():
                                          for name, data in meta])
     record("ebook/encrypted.epub", "epub", "error:needs a password", None,
            "cover-meta.epub's entries, all but mimetype ZIP-encrypted (traditional PKWARE) with the password 'secret'")
+    # DRM: the cover and the chapter scrambled (fixed pseudo-random bytes in place of each), and
+    # META-INF/encryption.xml saying they are AES-encrypted; a font obfuscated as IDPF's font
+    # mangling is (which does not hide a book's content) is listed too.
+    scrambled = random.Random(53)
+    encryption = (b'<?xml version="1.0"?>\n<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+                  b'xmlns:enc="http://www.w3.org/2001/04/xmlenc#">'
+                  + b"".join(b'<enc:EncryptedData><enc:EncryptionMethod Algorithm="%s"/><enc:CipherData>'
+                             b'<enc:CipherReference URI="%s"/></enc:CipherData></enc:EncryptedData>' % (algorithm, uri)
+                             for algorithm, uri in (
+                                 (b"http://www.w3.org/2001/04/xmlenc#aes128-cbc", b"OEBPS/images/cover.jpg"),
+                                 (b"http://www.w3.org/2001/04/xmlenc#aes128-cbc", b"OEBPS/images/blue.png"),
+                                 (b"http://www.w3.org/2001/04/xmlenc#aes128-cbc", b"OEBPS/text/ch1.xhtml"),
+                                 (b"http://www.idpf.org/2008/embedding", b"OEBPS/fonts/serif.otf")))
+                  + b"</encryption>\n")
+    drm = [(name, bytes(scrambled.randrange(256) for _ in range(len(data)))
+            if name.startswith("OEBPS/images/") or name == "OEBPS/text/ch1.xhtml" else data) for name, data in meta]
+    zip_of("ebook/drm.epub", drm[:2] + [("META-INF/encryption.xml", encryption)] + drm[2:])
+    record("ebook/drm.epub", "epub", "error:encrypted (drm)", None,
+           "cover-meta.epub with its cover, the other picture and its chapter replaced by random bytes, which "
+           "META-INF/encryption.xml says are AES-encrypted (and a font obfuscated as fonts are)")
     zip_by_hand("ebook/bomb.epub", [(name, data, None, None) for name, data in meta]
                 + [("OEBPS/images/padding.bin", bytes(1 << 16), None, 3000000000)])
     record("ebook/bomb.epub", "epub", "error:refused before reading it", None,

@@ -24,6 +24,12 @@ struct EPUBPackage {
     let spine: [String]
     /// The id `<meta name="cover" content="...">` names (EPUB 2).
     let coverMeta: String?
+    /// The entries `META-INF/encryption.xml` says are encrypted (DRM), fonts merely obfuscated
+    /// (IDPF's and Adobe's font mangling, which hides nothing of the book) left out.
+    let encryptedEntries: Set<String>
+
+    /// The font obfuscation algorithms: they scramble fonts only, and say nothing of the rest.
+    static let fontObfuscation: Set<String> = ["http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"]
 
     /// The largest package file read (container, OPF or chapter): 4 MiB.
     static let maximumFileBytes: Int64 = 4 << 20
@@ -91,6 +97,24 @@ struct EPUBPackage {
         self.items = items
         self.spine = spine
         self.coverMeta = coverMeta
+        encryptedEntries = try Self.encryptedEntries(of: archive, format: format)
+    }
+
+    /// The entries `META-INF/encryption.xml` lists under an algorithm that is not a font's
+    /// obfuscation; none without the file.
+    static func encryptedEntries(of archive: ArchiveReader, format: String) throws(ThumbnailError) -> Set<String> {
+        guard let index = archive.index(of: "META-INF/encryption.xml") else { return [] }
+        var entries: Set<String> = []
+        var algorithm = ""
+        MarkupScanner.scan(try read(index, of: archive, format: format)) { event in
+            guard case .tag(let tag) = event, !tag.isClosing else { return true }
+            if tag.name == "encryptionmethod" { algorithm = tag.attributes["algorithm"] ?? "" }
+            if tag.name == "cipherreference", let uri = tag.attributes["uri"], !fontObfuscation.contains(algorithm) {
+                entries.insert(resolve(uri, from: ""))
+            }
+            return true
+        }
+        return entries
     }
 
     /// The cover candidates the package declares, in the order they are tried: the

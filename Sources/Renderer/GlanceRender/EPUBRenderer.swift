@@ -8,9 +8,10 @@ import GlanceCore
 ///    SVG `<image>` as cover pages use), among the first few chapters;
 ///
 /// each drawn by the image renderers (``EmbeddedPicture``) when its entry is in the book. A
-/// declared cover that is missing or not a picture is passed over for the next. A book with no
-/// picture at all gets its first chapter's text laid out as a text document's page. The title
-/// and author go into the details either way.
+/// declared cover that is missing, not a picture, or encrypted (DRM: `META-INF/encryption.xml`
+/// lists it) is passed over for the next. A book with no picture at all gets its first chapter's
+/// text laid out as a text document's page; one whose cover and chapters are all encrypted fails
+/// in one line. The title and author go into the details either way.
 struct EPUBRenderer: DocumentRenderer {
     var contentType: ContentType { .epub }
     let pictures: EmbeddedPicture
@@ -28,7 +29,7 @@ struct EPUBRenderer: DocumentRenderer {
         var candidates = package.declaredCovers
         let chapters = Array(package.chapters.prefix(Self.chaptersSearched))
         var chapterBytes: [String: [UInt8]] = [:]
-        for chapter in chapters {
+        for chapter in chapters where !package.encryptedEntries.contains(chapter) {
             guard let index = archive.index(of: chapter) else { continue }
             let bytes = try EPUBPackage.read(index, of: archive, format: format)
             chapterBytes[chapter] = bytes
@@ -38,6 +39,10 @@ struct EPUBRenderer: DocumentRenderer {
             }
         }
         for candidate in candidates {
+            if package.encryptedEntries.contains(candidate.entry) {
+                passedOver.append("the \(candidate.source.rawValue) cover \(candidate.entry) is encrypted (DRM)")
+                continue
+            }
             guard let index = archive.index(of: candidate.entry) else {
                 passedOver.append("the \(candidate.source.rawValue) cover \(candidate.entry) is not in the book")
                 continue
@@ -53,6 +58,11 @@ struct EPUBRenderer: DocumentRenderer {
                 if case .passwordProtected = error { throw error }
                 passedOver.append("the \(candidate.source.rawValue) cover \(candidate.entry) was not drawn (\(error))")
             }
+        }
+        if !chapters.isEmpty, chapters.allSatisfy(package.encryptedEntries.contains) {
+            throw .unsupportedEncoding(
+                format: format,
+                detail: "its cover and first chapters are encrypted (DRM): only its bookseller's reader opens them")
         }
         let words = chapters.lazy.compactMap { chapterBytes[$0] }.map(Self.readableText).first { !$0.isEmpty } ?? ""
         var result = try text.render(

@@ -52,6 +52,20 @@ struct BookAndComicTests {
         #expect(colour.r > 200 && colour.r < 255)
     }
 
+    @Test("a book whose cover and chapters are encrypted (DRM) fails in one line; an obfuscated font does not count")
+    func drmBook() throws {
+        let file = try OpenFile.regularFile(atPath: TestAssets.path("ebook/drm.epub"))
+        let archive = try ArchiveReader(file: file, format: "EPUB book", limits: .office)
+        let package = try EPUBPackage(archive, format: "EPUB book")
+        #expect(
+            package.encryptedEntries == ["OEBPS/images/cover.jpg", "OEBPS/images/blue.png", "OEBPS/text/ch1.xhtml"])
+        #expect {
+            try renderDocument(path: TestAssets.path("ebook/drm.epub"))
+        } throws: { error in
+            "\(error)".contains("encrypted (DRM)") && !"\(error)".contains("\n")
+        }
+    }
+
     @Test("a chapter's readable text: the head and scripts left out, blocks as paragraphs, entities decoded")
     func readableText() {
         let chapter = Array(
