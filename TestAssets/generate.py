@@ -2960,6 +2960,9 @@ def make_raw():
     write("raw/rotated.dng", dng(640, 480, preview, orientation=6))
     ok_image("raw/rotated.dng", "dng", 480, 640,
              "preview.dng with Orientation 6 in IFD 0 and the raw IFD: shown 480x640, red top-right")
+    write("raw/rotated-no-preview.dng", dng(640, 480, orientation=6))
+    ok_image("raw/rotated-no-preview.dng", "dng", 480, 640,
+             "no-preview.dng with Orientation 6: developed, then shown 480x640, red top-right")
     write("raw/truncated.dng", read("raw/preview.dng")[:300])
     record("raw/truncated.dng", "dng", "error:dng", None, "the first 300 bytes of preview.dng (IFD 0 cut short)")
     write("raw/huge.dng", dng(60000, 40000, strip=bytes(4096)))

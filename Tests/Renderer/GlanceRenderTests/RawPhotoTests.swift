@@ -69,11 +69,13 @@ struct RawPhotoTests {
         Self.expectQuadrants(rendered.thumbnail.image, "no-preview.dng at 256")
     }
 
-    @Test("the camera's turn is applied to the preview and to the development")
-    func orientationApplied() throws {
-        let rendered = try renderDocument(path: TestAssets.path("raw/rotated.dng"))
+    @Test(
+        "the camera's turn is applied to the preview and to the development, once",
+        arguments: ["raw/rotated.dng", "raw/rotated-no-preview.dng"])
+    func orientationApplied(_ path: String) throws {
+        let rendered = try renderDocument(path: TestAssets.path(path))
         #expect(rendered.thumbnail.image.width == 480 && rendered.thumbnail.image.height == 640)
-        Self.expectQuadrants(rendered.thumbnail.image, turned: true, "rotated.dng")
+        Self.expectQuadrants(rendered.thumbnail.image, turned: true, path)
         #expect(rendered.thumbnail.details?.camera?.width == 480)
         #expect(rendered.thumbnail.details?.camera?.height == 640)
     }
