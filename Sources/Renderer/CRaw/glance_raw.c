@@ -3,7 +3,6 @@
 #include "glance_raw.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libraw/libraw.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -134,38 +133,20 @@ void glance_raw_describe(glance_raw *raw, glance_raw_info *info) {
     }
 }
 
-int glance_raw_preview_file(glance_raw *raw, char *reason, size_t capacity) {
+int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, char *reason, size_t capacity) {
     int code = libraw.unpack_thumb(raw->data);
     if (code != LIBRAW_SUCCESS) {
         libraw_reason(code, reason, capacity);
-        return -1;
+        return 0;
     }
     const libraw_thumbnail_t *preview = &raw->data->thumbnail;
     if (preview->tformat != LIBRAW_THUMBNAIL_JPEG || preview->thumb == NULL || preview->tlength < 4) {
         copy_reason(reason, capacity, "the embedded preview is not a JPEG");
-        return -1;
+        return 0;
     }
-    int descriptor = memfd_create("glance-raw-preview", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (descriptor < 0) {
-        copy_reason(reason, capacity, strerror(errno));
-        return -1;
-    }
-    const char *next = preview->thumb;
-    size_t left = preview->tlength;
-    while (left > 0) {
-        ssize_t written = write(descriptor, next, left);
-        if (written < 0 && errno == EINTR) continue;
-        if (written <= 0) {
-            copy_reason(reason, capacity, strerror(errno));
-            close(descriptor);
-            return -1;
-        }
-        next += written;
-        left -= (size_t)written;
-    }
-    fcntl(descriptor, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-    lseek(descriptor, 0, SEEK_SET);
-    return descriptor;
+    *bytes = (const uint8_t *)preview->thumb;
+    *length = preview->tlength;
+    return 1;
 }
 
 int glance_raw_develop(glance_raw *raw, int half_size, int *width, int *height, char *reason, size_t capacity) {

@@ -1,3 +1,4 @@
+internal import CFileAccess
 internal import CRaw
 import GlanceCore
 
@@ -166,11 +167,16 @@ final class RawFile {
 
     deinit { glance_raw_close(handle) }
 
-    /// The embedded JPEG preview, in memory.
+    /// The embedded JPEG preview, copied into a sealed in-memory file.
     func previewFile() throws(ThumbnailError) -> OpenFile {
+        var bytes: UnsafePointer<UInt8>?
+        var length = 0
         var reason = [CChar](repeating: 0, count: 512)
-        let descriptor = glance_raw_preview_file(handle, &reason, reason.count)
-        guard descriptor >= 0 else { throw .corrupt(format: format, detail: String(nulTerminated: reason)) }
+        guard glance_raw_preview(handle, &bytes, &length, &reason, reason.count) == 1, let bytes else {
+            throw .corrupt(format: format, detail: String(nulTerminated: reason))
+        }
+        let descriptor = glance_memory_file(bytes, length)
+        guard descriptor >= 0 else { throw .unreadable(reason: "the preview could not be copied into memory") }
         return OpenFile(adopting: descriptor)
     }
 

@@ -60,9 +60,10 @@ glance_raw *glance_raw_open(int fd, size_t size, unsigned max_memory_mb, char *r
 /// The header's description.
 void glance_raw_describe(glance_raw *raw, glance_raw_info *info);
 
-/// The embedded JPEG preview, copied into a sealed in-memory file (memfd) that the caller owns
-/// and closes; -1 with the reason in `reason` when there is none or it cannot be read.
-int glance_raw_preview_file(glance_raw *raw, char *reason, size_t capacity);
+/// The embedded JPEG preview: returns 1 with its bytes (owned by the handle, valid until it is
+/// closed) in `*bytes` and `*length`; 0 with the reason in `reason` when there is none or it is
+/// not a JPEG.
+int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, char *reason, size_t capacity);
 
 /// Develops the sensor data: the camera's white balance, sRGB, 8 bits, bilinear interpolation,
 /// and with `half_size` one pixel per 2x2 block of the sensor (no interpolation at all). Not
