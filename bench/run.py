@@ -586,7 +586,7 @@ def main():
             log(f"  terminal not measured: {error}")
         log("xdg: filling the desktop's xx-large cache, glance against one thumbnailer process a file")
         extras["xdg"] = xdg.measure_xdg(glance, ROOT, WORK_DIR, cores, args.rounds, log)
-        log("scale-out: the PostgreSQL job queue with 1 and 2 worker hosts, and a 10,000-document list")
+        log("scale-out: the PostgreSQL job queue with 1, 2, 4 and 8 worker hosts in CPU cgroups, and a 10,000-document list")
         try:
             extras["scaleout"] = scaleout.measure_scaleout(glance, ROOT, corpus.ensure_many(), WORK_DIR,
                                                            args.rounds, log)

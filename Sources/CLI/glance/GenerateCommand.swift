@@ -315,7 +315,8 @@ extension GenerateCommand {
         for move in plan.moves {
             try await store.moveDocument(from: move.from, to: move.to, identity: move.identity)
         }
-        let paths = plan.toRender.map(\.path)
+        // Queued in the order a local batch renders (largest first), so that hosts finish together.
+        let paths = Indexer.renderOrder(plan.toRender).map(\.path)
         let added = try await store.enqueue(paths, root: root, priority: .batch, force: force || retryFailed)
         let kept = plan.kept.values.reduce(0) { $0 + $1.count }
         if json {

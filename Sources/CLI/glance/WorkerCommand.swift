@@ -156,6 +156,6 @@ struct WorkerCommand: AsyncParsableCommand {
         await queue.close()
         let tally = service.tally ?? QueueWorker.Tally()
         // Stopped by a signal, as a service is, or idle: both are a clean end (exit 0).
-        StandardError.write("glance: worker \(Lease.thisHost): \(tally.done) done, \(tally.givenBack) given back")
+        StandardError.write("glance: worker \(Lease.thisHost): \(tally.description)")
     }
 }

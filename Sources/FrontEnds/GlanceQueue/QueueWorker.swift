@@ -49,8 +49,27 @@ public struct QueueWorker: Sendable {
     public struct Tally: Sendable {
         public var done = 0
         public var givenBack = 0
+        /// How long each lease round trip took (the statement that took jobs, whether it found any).
+        public var leases = LatencyHistogram()
 
         public init() {}
+
+        /// The worker's last line after its name: `12 done, 0 given back; 7 lease round trips,
+        /// p50 0.9 ms, p90 1.4 ms, p99 3.0 ms`.
+        public var description: String {
+            var text = "\(done) done, \(givenBack) given back; \(leases.count) lease round trip"
+            if leases.count != 1 { text += "s" }
+            if let p50 = leases.percentile(0.5), let p90 = leases.percentile(0.9), let p99 = leases.percentile(0.99) {
+                text +=
+                    ", p50 \(Self.milliseconds(p50)) ms, p90 \(Self.milliseconds(p90)) ms, p99 \(Self.milliseconds(p99)) ms"
+            }
+            return text
+        }
+
+        private static func milliseconds(_ value: Double) -> String {
+            let tenths = (value * 10).rounded()
+            return "\(Int(tenths) / 10).\(Int(tenths) % 10)"
+        }
     }
 
     let address: PostgresAddress
@@ -79,7 +98,8 @@ public struct QueueWorker: Sendable {
     /// the renders under way and gives their jobs back.
     public func run(stop: some StopRequest) async throws(StoreError) -> Tally {
         let lease = Lease.forThisProcess(seconds: settings.leaseSeconds)
-        let indexers = IndexerCache(address: address, pool: pool, options: options, roots: settings.roots)
+        let indexers = IndexerCache(
+            address: address, queue: queue, pool: pool, options: options, roots: settings.roots)
         let heartbeat = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(settings.leaseSeconds / 3))
@@ -106,9 +126,12 @@ public struct QueueWorker: Sendable {
                     let leased: [QueuedJob]
                     do throws(StoreError) {
                         leased = try await patiently(stop: stop) { () throws(StoreError) in
-                            try await queue.lease(
+                            let started = ContinuousClock.now
+                            let jobs = try await queue.lease(
                                 limit: inHand - running, under: lease, maxAttempts: settings.maxAttempts,
                                 onlyContainer: settings.onlyContainer)
+                            tally.leases.add(ContinuousClock.now - started)
+                            return jobs
                         }
                     } catch {
                         failure = error
@@ -156,21 +179,25 @@ public struct QueueWorker: Sendable {
                 final: true)
             return false
         }
-        let indexer: Indexer
+        let entry: IndexerCache.Entry
         do {
-            indexer = try await indexers.indexer(container: job.container, root: job.root)
+            entry = try await indexers.indexer(container: job.container, root: job.root)
         } catch {
             await giveBack(job, lease: lease, reason: error.message)
             return false
         }
         // A container whose shared storage is not mounted on this host is an empty folder: its
         // documents would look deleted, and their records be dropped. Leave them to other hosts.
+        let indexer = entry.indexer
         if indexer.scanner.identity(of: job.path) == nil, indexer.scanner.holdsNothing {
             await giveBack(
                 job, lease: lease,
                 reason: "the container folder \(job.root) is empty on this host (is the shared storage mounted?)")
             return false
         }
+        // The job ends with its document's save when it is saved: one transaction, one round
+        // trip. Whatever the render's outcome, the registration ends here.
+        let riding = entry.store.completeWithSave(job, under: lease)
         // The store went away while the document rendered (a PostgreSQL restart): render again
         // once it is back, rather than leave the job to its lease's expiry.
         let outcome: DocumentOutcome
@@ -181,9 +208,11 @@ public struct QueueWorker: Sendable {
                 return outcome
             }
         } catch {
+            _ = riding && entry.store.takeCompletion(of: job)
             await giveBack(job, lease: lease, reason: error.message)
             return false
         }
+        let completedBySave = riding && entry.store.takeCompletion(of: job)
         switch outcome {
         case .recorded(let stored):
             report(.finished(root: job.root, path: job.path, state: stored.record.state))
@@ -197,6 +226,9 @@ public struct QueueWorker: Sendable {
             await giveBack(job, lease: lease, reason: "the worker was stopped")
             return false
         }
+        // Found fresh or removed (nothing saved), or its lease lost meanwhile: completed on its own
+        // (for a lost lease, the statement leaves the job to the host that holds it now).
+        if completedBySave { return true }
         do throws(StoreError) {
             _ = try await patiently { () throws(StoreError) in try await queue.complete(job, under: lease) }
         } catch {

@@ -63,6 +63,23 @@ public final class Container: Sendable {
             ownsRenderers: false)
     }
 
+    /// The container at `location`, its folder opened by the caller as `scanner` (the folder the
+    /// caller checked), with a store the caller opened, rendering with `pool`: how a queue worker
+    /// serves every container of a database over one connection pool (its stores are siblings,
+    /// which ``close()`` closes without closing the pool).
+    public static func open(
+        _ location: ContainerLocation, scanner: ContainerScanner, store opened: any ThumbnailStore,
+        pool: RendererPool, options: Indexer.Options
+    ) async throws(OpeningError) -> Container {
+        let metrics = pool.configuration.metrics
+        let store: any ThumbnailStore = metrics.isCounting ? MeteredStore(opened, metrics: metrics) : opened
+        var options = options
+        options.sizes = try await ContainerLocation.sizes(of: store)
+        return Container(
+            location: location, indexer: Indexer(scanner: scanner, store: store, pool: pool, options: options),
+            ownsRenderers: false)
+    }
+
     private init(location: ContainerLocation, indexer: Indexer, ownsRenderers: Bool) {
         self.location = location
         self.indexer = indexer

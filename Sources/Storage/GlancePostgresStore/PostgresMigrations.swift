@@ -144,6 +144,20 @@ enum PostgresMigrations {
                 // What a render learned besides the thumbnails (a PDF's pages, a text's encoding), as JSON.
                 "ALTER TABLE glance.document ADD COLUMN details text"
             ]),
+        Migration(
+            name: "v8: the job table vacuumed as it churns",
+            statements: [
+                // Every job's row is rewritten when it is leased and when it is done, each time in
+                // every index that names its state: a batch of millions leaves millions of dead
+                // rows, and the lease's index scan walks them until a vacuum. PostgreSQL's default
+                // waits for a fifth of the table to be dead; the queue's table is vacuumed after 2%
+                // (and at least 1,000 rows). Room left in each page lets a heartbeat (which changes
+                // no indexed column) rewrite its row in place.
+                """
+                ALTER TABLE glance.job SET (autovacuum_vacuum_scale_factor = 0.02,
+                    autovacuum_vacuum_threshold = 1000, autovacuum_analyze_scale_factor = 0.02, fillfactor = 90)
+                """
+            ]),
     ]
 
     /// Checks that the database can hold a Glance store and brings it up to date.

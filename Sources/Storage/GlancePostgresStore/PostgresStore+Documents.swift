@@ -24,16 +24,9 @@ extension PostgresStore {
     /// record's columns repeated on each of its thumbnails' rows), as this is asked once per
     /// document rendered. Which bytes come is decided in the statement, on bound values.
     public func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? {
-        let all = bytes == .all
         let key: String = if case .only(let key) = bytes { key } else { "" }
-        let rows = try await rows(
-            """
-            SELECT \(unescaped: Self.columns(of: "d")), t.document_id, t.size_key, t.format, t.width, t.height,
-                t.byte_count, t.average_colour, t.thumb_hash,
-                CASE WHEN \(all) OR t.size_key = \(key) THEN t.data END
-            FROM glance.document d LEFT JOIN glance.thumbnail t ON t.document_id = d.id
-            WHERE d.container = \(container) AND d.path = \(path) ORDER BY t.size_key
-            """)
+        let rows = try await run(
+            ReadDocumentStatement(container: container, path: path, allBytes: bytes == .all, onlyKey: key))
         guard let first = rows.first else { return nil }
         let (_, record) = try record(from: first)
         var images: [ThumbnailImage] = []
@@ -192,78 +185,26 @@ extension PostgresStore {
         }
     }
 
-    /// Records `record` and replaces its thumbnail dictionary with `thumbnails`, and releases any
-    /// claim on its path: one statement, so one transaction and one round trip (this runs once per
-    /// document rendered). A record already at the path keeps its id.
+    /// Records `record` and replaces its thumbnail dictionary with `thumbnails`, releases any
+    /// claim on its path, and marks done the queue's job waiting on this save (see
+    /// ``completeWithSave(_:under:)``): one prepared statement, so one transaction and one round
+    /// trip (this runs once per document rendered). A record already at the path keeps its id.
     public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {
-        var keys: [String] = []
-        var formats: [String] = []
-        var widths: [Int32] = []
-        var heights: [Int32] = []
-        var counts: [Int32] = []
-        var colours: [String] = []
-        var hashes: [String] = []
-        var images: [ByteBuffer] = []
-        for image in thumbnails {
-            guard let bytes = image.data else {
-                throw StoreError(
-                    .invalid, message: "thumbnail \(image.sizeKey) of \(record.path) has no image data to store",
-                    location: location)
-            }
-            keys.append(image.sizeKey)
-            formats.append(image.format.rawValue)
-            widths.append(Int32(clamping: image.width))
-            heights.append(Int32(clamping: image.height))
-            counts.append(Int32(clamping: bytes.count))
-            // Arrays cannot hold NULL here: "" stands for no colour, turned back by NULLIF.
-            colours.append(image.averageColour ?? "")
-            hashes.append(image.thumbHash ?? "")
-            images.append(ByteBuffer(bytes: bytes))
+        let columns = try ThumbnailColumns(thumbnails, of: record.path, location: location)
+        var statement = SaveDocumentStatement(container: container, record: record, thumbnails: columns)
+        let completion = completions.withLock { $0[record.path] }
+        if let completion {
+            statement.jobs = [completion.jobID]
+            statement.lease = completion.lease
         }
-        let identity = record.identity
-        let device = Int64(bitPattern: identity.device)
-        let inode = Int64(bitPattern: identity.inode)
-        let renderMilliseconds = record.renderMilliseconds.map { Int32(clamping: $0) }
-        let contentType = record.contentType?.rawValue
-        let details = record.details.flatMap { $0.isEmpty ? nil : $0.json }
-        // The sub-statements touch disjoint rows: old size keys that are gone are deleted, the new
-        // ones inserted or updated in place.
-        let query: PostgresQuery = """
-            WITH d AS (
-                INSERT INTO glance.document AS doc (container, path, device, inode, size, modified_ns, digest,
-                    content_type, state, error, generator_version, generated_at, render_milliseconds, details)
-                VALUES (\(container), \(record.path), \(device), \(inode), \(identity.size),
-                    \(identity.modifiedNanoseconds), \(record.digest), \(contentType), \(record.state.rawValue),
-                    \(record.error), \(record.generatorVersion), \(record.generatedAt), \(renderMilliseconds),
-                    \(details))
-                ON CONFLICT (container, path) DO UPDATE SET device = EXCLUDED.device, inode = EXCLUDED.inode,
-                    size = EXCLUDED.size, modified_ns = EXCLUDED.modified_ns, digest = EXCLUDED.digest,
-                    content_type = EXCLUDED.content_type, state = EXCLUDED.state, error = EXCLUDED.error,
-                    generator_version = EXCLUDED.generator_version, generated_at = EXCLUDED.generated_at,
-                    render_milliseconds = EXCLUDED.render_milliseconds, details = EXCLUDED.details
-                RETURNING doc.id
-            ),
-            gone AS (
-                DELETE FROM glance.thumbnail
-                WHERE document_id = (SELECT id FROM d) AND NOT (size_key = ANY(\(keys)::text[]))
-            ),
-            put AS (
-                INSERT INTO glance.thumbnail AS t (document_id, size_key, format, width, height, byte_count,
-                    average_colour, thumb_hash, data)
-                SELECT (SELECT id FROM d), k, f, w, h, n, NULLIF(a, ''), NULLIF(t, ''), b
-                FROM unnest(\(keys)::text[], \(formats)::text[], \(widths)::integer[], \(heights)::integer[],
-                    \(counts)::integer[], \(colours)::text[], \(hashes)::text[], \(images)::bytea[])
-                    AS x(k, f, w, h, n, a, t, b)
-                ON CONFLICT (document_id, size_key) DO UPDATE SET format = EXCLUDED.format,
-                    width = EXCLUDED.width, height = EXCLUDED.height, byte_count = EXCLUDED.byte_count,
-                    average_colour = EXCLUDED.average_colour, thumb_hash = EXCLUDED.thumb_hash, data = EXCLUDED.data
-            ),
-            unclaimed AS (
-                DELETE FROM glance.claim WHERE container = \(container) AND path = \(record.path)
-            )
-            SELECT id FROM d
-            """
-        _ = try await rows(query)
+        let rows = try await run(statement)
+        guard let completion else { return }
+        // Only now, with the save committed: a save that failed leaves the job to its worker.
+        var finished: Int64 = 0
+        if let row = rows.first, let (_, count) = try? row.decode((Int64, Int64).self) { finished = count }
+        completions.withLock { waiting in
+            if waiting[record.path]?.jobID == completion.jobID { waiting[record.path]?.completed = finished > 0 }
+        }
     }
 
     /// Moves the record (and its thumbnails) at `oldPath` to `newPath` with the file's new

@@ -10,6 +10,17 @@ public enum JobPriority: Int16, Sendable, Codable {
     case batch = 1
 }
 
+/// A queue job that its document's next save marks done (see
+/// ``PostgresStore/completeWithSave(_:under:)``).
+struct JobCompletion: Sendable, Equatable {
+    /// The job's id.
+    var jobID: Int64
+    /// The lease it is held under.
+    var lease: Lease
+    /// Whether a save marked it done.
+    var completed = false
+}
+
 /// A document a worker has leased from the queue.
 public struct QueuedJob: Sendable, Equatable {
     /// The job's id.
@@ -112,27 +123,10 @@ extension PostgresStore {
     {
         // One statement: jobs whose last lease expired on their last attempt end failed, and the
         // next ones are leased (never the same rows: `next` skips exhausted jobs).
-        let rows = try await rows(
-            """
-            WITH exhausted AS (
-                UPDATE glance.job SET state = 'failed', finished_at = now(),
-                    error = coalesce(error || '; ', '') || 'gave up after ' || attempts || ' attempts'
-                WHERE state = 'leased' AND lease_expires < now() AND attempts >= \(maxAttempts)
-            ),
-            next AS (
-                SELECT id FROM glance.job
-                WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < now() AND attempts < \(maxAttempts)))
-                    AND (\(onlyContainer)::text IS NULL OR container = \(onlyContainer))
-                    AND (retry_after IS NULL OR retry_after <= now() OR refused_by <> \(lease.host))
-                ORDER BY priority, id
-                LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = \(lease.token),
-                lease_host = \(lease.host), lease_expires = now() + make_interval(secs => \(lease.seconds))
-            FROM next WHERE j.id = next.id
-            RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
-            """)
+        let rows = try await run(
+            LeaseJobsStatement(
+                maxAttempts: Int32(clamping: maxAttempts), onlyContainer: onlyContainer, lease: lease,
+                limit: Int64(max(0, limit))))
         do {
             return try rows.map { row in
                 let (id, container, root, path, force, attempts) = try row.decode(
@@ -147,24 +141,37 @@ extension PostgresStore {
 
     /// Moves the expiry of every job leased under `lease` to now plus its duration (a heartbeat).
     public func renewJobs(_ lease: Lease) async throws(StoreError) {
-        _ = try await rows(
-            """
-            UPDATE glance.job SET lease_expires = now() + make_interval(secs => \(lease.seconds))
-            WHERE lease_token = \(lease.token) AND state = 'leased'
-            """)
+        _ = try await run(RenewJobsStatement(lease: lease))
     }
 
     /// Marks a job done by `lease`'s host. A job whose lease was lost meanwhile (another host
     /// took it after an expiry) is left to that host; returns whether this lease still held it.
     @discardableResult
     public func complete(_ job: QueuedJob, under lease: Lease) async throws(StoreError) -> Bool {
-        let rows = try await rows(
-            """
-            UPDATE glance.job SET state = 'done', finished_at = now(), finished_by = \(lease.host), error = NULL
-            WHERE id = \(job.id) AND lease_token = \(lease.token) AND state = 'leased'
-            RETURNING id
-            """)
-        return !rows.isEmpty
+        !(try await run(CompleteJobStatement(jobID: job.id, lease: lease))).isEmpty
+    }
+
+    /// Has the next save of `job`'s document through this store (``save(_:thumbnails:)``) mark
+    /// the job done in the same statement: a worker's render and its job end in one transaction
+    /// and one round trip. Returns false, registering nothing, when a job of the same path is
+    /// registered already (that one rides on the save; this one is completed on its own).
+    public func completeWithSave(_ job: QueuedJob, under lease: Lease) -> Bool {
+        completions.withLock { waiting in
+            guard waiting[job.path] == nil else { return false }
+            waiting[job.path] = JobCompletion(jobID: job.id, lease: lease)
+            return true
+        }
+    }
+
+    /// Ends `job`'s registration with ``completeWithSave(_:under:)``: whether a save marked it
+    /// done (when not, because its document was not saved, or its lease was lost, the caller
+    /// completes it on its own with ``complete(_:under:)``).
+    public func takeCompletion(of job: QueuedJob) -> Bool {
+        completions.withLock { waiting in
+            guard let completion = waiting[job.path], completion.jobID == job.id else { return false }
+            waiting[job.path] = nil
+            return completion.completed
+        }
     }
 
     /// Gives a job back after this host could not do it (`error` says why): pending again, or

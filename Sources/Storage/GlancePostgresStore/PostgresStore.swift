@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// A ``ThumbnailStore`` in a PostgreSQL database, for a collection that outgrows one machine:
 /// many hosts render into one database, and one database holds many containers.
@@ -15,7 +16,8 @@ import PostgresNIO
 ///
 /// The store owns a connection pool (postgres-nio's `PostgresClient`), which runs in a task of
 /// its own from ``open(_:container:)`` until ``close()``; a store dropped without closing
-/// cancels that task.
+/// cancels that task. A ``sibling(container:)`` serves another container over the same pool (a
+/// queue worker's containers: one database, one pool, fewer connections for the server).
 public final class PostgresStore: ThumbnailStore {
     /// Where the database is (the password is never shown).
     public let address: PostgresAddress
@@ -26,8 +28,11 @@ public final class PostgresStore: ThumbnailStore {
 
     /// The connection pool.
     let client: PostgresClient
-    /// The pool's own task (`PostgresClient.run()`).
-    private let running: Task<Void, Never>
+    /// The pool's own task (`PostgresClient.run()`); nil for a sibling, whose pool is its opener's.
+    private let running: Task<Void, Never>?
+    /// Jobs of the queue to mark done with their document's next save (see
+    /// ``completeWithSave(_:under:)``), by path.
+    let completions = Mutex<[String: JobCompletion]>([:])
     /// postgres-nio's log, silenced: failures reach the user as ``StoreError``s instead.
     let logger: Logger
 
@@ -83,12 +88,30 @@ public final class PostgresStore: ThumbnailStore {
         return "\(shown.description) (container \(container))"
     }
 
-    deinit {
-        running.cancel()
+    /// The store of container `container` in the same database, over this store's pool (no
+    /// connection of its own, no migration: this store did both). It must not be used after this
+    /// store is closed; closing it does nothing.
+    public func sibling(container: String) -> PostgresStore {
+        PostgresStore(sharing: self, container: container)
     }
 
-    /// Closes the connections and ends the pool's task. The store cannot be used afterwards.
+    private init(sharing owner: PostgresStore, container: String) {
+        address = owner.address
+        self.container = container
+        location = Self.locationText(owner.address, container: container)
+        logger = owner.logger
+        client = owner.client
+        running = nil
+    }
+
+    deinit {
+        running?.cancel()
+    }
+
+    /// Closes the connections and ends the pool's task (a sibling's: nothing). The store cannot
+    /// be used afterwards.
     public func close() async {
+        guard let running else { return }
         running.cancel()
         await running.value
     }

@@ -102,4 +102,36 @@ struct PostgresQueueTests {
         #expect(again.id == job.id && again.attempts == 2)
         await store.close()
     }
+
+    @Test("a job registered with its document's save is done by that save; a sibling store shares the pool")
+    func completedWithSave() async throws {
+        let queue = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "")
+        let store = queue.sibling(container: "c")
+        try await store.enqueue(["a.pdf", "b.pdf"], root: "/srv/c", priority: .batch)
+        let holder = lease(60)
+        let jobs = try await queue.lease(limit: 2, under: holder, maxAttempts: 3)
+        #expect(jobs.map(\.path) == ["a.pdf", "b.pdf"])
+        let (a, b) = (jobs[0], jobs[1])
+        #expect(store.completeWithSave(a, under: holder))
+        // One registration a path: a second job of the same document is completed on its own.
+        #expect(store.completeWithSave(a, under: holder) == false)
+        try await store.save(Fixtures.record("a.pdf"), thumbnails: [Fixtures.image()])
+        #expect(store.takeCompletion(of: a), "the save marked the job done")
+        #expect(try await queue.queueCounts(allContainers: true).byState == [.done: 1, .leased: 1])
+        #expect(try await store.document(at: "a.pdf", includingImageData: true)?.thumbnails.first?.data?.count == 300)
+
+        // A save under a lease that no longer holds the job records the document, not the job.
+        #expect(store.completeWithSave(b, under: lease(60)))
+        try await store.save(Fixtures.record("b.pdf"), thumbnails: [Fixtures.image()])
+        #expect(store.takeCompletion(of: b) == false)
+        #expect(try await queue.queueCounts(allContainers: true).byState == [.done: 1, .leased: 1])
+        #expect(try await store.complete(b, under: holder))
+        // Registered but never saved: nothing was done by a save.
+        #expect(store.completeWithSave(b, under: holder))
+        #expect(store.takeCompletion(of: b) == false)
+        // The sibling's close leaves the pool to its opener.
+        await store.close()
+        #expect(try await queue.queueCounts(allContainers: true).byState == [.done: 2])
+        await queue.close()
+    }
 }
