@@ -318,7 +318,7 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
     try:
         postgres_group = groups.make("postgres")
         server = Postgres(log, groups, postgres_group)
-        local = []
+        local, local_cpu = [], []
         runs = {hosts: [] for hosts in hosts_list}
         for round_index in range(rounds):
             # The local pool under the same quota: what one machine does without the queue.
@@ -328,6 +328,7 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
             seconds, _ = timed([[glance, "generate", docs, "--store", sidecar, "--jobs", "1", "--quiet"]],
                                [lambda g=local_group: CPUGroups.enter(g, os.getpid())])
             local.append(seconds)
+            local_cpu.append(groups.usage(local_group))
             shutil.rmtree(sidecar, ignore_errors=True)
             line = [f"local {seconds:.1f}s"]
             for hosts in hosts_list:
@@ -393,6 +394,12 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
         result["postgres_steady_ms_per_document"] = statistics.median(steady) if steady else None
         result["statements_per_document"] = statistics.median(r["statements_per_document"] for r in every)
         result["overhead_ms_per_document"] = (one - result["local_seconds"]) * 1000 / count
+        # The same in CPU: under a quota, wall time is CPU time over the quota, so a host's extra
+        # CPU shows 1/quota times larger in seconds. CPU is what a host without a quota pays.
+        result["local_cpu_ms_per_document"] = statistics.median(local_cpu) * 1000 / count
+        result["overhead_cpu_ms_per_document"] = (
+            statistics.median(r["hosts_cpu_ms_per_document"] for r in runs[hosts_list[0]])
+            - result["local_cpu_ms_per_document"])
 
         database = server.database("bench_many")
         store = server.address(database, "many")
@@ -441,8 +448,9 @@ def format_scaleout(scaleout):
         lines.append(f"  one database core carries {per_core:.0f} documents/s at the steady cost: "
                      f"{per_core / one:.0f} hosts like these")
     lines += [
-        f"  local pool under the same quota {s['local_seconds']:.2f} s; the queue's overhead "
-        f"{s['overhead_ms_per_document']:.1f} ms per document",
+        f"  local pool under the same quota {s['local_seconds']:.2f} s, {s['local_cpu_ms_per_document']:.1f} ms of "
+        f"CPU per document; the queue's overhead per document: {s['overhead_cpu_ms_per_document']:.1f} ms of the "
+        f"host's CPU ({s['overhead_ms_per_document']:.1f} ms of wall time under the quota)",
         "  where PostgreSQL's time went (the largest run; ms per document, executing and planning):",
     ]
     for t in s["curve"][-1]["top_statements"]:
@@ -472,9 +480,9 @@ def scaleout_targets(scaleout):
     targets += [
         ("Scale-out: PostgreSQL CPU <= 1 ms a document (steady)",
          f"{pg:.2f} ms ({s['postgres_cpu_ms_per_document']:.2f} ms over whole runs)", pg / 1, pg <= 1),
-        ("Scale-out: queue overhead <= 5 ms per document against the local pool",
-         f"{s['overhead_ms_per_document']:.1f} ms", s["overhead_ms_per_document"] / 5,
-         s["overhead_ms_per_document"] <= 5),
+        ("Scale-out: queue overhead <= 5 ms of a host's CPU per document against the local pool",
+         f"{s['overhead_cpu_ms_per_document']:.1f} ms ({s['overhead_ms_per_document']:.1f} ms of wall time under "
+         f"the quota)", s["overhead_cpu_ms_per_document"] / 5, s["overhead_cpu_ms_per_document"] <= 5),
         ("Scale-out: list of 10,000 documents from PostgreSQL <= 0.5 s", f"{s['many_list_seconds']:.3f} s",
          s["many_list_seconds"] / 0.5, s["many_list_seconds"] <= 0.5),
     ]
