@@ -54,13 +54,7 @@ public final class Container: Sendable {
         _ location: ContainerLocation, pool: RendererPool, options: Indexer.Options
     ) async throws(OpeningError) -> Container {
         let (scanner, opened) = try await location.open()
-        let metrics = pool.configuration.metrics
-        let store: any ThumbnailStore = metrics.isCounting ? MeteredStore(opened, metrics: metrics) : opened
-        var options = options
-        options.sizes = try await ContainerLocation.sizes(of: store)
-        return Container(
-            location: location, indexer: Indexer(scanner: scanner, store: store, pool: pool, options: options),
-            ownsRenderers: false)
+        return try await open(location, scanner: scanner, store: opened, pool: pool, options: options)
     }
 
     /// The container at `location`, its folder opened by the caller as `scanner` (the folder the
