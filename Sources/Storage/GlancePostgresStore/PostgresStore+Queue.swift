@@ -12,7 +12,7 @@ public enum JobPriority: Int16, Sendable, Codable {
 
 /// A queue job that its document's next save marks done (see
 /// ``PostgresStore/completeWithSave(_:under:)``).
-struct JobCompletion: Sendable, Equatable {
+struct JobCompletion: Sendable {
     /// The job's id.
     var jobID: Int64
     /// The lease it is held under.
