@@ -41,7 +41,7 @@ struct GenerationEstimate: Encodable {
         var bytes = 0.0
         for document in plan.toRender {
             let key =
-                plan.records[document.path]?.record.contentType?.rawValue
+                plan.records[PathKey(document.path)]?.record.contentType?.rawValue
                 ?? ContentType(named: document.path)?.rawValue ?? "unknown"
             byType[key, default: 0] += 1
             if let seen = history[key], seen.count >= 3 {

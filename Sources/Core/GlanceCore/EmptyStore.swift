@@ -9,7 +9,7 @@ public struct EmptyStore: ThumbnailStore {
     }
 
     public func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? { nil }
-    public func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] { [:] }
+    public func documents(at paths: [String]) async throws(StoreError) -> [PathKey: StoredDocument] { [:] }
     public func documents(after path: String?, limit: Int) async throws(StoreError) -> [StoredDocument] { [] }
     public func allDocuments() async throws(StoreError) -> [StoredDocument] { [] }
     public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {

@@ -12,8 +12,9 @@ public protocol ThumbnailStore: Sendable {
     /// `bytes` names (a GET of one size reads that one's bytes, not every size's).
     func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument?
 
-    /// The documents recorded at `paths` (those that have a record), thumbnails without bytes.
-    func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument]
+    /// The documents recorded at `paths` (those that have a record), thumbnails without bytes,
+    /// by their paths' bytes (``PathKey``: two canonically equal names are two documents).
+    func documents(at paths: [String]) async throws(StoreError) -> [PathKey: StoredDocument]
 
     /// Up to `limit` records in path order, starting after `path` (nil: from the first), thumbnails
     /// without bytes: a listing reads a large container page by page.

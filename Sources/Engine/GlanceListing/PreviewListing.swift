@@ -120,14 +120,14 @@ public struct PreviewListing: Sendable {
             }
             // A page reads its own records; a whole listing reads them all at once, which is one
             // query instead of one per 500 paths.
-            var records: [String: StoredDocument] = [:]
+            var records: [PathKey: StoredDocument] = [:]
             if documents.count <= 1000 {
                 records = try await store.documents(at: documents.map(\.path))
             } else {
-                for stored in try await store.allDocuments() { records[stored.record.path] = stored }
+                for stored in try await store.allDocuments() { records[PathKey(stored.record.path)] = stored }
             }
             let items = documents.map {
-                PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path], policy: policy)
+                PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[PathKey($0.path)], policy: policy)
             }
             return ListingPage(items: items, totalCount: total)
         }
@@ -177,10 +177,10 @@ public struct PreviewListing: Sendable {
     private func filtered(_ documents: [ScannedDocument], _ query: ListingQuery) async throws(StoreError)
         -> [PromisedItemAttributes]
     {
-        var records: [String: StoredDocument] = [:]
-        for stored in try await store.allDocuments() { records[stored.record.path] = stored }
+        var records: [PathKey: StoredDocument] = [:]
+        for stored in try await store.allDocuments() { records[PathKey(stored.record.path)] = stored }
         var items = documents.map {
-            PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[$0.path], policy: policy)
+            PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[PathKey($0.path)], policy: policy)
         }
         items = items.filter(query.matches)
         switch query.order {

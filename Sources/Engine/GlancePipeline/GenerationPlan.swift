@@ -18,8 +18,8 @@ public struct GenerationPlan: Sendable {
     public var kept: [DocumentState: [String]] = [:]
     /// Renamed documents: their records move, nothing is rendered.
     public var moves: [Move] = []
-    /// Every record, by path, as read before the batch.
-    public var records: [String: StoredDocument] = [:]
+    /// Every record, by its path's bytes (``PathKey``), as read before the batch.
+    public var records: [PathKey: StoredDocument] = [:]
     /// When the records were read.
     public var madeAt = Date()
     /// The rule the plan was made with (with the batch's `force` and `retryFailed`).
@@ -39,38 +39,38 @@ public struct GenerationPlan: Sendable {
         digestOf: (String) -> String?
     ) async throws(StoreError) -> GenerationPlan {
         var plan = GenerationPlan()
-        for stored in try await store.allDocuments() { plan.records[stored.record.path] = stored }
-        let present = Set(documents.map(\.path))
+        for stored in try await store.allDocuments() { plan.records[PathKey(stored.record.path)] = stored }
+        let present = Set(documents.map { PathKey($0.path) })
         var orphansByFile: [FileKey: StoredDocument] = [:]
         var orphansBySize: [Int64: [StoredDocument]] = [:]
-        for stored in plan.records.values where !present.contains(stored.record.path) {
+        for stored in plan.records.values where !present.contains(PathKey(stored.record.path)) {
             orphansByFile[FileKey(stored.record.identity)] = stored
             orphansBySize[stored.record.identity.size, default: []].append(stored)
         }
-        var claimedOrphans = Set<String>()
+        var claimedOrphans = Set<PathKey>()
         for document in documents {
-            if let stored = plan.records[document.path] {
+            if let stored = plan.records[PathKey(document.path)] {
                 switch policy.decide(stored, identity: document.identity) {
                 case .keep(let state): plan.kept[state, default: []].append(document.path)
                 case .render: plan.toRender.append(document)
                 }
                 continue
             }
-            if let orphan = orphansByFile[FileKey(document.identity)], !claimedOrphans.contains(orphan.record.path),
+            if let orphan = orphansByFile[FileKey(document.identity)], !claimedOrphans.contains(PathKey(orphan.record.path)),
                 orphan.record.identity.size == document.identity.size,
                 orphan.record.identity.modifiedNanoseconds == document.identity.modifiedNanoseconds
             {
-                claimedOrphans.insert(orphan.record.path)
+                claimedOrphans.insert(PathKey(orphan.record.path))
                 plan.moves.append(Move(from: orphan.record.path, to: document.path, identity: document.identity))
                 continue
             }
             let sameSize = (orphansBySize[document.identity.size] ?? []).filter {
-                !claimedOrphans.contains($0.record.path) && $0.record.digest != nil
+                !claimedOrphans.contains(PathKey($0.record.path)) && $0.record.digest != nil
             }
             if !sameSize.isEmpty, let digest = digestOf(document.path),
                 let orphan = sameSize.first(where: { $0.record.digest == digest })
             {
-                claimedOrphans.insert(orphan.record.path)
+                claimedOrphans.insert(PathKey(orphan.record.path))
                 plan.moves.append(Move(from: orphan.record.path, to: document.path, identity: document.identity))
                 continue
             }

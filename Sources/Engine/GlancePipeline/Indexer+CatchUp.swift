@@ -69,7 +69,7 @@ extension Indexer {
         summary.unsupported = result.unsupported + (plan.kept[.unsupported]?.count ?? 0)
         var failures = result.failures
         for path in plan.kept[.failed] ?? [] {
-            failures.append(.init(path: path, error: plan.records[path]?.record.error ?? "failed"))
+            failures.append(.init(path: path, error: plan.records[PathKey(path)]?.record.error ?? "failed"))
         }
         summary.failures = failures.sorted { $0.path < $1.path }
         summary.failed = summary.failures.count
@@ -94,24 +94,24 @@ extension Indexer {
         while !pending.isEmpty && !Task.isCancelled {
             if !firstPass { try? await Task.sleep(for: Self.claimPollInterval) }
             firstPass = false
-            var granted = Set<String>()
+            var granted = Set<PathKey>()
             for chunk in stride(from: 0, to: pending.count, by: 1000) {
                 let paths = pending[chunk..<min(chunk + 1000, pending.count)].map(\.path)
-                granted.formUnion(try await store.claim(paths: paths, under: lease))
+                granted.formUnion(try await store.claim(paths: paths, under: lease).map { PathKey($0) })
             }
             var waiting: [ScannedDocument] = []
             var mine: [ScannedDocument] = []
             // Another batch may have finished some since the plan was made (its claim ends when
             // its result is saved): look again, so that each document is rendered once. One read
             // for all of them: a read each was 18 round trips to the store before the first job.
-            let grantedPaths = pending.map(\.path).filter { granted.contains($0) }
+            let grantedPaths = pending.map(\.path).filter { granted.contains(PathKey($0)) }
             let recorded = grantedPaths.isEmpty ? [:] : try await store.documents(at: grantedPaths)
             for document in pending {
-                guard granted.contains(document.path) else {
+                guard granted.contains(PathKey(document.path)) else {
                     waiting.append(document)
                     continue
                 }
-                let current = recorded[document.path]
+                let current = recorded[PathKey(document.path)]
                 if let current, current.record.generatedAt > plan.madeAt,
                     case .keep = plan.policy.decide(current, identity: document.identity)
                 {

@@ -55,7 +55,7 @@ public final class Indexer: Sendable {
     public let options: Options
     /// Renders in flight for interactive callers, by path: the "waiting room" that makes ten
     /// requests for one document cost one render.
-    private let inFlight = Mutex<[String: Task<DocumentOutcome, Never>]>([:])
+    private let inFlight = Mutex<[PathKey: Task<DocumentOutcome, Never>]>([:])
     private let subscribers = Mutex<Subscribers>(Subscribers())
     /// How many renders each path had (for tests and the benchmark: one render per request).
     let renderCount = Atomic<Int>(0)
@@ -161,7 +161,7 @@ public final class Indexer: Sendable {
     public func render(_ path: String, force: Bool = false) async -> DocumentOutcome {
         while true {
             let (task, joined) = inFlight.withLock { inFlight -> (Task<DocumentOutcome, Never>, Bool) in
-                if let running = inFlight[path] { return (running, true) }
+                if let running = inFlight[PathKey(path)] { return (running, true) }
                 let task = Task {
                     // A render that ended between the caller's look at the store and now (its
                     // entry gone from the waiting room) may have made the record current already.
@@ -170,13 +170,13 @@ public final class Indexer: Sendable {
                     }
                     return await self.renderNow(path, lane: .interactive)
                 }
-                inFlight[path] = task
+                inFlight[PathKey(path)] = task
                 return (task, false)
             }
             let outcome = await task.value
             if !joined {
                 inFlight.withLock { inFlight in
-                    if inFlight[path] == task { inFlight[path] = nil }
+                    if inFlight[PathKey(path)] == task { inFlight[PathKey(path)] = nil }
                 }
                 return outcome
             }

@@ -31,7 +31,7 @@ public struct MeteredStore: ThumbnailStore {
         try await timed("document") { () async throws(StoreError) in try await store.document(at: path, bytes: bytes) }
     }
 
-    public func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] {
+    public func documents(at paths: [String]) async throws(StoreError) -> [PathKey: StoredDocument] {
         try await timed("documents") { () async throws(StoreError) in try await store.documents(at: paths) }
     }
 

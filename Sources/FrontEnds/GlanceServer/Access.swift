@@ -1,4 +1,5 @@
 import GlanceAccounts
+import GlanceCore
 import Hummingbird
 
 /// What a signed-in request may reach, said where the routes are grouped: each rule is the
@@ -41,7 +42,9 @@ struct SharedDocumentOnly: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        if let shared = context.sharedDocument, DocumentURL.from(components: context.parameters.getCatchAll()) != shared
+        // Compared as bytes: a canonically equal name is another file (``PathKey``).
+        if let shared = context.sharedDocument,
+            !(DocumentURL.from(components: context.parameters.getCatchAll())?.isSameName(as: shared) ?? false)
         {
             throw ServerError.notFound
         }

@@ -32,8 +32,14 @@ extension PreviewServer {
         if let (entry, _) = previewCache.entry(for: key, identity: identity) {
             return Self.response(entry, request: request, version: query["v"])
         }
+        let failureKey = PreviewFailures.key(path: path, page: page)
+        if let reason = previewFailures.reason(for: failureKey, identity: identity) { throw ServerError.noPreview(reason) }
         let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
         let known = stored.flatMap { FreshnessPolicy.describes($0.record, identity) ? $0.record : nil }
+        // A document that failed as it is now fails its previews too, without a renderer.
+        if indexer.policy.state(of: stored, identity: identity) == .failed {
+            throw ServerError.noPreview(stored?.record.error ?? "it could not be drawn")
+        }
         if let type = known?.contentType, type == .text { throw ServerError.noPreview(Self.textHasNoPagePreview) }
         let frames = known?.details?.media?.hasFrames == true ? MediaDetails.stripLength : nil
         if let count = known?.details?.pageCount ?? frames
@@ -44,7 +50,11 @@ extension PreviewServer {
         }
         let entry = try await sharedEntry(key: key, identity: identity, requester: requester) {
             () async throws(ServerError) in
-            let preview = try Self.served(await indexer.preview(path, page: page, side: side))
+            let result = await indexer.preview(path, page: page, side: side)
+            if case .failure(.failed(let reason)) = result {
+                previewFailures.remember(reason, for: failureKey, identity: identity)
+            }
+            let preview = try Self.served(result)
             if preview.contentType == .text { throw .noPreview(Self.textHasNoPagePreview) }
             let tag = previewTag(preview.identity, page: page, side: side)
             return ThumbnailCache.Entry(
@@ -163,21 +173,21 @@ final class PreviewsInFlight: Sendable {
         var waiting: Int
     }
 
-    private let running = Mutex<(renders: [String: Running], generations: UInt64)>(([:], 0))
+    private let running = Mutex<(renders: [PathKey: Running], generations: UInt64)>(([:], 0))
 
     /// The render under way for `key`, or the one `start` begins (given its generation, for
     /// ``finished(_:generation:)``), counting one more request waiting for it;
     /// ``leave(_:task:)`` must follow.
     func join(_ key: String, start: (UInt64) -> Render) -> Render {
         running.withLock { running in
-            if var render = running.renders[key] {
+            if var render = running.renders[PathKey(key)] {
                 render.waiting += 1
-                running.renders[key] = render
+                running.renders[PathKey(key)] = render
                 return render.task
             }
             running.generations += 1
             let task = start(running.generations)
-            running.renders[key] = Running(task: task, generation: running.generations, waiting: 1)
+            running.renders[PathKey(key)] = Running(task: task, generation: running.generations, waiting: 1)
             return task
         }
     }
@@ -185,13 +195,13 @@ final class PreviewsInFlight: Sendable {
     /// A request stopped waiting for `task`, the render of `key`; the last one cancels it.
     func leave(_ key: String, task: Render) {
         let abandoned = running.withLock { running -> Render? in
-            guard var render = running.renders[key], render.task == task else { return nil }
+            guard var render = running.renders[PathKey(key)], render.task == task else { return nil }
             guard render.waiting <= 1 else {
                 render.waiting -= 1
-                running.renders[key] = render
+                running.renders[PathKey(key)] = render
                 return nil
             }
-            running.renders.removeValue(forKey: key)
+            running.renders.removeValue(forKey: PathKey(key))
             return render.task
         }
         abandoned?.cancel()
@@ -201,7 +211,7 @@ final class PreviewsInFlight: Sendable {
     /// is still the one under way.
     func finished(_ key: String, generation: UInt64) {
         running.withLock { running in
-            if running.renders[key]?.generation == generation { running.renders.removeValue(forKey: key) }
+            if running.renders[PathKey(key)]?.generation == generation { running.renders.removeValue(forKey: PathKey(key)) }
         }
     }
 }

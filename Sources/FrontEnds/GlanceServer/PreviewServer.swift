@@ -36,6 +36,8 @@ public struct PreviewServer: Sendable {
     let previewCache: ThumbnailCache
     /// The previews being drawn, by page and size: a second request for one waits for the first.
     let previewsInFlight = PreviewsInFlight()
+    /// The previews that failed, for the files they failed on: not drawn again on every request.
+    let previewFailures = PreviewFailures()
     /// The previews waiting for the renderers, bounded and in turns between clients.
     let previewQueue: PreviewQueue
     /// The container's documents as walked a moment ago.

@@ -76,7 +76,22 @@ struct SignIn: RouterMiddleware {
         } else if credential == .session {
             context.signOut = SignOutForm(action: basePath + SignInPage.signOutPath, name: account.name)
         }
-        return try await next(request, context)
+        return Self.keptPrivate(try await next(request, context))
+    }
+
+    /// `response` as an answer behind sign-in must go out: whatever the route said, no shared
+    /// cache (a proxy, a CDN) may keep it, since it would hand it to anyone, for as long as its
+    /// `max-age`, after the account or the share link is gone. A `public` answer becomes
+    /// `private` (the browser that signed in still keeps it).
+    static func keptPrivate(_ response: Response) -> Response {
+        guard let policy = response.headers[.cacheControl], policy.contains("public") else { return response }
+        var response = response
+        let directives = policy.split(separator: ",").map { directive in
+            let name = directive.trimmingSpaces
+            return name.lowercased() == "public" ? "private" : String(name)
+        }
+        response.headers[.cacheControl] = directives.joined(separator: ", ")
+        return response
     }
 
     /// What asks whether the request's credential still holds, for answers that outlast the

@@ -28,7 +28,7 @@ final class ThumbnailCache: Sendable {
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var entries: [PathKey: Entry] = [:]
         var bytes = 0
         var clock: UInt64 = 0
     }
@@ -58,22 +58,22 @@ final class ThumbnailCache: Sendable {
 
     private func lookUp(_ path: String, identity: FileIdentity) -> (entry: Entry, needsCheck: Bool)? {
         state.withLock { state in
-            guard var entry = state.entries[path] else { return nil }
+            guard var entry = state.entries[PathKey(path)] else { return nil }
             guard entry.identity == identity else {
                 state.bytes -= entry.body.readableBytes
-                state.entries[path] = nil
+                state.entries[PathKey(path)] = nil
                 return nil
             }
             state.clock += 1
             entry.lastUse = state.clock
-            state.entries[path] = entry
+            state.entries[PathKey(path)] = entry
             return (entry, ContinuousClock.now - entry.checkedAt > revalidateAfter)
         }
     }
 
     /// Marks the entry of `path` as checked against the store now.
     func confirm(_ path: String) {
-        state.withLock { $0.entries[path]?.checkedAt = .now }
+        state.withLock { $0.entries[PathKey(path)]?.checkedAt = .now }
     }
 
     /// Keeps `entry` for `path` (replacing any other), dropping the least recently used entries
@@ -81,11 +81,11 @@ final class ThumbnailCache: Sendable {
     func insert(_ entry: Entry, for path: String) {
         guard entry.body.readableBytes <= capacityBytes / 4 else { return }
         state.withLock { state in
-            if let old = state.entries[path] { state.bytes -= old.body.readableBytes }
+            if let old = state.entries[PathKey(path)] { state.bytes -= old.body.readableBytes }
             var entry = entry
             state.clock += 1
             entry.lastUse = state.clock
-            state.entries[path] = entry
+            state.entries[PathKey(path)] = entry
             state.bytes += entry.body.readableBytes
             guard state.bytes > capacityBytes else { return }
             // Evict a batch at once (oldest first) so that a full cache does not sort per insert.
@@ -100,7 +100,7 @@ final class ThumbnailCache: Sendable {
     /// Forgets the entry of `path`.
     func remove(_ path: String) {
         state.withLock { state in
-            if let old = state.entries.removeValue(forKey: path) { state.bytes -= old.body.readableBytes }
+            if let old = state.entries.removeValue(forKey: PathKey(path)) { state.bytes -= old.body.readableBytes }
         }
     }
 

@@ -14,8 +14,8 @@ extension PostgresStore {
     /// only when it is this lease's, expired, or held by a gone process of this host. Two hosts
     /// claiming at once cannot both win a path: the second waits on the first's row and re-checks.
     public func claim(paths: [String], under lease: Lease) async throws(StoreError) -> [String] {
-        var seen: Set<String> = []
-        let unique = paths.filter { seen.insert($0).inserted }
+        var seen: Set<PathKey> = []
+        let unique = paths.filter { seen.insert(PathKey($0)).inserted }
         if unique.isEmpty { return [] }
         let container = container
         let logger = logger
@@ -42,11 +42,11 @@ extension PostgresStore {
                     OR (c.host = EXCLUDED.host AND c.pid = ANY(\(gone)::integer[]))
                 RETURNING c.path
                 """, logger: logger)
-            var granted: Set<String> = []
-            for row in rows { granted.insert(try row.decode(String.self)) }
+            var granted: Set<PathKey> = []
+            for row in rows { granted.insert(PathKey(try row.decode(String.self))) }
             return granted
         }
-        return unique.filter { granted.contains($0) }
+        return unique.filter { granted.contains(PathKey($0)) }
     }
 
     /// Moves the expiry of every claim under `lease` to now plus its duration.

@@ -37,10 +37,10 @@ extension PostgresStore {
     }
 
     /// The documents recorded at `paths`, thumbnails without bytes.
-    public func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] {
-        var byPath: [String: StoredDocument] = [:]
-        for document in try await documents(.paths(Array(Set(paths)))) {
-            byPath[document.record.path] = document
+    public func documents(at paths: [String]) async throws(StoreError) -> [PathKey: StoredDocument] {
+        var byPath: [PathKey: StoredDocument] = [:]
+        for document in try await documents(.paths(Array(Set(paths.map { PathKey($0) })).map(\.path))) {
+            byPath[PathKey(document.record.path)] = document
         }
         return byPath
     }
@@ -240,7 +240,7 @@ extension PostgresStore {
     public func removeDocuments(at paths: [String]) async throws(StoreError) -> RemovalReport {
         let container = container
         let logger = logger
-        let unique = Array(Set(paths))
+        let unique = Array(Set(paths.map { PathKey($0) })).map(\.path)
         let counts = try await transaction { connection in
             let rows = try await connection.rows(
                 """

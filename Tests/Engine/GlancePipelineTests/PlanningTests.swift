@@ -13,8 +13,8 @@ final class MemoryStore: ThumbnailStore {
     func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? {
         stored.first { $0.record.path == path }
     }
-    func documents(at paths: [String]) async throws(StoreError) -> [String: StoredDocument] {
-        Dictionary(stored.filter { paths.contains($0.record.path) }.map { ($0.record.path, $0) }) { a, _ in a }
+    func documents(at paths: [String]) async throws(StoreError) -> [PathKey: StoredDocument] {
+        Dictionary(stored.filter { paths.contains($0.record.path) }.map { (PathKey($0.record.path), $0) }) { a, _ in a }
     }
     func documents(after path: String?, limit: Int) async throws(StoreError) -> [StoredDocument] {
         Array(stored.filter { $0.record.path > (path ?? "") }.prefix(limit))

@@ -384,6 +384,61 @@ struct PreviewServerTests {
         }
     }
 
+    @Test("thumbnails of café.png and café.png written e + U+0301 are each their own, also from the memory cache")
+    func canonicallyEqualNamesServed() async throws {
+        let served = try ServedContainer()
+        let composed = "caf\u{E9}.png"
+        let decomposed = "cafe\u{301}.png"
+        try FileManager.default.copyItem(atPath: TestLocations.asset("png/rgb8.png"), toPath: served.root + "/" + composed)
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("png/gray8.png"), toPath: served.root + "/" + decomposed)
+        try await served.test { client in
+            var bodies: [String: [Data]] = [:]
+            for round in 0..<2 {
+                for name in [composed, decomposed] {
+                    let body = try await client.execute(uri: "/thumbnails/" + percentEncodedName(name), method: .get) {
+                        #expect($0.status == .ok, "round \(round)")
+                        return Data(buffer: $0.body)
+                    }
+                    bodies[percentEncodedName(name), default: []].append(body)
+                }
+            }
+            let first = try #require(bodies[percentEncodedName(composed)])
+            let second = try #require(bodies[percentEncodedName(decomposed)])
+            #expect(first[0] == first[1] && second[0] == second[1])
+            #expect(first[0] != second[0], "one file's thumbnail was served for the other")
+        }
+    }
+
+    @Test(
+        "previews: a document that failed is not drawn again for another size or a second ask, until it changes"
+    )
+    func failedPreviewsRemembered() async throws {
+        let served = try ServedContainer()
+        let path = served.root + "/broken.jpg"
+        let indexer = served.server.indexer
+        try await served.test { client in
+            let before = indexer.rendersStarted
+            for size in [256, 512, 768, 1024, 2048, 4096, 256] {
+                try await client.execute(uri: "/previews/broken.jpg?size=\(size)", method: .get) { response in
+                    #expect(response.status == .notFound)
+                    #expect(String(buffer: response.body).hasPrefix("no preview: "), "size \(size)")
+                }
+            }
+            #expect(indexer.rendersStarted == before + 1, "\(indexer.rendersStarted - before) renders of one failure")
+            // Changed, it is a new file: drawn (and failing) once more.
+            var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+            _ = try await client.execute(uri: "/previews/broken.jpg?size=512", method: .get) { $0.status }
+            #expect(indexer.rendersStarted == before + 2)
+            // Once its thumbnail failed and was recorded, no preview of it asks a renderer.
+            try await client.execute(uri: "/thumbnails/broken.jpg", method: .get) { #expect($0.status == .notFound) }
+            let recorded = indexer.rendersStarted
+            _ = try await client.execute(uri: "/previews/broken.jpg?page=2&size=512", method: .get) { $0.status }
+            #expect(indexer.rendersStarted == recorded)
+        }
+    }
+
     @Test(
         "text: decoded by the renderer to the characters iconv gives, as UTF-8, the encoding and lines said",
         arguments: [
@@ -739,4 +794,10 @@ func pngSize(_ data: Data) -> (width: Int, height: Int)? {
     guard bytes.count == 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { return nil }
     func number(_ offset: Int) -> Int { bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
     return (number(16), number(20))
+}
+
+/// `name` as a URL's path component: every byte past ASCII percent-encoded, as it is, so that two
+/// spellings of one name (composed and decomposed) stay two URLs.
+func percentEncodedName(_ name: String) -> String {
+    name.utf8.map { $0 < 0x80 ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GlanceAccounts
 import GlanceOperations
+import GlanceTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -210,6 +211,44 @@ struct SignInRouteTests {
             try await client.execute(uri: "/", method: .get, headers: Self.basic("alice")) { response in
                 #expect(response.status == .ok)
                 #expect(!String(buffer: response.body).contains("id=\"sign-out\""))
+            }
+        }
+    }
+
+    @Test("behind sign-in, versioned thumbnails and previews are private to the browser, never public; assets stay public")
+    func signedInAnswersArePrivate() async throws {
+        let fixture = try Fixture()
+        let site = fixture.site(try Self.aliceOnly())
+        try await fixture.test(site) { client in
+            let tag = try await client.execute(uri: "/thumbnails/a.png", method: .get, headers: Self.basic("alice")) {
+                #expect($0.status == .ok)
+                return $0.headers[.eTag] ?? ""
+            }
+            let version = String(tag.dropFirst().prefix(64))
+            try await client.execute(
+                uri: "/thumbnails/a.png?v=\(version)", method: .get, headers: Self.basic("alice")
+            ) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "private, max-age=31536000, immutable")
+            }
+            let previewTag = try await client.execute(
+                uri: "/previews/a.png?size=512", method: .get, headers: Self.basic("alice")
+            ) {
+                #expect($0.status == .ok)
+                return $0.headers[.eTag] ?? ""
+            }
+            try await client.execute(
+                uri: "/previews/a.png?size=512&v=\(previewTag.dropFirst().dropLast())", method: .get,
+                headers: Self.basic("alice")
+            ) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "private, max-age=31536000, immutable")
+            }
+            // The pages' assets hold nothing of a container: any cache may keep them.
+            let asset = PageAssets().links(under: "").stylesheet
+            try await client.execute(uri: asset, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
             }
         }
     }
@@ -811,6 +850,36 @@ struct SignInRouteTests {
             ] {
                 try await client.execute(uri: uri, method: .get, headers: cookie.headers) {
                     #expect($0.status == .notFound, "\(uri)")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "a share link of café.cbz (é one code point) does not open café.cbz written e + U+0301 beside it, nor its thumbnail"
+    )
+    func documentShareComparesBytes() async throws {
+        let fixture = try Fixture()
+        let composed = "caf\u{E9}.png"
+        let decomposed = "cafe\u{301}.png"
+        let root = fixture.served[0].root
+        try FileManager.default.copyItem(atPath: root + "/a.png", toPath: root + "/" + composed)
+        try FileManager.default.copyItem(atPath: TestLocations.asset("png/gray8.png"), toPath: root + "/" + decomposed)
+        let share = Share.make(container: "photos", document: composed, expires: Date().addingTimeInterval(600))
+        let (accounts, token) = try await Self.sharing(share)
+        let site = fixture.site(accounts)
+        try await fixture.test(site) { client in
+            let cookie = try await client.execute(uri: "/share/" + token, method: .get) { try #require(SetCookie($0)) }
+            let own = try await client.execute(
+                uri: "/thumbnails/" + percentEncodedName(composed), method: .get, headers: cookie.headers
+            ) {
+                #expect($0.status == .ok)
+                return Data(buffer: $0.body)
+            }
+            #expect(!own.isEmpty)
+            for route in ["/thumbnails/", "/documents/", "/preview/", "/api/items/", "/previews/"] {
+                try await client.execute(uri: route + percentEncodedName(decomposed), method: .get, headers: cookie.headers) {
+                    #expect($0.status == .notFound, "\(route)")
                 }
             }
         }

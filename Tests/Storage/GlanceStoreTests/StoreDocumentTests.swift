@@ -180,6 +180,27 @@ struct StoreDocumentTests {
         #expect(try await store.removeDocuments(at: []) == RemovalReport(documents: 0, thumbnailBytes: 0))
     }
 
+    @Test(
+        "two names equal only under canonical equivalence (é as one code point, and e + U+0301) are two documents, each claimed and read as its own",
+        arguments: StoreKind.allCases)
+    func canonicallyEqualNames(kind: StoreKind) async throws {
+        let subject = try await StoreUnderTest(kind)
+        let store = subject.store
+        let composed = "caf\u{E9}.cbz"
+        let decomposed = "cafe\u{301}.cbz"
+        #expect(composed == decomposed, "Swift's String equates them: the reason for PathKey")
+        try await store.save(Fixtures.record(composed, inode: 1), thumbnails: [Fixtures.image()])
+        try await store.save(Fixtures.record(decomposed, inode: 2, state: .failed, error: "broken"), thumbnails: [])
+        let both = try await store.documents(at: [composed, decomposed])
+        #expect(both.count == 2)
+        #expect(both[PathKey(composed)]?.record.identity.inode == 1)
+        #expect(both[PathKey(decomposed)]?.record.identity.inode == 2)
+        #expect(both[PathKey(decomposed)]?.record.state == .failed)
+        let lease = Lease(token: UUID().uuidString, host: Lease.thisHost, pid: getpid(), seconds: 3600)
+        let granted = try await store.claim(paths: [composed, decomposed], under: lease)
+        #expect(granted.map { Array($0.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)])
+    }
+
     @Test("pages follow the paths' byte order, whatever the locale", arguments: StoreKind.allCases)
     func paging(kind: StoreKind) async throws {
         let subject = try await StoreUnderTest(kind)
