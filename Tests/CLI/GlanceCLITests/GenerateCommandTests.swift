@@ -35,6 +35,35 @@ struct GenerateCommandTests {
         #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
     }
 
+    @Test(
+        "café.png and café.png written e + U+0301 side by side: each rendered once with its own digest, both fresh, nothing stale on the next run"
+    )
+    func canonicallyEqualNames() async throws {
+        let composed = "caf\u{E9}.png"
+        let decomposed = "cafe\u{301}.png"
+        // Not one dictionary literal: its keys would be equal.
+        let container = try SampleContainer([:])
+        try container.add(composed, from: "png/rgb8.png")
+        try container.add(decomposed, from: "png/gray8.png")
+        let (first, result) = try await container.generate()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(first["rendered"] as? Int == 2)
+        let listed = try await GlanceProcess.run(["list", container.path, "--json"])
+        let rows = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.count == 2)
+        var digests: [[UInt8]: String] = [:]
+        for row in rows {
+            let path = Array((row["path"] as? String ?? "").utf8)
+            #expect(row["state"] as? String == "fresh", "\(row)")
+            digests[path] = row["digest"] as? String
+        }
+        let composedDigest = try #require(digests[Array(composed.utf8)])
+        let decomposedDigest = try #require(digests[Array(decomposed.utf8)])
+        #expect(composedDigest != decomposedDigest)
+        let (second, _) = try await container.generate()
+        #expect(second["rendered"] as? Int == 0, "\(second)")
+    }
+
     @Test("list --json and show give a PDF's pages and their sizes and a text's encoding")
     func documentDetails() async throws {
         let container = try SampleContainer.standard()
