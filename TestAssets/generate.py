@@ -2812,6 +2812,125 @@ def make_office():
     record("office/remote-links.docx", "docx", "ok", a4,
            "letter.docx linking an image and attaching a template at %s: neither is fetched" % trap)
 
+    make_office_hostile_fonts_and_sheets(work, source, convert, a4)
+
+
+def box_font():
+    """A TrueType font made here: every printable ASCII character a filled box (digits narrow,
+    letters wide), so that text set in it is unmistakable. Made with fontTools' FontBuilder."""
+    from fontTools.fontBuilder import FontBuilder  # PyPI: fonttools
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    chars = [chr(c) for c in range(0x21, 0x7F)]
+    names = [".notdef", "space"] + ["g%02x" % ord(c) for c in chars]
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder(names)
+    builder.setupCharacterMap(dict([(0x20, "space")] + [(ord(c), "g%02x" % ord(c)) for c in chars]))
+    glyphs, metrics = {}, {}
+    for name in names:
+        pen = TTGlyphPen(None)
+        width = 600
+        if name not in (".notdef", "space"):
+            pen.moveTo((50, 0))
+            pen.lineTo((50, 700))
+            pen.lineTo((550, 700))
+            pen.lineTo((550, 0))
+            pen.closePath()
+        glyphs[name] = pen.glyph()
+        metrics[name] = (width, 50)
+    builder.setupGlyf(glyphs)
+    builder.setupHorizontalMetrics(metrics)
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": "Glance Boxes", "styleName": "Regular"})
+    builder.setupOS2(sTypoAscender=800, sTypoDescender=-200, usWinAscent=800, usWinDescent=200, fsType=0)
+    builder.setupPost()
+    out_buffer = io.BytesIO()
+    builder.save(out_buffer)
+    return out_buffer.getvalue()
+
+
+def make_office_hostile_fonts_and_sheets(work, source, convert, a4):
+    """A workbook with hidden and very hidden sheets, a letter set in Calibri (not installed here),
+    and an ODT that embeds a font of boxes under the name Calibri (a document must not change how
+    the next one is drawn)."""
+    hidden_style = ('<office:automatic-styles><style:style style:name="Hidden" style:family="table">'
+                    '<style:table-properties table:display="false"/></style:style></office:automatic-styles>')
+    sheets = []
+    for name, hidden, rows in (
+            ("Budget", False, (("Item", "Cost"), ("Paper", "12"), ("Total", "12"))),
+            ("Salaries", True, (("Name", "Salary"), ("CEO", "200000"))),
+            ("Secret", True, (("Plan", "merger"),)),
+            ("Notes", False, (("Checked",),))):
+        cells = "".join("<table:table-row>%s</table:table-row>" % "".join(
+            '<table:table-cell office:value-type="string"><text:p>%s</text:p></table:table-cell>' % v
+            for v in row) for row in rows)
+        style = ' table:style-name="Hidden"' if hidden else ""
+        sheets.append('<table:table table:name="%s"%s>%s</table:table>' % (name, style, cells))
+    hidden_fods = source("hidden-sheets.fods", flat_odf(
+        "application/vnd.oasis.opendocument.spreadsheet", hidden_style,
+        "<office:spreadsheet>%s</office:spreadsheet>" % "".join(sheets)))
+    convert(hidden_fods, "ods", "office/hidden-sheets.ods", "ods", (1024, 724),
+            "four sheets, Salaries and Secret hidden: two pages (Budget, Notes), no hidden name shown")
+    made = soffice_convert(hidden_fods, "xlsx", work)
+    entries = []
+    for info, data in zip_entries(made):
+        if info.filename == "xl/workbook.xml":
+            # The second hidden sheet very hidden, as only Excel's own settings can make one.
+            text = data.decode()
+            at = text.index('name="Secret"')
+            end = text.index("/>", at)
+            sheet = text[at:end]
+            data = (text[:at] + sheet.replace('state="hidden"', 'state="veryHidden"') + text[end:]).encode()
+        entries.append((info, data))
+    write_zip("office/hidden-sheets.xlsx", entries)
+    record("office/hidden-sheets.xlsx", "xlsx", "ok", (1024, 724),
+           "four sheets, Salaries hidden and Secret very hidden: two pages (Budget, Notes)")
+
+    calibri_face = ('<office:font-face-decls><style:font-face style:name="Calibri" svg:font-family="Calibri"/>'
+                    '</office:font-face-decls>')
+    calibri_styles = A4_PAGE % (
+        '<style:style style:name="Big" style:family="paragraph"><style:text-properties '
+        'style:font-name="Calibri" fo:font-size="40pt"/></style:style>')
+    calibri = source("calibri-letter.fodt", flat_odf(
+        "application/vnd.oasis.opendocument.text", calibri_styles,
+        '<office:text><text:p text:style-name="Big">Total 150,000</text:p>'
+        '<text:p text:style-name="Big">Approved 120,000</text:p></office:text>', extra=calibri_face))
+    convert(calibri, "docx", "office/calibri-letter.docx", "docx", a4,
+            "an A4 letter set in Calibri at 40 pt (drawn in a fallback font where Calibri is not installed)")
+
+    embedder = source("font-embedder.fodt", letter_fodt())
+    made = soffice_convert(embedder, "odt", work)
+    face = ('<style:font-face style:name="Calibri" svg:font-family="Calibri"><svg:font-face-src>'
+            '<svg:font-face-uri xlink:href="Fonts/Calibri.ttf" xlink:type="simple"><svg:font-face-format '
+            'svg:string="truetype"/></svg:font-face-uri></svg:font-face-src></style:font-face>')
+    entries = []
+    for info, data in zip_entries(made):
+        if info.filename in ("content.xml", "styles.xml"):
+            text = data.decode()
+            if "<office:font-face-decls>" in text:
+                text = text.replace("<office:font-face-decls>", "<office:font-face-decls>" + face, 1)
+            elif "<office:font-face-decls/>" in text:
+                text = text.replace("<office:font-face-decls/>",
+                                    "<office:font-face-decls>" + face + "</office:font-face-decls>", 1)
+            data = text.encode()
+        if info.filename == "META-INF/manifest.xml":
+            data = data.decode().replace(
+                "</manifest:manifest>", '<manifest:file-entry manifest:full-path="Fonts/Calibri.ttf" '
+                'manifest:media-type="application/x-font-ttf"/></manifest:manifest>').encode()
+        if info.filename == "settings.xml":
+            text = data.decode()
+            if "EmbedFonts" not in text:
+                text = text.replace(
+                    '<config:config-item-set config:name="ooo:configuration-settings">',
+                    '<config:config-item-set config:name="ooo:configuration-settings"><config:config-item '
+                    'config:name="EmbedFonts" config:type="boolean">true</config:config-item>', 1)
+            data = text.encode()
+        entries.append((info, data))
+    entries.append(("Fonts/Calibri.ttf", box_font()))
+    write_zip("office/font-embedder.odt", entries)
+    record("office/font-embedder.odt", "odt", "ok", a4,
+           "letter.odt embedding a font of boxes (made here) under the name Calibri: it must not outlive "
+           "this document in a warm office renderer")
+
 
 # ---------------------------------------------------------------- raw
 

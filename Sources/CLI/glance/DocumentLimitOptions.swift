@@ -12,7 +12,8 @@ struct DocumentLimitOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Refuse images and PDFs larger than this many MiB (text: only its start is read).", valueName: "MiB"))
+            "Refuse a document larger than this many MiB (text, videos, sound and comic books are exempt: they are read a part at a time).",
+            valueName: "MiB"))
     var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20
 
     func validate() throws {

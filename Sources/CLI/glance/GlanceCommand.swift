@@ -5,7 +5,10 @@ import Glance
 struct GlanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "glance",
-        abstract: "Thumbnails and previews for folders of documents (PDF, images, plain text).",
+        abstract: """
+            Thumbnails and previews for folders of documents: PDFs, images, text, office files, videos and \
+            sound, camera raw photos, e-books and comics.
+            """,
         discussion: """
             Exit status: 0 when everything was done, 1 when some document failed (each is named \
             with its reason on stderr, as 'glance: FILE: reason'), 2 for bad usage or an \

@@ -37,7 +37,8 @@ extension LimitNames {
     /// (`timed out after 30 s (--timeout)`).
     static let commandLine = LimitNames([
         .maxPixels: "--max-pixels", .maxFileSize: "--max-file-size", .memory: "--memory-limit", .time: "--timeout",
-        .cpuTime: "--cpu-limit", .sandbox: "--no-sandbox runs without one",
+        .cpuTime: "--cpu-limit", .officeTime: "--office-timeout", .officeMemory: "--office-memory-limit",
+        .sandbox: "--no-sandbox runs without one",
     ])
 }
 

@@ -13,6 +13,10 @@ public enum RenderLimit: String, Sendable, Codable, CaseIterable {
     case time
     /// The CPU time one document may use.
     case cpuTime
+    /// The wall-clock time one office document may take in an office renderer.
+    case officeTime
+    /// An office renderer's address space.
+    case officeMemory
     /// Running renderers without a sandbox.
     case sandbox
 }

@@ -184,13 +184,27 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
     /// draw itself and that passed its checks: the pool sends the job on to its office lane
     /// (``RenderJob/officeLane``), whose outcome is the job's.
     public var handOff: HandOff?
+    /// Set by a renderer that is not fit for another document (``Retirement``): the pool
+    /// replaces it after this reply, so that what one document left behind never meets the next.
+    public var retire: Retirement?
     /// The encoded thumbnail (not part of the JSON line: it follows it on the pipe).
     public var data: [UInt8] = []
 
     enum CodingKeys: String, CodingKey {
         case id, status, contentType, error, limit, warnings, format, width, height, byteCount, digest, milliseconds
         case sourceWidth, sourceHeight, averageColour, thumbHash, renditions, sizes, workerCPUMilliseconds, colour
-        case details, text, handOff
+        case details, text, handOff, retire
+    }
+
+    /// Why a renderer must not take another document.
+    public enum Retirement: String, Codable, Sendable {
+        /// LibreOffice took in fonts the document embeds: they would stay installed in the
+        /// process, under the names the document gave them, and draw the next documents.
+        case documentFonts
+        /// The renderer's address space has grown past half its limit over its documents (heap
+        /// left fragmented, arenas of decoders' threads, libraries loaded on first use): the next
+        /// document would meet a limit that is not its own.
+        case addressSpace
     }
 
     /// Where a renderer sends a job it does not draw itself.

@@ -86,7 +86,7 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
         case .fileTooLarge(let bytes, let limit):
             let tenths = (bytes * 10 + (1 << 19)) >> 20
             let size = "\(tenths / 10).\(tenths % 10)"
-            return "file of \(size) MiB exceeds the \(limit >> 20) MiB limit for images and PDFs"
+            return "file of \(size) MiB exceeds the \(limit >> 20) MiB limit on a document's size"
         case .tooLarge(let width, let height, let limit, let shrunkBy):
             let named =
                 limit >= 1_000_000 && limit % 1_000_000 == 0 ? "\(limit / 1_000_000)-megapixel" : "\(limit)-pixel"

@@ -127,7 +127,8 @@ public struct PreviewListing: Sendable {
                 for stored in try await store.allDocuments() { records[PathKey(stored.record.path)] = stored }
             }
             let items = documents.map {
-                PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[PathKey($0.path)], policy: policy)
+                PromisedItemAttributes(
+                    path: $0.path, identity: $0.identity, stored: records[PathKey($0.path)], policy: policy)
             }
             return ListingPage(items: items, totalCount: total)
         }
@@ -180,7 +181,8 @@ public struct PreviewListing: Sendable {
         var records: [PathKey: StoredDocument] = [:]
         for stored in try await store.allDocuments() { records[PathKey(stored.record.path)] = stored }
         var items = documents.map {
-            PromisedItemAttributes(path: $0.path, identity: $0.identity, stored: records[PathKey($0.path)], policy: policy)
+            PromisedItemAttributes(
+                path: $0.path, identity: $0.identity, stored: records[PathKey($0.path)], policy: policy)
         }
         items = items.filter(query.matches)
         switch query.order {

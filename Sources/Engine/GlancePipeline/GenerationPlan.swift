@@ -56,7 +56,8 @@ public struct GenerationPlan: Sendable {
                 }
                 continue
             }
-            if let orphan = orphansByFile[FileKey(document.identity)], !claimedOrphans.contains(PathKey(orphan.record.path)),
+            if let orphan = orphansByFile[FileKey(document.identity)],
+                !claimedOrphans.contains(PathKey(orphan.record.path)),
                 orphan.record.identity.size == document.identity.size,
                 orphan.record.identity.modifiedNanoseconds == document.identity.modifiedNanoseconds
             {

@@ -10,8 +10,9 @@ import Synchronization
 public enum JobResult: Sendable {
     /// The worker answered (rendered, unsupported, or failed with a reason).
     case finished(RenderOutcome)
-    /// No answer within the time limit: the worker was killed and replaced.
-    case timedOut(seconds: Double)
+    /// No answer within the time limit (`limit`: an ordinary renderer's, or an office
+    /// renderer's): the worker was killed and replaced.
+    case timedOut(seconds: Double, limit: RenderLimit = .time)
     /// The worker died on this job (a crash in a C library, or a limit) and was replaced; `limit`
     /// is the limit that ended it, when one did.
     case crashed(reason: String, limit: RenderLimit? = nil)
@@ -25,7 +26,8 @@ public enum JobResult: Sendable {
         switch self {
         case .finished(let outcome) where outcome.status == .rendered: nil
         case .finished(let outcome): names.hinted(outcome.error ?? "the renderer gave no reason", outcome.limit)
-        case .timedOut(let seconds): names.hinted(ThumbnailError.timedOut(seconds: seconds).description, .time)
+        case .timedOut(let seconds, let limit):
+            names.hinted(ThumbnailError.timedOut(seconds: seconds).description, limit)
         case .crashed(let reason, let limit): names.hinted(reason, limit)
         case .cancelled: "the render was cancelled"
         }
@@ -449,12 +451,18 @@ public final class RendererPool: Sendable {
                 current.terminate()
                 worker = nil
                 startReason = "cpu"
+            } else if let retirement = outcome.retire {
+                // Something this document left in the renderer (fonts LibreOffice installed, an
+                // address space grown past half its limit) must not meet the next document.
+                current.terminate()
+                worker = nil
+                startReason = retirement == .documentFonts ? "fonts" : "memory"
             }
             return .finished(outcome)
         case .timedOut:
             worker = nil
             startReason = "timeout"
-            return .timedOut(seconds: configuration.timeoutSeconds)
+            return .timedOut(seconds: configuration.timeoutSeconds, limit: ownLimit(.time))
         case .died(let reason, let limit):
             worker = nil
             startReason = current.greeted ? "crash" : "gone"
@@ -463,7 +471,18 @@ public final class RendererPool: Sendable {
             if bubblewrapFailed || (replacing && !current.greeted), !queue.withLock({ $0.cancelled }) {
                 return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
             }
-            return .crashed(reason: reason, limit: limit)
+            return .crashed(reason: reason, limit: limit.map(ownLimit))
+        }
+    }
+
+    /// `limit` as this pool sets it: the office lane's renderers have a time and a memory limit
+    /// of their own (`--office-timeout`, `--office-memory-limit`), which a refusal names.
+    private func ownLimit(_ limit: RenderLimit) -> RenderLimit {
+        guard configuration.officeProgramFolder != nil else { return limit }
+        switch limit {
+        case .time: return .officeTime
+        case .memory: return .officeMemory
+        default: return limit
         }
     }
 }

@@ -33,7 +33,9 @@ extension PreviewServer {
             return Self.response(entry, request: request, version: query["v"])
         }
         let failureKey = PreviewFailures.key(path: path, page: page)
-        if let reason = previewFailures.reason(for: failureKey, identity: identity) { throw ServerError.noPreview(reason) }
+        if let reason = previewFailures.reason(for: failureKey, identity: identity) {
+            throw ServerError.noPreview(reason)
+        }
         let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
         let known = stored.flatMap { FreshnessPolicy.describes($0.record, identity) ? $0.record : nil }
         // A document that failed as it is now fails its previews too, without a renderer.
@@ -211,7 +213,9 @@ final class PreviewsInFlight: Sendable {
     /// is still the one under way.
     func finished(_ key: String, generation: UInt64) {
         running.withLock { running in
-            if running.renders[PathKey(key)]?.generation == generation { running.renders.removeValue(forKey: PathKey(key)) }
+            if running.renders[PathKey(key)]?.generation == generation {
+                running.renders.removeValue(forKey: PathKey(key))
+            }
         }
     }
 }

@@ -31,5 +31,7 @@ public struct DocumentLimits: Sendable, Equatable {
         .maxPixels: "DocumentLimits.maxPixels", .maxFileSize: "DocumentLimits.maxFileBytes",
         .memory: "RendererSettings.limits.memoryMiB", .time: "RendererSettings.limits.timeoutSeconds",
         .cpuTime: "RendererSettings.limits.cpuSeconds", .sandbox: "RendererSettings.sandbox",
+        .officeTime: "RendererSettings.office.limits.timeoutSeconds",
+        .officeMemory: "RendererSettings.office.limits.memoryMiB",
     ])
 }

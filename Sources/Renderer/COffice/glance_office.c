@@ -83,6 +83,10 @@ char *glance_office_part_name(glance_office_document *document, int part) {
     return document->kit->pClass->getPartName(document->kit, part);
 }
 
+char *glance_office_part_info(glance_office_document *document, int part) {
+    return document->kit->pClass->getPartInfo(document->kit, part);
+}
+
 void glance_office_free_text(glance_office_document *document, char *text) {
     (void)document;
     // LibreOfficeKit's strings come from malloc in the same process.

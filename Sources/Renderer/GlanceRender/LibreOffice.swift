@@ -55,6 +55,29 @@ public final class LibreOffice: Sendable {
         }
     }
 
+    /// Whether LibreOffice has taken in fonts from the documents it opened: it writes each font
+    /// a document embeds (or names from the system) into its profile's
+    /// `temp/embeddedfonts/fromdocs` (`fromsystem`) and installs it for the rest of the process's
+    /// life, under the name the document gives it. An office renderer that has must not draw
+    /// another document: a font called "Calibri" would draw the next user's letter.
+    public var hasTakenInFonts: Bool {
+        let folder = workspace + "/profile/user/temp/embeddedfonts/"
+        return ["fromdocs", "fromsystem"].contains { Self.holdsAnything(folder + $0) }
+    }
+
+    /// Whether the folder at `path` exists and holds an entry.
+    private static func holdsAnything(_ path: String) -> Bool {
+        guard let folder = opendir(path) else { return false }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { return true }
+        }
+        return false
+    }
+
     /// The default colour scheme's settings (what is drawn besides the document).
     private static let colourScheme =
         "/org.openoffice.Office.UI/ColorScheme/ColorSchemes/org.openoffice.Office.UI:ColorScheme['LibreOffice']"
@@ -194,6 +217,15 @@ struct OfficeDocument {
         guard let text = glance_office_part_name(handle, Int32(part)) else { return nil }
         defer { glance_office_free_text(handle, text) }
         return String(cString: text)
+    }
+
+    /// Whether part `part` is shown: false for a hidden (or very hidden) sheet, which a printout
+    /// leaves out and a thumbnail too (LibreOfficeKit's part information says `"visible": "0"`).
+    func isVisible(part: Int) -> Bool {
+        guard let text = glance_office_part_info(handle, Int32(part)) else { return true }
+        defer { glance_office_free_text(handle, text) }
+        let info = String(cString: text).filter { !$0.isWhitespace }
+        return !info.contains("\"visible\":\"0\"")
     }
 
     /// Paints the area (twips) of the current part into `pixels`: `width` x `height` words of

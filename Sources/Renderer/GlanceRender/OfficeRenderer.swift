@@ -46,8 +46,8 @@ public struct OfficeRenderer: PageRenderer {
             guard (1...pages.count).contains(number) else {
                 throw .pageOutOfRange(page: number, pageCount: pages.count)
             }
-            let area = pages[number - 1]
-            if family != .text { document.select(part: number - 1) }
+            let (part, area) = pages[number - 1]
+            if family != .text { document.select(part: part) }
             // Points are twips / 20.
             let size = ThumbnailGeometry.fit(
                 width: Double(area.width) / 20, height: Double(area.height) / 20, maxSide: maxSide)
@@ -58,12 +58,12 @@ public struct OfficeRenderer: PageRenderer {
             }
             var details = DocumentDetails(pageCount: pages.count)
             if family == .spreadsheet {
-                details.pageNames = (0..<min(pages.count, DocumentDetails.maximumPageNames)).map {
-                    document.name(ofPart: $0) ?? "Sheet \($0 + 1)"
+                details.pageNames = pages.prefix(DocumentDetails.maximumPageNames).map {
+                    document.name(ofPart: $0.part) ?? "Sheet \($0.part + 1)"
                 }
             }
             if readsPageSizes {
-                for page in pages {
+                for (_, page) in pages {
                     details.appendPage(width: Double(page.width) / 20, height: Double(page.height) / 20)
                     if (details.pageSizes?.count ?? 0) > DocumentDetails.maximumPageRuns {
                         details.pageSizes = nil
@@ -101,21 +101,25 @@ public struct OfficeRenderer: PageRenderer {
         var details: DocumentDetails
     }
 
-    /// Each page's area in twips, in its part: a text document's pages, a sheet's top-left
-    /// area (``sheetArea``), a slide or a drawing page whole.
-    static func pages(of document: OfficeDocument, family: OfficeFamily) -> [(x: Int, y: Int, width: Int, height: Int)]
-    {
+    /// Each page's part and its area in twips there: a text document's pages (all in part 0), a
+    /// shown sheet's top-left area (``sheetArea``; hidden sheets are no pages, as in a printout,
+    /// and their names are not shown), a slide or a drawing page whole.
+    static func pages(of document: OfficeDocument, family: OfficeFamily) -> [(
+        part: Int, area: (x: Int, y: Int, width: Int, height: Int)
+    )] {
         switch family {
         case .text:
-            return document.pageRectangles
+            return document.pageRectangles.map { (0, $0) }
         case .spreadsheet:
-            return Array(repeating: (0, 0, sheetArea.width, sheetArea.height), count: document.partCount)
+            return (0..<document.partCount).filter { document.isVisible(part: $0) }.map {
+                ($0, (0, 0, sheetArea.width, sheetArea.height))
+            }
         case .presentation, .drawing:
             return (0..<document.partCount).compactMap { part in
                 document.select(part: part)
                 let size = document.size
                 guard size.width > 0, size.height > 0 else { return nil }
-                return (0, 0, size.width, size.height)
+                return (part, (0, 0, size.width, size.height))
             }
         }
     }

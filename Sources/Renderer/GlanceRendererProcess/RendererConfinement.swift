@@ -67,6 +67,18 @@ public struct RendererConfinement: Sendable {
         return (office ? glance_sandbox_enter_office() : glance_sandbox_enter()) == 0
     }
 
+    /// The address space this process uses, in bytes (`/proc/self/statm`'s first field), if it
+    /// can be read.
+    static func addressSpaceBytes() -> Int? {
+        guard let file = try? OpenFile.regularFile(atPath: "/proc/self/statm"),
+            let bytes = try? file.read(count: 128, at: 0),
+            let pages = bytes.split(separator: UInt8(ascii: " ")).first.flatMap({
+                Int(String(decoding: $0, as: UTF8.self))
+            })
+        else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// The CPU time this process has used, all threads together, in milliseconds.
     static func cpuMillisecondsUsed() -> Int {
         var usage = rusage()

@@ -88,9 +88,25 @@ public struct RendererService: Sendable {
                 outcome = RenderOutcome(id: job.id, status: .failed, error: "no document came with the job")
             }
             outcome.workerCPUMilliseconds = RendererConfinement.cpuMillisecondsUsed()
+            outcome.retire = retirement(office: try? libreOffice?.get())
             guard Self.send(outcome) else { return true }
         }
         return true
+    }
+
+    /// Why this renderer should not take another document after the one it just drew, if it
+    /// should not: LibreOffice took in the document's fonts, or the address space it has come to
+    /// use (after returning what it freed) is past half of its limit.
+    func retirement(office: LibreOffice?) -> RenderOutcome.Retirement? {
+        if let office { return office.hasTakenInFonts ? .documentFonts : nil }
+        // (LibreOffice's own address space is most of an office renderer's from its start: its
+        // limit is set for it, and this rule is for the ordinary renderers' decoders.)
+        let limit = confinement.memoryLimitBytes
+        if limit > 0, let used = RendererConfinement.addressSpaceBytes(), used > limit / 2 {
+            glance_return_freed_memory()
+            if let after = RendererConfinement.addressSpaceBytes(), after > limit / 2 { return .addressSpace }
+        }
+        return nil
     }
 
     /// Renders one job, reading the document through `file`, into an outcome.

@@ -19,8 +19,8 @@ struct LimitTests {
         #expect(refused.status == 1)
         #expect(
             refused.standardError
-                == "glance: \(container.file("padded.png")): file of 1.5 MiB exceeds the 1 MiB limit for images "
-                + "and PDFs (--max-file-size)\n")
+                == "glance: \(container.file("padded.png")): file of 1.5 MiB exceeds the 1 MiB limit on a "
+                + "document's size (--max-file-size)\n")
         let text = try await GlanceProcess.run([
             "thumbnail", container.file("long.txt"), "-o", container.output("t.png"), "--max-file-size", "1",
         ])
@@ -43,7 +43,8 @@ struct LimitTests {
         #expect(refused.status == 1)
         #expect(
             refused.standardOutput
-                == "padded.png failed: file of 1.5 MiB exceeds the 1 MiB limit for images and PDFs (--max-file-size)\n")
+                == "padded.png failed: file of 1.5 MiB exceeds the 1 MiB limit on a document's size (--max-file-size)\n"
+        )
         let free = try SampleContainer([:])
         try png.write(to: URL(fileURLWithPath: free.file("padded.png")))
         let rendered = try await GlanceProcess.run(["hook", free.path, "padded.png"])

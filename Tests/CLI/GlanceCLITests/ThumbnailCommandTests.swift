@@ -125,6 +125,14 @@ struct ThumbnailCommandTests {
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("--max-pixels"))
         #expect(result.standardOutput.contains("fits 1024x1024"))
+        // glance's own help names every family it draws, not only its first three.
+        let top = try await GlanceProcess.run(["--help"])
+        #expect(top.status == 0)
+        let overview = (top.standardOutput.components(separatedBy: "USAGE:").first ?? "")
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for family in ["PDFs", "images", "text", "office files", "videos", "camera raw", "e-books", "comics"] {
+            #expect(overview.contains(family), "\(family): \(overview)")
+        }
     }
 
     @Test("--verbose reports decoder warnings for a truncated JPEG but still renders it")

@@ -123,6 +123,48 @@ struct OfficeLaneTests {
         await pool.shutdown()
     }
 
+    @Test(
+        "hidden and very hidden sheets are no pages and their names are not given, as a printout leaves them out",
+        arguments: ["office/hidden-sheets.xlsx", "office/hidden-sheets.ods"])
+    func hiddenSheets(path: String) async throws {
+        let pool = Self.pool()
+        let first = try await Self.render(path, on: pool)
+        guard case .finished(let outcome) = first, outcome.status == .rendered else { Issue.record("\(first)"); return }
+        #expect(outcome.details?.pageCount == 2)
+        #expect(outcome.details?.pageNames == ["Budget", "Notes"])
+        let second = try await Self.render(path, on: pool, page: 2)
+        guard case .finished(let notes) = second else { Issue.record("\(second)"); return }
+        #expect(notes.status == .rendered)
+        #expect(notes.data != outcome.data, "page 2 is the Notes sheet, not Budget again")
+        let beyond = try await Self.render(path, on: pool, page: 3)
+        #expect(beyond.failureReason(naming: .init([:]))?.contains("the document has 2 pages") == true)
+        await pool.shutdown()
+    }
+
+    @Test(
+        "a font one document embeds (boxes, named Calibri) never draws the next document: its renderer is replaced"
+    )
+    func embeddedFontsDoNotOutliveTheirDocument() async throws {
+        let fresh = Self.pool()
+        let alone = try await Self.render("office/calibri-letter.docx", on: fresh)
+        await fresh.shutdown()
+        guard case .finished(let expected) = alone, expected.status == .rendered else {
+            Issue.record("\(alone)")
+            return
+        }
+        let pool = Self.pool()
+        let embedder = try await Self.render("office/font-embedder.odt", on: pool)
+        guard case .finished(let embedded) = embedder else { Issue.record("\(embedder)"); return }
+        #expect(embedded.status == .rendered)
+        #expect(embedded.retire == .documentFonts)
+        let after = try await Self.render("office/calibri-letter.docx", on: pool)
+        guard case .finished(let letter) = after, letter.status == .rendered else { Issue.record("\(after)"); return }
+        #expect(letter.data == expected.data, "the letter after the embedder is drawn as it is alone")
+        #expect(letter.retire == nil)
+        #expect(pool.startedOfficeRenderers == 2)
+        await pool.shutdown()
+    }
+
     @Test("the thumbnail a document carries serves a box it fills, and stands in when LibreOffice is missing")
     func embeddedThumbnail() async throws {
         // letter.odt carries LibreOffice's 362x512 Thumbnails/thumbnail.png.
@@ -158,7 +200,11 @@ struct OfficeLaneTests {
         let pool = Self.pool(
             sandbox: .seccomp, timeout: 8, officeArguments: ["--debug-hang-on", "hang-*"], workspaceParent: parent)
         let hung = try await Self.render("office/letter.docx", on: pool, name: "hang-letter.docx")
-        guard case .timedOut = hung else { Issue.record("expected a time-out, got \(hung)"); return }
+        guard case .timedOut(_, let limit) = hung else { Issue.record("expected a time-out, got \(hung)"); return }
+        #expect(limit == .officeTime)
+        #expect(
+            hung.failureReason(naming: LimitNames([.time: "--timeout", .officeTime: "--office-timeout"]))
+                == "timed out after 8 s (--office-timeout)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty,
             "the killed renderer's workspace is gone")

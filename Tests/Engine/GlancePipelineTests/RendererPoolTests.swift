@@ -102,8 +102,8 @@ struct RendererPoolSupervisionTests {
         let order = recorder.finished.withLock { $0.map(\.0) }
         #expect(order == [0, 9, 1, 2, 3])
         let first = recorder.finished.withLock { $0.first?.1 }
-        if case .timedOut(let seconds) = first {
-            #expect(seconds == 1)
+        if case .timedOut(let seconds, let limit) = first {
+            #expect(seconds == 1 && limit == .time)
         } else {
             Issue.record("expected a timeout, got \(String(describing: first))")
         }

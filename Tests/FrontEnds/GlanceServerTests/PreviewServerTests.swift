@@ -389,7 +389,8 @@ struct PreviewServerTests {
         let served = try ServedContainer()
         let composed = "caf\u{E9}.png"
         let decomposed = "cafe\u{301}.png"
-        try FileManager.default.copyItem(atPath: TestLocations.asset("png/rgb8.png"), toPath: served.root + "/" + composed)
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("png/rgb8.png"), toPath: served.root + "/" + composed)
         try FileManager.default.copyItem(
             atPath: TestLocations.asset("png/gray8.png"), toPath: served.root + "/" + decomposed)
         try await served.test { client in

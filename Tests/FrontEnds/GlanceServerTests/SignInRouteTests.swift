@@ -215,7 +215,9 @@ struct SignInRouteTests {
         }
     }
 
-    @Test("behind sign-in, versioned thumbnails and previews are private to the browser, never public; assets stay public")
+    @Test(
+        "behind sign-in, versioned thumbnails and previews are private to the browser, never public; assets stay public"
+    )
     func signedInAnswersArePrivate() async throws {
         let fixture = try Fixture()
         let site = fixture.site(try Self.aliceOnly())
@@ -878,7 +880,9 @@ struct SignInRouteTests {
             }
             #expect(!own.isEmpty)
             for route in ["/thumbnails/", "/documents/", "/preview/", "/api/items/", "/previews/"] {
-                try await client.execute(uri: route + percentEncodedName(decomposed), method: .get, headers: cookie.headers) {
+                try await client.execute(
+                    uri: route + percentEncodedName(decomposed), method: .get, headers: cookie.headers
+                ) {
                     #expect($0.status == .notFound, "\(route)")
                 }
             }

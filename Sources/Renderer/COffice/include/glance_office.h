@@ -45,6 +45,10 @@ char *glance_office_page_rectangles(glance_office_document *document);
 /// Part `part`'s name (a sheet's or a slide's), or NULL; free with glance_office_free_text.
 char *glance_office_part_name(glance_office_document *document, int part);
 
+/// Part `part`'s information as LibreOfficeKit gives it (JSON; for a sheet, `"visible": "0"` when
+/// it is hidden), or NULL; free with glance_office_free_text.
+char *glance_office_part_info(glance_office_document *document, int part);
+
 /// Frees text the calls above returned.
 void glance_office_free_text(glance_office_document *document, char *text);
 
