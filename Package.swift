@@ -271,7 +271,10 @@ let package = Package(
         .executableTarget(
             name: "glance-renderer",
             dependencies: ["GlanceCore", "GlanceRendererProcess"],
-            path: "Sources/Renderer/glance-renderer"
+            path: "Sources/Renderer/glance-renderer",
+            // COffice's GStreamer initialisation, found before the library's by LibreOffice's media
+            // backend: no clip in an office document is played or opened (glance_office_media.c).
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=gst_init_check"])]
         ),
 
         // MARK: Examples: programs built on the library, built and run by the tests.

@@ -2813,6 +2813,49 @@ def make_office():
            "letter.docx linking an image and attaching a template at %s: neither is fetched" % trap)
 
     make_office_hostile_fonts_and_sheets(work, source, convert, a4)
+    make_office_media()
+
+
+# Where the decks with linked media point: a folder the test makes, watches with inotify, and
+# expects no open of.
+LINKED_MEDIA = "/tmp/glance-linked-media"
+
+
+def make_office_media():
+    """Decks with media on their first slide: an embedded clip (media/one-frame.mp4), a linked
+    clip and an embedded HLS playlist whose segments are files outside the document. Media in an
+    office document is never played or opened."""
+    wide = (1024, rnd(15.75 / 28 * 1024))
+    clip = read("media/one-frame.mp4")
+    playlist = ("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n"
+                "file://%s/segment.ts\n#EXT-X-ENDLIST\n" % LINKED_MEDIA).encode()
+    for rel, href, mime, inside, note in (
+            ("office/embedded-video.odp", "Media/clip.mp4", "video/mp4", ("Media/clip.mp4", clip),
+             "deck.odp with a clip embedded on its first slide: drawn without playing it"),
+            ("office/linked-video.odp", "file://%s/clip.mp4" % LINKED_MEDIA, "video/mp4", None,
+             "deck.odp with a clip linked from %s on its first slide: never opened" % LINKED_MEDIA),
+            ("office/embedded-playlist.odp", "Media/list.m3u8", "application/vnd.apple.mpegurl",
+             ("Media/list.m3u8", playlist),
+             "deck.odp with an HLS playlist embedded, naming a segment in %s: never opened" % LINKED_MEDIA)):
+        frame = ('<draw:frame draw:name="Clip" svg:x="2cm" svg:y="10cm" svg:width="8cm" svg:height="4.5cm">'
+                 '<draw:plugin xlink:href="%s" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad" '
+                 'draw:mime-type="application/vnd.sun.star.media"><draw:param draw:name="Loop" draw:value="false"/>'
+                 '</draw:plugin></draw:frame>' % href)
+        entries = []
+        for info, data in zip_entries(out("office/deck.odp")):
+            if info.filename == "content.xml":
+                text = data.decode()
+                at = text.index(">", text.index("<draw:page ")) + 1
+                data = (text[:at] + frame + text[at:]).encode()
+            if info.filename == "META-INF/manifest.xml" and inside:
+                data = data.decode().replace(
+                    "</manifest:manifest>", '<manifest:file-entry manifest:full-path="%s" manifest:media-type="%s"/>'
+                    "</manifest:manifest>" % (inside[0], mime)).encode()
+            entries.append((info, data))
+        if inside:
+            entries.append(inside)
+        write_zip(rel, entries)
+        record(rel, "odp", "ok", wide, note)
 
 
 def box_font():

@@ -251,4 +251,33 @@ struct OfficeLaneTests {
         #expect(accept(listener, nil, nil) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), "a connection came")
         #expect(access(marker, F_OK) != 0, "the macro ran")
     }
+
+    @Test(
+        "a clip in a deck is never played or opened: embedded, linked, or an embedded playlist's segments (inotify), under seccomp alone and under bubblewrap",
+        arguments: [RendererSandbox.seccomp, nil])
+    func mediaNeverOpened(sandbox: RendererSandbox?) async throws {
+        // The folder the decks' links name (TestAssets/generate.py: LINKED_MEDIA), with the files
+        // they name, watched for any open.
+        let folder = "/tmp/glance-linked-media"
+        mkdir(folder, 0o755)
+        for name in ["clip.mp4", "segment.ts"] {
+            unlink(folder + "/" + name)
+            try FileManager.default.copyItem(atPath: assets + "/media/one-frame.mp4", toPath: folder + "/" + name)
+        }
+        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        #expect(watch >= 0)
+        defer { close(watch) }
+        #expect(inotify_add_watch(watch, folder, UInt32(IN_OPEN | IN_ACCESS)) >= 0)
+        // A hung renderer would take the whole limit: 20 s is ten times a deck's render.
+        let pool = Self.pool(sandbox: sandbox, timeout: 20)
+        for path in ["office/embedded-video.odp", "office/linked-video.odp", "office/embedded-playlist.odp"] {
+            let result = try await Self.render(path, on: pool)
+            guard case .finished(let outcome) = result else { Issue.record("\(path): \(result)"); continue }
+            #expect(outcome.status == .rendered, "\(path): \(outcome.error ?? "")")
+        }
+        await pool.shutdown()
+        var events = [UInt8](repeating: 0, count: 4096)
+        let count = read(watch, &events, events.count)
+        #expect(count < 0 && errno == EAGAIN, "a file the decks link to was opened (\(count) bytes of events)")
+    }
 }
