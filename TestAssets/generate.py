@@ -124,6 +124,7 @@ import io
 import math
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -2814,11 +2815,53 @@ def make_office():
 
     make_office_hostile_fonts_and_sheets(work, source, convert, a4)
     make_office_media()
+    make_office_linked_pictures(work, source, convert, a4)
 
 
 # Where the decks with linked media point: a folder the test makes, watches with inotify, and
 # expects no open of.
 LINKED_MEDIA = "/tmp/glance-linked-media"
+
+
+def make_office_linked_pictures(work, source, convert, a4):
+    """Documents that link a picture by a file:// URL outside themselves (LINKED_MEDIA/photo.png,
+    which the test makes and watches): an ODT, an ODS and an RTF (INCLUDEPICTURE). The linked
+    picture is never read: the page is drawn without it."""
+    href = "file://%s/photo.png" % LINKED_MEDIA
+    image = ('<draw:frame draw:name="Linked" text:anchor-type="paragraph" svg:width="6cm" svg:height="6cm">'
+             '<draw:image xlink:href="%s" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>'
+             '</draw:frame>' % href)
+    letter = source("linked-picture.fodt", letter_fodt('<text:p>%s</text:p>' % image))
+
+    def absolute_link(rel):
+        # LibreOffice saves the link relative to where it saved the file: made absolute again.
+        entries = []
+        for info, data in zip_entries(out(rel)):
+            if info.filename == "content.xml":
+                data = re.sub(rb'xlink:href="[./]*glance-linked-media/photo.png"',
+                              ('xlink:href="%s"' % href).encode(), data)
+            entries.append((info, data))
+        write_zip(rel, entries)
+
+    convert(letter, "odt", "office/linked-picture.odt", "odt", a4,
+            "letter.odt with a picture linked from %s: never read" % LINKED_MEDIA)
+    absolute_link("office/linked-picture.odt")
+    sheet = source("linked-picture.fods", flat_odf(
+        "application/vnd.oasis.opendocument.spreadsheet", "",
+        '<office:spreadsheet><table:table table:name="Photos"><table:shapes><draw:frame draw:name="Linked" '
+        'svg:x="1cm" svg:y="1cm" svg:width="6cm" svg:height="6cm"><draw:image xlink:href="%s" xlink:type="simple" '
+        'xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></table:shapes><table:table-row><table:table-cell '
+        'office:value-type="string"><text:p>Photos</text:p></table:table-cell></table:table-row></table:table>'
+        '</office:spreadsheet>' % href))
+    convert(sheet, "ods", "office/linked-picture.ods", "ods", (1024, 724),
+            "a sheet with a picture linked from %s: never read" % LINKED_MEDIA)
+    absolute_link("office/linked-picture.ods")
+    rtf = ("{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 DejaVu Sans;}}\\paperw11906\\paperh16838"
+           "\\f0\\fs28 A letter with a linked picture:\\par "
+           "{\\field{\\*\\fldinst INCLUDEPICTURE \"%s\" \\\\d}{\\fldrslt }}\\par}" % href)
+    write("office/linked-picture.rtf", rtf.encode())
+    record("office/linked-picture.rtf", "rtf", "ok", a4,
+           "an RTF whose INCLUDEPICTURE field links %s/photo.png: never read" % LINKED_MEDIA)
 
 
 def make_office_media():

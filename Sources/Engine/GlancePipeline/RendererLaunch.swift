@@ -40,6 +40,8 @@ public struct RendererLaunch: Sendable, Equatable {
         let bubblewrap = sandbox == .bubblewrapAndSeccomp ? Bubblewrap.executable : nil
         if let folder = officeProgramFolder {
             worker += ["--office", folder, "--workspace", bubblewrap != nil ? "/tmp" : officeWorkspace ?? "/tmp"]
+            // Outside bubblewrap the renderer sees the machine's files: Landlock must hide them.
+            if bubblewrap == nil && sandbox != .none { worker += ["--confine-files", "required"] }
         }
         guard let bubblewrap else { return (executable, worker) }
         return (

@@ -28,6 +28,7 @@ public final class LibreOffice: Sendable {
         self.workspace = workspace
         let profile = workspace + "/profile"
         try Self.writeProfile(in: profile, version: Self.version(programFolder: programFolder))
+        Self.keepFilesIn(workspace: workspace)
         var reason = [CChar](repeating: 0, count: 512)
         guard let started = glance_office_start(programFolder, "file://" + profile, &reason, reason.count) else {
             throw .unsupported(detail: "LibreOffice could not be started: \(String(nulTerminated: reason))")
@@ -76,6 +77,26 @@ public final class LibreOffice: Sendable {
             if name != "." && name != ".." { return true }
         }
         return false
+    }
+
+    /// Points what LibreOffice and the libraries it loads write on their own at `workspace`,
+    /// before it starts: its temporary files (`TMPDIR`: a document's extracted parts, the
+    /// `lu*.tmp` of its start), the home, caches and settings that GLib's dconf and others write
+    /// (`~/.cache/dconf`). Under bubblewrap the home is already the private `/tmp`; outside it,
+    /// nothing of a document is left in the real `/tmp` or the user's home when the renderer is
+    /// killed, since the workspace goes with the renderer.
+    static func keepFilesIn(workspace: String) {
+        for (name, folder) in [
+            ("TMPDIR", "tmp"), ("HOME", "home"), ("XDG_CACHE_HOME", "home/.cache"),
+            ("XDG_CONFIG_HOME", "home/.config"), ("XDG_DATA_HOME", "home/.local/share"), ("XDG_RUNTIME_DIR", "run"),
+        ] {
+            var path = workspace
+            for part in folder.split(separator: "/") {
+                path += "/" + part
+                mkdir(path, 0o700)
+            }
+            setenv(name, path, 1)
+        }
     }
 
     /// The default colour scheme's settings (what is drawn besides the document).

@@ -19,6 +19,10 @@ public struct RendererArguments: Sendable, Equatable {
     /// The folder an office renderer writes in (`--workspace FOLDER`): LibreOffice's profile and
     /// each document's private copy. Made by whoever starts the renderer, private to it.
     public var workspace = "/tmp"
+    /// Whether an office renderer must have Landlock confine LibreOffice's file access
+    /// (`--confine-files required`: outside bubblewrap, where nothing else hides people's files)
+    /// or uses it where the kernel has it (`best-effort`, the default).
+    public var filesConfinementRequired = false
     /// The test hooks (`--debug-*-on GLOB`).
     public var triggers = RendererDebugTriggers()
 
@@ -41,6 +45,9 @@ public struct RendererArguments: Sendable, Equatable {
           --workspace FOLDER      where an office renderer writes: LibreOffice's profile and each
                                   document's private copy (default /tmp, a private one under
                                   bubblewrap)
+          --confine-files MODE    required or best-effort (default): whether an office renderer
+                                  refuses to start LibreOffice where Landlock cannot confine what
+                                  it reads to the system's folders and the workspace
           --debug-crash-on GLOB, --debug-hang-on GLOB, --debug-slow-on GLOB,
           --debug-forge-reply-on GLOB, --debug-spin-on GLOB, --debug-socket-on GLOB,
           --debug-write-on GLOB, --debug-exec-on GLOB
@@ -93,6 +100,12 @@ public struct RendererArguments: Sendable, Equatable {
                 throw .invalidValue(option: option, value: value, expected: "a folder's absolute path")
             }
             workspace = value
+        case "--confine-files":
+            switch value {
+            case "required": filesConfinementRequired = true
+            case "best-effort": filesConfinementRequired = false
+            default: throw .invalidValue(option: option, value: value, expected: "required or best-effort")
+            }
         case "--sandbox":
             switch value {
             case "seccomp": sandboxed = true

@@ -67,6 +67,65 @@ public struct RendererConfinement: Sendable {
         return (office ? glance_sandbox_enter_office() : glance_sandbox_enter()) == 0
     }
 
+    /// The system's folders an office renderer may read once confined (``confineFiles(forOfficeIn:required:)``):
+    /// programs, libraries, fonts and their caches, configuration, and the kernel's views of the
+    /// process. Not `/home`, `/root`, `/tmp`, `/srv`, `/mnt`, `/media` or the rest of `/var`: where
+    /// people's files are.
+    static let systemFolders = [
+        "/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/opt", "/proc", "/sys",
+        "/var/cache/fontconfig",
+        // LibreOffice's shared extensions (Debian links share/uno_packages and share/extensions there).
+        "/var/spool/libreoffice", "/var/lib/libreoffice",
+    ]
+
+    /// Confines the file access of this process, and of LibreOffice which it is about to start,
+    /// with Landlock: the system's folders (``systemFolders``), this program's own folder and the
+    /// fontconfig caches read-only, the devices in `/dev`, and `workspace` for everything. A
+    /// document that links a picture or a clip by a path elsewhere (`file:///home/…/photo.jpg`, an
+    /// RTF's INCLUDEPICTURE) then cannot make LibreOffice read it, with or without bubblewrap.
+    ///
+    /// Where the kernel has no Landlock it throws only when `required` (an office renderer outside
+    /// bubblewrap, whose file system is the machine's own); under bubblewrap the private root is
+    /// the confinement.
+    static func confineFiles(forOfficeIn workspace: String, required: Bool) throws(ThumbnailError) {
+        var readable = systemFolders
+        var executable = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &executable, executable.count - 1)
+        if length > 0 {
+            let path = String(decoding: executable[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            readable.append(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
+        }
+        for name in ["XDG_CACHE_HOME", "HOME"] {
+            guard let value = getenv(name).map({ String(cString: $0) }), value.hasPrefix("/") else { continue }
+            readable.append(value + (name == "HOME" ? "/.cache/fontconfig" : "/fontconfig"))
+        }
+        let status = withCStrings(readable) { readable in
+            withCStrings([workspace]) { writable in
+                withCStrings(["/dev"]) { devices in
+                    glance_landlock_confine(
+                        readable.baseAddress, readable.count, writable.baseAddress, writable.count,
+                        devices.baseAddress, devices.count)
+                }
+            }
+        }
+        guard status != 0 else { return }
+        if required || (status != -ENOSYS && status != -EOPNOTSUPP) {
+            throw .unsupported(
+                detail: "office documents need bubblewrap or the kernel's Landlock to keep LibreOffice from reading "
+                    + "files a document links to, and neither is available here (\(String(cString: strerror(-status))))"
+            )
+        }
+    }
+
+    /// `strings` as C strings, for the length of `body`.
+    private static func withCStrings<Result>(
+        _ strings: [String], _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) -> Result
+    ) -> Result {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer(body)
+    }
+
     /// The address space this process uses, in bytes (`/proc/self/statm`'s first field), if it
     /// can be read.
     static func addressSpaceBytes() -> Int? {

@@ -31,10 +31,13 @@ public struct RendererService: Sendable {
     public struct OfficeSetup: Sendable {
         public var programFolder: String
         public var workspace: String
+        /// Whether LibreOffice may start only where Landlock confines its file access.
+        public var filesConfinementRequired: Bool
 
-        public init(programFolder: String, workspace: String) {
+        public init(programFolder: String, workspace: String, filesConfinementRequired: Bool = false) {
             self.programFolder = programFolder
             self.workspace = workspace
+            self.filesConfinementRequired = filesConfinementRequired
         }
     }
 
@@ -65,7 +68,11 @@ public struct RendererService: Sendable {
                 // one's, which they inherit) yield to the photos' and PDFs' renderers.
                 setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
                 libreOffice = Result { () throws(ThumbnailError) in
-                    try LibreOffice(programFolder: office.programFolder, workspace: office.workspace)
+                    if confinement.sandboxed {
+                        try RendererConfinement.confineFiles(
+                            forOfficeIn: office.workspace, required: office.filesConfinementRequired)
+                    }
+                    return try LibreOffice(programFolder: office.programFolder, workspace: office.workspace)
                 }
             })
         else { return false }

@@ -28,7 +28,9 @@ enum RendererMain {
             cpuSeconds: arguments.cpuSeconds, office: arguments.officeProgramFolder != nil)
         var service = RendererService(confinement: confinement, triggers: arguments.triggers)
         service.office = arguments.officeProgramFolder.map {
-            RendererService.OfficeSetup(programFolder: $0, workspace: arguments.workspace)
+            RendererService.OfficeSetup(
+                programFolder: $0, workspace: arguments.workspace,
+                filesConfinementRequired: arguments.filesConfinementRequired)
         }
         // run() returns false only when the sandbox could not be entered (nothing was read).
         exit(service.run() ? 0 : RendererSandbox.unavailableExitStatus)

@@ -196,9 +196,15 @@ struct OfficeLaneTests {
         let parent = FileManager.default.temporaryDirectory.appendingPathComponent("office-\(getpid())-\(UUID())").path
         try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: parent) }
+        // LibreOffice's own temporary files (`lu*.tmp`) in the machine's /tmp before the pool.
+        func strayTemporaries() throws -> Set<String> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter { $0.hasPrefix("lu") })
+        }
+        let before = try strayTemporaries()
         // seccomp alone, so that the workspace is a folder this test can see.
         let pool = Self.pool(
             sandbox: .seccomp, timeout: 8, officeArguments: ["--debug-hang-on", "hang-*"], workspaceParent: parent)
+        defer { #expect((try? strayTemporaries().subtracting(before)) == [], "LibreOffice wrote in /tmp") }
         let hung = try await Self.render("office/letter.docx", on: pool, name: "hang-letter.docx")
         guard case .timedOut(_, let limit) = hung else { Issue.record("expected a time-out, got \(hung)"); return }
         #expect(limit == .officeTime)
@@ -253,16 +259,18 @@ struct OfficeLaneTests {
     }
 
     @Test(
-        "a clip in a deck is never played or opened: embedded, linked, or an embedded playlist's segments (inotify), under seccomp alone and under bubblewrap",
+        "nothing a document links to is opened: a clip (embedded, linked, a playlist's segments) is never played, a linked picture (ODT, ODS, RTF) never read (inotify), under seccomp alone and under bubblewrap",
         arguments: [RendererSandbox.seccomp, nil])
-    func mediaNeverOpened(sandbox: RendererSandbox?) async throws {
-        // The folder the decks' links name (TestAssets/generate.py: LINKED_MEDIA), with the files
-        // they name, watched for any open.
+    func linkedFilesNeverOpened(sandbox: RendererSandbox?) async throws {
+        // The folder the documents' links name (TestAssets/generate.py: LINKED_MEDIA), with the
+        // files they name, watched for any open.
         let folder = "/tmp/glance-linked-media"
         mkdir(folder, 0o755)
-        for name in ["clip.mp4", "segment.ts"] {
+        for (name, asset) in [
+            ("clip.mp4", "media/one-frame.mp4"), ("segment.ts", "media/one-frame.mp4"), ("photo.png", "png/rgb8.png"),
+        ] {
             unlink(folder + "/" + name)
-            try FileManager.default.copyItem(atPath: assets + "/media/one-frame.mp4", toPath: folder + "/" + name)
+            try FileManager.default.copyItem(atPath: assets + "/" + asset, toPath: folder + "/" + name)
         }
         let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         #expect(watch >= 0)
@@ -270,7 +278,10 @@ struct OfficeLaneTests {
         #expect(inotify_add_watch(watch, folder, UInt32(IN_OPEN | IN_ACCESS)) >= 0)
         // A hung renderer would take the whole limit: 20 s is ten times a deck's render.
         let pool = Self.pool(sandbox: sandbox, timeout: 20)
-        for path in ["office/embedded-video.odp", "office/linked-video.odp", "office/embedded-playlist.odp"] {
+        for path in [
+            "office/embedded-video.odp", "office/linked-video.odp", "office/embedded-playlist.odp",
+            "office/linked-picture.odt", "office/linked-picture.ods", "office/linked-picture.rtf",
+        ] {
             let result = try await Self.render(path, on: pool)
             guard case .finished(let outcome) = result else { Issue.record("\(path): \(result)"); continue }
             #expect(outcome.status == .rendered, "\(path): \(outcome.error ?? "")")

@@ -2,6 +2,8 @@
 #ifndef GLANCE_SANDBOX_H
 #define GLANCE_SANDBOX_H
 
+#include <stddef.h>
+
 /// Confines the calling process for good, on every thread it has: sets no_new_privs (no exec can
 /// gain privileges) and loads a seccomp filter that allows only the system calls a renderer needs
 /// once it is warmed up (reading descriptors it was given, opening files read-only, memory,
@@ -23,6 +25,16 @@ int glance_sandbox_enter(void);
 /// with SIGSYS: exec, ptrace, mounting, namespaces, loading kernel code, keyrings, signals to other
 /// processes. Any other call fails with EPERM: LibreOffice goes on without it.
 int glance_sandbox_enter_office(void);
+
+/// Confines this process's file access with Landlock, for itself and the threads and processes
+/// it starts from now on (an office renderer calls it before it starts LibreOffice): files and
+/// folders beneath `readable` may be read and executed, devices beneath `devices` read and
+/// written, and beneath `writable` anything may be done; every other path is refused (EACCES),
+/// whatever the file's permissions. Paths that do not exist are passed over.
+///
+/// Returns 0, or a negative errno value: -ENOSYS or -EOPNOTSUPP where the kernel has no Landlock.
+int glance_landlock_confine(const char *const *readable, size_t readable_count, const char *const *writable,
+                            size_t writable_count, const char *const *devices, size_t device_count);
 
 /// The signal the kernel kills a process with when it breaks its filter (SIGSYS).
 int glance_sandbox_violation_signal(void);
