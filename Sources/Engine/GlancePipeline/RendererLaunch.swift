@@ -23,6 +23,8 @@ public struct RendererLaunch: Sendable, Equatable {
     var officeWorkspace: String?
     /// Where that folder is made (nil: `TMPDIR`, else `/tmp`).
     var officeWorkspaceParent: String?
+    /// The size of an office renderer's private `/tmp` under bubblewrap (``Bubblewrap/officeTemporaryBytes(memoryMiB:)``).
+    var officeTemporaryBytes = Bubblewrap.officeTemporaryBytes(memoryMiB: RendererLimits.defaultMemoryMiB)
 
     /// bubblewrap's exit status when it cannot make the sandbox or start the program in it. The
     /// worker never exits with it before its greeting (see ``RendererGreeting``).
@@ -46,7 +48,9 @@ public struct RendererLaunch: Sendable, Equatable {
         guard let bubblewrap else { return (executable, worker) }
         return (
             bubblewrap,
-            [bubblewrap] + Bubblewrap.arguments(worker: executable, office: officeProgramFolder != nil)
+            [bubblewrap]
+                + Bubblewrap.arguments(
+                    worker: executable, officeTemporaryBytes: officeProgramFolder != nil ? officeTemporaryBytes : nil)
                 + bubblewrapExtraArguments + ["--"] + worker
         )
     }
@@ -155,18 +159,32 @@ enum Bubblewrap {
         ["/usr/bin/true", "/bin/true"].first { access($0, X_OK) == 0 }
     }
 
-    /// What an office renderer's sandbox adds: a private, empty `/tmp` (a tmpfs that goes with the
-    /// sandbox, so nothing LibreOffice writes outlives it, whatever ends it) that is also its home,
-    /// and LibreOffice's configuration in `/etc/libreoffice`, read-only.
-    static let officeArguments = [
-        "--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--ro-bind-try", "/etc/libreoffice", "/etc/libreoffice",
-    ]
+    /// What an office renderer's sandbox adds: a private, empty `/tmp` of `temporaryBytes` (a
+    /// tmpfs that goes with the sandbox, so nothing LibreOffice writes outlives it, whatever ends
+    /// it) that is also its home, and LibreOffice's configuration in `/etc/libreoffice`, read-only.
+    static func officeArguments(temporaryBytes: Int) -> [String] {
+        [
+            "--size", String(temporaryBytes), "--tmpfs", "/tmp", "--setenv", "HOME", "/tmp",
+            "--ro-bind-try", "/etc/libreoffice", "/etc/libreoffice",
+        ]
+    }
 
-    /// The whole layout: the system's, an office renderer's `/tmp` (before the binds of the worker
-    /// and its runtime, which may be under `/tmp` and would be hidden by a tmpfs mounted after
-    /// them), then those binds.
-    static func arguments(worker: String, office: Bool = false) -> [String] {
-        systemLayout + (office ? officeArguments : []) + runtimeLayout + ["--ro-bind", worker, worker]
+    /// The size of an office renderer's private `/tmp`, for a renderer of `memoryMiB`: half as
+    /// much again, at least 64 MiB. A tmpfs is memory outside the address-space limit, and an
+    /// unbounded one let a 0.4 MB `.docx` (one 100 MiB part named as twelve objects) take 2.5 GB
+    /// of shared memory, and the fonts documents embedded pile up: bounded, LibreOffice's writes
+    /// past it fail (the document fails in one line) and a renderer costs at most 1.5 times its
+    /// limit. (0: no memory limit, and a 2 GiB `/tmp`.)
+    public static func officeTemporaryBytes(memoryMiB: Int) -> Int {
+        memoryMiB > 0 ? max(64, memoryMiB / 2) << 20 : 2 << 30
+    }
+
+    /// The whole layout: the system's, an office renderer's `/tmp` of `officeTemporaryBytes` (before
+    /// the binds of the worker and its runtime, which may be under `/tmp` and would be hidden by a
+    /// tmpfs mounted after them), then those binds.
+    static func arguments(worker: String, officeTemporaryBytes: Int? = nil) -> [String] {
+        systemLayout + (officeTemporaryBytes.map { officeArguments(temporaryBytes: $0) } ?? []) + runtimeLayout
+            + ["--ro-bind", worker, worker]
     }
 
     /// The folders of the Swift runtime this process loaded from outside `/usr`, bound read-only.

@@ -109,6 +109,7 @@ public final class RendererPool: Sendable {
             launch.bubblewrapExtraArguments = bubblewrapExtraArguments
             launch.officeProgramFolder = officeProgramFolder
             launch.officeWorkspaceParent = officeWorkspaceParent
+            launch.officeTemporaryBytes = Bubblewrap.officeTemporaryBytes(memoryMiB: limits.memoryMiB)
             return launch
         }
     }

@@ -72,6 +72,21 @@ struct OfficeLaneTests {
         #expect(OfficeLane.defaultWorkers(processors: 64) <= 4)
     }
 
+    @Test("an office renderer's private /tmp is a tmpfs bounded by half its memory limit, not unbounded memory")
+    func boundedTemporaryFolder() throws {
+        var configuration = RendererPool.Configuration(
+            executable: rendererExecutable, arguments: [], workers: 1,
+            limits: RendererLimits(timeoutSeconds: 30, memoryMiB: 1024, cpuSeconds: 60))
+        configuration.officeProgramFolder = Self.programFolder
+        let argv = configuration.launch(under: .bubblewrapAndSeccomp).commandLine.argv
+        let tmpfs = try #require(argv.firstIndex(of: "--tmpfs"), "\(argv)")
+        #expect(Array(argv[(tmpfs - 2)...(tmpfs + 1)]) == ["--size", String(512 << 20), "--tmpfs", "/tmp"])
+        #expect(Bubblewrap.officeTemporaryBytes(memoryMiB: 64) == 64 << 20)
+        // An ordinary renderer has no /tmp at all.
+        configuration.officeProgramFolder = nil
+        #expect(!configuration.launch(under: .bubblewrapAndSeccomp).commandLine.argv.contains("--tmpfs"))
+    }
+
     @Test("the machine has LibreOffice where the lane looks for it")
     func installed() {
         #expect(OfficeLane.installed() != nil, "install libreoffice-writer, -calc, -impress and -draw")
