@@ -2816,11 +2816,43 @@ def make_office():
     make_office_hostile_fonts_and_sheets(work, source, convert, a4)
     make_office_media()
     make_office_linked_pictures(work, source, convert, a4)
+    make_office_markup(source, convert, a4)
 
 
 # Where the decks with linked media point: a folder the test makes, watches with inotify, and
 # expects no open of.
 LINKED_MEDIA = "/tmp/glance-linked-media"
+
+
+def make_office_markup(source, convert, a4):
+    """A letter with a tracked deletion, a tracked insertion and a comment, and the same letter as
+    it prints without markup (the changes accepted, no comment): their first pages must be drawn
+    alike."""
+    dc = ' xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    info = ('<office:change-info><dc:creator>CEO</dc:creator><dc:date>2026-01-01T00:00:00</dc:date>'
+            '</office:change-info>')
+    styles = A4_PAGE % ('<style:style style:name="Big" style:family="paragraph"><style:text-properties '
+                        'fo:font-size="24pt"/></style:style>')
+    marked = ('<office:text><text:tracked-changes text:track-changes="false">'
+              '<text:changed-region xml:id="ct1" text:id="ct1"><text:deletion>%s<text:p>150,000 (CEO approved '
+              'max 200,000) </text:p></text:deletion></text:changed-region>'
+              '<text:changed-region xml:id="ct2" text:id="ct2"><text:insertion>%s</text:insertion>'
+              '</text:changed-region></text:tracked-changes>'
+              '<text:p text:style-name="Big">Budget: <text:change text:change-id="ct1"/>'
+              '<text:change-start text:change-id="ct2"/>120,000<text:change-end text:change-id="ct2"/></text:p>'
+              '<text:p text:style-name="Big">Noted.<office:annotation><dc:creator>CFO</dc:creator>'
+              '<dc:date>2026-01-01T00:00:00</dc:date><text:p>Cut the bonus quietly</text:p></office:annotation>'
+              '</text:p></office:text>' % (info, info))
+    clean = ('<office:text><text:p text:style-name="Big">Budget: 120,000</text:p>'
+             '<text:p text:style-name="Big">Noted.</text:p></office:text>')
+    for name, body, note in (
+            ("tracked-changes", marked, "a letter with a tracked deletion ('150,000 (CEO approved max 200,000)'), "
+             "a tracked insertion and a comment: drawn as it prints, without them"),
+            ("tracked-changes-accepted", clean, "tracked-changes.docx as it prints: the changes accepted, no comment")):
+        text = flat_odf("application/vnd.oasis.opendocument.text", styles, body).replace(
+            "<office:document ", "<office:document" + dc + " ", 1)
+        fodt = source(name + ".fodt", text)
+        convert(fodt, "docx", "office/%s.docx" % name, "docx", a4, note)
 
 
 def make_office_linked_pictures(work, source, convert, a4):

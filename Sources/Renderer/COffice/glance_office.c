@@ -87,6 +87,22 @@ char *glance_office_part_info(glance_office_document *document, int part) {
     return document->kit->pClass->getPartInfo(document->kit, part);
 }
 
+void glance_office_show_as_printed(glance_office_document *document) {
+    LibreOfficeKitDocument *kit = document->kit;
+    // The document's view made the active one: a command is dispatched to the active frame, and
+    // without it (no main loop ever activated one) LibreOfficeKit drops the command.
+    kit->pClass->setView(kit, kit->pClass->getView(kit));
+    // SynchronMode: dispatched at once, in this thread (no main loop runs to take a posted one).
+    kit->pClass->postUnoCommand(kit, ".uno:ShowTrackedChanges",
+                                "{\"ShowTrackedChanges\":{\"type\":\"boolean\",\"value\":false},"
+                                "\"SynchronMode\":{\"type\":\"boolean\",\"value\":true}}",
+                                0);
+    kit->pClass->postUnoCommand(kit, ".uno:ShowAnnotations",
+                                "{\"ShowAnnotations\":{\"type\":\"boolean\",\"value\":false},"
+                                "\"SynchronMode\":{\"type\":\"boolean\",\"value\":true}}",
+                                0);
+}
+
 void glance_office_free_text(glance_office_document *document, char *text) {
     (void)document;
     // LibreOfficeKit's strings come from malloc in the same process.

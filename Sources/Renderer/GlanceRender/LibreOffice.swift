@@ -240,6 +240,11 @@ struct OfficeDocument {
         return String(cString: text)
     }
 
+    /// Sets the view as the document prints without markup (``glance_office_show_as_printed``):
+    /// a letter's tracked deletions (`150,000 (CEO approved max 200,000)` struck through) and its
+    /// comments are not what its reader sends out, and a thumbnail must not show them.
+    func showAsPrinted() { glance_office_show_as_printed(handle) }
+
     /// Whether part `part` is shown: false for a hidden (or very hidden) sheet, which a printout
     /// leaves out and a thumbnail too (LibreOfficeKit's part information says `"visible": "0"`).
     func isVisible(part: Int) -> Bool {

@@ -41,6 +41,7 @@ public struct OfficeRenderer: PageRenderer {
         let fallbackFamily = contentType.officeFamily ?? .text
         let page = try office.withDocument(at: copy.path, format: format) { document throws(ThumbnailError) in
             let family = document.family ?? fallbackFamily
+            if family == .text { document.showAsPrinted() }
             let pages = Self.pages(of: document, family: family)
             guard !pages.isEmpty else { throw .corrupt(format: format, detail: "LibreOffice found no pages in it") }
             guard (1...pages.count).contains(number) else {

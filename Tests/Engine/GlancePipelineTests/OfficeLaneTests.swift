@@ -180,6 +180,23 @@ struct OfficeLaneTests {
         await pool.shutdown()
     }
 
+    @Test(
+        "a letter's tracked deletion, insertion and comment are drawn as it prints: as the same letter with the changes accepted"
+    )
+    func trackedChangesAsPrinted() async throws {
+        let pool = Self.pool()
+        let marked = try await Self.render("office/tracked-changes.docx", on: pool)
+        let accepted = try await Self.render("office/tracked-changes-accepted.docx", on: pool)
+        await pool.shutdown()
+        guard case .finished(let drawn) = marked, case .finished(let expected) = accepted,
+            drawn.status == .rendered, expected.status == .rendered
+        else {
+            Issue.record("\(marked), \(accepted)")
+            return
+        }
+        #expect(drawn.data == expected.data, "struck-through figures or a comment's mark were drawn")
+    }
+
     @Test("the thumbnail a document carries serves a box it fills, and stands in when LibreOffice is missing")
     func embeddedThumbnail() async throws {
         // letter.odt carries LibreOffice's 362x512 Thumbnails/thumbnail.png.

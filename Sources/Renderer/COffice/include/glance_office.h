@@ -49,6 +49,10 @@ char *glance_office_part_name(glance_office_document *document, int part);
 /// it is hidden), or NULL; free with glance_office_free_text.
 char *glance_office_part_info(glance_office_document *document, int part);
 
+/// Sets a text document's view as it prints without markup: tracked changes shown as accepted
+/// (deletions gone, insertions plain) and no comments or their anchors.
+void glance_office_show_as_printed(glance_office_document *document);
+
 /// Frees text the calls above returned.
 void glance_office_free_text(glance_office_document *document, char *text);
 
