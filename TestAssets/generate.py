@@ -3464,6 +3464,24 @@ def make_ebook():
 
 # ---------------------------------------------------------------- comics
 
+def make_hostile_listing_cb7():
+    """A CB7 of about 60 kB listing 9,900 pages whose names are 4,250 characters long (one small
+    PNG, compressed solid): ordering its pages must cost the renderer little (a page's sort key
+    made once, not at every comparison). Written with py7zr (PyPI), which takes names that no
+    file system would."""
+    import py7zr  # PyPI: py7zr
+    page = encode_png(8, 12, 2, 8, [[200, 40, 40] * 8 for _ in range(12)])
+    path = os.path.join(TMP, "long-names.cb7")
+    with py7zr.SevenZipFile(path, "w") as archive:
+        for number in range(9900, 0, -1):
+            name = "issue-%d-page-%d-%s.png" % (number % 7, number, "x" * 4220)
+            archive.writestr(page, name)
+    shutil.copy(path, out("comics/long-names.cb7"))
+    ok_image("comics/long-names.cb7", "cb7", 8, 12,
+             "7z (py7zr) of 9,900 pages named with 4,250 characters each, in reverse order: page 1 drawn "
+             "within the time limit")
+
+
 def make_comics():
     """Comic book archives of flat pages: ZIPs by zipfile and zip_by_hand(), RAR 4 and RAR 5
     written here (rar4(), rar5()), 7z by 7-Zip's 7zz."""

@@ -348,9 +348,25 @@ extension ContentType {
     /// The extension of a path's last component, without the dot; "" if none (a leading dot,
     /// as in `.profile`, is not an extension).
     public static func fileExtension(of path: String) -> String {
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return "" }
-        return String(base[base.index(after: dot)...])
+        // From the end, in bytes: a name may be thousands of characters long (an archive's
+        // entry), and only its end matters.
+        var path = path
+        return path.withUTF8 { bytes in
+            var end = bytes.count
+            while end > 0 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+            var index = end
+            while index > 0 {
+                let byte = bytes[index - 1]
+                if byte == UInt8(ascii: "/") { return "" }
+                if byte == UInt8(ascii: ".") {
+                    // A leading dot (`.profile`) starts the name; it is no extension.
+                    guard index - 1 > 0, bytes[index - 2] != UInt8(ascii: "/") else { return "" }
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+                }
+                index -= 1
+            }
+            return ""
+        }
     }
 }
 

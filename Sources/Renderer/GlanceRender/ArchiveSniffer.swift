@@ -40,7 +40,7 @@ enum ArchiveSniffer {
                 file: file, format: named?.displayName ?? "ZIP archive", limits: .comics, formats: .zip)
             if let office = try OfficeSniffer.packageType(archive) { return .supported(office) }
             if try OfficeSniffer.mimetype(of: archive) == epubMimetype { return .supported(.epub) }
-            if named == .comicZip || !ComicPages.order(archive.entries).isEmpty { return .supported(.comicZip) }
+            if named == .comicZip || ComicPages.hasPages(archive.entries) { return .supported(.comicZip) }
             return .unsupported(
                 detail: "a ZIP archive, not a Word, Excel, PowerPoint, OpenDocument, EPUB or comic book file")
         }
@@ -55,7 +55,7 @@ enum ArchiveSniffer {
         let (kind, container): (ContentType, String) =
             startsAsRAR(prefix) ? (.comicRar, "a RAR archive") : (.comic7z, "a 7-Zip archive")
         let archive = try ArchiveReader(file: file, format: kind.displayName, limits: .comics, formats: .comics)
-        if named == kind || !ComicPages.order(archive.entries).isEmpty { return .supported(kind) }
+        if named == kind || ComicPages.hasPages(archive.entries) { return .supported(kind) }
         return .unsupported(detail: "\(container) with no pictures, not a comic book")
     }
 }

@@ -14,6 +14,19 @@ struct FileNameTests {
         #expect(FileName.encode(FileName.decode(bytes)) == bytes)
     }
 
+    @Test("a file's extension is what follows the last dot of its last component; a dot file has none; any length")
+    func fileExtensions() {
+        let cases = [
+            "a/b.JPG": "JPG", "a.tar.gz": "gz", "dir/.profile": "", ".profile": "", "x.png/": "png", "noext": "",
+            "a.b/c": "", "caf\u{E9}.png": "png", "": "", String(repeating: "x", count: 5000) + ".webp": "webp",
+        ]
+        for (path, expected) in cases {
+            #expect(ContentType.fileExtension(of: path) == expected, "\(path.prefix(40))")
+        }
+        #expect(PathKey("caf\u{E9}") != PathKey("cafe\u{301}"))
+        #expect(Set([PathKey("caf\u{E9}"), PathKey("cafe\u{301}"), PathKey("caf\u{E9}")]).count == 2)
+    }
+
     @Test("names that differ in bytes stay different strings")
     func distinct() {
         let invalid = FileName.decode([0x78, 0xFF, 0x2E, 0x74, 0x78, 0x74])

@@ -55,6 +55,23 @@ struct RendererPoolSupervisionTests {
                 timeoutSeconds: timeout))
     }
 
+    @Test(
+        "a comic book listing 9,900 pages of 4,250-character names is drawn within the default time limit, page 1 first in natural order"
+    )
+    func longPageNames() async {
+        let results = await run(
+            [(1, assets + "/comics/long-names.cb7", nil)],
+            on: RendererPool(
+                configuration: .init(
+                    executable: rendererExecutable, arguments: [], workers: 1,
+                    limits: RendererLimits(timeoutSeconds: RendererLimits.defaultTimeoutSeconds))))
+        guard case .finished(let outcome) = results[1] else {
+            Issue.record("\(String(describing: results[1]))"); return
+        }
+        #expect(outcome.status == .rendered, "\(outcome.error ?? "")")
+        #expect(outcome.details?.pageCount == 9900)
+    }
+
     @Test("a job submitted to a stopped or shut-down pool ends cancelled at once, never left waiting")
     func submitAfterStop() async throws {
         // The race it closes: a batch stopped by SIGINT whose last task submitted one more job
