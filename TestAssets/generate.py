@@ -3142,7 +3142,7 @@ def raw_cfa(w, h):
     return b"".join(rows)
 
 
-def dng(w, h, preview=None, orientation=1, strip=None):
+def dng(w, h, preview=None, orientation=1, strip=None, preview_last=False):
     """A DNG 1.4 of the scene: an uncompressed 16-bit RGGB mosaic of w x h (or, with `strip`, that
     strip in its place), and, with `preview` (JPEG bytes, width, height), IFD 0 a baseline JPEG
     preview (YCbCr 4:2:0) and the mosaic in a SubIFD; without, IFD 0 is the mosaic."""
@@ -3165,7 +3165,7 @@ def dng(w, h, preview=None, orientation=1, strip=None):
                          (279, 4, [len(jpeg)]), (284, 3, [1]), (330, 4, ["raw"]), (530, 3, [2, 2]),
                          (50970, 4, [2])]
         ifds = [("ifd0", ifd0), ("raw", mosaic + [(274, 3, [orientation])]), ("exif", exif)]
-        blobs = [("preview", jpeg)] + blobs
+        blobs = blobs + [("preview", jpeg)] if preview_last else [("preview", jpeg)] + blobs
     else:
         ifds = [("ifd0", camera + mosaic), ("exif", exif)]
     return tiff_file(ifds, blobs)
@@ -3213,6 +3213,36 @@ def make_raw():
                (271, 2, "NIKON CORPORATION"), (273, 4, ["pixels"]), (277, 3, [3]), (278, 4, [200]),
                (279, 4, [len(pixels)]), (282, 5, [(72, 1)]), (283, 5, [(72, 1)]), (284, 3, [1]), (296, 3, [2])]
     write("raw/scanner.tif", tiff_file([("ifd0", entries)], [("pixels", pixels)]))
+    make_raw_hostile(preview, entries, pixels)
+
+
+def make_raw_hostile(preview, scanner_entries, scanner_pixels):
+    """Raw photos as an attacker or a damaged card leaves them."""
+    # A CR3 of 64 bytes: its ftyp, then an mdat whose 64-bit size is 0.
+    cr3 = struct.pack(">I4s4sI4s4s", 24, b"ftyp", b"crx ", 1, b"crx ", b"isom")
+    cr3 += struct.pack(">I4sQ", 1, b"mdat", 0)
+    write("raw/zero-box.cr3", cr3.ljust(64, b"\0"))
+    record("raw/zero-box.cr3", "cr3", "error:cr3", None,
+           "64 bytes: an ftyp box (crx), then an mdat whose 64-bit size is 0: refused at once, never handed to LibRaw")
+    # The preview last in the file and cut short; the mosaic before it intact.
+    whole = dng(640, 480, preview, preview_last=True)
+    write("raw/cut-preview.dng", whole[:len(whole) - len(preview[0]) // 2])
+    ok_image("raw/cut-preview.dng", "dng", 640, 480,
+             "preview.dng with its preview stored last and cut in half by the end of the file: the intact mosaic "
+             "is developed instead (no white square)")
+    # A DNG whose mosaic declares 640x480 16-bit samples and holds 16 bytes of them.
+    write("raw/no-sensor-data.dng", dng(640, 480, strip=bytes(16)))
+    record("raw/no-sensor-data.dng", "dng", "error:truncated", None,
+           "DNG: the mosaic IFD declares 640x480 16-bit samples, the file holds 16 bytes of them: truncated, "
+           "never a white picture")
+    # scanner.tif with a reduced-resolution sub-directory, as NEFs have: still drawn, as the TIFF it is.
+    thumb = [(254, 4, [1]), (256, 4, [30]), (257, 4, [20]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
+             (273, 4, ["thumb-pixels"]), (277, 3, [3]), (278, 4, [20]), (279, 4, [30 * 20 * 3])]
+    write("raw/nef-like.tif", tiff_file([("ifd0", scanner_entries + [(330, 4, ["thumb"])]), ("thumb", thumb)],
+                                        [("pixels", scanner_pixels), ("thumb-pixels", bytes(30 * 20 * 3))]))
+    ok_image("raw/nef-like.tif", "nef", 300, 200,
+             "scanner.tif (Make NIKON CORPORATION) with a sub-directory as NEFs have: LibRaw refuses it, and it "
+             "is drawn as the TIFF it is")
     ok_image("raw/scanner.tif", "tiff", 300, 200,
              "a TIFF whose Make names a camera maker but which holds no raw data: still a TIFF (300x200 RGB "
              "8-bit, uncompressed, Make NIKON CORPORATION, the raw scene's quadrants)")

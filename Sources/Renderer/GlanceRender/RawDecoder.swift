@@ -24,16 +24,39 @@ final class RawDecoder: RasterDecoder {
     var warnings: [String] { noticed + (preview?.warnings ?? []) }
     var conversionDone: ColourConversion? { preview?.conversionDone }
 
-    private let file: RawFile
-    /// The preview's decoder and the in-memory file it reads, when the preview is drawn.
+    private var file: RawFile?
+    /// The decoder that draws instead of LibRaw's development, when one does: the embedded
+    /// preview's (and the in-memory file it reads), or a TIFF's whose maker's name only made it
+    /// look like a raw photo.
     private let preview: (any RasterDecoder)?
     private let previewFile: OpenFile?
     private let sensorPixels: Int
+    /// What opened the file, for a fresh LibRaw state when a failed preview spoiled the first.
+    private let request: RenderRequest
+    private let type: ContentType
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
-        file = try RawFile(
-            file: request.file, format: type.displayName,
-            maxMemoryMegabytes: max(64, request.maxDecoderMemoryBytes >> 20))
+        self.request = request
+        self.type = type
+        if type == .canonRaw3 { try Self.checkBoxes(of: request.file, format: type.displayName) }
+        let file: RawFile
+        do throws(ThumbnailError) {
+            file = try Self.open(request, type: type)
+        } catch {
+            // A camera maker's name and sub-directories made a plain TIFF look like a NEF or an
+            // ARW: LibRaw refuses it, and it is drawn as the TIFF it is.
+            guard Self.mayBePlainTIFF(type), Self.startsAsTIFF(request.file),
+                let tiff = try? TIFFDecoder(request, type: .tiff, colourTransforms: colourTransforms)
+            else { throw error }
+            self.file = nil
+            preview = tiff
+            previewFile = nil
+            sensorPixels = 0
+            noticed = ["LibRaw did not take it for a raw photo (\(error)): drawn as the TIFF it is"]
+            header = tiff.header
+            return
+        }
+        self.file = file
         let info = file.info
         let stored = PixelSize(width: Int(info.width), height: Int(info.height))
         guard stored.width > 0, stored.height > 0 else {
@@ -61,6 +84,9 @@ final class RawDecoder: RasterDecoder {
                 }
             } catch {
                 noticed.append("the embedded preview was not drawn (\(error)); the sensor data was developed")
+                // LibRaw's state after a failed preview read refuses every later call ("Out of
+                // order call of libraw function"): the development starts from a fresh one.
+                self.file = try Self.open(request, type: type)
             }
         }
         preview = chosen?.decoder
@@ -94,13 +120,66 @@ final class RawDecoder: RasterDecoder {
 
     func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows {
         if let preview { return try preview.start(plan) }
+        guard let file else { throw .corrupt(format: type.displayName, detail: "nothing to develop") }
+        // Sensor data takes at least a bit a pixel, however it is compressed: a file too short
+        // for that holds none (a shell with dummy previews), and LibRaw would develop zeros
+        // into a white picture.
+        if sensorPixels / 8 > file.byteCount { throw .truncated(format: type.displayName) }
         let developed = try file.develop(halfSize: plan.size != header.size)
         return RasterRows(size: developed, channels: 3, streamed: false)
     }
 
     func read(into rows: Downscaler) throws(ThumbnailError) {
         if let preview { return try preview.read(into: rows) }
+        guard let file else { return }
         rows.pushInBands { first, count, out in file.readRows(from: first, count: count, into: out) }
+    }
+
+    /// LibRaw's state for the document of `request`.
+    private static func open(_ request: RenderRequest, type: ContentType) throws(ThumbnailError) -> RawFile {
+        try RawFile(
+            file: request.file, format: type.displayName,
+            maxMemoryMegabytes: max(64, request.maxDecoderMemoryBytes >> 20))
+    }
+
+    /// The kinds told from a TIFF by its maker's name (``RawSniffer``): such a file LibRaw
+    /// refuses may be a plain TIFF.
+    static func mayBePlainTIFF(_ type: ContentType) -> Bool { type == .nikonRaw || type == .sonyRaw }
+
+    /// Whether `file` starts as a classic TIFF does.
+    static func startsAsTIFF(_ file: OpenFile) -> Bool {
+        guard let start = try? file.read(count: 4, at: 0) else { return false }
+        return start == [0x49, 0x49, 0x2A, 0x00] || start == [0x4D, 0x4D, 0x00, 0x2A]
+    }
+
+    /// Walks a CR3's top-level boxes (ISO base media: a 32-bit size, or 1 and a 64-bit size, or 0
+    /// for "to the end") before LibRaw sees the file: a box smaller than its own header, or one
+    /// that runs past the end of the file, is refused at once. LibRaw 0.20 spun until the time
+    /// limit on a 64-byte CR3 whose `mdat` has a 64-bit size of 0.
+    static func checkBoxes(of file: OpenFile, format: String) throws(ThumbnailError) {
+        guard let length = file.status().map({ Int64($0.st_size) }) else { return }
+        var offset: Int64 = 0
+        for _ in 0..<4096 {
+            guard offset < length else { return }
+            guard offset + 8 <= length, let head = try? file.read(count: 16, at: offset), head.count >= 8 else {
+                throw .truncated(format: format)
+            }
+            let small = head[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            var size = small
+            var headerSize: Int64 = 8
+            if small == 1 {
+                guard head.count >= 16 else { throw .truncated(format: format) }
+                size = head[8..<16].reduce(Int64(0)) { ($0 << 8) | Int64($1) }
+                headerSize = 16
+            } else if small == 0 {
+                return
+            }
+            guard size >= headerSize else {
+                throw .corrupt(format: format, detail: "a box of \(size) bytes, smaller than its own header")
+            }
+            guard size <= length - offset else { throw .truncated(format: format) }
+            offset += size
+        }
     }
 
     /// Whether the embedded preview is drawn: a JPEG (`preview`, nil when there is none) whose
@@ -132,6 +211,8 @@ final class RawDecoder: RasterDecoder {
 final class RawFile {
     private let handle: OpaquePointer
     private let format: String
+    /// The file's size.
+    let byteCount: Int
     /// The header's description.
     let info: glance_raw_info
 
@@ -140,6 +221,7 @@ final class RawFile {
     init(file: OpenFile, format: String, maxMemoryMegabytes: Int) throws(ThumbnailError) {
         self.format = format
         let size = file.status().map { Int($0.st_size) } ?? 0
+        byteCount = size
         guard size > 0 else { throw .empty }
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_raw_load(&reason, reason.count) == 1 else {
@@ -174,6 +256,13 @@ final class RawFile {
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_raw_preview(handle, &bytes, &length, &reason, reason.count) == 1, let bytes else {
             throw .corrupt(format: format, detail: String(nulTerminated: reason))
+        }
+        // A preview cut short by the end of the file (LibRaw fills what it could not read with
+        // zeros) has no end marker: drawn, its lost part would be garbage.
+        var end = length
+        while end > 2 && bytes[end - 1] == 0 { end -= 1 }
+        guard end >= 2, bytes[end - 2] == 0xFF, bytes[end - 1] == 0xD9 else {
+            throw .truncated(format: "\(format) embedded preview")
         }
         let descriptor = glance_memory_file(bytes, length)
         guard descriptor >= 0 else { throw .unreadable(reason: "the preview could not be copied into memory") }

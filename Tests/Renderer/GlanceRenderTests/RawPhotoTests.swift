@@ -55,6 +55,38 @@ struct RawPhotoTests {
         #expect(rendered.thumbnail.details?.camera?.picture == .developed)
     }
 
+    @Test(
+        "a preview cut short by the end of the file is not drawn: the intact sensor data is, from a fresh LibRaw state")
+    func cutPreviewFallsBackToSensorData() throws {
+        let rendered = try renderDocument(path: TestAssets.path("raw/cut-preview.dng"))
+        let image = rendered.thumbnail.image
+        Self.expectQuadrants(image, "cut-preview.dng")
+        #expect(rendered.thumbnail.details?.camera?.picture == .developed)
+        #expect(rendered.thumbnail.warnings.contains { $0.contains("embedded preview was not drawn") })
+    }
+
+    @Test("hostile raw files: a CR3 box of size 0 is refused at once; a DNG without its sensor data is truncated")
+    func hostileRawFiles() {
+        #expect(
+            throws: ThumbnailError.corrupt(
+                format: "Canon CR3 raw photo", detail: "a box of 0 bytes, smaller than its own header")
+        ) {
+            try renderDocument(path: TestAssets.path("raw/zero-box.cr3"))
+        }
+        #expect(throws: ThumbnailError.truncated(format: "DNG raw photo")) {
+            try renderDocument(path: TestAssets.path("raw/no-sensor-data.dng"))
+        }
+    }
+
+    @Test("a TIFF that only looks like a NEF (maker's name, a sub-directory) is drawn as the TIFF it is, saying so")
+    func plainTIFFTakenForRaw() throws {
+        let rendered = try renderDocument(path: TestAssets.path("raw/nef-like.tif"))
+        let image = rendered.thumbnail.image
+        #expect(image.width == 300 && image.height == 200)
+        Self.expectQuadrants(image, "nef-like.tif")
+        #expect(rendered.thumbnail.warnings.contains { $0.contains("drawn as the TIFF it is") })
+    }
+
     @Test("a small preview serves a box it fills: the 128 of small-preview.dng is drawn from it")
     func smallPreviewServesSmallBox() throws {
         let rendered = try renderDocument(path: TestAssets.path("raw/small-preview.dng"), maxSide: 128)
