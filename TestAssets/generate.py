@@ -2372,8 +2372,43 @@ def opus_with_picture(data, picture, mime, w, h):
     return b"".join(bytes(p) for p in [pages[0], page] + pages[2:])
 
 
+def patch_box_sizes(data, width, height):
+    """A QuickTime/MP4 file's video sizes rewritten to width x height in its headers only: the
+    track header's (16.16 fixed point) and the first video sample entry's."""
+    data = bytearray(data)
+    at = data.index(b"tkhd")
+    version = data[at + 4]
+    # tkhd: version/flags, times and ids, then the matrix; width and height are its last 8 bytes.
+    size = struct.unpack(">I", data[at - 4:at])[0]
+    end = at - 4 + size
+    data[end - 8:end] = struct.pack(">II", width << 16, height << 16)
+    at = data.index(b"stsd")
+    entry = at + 12  # size of stsd's own header (version/flags, count) past its type
+    # A visual sample entry: size, format, 6 reserved, data reference, 16 bytes, then width, height.
+    data[entry + 4 + 4 + 6 + 2 + 16:entry + 4 + 4 + 6 + 2 + 20] = struct.pack(">HH", width, height)
+    assert version in (0, 1)
+    return bytes(data)
+
+
+def make_media_hostile():
+    """Videos whose headers lie or whose codecs are old or new."""
+    made = os.path.join(TMP, "large-mjpeg.mov")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=2048x2048:rate=1:duration=1", "-frames:v", "1", "-c:v", "mjpeg",
+           "-q:v", "8", *EXACT, made)
+    with open(made, "rb") as f:
+        write("media/lying-header.mov", patch_box_sizes(f.read(), 64, 64))
+    ok_image("media/lying-header.mov", "mov", 64, 64,
+             "QuickTime, one 2048x2048 MJPEG frame whose track header and sample entry say 64x64: held to "
+             "--max-pixels by the frame's own size (the tests give a 1-megapixel limit)")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=176x144:rate=15:duration=2", "-c:v", "h263", "-g", "15",
+           *EXACT, out("media/h263.3gp"))
+    ok_image("media/h263.3gp", "mp4", 192, 144,
+             "H.263 in 3GP, as old phones recorded: 176x144 of 12:11 pixels (shown 192x144), 2 s")
+
+
 def make_media():
     """Videos and sound files made by ffmpeg (see the module's docstring)."""
+    make_media_hostile()
     photo = os.path.join(ROOT, "jpeg", "photo-baseline.jpg")
     # A landscape clip whose first second fades in from black (its first key frame is black):
     # the thumbnail must be a later key frame. Audio beside it.

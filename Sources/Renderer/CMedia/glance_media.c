@@ -53,7 +53,8 @@
     GLANCE_TYPED(X, packet_alloc, av_packet_alloc)                   \
     GLANCE_TYPED(X, packet_free, av_packet_free)                     \
     GLANCE_TYPED(X, packet_unref, av_packet_unref)                   \
-    GLANCE_TYPED(X, codec_name, avcodec_get_name)
+    GLANCE_TYPED(X, codec_name, avcodec_get_name)                    \
+    GLANCE_TYPED(X, default_get_buffer2, avcodec_default_get_buffer2)
 
 #define AVFORMAT_FUNCTIONS(X)                                 \
     GLANCE_TYPED(X, alloc_context, avformat_alloc_context)    \
@@ -119,6 +120,10 @@ struct glance_media {
     int rgb_width, rgb_height;
     /// What the file asked to open besides itself (refused), printable ASCII.
     char refused[160];
+    /// The most pixels a frame may have (the pixel limit), and the size of the last frame
+    /// refused for having more.
+    int64_t max_pixels;
+    int oversized_width, oversized_height;
     glance_media_info info;
 };
 
@@ -247,6 +252,19 @@ static int choose_cover(const AVFormatContext *format) {
     return first;
 }
 
+/// Whether the headers left a stream undescribed: a video stream without a size (an H.263 track
+/// of an old phone's 3GP) or a stream whose codec was not named. Such a file is analysed.
+static int needs_analysis(const AVFormatContext *format) {
+    if (format->nb_streams == 0) return 1;
+    for (unsigned index = 0; index < format->nb_streams; index++) {
+        const AVCodecParameters *parameters = format->streams[index]->codecpar;
+        if (parameters->codec_id == AV_CODEC_ID_NONE) return 1;
+        if (parameters->codec_type == AVMEDIA_TYPE_VIDEO && (parameters->width <= 0 || parameters->height <= 0))
+            return 1;
+    }
+    return 0;
+}
+
 /// The first video stream whose header gives more than `max_pixels` pixels, or -1.
 static int oversized_stream(const AVFormatContext *format, int64_t max_pixels) {
     for (unsigned index = 0; index < format->nb_streams; index++) {
@@ -268,6 +286,7 @@ glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64
     }
     media->fd = fd;
     media->size = size;
+    media->max_pixels = max_pixels;
     media->video = media->audio = media->cover = -1;
     const AVInputFormat *input = avformat.find_input_format(demuxer);
     uint8_t *buffer = avutil.malloc(IO_BUFFER);
@@ -291,7 +310,8 @@ glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64
     // rotation, colour, covers): FFmpeg's stream analysis, which decodes the first frames to
     // learn their pixel format and reordering delay, cost a 1080p or 2160p H.264 clip 0.09-0.11 s
     // here, as much as the key frame the thumbnail needs. Other containers (a transport stream's
-    // streams are found by reading it) are analysed.
+    // streams are found by reading it), and those whose headers left a stream undescribed
+    // (needs_analysis), are analysed.
     int analyse = strcmp(demuxer, "mov") != 0 && strcmp(demuxer, "matroska") != 0;
     // A name for the input, which nothing opens: what a reference relative to the file would be
     // resolved against (and then refused by refuse_open); FFmpeg's playlist demuxers copy it.
@@ -301,7 +321,8 @@ glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64
     } else {
         // The container's headers give most streams' sizes: checked before any frame is decoded.
         int oversized = oversized_stream(media->format, max_pixels);
-        if (oversized < 0 && analyse) status = avformat.find_stream_info(media->format, NULL);
+        if (oversized < 0 && (analyse || needs_analysis(media->format)))
+            status = avformat.find_stream_info(media->format, NULL);
         if (oversized < 0) oversized = oversized_stream(media->format, max_pixels);
         if (oversized >= 0) {
             const AVCodecParameters *parameters = media->format->streams[oversized]->codecpar;
@@ -492,6 +513,19 @@ static int worth_showing(frame_measure measured, glance_media_transfer transfer)
     return measured.mean >= dark && measured.entropy >= 2.0 && measured.deviation >= 0.03;
 }
 
+/// Allocates a decoded frame's buffers, unless the frame has more pixels than the limit: the
+/// container's header is not the frame's (a QuickTime header saying 64x64 held a 16000x16000
+/// MJPEG frame). The refused size is kept for the message.
+static int get_limited_buffer(AVCodecContext *codec, AVFrame *frame, int flags) {
+    glance_media *media = codec->opaque;
+    if (media->max_pixels > 0 && (int64_t)frame->width * frame->height > media->max_pixels) {
+        media->oversized_width = frame->width;
+        media->oversized_height = frame->height;
+        return AVERROR(ERANGE);
+    }
+    return avcodec.default_get_buffer2(codec, frame, flags);
+}
+
 static int open_decoder(glance_media *media, char *reason, size_t capacity) {
     const AVCodecParameters *parameters = media->format->streams[media->video]->codecpar;
     const AVCodec *decoder = avcodec.find_decoder(parameters->codec_id);
@@ -510,6 +544,10 @@ static int open_decoder(glance_media *media, char *reason, size_t capacity) {
     int status = avcodec.parameters_to_context(media->codec, parameters);
     // One thread: one key frame is decoded at a time, which frame threads do not speed up.
     media->codec->thread_count = 1;
+    // Each frame held to the pixel limit by its own size, not the header's, where its buffers
+    // are allocated (get_limited_buffer).
+    media->codec->opaque = media;
+    media->codec->get_buffer2 = get_limited_buffer;
     if (status >= 0) status = avcodec.open(media->codec, decoder, NULL);
     if (status < 0) {
         copy_av_error(status, reason, capacity);
@@ -594,6 +632,12 @@ int glance_media_decode_frame(glance_media *media, const glance_media_request *r
         }
         avutil.frame_unref(media->frame);
         if (good) break;
+    }
+    if (choice->judged == 0 && media->oversized_width > 0) {
+        choice->oversized_width = media->oversized_width;
+        choice->oversized_height = media->oversized_height;
+        snprintf(reason, capacity, "a frame of %dx%d", media->oversized_width, media->oversized_height);
+        return 0;
     }
     if (choice->judged == 0) {
         snprintf(reason, capacity, now_seconds() > deadline ? "no frame decoded within %g s"

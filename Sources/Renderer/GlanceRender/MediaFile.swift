@@ -6,6 +6,8 @@ import GlanceCore
 final class MediaFile {
     private let handle: OpaquePointer
     private let format: String
+    /// The most pixels a frame may have.
+    private let maxPixels: Int
     /// What the file says of itself, as it was opened.
     let info: glance_media_info
 
@@ -26,6 +28,7 @@ final class MediaFile {
     /// Opens `file` as `type` with the demuxer sniffing chose for it; a video stream of more
     /// than `maxPixels` pixels a frame is refused from its header.
     init(file: OpenFile, type: ContentType, maxPixels: Int) throws(ThumbnailError) {
+        self.maxPixels = maxPixels
         format = type.displayName
         guard let demuxer = MediaSniffer.demuxer(for: type) else {
             throw .unsupported(detail: "no demuxer for \(type.displayName)")
@@ -77,6 +80,10 @@ final class MediaFile {
         var choice = glance_media_choice()
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_media_decode_frame(handle, &request, &choice, &reason, reason.count) == 1 else {
+            if choice.oversized_width > 0 {
+                throw .tooLarge(
+                    width: Int(choice.oversized_width), height: Int(choice.oversized_height), limitPixels: maxPixels)
+            }
             throw .corrupt(format: format, detail: String(nulTerminated: reason))
         }
         return choice

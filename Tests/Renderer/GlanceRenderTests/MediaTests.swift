@@ -101,6 +101,24 @@ struct MediaTests {
         }
     }
 
+    @Test("a frame is held to the pixel limit by its own size: a QuickTime header saying 64x64 hides a 2048x2048 frame")
+    func frameLargerThanItsHeader() throws {
+        #expect(throws: ThumbnailError.tooLarge(width: 2048, height: 2048, limitPixels: 1_000_000)) {
+            try renderDocument(path: TestAssets.path("media/lying-header.mov"), maxPixels: 1_000_000)
+        }
+        // Under the default limit it is drawn (at the size its header gives).
+        let (_, thumbnail) = try render("lying-header.mov")
+        #expect(thumbnail.image.width == 64 && thumbnail.image.height == 64)
+    }
+
+    @Test("an old phone's H.263 3GP, whose headers give no frame size, is analysed and drawn")
+    func h263ThreeGP() throws {
+        let (type, thumbnail) = try render("h263.3gp")
+        #expect(type == .mpeg4Video)
+        #expect(thumbnail.image.width == 192 && thumbnail.image.height == 144)
+        #expect(thumbnail.details?.media?.videoCodec == "h263")
+    }
+
     @Test("an anamorphic stream is shown at its display aspect ratio")
     func sampleAspectRatio() throws {
         let (type, thumbnail) = try render("anamorphic.mkv")

@@ -110,6 +110,10 @@ typedef struct {
     int judged;
     /// Whether the chosen frame failed the measure (all candidates were dark or flat).
     int all_flat;
+    /// The size of a frame refused for having more pixels than the limit glance_media_open was
+    /// given (a frame's own size, which may be larger than the container's header says); 0 when
+    /// none was.
+    int oversized_width, oversized_height;
 } glance_media_choice;
 
 /// Decodes candidate key frames and keeps the first that is neither near-black nor near-uniform
