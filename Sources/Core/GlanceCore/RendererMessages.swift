@@ -205,6 +205,9 @@ public struct RenderOutcome: Codable, Sendable, Equatable {
         /// left fragmented, arenas of decoders' threads, libraries loaded on first use): the next
         /// document would meet a limit that is not its own.
         case addressSpace
+        /// A library could not be loaded (``ThumbnailError/libraryUnavailable(library:detail:)``):
+        /// the pool draws the document again in a fresh renderer, once.
+        case libraryUnavailable
     }
 
     /// Where a renderer sends a job it does not draw itself.
@@ -249,6 +252,9 @@ public struct RendererDebugTriggers: Sendable, Equatable {
     public var forgeReplyOn: String?
     /// Burn CPU time without end (the CPU-time limit's test).
     public var spinOn: String?
+    /// Fail to load a library for a matching document when this renderer has drawn one before,
+    /// as a renderer whose address space filled over its documents did.
+    public var wornOutOn: String?
     /// Do what a compromised renderer would: open a network socket, create a file, run a program.
     public var socketOn: String?
     public var writeOn: String?
@@ -273,7 +279,7 @@ public struct RendererDebugTriggers: Sendable, Equatable {
         let named: [(String, String?)] = [
             ("--debug-crash-on", crashOn), ("--debug-hang-on", hangOn), ("--debug-slow-on", slowOn),
             ("--debug-forge-reply-on", forgeReplyOn), ("--debug-spin-on", spinOn), ("--debug-socket-on", socketOn),
-            ("--debug-write-on", writeOn), ("--debug-exec-on", execOn),
+            ("--debug-write-on", writeOn), ("--debug-exec-on", execOn), ("--debug-worn-out-on", wornOutOn),
         ]
         return named.flatMap { option, pattern in pattern.map { [option, $0] } ?? [] }
     }

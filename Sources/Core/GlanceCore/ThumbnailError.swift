@@ -40,6 +40,11 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
     case outOfMemory(detail: String)
     /// A JPEG coding process that this libjpeg build does not decode (lossless, hierarchical).
     case unsupportedEncoding(format: String, detail: String)
+    /// A library the document's format needs could not be loaded into the renderer (a renderer
+    /// whose address space filled over its documents: `failed to map segment`). A passing state
+    /// of that renderer, not a verdict on the document: it is drawn again by a fresh renderer, and
+    /// recorded as failed, never as unsupported, when that fails too.
+    case libraryUnavailable(library: String, detail: String)
     /// Rendering took longer than the time limit.
     case timedOut(seconds: Double)
     /// The renderer process died (a crash inside a C library).
@@ -100,6 +105,8 @@ public enum ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible 
             return "out of memory: \(detail)"
         case .unsupportedEncoding(let format, let detail):
             return "unsupported \(format) encoding: \(detail)"
+        case .libraryUnavailable(let library, let detail):
+            return "\(library) could not be loaded: \(detail)"
         case .timedOut(let seconds):
             return "timed out after \(Self.seconds(seconds)) s"
         case .rendererCrashed(let signal):

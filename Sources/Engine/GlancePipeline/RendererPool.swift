@@ -457,7 +457,18 @@ public final class RendererPool: Sendable {
                 // address space grown past half its limit) must not meet the next document.
                 current.terminate()
                 worker = nil
-                startReason = retirement == .documentFonts ? "fonts" : "memory"
+                switch retirement {
+                case .documentFonts: startReason = "fonts"
+                case .addressSpace: startReason = "memory"
+                case .libraryUnavailable: startReason = "library"
+                }
+                // A library that would not load in that renderer: the document is drawn again
+                // in a fresh one, once, so that its result does not depend on what came before.
+                if retirement == .libraryUnavailable, outcome.status != .rendered, replacing,
+                    !queue.withLock({ $0.cancelled })
+                {
+                    return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
+                }
             }
             return .finished(outcome)
         case .timedOut:

@@ -92,8 +92,8 @@ final class HEIFFile {
         guard size > 0 else { throw .empty }
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_heif_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(
-                format: format, detail: "libheif cannot be loaded: \(String(nulTerminated: reason))")
+            throw .libraryUnavailable(
+                library: "libheif", detail: String(nulTerminated: reason))
         }
         var failure = GLANCE_HEIF_CORRUPT
         guard let opened = glance_heif_open(file.descriptor, size, &reason, reason.count, &failure) else {

@@ -37,8 +37,8 @@ final class MediaFile {
         guard size > 0 else { throw .empty }
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_media_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(
-                format: format, detail: "FFmpeg's libraries cannot be loaded: \(String(nulTerminated: reason))")
+            throw .libraryUnavailable(
+                library: "FFmpeg's libraries", detail: String(nulTerminated: reason))
         }
         var failure = GLANCE_MEDIA_CORRUPT
         guard

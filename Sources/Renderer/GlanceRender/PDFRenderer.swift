@@ -32,7 +32,7 @@ public struct PDFRenderer: PageRenderer {
 
     func drawPage(_ request: RenderRequest) throws(ThumbnailError) -> DrawnPage {
         if let failure = Self.libraryFailure {
-            throw .unsupported(detail: "PDFs need poppler-glib, which could not be loaded: \(failure)")
+            throw .libraryUnavailable(library: "poppler-glib", detail: failure)
         }
         // poppler takes ownership of the descriptor it is given: give it a copy, read from the start.
         let copy = fcntl(request.file.descriptor, F_DUPFD_CLOEXEC, 0)

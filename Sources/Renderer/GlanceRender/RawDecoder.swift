@@ -225,8 +225,8 @@ final class RawFile {
         guard size > 0 else { throw .empty }
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_raw_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(
-                format: format, detail: "LibRaw cannot be loaded: \(String(nulTerminated: reason))")
+            throw .libraryUnavailable(
+                library: "LibRaw", detail: String(nulTerminated: reason))
         }
         var failure = GLANCE_RAW_CORRUPT
         guard

@@ -40,8 +40,8 @@ final class SVGDocument {
     init(data: [UInt8]) throws(ThumbnailError) {
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_svg_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(
-                format: "SVG", detail: "librsvg cannot be loaded: \(String(nulTerminated: reason))")
+            throw .libraryUnavailable(
+                library: "librsvg", detail: String(nulTerminated: reason))
         }
         let opened = data.withUnsafeBufferPointer { bytes in
             glance_svg_open(bytes.baseAddress, bytes.count, &reason, reason.count)

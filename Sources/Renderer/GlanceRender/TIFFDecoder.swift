@@ -80,8 +80,8 @@ final class TIFFFile {
     init(file: OpenFile, maxAllocation: Int) throws(ThumbnailError) {
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_tiff_load(&reason, reason.count) == 1 else {
-            throw .unsupportedEncoding(
-                format: "TIFF", detail: "libtiff cannot be loaded: \(String(nulTerminated: reason))")
+            throw .libraryUnavailable(
+                library: "libtiff", detail: String(nulTerminated: reason))
         }
         let size = file.status().map { UInt64($0.st_size) } ?? 0
         guard size > 0 else { throw .empty }

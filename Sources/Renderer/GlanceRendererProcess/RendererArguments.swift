@@ -50,7 +50,7 @@ public struct RendererArguments: Sendable, Equatable {
                                   it reads to the system's folders and the workspace
           --debug-crash-on GLOB, --debug-hang-on GLOB, --debug-slow-on GLOB,
           --debug-forge-reply-on GLOB, --debug-spin-on GLOB, --debug-socket-on GLOB,
-          --debug-write-on GLOB, --debug-exec-on GLOB
+          --debug-write-on GLOB, --debug-exec-on GLOB, --debug-worn-out-on GLOB
                                   act as a broken or compromised renderer on documents whose
                                   name matches GLOB (for tests; debug builds only)
         """
@@ -124,6 +124,7 @@ public struct RendererArguments: Sendable, Equatable {
                 case "--debug-socket-on": triggers.socketOn = value
                 case "--debug-write-on": triggers.writeOn = value
                 case "--debug-exec-on": triggers.execOn = value
+                case "--debug-worn-out-on": triggers.wornOutOn = value
                 default: throw .unknownOption(option)
                 }
             #else

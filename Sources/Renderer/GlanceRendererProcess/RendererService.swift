@@ -84,18 +84,20 @@ public struct RendererService: Sendable {
             if case .failure(let error) = libreOffice { return error }
             return nil
         }()
+        var drawn = 0
         while let (line, file) = input.nextJob() {
             guard let job = try? decoder.decode(RenderJob.self, from: Data(line)) else { continue }
             var outcome: RenderOutcome
             if let officeFailure {
                 outcome = Self.failure(officeFailure, of: job, type: nil, milliseconds: 0)
             } else if let file {
-                outcome = handle(job, file: file, thumbnailer: thumbnailer)
+                outcome = handle(job, file: file, thumbnailer: thumbnailer, drawnBefore: drawn)
+                drawn += 1
             } else {
                 outcome = RenderOutcome(id: job.id, status: .failed, error: "no document came with the job")
             }
             outcome.workerCPUMilliseconds = RendererConfinement.cpuMillisecondsUsed()
-            outcome.retire = retirement(office: try? libreOffice?.get())
+            outcome.retire = outcome.retire ?? retirement(office: try? libreOffice?.get())
             guard Self.send(outcome) else { return true }
         }
         return true
@@ -117,9 +119,14 @@ public struct RendererService: Sendable {
     }
 
     /// Renders one job, reading the document through `file`, into an outcome.
-    func handle(_ job: RenderJob, file: OpenFile, thumbnailer: Thumbnailer) -> RenderOutcome {
+    func handle(_ job: RenderJob, file: OpenFile, thumbnailer: Thumbnailer, drawnBefore: Int = 0) -> RenderOutcome {
         let name = job.name.split(separator: "/").last.map(String.init) ?? job.name
         if let early = actOnTriggers(job, name: name) { return early }
+        if let pattern = triggers.wornOutOn, drawnBefore > 0, fnmatch(pattern, name, 0) == 0 {
+            let error = ThumbnailError.libraryUnavailable(
+                library: "poppler-glib", detail: "failed to map segment from shared object (--debug-worn-out-on)")
+            return Self.failure(error, of: job, type: nil, milliseconds: 0)
+        }
         let start = DispatchTime.now()
         if let pattern = triggers.slowOn, fnmatch(pattern, name, 0) == 0 { sleep(1) }
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
@@ -343,6 +350,8 @@ public struct RendererService: Sendable {
         var outcome = RenderOutcome(
             id: job.id, status: status, contentType: type, error: error.description, milliseconds: milliseconds)
         outcome.limit = error.limit
+        // A library that would not load: a passing state of this renderer, which is replaced.
+        if case .libraryUnavailable = error { outcome.retire = .libraryUnavailable }
         // A page the document does not have: the count, so that a caller can tell it apart.
         if case .pageOutOfRange(_, let count) = error { outcome.details = DocumentDetails(pageCount: count) }
         // A sound file without a cover: its length all the same.

@@ -72,6 +72,24 @@ struct RendererPoolSupervisionTests {
         #expect(outcome.details?.pageCount == 9900)
     }
 
+    @Test(
+        "a library that will not load in a worn renderer is a passing state: the document is drawn again by a fresh renderer, never recorded unsupported"
+    )
+    func libraryLoadRetried() async throws {
+        let pool = pool(workers: 1, timeout: 30, arguments: ["--debug-worn-out-on", "worn-*"])
+        let results = await run(
+            [(1, assets + "/png/rgb8.png", nil), (2, assets + "/pdf/letter.pdf", "worn-letter.pdf")], on: pool,
+            shuttingDown: false)
+        guard case .finished(let first) = results[1], case .finished(let second) = results[2] else {
+            Issue.record("\(results)")
+            return
+        }
+        #expect(first.status == .rendered)
+        #expect(second.status == .rendered, "\(second.error ?? "")")
+        #expect(pool.startedRenderers == 2, "the worn renderer was replaced")
+        await pool.shutdown()
+    }
+
     @Test("a job submitted to a stopped or shut-down pool ends cancelled at once, never left waiting")
     func submitAfterStop() async throws {
         // The race it closes: a batch stopped by SIGINT whose last task submitted one more job
