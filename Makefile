@@ -77,9 +77,14 @@ deps:
 	$(call install_missing,$(DEB_PACKAGES))
 	$(call install_missing,$(OFFICE_PACKAGES),--no-install-recommends)
 
-## test-deps: and what the tests need besides (headless Chromium and chromedriver).
+## test-deps: and what the tests need besides (headless Chromium and chromedriver), and axe-core
+## (PyPI's axe-playwright-python wheel, whose axe.min.js the browser test runs over every page
+## kind), downloaded once into $(AXE_DIR), never into the repository.
+AXE_DIR := .build/axe
 test-deps: deps
 	$(call install_missing,$(TEST_PACKAGES))
+	@ls $(AXE_DIR)/axe_playwright_python-*.whl >/dev/null 2>&1 || \
+	  python3 -m pip download --quiet --no-deps --dest $(AXE_DIR) axe-playwright-python==0.1.8
 
 ## build: debug build.
 build: deps

@@ -29,6 +29,7 @@ public final class LibreOffice: Sendable {
         let profile = workspace + "/profile"
         try Self.writeProfile(in: profile, version: Self.version(programFolder: programFolder))
         Self.keepFilesIn(workspace: workspace)
+        Self.findConfiguration(programFolder: programFolder)
         var reason = [CChar](repeating: 0, count: 512)
         guard let started = glance_office_start(programFolder, "file://" + profile, &reason, reason.count) else {
             throw .unsupported(detail: "LibreOffice could not be started: \(String(nulTerminated: reason))")
@@ -77,6 +78,25 @@ public final class LibreOffice: Sendable {
             if name != "." && name != ".." { return true }
         }
         return false
+    }
+
+    /// Where Debian's LibreOffice reads its configuration (`fundamentalrc`'s
+    /// `CONFIGURATION_LAYERS`: `/etc/libreoffice/registry`, which `share/registry` links to).
+    static let configurationFolder = "/etc/libreoffice/registry"
+
+    /// Points LibreOffice at the copy of its configuration under `/usr`
+    /// (`share/.registry`, which Debian installs and copies to `/etc`) when the `/etc` one cannot
+    /// be read: in GNOME's thumbnailer sandbox, which shows `/usr` and not `/etc`, LibreOffice
+    /// started without any configuration and crashed (signal 11) on the first document. A
+    /// bootstrap variable set in the environment takes the place of the one in `fundamentalrc`.
+    static func findConfiguration(programFolder: String) {
+        guard access(configurationFolder + "/main.xcd", R_OK) != 0 else { return }
+        let copy = programFolder + "/../share/.registry"
+        guard access(copy + "/main.xcd", R_OK) == 0 else { return }
+        let layers =
+            "xcsxcu:file://\(copy) res:file://\(copy) "
+            + "user:!${$BRAND_BASE_DIR/program/bootstraprc:UserInstallation}/user/registrymodifications.xcu"
+        setenv("CONFIGURATION_LAYERS", layers, 1)
     }
 
     /// Points what LibreOffice and the libraries it loads write on their own at `workspace`,

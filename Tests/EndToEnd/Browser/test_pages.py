@@ -732,6 +732,46 @@ class PageTest:
         if colours != COMIC_PAGE_COLOURS:
             raise CheckFailed(f"the pages are {colours!r}, not {COMIC_PAGE_COLOURS!r} (natural order)")
 
+    def axe_script(self):
+        """axe-core's axe.min.js, from the axe-playwright-python wheel in --axe (downloaded, never
+        part of the repository)."""
+        import zipfile
+        wheels = sorted(Path(self.args.axe).glob("axe_playwright_python-*.whl"))
+        if not wheels:
+            raise CheckFailed(f"no axe_playwright_python wheel in {self.args.axe}: `make test-deps` downloads it")
+        with zipfile.ZipFile(wheels[-1]) as wheel:
+            return wheel.read("axe_playwright_python/axe.min.js").decode()
+
+    def audit(self, what):
+        """axe-core's violations on the page loaded, as lines (rule, impact, how many nodes, the
+        first node's selector)."""
+        if not self.driver.execute_script("return typeof window.axe !== 'undefined'"):
+            self.driver.execute_script(self.axe_source)
+        result = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            axe.run(document, {resultTypes: ['violations']})
+              .then((r) => done(r.violations.map((v) => [v.id, v.impact, v.nodes.length,
+                                                         v.nodes[0] ? v.nodes[0].target.join(' ') : ''])))
+              .catch((e) => done([['axe-error', String(e), 0, '']]));""")
+        return [f"{what}: {rule} ({impact}, {count} node(s), first {target})"
+                for rule, impact, count, target in result]
+
+    def check_accessibility(self):
+        """axe-core (the rules browsers' audits use) over every kind of page the server draws: the
+        grid, and the preview of a photo, a PDF, a text, a video, a workbook, a comic book and a
+        document that failed. Any violation, of any impact, fails."""
+        self.axe_source = self.axe_script()
+        self.driver.set_script_timeout(60)
+        problems = []
+        self.load(self.base)
+        self.wait_for_images("grid images load")
+        problems += self.audit("grid")
+        for path in [PREVIEW_SHOT, "report.pdf", "japanese.txt", "clip.webm", WORKBOOK, COMIC, FAILED_DOCUMENT]:
+            self.load(self.hrefs[path])
+            problems += self.audit(f"preview of {path}")
+        if problems:
+            raise CheckFailed("\n".join(problems))
+
     def check_live_update(self):
         self.load(self.base)
         wait_for("the grid's EventSource opens (body data-live = yes)",
@@ -918,6 +958,11 @@ class PageTest:
         self.load(target)
         if "/sign-in?next=" not in self.driver.current_url:
             raise CheckFailed(f"an unsigned visit to {target} stayed at {self.driver.current_url}")
+        # The sign-in page is a page kind of its own: audited as the others are.
+        self.axe_source = getattr(self, "axe_source", None) or self.axe_script()
+        problems = self.audit("sign-in page")
+        if problems:
+            raise CheckFailed("\n".join(problems))
 
         def sign_in(password):
             self.find_required("#name").clear()
@@ -999,6 +1044,8 @@ class PageTest:
                    self.check_placeholders)
         self.check("sign-in: the page, a session, the grid and a preview, then signing out ends it",
                    self.check_sign_in)
+        self.check("accessibility: axe-core finds no violation on the grid or any kind of preview",
+                   self.check_accessibility)
         self.check("back/forward cache: stepping through every preview never stalls",
                    self.check_back_forward_cache)
         for note in self.log_notes:
@@ -1063,6 +1110,9 @@ def main():
                         help="where the screenshots go")
     parser.add_argument("--timeout", type=int, default=180, help="seconds before the whole test fails")
     parser.add_argument("--keep", action="store_true", help="keep the temporary container and logs")
+    parser.add_argument("--axe", default=str(ROOT / ".build/axe"),
+                        help="a folder holding PyPI's axe-playwright-python wheel, whose axe.min.js audits the "
+                             "pages (make test-deps downloads it)")
     args = parser.parse_args()
 
     try:

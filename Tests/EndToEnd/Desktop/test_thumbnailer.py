@@ -143,6 +143,20 @@ def main():
         ("raw/preview.dng", "dng", [256]),
         ("ebook/cover-meta.epub", "epub", [256]),
         ("comics/natural.cbr", "cbr", [256]),
+        # Office documents: LibreOffice in the office renderer, inside GNOME's sandbox (which shows
+        # /usr and not /etc: LibreOffice reads the copy of its configuration under /usr), every
+        # type the entry claims.
+        ("office/letter.docx", "docx", [256, 1024]),
+        ("office/budget.xlsx", "xlsx", [256]),
+        ("office/deck.pptx", "pptx", [256, 1024]),
+        ("office/letter.odt", "odt", [256]),
+        ("office/budget.ods", "ods", [256]),
+        ("office/deck.odp", "odp", [256]),
+        ("office/sun.odg", "odg", [256]),
+        ("office/letter.rtf", "rtf", [256]),
+        ("office/letter.doc", "doc", [256]),
+        ("office/budget.xls", "xls", [256]),
+        ("office/deck.ppt", "ppt", [256]),
     ]
     environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
     for asset, extension, sizes in documents:

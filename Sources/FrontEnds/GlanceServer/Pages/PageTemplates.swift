@@ -74,7 +74,7 @@ enum PageTemplates {
         <p class="counts" id="counts">{{range}} · {{totals}}</p>
         {{> account}}
         </header>
-        <form class="filters" method="get" action="{{gridURL}}">
+        <form class="filters" role="search" aria-label="Filter the documents" method="get" action="{{gridURL}}">
         <label>Name <input type="search" name="pattern" value="{{pattern}}" placeholder="part of a name, or *.pdf"></label>
         <label>Kind <select name="type">{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/kinds}}</select></label>
         <label>State <select name="status">{{#states}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/states}}</select></label>
