@@ -89,9 +89,16 @@ char *glance_office_part_info(glance_office_document *document, int part) {
 
 void glance_office_show_as_printed(glance_office_document *document) {
     LibreOfficeKitDocument *kit = document->kit;
-    // The document's view made the active one: a command is dispatched to the active frame, and
-    // without it (no main loop ever activated one) LibreOfficeKit drops the command.
-    kit->pClass->setView(kit, kit->pClass->getView(kit));
+    // The document's frame made the active one: a command is dispatched to the active frame, and
+    // without it LibreOfficeKit drops the command. The frame of a document just loaded becomes
+    // active only when LibreOffice's main loop gets to it, which no main loop here does in time
+    // (the command was kept one time in two); a second view, made and left, activates the
+    // document's own at once, in this thread.
+    int own = kit->pClass->getView(kit);
+    int other = kit->pClass->createView(kit);
+    kit->pClass->setView(kit, own);
+    if (other >= 0 && other != own) kit->pClass->destroyView(kit, other);
+    kit->pClass->setView(kit, own);
     // SynchronMode: dispatched at once, in this thread (no main loop runs to take a posted one).
     kit->pClass->postUnoCommand(kit, ".uno:ShowTrackedChanges",
                                 "{\"ShowTrackedChanges\":{\"type\":\"boolean\",\"value\":false},"
