@@ -3249,6 +3249,42 @@ def make_raw():
                (279, 4, [len(pixels)]), (282, 5, [(72, 1)]), (283, 5, [(72, 1)]), (284, 3, [1]), (296, 3, [2])]
     write("raw/scanner.tif", tiff_file([("ifd0", entries)], [("pixels", pixels)]))
     make_raw_hostile(preview, entries, pixels)
+    make_raw_unknown_cameras(preview)
+
+
+def make_raw_unknown_cameras(preview):
+    """Raw photos of cameras newer than Debian's LibRaw (0.20): it refuses them, and each is drawn
+    from the JPEG preview it carries, read without LibRaw."""
+    jpeg, pw, ph = preview
+    thumb = scene_jpeg(160, 120, 16)
+
+    def box(kind, payload):
+        return struct.pack(">I4s", 8 + len(payload), kind) + payload
+
+    canon = bytes.fromhex("85c0b687820f11e08111f4ce462b6a48")
+    preview_uuid = bytes.fromhex("eaf42b5e1c984b88b9fbb7dc406e4d16")
+    thmb = box(b"THMB", struct.pack(">BBHHHIHH", 0, 0, 0, 160, 120, len(thumb), 0, 0)[2:] + thumb)
+    prvw = box(b"PRVW", struct.pack(">IHHHHI", 0, 1, pw, ph, 1, len(jpeg)) + jpeg)
+    cr3 = (box(b"ftyp", b"crx \0\0\0\1crx isom")
+           + box(b"moov", box(b"uuid", canon + thmb))
+           + box(b"uuid", preview_uuid + struct.pack(">Q", 1) + prvw)
+           + box(b"mdat", bytes(64)))
+    # A NEF LibRaw 0.20 refuses, laid out as Nikon's are: IFD 0 a small RGB thumbnail, a
+    # sub-directory the camera's JPEG (JPEGInterchangeFormat), and no sensor data LibRaw finds.
+    small = bytes(160 * 120 * 3)
+    ifd0 = [(254, 4, [1]), (256, 4, [160]), (257, 4, [120]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
+            (271, 2, "NIKON CORPORATION"), (272, 2, "NIKON Z 5_II"), (273, 4, ["small"]), (277, 3, [3]),
+            (278, 4, [120]), (279, 4, [len(small)]), (330, 4, ["jpeg"])]
+    camera_jpeg = [(254, 4, [1]), (259, 3, [6]), (513, 4, ["preview"]), (514, 4, [len(jpeg)])]
+    write("raw/unknown-camera.nef", tiff_file([("ifd0", ifd0), ("jpeg", camera_jpeg)],
+                                              [("small", small), ("preview", jpeg)]))
+    ok_image("raw/unknown-camera.nef", "nef", pw, ph,
+             "a NEF LibRaw 0.20 refuses (as a camera it does not know): drawn from the camera's JPEG a "
+             "sub-directory points to (640x480, white square), read without LibRaw")
+    write("raw/unknown-camera.cr3", cr3)
+    ok_image("raw/unknown-camera.cr3", "cr3", pw, ph,
+             "a CR3 LibRaw 0.20 refuses (no CMT boxes, as a camera it does not know): drawn from its PRVW "
+             "preview (640x480, white square), read without LibRaw")
 
 
 def make_raw_hostile(preview, scanner_entries, scanner_pixels):

@@ -144,6 +144,16 @@ int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, c
         copy_reason(reason, capacity, "the embedded preview is not a JPEG");
         return 0;
     }
+    // A preview that runs past the end of the file: LibRaw copied what there was into a buffer
+    // of the declared length, whose tail is whatever that memory held (the same preview, freed by
+    // an earlier document, as often as not). Where the preview's start is found in the file, its
+    // declared length must fit there.
+    size_t probe = preview->tlength < 256 ? preview->tlength : 256;
+    const uint8_t *found = memmem(raw->mapping, raw->size, preview->thumb, probe);
+    if (found != NULL && (size_t)(found - (const uint8_t *)raw->mapping) + preview->tlength > raw->size) {
+        copy_reason(reason, capacity, "the embedded preview runs past the end of the file");
+        return 0;
+    }
     *bytes = (const uint8_t *)preview->thumb;
     *length = preview->tlength;
     return 1;

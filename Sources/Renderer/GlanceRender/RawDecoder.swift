@@ -43,6 +43,31 @@ final class RawDecoder: RasterDecoder {
         do throws(ThumbnailError) {
             file = try Self.open(request, type: type)
         } catch {
+            // A camera LibRaw does not know (anything since 2020): the JPEG preview the camera
+            // stored, read without LibRaw, as photo managers do.
+            if case .libraryUnavailable = error { throw error }
+            if let bytes = RawPreviews.largest(in: request.file, type: type),
+                let memory = Self.memoryFile(bytes)
+            {
+                var previewRequest = request
+                previewRequest.file = memory
+                previewRequest.name = "preview"
+                if let decoder = try? JPEGDecoder(previewRequest, type: .jpeg, colourTransforms: colourTransforms) {
+                    self.file = nil
+                    preview = decoder
+                    previewFile = memory
+                    sensorPixels = 0
+                    noticed = ["LibRaw could not read it (\(error)): drawn from the JPEG preview the camera stored"]
+                    var header = decoder.header
+                    header.isLossy = true
+                    header.details = DocumentDetails(
+                        camera: CameraDetails(
+                            make: nil, model: nil, captured: nil, width: header.size.width, height: header.size.height,
+                            picture: .preview))
+                    self.header = header
+                    return
+                }
+            }
             // A camera maker's name and sub-directories made a plain TIFF look like a NEF or an
             // ARW: LibRaw refuses it, and it is drawn as the TIFF it is.
             guard Self.mayBePlainTIFF(type), Self.startsAsTIFF(request.file),
@@ -140,6 +165,12 @@ final class RawDecoder: RasterDecoder {
         try RawFile(
             file: request.file, format: type.displayName,
             maxMemoryMegabytes: max(64, request.maxDecoderMemoryBytes >> 20))
+    }
+
+    /// `bytes` as a sealed file in memory, for a decoder.
+    static func memoryFile(_ bytes: [UInt8]) -> OpenFile? {
+        let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
+        return descriptor >= 0 ? OpenFile(adopting: descriptor) : nil
     }
 
     /// The kinds told from a TIFF by its maker's name (``RawSniffer``): such a file LibRaw
@@ -255,7 +286,9 @@ final class RawFile {
         var length = 0
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_raw_preview(handle, &bytes, &length, &reason, reason.count) == 1, let bytes else {
-            throw .corrupt(format: format, detail: String(nulTerminated: reason))
+            let text = String(nulTerminated: reason)
+            if text.contains("past the end") { throw .truncated(format: "\(format) embedded preview") }
+            throw .corrupt(format: format, detail: text)
         }
         // A preview cut short by the end of the file (LibRaw fills what it could not read with
         // zeros) has no end marker: drawn, its lost part would be garbage.

@@ -87,6 +87,20 @@ struct RawPhotoTests {
         #expect(rendered.thumbnail.warnings.contains { $0.contains("drawn as the TIFF it is") })
     }
 
+    @Test(
+        "a camera LibRaw does not know: drawn from the JPEG preview it stores, read without LibRaw (CR3's PRVW, a NEF's sub-directory)",
+        arguments: ["raw/unknown-camera.cr3", "raw/unknown-camera.nef"])
+    func unknownCameraPreview(_ path: String) throws {
+        let rendered = try renderDocument(path: TestAssets.path(path))
+        let image = rendered.thumbnail.image
+        #expect(image.width == 640 && image.height == 480)
+        // The preview's white square: the camera's picture, not a development.
+        #expect(Self.near(image.pixel(x: image.width / 2, y: image.height / 2), (255, 255, 255), by: 6))
+        Self.expectQuadrants(image, path)
+        #expect(rendered.thumbnail.details?.camera?.picture == .preview)
+        #expect(rendered.thumbnail.warnings.contains { $0.contains("drawn from the JPEG preview the camera stored") })
+    }
+
     @Test("a small preview serves a box it fills: the 128 of small-preview.dng is drawn from it")
     func smallPreviewServesSmallBox() throws {
         let rendered = try renderDocument(path: TestAssets.path("raw/small-preview.dng"), maxSide: 128)
