@@ -2402,6 +2402,19 @@ def make_media_hostile():
              "--max-pixels by the frame's own size (the tests give a 1-megapixel limit)")
     ffmpeg("-f", "lavfi", "-i", "testsrc2=size=176x144:rate=15:duration=2", "-c:v", "h263", "-g", "15",
            *EXACT, out("media/h263.3gp"))
+    # H.266 in its MP4 sample entry (vvc1), which this FFmpeg cannot decode: one-frame.mp4's entry
+    # renamed and its frame's bytes scrambled, so that nothing can take it for H.264.
+    clip = bytearray(read("media/one-frame.mp4"))
+    at = clip.index(b"avc1", clip.index(b"stsd"))
+    clip[at:at + 4] = b"vvc1"
+    data = clip.index(b"mdat") + 4
+    scramble = random.Random(266)
+    for index in range(data, len(clip) - 8 if clip.index(b"moov") < data else clip.index(b"moov") - 8):
+        clip[index] = scramble.randrange(256)
+    write("media/vvc.mp4", bytes(clip))
+    record("media/vvc.mp4", "mp4", "error:vvc1", None,
+           "an MP4 whose video is H.266 (sample entry vvc1), which FFmpeg here does not decode: the reason "
+           "names the codec by the file's own name for it")
     ok_image("media/h263.3gp", "mp4", 192, 144,
              "H.263 in 3GP, as old phones recorded: 176x144 of 12:11 pixels (shown 192x144), 2 s")
 

@@ -530,7 +530,19 @@ static int open_decoder(glance_media *media, char *reason, size_t capacity) {
     const AVCodecParameters *parameters = media->format->streams[media->video]->codecpar;
     const AVCodec *decoder = avcodec.find_decoder(parameters->codec_id);
     if (decoder == NULL) {
-        snprintf(reason, capacity, "FFmpeg here has no decoder for %s video", codec_name(parameters));
+        uint32_t tag = parameters->codec_tag;
+        if (parameters->codec_id == AV_CODEC_ID_NONE && tag != 0) {
+            // A codec FFmpeg has no name for (H.266's vvc1 in this FFmpeg): the file's own name
+            // for it, its four characters, printable ones only.
+            char fourcc[5] = {0};
+            for (int index = 0; index < 4; index++) {
+                char character = (char)((tag >> (8 * index)) & 0xFF);
+                fourcc[index] = character >= 0x20 && character < 0x7F ? character : '?';
+            }
+            snprintf(reason, capacity, "FFmpeg here has no decoder for the '%s' video codec", fourcc);
+        } else {
+            snprintf(reason, capacity, "FFmpeg here has no decoder for %s video", codec_name(parameters));
+        }
         return 0;
     }
     media->codec = avcodec.alloc_context(decoder);

@@ -84,7 +84,9 @@ final class MediaFile {
                 throw .tooLarge(
                     width: Int(choice.oversized_width), height: Int(choice.oversized_height), limitPixels: maxPixels)
             }
-            throw .corrupt(format: format, detail: String(nulTerminated: reason))
+            let text = String(nulTerminated: reason)
+            if text.hasPrefix("FFmpeg here has no decoder") { throw .unsupportedEncoding(format: format, detail: text) }
+            throw .corrupt(format: format, detail: text)
         }
         return choice
     }

@@ -64,6 +64,48 @@ struct GenerateCommandTests {
         #expect(second["rendered"] as? Int == 0, "\(second)")
     }
 
+    @Test(
+        "a batch of large documents of many kinds through one renderer: each document's outcome and thumbnail are what it gets alone"
+    )
+    func outcomeIndependentOfTheBatch() async throws {
+        let documents = [
+            "big.png": "png/interlaced-6000-rgba.png", "photo.heic": "heif/photo-with-thumbnail.heic",
+            "photo.pdf": "pdf/with-photo.pdf", "scan.tiff": "tiff/rgb8-lzw.tiff", "clip.mp4": "media/fade-in.mp4",
+            "raw.dng": "raw/preview.dng", "comic.cbz": "comics/natural.cbz", "photo.jpg": "jpeg/photo-baseline.jpg",
+            "broken.jpg": "corrupt/truncated-header.jpg",
+        ]
+        /// Each document's state and its 1024 thumbnail's bytes (or error), from a `generate` of
+        /// `names` through one renderer.
+        func outcomes(of names: [String]) async throws -> [String: String] {
+            let container = try SampleContainer([:])
+            for name in names { try container.add(name, from: documents[name]!) }
+            let (_, result) = try await container.generate(["--jobs", "1", "--sizes", "none"])
+            #expect(result.status <= 1, "\(result.standardError)")
+            var found: [String: String] = [:]
+            for (path, row) in try await container.list() {
+                let state = row["state"] as? String ?? "?"
+                guard state == "fresh" else {
+                    found[path] = state + ": " + (row["error"] as? String ?? "")
+                    continue
+                }
+                let exported = container.output(path + ".thumbnail")
+                _ = try await GlanceProcess.run(["export", container.path, path, "-o", exported])
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: exported))) ?? Data()
+                found[path] = "fresh: \(bytes.count) bytes, \(bytes.hashValue)"
+            }
+            return found
+        }
+        let names = documents.keys.sorted()
+        let together = try await outcomes(of: names)
+        #expect(together.count == names.count)
+        for name in names {
+            let alone = try await outcomes(of: [name])
+            #expect(
+                alone[name] == together[name],
+                "\(name): alone \(alone[name] ?? "-"), in the batch \(together[name] ?? "-")")
+        }
+    }
+
     @Test("list --json and show give a PDF's pages and their sizes and a text's encoding")
     func documentDetails() async throws {
         let container = try SampleContainer.standard()

@@ -111,6 +111,16 @@ struct MediaTests {
         #expect(thumbnail.image.width == 64 && thumbnail.image.height == 64)
     }
 
+    @Test("a codec FFmpeg cannot name (H.266's vvc1) is named by the file's own name for it, never 'none'")
+    func unnamedCodec() {
+        #expect(
+            throws: ThumbnailError.unsupportedEncoding(
+                format: "MP4 video", detail: "FFmpeg here has no decoder for the 'vvc1' video codec")
+        ) {
+            try renderDocument(path: TestAssets.path("media/vvc.mp4"))
+        }
+    }
+
     @Test("an old phone's H.263 3GP, whose headers give no frame size, is analysed and drawn")
     func h263ThreeGP() throws {
         let (type, thumbnail) = try render("h263.3gp")
