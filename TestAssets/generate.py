@@ -3319,6 +3319,19 @@ def make_raw_hostile(preview, scanner_entries, scanner_pixels):
     record("raw/no-sensor-data.dng", "dng", "error:truncated", None,
            "DNG: the mosaic IFD declares 640x480 16-bit samples, the file holds 16 bytes of them: truncated, "
            "never a white picture")
+    # A NEF shell of 6 kB: a small thumbnail in IFD 0, a sub-directory declaring 1024x678 12-bit
+    # sensor data, uncompressed, that the file does not hold.
+    small = bytes(80 * 60 * 3)
+    shell0 = [(254, 4, [1]), (256, 4, [80]), (257, 4, [60]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
+              (271, 2, "NIKON CORPORATION"), (272, 2, "NIKON D3100"), (273, 4, ["small"]), (277, 3, [3]),
+              (278, 4, [60]), (279, 4, [len(small)]), (330, 4, ["raw"])]
+    shell_raw = [(254, 4, [0]), (256, 4, [1024]), (257, 4, [678]), (258, 3, [12]), (259, 3, [1]),
+                 (262, 3, [32803]), (273, 4, ["cfa"]), (277, 3, [1]), (278, 4, [678]),
+                 (279, 4, [1024 * 678 * 12 // 8]), (33421, 3, [2, 2]), (33422, 1, [0, 1, 1, 2])]
+    write("raw/shell.nef", tiff_file([("ifd0", shell0), ("raw", shell_raw)], [("small", small), ("cfa", bytes(64))]))
+    record("raw/shell.nef", "nef", "error:truncated", None,
+           "a 15 kB NEF shell whose sub-directory declares 1024x678 12-bit sensor data it does not hold: "
+           "truncated, never developed into a white picture")
     # scanner.tif with a reduced-resolution sub-directory, as NEFs have: still drawn, as the TIFF it is.
     thumb = [(254, 4, [1]), (256, 4, [30]), (257, 4, [20]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
              (273, 4, ["thumb-pixels"]), (277, 3, [3]), (278, 4, [20]), (279, 4, [30 * 20 * 3])]
