@@ -3319,7 +3319,7 @@ def make_raw_hostile(preview, scanner_entries, scanner_pixels):
     record("raw/no-sensor-data.dng", "dng", "error:truncated", None,
            "DNG: the mosaic IFD declares 640x480 16-bit samples, the file holds 16 bytes of them: truncated, "
            "never a white picture")
-    # A NEF shell of 6 kB: a small thumbnail in IFD 0, a sub-directory declaring 1024x678 12-bit
+    # A NEF shell of 15 kB: a small thumbnail in IFD 0, a sub-directory declaring 1024x678 12-bit
     # sensor data, uncompressed, that the file does not hold.
     small = bytes(80 * 60 * 3)
     shell0 = [(254, 4, [1]), (256, 4, [80]), (257, 4, [60]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
