@@ -144,7 +144,7 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice",
-                "CTextPaint", "CFileAccess",
+                "CTextPaint", "CFileAccess", "CLibraryLoader",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
                 // bind to (glance_page_images.h says why).
@@ -292,6 +292,7 @@ let package = Package(
             name: "GlanceRenderTests",
             dependencies: [
                 "GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages", "CScaler", "CRenderABICheck",
+                "CLibraryLoader",
             ]),
         .testTarget(
             name: "GlanceStoreTests",

@@ -73,8 +73,8 @@ static void copy_reason(struct heif_error error, char *reason, size_t capacity) 
     if (reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", error.message ? error.message : "");
 }
 
-glance_heif *glance_heif_open(int fd, size_t size, char *reason, size_t capacity, glance_heif_failure *failure) {
-    *failure = GLANCE_HEIF_CORRUPT;
+glance_heif *glance_heif_open(int fd, size_t size, char *reason, size_t capacity, glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
     glance_heif *file = calloc(1, sizeof *file);
     if (file == NULL) return NULL;
     file->data = malloc(size ? size : 1);
@@ -91,7 +91,7 @@ glance_heif *glance_heif_open(int fd, size_t size, char *reason, size_t capacity
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) {
             snprintf(reason, capacity, "%s", strerror(errno));
-            *failure = GLANCE_HEIF_UNREADABLE;
+            *failure = GLANCE_FAILURE_UNREADABLE;
             glance_heif_close(file);
             return NULL;
         }
@@ -102,7 +102,7 @@ glance_heif *glance_heif_open(int fd, size_t size, char *reason, size_t capacity
     struct heif_error error = heif.read_from_memory(file->context, file->data, size, NULL);
     if (error.code == heif_error_Ok) error = heif.primary_handle(file->context, &file->primary);
     if (error.code != heif_error_Ok) {
-        if (error.subcode == heif_suberror_End_of_data) *failure = GLANCE_HEIF_TRUNCATED;
+        if (error.subcode == heif_suberror_End_of_data) *failure = GLANCE_FAILURE_TRUNCATED;
         copy_reason(error, reason, capacity);
         glance_heif_close(file);
         return NULL;

@@ -277,8 +277,8 @@ static int oversized_stream(const AVFormatContext *format, int64_t max_pixels) {
 }
 
 glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64_t max_pixels, char *reason,
-                                size_t capacity, glance_media_failure *failure) {
-    *failure = GLANCE_MEDIA_CORRUPT;
+                                size_t capacity, glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
     glance_media *media = calloc(1, sizeof *media);
     if (media == NULL) {
         snprintf(reason, capacity, "out of memory");
@@ -326,23 +326,23 @@ glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64
         if (oversized < 0) oversized = oversized_stream(media->format, max_pixels);
         if (oversized >= 0) {
             const AVCodecParameters *parameters = media->format->streams[oversized]->codecpar;
-            *failure = GLANCE_MEDIA_TOO_LARGE;
+            *failure = GLANCE_FAILURE_TOO_LARGE;
             snprintf(reason, capacity, "%dx%d", parameters->width, parameters->height);
             glance_media_close(media);
             return NULL;
         }
     }
     if (media->refused[0] != 0) {
-        *failure = GLANCE_MEDIA_REFUSED;
+        *failure = GLANCE_FAILURE_REFUSED;
         snprintf(reason, capacity, "the file asks to open \"%s\" (refused: only the file itself is read)",
                  media->refused);
         glance_media_close(media);
         return NULL;
     }
     if (status < 0) {
-        if (status == AVERROR_EOF || status == AVERROR(EIO)) *failure = GLANCE_MEDIA_TRUNCATED;
+        if (status == AVERROR_EOF || status == AVERROR(EIO)) *failure = GLANCE_FAILURE_TRUNCATED;
         if (media->read_error != 0) {
-            *failure = GLANCE_MEDIA_UNREADABLE;
+            *failure = GLANCE_FAILURE_UNREADABLE;
             snprintf(reason, capacity, "%s", strerror(media->read_error));
             glance_media_close(media);
             return NULL;
@@ -526,10 +526,11 @@ static int get_limited_buffer(AVCodecContext *codec, AVFrame *frame, int flags) 
     return avcodec.default_get_buffer2(codec, frame, flags);
 }
 
-static int open_decoder(glance_media *media, char *reason, size_t capacity) {
+static int open_decoder(glance_media *media, char *reason, size_t capacity, glance_failure *failure) {
     const AVCodecParameters *parameters = media->format->streams[media->video]->codecpar;
     const AVCodec *decoder = avcodec.find_decoder(parameters->codec_id);
     if (decoder == NULL) {
+        *failure = GLANCE_FAILURE_UNSUPPORTED;
         uint32_t tag = parameters->codec_tag;
         if (parameters->codec_id == AV_CODEC_ID_NONE && tag != 0) {
             // A codec FFmpeg has no name for (H.266's vvc1 in this FFmpeg): the file's own name
@@ -608,7 +609,7 @@ int glance_media_decode_frame(glance_media *media, const glance_media_request *r
         snprintf(reason, capacity, "the file has no video stream");
         return 0;
     }
-    if (media->codec == NULL && !open_decoder(media, reason, capacity)) return 0;
+    if (media->codec == NULL && !open_decoder(media, reason, capacity, &choice->failure)) return 0;
     double deadline = now_seconds() + request->seconds;
     static const double positions[] = {0.10, 0.25, 0.40, 0.55, 0.70, 0.85};
     int candidates = request->candidates;
@@ -646,9 +647,8 @@ int glance_media_decode_frame(glance_media *media, const glance_media_request *r
         if (good) break;
     }
     if (choice->judged == 0 && media->oversized_width > 0) {
-        choice->oversized_width = media->oversized_width;
-        choice->oversized_height = media->oversized_height;
-        snprintf(reason, capacity, "a frame of %dx%d", media->oversized_width, media->oversized_height);
+        choice->failure = GLANCE_FAILURE_TOO_LARGE;
+        snprintf(reason, capacity, "%dx%d", media->oversized_width, media->oversized_height);
         return 0;
     }
     if (choice->judged == 0) {

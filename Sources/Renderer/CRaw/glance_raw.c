@@ -59,16 +59,16 @@ static void ignore_data_error(void *context, const char *file, const int offset)
 }
 
 glance_raw *glance_raw_open(int fd, size_t size, unsigned max_memory_mb, char *reason, size_t capacity,
-                            glance_raw_failure *failure) {
-    *failure = GLANCE_RAW_CORRUPT;
+                            glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
     if (size < 16) {
-        *failure = GLANCE_RAW_TRUNCATED;
+        *failure = GLANCE_FAILURE_TRUNCATED;
         copy_reason(reason, capacity, "the file is shorter than any raw header");
         return NULL;
     }
     void *mapping = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (mapping == MAP_FAILED) {
-        *failure = GLANCE_RAW_UNREADABLE;
+        *failure = GLANCE_FAILURE_UNREADABLE;
         copy_reason(reason, capacity, strerror(errno));
         return NULL;
     }
@@ -77,7 +77,7 @@ glance_raw *glance_raw_open(int fd, size_t size, unsigned max_memory_mb, char *r
     if (data == NULL) {
         free(raw);
         munmap(mapping, size);
-        *failure = GLANCE_RAW_UNREADABLE;
+        *failure = GLANCE_FAILURE_UNREADABLE;
         copy_reason(reason, capacity, "out of memory starting LibRaw");
         return NULL;
     }
@@ -90,8 +90,8 @@ glance_raw *glance_raw_open(int fd, size_t size, unsigned max_memory_mb, char *r
     int code = libraw.open_buffer(data, mapping, size);
     if (code != LIBRAW_SUCCESS) {
         libraw_reason(code, reason, capacity);
-        if (code == LIBRAW_IO_ERROR) *failure = GLANCE_RAW_TRUNCATED;
-        if (code == LIBRAW_NOT_IMPLEMENTED) *failure = GLANCE_RAW_UNSUPPORTED;
+        if (code == LIBRAW_IO_ERROR) *failure = GLANCE_FAILURE_TRUNCATED;
+        if (code == LIBRAW_NOT_IMPLEMENTED) *failure = GLANCE_FAILURE_UNSUPPORTED;
         glance_raw_close(raw);
         return NULL;
     }
@@ -133,7 +133,9 @@ void glance_raw_describe(glance_raw *raw, glance_raw_info *info) {
     }
 }
 
-int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, char *reason, size_t capacity) {
+int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, char *reason, size_t capacity,
+                       glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
     int code = libraw.unpack_thumb(raw->data);
     if (code != LIBRAW_SUCCESS) {
         libraw_reason(code, reason, capacity);
@@ -152,6 +154,7 @@ int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, c
     const uint8_t *found = memmem(raw->mapping, raw->size, preview->thumb, probe);
     if (found != NULL && (size_t)(found - (const uint8_t *)raw->mapping) + preview->tlength > raw->size) {
         copy_reason(reason, capacity, "the embedded preview runs past the end of the file");
+        *failure = GLANCE_FAILURE_TRUNCATED;
         return 0;
     }
     *bytes = (const uint8_t *)preview->thumb;

@@ -1,4 +1,5 @@
 internal import CArchive
+internal import CLibraryLoader
 import GlanceCore
 
 /// An archive opened through libarchive (loaded on first use, see `CArchive`): the ZIP package
@@ -61,7 +62,7 @@ final class ArchiveReader {
         var cLimits = glance_archive_limits(
             max_entries: limits.entries, max_entry_bytes: limits.entryBytes, max_total_bytes: limits.totalBytes,
             max_ratio: limits.ratio)
-        var failure = GLANCE_ARCHIVE_CORRUPT
+        var failure = GLANCE_FAILURE_CORRUPT
         guard
             let opened = glance_archive_open(
                 file.descriptor, size, formats == .zip ? GLANCE_ARCHIVE_ZIP : GLANCE_ARCHIVE_COMICS, &cLimits, &reason,
@@ -91,7 +92,7 @@ final class ArchiveReader {
         var data: UnsafeMutablePointer<UInt8>?
         var length = 0
         var reason = [CChar](repeating: 0, count: 512)
-        var failure = GLANCE_ARCHIVE_CORRUPT
+        var failure = GLANCE_FAILURE_CORRUPT
         guard glance_archive_read_entry(handle, index, &data, &length, &reason, reason.count, &failure) == 1 else {
             throw Self.error(failure, String(nulTerminated: reason), format: format)
         }
@@ -104,19 +105,13 @@ final class ArchiveReader {
     /// they declare) to the limits, and lists and inflates an embedded ZIP archive the same way.
     func checkContents() throws(ThumbnailError) {
         var reason = [CChar](repeating: 0, count: 512)
-        var failure = GLANCE_ARCHIVE_CORRUPT
+        var failure = GLANCE_FAILURE_CORRUPT
         guard glance_archive_check_contents(handle, &reason, reason.count, &failure) == 1 else {
             throw Self.error(failure, String(nulTerminated: reason), format: format)
         }
     }
 
-    private static func error(_ failure: glance_archive_failure, _ reason: String, format: String) -> ThumbnailError {
-        switch failure {
-        case GLANCE_ARCHIVE_TOO_LARGE: .archiveRefused(format: format, detail: reason)
-        case GLANCE_ARCHIVE_TRUNCATED: .truncated(format: format)
-        case GLANCE_ARCHIVE_UNREADABLE: .unreadable(reason: reason)
-        case GLANCE_ARCHIVE_ENCRYPTED: .passwordProtected(format: format)
-        default: .corrupt(format: format, detail: reason)
-        }
+    private static func error(_ failure: glance_failure, _ reason: String, format: String) -> ThumbnailError {
+        ThumbnailError(failure, reason: reason, format: format)
     }
 }

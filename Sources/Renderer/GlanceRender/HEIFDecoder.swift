@@ -1,4 +1,5 @@
 import CHEIF
+internal import CLibraryLoader
 import GlanceCore
 
 /// Decodes HEIC/HEIF and AVIF images through libheif (loaded on the first such file) for the
@@ -95,13 +96,9 @@ final class HEIFFile {
             throw .libraryUnavailable(
                 library: "libheif", detail: String(nulTerminated: reason))
         }
-        var failure = GLANCE_HEIF_CORRUPT
+        var failure = GLANCE_FAILURE_CORRUPT
         guard let opened = glance_heif_open(file.descriptor, size, &reason, reason.count, &failure) else {
-            switch failure {
-            case GLANCE_HEIF_TRUNCATED: throw .truncated(format: format)
-            case GLANCE_HEIF_UNREADABLE: throw .unreadable(reason: String(nulTerminated: reason))
-            default: throw .corrupt(format: format, detail: String(nulTerminated: reason))
-            }
+            throw ThumbnailError(failure, reason: String(nulTerminated: reason), format: format)
         }
         handle = opened
         var info = glance_heif_info()

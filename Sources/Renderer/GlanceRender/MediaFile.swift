@@ -1,3 +1,4 @@
+internal import CLibraryLoader
 import CMedia
 import GlanceCore
 
@@ -40,21 +41,12 @@ final class MediaFile {
             throw .libraryUnavailable(
                 library: "FFmpeg's libraries", detail: String(nulTerminated: reason))
         }
-        var failure = GLANCE_MEDIA_CORRUPT
+        var failure = GLANCE_FAILURE_CORRUPT
         guard
             let opened = glance_media_open(
                 file.descriptor, size, demuxer, Int64(maxPixels), &reason, reason.count, &failure)
         else {
-            let text = String(nulTerminated: reason)
-            switch failure {
-            case GLANCE_MEDIA_TOO_LARGE:
-                let sides = text.split(separator: "x").compactMap { Int($0) }
-                throw .tooLarge(width: sides.first ?? 0, height: sides.last ?? 0, limitPixels: maxPixels)
-            case GLANCE_MEDIA_TRUNCATED: throw .truncated(format: format)
-            case GLANCE_MEDIA_UNREADABLE: throw .unreadable(reason: text)
-            case GLANCE_MEDIA_REFUSED: throw .unsupportedEncoding(format: format, detail: text)
-            default: throw .corrupt(format: format, detail: text)
-            }
+            throw ThumbnailError(failure, reason: String(nulTerminated: reason), format: format, limitPixels: maxPixels)
         }
         handle = opened
         var info = glance_media_info()
@@ -80,13 +72,8 @@ final class MediaFile {
         var choice = glance_media_choice()
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_media_decode_frame(handle, &request, &choice, &reason, reason.count) == 1 else {
-            if choice.oversized_width > 0 {
-                throw .tooLarge(
-                    width: Int(choice.oversized_width), height: Int(choice.oversized_height), limitPixels: maxPixels)
-            }
-            let text = String(nulTerminated: reason)
-            if text.hasPrefix("FFmpeg here has no decoder") { throw .unsupportedEncoding(format: format, detail: text) }
-            throw .corrupt(format: format, detail: text)
+            throw ThumbnailError(
+                choice.failure, reason: String(nulTerminated: reason), format: format, limitPixels: maxPixels)
         }
         return choice
     }

@@ -1,4 +1,5 @@
 internal import CFileAccess
+internal import CLibraryLoader
 internal import CRaw
 import GlanceCore
 
@@ -259,18 +260,12 @@ final class RawFile {
             throw .libraryUnavailable(
                 library: "LibRaw", detail: String(nulTerminated: reason))
         }
-        var failure = GLANCE_RAW_CORRUPT
+        var failure = GLANCE_FAILURE_CORRUPT
         guard
             let opened = glance_raw_open(
                 file.descriptor, size, UInt32(maxMemoryMegabytes), &reason, reason.count, &failure)
         else {
-            let text = String(nulTerminated: reason)
-            switch failure {
-            case GLANCE_RAW_TRUNCATED: throw .truncated(format: format)
-            case GLANCE_RAW_UNREADABLE: throw .unreadable(reason: text)
-            case GLANCE_RAW_UNSUPPORTED: throw .unsupportedEncoding(format: format, detail: text)
-            default: throw .corrupt(format: format, detail: text)
-            }
+            throw ThumbnailError(failure, reason: String(nulTerminated: reason), format: format)
         }
         handle = opened
         var info = glance_raw_info()
@@ -285,10 +280,9 @@ final class RawFile {
         var bytes: UnsafePointer<UInt8>?
         var length = 0
         var reason = [CChar](repeating: 0, count: 512)
-        guard glance_raw_preview(handle, &bytes, &length, &reason, reason.count) == 1, let bytes else {
-            let text = String(nulTerminated: reason)
-            if text.contains("past the end") { throw .truncated(format: "\(format) embedded preview") }
-            throw .corrupt(format: format, detail: text)
+        var failure = GLANCE_FAILURE_CORRUPT
+        guard glance_raw_preview(handle, &bytes, &length, &reason, reason.count, &failure) == 1, let bytes else {
+            throw ThumbnailError(failure, reason: String(nulTerminated: reason), format: "\(format) embedded preview")
         }
         // A preview cut short by the end of the file (LibRaw fills what it could not read with
         // zeros) has no end marker: drawn, its lost part would be garbage.

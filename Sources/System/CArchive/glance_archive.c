@@ -124,9 +124,9 @@ static struct archive *open_reader(source *from, glance_archive_formats formats)
 }
 
 static void copy_error(struct archive *reader, const source *from, char *reason, size_t capacity,
-                       glance_archive_failure *failure) {
+                       glance_failure *failure) {
     if (from->read_error != 0) {
-        *failure = GLANCE_ARCHIVE_UNREADABLE;
+        *failure = GLANCE_FAILURE_UNREADABLE;
         snprintf(reason, capacity, "%s", strerror(from->read_error));
         return;
     }
@@ -134,7 +134,7 @@ static void copy_error(struct archive *reader, const source *from, char *reason,
     snprintf(reason, capacity, "%s", text != NULL ? text : "not an archive this build reads");
     if (text != NULL && (strstr(text, "Truncated") != NULL || strstr(text, "truncated") != NULL ||
                          strstr(text, "Premature end") != NULL))
-        *failure = GLANCE_ARCHIVE_TRUNCATED;
+        *failure = GLANCE_FAILURE_TRUNCATED;
 }
 
 void glance_archive_close(glance_archive *archive) {
@@ -146,8 +146,8 @@ void glance_archive_close(glance_archive *archive) {
 
 glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats formats,
                                     const glance_archive_limits *limits, char *reason, size_t capacity,
-                                    glance_archive_failure *failure) {
-    *failure = GLANCE_ARCHIVE_CORRUPT;
+                                    glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
     glance_archive *archive = calloc(1, sizeof *archive);
     source *from = calloc(1, sizeof *from);
     if (archive == NULL || from == NULL) {
@@ -175,7 +175,7 @@ glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats
             break;
         }
         if (archive->count == limits->max_entries) {
-            *failure = GLANCE_ARCHIVE_TOO_LARGE;
+            *failure = GLANCE_FAILURE_PAST_LIMIT;
             snprintf(reason, capacity, "more than %zu entries", limits->max_entries);
             status = ARCHIVE_FATAL;
             break;
@@ -203,7 +203,7 @@ glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats
             break;
         }
         if (item->size > limits->max_entry_bytes) {
-            *failure = GLANCE_ARCHIVE_TOO_LARGE;
+            *failure = GLANCE_FAILURE_PAST_LIMIT;
             snprintf(reason, capacity, "an entry declares %lld bytes, past the limit of %lld",
                      (long long)item->size, (long long)limits->max_entry_bytes);
             status = ARCHIVE_FATAL;
@@ -211,7 +211,7 @@ glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats
         }
         total += item->size > 0 ? item->size : 0;
         if (total > limits->max_total_bytes) {
-            *failure = GLANCE_ARCHIVE_TOO_LARGE;
+            *failure = GLANCE_FAILURE_PAST_LIMIT;
             snprintf(reason, capacity, "its entries declare more than %lld bytes in all",
                      (long long)limits->max_total_bytes);
             status = ARCHIVE_FATAL;
@@ -225,7 +225,7 @@ glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats
         return NULL;
     }
     if (size > 0 && (double)total > limits->max_ratio * (double)size && total > (1 << 20)) {
-        *failure = GLANCE_ARCHIVE_TOO_LARGE;
+        *failure = GLANCE_FAILURE_PAST_LIMIT;
         snprintf(reason, capacity, "its entries declare %lld bytes, %.0f times its own size (a bomb)",
                  (long long)total, (double)total / (double)size);
         glance_archive_close(archive);
@@ -253,8 +253,8 @@ int glance_archive_entry_is_encrypted(const glance_archive *archive, size_t inde
 }
 
 int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **data, size_t *length, char *reason,
-                              size_t capacity, glance_archive_failure *failure) {
-    *failure = GLANCE_ARCHIVE_CORRUPT;
+                              size_t capacity, glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
     *data = NULL;
     *length = 0;
     if (index >= archive->count) {
@@ -262,7 +262,7 @@ int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **d
         return 0;
     }
     if (archive->entries[index].is_encrypted) {
-        *failure = GLANCE_ARCHIVE_ENCRYPTED;
+        *failure = GLANCE_FAILURE_ENCRYPTED;
         snprintf(reason, capacity, "the entry is encrypted");
         return 0;
     }
@@ -308,7 +308,7 @@ int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **d
             }
             *length += (size_t)got;
             if ((int64_t)*length > limit) {
-                *failure = GLANCE_ARCHIVE_TOO_LARGE;
+                *failure = GLANCE_FAILURE_PAST_LIMIT;
                 snprintf(reason, capacity, "an entry inflates past the limit of %lld bytes", (long long)limit);
                 break;
             }
@@ -336,14 +336,14 @@ static int starts_as_zip(const uint8_t *bytes, size_t length) {
 }
 
 static int check_contents(glance_archive *archive, int depth, char *reason, size_t capacity,
-                          glance_archive_failure *failure);
+                          glance_failure *failure);
 
 /// Checks a nested ZIP archive held in memory: written to an anonymous memory file (no name in any
 /// folder), listed and inflated under the outer archive's limits.
 static int check_nested(const glance_archive *outer, const uint8_t *bytes, size_t length, int depth, char *reason,
-                        size_t capacity, glance_archive_failure *failure) {
+                        size_t capacity, glance_failure *failure) {
     if (depth >= 1) {
-        *failure = GLANCE_ARCHIVE_TOO_LARGE;
+        *failure = GLANCE_FAILURE_PAST_LIMIT;
         snprintf(reason, capacity, "an archive nested inside an embedded archive");
         return 0;
     }
@@ -377,8 +377,8 @@ static int check_nested(const glance_archive *outer, const uint8_t *bytes, size_
 }
 
 static int check_contents(glance_archive *archive, int depth, char *reason, size_t capacity,
-                          glance_archive_failure *failure) {
-    *failure = GLANCE_ARCHIVE_CORRUPT;
+                          glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
     source *from = calloc(1, sizeof *from);
     uint8_t *chunk = malloc(64 << 10);
     if (from == NULL || chunk == NULL) {
@@ -420,14 +420,14 @@ static int check_contents(glance_archive *archive, int depth, char *reason, size
             inflated += got;
             total += got;
             if (inflated > limits->max_entry_bytes) {
-                *failure = GLANCE_ARCHIVE_TOO_LARGE;
+                *failure = GLANCE_FAILURE_PAST_LIMIT;
                 snprintf(reason, capacity, "an entry inflates past the limit of %lld bytes",
                          (long long)limits->max_entry_bytes);
                 ok = 0;
                 break;
             }
             if (total > limits->max_total_bytes) {
-                *failure = GLANCE_ARCHIVE_TOO_LARGE;
+                *failure = GLANCE_FAILURE_PAST_LIMIT;
                 snprintf(reason, capacity, "its entries inflate past %lld bytes in all",
                          (long long)limits->max_total_bytes);
                 ok = 0;
@@ -461,6 +461,6 @@ static int check_contents(glance_archive *archive, int depth, char *reason, size
 }
 
 int glance_archive_check_contents(glance_archive *archive, char *reason, size_t capacity,
-                                  glance_archive_failure *failure) {
+                                  glance_failure *failure) {
     return check_contents(archive, 0, reason, capacity, failure);
 }

@@ -1,3 +1,4 @@
+import CLibraryLoader
 import CMedia
 import Foundation
 import GlanceCore
@@ -277,12 +278,12 @@ struct MediaTests {
         let file = try OpenFile.regularFile(atPath: path)
         var reason = [CChar](repeating: 0, count: 512)
         #expect(glance_media_load(&reason, reason.count) == 1)
-        var failure = GLANCE_MEDIA_CORRUPT
+        var failure = GLANCE_FAILURE_CORRUPT
         let size = Int64(file.status().map { Int($0.st_size) } ?? 0)
         let opened = glance_media_open(file.descriptor, size, "hls", 100_000_000, &reason, reason.count, &failure)
         if let opened { glance_media_close(opened) }
         #expect(opened == nil)
-        #expect(failure == GLANCE_MEDIA_REFUSED, "\(String(nulTerminated: reason))")
+        #expect(failure == GLANCE_FAILURE_REFUSED, "\(String(nulTerminated: reason))")
         let text = String(nulTerminated: reason)
         #expect(text.contains("http://127.0.0.1:9/segment.ts"), "\(text)")
         #expect(!text.contains("\n"))

@@ -4,6 +4,8 @@
 #ifndef GLANCE_HEIF_H
 #define GLANCE_HEIF_H
 
+#include "glance_failure.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,19 +27,11 @@ typedef struct {
 } glance_heif_info;
 
 /// Why glance_heif_open failed.
-typedef enum {
-    /// libheif refused the data.
-    GLANCE_HEIF_CORRUPT = 0,
-    /// The data ended early.
-    GLANCE_HEIF_TRUNCATED = 1,
-    /// The file could not be read.
-    GLANCE_HEIF_UNREADABLE = 2,
-} glance_heif_failure;
 
 /// Opens the HEIF of `size` bytes on descriptor `fd` (read once with pread into a buffer the
 /// handle owns and libheif parses in place; the descriptor stays the caller's). Returns NULL with
 /// the reason in `reason` and what failed in `*failure`. Only after glance_heif_load.
-glance_heif *glance_heif_open(int fd, size_t size, char *reason, size_t capacity, glance_heif_failure *failure);
+glance_heif *glance_heif_open(int fd, size_t size, char *reason, size_t capacity, glance_failure *failure);
 
 /// The primary image's description.
 void glance_heif_describe(glance_heif *heif, glance_heif_info *info);

@@ -9,6 +9,8 @@
 #ifndef GLANCE_MEDIA_H
 #define GLANCE_MEDIA_H
 
+#include "glance_failure.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,15 +62,6 @@ typedef struct {
 } glance_media_info;
 
 /// Why glance_media_open failed.
-typedef enum {
-    GLANCE_MEDIA_CORRUPT = 0,
-    GLANCE_MEDIA_TRUNCATED = 1,
-    GLANCE_MEDIA_UNREADABLE = 2,
-    /// The file asked for another file or a URL (refused; `reason` names it).
-    GLANCE_MEDIA_REFUSED = 3,
-    /// A video stream's header says more pixels a frame than allowed (`reason` holds WIDTHxHEIGHT).
-    GLANCE_MEDIA_TOO_LARGE = 4,
-} glance_media_failure;
 
 /// Opens the file of `size` bytes on descriptor `fd` with FFmpeg's demuxer `demuxer` (`mov`,
 /// `matroska`, `avi`, `mpegts`, `ogg`, `mp3`, `flac`): the descriptor stays the caller's and is
@@ -76,7 +69,7 @@ typedef enum {
 /// is refused before any frame is decoded (finding the streams' parameters decodes some). Returns
 /// NULL with the reason in `reason` and what failed in `*failure`. Only after glance_media_load.
 glance_media *glance_media_open(int fd, int64_t size, const char *demuxer, int64_t max_pixels, char *reason,
-                                size_t capacity, glance_media_failure *failure);
+                                size_t capacity, glance_failure *failure);
 
 /// What the file says of itself; after glance_media_decode_frame, with what the frame told that
 /// the container did not (its transfer, its bit depth).
@@ -110,10 +103,12 @@ typedef struct {
     int judged;
     /// Whether the chosen frame failed the measure (all candidates were dark or flat).
     int all_flat;
-    /// The size of a frame refused for having more pixels than the limit glance_media_open was
-    /// given (a frame's own size, which may be larger than the container's header says); 0 when
-    /// none was.
-    int oversized_width, oversized_height;
+    /// Why no frame was given, when glance_media_decode_frame returned 0:
+    /// GLANCE_FAILURE_TOO_LARGE for a frame with more pixels than the limit glance_media_open was
+    /// given (its own size, which may be larger than the container's header says; `reason`:
+    /// WIDTHxHEIGHT), GLANCE_FAILURE_UNSUPPORTED for a codec this FFmpeg has no decoder for,
+    /// GLANCE_FAILURE_CORRUPT otherwise.
+    glance_failure failure;
 } glance_media_choice;
 
 /// Decodes candidate key frames and keeps the first that is neither near-black nor near-uniform

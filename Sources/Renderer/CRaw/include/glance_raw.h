@@ -8,6 +8,8 @@
 #ifndef GLANCE_RAW_H
 #define GLANCE_RAW_H
 
+#include "glance_failure.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,31 +41,23 @@ typedef struct {
 } glance_raw_info;
 
 /// Why glance_raw_open failed.
-typedef enum {
-    /// LibRaw does not know the file, or its data is damaged.
-    GLANCE_RAW_CORRUPT = 0,
-    /// The data ended early.
-    GLANCE_RAW_TRUNCATED = 1,
-    /// The file could not be read or mapped.
-    GLANCE_RAW_UNREADABLE = 2,
-    /// LibRaw knows the file but not how to decode it (a new camera's compression).
-    GLANCE_RAW_UNSUPPORTED = 3,
-} glance_raw_failure;
 
 /// Opens the raw file of `size` bytes on descriptor `fd` (mapped read-only; the descriptor stays
 /// the caller's) and reads its header. LibRaw allocates at most `max_memory_mb` MiB for the
 /// sensor data. Returns NULL with the reason in `reason` and what failed in `*failure`. Only after
 /// glance_raw_load.
 glance_raw *glance_raw_open(int fd, size_t size, unsigned max_memory_mb, char *reason, size_t capacity,
-                            glance_raw_failure *failure);
+                            glance_failure *failure);
 
 /// The header's description.
 void glance_raw_describe(glance_raw *raw, glance_raw_info *info);
 
 /// The embedded JPEG preview: returns 1 with its bytes (owned by the handle, valid until it is
 /// closed) in `*bytes` and `*length`; 0 with the reason in `reason` when there is none or it is
-/// not a JPEG.
-int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, char *reason, size_t capacity);
+/// not a JPEG (`*failure` GLANCE_FAILURE_CORRUPT), or it runs past the end of the file
+/// (GLANCE_FAILURE_TRUNCATED).
+int glance_raw_preview(glance_raw *raw, const uint8_t **bytes, size_t *length, char *reason, size_t capacity,
+                       glance_failure *failure);
 
 /// Develops the sensor data: the camera's white balance, sRGB, 8 bits, bilinear interpolation,
 /// and with `half_size` one pixel per 2x2 block of the sensor (no interpolation at all). Not

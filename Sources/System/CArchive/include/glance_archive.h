@@ -10,6 +10,8 @@
 #ifndef GLANCE_ARCHIVE_H
 #define GLANCE_ARCHIVE_H
 
+#include "glance_failure.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,22 +43,13 @@ typedef enum {
 } glance_archive_formats;
 
 /// Why an archive, or one of its entries, could not be read.
-typedef enum {
-    GLANCE_ARCHIVE_CORRUPT = 0,
-    GLANCE_ARCHIVE_TRUNCATED = 1,
-    GLANCE_ARCHIVE_UNREADABLE = 2,
-    /// Past a limit (`reason` says which): a bomb, or simply too big.
-    GLANCE_ARCHIVE_TOO_LARGE = 3,
-    /// The entry is encrypted.
-    GLANCE_ARCHIVE_ENCRYPTED = 4,
-} glance_archive_failure;
 
 /// Lists the archive of `size` bytes on descriptor `fd` (read with pread only; the descriptor
 /// stays the caller's) and checks the listing against `limits`. Returns NULL with the reason in
 /// `reason` and what failed in `*failure`. Only after glance_archive_load.
 glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats formats,
                                     const glance_archive_limits *limits, char *reason, size_t capacity,
-                                    glance_archive_failure *failure);
+                                    glance_failure *failure);
 
 /// How many entries the listing holds.
 size_t glance_archive_entry_count(const glance_archive *archive);
@@ -76,7 +69,7 @@ int glance_archive_entry_is_encrypted(const glance_archive *archive, size_t inde
 /// frees with glance_archive_free. Returns 1 with the buffer in `*data` and its length in
 /// `*length`; else 0 with the reason in `reason` and what failed in `*failure`.
 int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **data, size_t *length, char *reason,
-                              size_t capacity, glance_archive_failure *failure);
+                              size_t capacity, glance_failure *failure);
 
 /// Inflates every entry in one pass, keeping nothing, and holds what they actually inflate to
 /// (not what they declare) to the limits: each entry to `max_entry_bytes`, all together to
@@ -85,7 +78,7 @@ int glance_archive_read_entry(glance_archive *archive, size_t index, uint8_t **d
 /// refused. Returns 1 when the archive passes, else 0 with the reason in `reason` and what failed
 /// in `*failure`.
 int glance_archive_check_contents(glance_archive *archive, char *reason, size_t capacity,
-                                  glance_archive_failure *failure);
+                                  glance_failure *failure);
 
 /// Frees a buffer glance_archive_read_entry gave.
 void glance_archive_free(uint8_t *data);
