@@ -67,14 +67,20 @@ public final class HookServer: Sendable {
         _ = FileName.withCString(path) { unlink($0) }
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw HookError(message: "socket: \(String(cString: strerror(errno)))") }
-        // Owner-only from the start: the socket exists with mode 0600 before anyone can connect.
-        let previous = umask(0o077)
+        // Owner-only from the start: Linux gives the file bind makes the socket's own mode (less
+        // the umask), so the socket exists with mode 0600 before anyone can connect. Not by
+        // changing the umask, which is the whole process's: a file another thread made meanwhile
+        // (a test's folder, a thumbnail) came out 0700, unreadable to the user it was for.
+        guard fchmod(socket, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(socket)
+            throw HookError(message: "\(path): cannot listen: \(reason)")
+        }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        umask(previous)
         guard bound == 0, FileName.withCString(path, { chmod($0, 0o600) }) == 0, listen(socket, 64) == 0 else {
             let reason = String(cString: strerror(errno))
             close(socket)

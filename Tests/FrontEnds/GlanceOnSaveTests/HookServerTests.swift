@@ -37,6 +37,19 @@ struct HookServerTests {
         withExtendedLifetime(server) {}
     }
 
+    @Test("the socket is owner-only from the start, without touching the process's umask (which other threads use)")
+    func ownerOnlyWithoutUmask() async throws {
+        let container = try await WatchedContainer(watching: false)
+        let before = umask(0o022)
+        let (server, path) = try Self.server(in: container)
+        let after = umask(before)
+        #expect(after == 0o022, "the umask was changed and not restored")
+        var status = stat()
+        #expect(lstat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        withExtendedLifetime(server) {}
+    }
+
     @Test("a file put at the socket's path by someone else is left alone when the server stops")
     func othersFileKept() async throws {
         let container = try await WatchedContainer(watching: false)
