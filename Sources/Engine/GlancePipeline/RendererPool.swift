@@ -229,10 +229,10 @@ public final class RendererPool: Sendable {
     /// without holding a thread of Swift's cooperative pool meanwhile.
     public func stop() async {
         cancel()
+        // Once cancelled, no thread makes the office pool (officeLane): the one there is now, if
+        // any, is the only one to stop.
         await officePool.withLock { $0 }?.stop()
         await threadsEnded()
-        // A thread that handed a job on just before the cancel may have made the office pool since.
-        await officePool.withLock { $0 }?.stop()
     }
 
     /// ``stop()`` for code that cannot await (a `defer`, a signal's thread): the calling thread
@@ -241,7 +241,6 @@ public final class RendererPool: Sendable {
         cancel()
         officePool.withLock { $0 }?.stopBlocking()
         stopped.wait()
-        officePool.withLock { $0 }?.stopBlocking()
     }
 
     /// Takes no more jobs; the threads end when the queue is empty.
@@ -296,7 +295,14 @@ public final class RendererPool: Sendable {
                 if isPreview { queue.lanes.finishedPreview() }
                 return queue.cancelled
             }
-            if !cancelled, case .finished(let outcome) = result, outcome.handOff == .office, let office = officeLane() {
+            if !cancelled, case .finished(let outcome) = result, outcome.handOff == .office,
+                configuration.office != nil
+            {
+                guard let office = officeLane() else {
+                    // The pool was stopped meanwhile: no office pool is made after a stop.
+                    entry.completion(.cancelled)
+                    continue
+                }
                 // The office lane's pool counts the render and calls the completion.
                 office.submit(
                     entry.job, file: entry.file, lane: entry.lane, counted: entry.counted, completion: entry.completion)
@@ -309,11 +315,15 @@ public final class RendererPool: Sendable {
     }
 
     /// The office lane's pool, made on first use from ``Configuration/office``, under the sandbox
-    /// the ordinary renderers found; nil when there is none.
+    /// the ordinary renderers found; nil when there is none, or when this pool was stopped before
+    /// one was made: whether it was is asked under the office pool's lock, which ``stop()`` takes
+    /// after cancelling, so that a pool made just before the stop is the one the stop stops, and
+    /// none is made after it.
     private func officeLane() -> RendererPool? {
         guard let lane = configuration.office else { return nil }
         return officePool.withLock { pool in
             if let pool { return pool }
+            if queue.withLock({ $0.cancelled }) { return nil }
             var office = Configuration(
                 executable: configuration.executable, arguments: lane.arguments, workers: lane.workers,
                 limits: lane.limits, sandbox: sandbox ?? configuration.sandbox)
