@@ -20,6 +20,14 @@ public struct PathKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { path }
+
+    /// `paths` without repeats, in their first order, a name being repeated only by the same
+    /// bytes (two canonically equal spellings are two paths): the one rule for every list of
+    /// paths a store or a queue is given.
+    public static func unique(_ paths: [String]) -> [String] {
+        var seen: Set<PathKey> = []
+        return paths.filter { seen.insert(PathKey($0)).inserted }
+    }
 }
 
 extension PathKey: ExpressibleByStringLiteral {

@@ -457,28 +457,22 @@ public final class RendererPool: Sendable {
         case .outcome(let outcome):
             // A worker that has used a document's worth of CPU time is replaced, so that its
             // lifetime limit (twice that) never cuts the next document short.
+            // Something this document left in the renderer (fonts LibreOffice installed, an
+            // address space grown past half its limit, a library that would not load) must not
+            // meet the next document.
             let cpuLimit = configuration.limits.cpuSeconds
-            if cpuLimit > 0, let used = outcome.workerCPUMilliseconds, used >= cpuLimit * 1000 {
+            let spentCPU = cpuLimit > 0 && (outcome.workerCPUMilliseconds ?? 0) >= cpuLimit * 1000
+            if let replaced = spentCPU ? "cpu" : outcome.retire.map(Self.startReason) {
                 current.terminate()
                 worker = nil
-                startReason = "cpu"
-            } else if let retirement = outcome.retire {
-                // Something this document left in the renderer (fonts LibreOffice installed, an
-                // address space grown past half its limit) must not meet the next document.
-                current.terminate()
-                worker = nil
-                switch retirement {
-                case .documentFonts: startReason = "fonts"
-                case .addressSpace: startReason = "memory"
-                case .libraryUnavailable: startReason = "library"
-                }
-                // A library that would not load in that renderer: the document is drawn again
-                // in a fresh one, once, so that its result does not depend on what came before.
-                if retirement == .libraryUnavailable, outcome.status != .rendered, replacing,
-                    !queue.withLock({ $0.cancelled })
-                {
-                    return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
-                }
+                startReason = replaced
+            }
+            // A library that would not load in that renderer: the document is drawn again in a
+            // fresh one, once, so that its result does not depend on what came before.
+            if outcome.retire == .libraryUnavailable, outcome.status != .rendered, replacing,
+                !queue.withLock({ $0.cancelled })
+            {
+                return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
             }
             return .finished(outcome)
         case .timedOut:
@@ -494,6 +488,16 @@ public final class RendererPool: Sendable {
                 return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
             }
             return .crashed(reason: reason, limit: limit.map(ownLimit))
+        }
+    }
+
+    /// The reason the renderer that follows a retired one starts for
+    /// (`glance_renderers_started_total{reason}`).
+    private static func startReason(_ retirement: RenderOutcome.Retirement) -> String {
+        switch retirement {
+        case .documentFonts: "fonts"
+        case .addressSpace: "memory"
+        case .libraryUnavailable: "library"
         }
     }
 

@@ -190,27 +190,11 @@ final class RawDecoder: RasterDecoder {
     /// limit on a 64-byte CR3 whose `mdat` has a 64-bit size of 0.
     static func checkBoxes(of file: OpenFile, format: String) throws(ThumbnailError) {
         guard let length = file.status().map({ Int64($0.st_size) }) else { return }
-        var offset: Int64 = 0
-        for _ in 0..<4096 {
-            guard offset < length else { return }
-            guard offset + 8 <= length, let head = try? file.read(count: 16, at: offset), head.count >= 8 else {
-                throw .truncated(format: format)
-            }
-            let small = head[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            var size = small
-            var headerSize: Int64 = 8
-            if small == 1 {
-                guard head.count >= 16 else { throw .truncated(format: format) }
-                size = head[8..<16].reduce(Int64(0)) { ($0 << 8) | Int64($1) }
-                headerSize = 16
-            } else if small == 0 {
-                return
-            }
-            guard size >= headerSize else {
-                throw .corrupt(format: format, detail: "a box of \(size) bytes, smaller than its own header")
-            }
-            guard size <= length - offset else { throw .truncated(format: format) }
-            offset += size
+        switch ISOBoxes.walk(file, from: 0, to: length, { _ in }) {
+        case .complete: return
+        case .pastEnd: throw .truncated(format: format)
+        case .tooSmall(let size):
+            throw .corrupt(format: format, detail: "a box of \(size) bytes, smaller than its own header")
         }
     }
 

@@ -107,25 +107,6 @@ enum RawPreviews {
     /// 32-bit length, a few bytes after the box's type.
     static func isoCandidates(_ file: OpenFile, size: Int64) -> [(offset: Int64, length: Int)] {
         var found: [(Int64, Int)] = []
-        func boxes(from start: Int64, to end: Int64, _ visit: (Int64, Int64, [UInt8]) -> Void) {
-            var offset = start
-            var seen = 0
-            while offset + 8 <= end, seen < 256 {
-                seen += 1
-                guard let head = try? file.read(count: 24, at: offset), head.count >= 8 else { return }
-                var length = head[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                var header: Int64 = 8
-                if length == 1, head.count >= 16 {
-                    length = head[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                    header = 16
-                } else if length == 0 {
-                    length = end - offset
-                }
-                guard length >= header, offset + length <= end else { return }
-                visit(offset, length, Array(head[4..<min(head.count, 24)]))
-                offset += length
-            }
-        }
         /// The JPEG inside a PRVW or THMB box at `start`: its length is the four bytes before the
         /// JPEG's start marker, within the box's first 32 bytes.
         func jpeg(inBoxAt start: Int64, length: Int64) {
@@ -138,29 +119,26 @@ enum RawPreviews {
                 return
             }
         }
-        boxes(from: 0, to: size) { offset, length, head in
-            let type = Array(head[0..<4])
-            if type == Array("uuid".utf8), head.count >= 20 {
-                let uuid = Array(head[4..<20])
-                guard uuid == previewBox || uuid == canonBox else { return }
+        let uuid = Array("uuid".utf8)
+        ISOBoxes.walk(file, from: 0, to: size, limit: 256) { box in
+            if box.type.elementsEqual(uuid), box.afterType.count >= 16 {
+                let id = Array(box.afterType.prefix(16))
+                guard id == previewBox || id == canonBox else { return }
                 // Canon's preview uuid box starts its inner boxes after 8 bytes of its own.
-                let inner = offset + 24 + (uuid == previewBox ? 8 : 0)
-                boxes(from: inner, to: offset + length) { innerOffset, innerLength, innerHead in
-                    let innerType = Array(innerHead[0..<4])
-                    if innerType == Array("PRVW".utf8) || innerType == Array("THMB".utf8) {
-                        jpeg(inBoxAt: innerOffset, length: innerLength)
+                let inner = box.contentStart + 16 + (id == previewBox ? 8 : 0)
+                ISOBoxes.walk(file, from: inner, to: box.offset + box.size, limit: 256) { inside in
+                    if inside.type.elementsEqual("PRVW".utf8) || inside.type.elementsEqual("THMB".utf8) {
+                        jpeg(inBoxAt: inside.offset, length: inside.size)
                     }
                 }
-            } else if type == Array("moov".utf8) {
-                boxes(from: offset + 8, to: offset + length) { innerOffset, innerLength, innerHead in
-                    guard Array(innerHead[0..<4]) == Array("uuid".utf8), innerHead.count >= 20,
-                        Array(innerHead[4..<20]) == canonBox
-                    else { return }
-                    boxes(from: innerOffset + 24, to: innerOffset + innerLength) {
-                        thumbOffset, thumbLength, thumbHead in
-                        if Array(thumbHead[0..<4]) == Array("THMB".utf8) {
-                            jpeg(inBoxAt: thumbOffset, length: thumbLength)
-                        }
+            } else if box.type.elementsEqual("moov".utf8) {
+                ISOBoxes.walk(file, from: box.contentStart, to: box.offset + box.size, limit: 256) { inside in
+                    guard inside.type.elementsEqual(uuid), inside.afterType.prefix(16).elementsEqual(canonBox) else {
+                        return
+                    }
+                    ISOBoxes.walk(file, from: inside.contentStart + 16, to: inside.offset + inside.size, limit: 256) {
+                        thumb in
+                        if thumb.type.elementsEqual("THMB".utf8) { jpeg(inBoxAt: thumb.offset, length: thumb.size) }
                     }
                 }
             }

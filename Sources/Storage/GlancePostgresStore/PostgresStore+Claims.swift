@@ -14,8 +14,7 @@ extension PostgresStore {
     /// only when it is this lease's, expired, or held by a gone process of this host. Two hosts
     /// claiming at once cannot both win a path: the second waits on the first's row and re-checks.
     public func claim(paths: [String], under lease: Lease) async throws(StoreError) -> [String] {
-        var seen: Set<PathKey> = []
-        let unique = paths.filter { seen.insert(PathKey($0)).inserted }
+        let unique = PathKey.unique(paths)
         if unique.isEmpty { return [] }
         let container = container
         let logger = logger

@@ -39,7 +39,7 @@ extension PostgresStore {
     /// The documents recorded at `paths`, thumbnails without bytes.
     public func documents(at paths: [String]) async throws(StoreError) -> [PathKey: StoredDocument] {
         var byPath: [PathKey: StoredDocument] = [:]
-        for document in try await documents(.paths(Array(Set(paths.map { PathKey($0) })).map(\.path))) {
+        for document in try await documents(.paths(PathKey.unique(paths))) {
             byPath[PathKey(document.record.path)] = document
         }
         return byPath
@@ -240,7 +240,7 @@ extension PostgresStore {
     public func removeDocuments(at paths: [String]) async throws(StoreError) -> RemovalReport {
         let container = container
         let logger = logger
-        let unique = Array(Set(paths.map { PathKey($0) })).map(\.path)
+        let unique = PathKey.unique(paths)
         let counts = try await transaction { connection in
             let rows = try await connection.rows(
                 """

@@ -89,8 +89,7 @@ extension PostgresStore {
     public func enqueue(_ paths: [String], root: String, priority: JobPriority, force: Bool = false)
         async throws(StoreError) -> Int
     {
-        var seen: Set<PathKey> = []
-        let unique = paths.filter { seen.insert(PathKey($0)).inserted }
+        let unique = PathKey.unique(paths)
         if unique.isEmpty { return 0 }
         let container = container
         let logger = logger

@@ -18,7 +18,6 @@ extension SidecarStore {
         return try await write { db in
             let now = Date().timeIntervalSince1970
             var granted: [String] = []
-            var seen: Set<PathKey> = []
             // Statements prepared once per connection: a batch claims every path it renders.
             let holder = try db.cachedStatement(
                 sql: "SELECT container, path, token, host, pid, expiresAt FROM claim WHERE container = ? AND path = ?")
@@ -29,7 +28,7 @@ extension SidecarStore {
                     INSERT OR REPLACE INTO claim (container, path, token, host, pid, expiresAt)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """)
-            for path in paths where seen.insert(PathKey(path)).inserted {
+            for path in PathKey.unique(paths) {
                 if let existing = try ClaimRow.fetchOne(holder, arguments: [container, path]),
                     existing.token != lease.token, !Self.isAbandoned(existing, now: now)
                 {

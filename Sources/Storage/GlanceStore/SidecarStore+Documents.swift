@@ -49,7 +49,7 @@ extension SidecarStore {
     /// The documents recorded at `paths`, thumbnails without bytes.
     public func documents(at paths: [String]) async throws(StoreError) -> [PathKey: StoredDocument] {
         let documents = ownDocuments
-        let wanted = Array(Set(paths.map { PathKey($0) })).map(\.path)
+        let wanted = PathKey.unique(paths)
         let (rows, summaries) = try await read { db in
             var rows: [DocumentRow] = []
             // Chunks keep each statement well under SQLite's limit on bound parameters.
@@ -184,7 +184,7 @@ extension SidecarStore {
     /// Paths without a record are ignored.
     public func removeDocuments(at paths: [String]) async throws(StoreError) -> RemovalReport {
         let documents = ownDocuments
-        let unique = Array(Set(paths.map { PathKey($0) })).map(\.path)
+        let unique = PathKey.unique(paths)
         return try await write { db in
             var report = RemovalReport(documents: 0, thumbnailBytes: 0)
             for chunk in unique.chunked(into: 500) {
