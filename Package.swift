@@ -291,7 +291,8 @@ let package = Package(
         .testTarget(
             name: "GlanceRenderTests",
             dependencies: [
-                "GlanceCore", "GlanceRender", "GlanceTestSupport", "CPageImages", "CScaler", "CRenderABICheck",
+                "GlanceCore", "GlanceRender", "GlanceListing", "GlanceTestSupport", "CPageImages", "CScaler",
+                "CRenderABICheck",
                 "CLibraryLoader",
             ]),
         .testTarget(

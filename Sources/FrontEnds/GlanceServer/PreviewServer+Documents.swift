@@ -86,11 +86,7 @@ extension PreviewServer {
     /// whose PDF viewer runs a document's scripts.
     /// The name is given as RFC 6266 says: an ASCII fallback and the exact bytes in UTF-8.
     static func disposition(of path: String, type: ContentType?) -> String {
-        let shown: Bool =
-            switch type {
-            case .png, .jpeg, .webp, .gif, .avif, .svg, .text: true
-            default: false
-            }
+        let shown = type.map { $0.browsersDraw || $0 == .text } ?? false
         let name = FileName.components(of: path).last ?? "document"
         let fallback = String(
             name.unicodeScalars.map { scalar -> Character in

@@ -34,7 +34,7 @@ extension PreviewServer {
                 ? "none here: this page is past the end of \(documents)" : "\(first)–\(last) of \(documents)",
             totals: totalsText(totals), pattern: query.pattern ?? "",
             kinds: [GridPage.Option(value: "", label: "All kinds", selected: query.contentType == nil)]
-                + ContentType.allCases.map {
+                + ContentType.builtIn.map {
                     GridPage.Option(value: $0.rawValue, label: $0.displayName, selected: query.contentType == $0)
                 },
             states: [GridPage.Option(value: "", label: "Any state", selected: query.state == nil)]
@@ -106,24 +106,23 @@ extension PreviewServer {
         guard item.state == .fresh || item.state == .stale, let identity = indexer.scanner.identity(of: item.path)
         else { return (.empty, nil, nil, nil, nil) }
         let stack = { [links] in
-            // A comic book's page sizes are not read: its boxes take its first page's proportions.
+            // A document whose page sizes are not read (a comic book's): its boxes take its
+            // first page's proportions.
             let first =
-                item.contentType?.isComicBook == true
+                item.details?.pageSizes == nil
                 ? item.thumbnails.max { $0.width < $1.width }.map { (width: $0.width, height: $0.height) } : nil
             return PreviewPage.stack(of: item.path, details: item.details, firstPage: first, links: links) {
                 page, side in
                 previewTag(identity, page: page, side: side)
             }
         }
-        switch item.contentType {
-        // An office document's pages, sheets or slides, and a comic book's pages, are stacked as a
-        // PDF's pages are.
-        case .pdf, .wordDocument, .spreadsheet, .presentation, .openDocumentText, .openDocumentSpreadsheet,
-            .openDocumentPresentation, .openDocumentDrawing, .richText, .legacyWordDocument, .legacySpreadsheet,
-            .legacyPresentation, .comicZip, .comicRar, .comic7z:
+        switch item.contentType?.preview {
+        // A PDF's pages, an office document's pages, sheets or slides, and a comic book's pages,
+        // are stacked.
+        case .pages:
             return (stack(), nil, nil, nil, nil)
         // A multi-page TIFF (a scan, a fax) is stacked as a PDF is.
-        case .tiff where item.details?.pageSizes != nil:
+        case .pagesWhenSeveral where item.details?.pageSizes != nil:
             return (stack(), nil, nil, nil, nil)
         case .text:
             let entry = try await textEntry(path: item.path, identity: identity)
@@ -133,19 +132,16 @@ extension PreviewServer {
                 lines: lines == 1 ? "1 line" : "\(grouped(lines)) lines",
                 truncated: entry.headers[Self.textTruncatedHeader].map { "shown: \($0)" })
             return (.empty, view, nil, nil, nil)
-        // A video's or a sound file's picture (a frame or its cover) is shown as an image's is.
-        // So is a raw photo's (its preview or its development) and an e-book's cover.
-        case .png, .jpeg, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska, .webm, .avi,
-            .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .dng, .canonRaw2, .canonRaw3, .nikonRaw,
-            .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub:
+        // An image, a video's or a sound file's picture (a frame or its cover), a raw photo's (its
+        // preview or its development) and an e-book's cover are shown as one picture.
+        case .picture, .pagesWhenSeveral:
             guard let standard = links.thumbnail(for: item) else { return (.empty, nil, nil, nil, nil) }
             let side = Self.defaultPreviewSide
             let large = links.pageImage(
                 item.path, page: 1, side: side, version: previewTag(identity, page: 1, side: side))
             // The zoom opens the original where browsers draw it, else the large preview (a
             // browser would only download a TIFF or a HEIC).
-            let drawnByBrowsers: Set<ContentType> = [.png, .jpeg, .webp, .gif, .avif, .svg]
-            let zoom = item.contentType.map(drawnByBrowsers.contains) == true ? links.document(item.path) : large
+            let zoom = item.contentType?.browsersDraw == true ? links.document(item.path) : large
             let media = MediaView.of(item, links: links) { page, side in previewTag(identity, page: page, side: side) }
             return (.empty, nil, "\(standard) \(ThumbnailLimits.defaultMaxSide)w, \(large) \(side)w", zoom, media)
         case nil:

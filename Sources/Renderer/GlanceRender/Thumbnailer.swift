@@ -3,58 +3,59 @@ import GlanceCore
 
 /// The render layer's front door: sniffs a document, picks its renderer, renders the thumbnail.
 ///
-/// One renderer per content type, like Quick Look's generators: for a raster format, the one
-/// ``RasterPipeline`` over the format's ``RasterDecoder``; for a page (PDF, text, SVG), its
-/// ``PageRenderer``. Adding a raster format means adding a decoder and listing it in
-/// ``init(colourTransforms:)``.
+/// Built from format families (``FormatFamily``), each described once in its folder: one
+/// renderer per content type, like Quick Look's generators (for a raster format, the one
+/// ``RasterPipeline`` over the format's ``RasterDecoder``; for a page, its ``PageRenderer``).
+/// The sniffing order, the pictures that may sit inside other files and what each type can do
+/// are all derived from the families. A new family is its folder and a line in ``FormatFamily/builtIn``.
 public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
+    private let families: [ContentType: FormatFamily]
+    private let sniffer: ContentSniffer
+    /// Whether office documents are drawn here (an office renderer's thumbnailer).
+    public let drawsOffice: Bool
 
-    /// A thumbnailer with the built-in renderers (PDF, PNG, JPEG, text, WebP, GIF, TIFF, HEIC,
-    /// AVIF, SVG, videos and sound files through FFmpeg, camera raw photos through LibRaw, EPUB
-    /// books and comic books); the image renderers
-    /// share `colourTransforms`, so a profile's transform is built once for every document.
+    /// A thumbnailer with `families` (the built-in ones: PDF, PNG, JPEG, text, WebP, GIF, TIFF,
+    /// HEIC, AVIF, SVG, videos and sound files through FFmpeg, camera raw photos through LibRaw,
+    /// EPUB books and comic books); the image renderers share `colourTransforms`, so a profile's
+    /// transform is built once for every document.
     ///
     /// With `office` (an office renderer's LibreOffice), office documents are drawn too
     /// (``OfficeRenderer``); without, they are sniffed, checked and handed on (see
-    /// ``drawsOffice``).
-    public init(colourTransforms: ColourTransformCache = ColourTransformCache(), office: LibreOffice? = nil) {
-        let colour = colourTransforms
-        let officeRenderers: [any DocumentRenderer] =
-            office.map { office in ContentType.allCases.filter(\.isOffice).map { OfficeRenderer($0, office: office) } }
-            ?? []
-        let images: [any DocumentRenderer] = [
-            RasterPipeline(.png, decoder: PNGDecoder.self, colourTransforms: colour),
-            RasterPipeline(.jpeg, decoder: JPEGDecoder.self, colourTransforms: colour),
-            RasterPipeline(.webp, decoder: WebPDecoder.self, colourTransforms: colour),
-            RasterPipeline(.gif, decoder: GIFDecoder.self, colourTransforms: colour),
-            RasterPipeline(.tiff, decoder: TIFFDecoder.self, colourTransforms: colour),
-            RasterPipeline(.heic, decoder: HEIFDecoder.self, colourTransforms: colour),
-            RasterPipeline(.avif, decoder: HEIFDecoder.self, colourTransforms: colour),
-        ]
-        let pictures = EmbeddedPicture(
-            renderers: Dictionary(images.map { ($0.contentType, $0) }, uniquingKeysWith: { first, _ in first }))
-        let text = TextRenderer()
-        let media: [any DocumentRenderer] = ContentType.allCases.filter(\.isMedia).map {
-            RasterPipeline($0, decoder: MediaDecoder.self, colourTransforms: colour)
+    /// ``handsOn(_:)``).
+    public init(
+        colourTransforms: ColourTransformCache = ColourTransformCache(), office: LibreOffice? = nil,
+        families: [FormatFamily] = FormatFamily.builtIn
+    ) {
+        var tools = RendererTools(
+            colourTransforms: colourTransforms, pictures: EmbeddedPicture(families: []), text: TextRenderer(),
+            office: office)
+        // The pictures that may sit inside other files first: the others' renderers draw them.
+        let embeddable = families.filter { $0.capabilities.contains(.embeddable) }
+        tools.pictures = EmbeddedPicture(families: embeddable, tools: tools)
+        var renderers: [ContentType: any DocumentRenderer] = [:]
+        var byType: [ContentType: FormatFamily] = [:]
+        for family in families {
+            for type in family.contentTypes where byType[type] == nil {
+                byType[type] = family
+                renderers[type] = family.makeRenderer(type, tools)
+            }
         }
-        let raw: [any DocumentRenderer] = ContentType.allCases.filter(\.isCameraRaw).map {
-            RasterPipeline($0, decoder: RawDecoder.self, colourTransforms: colour)
-        }
-        let books: [any DocumentRenderer] =
-            [EPUBRenderer(pictures: pictures, text: text)]
-            + ContentType.allCases.filter(\.isComicBook).map { ComicRenderer(contentType: $0, pictures: pictures) }
-        self.init(renderers: [PDFRenderer(), text, SVGRenderer()] + images + media + raw + books + officeRenderers)
+        self.renderers = renderers
+        self.families = byType
+        self.sniffer = ContentSniffer(families: families)
+        self.drawsOffice = office != nil
     }
 
-    /// Whether office documents are drawn here (an office renderer's thumbnailer).
-    public var drawsOffice: Bool { renderers[.wordDocument] != nil }
+    /// What `type`'s family can do; nothing for a type no family here draws.
+    public func capabilities(of type: ContentType) -> FormatCapabilities {
+        families[type]?.capabilities ?? []
+    }
 
-    /// A thumbnailer with the given renderers, one per content type.
-    public init(renderers: [any DocumentRenderer]) {
-        var table: [ContentType: any DocumentRenderer] = [:]
-        for renderer in renderers { table[renderer.contentType] = renderer }
-        self.renderers = table
+    /// Whether `type` is drawn by another pool of renderers than this thumbnailer's: an office
+    /// document in an ordinary renderer, checked here and handed on.
+    public func handsOn(_ type: ContentType) -> Bool {
+        renderers[type] == nil && families[type]?.pool == .office
     }
 
     /// The content type of the open `file` named `name`, by sniffing, for text its decoded start
@@ -63,9 +64,9 @@ public struct Thumbnailer: Sendable {
     public func sniff(_ file: OpenFile, named name: String) throws(ThumbnailError) -> (
         type: ContentType, text: DecodedText?, read: FilePrefix
     ) {
-        let sniffed = try ContentSniffer.sniff(file: file, named: name)
+        let sniffed = try sniffer.sniff(file: file, named: name)
         switch sniffed.result {
-        case .supported(let type) where renderers[type] != nil || type.isOffice:
+        case .supported(let type) where renderers[type] != nil || handsOn(type):
             return (type, sniffed.text, sniffed.read)
         case .supported(let type): throw .unsupported(detail: "no renderer for \(type.displayName)")
         case .empty: throw .empty
@@ -95,7 +96,7 @@ public struct Thumbnailer: Sendable {
         keepingPixels: Bool = false, halvingsFor sizes: [Int] = [],
         sendingLeadingBytesTo sink: EncodedBytesSink? = nil
     ) throws(ThumbnailError) -> RenderResult {
-        try Self.checkPage(request, of: type)
+        try checkPage(request, of: type)
         if format == .png, let raster = renderers[type] as? any RowStreamingRenderer {
             if !keepingPixels {
                 return try raster.render(request, streamingAs: PNGContent(source: type), sink: sink, halvings: 0)
@@ -116,7 +117,7 @@ public struct Thumbnailer: Sendable {
     /// Renders a document whose type is already known (sniffed by ``sniff(_:named:)``).
     public func render(_ request: RenderRequest, as type: ContentType) throws(ThumbnailError) -> RenderedThumbnail {
         guard let renderer = renderers[type] else { throw .unsupported(detail: "no renderer for \(type.displayName)") }
-        try Self.checkPage(request, of: type)
+        try checkPage(request, of: type)
         return try renderer.render(request)
     }
 
@@ -137,12 +138,10 @@ public struct Thumbnailer: Sendable {
         return deepest
     }
 
-    /// Refuses a page other than the first of a document that has one page (all but PDFs, TIFFs
-    /// and videos, whose strip of frames is their pages; their renderers check against their own
-    /// count; and office documents, drawn by LibreOffice, and comic books, whose renderers do the
-    /// same).
-    static func checkPage(_ request: RenderRequest, of type: ContentType) throws(ThumbnailError) {
-        guard type != .pdf && type != .tiff && !type.isMedia && !type.isOffice && !type.isComicBook else { return }
+    /// Refuses a page other than the first of a document whose family has one page; a family
+    /// with pages (``FormatCapabilities/pages``) checks against its own count.
+    func checkPage(_ request: RenderRequest, of type: ContentType) throws(ThumbnailError) {
+        guard !capabilities(of: type).contains(.pages) else { return }
         if request.page != 1 { throw .pageOutOfRange(page: request.page, pageCount: 1) }
     }
 }
@@ -156,4 +155,17 @@ extension Thumbnailer {
     public static func warmUp() {
         _ = FcInit()
     }
+}
+
+extension FormatFamily {
+    /// The built-in families, one line each, in no particular order (their sniff rules carry
+    /// their order).
+    public static let builtIn: [FormatFamily] = [
+        .png, .jpeg, .webp, .gif, .tiff, .heif,
+        .pdf, .svg, .text,
+        .media,
+        .cameraRaw,
+        .office,
+        .epub, .comics,
+    ]
 }

@@ -137,10 +137,10 @@ public struct RendererService: Sendable {
             request.readsPageSizes = job.readsPageSizes
             let (sniffed, text, read) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
-            try Self.checkFileSize(file, type: sniffed, limit: job.maxFileBytes)
+            try Self.checkFileSize(file, capabilities: thumbnailer.capabilities(of: sniffed), limit: job.maxFileBytes)
             request.text = text
             var outcome: RenderOutcome
-            if sniffed.isOffice && !thumbnailer.drawsOffice {
+            if thumbnailer.handsOn(sniffed) {
                 outcome = try Self.triageOffice(job, request: request, type: sniffed, thumbnailer: thumbnailer)
             } else if job.textContent {
                 outcome = try Self.textContent(of: job, file: file, type: sniffed)
@@ -306,7 +306,9 @@ public struct RendererService: Sendable {
         // here, seven times its thumbnail). Without a digest, a clip moved by copy and delete is
         // drawn again instead of followed (GenerationPlan), and its thumbnail's URLs are checked
         // (304) rather than kept for a year.
-        let digest = job.computeDigest && !type.isMedia ? ContentDigest.sha256(of: request.file) : nil
+        let digest =
+            job.computeDigest && !thumbnailer.capabilities(of: type).contains(.noDigest)
+            ? ContentDigest.sha256(of: request.file) : nil
         var outcome = RenderOutcome(
             id: job.id, status: .rendered, contentType: type, warnings: encoded.warnings, format: encoded.format,
             width: encoded.width, height: encoded.height, data: encoded.data, digest: digest)
@@ -359,11 +361,11 @@ public struct RendererService: Sendable {
         return outcome
     }
 
-    /// Refuses an image or PDF larger than `limit` bytes (text is exempt: only its start is read;
-    /// so are videos and sound, read a few packets at a time wherever the frame or cover is, and
-    /// comic books, read a page at a time).
-    static func checkFileSize(_ file: OpenFile, type: ContentType, limit: Int) throws(ThumbnailError) {
-        guard type != .text, !type.isMedia, !type.isComicBook, limit > 0 else { return }
+    /// Refuses a document larger than `limit` bytes, unless its family reads only what it needs
+    /// (``FormatCapabilities/readsOnlyWhatItNeeds``: text, read from its start; videos and sound,
+    /// read a few packets at a time wherever the frame or cover is; comic books, a page at a time).
+    static func checkFileSize(_ file: OpenFile, capabilities: FormatCapabilities, limit: Int) throws(ThumbnailError) {
+        guard !capabilities.contains(.readsOnlyWhatItNeeds), limit > 0 else { return }
         guard let size = file.status().map({ Int($0.st_size) }) else { return }
         if size > limit { throw .fileTooLarge(bytes: size, limitBytes: limit) }
     }

@@ -291,7 +291,7 @@ struct MediaTests {
 
     @Test("every demuxer the sniffer names exists in FFmpeg, and none probes")
     func demuxers() throws {
-        let media = ContentType.allCases.filter(\.isMedia)
+        let media = FormatFamily.media.contentTypes
         #expect(media.count == 11)
         for type in media { #expect(MediaSniffer.demuxer(for: type) != nil, "\(type)") }
         #expect(MediaSniffer.demuxer(for: .jpeg) == nil)

@@ -48,7 +48,7 @@ struct MediaView: Sendable {
     static func of(
         _ item: PromisedItemAttributes, links: PageLinks, version: (Int, Int) -> String
     ) -> MediaView? {
-        guard let type = item.contentType, type.isMedia, let media = item.details?.media else { return nil }
+        guard let type = item.contentType, let media = item.details?.media else { return nil }
         let playable = playableType(of: type, media: media)
         var frames: [Frame] = []
         if media.hasFrames {

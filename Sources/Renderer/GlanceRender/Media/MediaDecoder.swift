@@ -37,11 +37,6 @@ final class MediaDecoder: RasterDecoder {
     private let cover: (any RasterDecoder)?
     private let coverFile: OpenFile?
 
-    /// The image decoders a cover picture may need.
-    private static let coverDecoders: [ContentType: any RasterDecoder.Type] = [
-        .jpeg: JPEGDecoder.self, .png: PNGDecoder.self, .webp: WebPDecoder.self, .gif: GIFDecoder.self,
-    ]
-
     var header: RasterHeader {
         var header = openedHeader
         var details = Self.details(file.currentInfo)
@@ -153,16 +148,9 @@ final class MediaDecoder: RasterDecoder {
         guard let coverFile = file.coverFile() else {
             throw .unreadable(reason: "the cover picture could not be copied into memory")
         }
-        let prefix = try FileReader.readPrefix(of: coverFile, maxBytes: 64)
-        guard
-            case .supported(let type) = ContentSniffer.classify(
-                prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: "", textAllowed: false
-            ).result, let decoder = coverDecoders[type]
-        else { throw .unsupported(detail: "the cover picture is not a JPEG, PNG, WebP or GIF") }
-        var coverRequest = request
-        coverRequest.file = coverFile
-        coverRequest.name = "cover"
-        return (try decoder.init(coverRequest, type: type, colourTransforms: colourTransforms), coverFile)
+        let decoder = try EmbeddedPicture.decoder(
+            for: coverFile, as: "the cover picture", request: request, colourTransforms: colourTransforms)
+        return (decoder, coverFile)
     }
 
     /// The turn a display matrix's rotation (degrees clockwise) and mirroring make, as EXIF

@@ -219,7 +219,7 @@ struct OfficeDocument {
     fileprivate let handle: OpaquePointer
 
     /// What its parts are.
-    var family: OfficeFamily? {
+    var family: OfficePageKind? {
         switch glance_office_document_kind(handle) {
         case 0: .text
         case 1: .spreadsheet

@@ -38,7 +38,7 @@ public struct OfficeRenderer: PageRenderer {
         let maxSide = request.maxSide
         let number = request.page
         let readsPageSizes = request.readsPageSizes
-        let fallbackFamily = contentType.officeFamily ?? .text
+        let fallbackFamily = OfficePageKind(contentType) ?? .text
         let page = try office.withDocument(at: copy.path, format: format) { document throws(ThumbnailError) in
             let family = document.family ?? fallbackFamily
             if family == .text { document.showAsPrinted() }
@@ -105,7 +105,7 @@ public struct OfficeRenderer: PageRenderer {
     /// Each page's part and its area in twips there: a text document's pages (all in part 0), a
     /// shown sheet's top-left area (``sheetArea``; hidden sheets are no pages, as in a printout,
     /// and their names are not shown), a slide or a drawing page whole.
-    static func pages(of document: OfficeDocument, family: OfficeFamily) -> [(
+    static func pages(of document: OfficeDocument, family: OfficePageKind) -> [(
         part: Int, area: (x: Int, y: Int, width: Int, height: Int)
     )] {
         switch family {

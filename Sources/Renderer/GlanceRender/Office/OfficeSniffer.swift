@@ -99,7 +99,9 @@ enum OfficeSniffer {
     /// A compound file's kind from its streams; throws for a password-protected one.
     static func compoundType(_ compound: CompoundFile, named: ContentType?) throws(ThumbnailError) -> ContentType? {
         if compound.stream(named: "EncryptedPackage") != nil {
-            throw .passwordProtected(format: named.flatMap { $0.isOffice ? $0.displayName : nil } ?? "Office document")
+            throw .passwordProtected(
+                format: named.flatMap { FormatFamily.office.contentTypes.contains($0) ? $0.displayName : nil }
+                    ?? "Office document")
         }
         if let word = compound.stream(named: "WordDocument") {
             // The FIB's flags: fEncrypted is bit 8 of the word at offset 10.

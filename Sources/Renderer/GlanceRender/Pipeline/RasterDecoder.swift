@@ -9,7 +9,7 @@ import GlanceCore
 /// A new raster format is one type conforming to this protocol (and its C shim), listed in
 /// ``Thumbnailer/init(colourTransforms:)``. The steps come in order: ``header`` (read when the
 /// decoder is made), ``plan(for:)``, ``start(_:)``, ``read(into:)``, then ``warnings``.
-protocol RasterDecoder: AnyObject {
+protocol RasterDecoder: AnyObject, SendableMetatype {
     /// Opens the document of `request` (of `type`, for the format's name in messages) and reads
     /// its header; `colourTransforms` is for a decoder that converts colour as it decodes.
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError)

@@ -1,0 +1,198 @@
+/// The content types Glance draws today, each described once: its identifier in the sidecar,
+/// its names, its extensions and how a preview shows it. A format family in the render layer
+/// declares which of these it sniffs and draws (`FormatFamily`).
+extension ContentType {
+    /// PDF.
+    public static let pdf = ContentType(
+        "pdf", uniformTypeIdentifier: "com.adobe.pdf", mimeType: "application/pdf", displayName: "PDF",
+        extensions: ["pdf"], preview: .pages)
+    /// PNG.
+    public static let png = ContentType(
+        "png", uniformTypeIdentifier: "public.png", mimeType: "image/png", displayName: "PNG", extensions: ["png"],
+        browsersDraw: true)
+    /// JPEG.
+    public static let jpeg = ContentType(
+        "jpeg", uniformTypeIdentifier: "public.jpeg", mimeType: "image/jpeg", displayName: "JPEG",
+        extensions: ["jpg", "jpeg", "jpe", "jfif"], browsersDraw: true)
+    /// text.
+    public static let text = ContentType(
+        "text", uniformTypeIdentifier: "public.plain-text", mimeType: "text/plain", displayName: "text",
+        extensions: ["txt", "text", "md", "markdown", "csv", "tsv", "log", "srt", "rst", "ini", "conf"], preview: .text)
+    /// WebP.
+    public static let webp = ContentType(
+        "webp", uniformTypeIdentifier: "org.webmproject.webp", mimeType: "image/webp", displayName: "WebP",
+        extensions: ["webp"], browsersDraw: true)
+    /// GIF.
+    public static let gif = ContentType(
+        "gif", uniformTypeIdentifier: "com.compuserve.gif", mimeType: "image/gif", displayName: "GIF",
+        extensions: ["gif"], browsersDraw: true)
+    /// TIFF.
+    public static let tiff = ContentType(
+        "tiff", uniformTypeIdentifier: "public.tiff", mimeType: "image/tiff", displayName: "TIFF",
+        extensions: ["tif", "tiff"], preview: .pagesWhenSeveral)
+    /// HEIF with HEVC-coded images (`.heic`, what phones save), or another HEIF brand.
+    public static let heic = ContentType(
+        "heic", uniformTypeIdentifier: "public.heic", mimeType: "image/heic", displayName: "HEIC",
+        extensions: ["heic", "heif", "hif"])
+    /// HEIF with AV1-coded images.
+    public static let avif = ContentType(
+        "avif", uniformTypeIdentifier: "public.avif", mimeType: "image/avif", displayName: "AVIF", extensions: ["avif"],
+        browsersDraw: true)
+    /// SVG.
+    public static let svg = ContentType(
+        "svg", uniformTypeIdentifier: "public.svg-image", mimeType: "image/svg+xml", displayName: "SVG",
+        extensions: ["svg", "svgz"], browsersDraw: true)
+    /// An MPEG-4 movie (ISO base media file: `.mp4`, `.m4v`, `.3gp`).
+    public static let mpeg4Video = ContentType(
+        "mp4", uniformTypeIdentifier: "public.mpeg-4", mimeType: "video/mp4", displayName: "MP4 video",
+        extensions: ["mp4", "m4v", "3gp", "3g2"])
+    /// A QuickTime movie (`.mov`, what iPhones record).
+    public static let quickTimeMovie = ContentType(
+        "mov", uniformTypeIdentifier: "com.apple.quicktime-movie", mimeType: "video/quicktime",
+        displayName: "QuickTime movie", extensions: ["mov", "qt"])
+    /// Matroska (`.mkv`, `.mka`).
+    public static let matroska = ContentType(
+        "mkv", uniformTypeIdentifier: "org.matroska.mkv", mimeType: "video/x-matroska", displayName: "Matroska video",
+        extensions: ["mkv", "mka", "mk3d"])
+    /// WebM, the Matroska profile of the web (`.webm`).
+    public static let webm = ContentType(
+        "webm", uniformTypeIdentifier: "org.webmproject.webm", mimeType: "video/webm", displayName: "WebM video",
+        extensions: ["webm"])
+    /// AVI (RIFF).
+    public static let avi = ContentType(
+        "avi", uniformTypeIdentifier: "public.avi", mimeType: "video/x-msvideo", displayName: "AVI video",
+        extensions: ["avi"])
+    /// An MPEG transport stream (`.ts`, `.m2ts`, `.mts`).
+    public static let mpegTransportStream = ContentType(
+        "mpegts", uniformTypeIdentifier: "public.mpeg-2-transport-stream", mimeType: "video/mp2t",
+        displayName: "MPEG-TS video", extensions: ["ts", "m2ts", "mts"])
+    /// Ogg with a video stream (`.ogv`).
+    public static let oggVideo = ContentType(
+        "ogv", uniformTypeIdentifier: "org.xiph.ogv", mimeType: "video/ogg", displayName: "Ogg video",
+        extensions: ["ogv"])
+    /// Ogg with only audio (Vorbis, Opus, FLAC: `.ogg`, `.oga`, `.opus`).
+    public static let oggAudio = ContentType(
+        "ogg", uniformTypeIdentifier: "org.xiph.ogg-audio", mimeType: "audio/ogg", displayName: "Ogg audio",
+        extensions: ["ogg", "oga", "opus", "spx"])
+    /// MPEG audio layer III (`.mp3`).
+    public static let mp3 = ContentType(
+        "mp3", uniformTypeIdentifier: "public.mp3", mimeType: "audio/mpeg", displayName: "MP3 audio",
+        extensions: ["mp3"])
+    /// FLAC (`.flac`).
+    public static let flac = ContentType(
+        "flac", uniformTypeIdentifier: "org.xiph.flac", mimeType: "audio/flac", displayName: "FLAC audio",
+        extensions: ["flac"])
+    /// MPEG-4 audio (`.m4a`, `.m4b`).
+    public static let m4a = ContentType(
+        "m4a", uniformTypeIdentifier: "com.apple.m4a-audio", mimeType: "audio/mp4", displayName: "M4A audio",
+        extensions: ["m4a", "m4b"])
+    /// A Word document (Office Open XML: `.docx`, and `.docm`, `.dotx`, `.dotm`).
+    public static let wordDocument = ContentType(
+        "docx", uniformTypeIdentifier: "org.openxmlformats.wordprocessingml.document",
+        mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        displayName: "Word document", extensions: ["docx", "docm", "dotx", "dotm"], preview: .pages)
+    /// An Excel workbook (Office Open XML: `.xlsx`, and `.xlsm`, `.xltx`, `.xltm`).
+    public static let spreadsheet = ContentType(
+        "xlsx", uniformTypeIdentifier: "org.openxmlformats.spreadsheetml.sheet",
+        mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", displayName: "Excel workbook",
+        extensions: ["xlsx", "xlsm", "xltx", "xltm"], preview: .pages)
+    /// A PowerPoint presentation (Office Open XML: `.pptx`, and `.pptm`, `.ppsx`, `.potx`).
+    public static let presentation = ContentType(
+        "pptx", uniformTypeIdentifier: "org.openxmlformats.presentationml.presentation",
+        mimeType: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        displayName: "PowerPoint presentation", extensions: ["pptx", "pptm", "ppsx", "ppsm", "potx", "potm"],
+        preview: .pages)
+    /// An OpenDocument text (`.odt`, `.ott`).
+    public static let openDocumentText = ContentType(
+        "odt", uniformTypeIdentifier: "org.oasis-open.opendocument.text",
+        mimeType: "application/vnd.oasis.opendocument.text", displayName: "OpenDocument text",
+        extensions: ["odt", "ott"], preview: .pages)
+    /// An OpenDocument spreadsheet (`.ods`, `.ots`).
+    public static let openDocumentSpreadsheet = ContentType(
+        "ods", uniformTypeIdentifier: "org.oasis-open.opendocument.spreadsheet",
+        mimeType: "application/vnd.oasis.opendocument.spreadsheet", displayName: "OpenDocument spreadsheet",
+        extensions: ["ods", "ots"], preview: .pages)
+    /// An OpenDocument presentation (`.odp`, `.otp`).
+    public static let openDocumentPresentation = ContentType(
+        "odp", uniformTypeIdentifier: "org.oasis-open.opendocument.presentation",
+        mimeType: "application/vnd.oasis.opendocument.presentation", displayName: "OpenDocument presentation",
+        extensions: ["odp", "otp"], preview: .pages)
+    /// An OpenDocument drawing (`.odg`, `.otg`).
+    public static let openDocumentDrawing = ContentType(
+        "odg", uniformTypeIdentifier: "org.oasis-open.opendocument.graphics",
+        mimeType: "application/vnd.oasis.opendocument.graphics", displayName: "OpenDocument drawing",
+        extensions: ["odg", "otg"], preview: .pages)
+    /// Rich Text Format (`.rtf`).
+    public static let richText = ContentType(
+        "rtf", uniformTypeIdentifier: "public.rtf", mimeType: "application/rtf", displayName: "RTF document",
+        extensions: ["rtf"], preview: .pages)
+    /// A Word 97-2003 document (an OLE2 compound file: `.doc`, `.dot`).
+    public static let legacyWordDocument = ContentType(
+        "doc", uniformTypeIdentifier: "com.microsoft.word.doc", mimeType: "application/msword",
+        displayName: "Word 97-2003 document", extensions: ["doc", "dot"], preview: .pages)
+    /// An Excel 97-2003 workbook (`.xls`, `.xlt`).
+    public static let legacySpreadsheet = ContentType(
+        "xls", uniformTypeIdentifier: "com.microsoft.excel.xls", mimeType: "application/vnd.ms-excel",
+        displayName: "Excel 97-2003 workbook", extensions: ["xls", "xlt"], preview: .pages)
+    /// A PowerPoint 97-2003 presentation (`.ppt`, `.pps`, `.pot`).
+    public static let legacyPresentation = ContentType(
+        "ppt", uniformTypeIdentifier: "com.microsoft.powerpoint.ppt", mimeType: "application/vnd.ms-powerpoint",
+        displayName: "PowerPoint 97-2003 presentation", extensions: ["ppt", "pps", "pot"], preview: .pages)
+    /// A digital negative (Adobe DNG: TIFF with a `DNGVersion` tag).
+    public static let dng = ContentType(
+        "dng", uniformTypeIdentifier: "com.adobe.raw-image", mimeType: "image/x-adobe-dng",
+        displayName: "DNG raw photo", extensions: ["dng"])
+    /// A Canon raw photo of the EOS generation before 2018 (`.cr2`: TIFF marked `CR` at byte 8).
+    public static let canonRaw2 = ContentType(
+        "cr2", uniformTypeIdentifier: "com.canon.cr2-raw-image", mimeType: "image/x-canon-cr2",
+        displayName: "Canon CR2 raw photo", extensions: ["cr2"])
+    /// A Canon raw photo of the newer kind (`.cr3`: ISO base media, brand `crx `).
+    public static let canonRaw3 = ContentType(
+        "cr3", uniformTypeIdentifier: "com.canon.cr3-raw-image", mimeType: "image/x-canon-cr3",
+        displayName: "Canon CR3 raw photo", extensions: ["cr3"])
+    /// A Nikon raw photo (`.nef`, `.nrw`: TIFF holding colour-filter data, made by Nikon).
+    public static let nikonRaw = ContentType(
+        "nef", uniformTypeIdentifier: "com.nikon.raw-image", mimeType: "image/x-nikon-nef",
+        displayName: "Nikon NEF raw photo", extensions: ["nef", "nrw"])
+    /// A Sony raw photo (`.arw`, `.srf`, `.sr2`).
+    public static let sonyRaw = ContentType(
+        "arw", uniformTypeIdentifier: "com.sony.arw-raw-image", mimeType: "image/x-sony-arw",
+        displayName: "Sony ARW raw photo", extensions: ["arw", "srf", "sr2"])
+    /// An Olympus (OM System) raw photo (`.orf`: a TIFF variant marked `IIRO`, `IIRS` or `MMOR`).
+    public static let olympusRaw = ContentType(
+        "orf", uniformTypeIdentifier: "com.olympus.raw-image", mimeType: "image/x-olympus-orf",
+        displayName: "Olympus ORF raw photo", extensions: ["orf"])
+    /// A Panasonic (Lumix) or Leica raw photo (`.rw2`, `.rwl`: a TIFF variant marked `IIU`).
+    public static let panasonicRaw = ContentType(
+        "rw2", uniformTypeIdentifier: "com.panasonic.rw2-raw-image", mimeType: "image/x-panasonic-rw2",
+        displayName: "Panasonic RW2 raw photo", extensions: ["rw2", "rwl"])
+    /// A Fujifilm raw photo (`.raf`: `FUJIFILMCCD-RAW`).
+    public static let fujifilmRaw = ContentType(
+        "raf", uniformTypeIdentifier: "com.fuji.raw-image", mimeType: "image/x-fuji-raf",
+        displayName: "Fujifilm RAF raw photo", extensions: ["raf"])
+    /// An EPUB e-book (a ZIP whose stored `mimetype` is `application/epub+zip`).
+    public static let epub = ContentType(
+        "epub", uniformTypeIdentifier: "org.idpf.epub-container", mimeType: "application/epub+zip",
+        displayName: "EPUB book", extensions: ["epub"])
+    /// A comic book in a ZIP archive (`.cbz`): its pages are the images it holds.
+    public static let comicZip = ContentType(
+        "cbz", uniformTypeIdentifier: "public.cbz-archive", mimeType: "application/vnd.comicbook+zip",
+        displayName: "CBZ comic", extensions: ["cbz"], preview: .pages)
+    /// A comic book in a RAR archive (`.cbr`, RAR 4 or 5).
+    public static let comicRar = ContentType(
+        "cbr", uniformTypeIdentifier: "public.cbr-archive", mimeType: "application/vnd.comicbook-rar",
+        displayName: "CBR comic", extensions: ["cbr"], preview: .pages)
+    /// A comic book in a 7-Zip archive (`.cb7`).
+    public static let comic7z = ContentType(
+        "cb7", uniformTypeIdentifier: "public.cb7-archive", mimeType: "application/x-cb7", displayName: "CB7 comic",
+        extensions: ["cb7"], preview: .pages)
+
+    /// Every built-in type, in the order the grid's filter lists them.
+    public static let builtIn: [ContentType] = [
+        .pdf, .png, .jpeg, .text, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska,
+        .webm, .avi, .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wordDocument, .spreadsheet,
+        .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
+        .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
+        .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
+    ]
+}

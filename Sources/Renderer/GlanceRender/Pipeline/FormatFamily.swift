@@ -1,0 +1,114 @@
+import GlanceCore
+
+/// A format family described once, in the manner of a libvips loader class: the content types it
+/// draws, how its bytes are recognised and before or after whom, what it can do, which pool of
+/// renderers draws it, and how its renderer is made. ``Thumbnailer`` builds its table, the
+/// sniffing order, the pictures that may sit inside other files and every capability question
+/// from the families it is given; nothing else lists formats.
+///
+/// A new family is its folder and one line in ``builtIn``. A test (`FormatFamilyTests`) registers
+/// a family of its own and sees it sniffed, drawn, listed and shown.
+public struct FormatFamily: Sendable {
+    /// The family's name in messages and tests (`PNG`, `camera raw`).
+    public var name: String
+    /// The types it draws.
+    public var contentTypes: [ContentType]
+    /// How its documents are recognised by their first bytes (an archive's contents are looked
+    /// at after every family's signatures and text: see `ArchiveSniffer`).
+    public var sniffRules: [SniffRule]
+    /// What it can do.
+    public var capabilities: FormatCapabilities
+    /// Which pool of renderers draws it.
+    public var pool: RendererPoolKind
+    /// Makes the renderer of one of its types from the tools renderers share; nil when the tools
+    /// lack what it needs (an office family without a started LibreOffice).
+    public var makeRenderer: @Sendable (ContentType, RendererTools) -> (any DocumentRenderer)?
+    /// A raster family's decoder, opened over a request: what ``EmbeddedPicture`` opens a
+    /// picture inside a file with.
+    var openDecoder: OpenDecoder?
+    typealias OpenDecoder =
+        @Sendable (RenderRequest, ContentType, ColourTransformCache) throws(ThumbnailError) ->
+        any RasterDecoder
+
+    public init(
+        name: String, contentTypes: [ContentType], sniffRules: [SniffRule], capabilities: FormatCapabilities = [],
+        pool: RendererPoolKind = .ordinary,
+        makeRenderer: @escaping @Sendable (ContentType, RendererTools) -> (any DocumentRenderer)?
+    ) {
+        self.name = name
+        self.contentTypes = contentTypes
+        self.sniffRules = sniffRules
+        self.capabilities = capabilities
+        self.pool = pool
+        self.makeRenderer = makeRenderer
+    }
+}
+
+/// One way a family's documents are recognised by their first bytes.
+public struct SniffRule: Sendable {
+    /// Where the rule stands among every family's: lower goes first. A rule that would take a
+    /// later one's files goes after it (a camera raw's, 200, before TIFF's, 210: most raws are
+    /// TIFF variants).
+    public var priority: Int
+    /// The type the bytes are, nil when they are not this family's.
+    public var match: @Sendable (SniffInput) -> ContentType?
+
+    public init(priority: Int, match: @escaping @Sendable (SniffInput) -> ContentType?) {
+        self.priority = priority
+        self.match = match
+    }
+
+    /// A rule that matches files starting with `signature`, as `type`.
+    public static func signature(_ signature: [UInt8], priority: Int, type: ContentType) -> SniffRule {
+        SniffRule(priority: priority) { $0.prefix.starts(with: signature) ? type : nil }
+    }
+}
+
+/// What a sniff rule looks at.
+public struct SniffInput: Sendable {
+    /// The file's first bytes (up to `ContentSniffer.prefixLength`).
+    public var prefix: [UInt8]
+    /// The type the file's name suggests, which a rule may use only where bytes leave the
+    /// question open (a damaged JPEG named `.jpg` is still said to be a JPEG, to fail as one).
+    public var named: ContentType?
+}
+
+/// What a family can do, as the pipeline asks it.
+public struct FormatCapabilities: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// It has pages beyond the first (a PDF's, a TIFF's, a video's strip of frames), and its
+    /// renderer checks a page against its own count; any other document has page 1 only.
+    public static let pages = FormatCapabilities(rawValue: 1 << 0)
+    /// It reads only what it needs (the start of a text, a video's packets, a comic's pages one at
+    /// a time): the file-size limit does not apply.
+    public static let readsOnlyWhatItNeeds = FormatCapabilities(rawValue: 1 << 1)
+    /// No content digest is taken: a digest reads every byte, seven times a video's thumbnail.
+    public static let noDigest = FormatCapabilities(rawValue: 1 << 2)
+    /// It may be the picture held inside another file (a cover, a comic's page, a raw preview),
+    /// drawn through ``EmbeddedPicture``.
+    public static let embeddable = FormatCapabilities(rawValue: 1 << 3)
+}
+
+/// Which pool of renderer processes draws a family.
+public enum RendererPoolKind: Sendable, Equatable {
+    /// The ordinary renderers: one document at a time, under the common sandbox.
+    case ordinary
+    /// The office renderers, which start LibreOffice before they confine themselves: an ordinary
+    /// renderer checks the document and hands it on.
+    case office
+}
+
+/// What renderers share, handed to each family's ``FormatFamily/makeRenderer``.
+public struct RendererTools: Sendable {
+    /// Colour transforms, built once per profile for every image renderer.
+    public var colourTransforms: ColourTransformCache
+    /// The pictures that may sit inside other files (empty while those families' own renderers
+    /// are made).
+    var pictures: EmbeddedPicture
+    /// The text renderer (an e-book without a cover draws its first chapter's text).
+    var text: TextRenderer
+    /// An office renderer's LibreOffice; nil in an ordinary renderer.
+    public var office: LibreOffice?
+}
