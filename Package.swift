@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "CTIFF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CHEIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CRaw", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "CMedia", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CMedia", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CSVG", dependencies: ["CLibraryLoader"]),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
         // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office

@@ -59,10 +59,30 @@ int glance_library_load(const char *soname, const char *const names[], void *slo
 /// list's order, so the struct has as many pointer-sized slots as there are names and no padding
 /// (the static assertion). Function and object pointers share one representation on the
 /// platforms glance runs on (POSIX requires it of dlsym).
-#define GLANCE_LIBRARY(name, soname, LIST, start)                                                               \
-    static struct {                                                                                             \
-        LIST(GLANCE_LIBRARY_MEMBER)                                                                             \
-    } name;                                                                                                     \
+#define GLANCE_LIBRARY(name, soname, LIST, start) \
+    static struct {                               \
+        LIST(GLANCE_LIBRARY_MEMBER)               \
+    } name;                                       \
+    GLANCE_LIBRARY_LOADER(name, soname, LIST, start, static)
+
+/// For a shim in several files: in its private header, the type of `name` (`name##_functions`)
+/// and the declarations of `name` and `name##_ensure`, seen by every file of the shim and by no
+/// other module (hidden).
+#define GLANCE_LIBRARY_DECLARE(name, LIST)                                                    \
+    typedef struct {                                                                          \
+        LIST(GLANCE_LIBRARY_MEMBER)                                                           \
+    } name##_functions;                                                                       \
+    __attribute__((visibility("hidden"))) extern name##_functions name;                       \
+    __attribute__((visibility("hidden"))) int name##_ensure(char *reason, size_t capacity);
+
+/// ... and in one of its files, their definitions, as GLANCE_LIBRARY makes them.
+#define GLANCE_LIBRARY_DEFINE(name, soname, LIST, start) \
+    name##_functions name;                               \
+    GLANCE_LIBRARY_LOADER(name, soname, LIST, start, )
+
+/// What GLANCE_LIBRARY and GLANCE_LIBRARY_DEFINE share: the symbol names, the one load, and
+/// `name##_ensure` with the given linkage (`static`, or none).
+#define GLANCE_LIBRARY_LOADER(name, soname, LIST, start, linkage)                                               \
     static const char *const name##_symbols[] = {LIST(GLANCE_LIBRARY_SYMBOL)};                                  \
     _Static_assert(sizeof(name) == sizeof(name##_symbols) / sizeof(name##_symbols[0]) * sizeof(void *),         \
                    #name ": one function pointer per symbol");                                                  \
@@ -77,7 +97,7 @@ int glance_library_load(const char *soname, const char *const names[], void *slo
         memcpy(&name, slots, sizeof(name));                                                                     \
         name##_loaded = start(name##_failure, sizeof(name##_failure));                                          \
     }                                                                                                           \
-    static int name##_ensure(char *reason, size_t capacity) {                                                   \
+    linkage int name##_ensure(char *reason, size_t capacity) {                                                  \
         pthread_once(&name##_once, name##_load);                                                                \
         if (!name##_loaded && reason != NULL && capacity > 0) snprintf(reason, capacity, "%s", name##_failure); \
         return name##_loaded;                                                                                   \
