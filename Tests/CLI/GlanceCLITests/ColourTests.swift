@@ -6,7 +6,7 @@ import Testing
 /// sRGB and untagged sources are left as they are, and a broken profile costs a warning, never
 /// the document. The reference is ImageMagick's conversion of the same source, with Glance's
 /// rendering intent (perceptual, black-point compensation), through Debian's sRGB profile.
-@Suite("Colour management")
+@Suite("Colour management", .timeLimit(.minutes(10)))
 struct ColourTests {
     /// Debian's sRGB profile (icc-profiles-free), what ImageMagick converts to.
     static let sRGBProfile = "/usr/share/color/icc/sRGB.icc"

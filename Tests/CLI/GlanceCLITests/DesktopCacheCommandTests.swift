@@ -6,7 +6,7 @@ import Testing
 
 /// `--xdg` end to end, judged by a client nobody here wrote: GIO (`gio info`, from Debian's
 /// libglib2.0-bin, which `make test` installs), the library GNOME Files and its kin ask.
-@Suite("Desktop cache (GIO)", .serialized)
+@Suite("Desktop cache (GIO)", .timeLimit(.minutes(10)), .serialized)
 struct DesktopCacheCommandTests {
     /// Documents with names that need escaping in a URI, a corrupt one and an unsupported one.
     static let files = [

@@ -7,7 +7,7 @@ import Testing
 
 /// Faults of the machine and the file system, as regression tests: each one a clear error, the
 /// store sound, nothing recorded fresh that is not.
-@Suite("Faults")
+@Suite("Faults", .timeLimit(.minutes(10)))
 struct FaultTests {
     /// `command` as run by an unprivileged user: as root (CI), through setpriv as nobody, since
     /// root reads and writes whatever the permissions say.

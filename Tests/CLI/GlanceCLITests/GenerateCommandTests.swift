@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("glance generate, list, show, export, gc")
+@Suite("glance generate, list, show, export, gc", .timeLimit(.minutes(10)))
 struct GenerateCommandTests {
     @Test("generate makes every thumbnail; list shows them fresh with the right sizes")
     func generateThenList() async throws {

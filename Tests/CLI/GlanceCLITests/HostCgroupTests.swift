@@ -60,7 +60,7 @@ struct TestCPUGroup {
 
 /// A worker host as an operator runs one in a CPU cgroup (a container, a systemd slice): its
 /// renderer processes, which do its work, must count against the host's CPU quota, not escape it.
-@Suite("Worker hosts in CPU cgroups")
+@Suite("Worker hosts in CPU cgroups", .timeLimit(.minutes(10)))
 struct HostCgroupTests {
     /// What `/proc/PID/comm` says of `pid`.
     static func command(of pid: Int32) -> String {

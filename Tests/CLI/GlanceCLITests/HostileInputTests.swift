@@ -10,7 +10,7 @@ import Testing
 /// The defects found by hostile testing (issue "Defects found by hostile testing"): each test
 /// tries what an attacker or a careless user would, and checks that Glance neither escapes the
 /// container, nor writes what it must not, nor crashes, nor claims success it did not see.
-@Suite("Hostile input")
+@Suite("Hostile input", .timeLimit(.minutes(10)))
 struct HostileInputTests {
     // MARK: 1. Escapes
 

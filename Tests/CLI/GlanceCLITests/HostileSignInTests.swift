@@ -21,7 +21,7 @@ final class StopFlag: Sendable {
 
 /// What hostile testing of sign-in, share links and the command line found (issue 49), each
 /// tried again as the attacker did, over real sockets against a real `glance serve`.
-@Suite("glance serve and its commands against an attacker")
+@Suite("glance serve and its commands against an attacker", .timeLimit(.minutes(10)))
 struct HostileSignInTests {
     static let alice = SignInTests.alicePassword
     static let bob = SignInTests.bobPassword

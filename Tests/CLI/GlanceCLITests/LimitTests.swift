@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every limit has a name and an option: each refusal says which limit it met and how to raise it.
-@Suite("Limits")
+@Suite("Limits", .timeLimit(.minutes(10)))
 struct LimitTests {
     @Test("--max-file-size refuses a larger image or PDF, naming the option; text is exempt; the default renders it")
     func maxFileSize() async throws {

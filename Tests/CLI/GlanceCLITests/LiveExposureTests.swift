@@ -11,7 +11,7 @@ import Testing
 /// hook socket's NUL and oversized requests, and the server's smaller slips. Each runs the real
 /// `glance` on real files; the memory of clients that stop reading is measured by
 /// `Tests/EndToEnd/Server/test_hostile_requests.py`.
-@Suite("Hostile neighbours of the live parts")
+@Suite("Hostile neighbours of the live parts", .timeLimit(.minutes(10)))
 struct LiveExposureTests {
     /// The permission bits of `path` (not following a link).
     static func mode(_ path: String) -> mode_t {

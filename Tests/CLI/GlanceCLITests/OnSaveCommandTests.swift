@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// `glance hook` and `glance watch` as a document store's scripts and an operator run them.
-@Suite("glance hook and watch")
+@Suite("glance hook and watch", .timeLimit(.minutes(10)))
 struct OnSaveCommandTests {
     /// Starts `glance watch` on `container`; waits until its hook socket is there.
     /// Starts `glance watch` on the container, its log going to a file, and returns once it

@@ -8,7 +8,7 @@ import Testing
 
 /// What an operator sees of a running service: `/metrics` in Prometheus' text format, `/healthz`
 /// and `/readyz`, on `--metrics-address` and on `glance serve`'s own listener.
-@Suite("Metrics and health")
+@Suite("Metrics and health", .timeLimit(.minutes(10)))
 struct OperationsTests {
     /// One metric line: a name, its labels, its value.
     struct Sample: Equatable {

@@ -3,7 +3,7 @@ import GlanceTestSupport
 import Testing
 
 /// Every container command with `--store postgres://…`, against a real PostgreSQL server.
-@Suite("Commands on a PostgreSQL store")
+@Suite("Commands on a PostgreSQL store", .timeLimit(.minutes(10)))
 struct PostgresStoreCommandTests {
     /// A database of this test's own on the test process's server.
     static func freshDatabase() async throws -> (server: PostgresServer, database: String) {

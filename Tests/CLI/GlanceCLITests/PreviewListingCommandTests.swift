@@ -7,7 +7,7 @@ import Testing
 
 /// `glance list --preview`: the grid of stored thumbnails, as a script or a pipe sees it (the
 /// real terminals are Tests/EndToEnd/Terminal/test_terminal.py's).
-@Suite("glance list --preview")
+@Suite("glance list --preview", .timeLimit(.minutes(10)))
 struct PreviewListingCommandTests {
     static func generated(_ files: [String: String]) async throws -> SampleContainer {
         let container = try SampleContainer(files)

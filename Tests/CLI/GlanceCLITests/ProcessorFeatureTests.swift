@@ -5,7 +5,7 @@ import Testing
 /// `GLANCE_SIMD_DISABLE`: the switch that makes this machine measure like one without AVX2 or the
 /// SHA extensions. The portable paths it selects must give the same documents' digests and
 /// thumbnails of the same size as the fast ones.
-@Suite("SIMD switches")
+@Suite("SIMD switches", .timeLimit(.minutes(10)))
 struct ProcessorFeatureTests {
     @Test("--version says which extensions renderers use, and which the variable turned off")
     func versionSaysFeatures() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// The PostgreSQL job queue end to end: `generate --enqueue`, `glance worker` processes (hosts),
 /// `glance queue`, against a real PostgreSQL server.
-@Suite("Job queue: generate --enqueue, worker, queue")
+@Suite("Job queue: generate --enqueue, worker, queue", .timeLimit(.minutes(10)))
 struct QueueCommandTests {
     /// A container of `count` copies of small test images, named `doc-NN.png`, plus `slow-NN.png`
     /// copies that a worker told `--debug-slow-on 'slow-*'` renders slowly.

@@ -4,7 +4,7 @@ import Testing
 /// The renderers' sandbox, seen from the command line: a worker that does what a compromised
 /// decoder would is killed and its document fails with one line; the same hooks outside the
 /// sandbox succeed, which shows that the sandbox is what stopped them.
-@Suite("renderer sandbox")
+@Suite("renderer sandbox", .timeLimit(.minutes(10)))
 struct SandboxTests {
     @Test(
         "a renderer that opens a socket, creates a file or runs a program is killed: one line, exit 1",

@@ -95,7 +95,7 @@ final class LoopbackConnection {
 }
 
 /// `glance serve` as an operator runs it: a real process on a real loopback port.
-@Suite("glance serve")
+@Suite("glance serve", .timeLimit(.minutes(10)))
 struct ServeCommandTests {
     /// Starts `glance serve` with `arguments`; returns it, its port (from the line it prints) and
     /// its log.

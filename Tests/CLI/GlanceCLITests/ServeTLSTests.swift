@@ -8,7 +8,7 @@ import Testing
 
 /// `glance serve --tls-cert --tls-key`: real TLS with certificates made by `openssl req`, spoken to
 /// by curl and `openssl s_client`.
-@Suite("glance serve over TLS")
+@Suite("glance serve over TLS", .timeLimit(.minutes(10)))
 struct ServeTLSTests {
     /// Runs `program` with `arguments`; its exit status and its output and errors together.
     static func run(_ program: String, _ arguments: [String], input: String = "") async throws -> (Int32, String) {

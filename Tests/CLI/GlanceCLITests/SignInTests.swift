@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `glance user` and `glance serve --users`: every route behind an account, over real sockets.
-@Suite("glance serve --users")
+@Suite("glance serve --users", .timeLimit(.minutes(10)))
 struct SignInTests {
     static let alicePassword = "correct horse battery staple"
     static let bobPassword = "Tr0ub4dor&3"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("glance thumbnail")
+@Suite("glance thumbnail", .timeLimit(.minutes(10)))
 struct ThumbnailCommandTests {
     @Test("writes OUT and prints 'OUT WIDTHxHEIGHT'")
     func success() async throws {

@@ -1,7 +1,7 @@
 import GlanceCore
 import Testing
 
-@Suite("File names as bytes")
+@Suite("File names as bytes", .timeLimit(.minutes(10)))
 struct FileNameTests {
     @Test(
         "every name round-trips exactly",

@@ -2,7 +2,7 @@ import Foundation
 import GlanceCore
 import Testing
 
-@Suite("The freshness rule")
+@Suite("The freshness rule", .timeLimit(.minutes(10)))
 struct FreshnessPolicyTests {
     static let identity = FileIdentity(device: 1, inode: 2, size: 3_000, modifiedNanoseconds: 1_700_000_000_000_000_001)
 

@@ -1,7 +1,7 @@
 import GlanceCore
 import Testing
 
-@Suite("percent-decoding of URL parts")
+@Suite("percent-decoding of URL parts", .timeLimit(.minutes(10)))
 struct PercentDecodingTests {
     @Test("escapes are bytes read as UTF-8; + is a space only in a form; a bad escape or bytes not UTF-8 are nothing")
     func decoding() {

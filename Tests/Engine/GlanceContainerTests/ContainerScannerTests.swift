@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("Container scan")
+@Suite("Container scan", .timeLimit(.minutes(10)))
 struct ScannerTests {
     @Test(
         "a folder holding Glance's CACHEDIR.TAG is a store wherever it lies, not documents; another cache's tag is not")

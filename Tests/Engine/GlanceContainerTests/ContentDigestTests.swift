@@ -20,7 +20,7 @@ final class ScratchFolder {
     }
 }
 
-@Suite("Content digest")
+@Suite("Content digest", .timeLimit(.minutes(10)))
 struct ContentDigestTests {
     func digest(_ path: String) -> String? {
         guard let file = try? OpenFile.regularFile(atPath: path) else { return nil }

@@ -5,7 +5,7 @@ import Testing
 
 /// The freedesktop.org cache's names, chunks and files, without a renderer (the end-to-end tests
 /// with GIO, the real client, are in GlanceCLITests).
-@Suite("Desktop cache")
+@Suite("Desktop cache", .timeLimit(.minutes(10)))
 struct DesktopCacheTests {
     @Test("URIs are escaped as GLib escapes them, names by the MD5 of the URI")
     func uris() {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import GlanceListing
 
-@Suite("Listing")
+@Suite("Listing", .timeLimit(.minutes(10)))
 struct ListingTests {
     static func attributes(path: String, state: DocumentState?, changed: Bool = false) -> PromisedItemAttributes {
         let identity = FileIdentity(device: 1, inode: 2, size: 3_000, modifiedNanoseconds: 1_700_000_000_123_456_789)

@@ -43,7 +43,7 @@ final class IndexedContainer: Sendable {
     func file(_ name: String) -> String { root + "/" + name }
 }
 
-@Suite("Indexer")
+@Suite("Indexer", .timeLimit(.minutes(10)))
 struct IndexerTests {
     @Test("every size of a document comes from one render: one job a document, all sizes saved together")
     func oneRenderEverySize() async throws {

@@ -12,7 +12,7 @@ import Testing
 /// Office documents through a real pool: ordinary renderers sniff and check them and hand them
 /// on to the office lane, whose renderers run LibreOffice (Debian's, which `.ci/run` installs)
 /// under bubblewrap and the office seccomp filter, or seccomp alone.
-@Suite("Office lane", .serialized)
+@Suite("Office lane", .timeLimit(.minutes(10)), .serialized)
 struct OfficeLaneTests {
     /// One row of `TestAssets/assets.tsv` under `office/`.
     struct Row: Sendable, CustomTestStringConvertible {

@@ -51,7 +51,7 @@ func stored(
     return StoredDocument(record: record, thumbnails: thumbnails)
 }
 
-@Suite("Freshness and planning")
+@Suite("Freshness and planning", .timeLimit(.minutes(10)))
 struct PlanningTests {
     let policy = FreshnessPolicy(generatorVersion: "1", sizes: .none)
 

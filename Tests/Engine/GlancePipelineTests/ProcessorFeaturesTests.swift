@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// Reading `GLANCE_SIMD_DISABLE`'s list, and what the process reports it uses.
-@Suite("Processor features")
+@Suite("Processor features", .timeLimit(.minutes(10)))
 struct ProcessorFeaturesTests {
     @Test("known names, empty items and `all` are accepted; the first unknown name is returned as written")
     func disableListNames() {

@@ -10,7 +10,7 @@ import Testing
 let rendererExecutable = TestLocations.worker
 let assets = TestLocations.assets
 
-@Suite("Worker pool")
+@Suite("Worker pool", .timeLimit(.minutes(10)))
 struct RendererPoolSupervisionTests {
     final class Recorder: Sendable {
         let finished = Mutex<[(Int, JobResult)]>([])
@@ -435,7 +435,7 @@ struct RendererPoolSupervisionTests {
     }
 }
 
-@Suite("Job lanes")
+@Suite("Job lanes", .timeLimit(.minutes(10)))
 struct JobLanesTests {
     /// Takes every job, as a pool of `workers` threads would: a preview's worker frees itself
     /// once `previewTakes` more jobs were taken (1: at once, as on one worker).

@@ -8,7 +8,7 @@ import Testing
 
 /// Replies whose image came partly ahead, in pieces (``RendererReplyPiece``): how the coordinator
 /// reads them, refuses what a worker may not send, and gets the image whole from a real worker.
-@Suite("Worker replies in pieces")
+@Suite("Worker replies in pieces", .timeLimit(.minutes(10)))
 struct RendererReplyPieceTests {
     let job = RenderJob(id: 7, name: "a.png", maxSide: 1024)
 

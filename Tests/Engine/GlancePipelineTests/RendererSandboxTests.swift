@@ -7,7 +7,7 @@ import Testing
 
 /// The bubblewrap layout and the pool under each sandbox. `make test` installs bubblewrap; the
 /// machines it runs on allow its namespaces (the CLI's `--version` test says which sandbox won).
-@Suite("Worker sandbox")
+@Suite("Worker sandbox", .timeLimit(.minutes(10)))
 struct RendererSandboxTests {
     @Test("a renderer is given the variables for programs, fonts, the locale and SIMD, never a password")
     func workerEnvironment() {
@@ -267,7 +267,7 @@ struct RendererSandboxTests {
 
 /// The coordinator's reply reader on the worker-protocol fuzzer's seeds (`TestAssets/fuzz/`):
 /// what a worker may send, whole or split, and what it must not.
-@Suite("Renderer replies")
+@Suite("Renderer replies", .timeLimit(.minutes(10)))
 struct RendererReplyReaderTests {
     func outcomes(of seed: String, splitAt split: Int? = nil) throws -> [RendererReplyReader.Next] {
         let seedPath = assets + "/fuzz/renderer-reply/" + seed

@@ -7,7 +7,7 @@ import GlanceStore
 import GlanceTestSupport
 import Testing
 
-@Suite("Document library")
+@Suite("Document library", .timeLimit(.minutes(10)))
 struct DocumentLibraryTests {
     @Test("save writes atomically and returns fresh attributes; move keeps the thumbnail; remove drops it")
     func saveMoveRemove() async throws {

@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("The hook socket")
+@Suite("The hook socket", .timeLimit(.minutes(10)))
 struct HookServerTests {
     /// A hook server on a socket in a fresh scratch folder, over a watched container's indexer.
     static func server(in container: WatchedContainer) throws -> (HookServer, String) {

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// `glance watch`'s engine against real file operations, each checked in `glance list --json`.
-@Suite("Watching a container", .serialized)
+@Suite("Watching a container", .timeLimit(.minutes(10)), .serialized)
 struct WatchTests {
     @Test("a save is fresh; an overwrite in place (cp over, truncate and write) is fresh with the new size")
     func saveAndOverwrite() async throws {

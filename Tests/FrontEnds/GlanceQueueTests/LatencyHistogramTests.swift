@@ -2,7 +2,7 @@ import GlanceQueue
 import Testing
 
 /// The worker's lease round trips, as its last line reports them.
-@Suite("Latency histogram")
+@Suite("Latency histogram", .timeLimit(.minutes(10)))
 struct LatencyHistogramTests {
     @Test("percentiles come within a bucket (9%) above the times added; none before any is added")
     func percentiles() throws {

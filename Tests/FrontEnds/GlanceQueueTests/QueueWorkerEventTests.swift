@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceQueue
 
 /// The lines a queue worker's events become: one line each, whatever the names and reasons hold.
-@Suite("Queue worker events")
+@Suite("Queue worker events", .timeLimit(.minutes(10)))
 struct QueueWorkerEventTests {
     @Test("names and reasons are escaped: an event is one line")
     func escaped() {

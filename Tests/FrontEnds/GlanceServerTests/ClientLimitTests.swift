@@ -1,5 +1,6 @@
 import Foundation
 import GlanceOperations
+import GlanceTestSupport
 import NIOCore
 import Synchronization
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// The pieces that bound what one client can make the server do: how a client is counted, its
 /// share of the preview queue and its turns, its attempts at signing in, and the names a host
 /// may be called by.
-@Suite("what one client may cost")
+@Suite("what one client may cost", .timeLimit(.minutes(10)))
 struct ClientLimitTests {
     @Test("a client is its IPv4 address, or the /64 of its IPv6 address; an IPv4 client on a dual stack is its IPv4")
     func clientKeys() throws {
@@ -55,14 +56,16 @@ struct ClientLimitTests {
                     order.append(client)
                 })
             // Queued in this order.
-            while queue.depths.waiting < waiting.count { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("\(waiting.count) waiting, \(queue.depths.waiting) seen") {
+                queue.depths.waiting >= waiting.count
+            }
         }
         // Past the greedy client's share: refused at once.
         await #expect(throws: ServerError.self) { try await queue.enter(client: "greedy") }
         // Each render that ends lets the next client in turn go: the other one second, not last.
         for expected in 1...4 {
             queue.leave()
-            while order.all.count < expected { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("\(expected) let in, \(order.all) seen") { order.all.count >= expected }
         }
         #expect(order.all == ["greedy", "other", "greedy", "greedy"])
         queue.leave()
@@ -75,9 +78,9 @@ struct ClientLimitTests {
         let queue = PreviewQueue(running: 1, perClient: 4, capacity: 2)
         try await queue.enter(client: "a")
         let cancelled = Task { try await queue.enter(client: "b") }
-        while queue.depths.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("one waiting") { queue.depths.waiting >= 1 }
         let kept = Task { try await queue.enter(client: "c") }
-        while queue.depths.waiting < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("two waiting") { queue.depths.waiting >= 2 }
         await #expect(throws: ServerError.self) { try await queue.enter(client: "d") }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }

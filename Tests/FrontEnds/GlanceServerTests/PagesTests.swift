@@ -11,7 +11,7 @@ import Testing
 
 /// The grid and preview pages, the site of several containers, the assets, and the thumbnail
 /// cache, against a real sidecar and real workers.
-@Suite("Preview pages")
+@Suite("Preview pages", .timeLimit(.minutes(10)))
 struct PagesTests {
     /// The `<li class="item ...">` blocks of a grid page, in order.
     static func items(_ html: String) -> [String] {
@@ -425,7 +425,7 @@ struct PagesTests {
 }
 
 /// The site's two groups of routes: the public ones, and every other behind sign-in.
-@Suite("route groups")
+@Suite("route groups", .timeLimit(.minutes(10)))
 struct RouteGroupTests {
     @Test(
         "a route added to the signed-in group is behind sign-in; unknown paths ask for it too; the public ones do not")

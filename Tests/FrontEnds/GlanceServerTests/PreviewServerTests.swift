@@ -69,7 +69,7 @@ final class ServedContainer: Sendable {
     }
 }
 
-@Suite("Preview server")
+@Suite("Preview server", .timeLimit(.minutes(10)))
 struct PreviewServerTests {
     @Test("the listing API: every document, filters, paging, and one document's attributes")
     func api() async throws {

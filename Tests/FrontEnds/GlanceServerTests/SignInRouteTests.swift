@@ -15,7 +15,7 @@ import Testing
 /// own sites (each site has its own sessions and its own throttle of failed attempts, so that a
 /// failure in one test does not slow another). `glance serve --users` end to end is
 /// `GlanceCLITests.SignInTests`.
-@Suite("sign-in, sessions, tokens and share links, in process")
+@Suite("sign-in, sessions, tokens and share links, in process", .timeLimit(.minutes(10)))
 struct SignInRouteTests {
     static let password = "a long password"
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import GlanceTerminal
 
-@Suite("The preview grid and how its protocol is chosen")
+@Suite("The preview grid and how its protocol is chosen", .timeLimit(.minutes(10)))
 struct PreviewGridTests {
     @Test("as many tiles to a row as the width allows, two columns apart; the box square in pixels")
     func layout() {

@@ -7,7 +7,7 @@ import Testing
 
 /// Each protocol's bytes, as libchafa writes them through `TerminalPicture`, parse as that
 /// protocol and carry an image of the expected size.
-@Suite("Terminal pictures")
+@Suite("Terminal pictures", .timeLimit(.minutes(10)))
 struct TerminalPictureTests {
     /// A 160x120 test card: a horizontal gradient, a red square in the middle, a transparent
     /// corner.
@@ -131,7 +131,7 @@ struct TerminalPictureTests {
 
 /// What glance assumes of libchafa's ABI compiled against its headers (CChafaABICheck), and the
 /// library loaded at run time as glance loads it.
-@Suite("libchafa")
+@Suite("libchafa", .timeLimit(.minutes(10)))
 struct ChafaLibraryTests {
     @Test("the headers the ABI check compiled against are libchafa 1.x, and glance loads the library")
     func loads() {

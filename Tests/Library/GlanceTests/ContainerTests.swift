@@ -5,7 +5,7 @@ import Testing
 
 /// The library's front door, used as a document store uses it: no command line, a real sidecar,
 /// real sandboxed renderers.
-@Suite("Glance library: Container")
+@Suite("Glance library: Container", .timeLimit(.minutes(10)))
 struct ContainerTests {
     /// A scratch container with `files` (name in the container → asset), removed at the end.
     final class Scratch: Sendable {

@@ -5,7 +5,7 @@ import Testing
 
 /// `Examples/TinyDocumentStore`, built with the package and run as its users would: a program that
 /// saves uploads itself and calls the library's hook in-process.
-@Suite("Example: a tiny document store")
+@Suite("Example: a tiny document store", .timeLimit(.minutes(10)))
 struct TinyDocumentStoreTests {
     static let executable = (TestLocations.worker as NSString).deletingLastPathComponent + "/tiny-document-store"
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Every file in `TestAssets/assets.tsv` does what its row says: sniffs as its kind, and renders
 /// to the expected size or fails with the expected reason. Corrupt files must throw, never crash.
-@Suite("TestAssets manifest")
+@Suite("TestAssets manifest", .timeLimit(.minutes(10)))
 struct AssetManifestTests {
     @Test("the manifest is there and covers every format")
     func manifestIsLoaded() {

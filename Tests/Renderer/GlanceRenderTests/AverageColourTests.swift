@@ -3,7 +3,7 @@ import GlanceRender
 import Testing
 
 /// The placeholder colour a page shows until a thumbnail arrives.
-@Suite("Average colour")
+@Suite("Average colour", .timeLimit(.minutes(10)))
 struct AverageColourTests {
     @Test("a solid image is its own colour; transparency counts as the white page beneath")
     func averages() {

@@ -5,7 +5,7 @@ import Testing
 
 /// EPUB covers (found in the order the renderer documents) and comic books (pages in natural
 /// order), from the books and archives `generate.py` zips, and writes by hand for RAR.
-@Suite("E-books and comic books")
+@Suite("E-books and comic books", .timeLimit(.minutes(10)))
 struct BookAndComicTests {
     /// The mean colour of a page (a flat colour, its number drawn small in the middle).
     static func centre(_ image: PixelBuffer) -> (r: Double, g: Double, b: Double) {

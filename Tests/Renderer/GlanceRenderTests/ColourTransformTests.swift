@@ -5,7 +5,7 @@ import Testing
 
 /// The renderers' side of colour management: which profiles are converted, how transforms are
 /// cached, and what an unusable profile costs.
-@Suite("Colour transforms")
+@Suite("Colour transforms", .timeLimit(.minutes(10)))
 struct ColourTransformTests {
     @Test("one profile, two documents: one transform built, then reused; another profile builds its own")
     func cacheHits() throws {

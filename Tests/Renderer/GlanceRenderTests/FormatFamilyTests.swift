@@ -35,7 +35,7 @@ enum SwatchFamily {
     ) { _, _ in Renderer() }
 }
 
-@Suite("Format families")
+@Suite("Format families", .timeLimit(.minutes(10)))
 struct FormatFamilyTests {
     /// A file of `bytes` in a folder of its own, removed by the caller.
     static func file(_ bytes: [UInt8], named name: String) throws -> (folder: URL, path: String) {

@@ -5,7 +5,7 @@ import Testing
 @testable import GlanceRender
 
 /// Format-specific behaviour beyond what the manifest states.
-@Suite("Renderers")
+@Suite("Renderers", .timeLimit(.minutes(10)))
 struct FormatTests {
     @Test("every PNG colour type and bit depth decodes to the same picture as 8-bit RGB")
     func pngColourTypes() throws {

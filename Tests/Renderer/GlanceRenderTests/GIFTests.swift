@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceRender
 
 /// GIF documents through giflib: each against what its generator drew.
-@Suite("GIF")
+@Suite("GIF", .timeLimit(.minutes(10)))
 struct GIFTests {
     @Test("a still GIF keeps its own pixels at its own size; interlaced rows land where they belong")
     func stillAndInterlaced() throws {

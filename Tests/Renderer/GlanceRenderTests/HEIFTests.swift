@@ -5,7 +5,7 @@ import Testing
 @testable import GlanceRender
 
 /// HEIC and AVIF documents through libheif: each against the file it was made from.
-@Suite("HEIC and AVIF")
+@Suite("HEIC and AVIF", .timeLimit(.minutes(10)))
 struct HEIFTests {
     @Test("a HEIC and an AVIF photo are the photo they were made from", arguments: ["photo.heic", "photo.avif"])
     func photo(_ name: String) throws {
@@ -132,7 +132,7 @@ struct HEIFTests {
 }
 
 /// Sniffing an ISO base media file by its `ftyp` brands.
-@Suite("HEIF brands")
+@Suite("HEIF brands", .timeLimit(.minutes(10)))
 struct HEIFBrandTests {
     /// An `ftyp` box of `major` and `compatible` brands, then a few bytes.
     static func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {

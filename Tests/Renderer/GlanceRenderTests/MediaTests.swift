@@ -8,7 +8,7 @@ import Testing
 
 /// Videos and sound files through FFmpeg (`TestAssets/media/`, made by `generate.py`): the frame
 /// chosen, its geometry and colour, HDR brought to SDR, cover pictures, and the details.
-@Suite("Videos and sound")
+@Suite("Videos and sound", .timeLimit(.minutes(10)))
 struct MediaTests {
     private func render(_ name: String) throws -> (type: ContentType, thumbnail: RenderedThumbnail) {
         try renderDocument(path: TestAssets.path("media/\(name)"))

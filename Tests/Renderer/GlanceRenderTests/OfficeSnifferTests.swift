@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceRender
 
 /// Office documents told apart by content, and checked before LibreOffice would see them.
-@Suite("Office documents: sniffing and package checks")
+@Suite("Office documents: sniffing and package checks", .timeLimit(.minutes(10)))
 struct OfficeSnifferTests {
     func open(_ relative: String) throws -> OpenFile {
         try OpenFile.regularFile(atPath: TestAssets.path(relative))

@@ -2,7 +2,7 @@ import Testing
 
 @testable import GlanceRender
 
-@Suite("EXIF orientation")
+@Suite("EXIF orientation", .timeLimit(.minutes(10)))
 struct OrientationTests {
     static let files = ["orient-none", "orient-0"] + (1...8).map { "orient-\($0)" }
 

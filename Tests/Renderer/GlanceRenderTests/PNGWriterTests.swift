@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceRender
 
 /// Glance's own PNG writer and deflate encoder, read back through libpng.
-@Suite("PNG writer")
+@Suite("PNG writer", .timeLimit(.minutes(10)))
 struct PNGWriterTests {
     /// A small deterministic generator, so that a failure can be reproduced.
     struct Noise {

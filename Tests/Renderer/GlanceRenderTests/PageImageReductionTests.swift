@@ -8,7 +8,7 @@ import Testing
 /// Images on PDF pages, averaged onto the page's pixels before cairo paints them (see
 /// `CPageImages`): the picture cairo's own filter makes, within rounding, and only where it
 /// applies.
-@Suite("Images on PDF pages")
+@Suite("Images on PDF pages", .timeLimit(.minutes(10)))
 struct PageImageReductionTests {
     /// Page 1 of `asset` rendered on this thread with images reduced or not, and how many were.
     func render(_ asset: String, reducing: Bool) throws -> (image: PixelBuffer, reduced: UInt32) {

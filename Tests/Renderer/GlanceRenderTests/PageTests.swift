@@ -6,7 +6,7 @@ import Testing
 @testable import GlanceRender
 
 /// Pages other than the first: a PDF's page N, drawn as poppler's own tool draws it.
-@Suite("Pages")
+@Suite("Pages", .timeLimit(.minutes(10)))
 struct PageTests {
     static let twoPages = TestAssets.path("pdf/a4-two-pages.pdf")
 

@@ -6,7 +6,7 @@ import Testing
 /// The raster pipeline over a decoder that supplies nothing but a header, a plan and rows: the
 /// fit, the pixel limit, the downscale, the alpha and the orientation are the pipeline's, so a new
 /// format gets them by being a decoder.
-@Suite("One raster pipeline over every decoder")
+@Suite("One raster pipeline over every decoder", .timeLimit(.minutes(10)))
 struct RasterPipelineTests {
     /// A decoder of a made-up format whose document name says what it is:
     /// `WIDTHxHEIGHT-ORIENTATION-CHANNELS-SHRINK`, for example `3000x2000-6-4-2`. Its pixels are

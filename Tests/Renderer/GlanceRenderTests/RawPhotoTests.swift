@@ -7,7 +7,7 @@ import Testing
 /// data developed; the camera's turn; the details. The DNGs are written by `generate.py` from the
 /// DNG specification: four flat quadrants (red, green, blue, gray), and in the preview only a
 /// white square at the centre, so that a thumbnail tells which was drawn.
-@Suite("Camera raw photos")
+@Suite("Camera raw photos", .timeLimit(.minutes(10)))
 struct RawPhotoTests {
     /// Whether a pixel is near a colour.
     static func near(_ pixel: (r: UInt8, g: UInt8, b: UInt8, a: UInt8), _ colour: (Int, Int, Int), by tolerance: Int)

@@ -6,7 +6,7 @@ import Testing
 /// Raw photos are told apart by their bytes: their own magic numbers, or a TIFF's first
 /// directory (a DNG version, or a camera maker's name with raw traits); a camera maker's plain
 /// TIFF stays a TIFF.
-@Suite("Camera raw sniffing")
+@Suite("Camera raw sniffing", .timeLimit(.minutes(10)))
 struct RawSnifferTests {
     /// A little-endian TIFF whose first directory holds `entries` (tag, type, count, value),
     /// followed by `extra` bytes (where a long Make string goes, at offset `8 + 2 + 12n + 4`).

@@ -6,7 +6,7 @@ import Testing
 @testable import GlanceRender
 
 /// The resampler through the PNG and JPEG renderers: sizes, colour drift, alpha edges.
-@Suite("Resampler")
+@Suite("Resampler", .timeLimit(.minutes(10)))
 struct ResamplerTests {
     @Test("exact output sizes over a sweep of PNG source sizes")
     func exactSizesPNG() throws {
@@ -131,7 +131,7 @@ struct ResamplerTests {
 }
 
 /// Halving, which makes the store's smaller sizes where a size is exactly half the next.
-@Suite("Halving")
+@Suite("Halving", .timeLimit(.minutes(10)))
 struct HalvingTests {
     @Test("each pixel the mean of its 2x2 block; an odd last row and column count twice")
     func meansOfBlocks() {

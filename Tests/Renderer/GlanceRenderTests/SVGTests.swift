@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceRender
 
 /// SVG documents through librsvg: drawn to fill the box, nothing from outside the document.
-@Suite("SVG")
+@Suite("SVG", .timeLimit(.minutes(10)))
 struct SVGTests {
     @Test("a drawing fills the box whatever its intrinsic size, sharp at its edges")
     func fillsTheBox() throws {

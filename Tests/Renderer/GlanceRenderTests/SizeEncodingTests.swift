@@ -6,7 +6,7 @@ import Testing
 
 /// The store's smaller sizes: lossy WebP for gradual pictures, lossless for text pages,
 /// JPEG for photos (``SizeEncoding``, ``PictureKind``).
-@Suite("Size encoding")
+@Suite("Size encoding", .timeLimit(.minutes(10)))
 struct SizeEncodingTests {
     /// A page-sized picture of gradual changes: a diagonal ramp with a little seeded noise, as a
     /// photograph's neighbours differ.

@@ -2,7 +2,7 @@ import Testing
 
 @testable import GlanceRender
 
-@Suite("Sniffing")
+@Suite("Sniffing", .timeLimit(.minutes(10)))
 struct SnifferTests {
     @Test("bytes decide before the name")
     func bytesFirst() {

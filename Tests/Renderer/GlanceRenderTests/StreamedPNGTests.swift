@@ -7,7 +7,7 @@ import Testing
 
 /// PNG thumbnails encoded row by row as the scaler makes them (the thumbnail never whole in
 /// memory) against the same thumbnails made whole and then encoded.
-@Suite("Streamed PNG thumbnails")
+@Suite("Streamed PNG thumbnails", .timeLimit(.minutes(10)))
 struct StreamedPNGTests {
     /// Renders `path` both ways through one thumbnailer: (streamed, whole then encoded).
     static func bothWays(_ path: String, maxSide: Int = ThumbnailGeometry.defaultMaxSide) throws -> (
@@ -123,7 +123,7 @@ struct StreamedPNGTests {
 
 /// A thumbnail's encoded bytes sent in pieces while it is made (as a worker sends them to the
 /// coordinator), so that not even the encoded image exists whole.
-@Suite("PNG sent in pieces")
+@Suite("PNG sent in pieces", .timeLimit(.minutes(10)))
 struct PNGPieceTests {
     /// An RGB image of noise (which does not compress) and a smooth band (which does).
     static func noisyImage(width: Int, height: Int) -> PixelBuffer {

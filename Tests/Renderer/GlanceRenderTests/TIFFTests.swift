@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceRender
 
 /// TIFF documents through libtiff: each against what its generator drew.
-@Suite("TIFF")
+@Suite("TIFF", .timeLimit(.minutes(10)))
 struct TIFFTests {
     @Test("strips, tiles, 16 bits, gray and CMYK all render to their size")
     func encodings() throws {

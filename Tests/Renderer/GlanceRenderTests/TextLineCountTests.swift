@@ -6,7 +6,7 @@ import Testing
 
 /// A text's line count goes on from the bytes the sniff read: the same count as over the file's
 /// first MiB read at once, whether the text ends within the sniff's read, past it, or past a MiB.
-@Suite("Text line counts")
+@Suite("Text line counts", .timeLimit(.minutes(10)))
 struct TextLineCountTests {
     /// Writes `bytes` to a scratch file, sniffs it as the renderer does, and counts its lines
     /// from what the sniff read.

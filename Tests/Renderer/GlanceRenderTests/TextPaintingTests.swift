@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceRender
 
 /// Glance's own glyph painter against cairo: the same page, pixel for pixel.
-@Suite("Text painting")
+@Suite("Text painting", .timeLimit(.minutes(10)))
 struct TextPaintingTests {
     static let documents = [
         "latin-utf8", "cyrillic-utf8", "hebrew-utf8", "japanese-utf8", "chinese-utf8", "korean-utf8", "shift_jis",

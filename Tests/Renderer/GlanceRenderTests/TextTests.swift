@@ -2,7 +2,7 @@ import Testing
 
 @testable import GlanceRender
 
-@Suite("Text")
+@Suite("Text", .timeLimit(.minutes(10)))
 struct TextTests {
     static let encodedFiles = [
         "shift_jis", "euc-jp", "gb18030", "big5", "koi8-r", "windows-1252", "utf16le-bom", "utf16be-bom", "utf32le-bom",

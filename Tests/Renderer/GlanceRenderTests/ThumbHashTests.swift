@@ -6,7 +6,7 @@ import Testing
 @testable import GlanceRender
 
 /// The ThumbHash encoder against the reference implementation's hashes (TestAssets/thumbhash/).
-@Suite("ThumbHash")
+@Suite("ThumbHash", .timeLimit(.minutes(10)))
 struct ThumbHashTests {
     /// The generated image of reference.tsv: RGBA, opaque.
     static func image(width: Int, height: Int) -> [UInt8] {

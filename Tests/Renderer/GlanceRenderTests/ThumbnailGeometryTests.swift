@@ -2,7 +2,7 @@ import Testing
 
 @testable import GlanceRender
 
-@Suite("Thumbnail geometry")
+@Suite("Thumbnail geometry", .timeLimit(.minutes(10)))
 struct ThumbnailGeometryTests {
     @Test("fit keeps the aspect ratio, makes the longest side 1024 and never enlarges")
     func fitSweep() {

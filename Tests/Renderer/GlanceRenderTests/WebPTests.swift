@@ -4,7 +4,7 @@ import Testing
 @testable import GlanceRender
 
 /// WebP documents through libwebp: each against the file it was made from.
-@Suite("WebP")
+@Suite("WebP", .timeLimit(.minutes(10)))
 struct WebPTests {
     @Test("a lossy WebP, scaled while decoded, is the photo it was made from")
     func lossyPhoto() throws {

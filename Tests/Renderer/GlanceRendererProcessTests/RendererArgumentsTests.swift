@@ -3,7 +3,7 @@ import Testing
 
 @testable import GlanceRendererProcess
 
-@Suite("Worker arguments")
+@Suite("Worker arguments", .timeLimit(.minutes(10)))
 struct RendererArgumentsTests {
     @Test("the pool's command line sets the limits, the sandbox and the triggers")
     func poolCommandLine() throws {

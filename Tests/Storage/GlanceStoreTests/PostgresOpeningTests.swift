@@ -5,7 +5,7 @@ import GlanceTestSupport
 import Testing
 
 /// Addresses, and opening a PostgreSQL store: what is refused, and in which words.
-@Suite("PostgreSQL opening")
+@Suite("PostgreSQL opening", .timeLimit(.minutes(10)))
 struct PostgresOpeningTests {
     @Test("an address gives user, host, port, database, container and TLS; messages never show the password")
     func parsing() throws {

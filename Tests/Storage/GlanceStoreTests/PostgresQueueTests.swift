@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The job queue in PostgreSQL: priorities, leases, expiry, attempts.
-@Suite("PostgreSQL job queue")
+@Suite("PostgreSQL job queue", .timeLimit(.minutes(10)))
 struct PostgresQueueTests {
     func lease(_ seconds: Double) -> Lease {
         Lease(token: UUID().uuidString, host: "host-\(UUID().uuidString.prefix(4))", pid: 1, seconds: seconds)

@@ -6,7 +6,7 @@ import Testing
 
 /// `sslmode` against a real PostgreSQL that speaks TLS with a certificate for `localhost` from an
 /// authority of its own, and refuses every unencrypted connection.
-@Suite("PostgreSQL store: sslmode")
+@Suite("PostgreSQL store: sslmode", .timeLimit(.minutes(10)))
 struct PostgresTLSTests {
     /// Opens a store at `address` and closes it; the error's words when it cannot.
     static func opens(_ address: String) async -> String? {

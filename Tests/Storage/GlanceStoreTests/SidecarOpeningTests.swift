@@ -6,7 +6,7 @@ import Testing
 @testable import GlanceStore
 
 /// Opening a store: the folder, its cache tag, the database, and the folders that are not stores.
-@Suite("Sidecar opening")
+@Suite("Sidecar opening", .timeLimit(.minutes(10)))
 struct SidecarOpeningTests {
     @Test("a new store makes its folder, a CACHEDIR.TAG with the signature line, and the database")
     func createsFolderAndTag() async throws {
@@ -214,7 +214,7 @@ struct SidecarOpeningTests {
 /// A store whose file alone is torn but whose WAL holds the newer pages: what a process leaves
 /// when it ends in the middle of a checkpoint. SQLite reads it whole through the WAL; the check
 /// made before opening (which reads the file alone) must not call it corrupt.
-@Suite("Sidecar opening beside a WAL")
+@Suite("Sidecar opening beside a WAL", .timeLimit(.minutes(10)))
 struct SidecarWALOpeningTests {
     @Test("pages torn in the file but whole in the WAL: the store opens and reads the newest records")
     func tornFileWholeWAL() async throws {

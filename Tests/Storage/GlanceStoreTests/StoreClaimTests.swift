@@ -8,7 +8,7 @@ import Testing
 
 /// Claims under leases: two batches on one container, on one machine or several, must not render
 /// the same document twice, and a dead batch's claims must not linger. Run against every store.
-@Suite("Store claims")
+@Suite("Store claims", .timeLimit(.minutes(10)))
 struct StoreClaimTests {
     /// A lease held by this test process (alive while the test runs).
     let mine = Lease(token: "mine-" + UUID().uuidString, host: Lease.thisHost, pid: getpid(), seconds: 3600)

@@ -11,7 +11,7 @@ import Testing
 
 /// Several stores on one folder or database at once, as a batch, a watcher and a server would
 /// be (or several hosts): run against every store.
-@Suite("Store concurrency")
+@Suite("Store concurrency", .timeLimit(.minutes(10)))
 struct StoreConcurrencyTests {
     @Test(
         "two stores on one backing save 2 × 200 documents from several tasks, losing none",

@@ -4,7 +4,7 @@ import Testing
 
 /// Saving, loading, moving and removing documents: one suite, run against every store (a real
 /// SQLite sidecar and a real PostgreSQL server).
-@Suite("Store documents")
+@Suite("Store documents", .timeLimit(.minutes(10)))
 struct StoreDocumentTests {
     @Test(
         "a saved record and its thumbnails load back, with every size's image data, with none, with one size's",
@@ -246,7 +246,9 @@ struct StoreDocumentTests {
         #expect(documents[4].thumbnails.map(\.byteCount) == [204])
         #expect(documents[3].thumbnails.map(\.sizeKey) == ["1024x1024", "256x256"])
         #expect(documents.map(\.thumbnails.count).reduce(0, +) == count + (count + 2) / 3)
-        // Generous, for a loaded 2-core machine: the point is that it is not one query per row.
-        #expect(elapsed < .seconds(5))
+        // A hang guard only: how fast a listing is belongs to a benchmark, not to a test on a
+        // shared machine (one query for the rows and one for the thumbnails, not one per row,
+        // is what keeps it far under this).
+        #expect(elapsed < .seconds(60))
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// The sidecar writes dates itself (no `DateFormatter`); they must be the very text GRDB writes
 /// for a `Date`, so that stores written before and after read back alike.
-@Suite("Stored dates")
+@Suite("Stored dates", .timeLimit(.minutes(10)))
 struct StoredDateTests {
     /// Instants around the edges that formatting gets wrong: before 1970, a millisecond's last
     /// fraction, leap days, the ends of years and centuries.
