@@ -44,136 +44,12 @@ public enum ListingJSONWriter {
         output.raw("\n  }")
     }
 
-    /// A video's or a sound file's details, an object at the details' indent, keys sorted.
-    private static func append(_ media: MediaDetails, to output: inout JSONBytes) {
-        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
-        if let codec = media.audioCodec { fields.append(("audioCodec", { $0.quoted(codec) })) }
-        if let seconds = media.durationSeconds { fields.append(("durationSeconds", { $0.decimal(seconds) })) }
-        if let rate = media.frameRate { fields.append(("frameRate", { $0.decimal(rate) })) }
-        if let audio = media.hasAudio { fields.append(("hasAudio", { $0.raw(audio ? "true" : "false") })) }
-        if let hdr = media.hdr { fields.append(("hdr", { $0.quoted(hdr.rawValue) })) }
-        if let height = media.height { fields.append(("height", { $0.number(Int64(height)) })) }
-        if let picture = media.picture { fields.append(("picture", { $0.quoted(picture.rawValue) })) }
-        if let codec = media.videoCodec { fields.append(("videoCodec", { $0.quoted(codec) })) }
-        if let width = media.width { fields.append(("width", { $0.number(Int64(width)) })) }
-        object(fields, indent: "      ", to: &output)
-    }
-
-    /// A raw photo's details, an object at the details' indent, keys sorted.
-    private static func append(_ camera: CameraDetails, to output: inout JSONBytes) {
-        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
-        if let captured = camera.captured { fields.append(("captured", { $0.quoted(captured) })) }
-        if let height = camera.height { fields.append(("height", { $0.number(Int64(height)) })) }
-        if let make = camera.make { fields.append(("make", { $0.quoted(make) })) }
-        if let model = camera.model { fields.append(("model", { $0.quoted(model) })) }
-        if let picture = camera.picture { fields.append(("picture", { $0.quoted(picture.rawValue) })) }
-        if let width = camera.width { fields.append(("width", { $0.number(Int64(width)) })) }
-        object(fields, indent: "      ", to: &output)
-    }
-
-    /// An e-book's details, an object at the details' indent, keys sorted.
-    private static func append(_ book: BookDetails, to output: inout JSONBytes) {
-        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
-        if let author = book.author { fields.append(("author", { $0.quoted(author) })) }
-        if let cover = book.cover { fields.append(("cover", { $0.quoted(cover.rawValue) })) }
-        if let title = book.title { fields.append(("title", { $0.quoted(title) })) }
-        object(fields, indent: "      ", to: &output)
-    }
-
-    /// An object of `fields` (in the order given: sorted by the caller) whose closing brace is at
-    /// `indent`, its fields one level in, as JSONEncoder's pretty printing writes it (an empty
-    /// object as two newlines between its braces).
-    private static func object(
-        _ fields: [(key: StaticString, write: (inout JSONBytes) -> Void)], indent: StaticString,
-        to output: inout JSONBytes
-    ) {
-        output.raw("{\n")
-        if fields.isEmpty { output.raw("\n") }
-        for (index, field) in fields.enumerated() {
-            output.raw(indent)
-            output.raw("  \"")
-            output.raw(field.key)
-            output.raw("\" : ")
-            field.write(&output)
-            output.raw(index == fields.count - 1 ? "\n" : ",\n")
-        }
-        output.raw(indent)
-        output.raw("}")
-    }
-
-    /// `"details" : {...},` at a row's indent.
+    /// `"details" : {...},` at a row's indent, written from the details' own Codable fields.
     private static func append(_ details: DocumentDetails, to output: inout JSONBytes) {
-        var fields: [(key: StaticString, write: (inout JSONBytes) -> Void)] = []
-        if let book = details.book {
-            fields.append(("book", { append(book, to: &$0) }))
-        }
-        if let camera = details.camera {
-            fields.append(("camera", { append(camera, to: &$0) }))
-        }
-        if let lines = details.lineCount {
-            fields.append(("lineCount", { $0.number(Int64(lines)) }))
-        }
-        if let media = details.media {
-            fields.append(("media", { append(media, to: &$0) }))
-        }
-        if let count = details.pageCount {
-            fields.append(("pageCount", { $0.number(Int64(count)) }))
-        }
-        if let names = details.pageNames {
-            fields.append(
-                (
-                    "pageNames",
-                    { output in
-                        detailArray(names, to: &output) { name, output in
-                            output.raw("        ")
-                            output.quoted(name)
-                        }
-                    }
-                ))
-        }
-        if let runs = details.pageSizes {
-            fields.append(
-                (
-                    "pageSizes",
-                    { output in
-                        detailArray(runs, to: &output) { run, output in
-                            output.raw("        {\n          \"count\" : ")
-                            output.number(Int64(run.count))
-                            output.raw(",\n          \"height\" : ")
-                            output.decimal(run.height)
-                            output.raw(",\n          \"width\" : ")
-                            output.decimal(run.width)
-                            output.raw("\n        }")
-                        }
-                    }
-                ))
-        }
-        if let encoding = details.textEncoding {
-            fields.append(("textEncoding", { $0.quoted(encoding) }))
-        }
-        if let longer = details.textIsLonger {
-            fields.append(("textIsLonger", { $0.raw(longer ? "true" : "false") }))
-        }
         output.raw("    \"details\" : ")
-        object(fields, indent: "    ", to: &output)
+        // Encoding a value type of plain fields cannot fail.
+        try? SortedJSONEncoder.write(details, level: 2, to: &output)
         output.raw(",\n")
-    }
-
-    /// An array inside `details`, as JSONEncoder's pretty printing writes it: `[\n\n      ]` when
-    /// empty, else each element (written by `element`, from its indent) on lines of its own.
-    private static func detailArray<Element>(
-        _ elements: [Element], to output: inout JSONBytes, element: (Element, inout JSONBytes) -> Void
-    ) {
-        if elements.isEmpty {
-            output.raw("[\n\n      ]")
-            return
-        }
-        output.raw("[\n")
-        for (index, item) in elements.enumerated() {
-            element(item, &output)
-            output.raw(index == elements.count - 1 ? "\n" : ",\n")
-        }
-        output.raw("      ]")
     }
 
     private static func thumbnails(_ thumbnails: [String: ListingFormatter.Row.Thumbnail], to output: inout JSONBytes) {
@@ -243,6 +119,16 @@ struct JSONBytes {
         } else {
             bytes.append(contentsOf: Array(String(value).utf8))
         }
+    }
+
+    /// `level` indents of two spaces.
+    mutating func indent(_ level: Int) {
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+    }
+
+    /// Text written as it is (a number already formatted).
+    mutating func text(_ value: String) {
+        bytes.append(contentsOf: value.utf8)
     }
 
     /// An integer in decimal.

@@ -86,11 +86,17 @@ struct DocumentRow: Decodable, FetchableRecord, TableRecord {
             renderMilliseconds: renderMilliseconds, details: details.flatMap(DocumentDetails.init(json:))?.checked)
     }
 
-    /// The columns a save writes, in the order of ``insertArguments``.
-    private static let writtenColumns = [
-        "container", "path", "device", "inode", "size", "modifiedNs", "digest", "contentType", "state", "error",
-        "generatorVersion", "generatedAt", "renderMilliseconds", "details",
-    ]
+    /// The columns a save writes, each with its value: the one place a column is paired with
+    /// the field it stores (the date as GRDB stores one, ``StoredDate``).
+    private static let written: [(column: String, value: @Sendable (DocumentRow) -> (any DatabaseValueConvertible)?)] =
+        [
+            ("container", { $0.container }), ("path", { $0.path }), ("device", { $0.device }), ("inode", { $0.inode }),
+            ("size", { $0.size }), ("modifiedNs", { $0.modifiedNs }), ("digest", { $0.digest }),
+            ("contentType", { $0.contentType }), ("state", { $0.state }), ("error", { $0.error }),
+            ("generatorVersion", { $0.generatorVersion }), ("generatedAt", { StoredDate.text($0.generatedAt) }),
+            ("renderMilliseconds", { $0.renderMilliseconds }), ("details", { $0.details }),
+        ]
+    private static let writtenColumns = written.map(\.column)
 
     /// Inserts a new row (the database picks its id).
     static let insertSQL =
@@ -100,12 +106,9 @@ struct DocumentRow: Decodable, FetchableRecord, TableRecord {
     static let updateSQL =
         "UPDATE document SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
 
-    /// The values of ``insertSQL``, the date as GRDB stores one (``StoredDate``).
+    /// The values of ``insertSQL``.
     var insertArguments: StatementArguments {
-        [
-            container, path, device, inode, size, modifiedNs, digest, contentType, state, error, generatorVersion,
-            StoredDate.text(generatedAt), renderMilliseconds, details,
-        ]
+        StatementArguments(Self.written.map { $0.value(self) })
     }
 
     /// The values of ``updateSQL`` for the row `id`.
