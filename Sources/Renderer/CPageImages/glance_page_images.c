@@ -178,13 +178,13 @@ static bool average(const uint8_t *source, int source_stride, const taps *column
     return true;
 }
 
-/// A pattern of `pattern`'s image averaged onto the device's pixels under `cr`'s transformation,
-/// or NULL when it is not an image worth it (or memory is short: cairo then scales the original,
-/// as it would have).
-static cairo_pattern_t *reduced_pattern(cairo_t *cr, cairo_pattern_t *pattern) {
+/// The image of `pattern` when it is one a reduction may stand for: a surface pattern of an
+/// ARGB32 or RGB24 image of at most largest_side pixels a side, filtered GOOD or BEST (its filter
+/// into `filter`), padded, without device offset or scale; else NULL.
+static cairo_surface_t *reducible_image(cairo_pattern_t *pattern, int *filter) {
     if (pattern == NULL || cairo_pattern_get_type(pattern) != PATTERN_TYPE_SURFACE) return NULL;
-    int filter = cairo_pattern_get_filter(pattern);
-    if ((filter != FILTER_GOOD && filter != FILTER_BEST) || cairo_pattern_get_extend(pattern) != EXTEND_PAD) {
+    *filter = cairo_pattern_get_filter(pattern);
+    if ((*filter != FILTER_GOOD && *filter != FILTER_BEST) || cairo_pattern_get_extend(pattern) != EXTEND_PAD) {
         return NULL;
     }
     cairo_surface_t *image = NULL;
@@ -202,6 +202,18 @@ static cairo_pattern_t *reduced_pattern(cairo_t *cr, cairo_pattern_t *pattern) {
     if (source_width < 1 || source_height < 1 || source_width > largest_side || source_height > largest_side) {
         return NULL;
     }
+    return image;
+}
+
+/// A pattern of `pattern`'s image averaged onto the device's pixels under `cr`'s transformation,
+/// or NULL when it is not an image worth it (or memory is short: cairo then scales the original,
+/// as it would have).
+static cairo_pattern_t *reduced_pattern(cairo_t *cr, cairo_pattern_t *pattern) {
+    int filter = 0;
+    cairo_surface_t *image = reducible_image(pattern, &filter);
+    if (image == NULL) return NULL;
+    int format = cairo_image_surface_get_format(image);
+    int source_width = cairo_image_surface_get_width(image), source_height = cairo_image_surface_get_height(image);
 
     // Device space to the image's pixels: the transformation's inverse, then the pattern's
     // matrix (user space to pattern space).

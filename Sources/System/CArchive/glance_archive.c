@@ -144,6 +144,52 @@ void glance_archive_close(glance_archive *archive) {
     free(archive);
 }
 
+/// Adds the entry `header` to the listing, held to the limits (`room`: the listing's capacity;
+/// `total`: the bytes its entries declare so far): 1, or 0 with the failure and its reason.
+static int add_entry(glance_archive *archive, struct archive_entry *header, size_t *room, int64_t *total,
+                     char *reason, size_t capacity, glance_failure *failure) {
+    const glance_archive_limits *limits = &archive->limits;
+    if (archive->count == limits->max_entries) {
+        *failure = GLANCE_FAILURE_PAST_LIMIT;
+        snprintf(reason, capacity, "more than %zu entries", limits->max_entries);
+        return 0;
+    }
+    if (archive->count == *room) {
+        *room = *room ? *room * 2 : 64;
+        entry *grown = realloc(archive->entries, *room * sizeof *grown);
+        if (grown == NULL) {
+            snprintf(reason, capacity, "out of memory");
+            return 0;
+        }
+        archive->entries = grown;
+    }
+    const char *name = libarchive.entry_pathname(header);
+    entry *item = &archive->entries[archive->count];
+    item->name = strdup(name != NULL ? name : "");
+    item->size = libarchive.entry_size_is_set(header) ? libarchive.entry_size(header) : -1;
+    item->is_file = libarchive.entry_filetype(header) == AE_IFREG;
+    item->is_encrypted = libarchive.entry_is_encrypted(header) > 0;
+    archive->count++;
+    if (item->name == NULL) {
+        snprintf(reason, capacity, "out of memory");
+        return 0;
+    }
+    if (item->size > limits->max_entry_bytes) {
+        *failure = GLANCE_FAILURE_PAST_LIMIT;
+        snprintf(reason, capacity, "an entry declares %lld bytes, past the limit of %lld",
+                 (long long)item->size, (long long)limits->max_entry_bytes);
+        return 0;
+    }
+    *total += item->size > 0 ? item->size : 0;
+    if (*total > limits->max_total_bytes) {
+        *failure = GLANCE_FAILURE_PAST_LIMIT;
+        snprintf(reason, capacity, "its entries declare more than %lld bytes in all",
+                 (long long)limits->max_total_bytes);
+        return 0;
+    }
+    return 1;
+}
+
 glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats formats,
                                     const glance_archive_limits *limits, char *reason, size_t capacity,
                                     glance_failure *failure) {
@@ -174,46 +220,7 @@ glance_archive *glance_archive_open(int fd, int64_t size, glance_archive_formats
             copy_error(reader, from, reason, capacity, failure);
             break;
         }
-        if (archive->count == limits->max_entries) {
-            *failure = GLANCE_FAILURE_PAST_LIMIT;
-            snprintf(reason, capacity, "more than %zu entries", limits->max_entries);
-            status = ARCHIVE_FATAL;
-            break;
-        }
-        if (archive->count == room) {
-            room = room ? room * 2 : 64;
-            entry *grown = realloc(archive->entries, room * sizeof *grown);
-            if (grown == NULL) {
-                snprintf(reason, capacity, "out of memory");
-                status = ARCHIVE_FATAL;
-                break;
-            }
-            archive->entries = grown;
-        }
-        const char *name = libarchive.entry_pathname(header);
-        entry *item = &archive->entries[archive->count];
-        item->name = strdup(name != NULL ? name : "");
-        item->size = libarchive.entry_size_is_set(header) ? libarchive.entry_size(header) : -1;
-        item->is_file = libarchive.entry_filetype(header) == AE_IFREG;
-        item->is_encrypted = libarchive.entry_is_encrypted(header) > 0;
-        archive->count++;
-        if (item->name == NULL) {
-            snprintf(reason, capacity, "out of memory");
-            status = ARCHIVE_FATAL;
-            break;
-        }
-        if (item->size > limits->max_entry_bytes) {
-            *failure = GLANCE_FAILURE_PAST_LIMIT;
-            snprintf(reason, capacity, "an entry declares %lld bytes, past the limit of %lld",
-                     (long long)item->size, (long long)limits->max_entry_bytes);
-            status = ARCHIVE_FATAL;
-            break;
-        }
-        total += item->size > 0 ? item->size : 0;
-        if (total > limits->max_total_bytes) {
-            *failure = GLANCE_FAILURE_PAST_LIMIT;
-            snprintf(reason, capacity, "its entries declare more than %lld bytes in all",
-                     (long long)limits->max_total_bytes);
+        if (!add_entry(archive, header, &room, &total, reason, capacity, failure)) {
             status = ARCHIVE_FATAL;
             break;
         }
@@ -376,6 +383,22 @@ static int check_nested(const glance_archive *outer, const uint8_t *bytes, size_
     return ok;
 }
 
+/// Appends `length` bytes to the buffer `kept` (of `*kept_length` bytes in `*room`), growing it:
+/// 1, or 0 when out of memory.
+static int keep(uint8_t **kept, size_t *kept_length, size_t *room, const uint8_t *bytes, size_t length) {
+    if (*kept_length + length > *room) {
+        size_t grown_room = *room ? *room * 2 : (1 << 20);
+        while (grown_room < *kept_length + length) grown_room *= 2;
+        uint8_t *grown = realloc(*kept, grown_room);
+        if (grown == NULL) return 0;
+        *kept = grown;
+        *room = grown_room;
+    }
+    memcpy(*kept + *kept_length, bytes, length);
+    *kept_length += length;
+    return 1;
+}
+
 static int check_contents(glance_archive *archive, int depth, char *reason, size_t capacity,
                           glance_failure *failure) {
     *failure = GLANCE_FAILURE_CORRUPT;
@@ -433,21 +456,10 @@ static int check_contents(glance_archive *archive, int depth, char *reason, size
                 ok = 0;
                 break;
             }
-            if (maybe_archive) {
-                if (kept_length + (size_t)got > room) {
-                    size_t grown_room = room ? room * 2 : (1 << 20);
-                    while (grown_room < kept_length + (size_t)got) grown_room *= 2;
-                    uint8_t *grown = realloc(kept, grown_room);
-                    if (grown == NULL) {
-                        snprintf(reason, capacity, "out of memory");
-                        ok = 0;
-                        break;
-                    }
-                    kept = grown;
-                    room = grown_room;
-                }
-                memcpy(kept + kept_length, chunk, (size_t)got);
-                kept_length += (size_t)got;
+            if (maybe_archive && !keep(&kept, &kept_length, &room, chunk, (size_t)got)) {
+                snprintf(reason, capacity, "out of memory");
+                ok = 0;
+                break;
             }
         }
         if (ok && maybe_archive && kept_length > 0)
