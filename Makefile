@@ -206,9 +206,12 @@ demo: release
 	@echo "  $(GLANCE) show $(DEMO_DIR) clip.mp4      (a video: its frame, length and codecs)"
 	@echo "  $(GLANCE) show $(DEMO_DIR) budget.xlsx   (a workbook drawn by LibreOffice: its sheets are its pages)"
 
-## docs: the Glance library's documentation (DocC, from the toolchain) in .build/docs, any
-## warning (a broken link, say) an error. The symbol graph is read from the debug build's modules.
+## docs: the README's and docs/' pages checked (every link leads to a file of the tree, every
+## option they name is glance's: docs/check_docs.py), and the Glance library's documentation
+## (DocC, from the toolchain) in .build/docs, any warning (a broken link, say) an error. The
+## symbol graph is read from the debug build's modules.
 docs: build
+	python3 docs/check_docs.py --glance .build/debug/glance
 	@rm -rf .build/docs .build/symbol-graphs && mkdir -p .build/symbol-graphs
 	@maps=""; for m in .build/debug/*.build/module.modulemap Sources/Renderer/CGraphics/module.modulemap \
 	  Sources/Renderer/CUchardet/module.modulemap $$(find .build/checkouts -name module.modulemap -path '*GRDBSQLite*'); do \

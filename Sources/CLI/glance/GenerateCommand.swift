@@ -300,7 +300,7 @@ struct GenerateReport: Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sandbox, forKey: .sandbox)
         try container.encode(workersStarted, forKey: .renderersStarted)
-        // The earlier name of the same count, kept for one release (README, "Changes").
+        // The earlier name of the same count, kept for one release (docs/changes.md).
         try container.encode(workersStarted, forKey: .workersStarted)
         try container.encode(officeRenderersStarted, forKey: .officeRenderersStarted)
         try container.encode(notes, forKey: .notes)
