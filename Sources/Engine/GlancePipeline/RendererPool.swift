@@ -144,8 +144,9 @@ public final class RendererPool: Sendable {
 
     public let configuration: Configuration
     private let queue: Mutex<Queue>
-    /// The office lane's pool, made when the first office document is handed on.
-    private let officePool = Mutex<RendererPool?>(nil)
+    /// The office lane's pool, made when the first office document is handed on, ended by the
+    /// first stop or shutdown (``SecondPoolState``).
+    private let officePool = Mutex(SecondPoolState<RendererPool>())
 
     /// The sandbox workers run in: the configuration's, or the pending probe's answer (trying
     /// bubblewrap if no worker has shown it yet). nil only when seccomp is unavailable too, which
@@ -213,7 +214,7 @@ public final class RendererPool: Sendable {
     public func shutdown() async {
         close()
         await threadsEnded()
-        await officePool.withLock { $0 }?.shutdown()
+        await officePool.withLock { $0.end() }?.shutdown()
     }
 
     /// ``shutdown()`` for code that cannot await (a `defer` at the end of a command): the calling
@@ -221,7 +222,7 @@ public final class RendererPool: Sendable {
     public func shutdownBlocking() {
         close()
         stopped.wait()
-        officePool.withLock { $0 }?.shutdownBlocking()
+        officePool.withLock { $0.end() }?.shutdownBlocking()
     }
 
     /// Stops at once (SIGINT, SIGTERM): queued jobs end `cancelled` without running, running
@@ -229,9 +230,9 @@ public final class RendererPool: Sendable {
     /// without holding a thread of Swift's cooperative pool meanwhile.
     public func stop() async {
         cancel()
-        // Once cancelled, no thread makes the office pool (officeLane): the one there is now, if
-        // any, is the only one to stop.
-        await officePool.withLock { $0 }?.stop()
+        // Once ended, no hand-off makes the office pool: the one there is now, if any, is the
+        // only one to stop.
+        await officePool.withLock { $0.end() }?.stop()
         await threadsEnded()
     }
 
@@ -239,7 +240,7 @@ public final class RendererPool: Sendable {
     /// waits.
     public func stopBlocking() {
         cancel()
-        officePool.withLock { $0 }?.stopBlocking()
+        officePool.withLock { $0.end() }?.stopBlocking()
         stopped.wait()
     }
 
@@ -315,26 +316,23 @@ public final class RendererPool: Sendable {
     }
 
     /// The office lane's pool, made on first use from ``Configuration/office``, under the sandbox
-    /// the ordinary renderers found; nil when there is none, or when this pool was stopped before
-    /// one was made: whether it was is asked under the office pool's lock, which ``stop()`` takes
-    /// after cancelling, so that a pool made just before the stop is the one the stop stops, and
-    /// none is made after it.
+    /// the ordinary renderers found; nil when there is none, or when this pool was stopped or
+    /// shut down (``SecondPoolState``: a pool made just before a stop is the one the stop stops,
+    /// and none is made after it).
     private func officeLane() -> RendererPool? {
         guard let lane = configuration.office else { return nil }
-        return officePool.withLock { pool in
-            if let pool { return pool }
-            if queue.withLock({ $0.cancelled }) { return nil }
-            var office = Configuration(
-                executable: configuration.executable, arguments: lane.arguments, workers: lane.workers,
-                limits: lane.limits, sandbox: sandbox ?? configuration.sandbox)
-            office.bubblewrapExtraArguments = configuration.bubblewrapExtraArguments
-            office.metrics = configuration.metrics
-            office.metrics.forOfficeLane = true
-            office.officeProgramFolder = lane.programFolder
-            office.officeWorkspaceParent = lane.workspaceParent
-            let made = RendererPool(configuration: office)
-            pool = made
-            return made
+        return officePool.withLock { state in
+            state.poolForHandOff {
+                var office = Configuration(
+                    executable: configuration.executable, arguments: lane.arguments, workers: lane.workers,
+                    limits: lane.limits, sandbox: sandbox ?? configuration.sandbox)
+                office.bubblewrapExtraArguments = configuration.bubblewrapExtraArguments
+                office.metrics = configuration.metrics
+                office.metrics.forOfficeLane = true
+                office.officeProgramFolder = lane.programFolder
+                office.officeWorkspaceParent = lane.workspaceParent
+                return RendererPool(configuration: office)
+            }
         }
     }
 
@@ -376,7 +374,7 @@ public final class RendererPool: Sendable {
     public var startedRenderers: Int { queue.withLock { $0.started } }
 
     /// How many office renderers the office lane has started (0 until an office document came).
-    public var startedOfficeRenderers: Int { officePool.withLock { $0 }?.startedRenderers ?? 0 }
+    public var startedOfficeRenderers: Int { officePool.withLock { $0.madePool }?.startedRenderers ?? 0 }
 
     /// The earlier name of ``startedRenderers``, kept for one release.
     @available(*, deprecated, renamed: "startedRenderers")
