@@ -98,7 +98,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         // run renders nothing, so it would write nothing there (it made empty folders).
         if enqueue, desktop.xdg {
             throw ValidationError(
-                "--enqueue and --xdg exclude each other: the queue's workers render, not this run.")
+                "--enqueue and --xdg exclude each other: the queue's renderers render, not this run.")
         }
         #if DEBUG
             if let debugSwapOn, !debugSwapOn.contains("=") {
@@ -137,7 +137,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         let triggers = debug.triggers
         let pool = RendererPool(
             configuration: try RendererLauncher.configuration(
-                workers: jobs, limits: rendererLimits, sandbox: sandbox, probe: probe,
+                renderers: jobs, limits: rendererLimits, sandbox: sandbox, probe: probe,
                 triggers: triggers, startingAhead: !dryRun && !enqueue && (force || location.sidecarIsNew)))
         defer { pool.shutdownBlocking() }
         // A dry run only reads: it creates no store where there is none (every document counts as
@@ -267,7 +267,7 @@ struct GenerateCommand: AsyncParsableCommand, ContainerCommand {
         } else if !quiet {
             print(SummaryText.describe(summary, desktopCache: desktopReport))
         }
-        if verbose, let line = SummaryText.replacedRenderers(started: pool.startedRenderers, workers: jobs) {
+        if verbose, let line = SummaryText.replacedRenderers(started: pool.startedRenderers, renderers: jobs) {
             StandardError.write("glance: \(line)")
         }
         if summary.failed > 0 || !summary.unreadableFolders.isEmpty || !(desktopReport?.errors.isEmpty ?? true) {

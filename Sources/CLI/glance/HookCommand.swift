@@ -97,7 +97,7 @@ struct HookCommand: AsyncParsableCommand, ContainerCommand {
     private func refreshHere(_ paths: [String]) async throws -> [HookAnswer] {
         let pool = RendererPool(
             configuration: try RendererLauncher.configuration(
-                workers: min(jobs, paths.count), limits: rendererLimits, sandbox: sandbox,
+                renderers: min(jobs, paths.count), limits: rendererLimits, sandbox: sandbox,
                 startingAhead: true))
         do {
             let container = try await Container.open(location, pool: pool, options: limits.indexerOptions())

@@ -41,7 +41,7 @@ struct PictureOptions: ParsableArguments {
         let columns = terminal?.columns ?? environment["COLUMNS"].flatMap { Int($0) } ?? 80
         let pool = RendererPool(
             configuration: try RendererLauncher.configuration(
-                workers: jobs.jobs, timeoutSeconds: RendererLimits.defaultTimeoutSeconds, sandbox: sandbox,
+                renderers: jobs.jobs, timeoutSeconds: RendererLimits.defaultTimeoutSeconds, sandbox: sandbox,
                 startingAhead: true))
         let grid =
             if let reservingRows {

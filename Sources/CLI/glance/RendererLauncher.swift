@@ -14,40 +14,40 @@ enum RendererLauncher {
     /// process: a command asks for it for the sandbox's probe and again for its pool).
     static let executablePath = RendererSettings.rendererBesideExecutable
 
-    /// How many workers a command that is about to render starts at once (`startingAhead`):
-    /// enough for a small folder or a save to find its workers ready, not a machine's worth of
+    /// How many renderers a command that is about to render starts at once (`startingAhead`):
+    /// enough for a small folder or a save to find its renderers ready, not a machine's worth of
     /// processes for a folder that may hold three documents; the others start as jobs come.
-    static let workersStartedAhead = 2
+    static let renderersStartedAhead = 2
 
-    /// The pool configuration for `workers` workers under these limits and sandbox options: the
+    /// The pool configuration for `renderers` renderers under these limits and sandbox options: the
     /// sandbox is found by trying (``SandboxProbe``), with `probe` when the command made one
     /// earlier (``SandboxOptions/startProbe()``). A probe that does not know yet whether
-    /// bubblewrap works goes to the pool, whose first workers are its trial.
-    /// `startingAhead`: the command is about to render, and its first ``workersStartedAhead``
-    /// workers start when the pool is made, while it does its own start-up.
+    /// bubblewrap works goes to the pool, whose first renderers are its trial.
+    /// `startingAhead`: the command is about to render, and its first ``renderersStartedAhead``
+    /// renderers start when the pool is made, while it does its own start-up.
     static func configuration(
-        workers: Int, timeoutSeconds: Double, memoryMiB: Int = RendererLimits.defaultMemoryMiB,
+        renderers: Int, timeoutSeconds: Double, memoryMiB: Int = RendererLimits.defaultMemoryMiB,
         sandbox: SandboxOptions, probe: SandboxProbe? = nil, triggers: RendererDebugTriggers = .init(),
         startingAhead: Bool = false
     ) throws -> RendererPool.Configuration {
         if sandbox.noSandbox { StandardError.write("glance: renderers run without a sandbox (--no-sandbox)") }
         var settings = RendererSettings(
-            rendererExecutable: executablePath, renderers: workers,
+            rendererExecutable: executablePath, renderers: renderers,
             limits: RendererLimits(timeoutSeconds: timeoutSeconds, memoryMiB: memoryMiB, cpuSeconds: sandbox.cpuLimit),
             sandbox: sandbox.noSandbox ? .none : .strongest)
-        settings.office = sandbox.office.lane(jobs: workers, cpuSeconds: sandbox.cpuLimit)
+        settings.office = sandbox.office.lane(jobs: renderers, cpuSeconds: sandbox.cpuLimit)
         return try settings.poolConfiguration(
             probe: probe, arguments: triggers.arguments,
-            workersStartedAhead: startingAhead ? workersStartedAhead : 0)
+            renderersStartedAhead: startingAhead ? renderersStartedAhead : 0)
     }
 
     /// The same, with a command's `--timeout` and `--memory-limit`.
     static func configuration(
-        workers: Int, limits: RendererLimitOptions, sandbox: SandboxOptions, probe: SandboxProbe? = nil,
+        renderers: Int, limits: RendererLimitOptions, sandbox: SandboxOptions, probe: SandboxProbe? = nil,
         triggers: RendererDebugTriggers = .init(), startingAhead: Bool = false
     ) throws -> RendererPool.Configuration {
         try configuration(
-            workers: workers, timeoutSeconds: limits.timeout, memoryMiB: limits.memoryLimit, sandbox: sandbox,
+            renderers: renderers, timeoutSeconds: limits.timeout, memoryMiB: limits.memoryLimit, sandbox: sandbox,
             probe: probe, triggers: triggers, startingAhead: startingAhead)
     }
 }
@@ -78,7 +78,7 @@ struct SandboxOptions: ParsableArguments {
     }
 
     /// Starts finding the sandbox renderers will run in, to be read by
-    /// ``RendererLauncher/configuration(workers:timeoutSeconds:memoryMiB:sandbox:probe:triggers:)``;
+    /// ``RendererLauncher/configuration(renderers:timeoutSeconds:memoryMiB:sandbox:probe:triggers:)``;
     /// nil with `--no-sandbox`, which needs no probe.
     func startProbe() -> SandboxProbe? {
         noSandbox ? nil : SandboxProbe(executable: RendererLauncher.executablePath)
@@ -128,7 +128,7 @@ struct OfficeOptions: ParsableArguments {
     /// time limit is by default.
     func lane(jobs: Int, cpuSeconds: Int) -> OfficeLane? {
         guard officeRenderers != 0, var lane = OfficeLane.installed() else { return nil }
-        lane.workers = officeRenderers ?? OfficeLane.defaultWorkers(processors: jobs)
+        lane.renderers = officeRenderers ?? OfficeLane.defaultRenderers(processors: jobs)
         lane.limits = RendererLimits(
             timeoutSeconds: officeTimeout, memoryMiB: officeMemoryLimit,
             cpuSeconds: cpuSeconds == 0 ? 0 : cpuSeconds * 4)

@@ -226,7 +226,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let metrics: ProcessMetrics? = noMetrics ? nil : ProcessMetrics()
         var poolConfiguration = try RendererLauncher.configuration(
-            workers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers)
+            renderers: jobs, timeoutSeconds: renderTimeout, sandbox: sandbox, triggers: debug.triggers)
         if let metrics { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)
         defer { pool.stopBlocking() }

@@ -6,15 +6,15 @@ import GlancePipeline
 
 /// The closing summary of `glance generate`, for people.
 enum SummaryText {
-    /// `generate -v`'s last line when the pool started more renderers than it has workers, or
+    /// `generate -v`'s last line when the pool started more renderers than it runs at once, or
     /// nil: each replacement (after a crash, a time-out, a used-up CPU share, or a renderer gone
     /// between documents) cost a renderer's start, and many of them slow a batch down for no
-    /// other visible reason. Workers start on their first job, so with fewer documents than
-    /// workers the count of replacements is a lower bound.
-    static func replacedRenderers(started: Int, workers: Int) -> String? {
-        guard started > workers else { return nil }
-        let replaced = started - workers
-        return "\(started) renderers started for \(workers) at once (--jobs): \(replaced) "
+    /// other visible reason. Renderers start on their first job, so with fewer documents than
+    /// renderers the count of replacements is a lower bound.
+    static func replacedRenderers(started: Int, renderers: Int) -> String? {
+        guard started > renderers else { return nil }
+        let replaced = started - renderers
+        return "\(started) renderers started for \(renderers) at once (--jobs): \(replaced) "
             + "replaced after a crash, a time-out, a used-up CPU share (--cpu-limit) or dying between documents"
     }
 

@@ -205,7 +205,7 @@ struct ThumbnailCommand: ParsableCommand {
         let triggers = debug.triggers
         let pool = RendererPool(
             configuration: try RendererLauncher.configuration(
-                workers: 1, limits: rendererLimits, sandbox: sandbox, triggers: triggers))
+                renderers: 1, limits: rendererLimits, sandbox: sandbox, triggers: triggers))
         defer { pool.shutdownBlocking() }
         let result = Mutex<JobResult?>(nil)
         let done = DispatchSemaphore(value: 0)

@@ -69,7 +69,7 @@ struct WatchCommand: AsyncParsableCommand, ContainerCommand {
         // Workers ready for the first save (about 20 ms sooner), unless the rendering is handed off.
         let metrics = ProcessMetrics()
         var poolConfiguration = try RendererLauncher.configuration(
-            workers: jobs, limits: rendererLimits, sandbox: sandbox,
+            renderers: jobs, limits: rendererLimits, sandbox: sandbox,
             triggers: debug.triggers, startingAhead: !enqueue)
         if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)

@@ -112,7 +112,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let metrics = ProcessMetrics()
         var poolConfiguration = try RendererLauncher.configuration(
-            workers: jobs, limits: rendererLimits, sandbox: sandbox,
+            renderers: jobs, limits: rendererLimits, sandbox: sandbox,
             triggers: debug.triggers)
         if metricsOptions.metricsAddress != nil { poolConfiguration.metrics = metrics.render }
         let pool = RendererPool(configuration: poolConfiguration)

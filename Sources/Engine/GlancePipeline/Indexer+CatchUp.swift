@@ -89,7 +89,7 @@ extension Indexer {
         var pending = plan.toRender
         var renderedElsewhere = 0
         // Enough queued to keep every worker busy; more would only hold open files.
-        let window = pool.configuration.workers * 2
+        let window = pool.configuration.renderers * 2
         var firstPass = true
         while !pending.isEmpty && !Task.isCancelled {
             if !firstPass { try? await Task.sleep(for: Self.claimPollInterval) }

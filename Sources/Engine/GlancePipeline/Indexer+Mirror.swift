@@ -53,7 +53,7 @@ extension Indexer {
         }
         guard !toFill.isEmpty else { return fill }
         progress(.planned(total: toFill.count))
-        let window = pool.configuration.workers * 2
+        let window = pool.configuration.renderers * 2
         var done = 0
         await withTaskGroup(of: (String, Bool).self) { group in
             var next = 0

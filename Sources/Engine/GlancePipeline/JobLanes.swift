@@ -2,7 +2,7 @@
 ///
 /// - **interactive** (a thumbnail a page or a save is waiting for) first;
 /// - **preview** (a page drawn larger for a preview) next, but while batch work waits never on
-///   more than half the workers, and on a single worker every other job: a storm of page
+///   more than half the renderers, and on a single renderer every other job: a storm of page
 ///   requests (a long PDF scrolled fast) slows a batch, never stops it;
 /// - **batch** (batch work) in the order it came.
 struct JobLanes<Job> {
@@ -13,11 +13,11 @@ struct JobLanes<Job> {
     /// Previews being drawn now, and whether the last job taken was one.
     private(set) var runningPreviews = 0
     private var lastWasPreview = false
-    /// The pool's workers, which the previews' share is counted against.
-    let workers: Int
+    /// The pool's renderers, which the previews' share is counted against.
+    let renderers: Int
 
-    init(workers: Int) {
-        self.workers = max(1, workers)
+    init(renderers: Int) {
+        self.renderers = max(1, renderers)
     }
 
     /// Queues `job` in `lane`.
@@ -38,7 +38,7 @@ struct JobLanes<Job> {
         }
         let batchWaits = batchStart < batch.count
         let previewMayGo =
-            !batchWaits || (runningPreviews < max(1, workers / 2) && (workers > 1 || !lastWasPreview))
+            !batchWaits || (runningPreviews < max(1, renderers / 2) && (renderers > 1 || !lastWasPreview))
         if !previews.isEmpty && previewMayGo {
             runningPreviews += 1
             lastWasPreview = true

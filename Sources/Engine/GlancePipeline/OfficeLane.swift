@@ -17,7 +17,7 @@ public struct OfficeLane: Sendable, Equatable {
     /// LibreOffice's program folder (`libmergedlo.so` is there).
     public var programFolder: String
     /// Office renderers running at once.
-    public var workers: Int
+    public var renderers: Int
     /// Each office document's limits.
     public var limits: RendererLimits
     /// Arguments of the office renderers' own beside their limits (test hooks; the ordinary
@@ -35,12 +35,25 @@ public struct OfficeLane: Sendable, Equatable {
     public static let defaultLimits = RendererLimits(timeoutSeconds: 120, memoryMiB: 4096, cpuSeconds: 240)
 
     public init(
-        programFolder: String, workers: Int = OfficeLane.defaultWorkers,
+        programFolder: String, renderers: Int = OfficeLane.defaultRenderers,
         limits: RendererLimits = OfficeLane.defaultLimits
     ) {
         self.programFolder = programFolder
-        self.workers = max(1, workers)
+        self.renderers = max(1, renderers)
         self.limits = limits
+    }
+
+    /// The earlier spelling of ``init(programFolder:renderers:limits:)``, kept for one release.
+    @available(*, deprecated, renamed: "init(programFolder:renderers:limits:)")
+    public init(programFolder: String, workers: Int, limits: RendererLimits = OfficeLane.defaultLimits) {
+        self.init(programFolder: programFolder, renderers: workers, limits: limits)
+    }
+
+    /// The earlier name of ``renderers``, kept for one release.
+    @available(*, deprecated, renamed: "renderers")
+    public var workers: Int {
+        get { renderers }
+        set { renderers = newValue }
     }
 
     /// One office renderer a processor, at most four and one a GiB of memory. LibreOffice's load
@@ -48,15 +61,23 @@ public struct OfficeLane: Sendable, Equatable {
     /// documents goes as fast as it has renderers; they run at a lower priority than the others
     /// (nice 10), so photos beside them keep their pace (measured: 0.92 of their rate alone with
     /// one office renderer on two cores; `bench/office.py`).
-    public static func defaultWorkers(processors: Int) -> Int {
+    public static func defaultRenderers(processors: Int) -> Int {
         let gibibytes = (Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 30
         return max(1, min(processors, 4, gibibytes))
     }
 
-    /// ``defaultWorkers(processors:)`` for this machine's processors.
-    public static var defaultWorkers: Int {
-        defaultWorkers(processors: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// ``defaultRenderers(processors:)`` for this machine's processors.
+    public static var defaultRenderers: Int {
+        defaultRenderers(processors: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
+
+    /// The earlier name of ``defaultRenderers(processors:)``, kept for one release.
+    @available(*, deprecated, renamed: "defaultRenderers(processors:)")
+    public static func defaultWorkers(processors: Int) -> Int { defaultRenderers(processors: processors) }
+
+    /// The earlier name of ``defaultRenderers``, kept for one release.
+    @available(*, deprecated, renamed: "defaultRenderers")
+    public static var defaultWorkers: Int { defaultRenderers }
 
     /// Where Debian installs LibreOffice's program folder (`libreoffice-core`).
     public static let defaultProgramFolder = "/usr/lib/libreoffice/program"

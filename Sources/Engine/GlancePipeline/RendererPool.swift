@@ -46,7 +46,8 @@ public final class RendererPool: Sendable {
         /// The `glance-renderer` executable, and arguments of its own (test hooks) besides the limits.
         public var executable: String
         public var arguments: [String]
-        public var workers: Int
+        /// How many ordinary renderers run at once.
+        public var renderers: Int
         /// Time, CPU and memory each worker and document get.
         public var limits: RendererLimits
         /// How workers are confined (``RendererLaunch/strongestSandbox(executable:)`` finds the
@@ -66,7 +67,7 @@ public final class RendererPool: Sendable {
         /// their start (bubblewrap, the process, its libraries: 15-20 ms) with its own work
         /// before the first job (opening its store, planning). A worker that cannot start then
         /// is started again on its first job, which reports the failure.
-        public var workersStartedAhead = 0
+        public var renderersStartedAhead = 0
         /// What the pool counts for an operator (renders, renderers started, lanes): nothing
         /// unless the program asks.
         public var metrics: RenderMetrics = .none
@@ -83,21 +84,53 @@ public final class RendererPool: Sendable {
         public var timeoutSeconds: Double { limits.timeoutSeconds }
 
         public init(
-            executable: String, arguments: [String] = [], workers: Int, limits: RendererLimits,
+            executable: String, arguments: [String] = [], renderers: Int, limits: RendererLimits,
             sandbox: RendererSandbox = .seccomp
         ) {
             self.executable = executable
             self.arguments = arguments
-            self.workers = max(1, workers)
+            self.renderers = max(1, renderers)
             self.limits = limits
             self.sandbox = sandbox
         }
 
         /// The default memory and CPU limits with this wall-clock time limit, under seccomp.
-        public init(executable: String, arguments: [String], workers: Int, timeoutSeconds: Double) {
+        public init(executable: String, arguments: [String], renderers: Int, timeoutSeconds: Double) {
             self.init(
-                executable: executable, arguments: arguments, workers: workers,
+                executable: executable, arguments: arguments, renderers: renderers,
                 limits: RendererLimits(timeoutSeconds: timeoutSeconds))
+        }
+
+        /// The earlier spelling of ``init(executable:arguments:renderers:limits:sandbox:)``, kept
+        /// for one release.
+        @available(*, deprecated, renamed: "init(executable:arguments:renderers:limits:sandbox:)")
+        public init(
+            executable: String, arguments: [String] = [], workers: Int, limits: RendererLimits,
+            sandbox: RendererSandbox = .seccomp
+        ) {
+            self.init(
+                executable: executable, arguments: arguments, renderers: workers, limits: limits, sandbox: sandbox)
+        }
+
+        /// The earlier spelling of ``init(executable:arguments:renderers:timeoutSeconds:)``, kept
+        /// for one release.
+        @available(*, deprecated, renamed: "init(executable:arguments:renderers:timeoutSeconds:)")
+        public init(executable: String, arguments: [String], workers: Int, timeoutSeconds: Double) {
+            self.init(executable: executable, arguments: arguments, renderers: workers, timeoutSeconds: timeoutSeconds)
+        }
+
+        /// The earlier name of ``renderers``, kept for one release.
+        @available(*, deprecated, renamed: "renderers")
+        public var workers: Int {
+            get { renderers }
+            set { renderers = newValue }
+        }
+
+        /// The earlier name of ``renderersStartedAhead``, kept for one release.
+        @available(*, deprecated, renamed: "renderersStartedAhead")
+        public var workersStartedAhead: Int {
+            get { renderersStartedAhead }
+            set { renderersStartedAhead = newValue }
         }
 
         /// How each worker is started: the limits first, so that `arguments` may override them.
@@ -159,13 +192,13 @@ public final class RendererPool: Sendable {
     private let stopped = DispatchGroup()
 
     /// Starts the pool's threads; workers start on their first job, the first
-    /// ``Configuration/workersStartedAhead`` at once.
+    /// ``Configuration/renderersStartedAhead`` at once.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        queue = Mutex(Queue(lanes: JobLanes(workers: configuration.workers)))
+        queue = Mutex(Queue(lanes: JobLanes(renderers: configuration.renderers)))
         // A worker that dies while we write to it must not kill us with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        for index in 0..<configuration.workers {
+        for index in 0..<configuration.renderers {
             stopped.enter()
             let thread = Thread { [self] in
                 self.serve(slot: index)
@@ -247,7 +280,7 @@ public final class RendererPool: Sendable {
     /// Takes no more jobs; the threads end when the queue is empty.
     private func close() {
         queue.withLock { $0.closed = true }
-        for _ in 0..<configuration.workers { available.signal() }
+        for _ in 0..<configuration.renderers { available.signal() }
     }
 
     /// Takes no more jobs, drops the queued ones and kills the running workers.
@@ -261,7 +294,7 @@ public final class RendererPool: Sendable {
         // Each worker leads a process group of its own (with bubblewrap's processes in it).
         for pid in running { kill(-pid, SIGKILL) }
         for entry in dropped { entry.completion(.cancelled) }
-        for _ in 0..<configuration.workers { available.signal() }
+        for _ in 0..<configuration.renderers { available.signal() }
     }
 
     /// Resumes when every pool thread has ended (the group's notification, not a parked thread).
@@ -274,7 +307,8 @@ public final class RendererPool: Sendable {
     /// One pool thread: take a job, hand it to this thread's worker, report, repeat.
     private func serve(slot: Int) {
         var startReason = "first"
-        var worker = slot < configuration.workersStartedAhead ? try? startWorker(slot: slot, reason: &startReason) : nil
+        var worker =
+            slot < configuration.renderersStartedAhead ? try? startWorker(slot: slot, reason: &startReason) : nil
         let metrics = configuration.metrics
         while true {
             available.wait()
@@ -324,7 +358,7 @@ public final class RendererPool: Sendable {
         return officePool.withLock { state in
             state.poolForHandOff {
                 var office = Configuration(
-                    executable: configuration.executable, arguments: lane.arguments, workers: lane.workers,
+                    executable: configuration.executable, arguments: lane.arguments, renderers: lane.renderers,
                     limits: lane.limits, sandbox: sandbox ?? configuration.sandbox)
                 office.bubblewrapExtraArguments = configuration.bubblewrapExtraArguments
                 office.metrics = configuration.metrics
@@ -365,7 +399,7 @@ public final class RendererPool: Sendable {
     }
 
     /// The processes of the workers started so far, one for each pool thread (for tests).
-    var workerProcesses: [pid_t] { queue.withLock { Array($0.running.values) } }
+    var rendererProcesses: [pid_t] { queue.withLock { Array($0.running.values) } }
 
     /// How many renderer processes the pool has started: one a worker at first, and one for each
     /// that replaced a worker that died, timed out or used up its share of CPU time. Far more

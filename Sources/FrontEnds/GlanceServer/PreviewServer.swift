@@ -60,7 +60,7 @@ public struct PreviewServer: Sendable {
         scans = ScanCache(indexer: indexer, maximumAge: walkReuse)
         // As many previews in the pool as it has renderers (its preview lane lets at most half of
         // them draw previews while batch work waits); the others wait here, unopened.
-        previewQueue = PreviewQueue(running: max(2, indexer.pool.configuration.workers))
+        previewQueue = PreviewQueue(running: max(2, indexer.pool.configuration.renderers))
         self.title = title ?? indexer.scanner.root.split(separator: "/").last.map(String.init) ?? "/"
     }
 

@@ -109,7 +109,7 @@ public struct RendererSettings: Sendable {
     /// bubblewrap is the answer, tentatively, and the probe goes to the pool, whose first
     /// workers are its trial.
     public func poolConfiguration(
-        probe: SandboxProbe? = nil, arguments: [String] = [], workersStartedAhead: Int = 0
+        probe: SandboxProbe? = nil, arguments: [String] = [], renderersStartedAhead: Int = 0
     ) throws(OpeningError) -> RendererPool.Configuration {
         var resolved: RendererSandbox = .none
         var pending: SandboxProbe?
@@ -126,10 +126,20 @@ public struct RendererSettings: Sendable {
             }
         }
         var configuration = RendererPool.Configuration(
-            executable: rendererExecutable, arguments: arguments, workers: renderers, limits: limits, sandbox: resolved)
+            executable: rendererExecutable, arguments: arguments, renderers: renderers, limits: limits,
+            sandbox: resolved)
         configuration.pendingProbe = pending
-        configuration.workersStartedAhead = workersStartedAhead
+        configuration.renderersStartedAhead = renderersStartedAhead
         configuration.office = office
         return configuration
+    }
+
+    /// The earlier spelling of ``poolConfiguration(probe:arguments:renderersStartedAhead:)``, kept
+    /// for one release.
+    @available(*, deprecated, renamed: "poolConfiguration(probe:arguments:renderersStartedAhead:)")
+    public func poolConfiguration(
+        probe: SandboxProbe? = nil, arguments: [String] = [], workersStartedAhead: Int
+    ) throws(OpeningError) -> RendererPool.Configuration {
+        try poolConfiguration(probe: probe, arguments: arguments, renderersStartedAhead: workersStartedAhead)
     }
 }

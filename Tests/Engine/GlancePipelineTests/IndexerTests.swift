@@ -15,7 +15,7 @@ final class IndexedContainer: Sendable {
     let store: SidecarStore
     let pool: RendererPool
 
-    init(files: [String: String], workers: Int = 2, workerArguments: [String] = []) throws {
+    init(files: [String: String], renderers: Int = 2, workerArguments: [String] = []) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("indexer-\(UUID().uuidString)").path
         for (name, asset) in files {
             let target = root + "/" + name
@@ -28,7 +28,7 @@ final class IndexedContainer: Sendable {
         store = try SidecarStore(directory: root + "/.thumbnails")
         pool = RendererPool(
             configuration: .init(
-                executable: TestLocations.worker, arguments: workerArguments, workers: workers, timeoutSeconds: 30))
+                executable: TestLocations.worker, arguments: workerArguments, renderers: renderers, timeoutSeconds: 30))
         indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
     }
 
@@ -115,9 +115,9 @@ struct IndexerTests {
         #expect(rendered.record.state == .fresh)
     }
 
-    @Test("a batch hands the pool its largest documents first, so that the workers finish together")
+    @Test("a batch hands the pool its largest documents first, so that the renderers finish together")
     func largestFirst() async throws {
-        let container = try IndexedContainer(files: [:], workers: 1)
+        let container = try IndexedContainer(files: [:], renderers: 1)
         let sizes = ["a.txt": 10, "b.txt": 3_000, "c.txt": 500, "d.txt": 3_000, "e/f.txt": 40_000]
         try FileManager.default.createDirectory(atPath: container.file("e"), withIntermediateDirectories: true)
         for (name, size) in sizes {

@@ -41,12 +41,12 @@ struct OfficeLaneTests {
         workspaceParent: String? = nil
     ) -> RendererPool {
         var configuration = RendererPool.Configuration(
-            executable: rendererExecutable, arguments: [], workers: 1,
+            executable: rendererExecutable, arguments: [], renderers: 1,
             limits: RendererLimits(timeoutSeconds: 30),
             sandbox: sandbox ?? RendererLaunch.strongestSandbox(executable: rendererExecutable) ?? .seccomp)
         if office {
             var lane = OfficeLane(
-                programFolder: programFolder, workers: 1,
+                programFolder: programFolder, renderers: 1,
                 limits: RendererLimits(timeoutSeconds: timeout, memoryMiB: 4096, cpuSeconds: 120))
             lane.workspaceParent = workspaceParent
             lane.arguments = officeArguments
@@ -67,15 +67,15 @@ struct OfficeLaneTests {
     @Test("the lane's default size: a renderer a processor, at most four")
     func defaultSize() {
         // Any machine the tests run on has more than 2 GiB, the other bound.
-        #expect(OfficeLane.defaultWorkers(processors: 2) == 2)
-        #expect(OfficeLane.defaultWorkers(processors: 1) == 1)
-        #expect(OfficeLane.defaultWorkers(processors: 64) <= 4)
+        #expect(OfficeLane.defaultRenderers(processors: 2) == 2)
+        #expect(OfficeLane.defaultRenderers(processors: 1) == 1)
+        #expect(OfficeLane.defaultRenderers(processors: 64) <= 4)
     }
 
     @Test("an office renderer's private /tmp is a tmpfs bounded by half its memory limit, not unbounded memory")
     func boundedTemporaryFolder() throws {
         var configuration = RendererPool.Configuration(
-            executable: rendererExecutable, arguments: [], workers: 1,
+            executable: rendererExecutable, arguments: [], renderers: 1,
             limits: RendererLimits(timeoutSeconds: 30, memoryMiB: 1024, cpuSeconds: 60))
         configuration.officeProgramFolder = Self.programFolder
         let argv = configuration.launch(under: .bubblewrapAndSeccomp).commandLine.argv

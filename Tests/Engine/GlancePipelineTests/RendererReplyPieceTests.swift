@@ -101,7 +101,7 @@ struct RendererReplyPieceTests {
         let png = try ImageEncoder.encode(
             PixelBuffer(width: side, height: side, channels: 3, bytes: noise), as: .png, content: .photographic)
         try Data(png).write(to: URL(fileURLWithPath: path))
-        let pool = RendererPoolSupervisionTests().pool(workers: 1, timeout: 30)
+        let pool = RendererPoolSupervisionTests().pool(renderers: 1, timeout: 30)
         try await pool.shuttingDown {
             let results = await RendererPoolSupervisionTests().run([(1, path, nil)], on: pool)
             guard case .finished(let outcome) = results[1] else {

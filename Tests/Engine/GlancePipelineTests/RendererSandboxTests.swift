@@ -97,7 +97,7 @@ struct RendererSandboxTests {
     func poolUnderEachSandbox(sandbox: RendererSandbox) async throws {
         let pool = RendererPool(
             configuration: .init(
-                executable: rendererExecutable, arguments: ["--debug-crash-on", "crash-*"], workers: 1,
+                executable: rendererExecutable, arguments: ["--debug-crash-on", "crash-*"], renderers: 1,
                 limits: RendererLimits(timeoutSeconds: 30), sandbox: sandbox))
         try await pool.shuttingDown {
             let photo = assets + "/jpeg/photo-baseline.jpg"
@@ -127,7 +127,7 @@ struct RendererSandboxTests {
     func rawBooksAndComicsUnderEachSandbox(sandbox: RendererSandbox) async throws {
         let pool = RendererPool(
             configuration: .init(
-                executable: rendererExecutable, workers: 1, limits: RendererLimits(timeoutSeconds: 60),
+                executable: rendererExecutable, renderers: 1, limits: RendererLimits(timeoutSeconds: 60),
                 sandbox: sandbox))
         try await pool.shuttingDown {
             let expected: [(path: String, width: Int?, error: String?)] = [
@@ -165,7 +165,7 @@ struct RendererSandboxTests {
         arguments: [true, false])
     func pendingTrial(bubblewrapWorks: Bool) async throws {
         var configuration = RendererPool.Configuration(
-            executable: rendererExecutable, arguments: ["--debug-slow-on", "slow-*"], workers: 1,
+            executable: rendererExecutable, arguments: ["--debug-slow-on", "slow-*"], renderers: 1,
             limits: RendererLimits(timeoutSeconds: 30), sandbox: .bubblewrapAndSeccomp)
         // bubblewrap fails to make a sandbox with a bind of a path that is not there, exiting with
         // its failure status before it starts the worker, as where user namespaces are not allowed.
@@ -187,14 +187,14 @@ struct RendererSandboxTests {
             var processes: [pid_t] = []
             for _ in 0..<100 where processes.isEmpty || probe.knownResult == nil {
                 try await Task.sleep(for: .milliseconds(20))
-                processes = pool.workerProcesses
+                processes = pool.rendererProcesses
             }
             #expect(probe.knownResult == .some(bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
             // Where bubblewrap failed, the answer is known a moment before the worker that replaces
             // it is started (until then the pool still lists bubblewrap's process, gone): wait for it.
             var name = ""
             for _ in 0..<100 where name.isEmpty {
-                if let worker = pool.workerProcesses.first {
+                if let worker = pool.rendererProcesses.first {
                     name = String(decoding: Bubblewrap.readToEnd("/proc/\(worker)/comm"), as: UTF8.self)
                 }
                 if name.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
@@ -214,7 +214,7 @@ struct RendererSandboxTests {
         // A "worker" that exits at once, without a greeting, each time it is started.
         let pool = RendererPool(
             configuration: .init(
-                executable: "/usr/bin/false", arguments: [], workers: 1, limits: RendererLimits(timeoutSeconds: 30),
+                executable: "/usr/bin/false", arguments: [], renderers: 1, limits: RendererLimits(timeoutSeconds: 30),
                 sandbox: .seccomp))
         try await pool.shuttingDown {
             let file = try OpenFile.regularFile(atPath: assets + "/jpeg/photo-baseline.jpg")

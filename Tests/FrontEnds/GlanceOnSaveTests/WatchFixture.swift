@@ -31,7 +31,7 @@ final class WatchedContainer: Sendable {
         let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
         store = try SidecarStore(directory: root + "/.thumbnails")
         pool = RendererPool(
-            configuration: .init(executable: TestLocations.worker, arguments: [], workers: 2, timeoutSeconds: 30))
+            configuration: .init(executable: TestLocations.worker, arguments: [], renderers: 2, timeoutSeconds: 30))
         indexer = Indexer(scanner: scanner, store: store, pool: pool, options: .init(generatorVersion: "test"))
         var options = ContainerWatcher.Options()
         options.catchUpFirst = catchUpFirst

@@ -46,7 +46,7 @@ final class ServedContainer: Sendable {
         let scanner = try ContainerScanner(container: root, excluding: [root + "/.thumbnails"])
         let store = try SidecarStore(directory: root + "/.thumbnails")
         var configuration = RendererPool.Configuration(
-            executable: TestLocations.worker, arguments: workerArguments, workers: 2, timeoutSeconds: 30)
+            executable: TestLocations.worker, arguments: workerArguments, renderers: 2, timeoutSeconds: 30)
         // The office lane starts with the first office document only.
         configuration.office = OfficeLane.installed()
         pool = RendererPool(configuration: configuration)
