@@ -139,6 +139,11 @@ def main():
         ("heif/photo.heic", "heic", [256]),
         ("heif/photo.avif", "avif", [256]),
         ("svg/shapes.svg", "svg", [256]),
+        # Videos and sound files (FFmpeg's libraries, loaded on first use): a frame, and a cover.
+        ("media/fade-in.mp4", "mp4", [256]),
+        ("media/vp9.webm", "webm", [256]),
+        ("media/cover.mp3", "mp3", [256]),
+        ("media/cover.flac", "flac", [256]),
         # LibRaw and libarchive, loaded on first use as well.
         ("raw/preview.dng", "dng", [256]),
         ("ebook/cover-meta.epub", "epub", [256]),
