@@ -33,6 +33,46 @@ struct ThumbnailCommandTests {
         #expect(zero.status == 2 && zero.standardError.contains("--page counts from 1"))
     }
 
+    @Test(
+        "an office document: drawn by LibreOffice, its slides its pages; the office options limit it, turn it off, and are checked"
+    )
+    func officeDocument() async throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let deck = CLIAssets.path("office/deck.pptx")
+        let second = try await GlanceProcess.run(["thumbnail", deck, "--page", "2", "-o", folder + "/2.png", "-v"])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput == "\(folder)/2.png 1024x576\n")
+        #expect(
+            second.standardError.contains("PowerPoint presentation") && second.standardError.contains("page 2 of 3"))
+        let missing = try await GlanceProcess.run(["thumbnail", deck, "--page", "4", "-o", folder + "/4.png"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError == "glance: \(deck): no page 4: the document has 3 pages\n")
+
+        // A sheet LibreOffice takes seconds over, past --office-timeout: one line naming the option.
+        let rows = CLIAssets.path("office/rows-100k.xlsx")
+        let late = try await GlanceProcess.run(["thumbnail", rows, "--office-timeout", "0.1", "-o", folder + "/r.png"])
+        #expect(late.status == 1)
+        #expect(late.standardError == "glance: \(rows): timed out after 0.1 s (--office-timeout)\n")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/r.png"))
+
+        // No office renderers: a letter that carries no thumbnail of its own is not drawn, and says why.
+        let letter = CLIAssets.path("office/letter.docx")
+        let off = try await GlanceProcess.run(["thumbnail", letter, "--office-renderers", "0", "-o", folder + "/l.png"])
+        #expect(off.status == 1)
+        #expect(off.standardError.hasPrefix("glance: \(letter): not a supported document type (Word document files"))
+        #expect(off.standardError.split(separator: "\n").count == 1)
+
+        for (option, value, words) in [
+            ("--office-memory-limit", "100", "--office-memory-limit must be between 1024"),
+            ("--office-renderers", "17", "--office-renderers must be between 0 and 16"),
+            ("--office-timeout", "0", "--office-timeout must be a number of seconds above 0"),
+        ] {
+            let refused = try await GlanceProcess.run(["thumbnail", letter, option, value, "-o", folder + "/x.png"])
+            #expect(refused.status == 2 && refused.standardError.contains(words), "\(option) \(value)")
+        }
+    }
+
     @Test("the default OUT is FILE's name + .thumbnail.jpg (auto: JPEG for photos) in the current folder")
     func defaultOutput() async throws {
         let folder = try CLIAssets.scratchFolder()
