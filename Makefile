@@ -124,10 +124,13 @@ test: test-deps
 	  grep -a '^✘\|^↳' .build/swift-test.log | grep -av '^✘ Suite\|^✘ Test run' | tail -n 60; \
 	fi; \
 	exit $$status
-	python3 Tests/EndToEnd/Browser/test_pages.py --glance .build/debug/glance
-	python3 Tests/EndToEnd/Server/test_hostile_requests.py --glance .build/debug/glance
-	python3 Tests/EndToEnd/Server/test_live_limits.py --glance .build/debug/glance
-	python3 Tests/EndToEnd/Terminal/test_terminal.py --glance .build/debug/glance
+	@# The end-to-end suites run against the release build that ships (the one make demo, the
+	@# thumbnailer check and the package use), not the debug one the Swift tests ran.
+	$(MAKE) --no-print-directory release
+	python3 Tests/EndToEnd/Browser/test_pages.py --glance $(STATIC_BUILD)/release/glance
+	python3 Tests/EndToEnd/Server/test_hostile_requests.py --glance $(STATIC_BUILD)/release/glance
+	python3 Tests/EndToEnd/Server/test_live_limits.py --glance $(STATIC_BUILD)/release/glance
+	python3 Tests/EndToEnd/Terminal/test_terminal.py --glance $(STATIC_BUILD)/release/glance
 	$(MAKE) --no-print-directory test-thumbnailer
 	$(MAKE) --no-print-directory test-deb
 	$(MAKE) --no-print-directory docs
@@ -162,9 +165,9 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/thumbnailers/glance.thumbnailer
 
 ## test-browser: the grid and preview pages in headless Chromium through chromedriver, against
-## the debug build (build it first); screenshots in .build/browser-screenshots/.
-test-browser: test-deps
-	python3 Tests/EndToEnd/Browser/test_pages.py --glance .build/debug/glance
+## the release build that ships; screenshots in .build/browser-screenshots/.
+test-browser: test-deps release
+	python3 Tests/EndToEnd/Browser/test_pages.py --glance $(STATIC_BUILD)/release/glance
 
 ## manual: man pages for glance and each of its commands, by swift-argument-parser's plugin from
 ## the debug build (the same text as a release build's), in $(MANUAL_DIR).
@@ -186,8 +189,8 @@ test-deb: test-deps release manual
 
 ## test-terminal: glance list --preview in xterm (sixel) under Xvfb and in tmux (symbols), against
 ## the debug build (build it first); screenshots in .build/terminal-screenshots/.
-test-terminal: test-deps
-	python3 Tests/EndToEnd/Terminal/test_terminal.py --glance .build/debug/glance
+test-terminal: test-deps release
+	python3 Tests/EndToEnd/Terminal/test_terminal.py --glance $(STATIC_BUILD)/release/glance
 
 ## demo: copy the sample documents into a container, generate their thumbnails, list them.
 demo: release
