@@ -188,7 +188,7 @@ test-deb: test-deps release manual
 	python3 Tests/EndToEnd/Package/test_deb.py --deb "$$(cat .build/deb-test/name)"
 
 ## test-terminal: glance list --preview in xterm (sixel) under Xvfb and in tmux (symbols), against
-## the debug build (build it first); screenshots in .build/terminal-screenshots/.
+## the release build that ships; screenshots in .build/terminal-screenshots/.
 test-terminal: test-deps release
 	python3 Tests/EndToEnd/Terminal/test_terminal.py --glance $(STATIC_BUILD)/release/glance
 
