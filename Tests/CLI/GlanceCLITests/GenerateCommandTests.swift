@@ -350,14 +350,12 @@ struct GenerateCommandTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Kill once the first thumbnails are in the store, while work remains.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
+        try await eventually("three thumbnails in the store", within: .seconds(30)) {
             // Asked of another process, synchronously: a test task that awaited here could be
             // starved of threads by the other tests while the batch runs to its end.
             let fresh = try await GlanceProcess.run(["list", container.path, "--status", "fresh", "--json"])
             let rows = (try? JSONSerialization.jsonObject(with: Data(fresh.standardOutput.utf8)) as? [Any]) ?? []
-            if rows.count >= 3 { break }
-            try await Task.sleep(for: .milliseconds(20))
+            return rows.count >= 3
         }
         kill(process.processIdentifier, SIGKILL)
         #expect(await exited(process, within: .seconds(60)), "process ended")
@@ -620,9 +618,8 @@ struct GenerateCommandTests {
         process.standardError = errors
         try process.run()
         // Signal once the batch is under way: its workers have started.
-        let started = ContinuousClock.now
-        while try childProcesses(of: process.processIdentifier).isEmpty, ContinuousClock.now - started < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(20))
+        try await eventually("the batch's renderers started") {
+            try !childProcesses(of: process.processIdentifier).isEmpty
         }
         // And its store is open: glance handles SIGINT itself from then on.
         try await eventually("glance handles SIGINT") { handlesSignal(SIGINT, pid: process.processIdentifier) }

@@ -22,9 +22,8 @@ struct OnSaveCommandTests {
         process.standardError = log.handle
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !log.read().contains("watching"), process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(25))
+        try await eventually("the watch says it is watching (or ended)", within: .seconds(30)) {
+            log.read().contains("watching") || !process.isRunning
         }
         return (process, log)
     }
@@ -107,9 +106,8 @@ struct OnSaveCommandTests {
         let (watch, log) = try await Self.startWatch(container, ["--log-format", "json", "--no-catch-up"])
         try Data("saved\n".utf8).write(to: URL(fileURLWithPath: container.file("saved.txt")))
         // The watcher renders it a moment after the save; its line is written by then.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try await container.list()["saved.txt"]?["state"] as? String != "fresh", ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually("saved.txt fresh", within: .seconds(30)) {
+            try await container.list()["saved.txt"]?["state"] as? String == "fresh"
         }
         let hooked = try await GlanceProcess.run(["hook", container.path, "saved.txt"])
         #expect(hooked.status == 0)
@@ -141,9 +139,8 @@ struct OnSaveCommandTests {
             _ = write(descriptor, "saved\n", 6)
             close(descriptor)
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while log.read().components(separatedBy: " refreshed ").count < 3, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually("two refreshes logged", within: .seconds(30)) {
+            log.read().components(separatedBy: " refreshed ").count >= 3
         }
         kill(watch.processIdentifier, SIGTERM)
         #expect(await exited(watch, within: .seconds(60)), "watch ended")

@@ -100,11 +100,12 @@ struct OperationsTests {
         try #require(port > 0)
         // The catch-up renders the nine documents: eight pictures and one unsupported file.
         var samples: [Sample] = []
-        for _ in 0..<120 {
+        try await eventually(
+            "the nine renders of the catch-up counted", within: .seconds(30), pollEvery: .milliseconds(250)
+        ) {
             samples = await Self.parse(
                 try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
-            if Self.total(samples, "glance_renders_total") >= 9 { break }
-            try await Task.sleep(for: .milliseconds(250))
+            return Self.total(samples, "glance_renders_total") >= 9
         }
         #expect(Self.total(samples, "glance_renders_total", ["outcome": "rendered"]) == 8)
         #expect(Self.total(samples, "glance_renders_total", ["outcome": "unsupported"]) == 1)
@@ -124,11 +125,10 @@ struct OperationsTests {
             ]))
         // A save: an event and its time to fresh.
         try container.add("arrived.png", from: "png/rgba8.png")
-        for _ in 0..<80 {
+        try await eventually("a save's time to fresh counted", within: .seconds(20), pollEvery: .milliseconds(250)) {
             samples = await Self.parse(
                 try LiveExposureTests.get("/metrics", port: port).components(separatedBy: "\r\n\r\n").last ?? "")
-            if Self.total(samples, "glance_save_to_fresh_seconds_count") >= 1 { break }
-            try await Task.sleep(for: .milliseconds(250))
+            return Self.total(samples, "glance_save_to_fresh_seconds_count") >= 1
         }
         #expect(Self.total(samples, "glance_watcher_events_total", ["event": "saved"]) >= 1)
         #expect(Self.total(samples, "glance_save_to_fresh_seconds_count") >= 1)
@@ -164,19 +164,21 @@ struct OperationsTests {
         // The store goes away for a while: unready, with the reason; ready again when it is back.
         let restart = Task.detached { try server.restart(downFor: 8) }
         var down = ""
-        for _ in 0..<30 {
+        try await eventually(
+            "/readyz says 503 while the store is down", within: .seconds(10), pollEvery: .milliseconds(250)
+        ) {
             down = try await LiveExposureTests.get("/readyz", port: port)
-            if LiveExposureTests.status(down) == 503 { break }
-            try await Task.sleep(for: .milliseconds(250))
+            return LiveExposureTests.status(down) == 503
         }
         #expect(LiveExposureTests.status(down) == 503 && down.contains("not ready: store"), "\(down)")
         await #expect(LiveExposureTests.status(try LiveExposureTests.get("/healthz", port: port)) == 200)
         try await restart.value
         var up = ""
-        for _ in 0..<80 {
+        try await eventually(
+            "/readyz says 200 once the store is back", within: .seconds(20), pollEvery: .milliseconds(250)
+        ) {
             up = try await LiveExposureTests.get("/readyz", port: port)
-            if LiveExposureTests.status(up) == 200 { break }
-            try await Task.sleep(for: .milliseconds(250))
+            return LiveExposureTests.status(up) == 200
         }
         #expect(LiveExposureTests.status(up) == 200, "\(up)")
     }
@@ -239,13 +241,12 @@ struct OperationsTests {
         #expect(first?.hasPrefix("READY=1\nSTATUS=watching ") == true, "\(first ?? "nothing")")
         try container.add("saved.png", from: "png/rgba8.png")
         var state = ""
-        for _ in 0..<80 {
+        try await eventually("saved.png fresh", within: .seconds(20), pollEvery: .milliseconds(250)) {
             let shown = try await GlanceProcess.run(["show", container.path, "saved.png", "--json"])
             state =
                 (try? JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any])?["state"]
                 as? String ?? ""
-            if state == "fresh" { break }
-            try await Task.sleep(for: .milliseconds(250))
+            return state == "fresh"
         }
         #expect(state == "fresh", "the document saved after READY=1 was seen by the watch")
         var watchdogs = 0
@@ -278,10 +279,11 @@ struct OperationsTests {
         try watch.run()
         defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
         var said = GlanceProcess.Result(status: -1, standardOutput: "", standardError: "")
-        for _ in 0..<80 {
+        try await eventually(
+            "glance status says the watch watches every folder", within: .seconds(20), pollEvery: .milliseconds(250)
+        ) {
             said = try await GlanceProcess.run(["status", container.path])
-            if said.status == 0, said.standardOutput.contains("watching every folder") { break }
-            try await Task.sleep(for: .milliseconds(250))
+            return said.status == 0 && said.standardOutput.contains("watching every folder")
         }
         #expect(said.status == 0, "\(said.standardError)")
         #expect(

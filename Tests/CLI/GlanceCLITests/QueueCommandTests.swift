@@ -91,14 +91,16 @@ struct QueueCommandTests {
 
     /// Waits (at most a minute) until the job of `path` is leased; whether it was.
     static func waitUntilLeased(_ path: String, server: PostgresServer, database: String) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let leased = try await server.psql(
-                "SELECT count(*) FROM glance.job WHERE path = '\(path)' AND state = 'leased'", database: database)
-            if leased == "1" { return true }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            try await eventually("the job of \(path) leased", within: .seconds(60)) {
+                try await server.psql(
+                    "SELECT count(*) FROM glance.job WHERE path = '\(path)' AND state = 'leased'", database: database)
+                    == "1"
+            }
+            return true
+        } catch is NotSeenInTime {
+            return false
         }
-        return false
     }
 
     @Test("two worker processes drain the queue: every document fresh, every job done exactly once")
@@ -283,14 +285,11 @@ struct QueueCommandTests {
         let (blind, blindErrors) = try Self.startBlindHost(
             "blind", hiding: container.path, ["--store", store, "--lease-seconds", "30", "--exit-when-idle"])
         // Every job is tried once by the blind host, given back, and left to others meanwhile.
-        let deadline = Date().addingTimeInterval(60)
-        var refused = ""
-        while Date() < deadline, refused != "3" {
-            refused = try await server.psql(
+        try await eventually("the blind host gave every job back", within: .seconds(60)) {
+            try await server.psql(
                 "SELECT count(*) FROM glance.job WHERE state = 'pending' AND refused_by = 'blind'", database: database)
-            if refused != "3" { try await Task.sleep(for: .milliseconds(50)) }
+                == "3"
         }
-        #expect(refused == "3", "the blind host gave every job back")
         #expect(try await container.list(["--store", store]).count == 3, "no record was dropped")
 
         let (sighted, sightedErrors) = try Self.startHost(
@@ -473,11 +472,8 @@ struct QueueCommandTests {
         ])
         // Restart once the worker is into the slow documents (a second each; the batch queues
         // them first, as the larger files).
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline,
-            try await server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: "restart") == "0"
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        try await eventually("a job done", within: .seconds(60)) {
+            try await server.psql("SELECT count(*) FROM glance.job WHERE state = 'done'", database: "restart") != "0"
         }
         try server.restart(downFor: 2)
         try await eventually("the server is down for a while") { await !server.isAccepting }
