@@ -93,10 +93,9 @@ struct HostCgroupTests {
         // The pool starts its renderers as the worker starts; the one hung on the document is
         // alive now. Every glance-renderer descended from this worker must be in the group.
         var renderers: [Int32] = []
-        let deadline = Date().addingTimeInterval(30)
-        while renderers.isEmpty, Date() < deadline {
+        try await eventually("a glance-renderer in the host's group", within: .seconds(30)) {
             renderers = group.members.filter { Self.command(of: $0) == "glance-renderer" }
-            if renderers.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            return !renderers.isEmpty
         }
         let members = Set(group.members)
         kill(worker.processIdentifier, SIGTERM)
@@ -111,8 +110,8 @@ struct HostCgroupTests {
                 "renderer \(pid) names its groups: \(cgroups)")
         }
         // The host's processes, the renderers included, ended with it: the group empties.
-        let emptied = Date().addingTimeInterval(20)
-        while !group.members.isEmpty, Date() < emptied { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(group.members.isEmpty, "left in the host's group after it stopped: \(group.members)")
+        try await eventually("the host's group empty: \(group.members) left", within: .seconds(20)) {
+            group.members.isEmpty
+        }
     }
 }

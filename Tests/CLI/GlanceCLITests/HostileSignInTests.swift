@@ -374,11 +374,7 @@ struct HostileSignInTests {
         listener.arguments = arguments
         try listener.run()
         defer { kill(listener.processIdentifier, SIGKILL) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !FileManager.default.fileExists(atPath: received + ".ready"), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try #require(FileManager.default.fileExists(atPath: received + ".ready"))
+        try await eventually("the listener ready") { FileManager.default.fileExists(atPath: received + ".ready") }
         let hook = try await GlanceProcess.run(["hook", container.path, "a.png"])
         #expect(hook.status == 2, "\(hook.standardOutput)\(hook.standardError)")
         #expect(!hook.standardOutput.contains("fresh"))

@@ -185,17 +185,17 @@ struct RendererPoolSupervisionTests {
         func append(_ item: String) { items.withLock { $0.append(item) } }
     }
 
-    /// A pool of `workers` whose first `ahead` start at once, and their processes once that many
-    /// run (waiting up to 5 s).
+    /// A pool of `renderers` whose first `ahead` start at once, and their processes once that many
+    /// run.
     func poolStartingAhead(renderers: Int, ahead: Int) async throws -> (RendererPool, [pid_t]) {
         var configuration = RendererPool.Configuration(
             executable: rendererExecutable, arguments: [], renderers: renderers, timeoutSeconds: 30)
         configuration.renderersStartedAhead = ahead
         let pool = RendererPool(configuration: configuration)
         var processes: [pid_t] = []
-        for _ in 0..<250 where processes.count < ahead {
-            try await Task.sleep(for: .milliseconds(20))
+        try await eventually("\(ahead) renderers started ahead") {
             processes = pool.rendererProcesses
+            return processes.count >= ahead
         }
         return (pool, processes)
     }

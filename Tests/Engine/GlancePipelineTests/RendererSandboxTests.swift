@@ -184,20 +184,18 @@ struct RendererSandboxTests {
             async let result = pool.run(RenderJob(id: 1, name: "slow-photo.jpg"), file: file)
             // The worker waits a second before it reads the document: look at its process meanwhile,
             // once the probe has its answer (the first worker's greeting, or bubblewrap's failure).
-            var processes: [pid_t] = []
-            for _ in 0..<100 where processes.isEmpty || probe.knownResult == nil {
-                try await Task.sleep(for: .milliseconds(20))
-                processes = pool.rendererProcesses
+            try await eventually("a renderer started and the probe answered") {
+                !pool.rendererProcesses.isEmpty && probe.knownResult != nil
             }
             #expect(probe.knownResult == .some(bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))
             // Where bubblewrap failed, the answer is known a moment before the worker that replaces
             // it is started (until then the pool still lists bubblewrap's process, gone): wait for it.
             var name = ""
-            for _ in 0..<100 where name.isEmpty {
-                if let worker = pool.rendererProcesses.first {
-                    name = String(decoding: Bubblewrap.readToEnd("/proc/\(worker)/comm"), as: UTF8.self)
+            try await eventually("the renderer's process named") {
+                if let renderer = pool.rendererProcesses.first {
+                    name = String(decoding: Bubblewrap.readToEnd("/proc/\(renderer)/comm"), as: UTF8.self)
                 }
-                if name.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                return !name.isEmpty
             }
             #expect(name == (bubblewrapWorks ? "bwrap\n" : "glance-renderer\n"))
             #expect(pool.sandbox == (bubblewrapWorks ? .bubblewrapAndSeccomp : .seccomp))

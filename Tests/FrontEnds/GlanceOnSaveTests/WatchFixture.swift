@@ -47,11 +47,11 @@ final class WatchedContainer: Sendable {
         // the watches are in place; its limit is generous: while the whole suite runs on two
         // cores, tests that block probably hold both of Swift's cooperative threads for many seconds
         // before the watcher's task gets its turn (a clean-clone run waited more than 10 s once).
-        let deadline = ContinuousClock.now + .seconds(60)
-        while watching && !watcher.isWatching && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        if watching {
+            try await eventually("the watcher started", within: .seconds(60), pollEvery: .milliseconds(10)) {
+                watcher.isWatching
+            }
         }
-        #expect(!watching || watcher.isWatching, "the watcher did not start within 60 s")
     }
 
     deinit {
@@ -87,15 +87,19 @@ final class WatchedContainer: Sendable {
         return byPath
     }
 
-    /// Waits (up to 15 s) until `condition` holds for the listing; returns the last listing.
+    /// Waits (up to 15 s) until `condition` holds for the listing; returns the last listing (the
+    /// caller's expectations say what was not seen).
     @discardableResult
     func listing(until condition: ([String: [String: Any]]) -> Bool) async throws -> [String: [String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(15)
-        var rows = try await list()
-        while !condition(rows) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            rows = try await list()
-        }
+        var rows: [String: [String: Any]] = [:]
+        do {
+            try await eventually(
+                "the listing as the test expects it", within: .seconds(15), pollEvery: .milliseconds(50)
+            ) {
+                rows = try await list()
+                return condition(rows)
+            }
+        } catch is NotSeenInTime {}
         return rows
     }
 

@@ -212,10 +212,6 @@ struct WatchTests {
         }
         let rows = try await watched.listing { rows in (0..<100).allSatisfy { state(rows["f\($0).txt"]) == "fresh" } }
         #expect((0..<100).allSatisfy { state(rows["f\($0).txt"]) == "fresh" })
-        let deadline = ContinuousClock.now + .seconds(60)
-        while watched.watcher.catchUpPasses == 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(watched.watcher.catchUpPasses >= 1)
+        try await eventually("a catch-up pass", within: .seconds(60)) { watched.watcher.catchUpPasses >= 1 }
     }
 }
