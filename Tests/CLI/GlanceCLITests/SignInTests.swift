@@ -148,9 +148,10 @@ struct SignInTests {
         return await connection.read(until: nil, seconds: 10)
     }
 
-    /// How soon a running server follows its users file: it reads the file again at most a second
-    /// after it changed, and these tests allow it half a second more.
-    static let followsTheFile = Duration.milliseconds(1500)
+    /// How long these tests wait for a running server to follow its users file: it reads the file
+    /// again about a second after it changed; this is a hang guard, not a speed mark (a loaded
+    /// machine may take longer, and what is judged is that the change is followed).
+    static let followsTheFile = Duration.seconds(30)
 
     /// Waits until a GET of `route` with `headers` answers `status` (as the server reads its users
     /// file again), asking every `pollEvery` for no longer than `within`; fails naming `awaited`
