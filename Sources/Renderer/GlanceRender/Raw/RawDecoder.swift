@@ -8,8 +8,9 @@ import GlanceCore
 ///
 /// - **The embedded preview**, when the camera stored a JPEG at least the thumbnail's size (or
 ///   the whole image's, if that is smaller) in the image's proportions: most cameras store one
-///   at full or near-full size. It is decoded by ``JPEGDecoder`` with DCT scaling (the fast
-///   path: the sensor data is never read), in the preview's own colour (its ICC profile when it
+///   at full or near-full size. It is opened through ``EmbeddedPicture``, the one door for a
+///   picture inside a file (a JPEG by ``JPEGDecoder``, with DCT scaling; the fast path: the
+///   sensor data is never read), in the preview's own colour (its ICC profile when it
 ///   has one, else sRGB, which is what cameras write), and turned as the camera was held.
 /// - **Developed**, otherwise: LibRaw demosaics the sensor data with the white balance the camera
 ///   recorded, to sRGB, at half size (one pixel per 2x2 block, no interpolation) when that still
@@ -50,10 +51,9 @@ final class RawDecoder: RasterDecoder {
             if let bytes = RawPreviews.largest(in: request.file, type: type),
                 let memory = Self.memoryFile(bytes)
             {
-                var previewRequest = request
-                previewRequest.file = memory
-                previewRequest.name = "preview"
-                if let decoder = try? JPEGDecoder(previewRequest, type: .jpeg, colourTransforms: colourTransforms) {
+                if let decoder = try? EmbeddedPicture.decoder(
+                    for: memory, as: "preview", request: request, colourTransforms: colourTransforms)
+                {
                     self.file = nil
                     preview = decoder
                     previewFile = memory
@@ -101,10 +101,8 @@ final class RawDecoder: RasterDecoder {
         if sizeUnknown || Self.previewServes(image: stored, preview: embedded, box: request.maxSide) {
             do throws(ThumbnailError) {
                 let previewFile = try file.previewFile()
-                var previewRequest = request
-                previewRequest.file = previewFile
-                previewRequest.name = "preview"
-                let decoder = try JPEGDecoder(previewRequest, type: .jpeg, colourTransforms: colourTransforms)
+                let decoder = try EmbeddedPicture.decoder(
+                    for: previewFile, as: "preview", request: request, colourTransforms: colourTransforms)
                 if Self.previewServes(image: stored, preview: decoder.header.size, box: request.maxSide) {
                     chosen = (decoder, previewFile)
                 }
