@@ -287,7 +287,9 @@ let package = Package(
             name: "GlanceTests",
             dependencies: ["Glance", "glance-renderer", "tiny-document-store", "GlanceTestSupport"]),
         .testTarget(name: "GlanceQueueTests", dependencies: ["GlanceCore", "GlanceQueue"]),
-        .testTarget(name: "GlanceRendererProcessTests", dependencies: ["GlanceCore", "GlanceRendererProcess"]),
+        .testTarget(
+            name: "GlanceRendererProcessTests",
+            dependencies: ["GlanceCore", "GlanceRender", "GlanceRendererProcess", "GlanceTestSupport"]),
         .testTarget(
             name: "GlanceRenderTests",
             dependencies: [

@@ -119,7 +119,12 @@ public struct RendererService: Sendable {
     }
 
     /// Renders one job, reading the document through `file`, into an outcome.
-    func handle(_ job: RenderJob, file: OpenFile, thumbnailer: Thumbnailer, drawnBefore: Int = 0) -> RenderOutcome {
+    /// With `pieces`, an encoded PNG's leading bytes go there while it is made (a test's
+    /// collector); by default to standard output, the reply's pieces (``sendPiece(_:)``).
+    func handle(
+        _ job: RenderJob, file: OpenFile, thumbnailer: Thumbnailer, drawnBefore: Int = 0,
+        pieces: EncodedBytesSink? = nil
+    ) -> RenderOutcome {
         let name = job.name.split(separator: "/").last.map(String.init) ?? job.name
         if let early = actOnTriggers(job, name: name) { return early }
         if let pattern = triggers.wornOutOn, drawnBefore > 0, fnmatch(pattern, name, 0) == 0 {
@@ -150,7 +155,8 @@ public struct RendererService: Sendable {
                     id: job.id, status: .rendered, contentType: sniffed, warnings: [], format: nil,
                     width: image.width, height: image.height, data: image.bytes, digest: nil)
             } else {
-                outcome = try Self.thumbnail(of: job, request: request, type: sniffed, thumbnailer: thumbnailer)
+                outcome = try Self.thumbnail(
+                    of: job, request: request, type: sniffed, thumbnailer: thumbnailer, pieces: pieces)
                 if let text {
                     let (lines, longer) = try TextContent.lineCount(of: file, encoding: text.encoding, continuing: read)
                     outcome.details = DocumentDetails(
@@ -267,14 +273,15 @@ public struct RendererService: Sendable {
     /// A PNG whose pixels serve only the smaller sizes may still be encoded as it is made,
     /// the sizes halved from its rows on the way (RenderResult.encodedWithHalves).
     private static func thumbnail(
-        of job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer
+        of job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer,
+        pieces: EncodedBytesSink? = nil
     ) throws(ThumbnailError) -> RenderOutcome {
         let needsPixels = !job.renditions.isEmpty || !job.sizes.isEmpty
         let halvingsFor = job.renditions.isEmpty ? job.sizes : []
         let encoding = needsPixels && type == .png && halvingsFor.isEmpty ? nil : job.format ?? .png
         let rendered = try thumbnailer.render(
             request, as: type, encodingAs: encoding, keepingPixels: needsPixels, halvingsFor: halvingsFor,
-            sendingLeadingBytesTo: { sendPiece($0) })
+            sendingLeadingBytesTo: pieces ?? { sendPiece($0) })
         var encoded: EncodedThumbnail
         let pixels: PixelBuffer?
         var renditions: [Rendition] = []
