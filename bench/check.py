@@ -2,7 +2,7 @@
 compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
 
     python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text]
-                           [--no-serve] [--json FILE]
+                           [--no-serve] [--no-memory] [--json FILE]
 
 Each measure is a ratio taken round by round, in one run, the tools' order rotating between
 rounds (tools.time_in_turn), and the median of the rounds' ratios is compared with its threshold:
@@ -15,6 +15,9 @@ rounds (tools.time_in_turn), and the median of the rounds' ratios is compared wi
                           renderer's decoding, scaling, sizes and encoding cost against the commit
                           named in the thresholds
   thumbnail GETs / nginx  `glance serve` and nginx serving the same thumbnail bytes, wrk in turns
+  renderer memory         a renderer's minor page faults drawing a large interlaced PNG again,
+                          and its resident MiB after three seconds idle (bench/memory.py): not
+                          ratios but amounts, each held under its own maximum
 
 Exit 1 when a median is under its threshold (each such line starts with `FAIL`), 2 when something
 could not be measured (never a silent pass).
@@ -30,6 +33,7 @@ import sys
 import tempfile
 
 import corpus
+import memory
 import serve
 import tools
 
@@ -193,6 +197,7 @@ def main():
     parser.add_argument("--formats", default="jpeg,png,pdf,text")
     parser.add_argument("--no-serve", action="store_true")
     parser.add_argument("--serve-seconds", type=float, default=3)
+    parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--json", help="write the measures here")
     args = parser.parse_args()
     os.chdir(REPO_DIR)
@@ -221,12 +226,20 @@ def main():
             measured["serve/nginx"] = ratios["nginx"]
         except (RuntimeError, OSError, subprocess.SubprocessError) as error:
             problems.append(f"serve: {error}")
+    if not args.no_memory:
+        try:
+            found = memory.measure(glance, log)
+            measured["renderer/reuse-faults"] = found["reuse_faults"]
+            measured["renderer/idle-rss-mib"] = found["idle_rss_mib"]
+        except (RuntimeError, OSError, subprocess.SubprocessError) as error:
+            problems.append(f"renderer memory: {error}")
     lines, passed = compare(measured, thresholds["measures"])
     log(f"bench-check against {thresholds['baseline']['commit'][:12]}'s renderer and the anchors, "
         f"{args.rounds} rounds, {cores} cores:")
     for line in lines:
         log("  " + line)
     asked = [f for f in args.formats.split(",") if f] + ([] if args.no_serve else ["serve"])
+    asked += [] if args.no_memory else ["renderer"]
     for key in thresholds["measures"]:
         if key not in measured and key.split("/")[0] in asked:
             problems.append(f"{key}: not measured")

@@ -359,49 +359,6 @@ struct RendererPoolSupervisionTests {
         }
     }
 
-    @Test("a worker reuses the memory a large document freed, and gives it back when idle")
-    func freedMemoryKeptThenReturned() async throws {
-        // An Adam7 PNG is decoded whole: 144 MB for this one, 36,000 pages that the kernel had to
-        // map and zero again for every such document while big blocks were mmapped.
-        let pool = pool(renderers: 1, timeout: 30)
-        try await pool.shuttingDown {
-            let document = assets + "/png/interlaced-6000-rgba.png"
-            func rendered(_ id: Int) async -> Bool {
-                guard case .finished(let outcome) = await run([(id, document, nil)], on: pool, shuttingDown: false)[id]
-                else {
-                    return false
-                }
-                return outcome.status == .rendered
-            }
-            func minorFaults(_ process: pid_t) -> Int {
-                let stat = String(decoding: Bubblewrap.readToEnd("/proc/\(process)/stat"), as: UTF8.self)
-                // After the command name's closing parenthesis: state, ppid, ... minflt is the 8th.
-                guard let end = stat.lastIndex(of: ")") else { return -1 }
-                let fields = stat[stat.index(after: end)...].split(separator: " ")
-                return fields.count > 7 ? Int(fields[7]) ?? -1 : -1
-            }
-            func residentMiB(_ process: pid_t) -> Int {
-                let status = String(decoding: Bubblewrap.readToEnd("/proc/\(process)/status"), as: UTF8.self)
-                let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-                return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1) / 1024
-            }
-            #expect(await rendered(1))
-            let worker = try #require(pool.rendererProcesses.first)
-            let faultsBefore = minorFaults(worker)
-            #expect(await rendered(2))
-            let faultsDuring = minorFaults(worker) - faultsBefore
-            #expect(pool.rendererProcesses == [worker], "the same worker rendered both")
-            #expect(faultsBefore > 0 && faultsDuring >= 0 && faultsDuring < 5_000, "\(faultsDuring) page faults")
-            // After a second without work the worker keeps only what it needs between documents.
-            var resident = residentMiB(worker)
-            for _ in 0..<100 where resident >= 60 {
-                try await Task.sleep(for: .milliseconds(100))
-                resident = residentMiB(worker)
-            }
-            #expect(resident > 0 && resident < 60, "\(resident) MiB resident after 10 s without work")
-        }
-    }
-
     @Test("replies are checked against their job")
     func plausibility() {
         let job = RenderJob(id: 7, name: "a.png", maxSide: 1024)
