@@ -281,7 +281,7 @@ let package = Package(
         .executableTarget(name: "tiny-document-store", dependencies: ["Glance"], path: "Examples/TinyDocumentStore"),
 
         // MARK: Tests, one target per module, and one helper they share.
-        .target(name: "GlanceTestSupport", path: "Tests/GlanceTestSupport"),
+        .target(name: "GlanceTestSupport", dependencies: ["GlanceCore"], path: "Tests/GlanceTestSupport"),
         .testTarget(name: "GlanceCoreTests", dependencies: ["GlanceCore"]),
         .testTarget(
             name: "GlanceTests",

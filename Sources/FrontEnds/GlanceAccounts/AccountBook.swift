@@ -1,4 +1,5 @@
 import Foundation
+import GlanceCore
 import Logging
 import Synchronization
 
@@ -28,6 +29,8 @@ public final class AccountBook: Sendable {
     public let path: String?
     private let state: Mutex<State>
     private let logger: Logger
+    /// Where the book reads the time (a test moves its own).
+    private let time: TimeSource
     /// The longest a change of the users file goes unseen.
     public let checkInterval: Duration
     /// The check interval a server uses: one `stat` a second costs nothing, and a removed account
@@ -39,26 +42,28 @@ public final class AccountBook: Sendable {
         path = nil
         checkInterval = Self.defaultCheckInterval
         logger = Logger(label: "glance.accounts")
+        time = .continuous
         state = Mutex(State(accounts: accounts, stamp: nil, checked: .now))
     }
 
     /// The accounts of the users file at `path`, followed from now on: a change is seen at the
-    /// first request `checkInterval` or more after the last look.
+    /// first request `checkInterval` or more after the last look, as `time` tells time.
     public init(
         path: String, checkInterval: Duration = defaultCheckInterval,
-        logger: Logger = Logger(label: "glance.accounts")
+        logger: Logger = Logger(label: "glance.accounts"), time: TimeSource = .continuous
     ) throws(AccountsError) {
         self.path = path
         self.checkInterval = checkInterval
         self.logger = logger
+        self.time = time
         let stamp = Self.stamp(of: path)
-        state = Mutex(State(accounts: try Accounts.read(from: path), stamp: stamp, checked: .now))
+        state = Mutex(State(accounts: try Accounts.read(from: path), stamp: stamp, checked: time.now()))
     }
 
     /// The accounts as the file holds them now (at most a check interval ago).
     public var current: Accounts {
         guard let path else { return state.withLock { $0.accounts } }
-        let now = ContinuousClock.now
+        let now = time.now()
         return state.withLock { state in
             guard now - state.checked >= checkInterval else { return state.accounts }
             state.checked = now

@@ -1,5 +1,6 @@
 import Foundation
 import GlanceAccounts
+import GlanceCore
 import GlanceOperations
 import GlanceTestSupport
 import HTTPTypes
@@ -59,10 +60,13 @@ struct SignInRouteTests {
         func write(_ accounts: Accounts) throws { try accounts.write(to: usersFile) }
 
         /// A book following the users file, written first with `accounts`, that looks at the file
-        /// again every `checkInterval` (zero: at every request, so a test sees a change at once).
-        func followed(_ accounts: Accounts, checkInterval: Duration = .zero) throws -> AccountBook {
+        /// again every `checkInterval` (zero: at every request, so a test sees a change at once),
+        /// as `time` tells time.
+        func followed(
+            _ accounts: Accounts, checkInterval: Duration = .zero, time: TimeSource = .continuous
+        ) throws -> AccountBook {
             try write(accounts)
-            return try AccountBook(path: usersFile, checkInterval: checkInterval)
+            return try AccountBook(path: usersFile, checkInterval: checkInterval, time: time)
         }
 
         /// `body`'s value, with a client of `site`'s routes (cookies `Secure` when `secure`).
@@ -655,13 +659,24 @@ struct SignInRouteTests {
     func usersFileCheckInterval() async throws {
         let alice = try Account(name: "alice", password: Self.password, containers: nil)
         let bob = try Account(name: "bob", password: "bob's password", containers: nil)
-        // An hour's interval: bob, removed after the first look, still reads within the hour.
+        // An hour's interval, on a time the test moves: bob, removed after the first look, still
+        // reads a second before the hour is up, and is refused once it is.
         let fixture = try Fixture()
-        let hourly = fixture.site(try fixture.followed(Accounts([alice, bob]), checkInterval: .seconds(3600)))
+        let time = ManualTime()
+        let hourly = fixture.site(
+            try fixture.followed(Accounts([alice, bob]), checkInterval: .seconds(3600), time: time.source))
         try await fixture.test(hourly) { client in
             try fixture.write(Accounts([alice]))
             try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("bob", "bob's password")) {
                 #expect($0.status == .ok)
+            }
+            time.advance(by: .seconds(3599))
+            try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("bob", "bob's password")) {
+                #expect($0.status == .ok, "a second before the hour is up")
+            }
+            time.advance(by: .seconds(1))
+            try await client.execute(uri: "/api/items", method: .get, headers: Self.basic("bob", "bob's password")) {
+                #expect(Self.isChallenge($0), "the hour is up: the file is read again")
             }
         }
         // No interval: the same change ends bob's access at his next request.
