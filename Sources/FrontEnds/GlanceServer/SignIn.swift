@@ -1,6 +1,7 @@
 import Foundation
 import GlanceAccounts
 import GlanceContainer
+import GlanceCore
 import HTTPTypes
 import Hummingbird
 import Synchronization
@@ -196,8 +197,12 @@ final class SignInThrottle: Sendable {
     /// Told of each failure (the metrics' count), or nil.
     private let onFailure: (@Sendable () -> Void)?
 
-    init(onFailure: (@Sendable () -> Void)? = nil) {
+    /// Where the throttle reads the time (a test moves its own).
+    private let time: TimeSource
+
+    init(onFailure: (@Sendable () -> Void)? = nil, time: TimeSource = .continuous) {
         self.onFailure = onFailure
+        self.time = time
     }
     static let window = Duration.seconds(600)
     static let maximumDelay = Duration.seconds(8)
@@ -213,7 +218,7 @@ final class SignInThrottle: Sendable {
     /// Counts an attempt by `client` on `account` and returns nil, or, when either has made its
     /// most attempts in the window, counts nothing and returns how long until one more may start.
     func admit(client: String, account: String) -> Duration? {
-        let now = ContinuousClock.now
+        let now = time.now()
         let keys = [("client " + client, Self.attemptsPerClient), ("account " + account, Self.attemptsPerAccount)]
         return attempts.withLock { attempts in
             var wait = Duration.zero
@@ -254,7 +259,7 @@ final class SignInThrottle: Sendable {
     /// Whether `account` may start another session now (fewer than ``sessionsPerWindow`` in the
     /// last ten minutes), counting it if so. At most ``capacity`` accounts are remembered.
     func mayStartSession(account: String) -> Bool {
-        let now = ContinuousClock.now
+        let now = time.now()
         return sessionStarts.withLock { starts in
             var recent = (starts[account] ?? []).filter { now - $0 < Self.window }
             guard recent.count < Self.sessionsPerWindow else { return false }
@@ -270,7 +275,7 @@ final class SignInThrottle: Sendable {
 
     /// How long an attempt by `client` for `account` waits before it is checked.
     func delay(client: String, account: String) -> Duration {
-        let now = ContinuousClock.now
+        let now = time.now()
         let failures = records.withLock { records in
             ["client " + client, "account " + account].map { key in
                 guard let record = records[key], now - record.last < Self.window else { return 0 }
@@ -284,7 +289,7 @@ final class SignInThrottle: Sendable {
     /// Counts a failed attempt.
     func failed(client: String, account: String) {
         onFailure?()
-        let now = ContinuousClock.now
+        let now = time.now()
         records.withLock { records in
             for key in ["client " + client, "account " + account] {
                 var record =

@@ -95,7 +95,8 @@ struct ClientLimitTests {
         "sign-in attempts: ten an account and thirty a client in a minute, however they come; a success takes its own back"
     )
     func signInAttempts() {
-        let throttle = SignInThrottle()
+        let time = ManualTime()
+        let throttle = SignInThrottle(time: time.source)
         for _ in 0..<SignInThrottle.attemptsPerAccount {
             #expect(throttle.admit(client: "192.0.2.1", account: "alice") == nil)
         }
@@ -111,6 +112,27 @@ struct ClientLimitTests {
             #expect(throttle.admit(client: "192.0.2.1", account: "user\(index)") == nil)
         }
         #expect(throttle.admit(client: "192.0.2.1", account: "carol") != nil)
+        // A minute on, the window has moved past them all: both bounds are open again.
+        time.advance(by: SignInThrottle.attemptWindow)
+        #expect(throttle.admit(client: "192.0.2.1", account: "alice") == nil)
+        #expect(throttle.admit(client: "192.0.2.1", account: "carol") == nil)
+    }
+
+    @Test("after failures an attempt waits, doubling to eight seconds; ten minutes on it waits no more")
+    func signInDelays() {
+        let time = ManualTime()
+        let throttle = SignInThrottle(time: time.source)
+        #expect(throttle.delay(client: "192.0.2.1", account: "alice") == .zero)
+        throttle.failed(client: "192.0.2.1", account: "alice")
+        #expect(throttle.delay(client: "192.0.2.1", account: "alice") == .milliseconds(250))
+        throttle.failed(client: "192.0.2.1", account: "alice")
+        #expect(throttle.delay(client: "192.0.2.9", account: "alice") == .milliseconds(500), "the account's failures")
+        for _ in 0..<10 { throttle.failed(client: "192.0.2.1", account: "alice") }
+        #expect(throttle.delay(client: "192.0.2.1", account: "bob") == SignInThrottle.maximumDelay, "the client's")
+        time.advance(by: SignInThrottle.window - .seconds(1))
+        #expect(throttle.delay(client: "192.0.2.1", account: "alice") == SignInThrottle.maximumDelay)
+        time.advance(by: .seconds(1))
+        #expect(throttle.delay(client: "192.0.2.1", account: "alice") == .zero)
     }
 
     @Test("a Host of an IPv6 address is the address, however it is written")

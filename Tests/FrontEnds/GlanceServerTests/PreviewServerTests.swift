@@ -772,10 +772,14 @@ struct PreviewServerTests {
 
     @Test("one account may start at most 60 sessions in ten minutes; others are not held back by it")
     func sessionQuota() {
-        let throttle = SignInThrottle()
+        let time = ManualTime()
+        let throttle = SignInThrottle(time: time.source)
         let admitted = (0..<70).filter { _ in throttle.mayStartSession(account: "alice") }.count
         #expect(admitted == SignInThrottle.sessionsPerWindow)
         #expect(throttle.mayStartSession(account: "bob"))
+        // Ten minutes on, the quota is whole again.
+        time.advance(by: SignInThrottle.window)
+        #expect(throttle.mayStartSession(account: "alice"))
     }
 
     @Test("loopback is 127.0.0.0/8, ::1 and localhost; anything else reaches the network")
