@@ -52,9 +52,15 @@ public struct ContentType: Sendable, Hashable, RawRepresentable, Codable, Custom
 
     private static let builtInByIdentifier = Dictionary(
         builtIn.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
-    private static let builtInByExtension = Dictionary(
-        builtIn.flatMap { type in type.conventionalExtensions.map { ($0, type) } },
-        uniquingKeysWith: { first, _ in first })
+    private static let builtInByExtension = byExtension(builtIn)
+
+    /// `types` by their conventional extensions (an extension two types claim is the first's):
+    /// what a file's name suggests among them.
+    public static func byExtension(_ types: [ContentType]) -> [String: ContentType] {
+        Dictionary(
+            types.flatMap { type in type.conventionalExtensions.map { ($0, type) } },
+            uniquingKeysWith: { first, _ in first })
+    }
 
     public static func == (left: ContentType, right: ContentType) -> Bool { left.rawValue == right.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }

@@ -4,8 +4,8 @@
 /// transitions return what the owner is to do, outside the lock.
 ///
 /// ```
-/// notMade --hand-off--> made(pool) --stop/shutdown--> ended
-/// notMade --stop/shutdown--> ended
+/// notMade --hand-off--> made(pool) --stop/shutdown--> ended(pool)
+/// notMade --stop/shutdown--> ended(nil)
 /// ```
 ///
 /// After `ended`, no hand-off makes a pool (a job handed on after a stop ends cancelled), and a
@@ -14,7 +14,8 @@ struct SecondPoolState<Pool> {
     private enum State {
         case notMade
         case made(Pool)
-        case ended
+        /// Ended, keeping the pool made before, if any (its counts stay readable).
+        case ended(Pool?)
     }
 
     private var state = State.notMade
@@ -25,7 +26,6 @@ struct SecondPoolState<Pool> {
         case .notMade:
             let pool = make()
             state = .made(pool)
-            madePool = pool
             return pool
         case .made(let pool): return pool
         case .ended: return nil
@@ -35,11 +35,23 @@ struct SecondPoolState<Pool> {
     /// Ends it (a stop or a shutdown of its owner): the pool to stop or shut down, if one was
     /// made and this is the first end; nil otherwise.
     mutating func end() -> Pool? {
-        defer { state = .ended }
-        if case .made(let pool) = state { return pool }
-        return nil
+        switch state {
+        case .notMade:
+            state = .ended(nil)
+            return nil
+        case .made(let pool):
+            state = .ended(pool)
+            return pool
+        case .ended: return nil
+        }
     }
 
     /// The pool made, if one was, kept after it ended: its counts stay readable after a stop.
-    private(set) var madePool: Pool?
+    var madePool: Pool? {
+        switch state {
+        case .notMade: nil
+        case .made(let pool): pool
+        case .ended(let pool): pool
+        }
+    }
 }

@@ -30,17 +30,20 @@ public struct Thumbnailer: Sendable {
         var tools = RendererTools(
             colourTransforms: colourTransforms, pictures: EmbeddedPicture(families: []), text: TextRenderer(),
             office: office)
-        // The pictures that may sit inside other files first: the others' renderers draw them.
-        let embeddable = families.filter { $0.capabilities.contains(.embeddable) }
-        tools.pictures = EmbeddedPicture(families: embeddable, tools: tools)
         var renderers: [ContentType: any DocumentRenderer] = [:]
         var byType: [ContentType: FormatFamily] = [:]
-        for family in families {
+        // A type's first family draws it.
+        func add(_ family: FormatFamily) {
             for type in family.contentTypes where byType[type] == nil {
                 byType[type] = family
                 renderers[type] = family.makeRenderer(type, tools)
             }
         }
+        // The pictures that may sit inside other files first: the others' renderers draw them.
+        let embeddable = families.filter { $0.capabilities.contains(.embeddable) }
+        embeddable.forEach(add)
+        tools.pictures = EmbeddedPicture(families: embeddable, renderers: renderers)
+        families.filter { !$0.capabilities.contains(.embeddable) }.forEach(add)
         self.renderers = renderers
         self.families = byType
         self.sniffer = ContentSniffer(families: families)

@@ -38,9 +38,7 @@ public struct ContentSniffer: Sendable {
     public init(families: [FormatFamily]) {
         rules = families.flatMap(\.sniffRules).sorted { $0.priority < $1.priority }
         let types = families.flatMap(\.contentTypes)
-        typesByExtension = Dictionary(
-            types.flatMap { type in type.conventionalExtensions.map { ($0, type) } },
-            uniquingKeysWith: { first, _ in first })
+        typesByExtension = ContentType.byExtension(types)
         sniffsText = types.contains(.text)
     }
 
