@@ -278,17 +278,13 @@ public final class PostgresServer: Sendable {
     /// Whether the server came to accept TCP connections on `port` (within 30 s) while `shell`
     /// kept running.
     private static func waitUntilAccepting(port: Int, while shell: pid_t) -> Bool {
-        let deadline = Date().addingTimeInterval(30)
+        var accepting = false
         var status: Int32 = 0
-        while Date() < deadline, waitpid(shell, &status, WNOHANG) == 0 {
-            if let (status, _) = try? run(binary("pg_isready"), ["-q", "-h", "127.0.0.1", "-p", "\(port)"]),
-                status == 0
-            {
-                return true
-            }
-            usleep(100_000)
+        _ = holdsSoon(within: .seconds(30)) {
+            accepting = (try? run(binary("pg_isready"), ["-q", "-h", "127.0.0.1", "-p", "\(port)"]))?.0 == 0
+            return accepting || waitpid(shell, &status, WNOHANG) != 0
         }
-        return false
+        return accepting
     }
 
     /// A loopback port nobody listens on now (the kernel's choice for port 0).

@@ -38,6 +38,15 @@ public final class ContainerWatcher: Sendable {
     let excluded: Set<String>
     private let catchUps = Mutex(CatchUpState())
     private let watchesInPlace = Mutex(false)
+    /// Changes seen and not yet acted on: saves waiting for quiet or being rendered, moves and
+    /// deletions queued or being applied.
+    private let outstanding = Mutex(ChangesOutstanding())
+
+    private struct ChangesOutstanding {
+        var waiting = 0
+        var rendering = 0
+        var applying = 0
+    }
 
     private struct CatchUpState {
         var running = false
@@ -56,6 +65,13 @@ public final class ContainerWatcher: Sendable {
 
     /// How many catch-up passes have finished (for tests: an overflow must cause one).
     public var catchUpPasses: Int { catchUps.withLock { $0.passes } }
+
+    /// Whether every change read so far has been acted on (no save waits for quiet or is being
+    /// rendered, no move or deletion waits to be applied): a status for tests and operators, not a
+    /// promise about changes the kernel has not handed over yet.
+    public var hasNoChangeOutstanding: Bool {
+        outstanding.withLock { $0.waiting == 0 && $0.rendering == 0 && $0.applying == 0 }
+    }
 
     /// Whether ``run()`` has its watches in place: a file saved from now on is seen.
     public var isWatching: Bool { watchesInPlace.withLock { $0 } }
@@ -76,7 +92,10 @@ public final class ContainerWatcher: Sendable {
         await withDiscardingTaskGroup { group in
             if options.catchUpFirst { requestCatchUp(in: &group) }
             group.addTask {
-                for await change in structural { await self.apply(change) }
+                for await change in structural {
+                    await self.apply(change)
+                    self.outstanding.withLock { $0.applying -= 1 }
+                }
             }
             var pending: [String: ContinuousClock.Instant] = [:]
             for await batch in stream {
@@ -87,8 +106,13 @@ public final class ContainerWatcher: Sendable {
                 }
                 for (path, last) in pending where now - last >= options.debounce {
                     pending[path] = nil
-                    group.addTask { await self.refresh(path, savedAt: last) }
+                    outstanding.withLock { $0.rendering += 1 }
+                    group.addTask {
+                        await self.refresh(path, savedAt: last)
+                        self.outstanding.withLock { $0.rendering -= 1 }
+                    }
                 }
+                outstanding.withLock { [waiting = pending.count] in $0.waiting = waiting }
                 if catchUps.withLock({ !$0.running && $0.again }) { requestCatchUp(in: &group) }
                 if Task.isCancelled || gone { break }
             }
@@ -117,11 +141,11 @@ public final class ContainerWatcher: Sendable {
                 // Written, then renamed before it was rendered: render it under its new name.
                 pending[to] = now
             } else {
-                structural.yield(change)
+                queue(change, on: structural)
             }
         case .deleted(let path):
             pending[path] = nil
-            structural.yield(change)
+            queue(change, on: structural)
         case .folderAppeared(_, let files):
             for file in files { pending[file] = now }
         case .folderMoved(let from, let to, _):
@@ -130,10 +154,10 @@ public final class ContainerWatcher: Sendable {
                 pending[path] = nil
                 pending[to + path.dropFirst(from.count)] = last
             }
-            structural.yield(change)
+            queue(change, on: structural)
         case .folderDeleted(let folder):
             for path in pending.keys where path.hasPrefix(folder + "/") { pending[path] = nil }
-            structural.yield(change)
+            queue(change, on: structural)
         case .overflow:
             logger.warning("inotify queue overflowed: events were lost; running a catch-up pass")
             catchUps.withLock { $0.again = true }
@@ -142,6 +166,12 @@ public final class ContainerWatcher: Sendable {
         case .containerGone:
             logger.error("the container folder is gone (deleted or unmounted)")
         }
+    }
+
+    /// Queues a move or a deletion for the structural queue, counted until it is applied.
+    private func queue(_ change: ContainerChange, on structural: AsyncStream<ContainerChange>.Continuation) {
+        outstanding.withLock { $0.applying += 1 }
+        structural.yield(change)
     }
 
     /// Applies a move or a deletion (one at a time, in order).

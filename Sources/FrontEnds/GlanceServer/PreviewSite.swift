@@ -110,8 +110,7 @@ public struct PreviewSite: Sendable {
         let router = Router(context: ServerRequestContext.self)
         let map = SiteRouteMap()
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: RequestLogger(routes: map))
-        if let metrics { router.add(middleware: RequestMetrics(metrics: metrics, routes: map)) }
+        router.add(middleware: RequestRecorder(routes: map, metrics: metrics))
         if let hostCheck { router.add(middleware: HostFilter(check: hostCheck)) }
         if let accounts {
             router.add(
@@ -240,63 +239,5 @@ public struct PreviewSite: Sendable {
                 await ready("\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(bound)\(basePath)/")
             },
             logger: logger)
-    }
-}
-
-/// One log line per request, once its answer is sent: method, path, status, milliseconds, at
-/// the level of the route it matched (``SiteRoute/logLevel``); an error that is no HTTP answer
-/// (a 500) at `error`, with what it was. A share link's token is a credential: its path is logged
-/// without it (``redacted(_:)``).
-struct RequestLogger: RouterMiddleware {
-    typealias Context = ServerRequestContext
-    /// The site's routes, to find the level of the one a request matched.
-    let routes: SiteRouteMap
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        let start = ContinuousClock.now
-        do {
-            var response = try await next(request, context)
-            let status = response.status.code
-            let level = routes.logLevel(matched: context.endpointPath)
-            let logger = context.logger
-            guard logger.logLevel <= level else { return response }
-            response.body = response.body.whenWritten { sent in
-                Self.log(request, status: status, since: start, level: level, logger: logger, sent: sent)
-            }
-            return response
-        } catch let error as any HTTPResponseError {
-            let level = routes.logLevel(matched: context.endpointPath)
-            Self.log(request, status: error.status.code, since: start, level: level, logger: context.logger)
-            throw error
-        } catch {
-            Self.log(
-                request, status: 500, since: start, level: .error, logger: context.logger,
-                cause: String(describing: error))
-            throw error
-        }
-    }
-
-    private static func log(
-        _ request: Request, status: Int, since start: ContinuousClock.Instant, level: Logger.Level, logger: Logger,
-        sent: Bool = true, cause: String? = nil
-    ) {
-        guard logger.logLevel <= level else { return }
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        let path = redacted(request.uri.path)
-        var line = "\(request.method) \(path) \(status) \(String(format: "%.1f", milliseconds)) ms"
-        if !sent { line += " (the client left before the whole answer was sent)" }
-        if let cause { line += ": " + cause }
-        logger.log(level: level, "\(line)")
-    }
-
-    /// `path` as the log may show it: whatever follows a `/share/` anywhere in it (a share link's
-    /// token, under the base path or not, mistyped or not) is `…`. A document or folder named
-    /// `share` loses the rest of its path in the log, a small price for never logging a token.
-    static func redacted(_ path: String) -> String {
-        guard let marker = path.range(of: SharePage.pathPrefix) else { return path }
-        return String(path[..<marker.upperBound]) + "…"
     }
 }

@@ -37,40 +37,6 @@ extension ProcessMetrics {
     }
 }
 
-/// Counts every request for the metrics, answered or refused (outermost, beside the log), under
-/// the label of the route it matched (``SiteRoute/metricsLabel``), once its answer is sent (a
-/// thumbnail GET's rate under wrk was the same with this wait as without it: 0.574 and 0.578 of
-/// nginx's).
-struct RequestMetrics: RouterMiddleware {
-    typealias Context = ServerRequestContext
-    let metrics: ProcessMetrics
-    /// The site's routes, to find the label of the one a request matched.
-    let routes: SiteRouteMap
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        let start = ContinuousClock.now
-        do {
-            var response = try await next(request, context)
-            let route = routes.metricsLabel(matched: context.endpointPath)
-            let status = response.status.code
-            let bytes = response.body.contentLength
-            let metrics = metrics
-            response.body = response.body.whenWritten { _ in
-                metrics.request(route: route, status: status, duration: ContinuousClock.now - start, bytes: bytes)
-            }
-            return response
-        } catch {
-            let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            metrics.request(
-                route: routes.metricsLabel(matched: context.endpointPath), status: status,
-                duration: ContinuousClock.now - start, bytes: nil)
-            throw error
-        }
-    }
-}
-
 /// `/healthz`, `/readyz` and `/metrics` on a server's own listener (the answers are
 /// ``OperatorResponses``', as on `--metrics-address`).
 enum OperatorRoutes {

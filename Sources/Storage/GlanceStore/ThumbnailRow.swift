@@ -2,26 +2,27 @@ import Foundation
 import GRDB
 import GlanceCore
 
-/// A row of the `thumbnail` table: one entry of a document's thumbnail dictionary, image included.
-struct ThumbnailRow: Decodable, FetchableRecord, TableRecord {
+/// A row of the `thumbnail` table: one entry of a document's thumbnail dictionary, image included
+/// (its summary and its bytes).
+struct ThumbnailRow: FetchableRecord, TableRecord {
     static let databaseTableName = "thumbnail"
 
     /// The columns, the one place their names are spelled (the summary row shares them).
     enum Columns {
-        static let documentId = Column(CodingKeys.documentId)
-        static let sizeKey = Column(CodingKeys.sizeKey)
-        static let byteCount = Column(CodingKeys.byteCount)
+        static let documentId = Column(ThumbnailSummaryRow.CodingKeys.documentId)
+        static let sizeKey = Column(ThumbnailSummaryRow.CodingKeys.sizeKey)
+        static let byteCount = Column(ThumbnailSummaryRow.CodingKeys.byteCount)
+        static let data = Column("data")
     }
 
-    var documentId: Int64
-    var sizeKey: String
-    var format: String
-    var width: Int
-    var height: Int
-    var byteCount: Int
+    /// Every column but the bytes.
+    var summary: ThumbnailSummaryRow
     var data: Data
-    var averageColour: String?
-    var thumbHash: String?
+
+    init(row: Row) throws {
+        summary = try ThumbnailSummaryRow(row: row)
+        data = row[Columns.data]
+    }
 
     /// The row for `image` of document `documentId`; a ``StoreError`` when the image carries no
     /// bytes (a dictionary loaded without its images cannot be saved back).
@@ -31,19 +32,14 @@ struct ThumbnailRow: Decodable, FetchableRecord, TableRecord {
                 .invalid, message: "thumbnail \(image.sizeKey) of \(path) has no image data to store",
                 location: location)
         }
-        self.documentId = documentId
-        sizeKey = image.sizeKey
-        format = image.format.rawValue
-        width = image.width
-        height = image.height
         // The bytes themselves are the truth; a caller's count could be stale.
-        byteCount = bytes.count
+        summary = ThumbnailSummaryRow(
+            documentId: documentId, sizeKey: image.sizeKey, format: image.format.rawValue, width: image.width,
+            height: image.height, byteCount: bytes.count, averageColour: image.averageColour,
+            thumbHash: image.thumbHash)
         data = Data(bytes)
-        averageColour = image.averageColour
-        thumbHash = image.thumbHash
     }
 
-    /// The public image, bytes included.
     /// Inserts the row: what a save runs for each thumbnail, prepared once per connection.
     static let insertSQL = """
         INSERT INTO thumbnail (documentId, sizeKey, format, width, height, byteCount, data, averageColour, thumbHash)
@@ -52,14 +48,15 @@ struct ThumbnailRow: Decodable, FetchableRecord, TableRecord {
 
     /// The values of ``insertSQL``.
     var insertArguments: StatementArguments {
-        [documentId, sizeKey, format, width, height, byteCount, data, averageColour, thumbHash]
+        [
+            summary.documentId, summary.sizeKey, summary.format, summary.width, summary.height, summary.byteCount,
+            data, summary.averageColour, summary.thumbHash,
+        ]
     }
 
+    /// The public image, bytes included.
     func image(location: String) throws(StoreError) -> ThumbnailImage {
-        ThumbnailImage(
-            sizeKey: sizeKey, format: try StoredNames.imageFormat(format, location: location), width: width,
-            height: height, data: [UInt8](data), averageColour: averageColour,
-            thumbHash: thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil })
+        try summary.image(location: location, data: [UInt8](data))
     }
 }
 
@@ -77,6 +74,10 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
         ]
     }
 
+    enum CodingKeys: String, CodingKey {
+        case documentId, sizeKey, format, width, height, byteCount, averageColour, thumbHash
+    }
+
     var documentId: Int64
     var sizeKey: String
     var format: String
@@ -86,12 +87,17 @@ struct ThumbnailSummaryRow: Decodable, FetchableRecord, TableRecord {
     var averageColour: String?
     var thumbHash: String?
 
-    /// The public image, without bytes.
-    func image(location: String) throws(StoreError) -> ThumbnailImage {
-        ThumbnailImage(
-            sizeKey: sizeKey, format: try StoredNames.imageFormat(format, location: location), width: width,
-            height: height,
-            byteCount: byteCount, averageColour: averageColour,
-            thumbHash: thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil })
+    /// The public image, with `data` as its bytes or none (its byte count then says its size).
+    func image(location: String, data: [UInt8]? = nil) throws(StoreError) -> ThumbnailImage {
+        let format = try StoredNames.imageFormat(format, location: location)
+        let thumbHash = thumbHash.flatMap { ThumbHashText.isValid($0) ? $0 : nil }
+        if let data {
+            return ThumbnailImage(
+                sizeKey: sizeKey, format: format, width: width, height: height, data: data,
+                averageColour: averageColour, thumbHash: thumbHash)
+        }
+        return ThumbnailImage(
+            sizeKey: sizeKey, format: format, width: width, height: height, byteCount: byteCount,
+            averageColour: averageColour, thumbHash: thumbHash)
     }
 }

@@ -51,10 +51,7 @@ struct TestCPUGroup {
 
     /// Removes the group (once its processes have ended: retried for a few seconds).
     func remove() {
-        for _ in 0..<50 {
-            if rmdir(folder) == 0 || errno == ENOENT { return }
-            usleep(100_000)
-        }
+        _ = holdsSoon(within: .seconds(5)) { rmdir(folder) == 0 || errno == ENOENT }
     }
 }
 

@@ -430,22 +430,20 @@ struct QueueCommandTests {
         try watch.run()
         // Stopped on the way out, whatever happens (the normal way waits for its exit, below).
         defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
-        let deadline = Date().addingTimeInterval(60)
-        var queued = false
         var attempt = 0
-        while Date() < deadline, !queued {
+        try await eventually(
+            "the watcher queued the saved document at on-save priority", within: .seconds(60),
+            pollEvery: .milliseconds(50)
+        ) {
             // Saved again until the watcher (which may still be starting) has seen it.
             if attempt % 20 == 0 {
                 try Data("a line\n".utf8).write(to: URL(fileURLWithPath: container.file("note.txt")))
             }
             attempt += 1
-            try await Task.sleep(for: .milliseconds(50))
-            queued =
-                try await server.psql(
-                    "SELECT priority FROM glance.job WHERE path = 'note.txt' AND state = 'pending'", database: database)
+            return try await server.psql(
+                "SELECT priority FROM glance.job WHERE path = 'note.txt' AND state = 'pending'", database: database)
                 == "0"
         }
-        #expect(queued, "the watcher queued the saved document at on-save priority")
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/thumbnails.sqlite")))
         kill(watch.processIdentifier, SIGTERM)
         #expect(await Self.finish(watch, within: 10), "the watcher stops on SIGTERM")

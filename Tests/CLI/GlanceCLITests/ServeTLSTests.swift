@@ -53,6 +53,7 @@ struct ServeTLSTests {
             container.path, "--tls-cert", certificate, "--tls-key", key, "--jobs", "1",
         ])
         defer { if serve.isRunning { kill(serve.processIdentifier, SIGKILL) } }
+        let logged = CollectedOutput(log.fileHandleForReading)
         try #require(port > 0)
         let url = "https://127.0.0.1:\(port)/"
         for (flag, version) in [("--http2", "2"), ("--http1.1", "1.1")] {
@@ -82,13 +83,15 @@ struct ServeTLSTests {
         // A broken file is not taken: the pair in use stays.
         try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: certificate))
         kill(serve.processIdentifier, SIGHUP)
-        try await Task.sleep(for: .milliseconds(500))
+        try await eventually("the broken certificate refused") {
+            logged.text.contains("error kept the TLS certificate in use") || !serve.isRunning
+        }
         #expect(serve.isRunning)
         #expect(try await Self.handshake(port: port).contains("subject=CN = renewed"))
         kill(serve.processIdentifier, SIGTERM)
         #expect(await exited(serve, within: .seconds(60)), "serve ended")
         #expect(serve.terminationStatus == 0)
-        let text = String(decoding: await readToEnd(log.fileHandleForReading), as: UTF8.self)
+        let text = await logged.all()
         #expect(text.contains("notice reloaded the TLS certificate"), "\(text)")
         #expect(text.contains("error kept the TLS certificate in use"), "\(text)")
     }

@@ -160,16 +160,20 @@ struct RendererPoolSupervisionTests {
             pool.submit(job, file: file) { _ in }
         }
         let order = Order()
+        let begun = Order()
         await withTaskGroup(of: Void.self) { group in
             for pool in pools {
                 group.addTask {
+                    begun.append("shutdown begun")
                     await pool.shutdown()
                     order.append("shut down")
                 }
             }
             group.addTask {
-                // Started after the shutdowns, so it runs only on a thread they left free.
-                try? await Task.sleep(for: .milliseconds(200))
+                // Goes on once every shutdown has begun, so it runs only on a thread they left free.
+                try? await eventually("every shutdown begun", within: .seconds(60)) {
+                    begun.items.withLock { $0.count } == count
+                }
                 order.append("probe")
                 for pool in pools { await pool.stop() }
             }

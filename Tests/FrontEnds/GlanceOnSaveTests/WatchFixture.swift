@@ -103,15 +103,10 @@ final class WatchedContainer: Sendable {
         return rows
     }
 
-    /// Waits until nothing has changed for a while (pending debounces and renders done).
+    /// Waits until every change the watcher has read is acted on (no save waits for quiet or is
+    /// being rendered, no move or deletion waits): the render counts are final once it returns.
     func settle() async throws {
-        var last = -1
-        while true {
-            try await Task.sleep(for: .milliseconds(400))
-            let now = indexer.rendersStarted
-            if now == last { return }
-            last = now
-        }
+        try await eventually("every change acted on", within: .seconds(60)) { watcher.hasNoChangeOutstanding }
     }
 }
 

@@ -58,7 +58,6 @@ struct WatchTests {
         let watched = try await WatchedContainer()
         for index in 0..<100 {
             try Data("line \(index)\n".utf8).write(to: URL(fileURLWithPath: watched.file("burst.txt")))
-            try await Task.sleep(for: .milliseconds(5))
         }
         let rows = try await watched.listing { size($0["burst.txt"]) == 8 && state($0["burst.txt"]) == "fresh" }
         #expect(state(rows["burst.txt"]) == "fresh")
