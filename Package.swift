@@ -92,6 +92,7 @@ let package = Package(
         .target(name: "CRaw", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CMedia", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CSVG", dependencies: ["CLibraryLoader"]),
+        .target(name: "CPixbuf", dependencies: ["CLibraryLoader"]),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
         // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office
         // suite's own library from its program folder when an office renderer starts.
@@ -143,7 +144,7 @@ let package = Package(
             name: "GlanceRender",
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
-                "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice",
+                "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice", "CPixbuf",
                 "CTextPaint", "CFileAccess", "CLibraryLoader",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
@@ -352,7 +353,7 @@ let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
         "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia",
-        "CSVG",
+        "CSVG", "CPixbuf",
         "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",
@@ -399,6 +400,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-media", "Media", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-raw", "Raw", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-archive", "Archive", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
+        ("fuzz-bitmap", "Bitmap", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-renderer-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
     ]

@@ -26,6 +26,7 @@ SEEDS = {
     "media": ["media", "hostile", "corrupt"],
     "raw": ["raw", "corrupt"],
     "archive": ["ebook", "comics", "office"],
+    "bitmap": ["bitmaps"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

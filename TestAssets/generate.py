@@ -135,7 +135,8 @@ import zlib
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
-          "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics"]
+          "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
+          "bitmaps"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1176,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1194,6 +1195,98 @@ def main(only=()):
             assert all("\t" not in c and "\n" not in c for c in row)
             f.write("\t".join(row) + "\n")
     print("wrote %d assets" % len(rows))
+
+
+# ---------------------------------------------------------------- bitmaps
+
+def halves_rows(w, h):
+    """Rows, top first, of a w x h picture red above and blue below (RGB): its way up is plain."""
+    return [bytes((220, 30, 30) if y < h // 2 else (30, 40, 220)) * w for y in range(h)]
+
+
+def tga(w, h, rows, top_first, rle=False):
+    """A true-colour Targa (24-bit BGR) of `rows` (top first), stored top first or bottom first
+    as its descriptor says (bit 5), run-length encoded (type 10) or not (type 2)."""
+    stored = rows if top_first else rows[::-1]
+    body = b""
+    for row in stored:
+        pixels = [row[i:i + 3][::-1] for i in range(0, len(row), 3)]
+        if not rle:
+            body += b"".join(pixels)
+            continue
+        index = 0
+        while index < len(pixels):  # runs of the same pixel, at most 128
+            run = 1
+            while index + run < len(pixels) and run < 128 and pixels[index + run] == pixels[index]:
+                run += 1
+            body += bytes([0x80 | (run - 1)]) + pixels[index]
+            index += run
+    header = bytes([0, 0, 10 if rle else 2, 0, 0, 0, 0, 0, 0, 0, 0, 0]) + struct.pack("<HH", w, h)
+    return header + bytes([24, 0x20 if top_first else 0]) + body
+
+
+def bmp_top_down(w, h, rows):
+    """A 24-bit Windows 3 bitmap whose height is negative: its rows stored top first."""
+    stride = (w * 3 + 3) & ~3
+    pixels = b"".join(bytes(b for i in range(0, len(r), 3) for b in r[i:i + 3][::-1]).ljust(stride, b"\0")
+                      for r in rows)
+    info = struct.pack("<IiiHHIIiiII", 40, w, -h, 1, 24, 0, len(pixels), 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 14 + 40 + len(pixels), 0, 0, 54) + info + pixels
+
+
+def make_bitmaps():
+    """BMP, ICO, CUR, Targa and Netpbm documents: ImageMagick's BMP and Netpbm variants, and
+    files written here where its writer is wrong (it marks Targa rows as stored bottom first while
+    it stores them top first) or has no option (top-down BMP, a cursor, damaged files)."""
+    w, h = 40, 30
+    halves = os.path.join(TMP, "halves.ppm")
+    ppm(halves, w, h, halves_rows(w, h))
+    rgba = os.path.join(ROOT, "png", "rgba8.png")
+    for name, options, note in [
+            ("v3.bmp", ["BMP3:"], "Windows 3 header (40 bytes), 24-bit, rows bottom first"),
+            ("os2.bmp", ["BMP2:"], "OS/2 1.x header (12 bytes)"),
+            ("rle8.bmp", ["-type", "Palette", "-compress", "RLE", "BMP3:"], "256 colours, RLE8")]:
+        run(CONVERT, halves, *options[:-1], options[-1] + out("bitmaps/" + name))
+        ok_image("bitmaps/" + name, "bmp", w, h, "red above blue, %dx%d: %s" % (w, h, note))
+    run(CONVERT, rgba, "BMP:" + out("bitmaps/v5-alpha.bmp"))
+    ok_image("bitmaps/v5-alpha.bmp", "bmp", 200, 150, "png/rgba8.png as a 32-bit BMP with alpha (Windows 5 header)")
+    write("bitmaps/top-down.bmp", bmp_top_down(w, h, halves_rows(w, h)))
+    ok_image("bitmaps/top-down.bmp", "bmp", w, h, "red above blue, 24-bit, negative height: rows top first")
+    for name, top_first, rle, note in [("bottom-first.tga", False, False, "rows bottom first (descriptor 0)"),
+                                       ("top-first.tga", True, False, "rows top first (descriptor 0x20)"),
+                                       ("rle.tga", False, True, "run-length encoded, rows bottom first")]:
+        write("bitmaps/" + name, tga(w, h, halves_rows(w, h), top_first, rle))
+        ok_image("bitmaps/" + name, "tga", w, h, "red above blue, 24-bit Targa, " + note)
+    run(CONVERT, rgba, "-define", "icon:auto-resize=256,48,16", out("bitmaps/icon.ico"))
+    ok_image("bitmaps/icon.ico", "ico", 256, 256, "png/rgba8.png at 16, 48 (bitmaps) and 256 (PNG): the 256 is drawn")
+    run(CONVERT, rgba, "-define", "icon:auto-resize=48,16", out("bitmaps/small.ico"))
+    ok_image("bitmaps/small.ico", "ico", 48, 48, "png/rgba8.png at 16 and 48, bitmaps only: the 48 is drawn")
+    cursor = bytearray(read("bitmaps/small.ico"))
+    cursor[2] = 2
+    write("bitmaps/pointer.cur", bytes(cursor))
+    ok_image("bitmaps/pointer.cur", "cur", 48, 48, "bitmaps/small.ico marked a cursor (type 2)")
+    lying = bytearray(read("bitmaps/small.ico"))
+    count = struct.unpack_from("<H", lying, 4)[0]
+    for index in range(count):
+        if lying[6 + 16 * index] == 48:
+            lying[6 + 16 * index] = lying[6 + 16 * index + 1] = 64
+    write("bitmaps/lying-directory.ico", bytes(lying))
+    record("bitmaps/lying-directory.ico", "ico", "error:its directory lists a 64x64 picture that is 48x48", None,
+           "bitmaps/small.ico whose directory says its 48x48 picture is 64x64")
+    for name, options, note in [("plain.pbm", ["-monochrome", "-compress", "none"], "plain PBM (P1)"),
+                                ("plain.pgm", ["-colorspace", "gray", "-compress", "none"], "plain PGM (P2)"),
+                                ("binary.ppm", [], "binary PPM (P6)"),
+                                ("deep.pgm", ["-colorspace", "gray", "-depth", "16"], "16-bit binary PGM (P5)")]:
+        run(CONVERT, halves, *options, out("bitmaps/" + name))
+        ok_image("bitmaps/" + name, "pnm", w, h, "red above blue as a " + note)
+    whole = read("bitmaps/v3.bmp")
+    write("bitmaps/truncated.bmp", whole[:len(whole) // 2])
+    record("bitmaps/truncated.bmp", "bmp", "error:truncated bmp data", None, "bitmaps/v3.bmp cut in half")
+    huge = bytearray(whole[:54])
+    struct.pack_into("<ii", huge, 18, 100000, 100000)
+    write("bitmaps/huge.bmp", bytes(huge) + b"\0" * 4096)
+    record("bitmaps/huge.bmp", "bmp", "error:exceeds the 100-megapixel limit", None,
+           "a Windows 3 header declaring 100000x100000 pixels, 4 KiB of data")
 
 
 # ---------------------------------------------------------------- collision

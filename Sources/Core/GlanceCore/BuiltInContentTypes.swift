@@ -186,6 +186,26 @@ extension ContentType {
     public static let comic7z = ContentType(
         "cb7", uniformTypeIdentifier: "public.cb7-archive", mimeType: "application/x-cb7", displayName: "CB7 comic",
         extensions: ["cb7"], preview: .pages)
+    /// A Windows or OS/2 bitmap (`.bmp`, `.dib`).
+    public static let bmp = ContentType(
+        "bmp", uniformTypeIdentifier: "com.microsoft.bmp", mimeType: "image/bmp", displayName: "BMP",
+        extensions: ["bmp", "dib"], browsersDraw: true)
+    /// A Windows icon (`.ico`): the largest of its pictures is drawn.
+    public static let windowsIcon = ContentType(
+        "ico", uniformTypeIdentifier: "com.microsoft.ico", mimeType: "image/vnd.microsoft.icon",
+        displayName: "Windows icon", extensions: ["ico"], browsersDraw: true)
+    /// A Windows cursor (`.cur`), an icon with a hot spot.
+    public static let windowsCursor = ContentType(
+        "cur", uniformTypeIdentifier: "com.microsoft.cur", mimeType: "image/x-win-bitmap",
+        displayName: "Windows cursor", extensions: ["cur"])
+    /// A Truevision TGA (Targa) image.
+    public static let targa = ContentType(
+        "tga", uniformTypeIdentifier: "com.truevision.tga-image", mimeType: "image/x-tga", displayName: "TGA",
+        extensions: ["tga", "icb", "vda", "vst"])
+    /// A Netpbm image: PBM, PGM or PPM, plain or binary (P1 to P6).
+    public static let portableAnymap = ContentType(
+        "pnm", uniformTypeIdentifier: "public.pbm", mimeType: "image/x-portable-anymap", displayName: "Netpbm",
+        extensions: ["pnm", "pbm", "pgm", "ppm"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -194,5 +214,6 @@ extension ContentType {
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
         .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
+        .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap,
     ]
 }

@@ -86,6 +86,29 @@ struct SandboxTests {
         #expect(rows["photo.avif"]?["mimeType"] as? String == "image/avif")
     }
 
+    @Test("BMP, icons, cursors, Targa and Netpbm render inside the sandbox, gdk-pixbuf's loaders loaded before it")
+    func bitmapsInTheSandbox() async throws {
+        // gdk-pixbuf loads a format's loader module on first use: the renderer loads them before
+        // it confines itself (the family's prepare), or the first document would be a violation.
+        let container = try SampleContainer([
+            "v3.bmp": "bitmaps/v3.bmp", "rle.bmp": "bitmaps/rle8.bmp", "icon.ico": "bitmaps/icon.ico",
+            "small.ico": "bitmaps/small.ico", "pointer.cur": "bitmaps/pointer.cur", "rle.tga": "bitmaps/rle.tga",
+            "plain.pbm": "bitmaps/plain.pbm", "deep.pgm": "bitmaps/deep.pgm", "cut.bmp": "bitmaps/truncated.bmp",
+        ])
+        let (summary, result) = try await container.generate()
+        #expect(summary["sandbox"] as? String == "bubblewrap+seccomp")
+        let failures = summary["failures"] as? [[String: Any]] ?? []
+        #expect(failures.compactMap { $0["path"] as? String } == ["cut.bmp"], "\(failures)")
+        #expect(failures.first?["error"] as? String == "truncated BMP data")
+        #expect(summary["rendered"] as? Int == 8, "\(result.standardError)")
+        let rows = try await container.list()
+        #expect(thumbnailSize(rows["icon.ico"]) == "256x256")
+        #expect(thumbnailSize(rows["small.ico"]) == "48x48")
+        #expect(thumbnailSize(rows["rle.tga"]) == "40x30")
+        #expect(rows["pointer.cur"]?["mimeType"] as? String == "image/x-win-bitmap")
+        #expect(rows["plain.pbm"]?["mimeType"] as? String == "image/x-portable-anymap")
+    }
+
     @Test("videos and sound files render inside the sandbox; their details are listed; a playlist is not opened")
     func mediaInTheSandbox() async throws {
         // What FFmpeg's libraries call (libssh's gcrypt mlock among them) must fit the seccomp

@@ -118,6 +118,10 @@ def main():
                        "image/x-nikon-nrw", "image/x-sony-arw", "image/x-sony-sr2", "image/x-sony-srf",
                        "image/x-olympus-orf", "image/x-panasonic-rw2", "image/x-fuji-raf", "application/epub+zip",
                        "application/vnd.comicbook+zip", "application/vnd.comicbook-rar", "application/x-cb7"}
+    # Bitmaps, icons, Targa and Netpbm (shared-mime-info's names and their aliases).
+    expected_types |= {"image/bmp", "image/x-bmp", "image/vnd.microsoft.icon", "image/x-icon", "image/x-win-bitmap",
+                       "image/x-tga", "image/x-portable-anymap", "image/x-portable-bitmap", "image/x-portable-graymap",
+                       "image/x-portable-pixmap"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)
@@ -139,6 +143,9 @@ def main():
         ("heif/photo.heic", "heic", [256]),
         ("heif/photo.avif", "avif", [256]),
         ("svg/shapes.svg", "svg", [256]),
+        # gdk-pixbuf's loader modules, loaded before the renderer confines itself.
+        ("bitmaps/v3.bmp", "bmp", [256]),
+        ("bitmaps/icon.ico", "ico", [256]),
         # Videos and sound files (FFmpeg's libraries, loaded on first use): a frame, and a cover.
         ("media/fade-in.mp4", "mp4", [256]),
         ("media/vp9.webm", "webm", [256]),

@@ -1,0 +1,21 @@
+import FuzzSupport
+import GlanceCore
+import GlanceRender
+
+/// libFuzzer's entry point: one input rendered as the bitmap kind its first bytes suggest (`make
+/// fuzz`): BMP (`BM`), an icon or a cursor (its directory, the entry chosen and checked, the PNG or
+/// bitmap inside), Netpbm (`P`: the header and the length checks), else Targa, through gdk-pixbuf's
+/// loader and the raster pipeline.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let first = size >= 2 ? (data[0], data[1]) : (0, 0)
+    let type: ContentType =
+        switch first {
+        case (0x42, 0x4D): .bmp
+        case (0, 0): size >= 3 && data[2] == 2 ? .windowsCursor : .windowsIcon
+        case (0x50, _): .portableAnymap
+        default: .targa
+        }
+    FuzzDocument.render(data, size, as: type, name: "fuzz." + type.conventionalExtensions[0])
+    return 0
+}

@@ -1,0 +1,159 @@
+internal import CPixbuf
+import GlanceCore
+
+extension FormatFamily {
+    /// The simple rasters people keep beside their photos: Windows and OS/2 bitmaps, Targa and
+    /// Netpbm images, each drawn by ``RasterPipeline`` over
+    /// ``PixbufDecoder`` (gdk-pixbuf's loader of that format alone). Sniffed by their headers; a
+    /// Targa file has no signature, so its header must be plausible and its name must say so.
+    public static let bitmaps: FormatFamily = {
+        var family = raster(
+            "bitmap", types: [.bmp, .targa, .portableAnymap], decoder: PixbufDecoder.self,
+            rules: [
+                SniffRule(priority: 140) { BitmapHeaders.isBMP($0.prefix) ? .bmp : nil },
+                SniffRule(priority: 160) { BitmapHeaders.isNetpbm($0.prefix) ? .portableAnymap : nil },
+                SniffRule(priority: 430) { $0.named == .targa && BitmapHeaders.isTarga($0.prefix) ? .targa : nil },
+            ])
+        family.prepare = {
+            for loader in PixbufDecoder.loaders.values + [PixbufDecoder.iconLoader] {
+                _ = glance_pixbuf_prepare(loader, nil, 0)
+            }
+        }
+        return family
+    }()
+
+    /// Windows icons and cursors: a directory of pictures, the largest drawn (``IconDecoder``).
+    public static let icons = raster(
+        "icon", types: [.windowsIcon, .windowsCursor], decoder: IconDecoder.self,
+        rules: [SniffRule(priority: 150) { BitmapHeaders.iconType(of: $0.prefix) }])
+}
+
+/// What the bitmap formats' headers must look like to be taken as theirs.
+enum BitmapHeaders {
+    /// `BM`, then a bitmap header of one of the sizes Windows and OS/2 wrote (12: OS/2 1.x; 16 and
+    /// 64: OS/2 2.x; 40, 52, 56, 108, 124: Windows 3 to 5).
+    static func isBMP(_ prefix: [UInt8]) -> Bool {
+        guard prefix.count >= 18, prefix[0] == 0x42, prefix[1] == 0x4D else { return false }
+        return [12, 16, 40, 52, 56, 64, 108, 124].contains(littleEndian32(prefix, at: 14))
+    }
+
+    /// An icon (type 1) or a cursor (type 2): a directory of at least one entry whose picture
+    /// starts after the directory.
+    static func iconType(of prefix: [UInt8]) -> ContentType? {
+        guard prefix.count >= 22, prefix[0] == 0, prefix[1] == 0, prefix[3] == 0, prefix[2] == 1 || prefix[2] == 2
+        else { return nil }
+        let count = Int(prefix[4]) | Int(prefix[5]) << 8
+        guard count > 0, littleEndian32(prefix, at: 18) >= 6 + 16 * count else { return nil }
+        return prefix[2] == 1 ? .windowsIcon : .windowsCursor
+    }
+
+    /// `P1` to `P6`, then the width and the height (and for gray and colour, the largest
+    /// sample), as decimal numbers between whitespace and comments.
+    static func isNetpbm(_ prefix: [UInt8]) -> Bool { netpbmHeader(prefix) != nil }
+
+    /// A Netpbm header's kind (`1` to `6`), its numbers (width, height, and the largest sample but
+    /// for bitmaps), and where its samples start (after the one whitespace byte that ends it).
+    static func netpbmHeader(_ bytes: [UInt8]) -> (kind: Int, numbers: [Int], end: Int)? {
+        guard bytes.count >= 3, bytes[0] == UInt8(ascii: "P"),
+            (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1])
+        else { return nil }
+        let kind = Int(bytes[1] - UInt8(ascii: "0"))
+        var index = 2
+        var numbers: [Int] = []
+        while numbers.count < (kind == 1 || kind == 4 ? 2 : 3) {
+            guard index < bytes.count, isSpace(bytes[index]) || bytes[index] == UInt8(ascii: "#") else { return nil }
+            skipSpaceAndComments(bytes, &index)
+            let start = index
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            guard index > start, index - start <= 9 else { return nil }
+            numbers.append(bytes[start..<index].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+        }
+        guard index < bytes.count, isSpace(bytes[index]) else { return nil }
+        return (kind, numbers, index + 1)
+    }
+
+    /// Whether `data`, a whole file of `type`, holds every sample its header promises: gdk-pixbuf's
+    /// BMP and Netpbm loaders draw what a cut file holds and say nothing. Nil where it cannot be
+    /// told from the header (a compressed bitmap without its compressed size).
+    static func isWhole(_ data: [UInt8], as type: ContentType) -> Bool? {
+        if type == .bmp { return bmpLength(data).map { data.count >= $0 } }
+        guard type == .portableAnymap, let header = netpbmHeader(data) else { return nil }
+        let (width, height) = (header.numbers[0], header.numbers[1])
+        let channels = header.kind == 3 || header.kind == 6 ? 3 : 1
+        switch header.kind {
+        case 4: return data.count - header.end >= (width + 7) / 8 * height
+        case 5, 6:
+            let bytes = header.numbers[2] > 255 ? 2 : 1
+            return data.count - header.end >= width * height * channels * bytes
+        default:
+            // Plain: a bitmap's samples are single digits, which may touch; the others' are numbers.
+            var (index, samples) = (header.end - 1, 0)
+            while samples < width * height * channels {
+                skipSpaceAndComments(data, &index)
+                guard index < data.count, isDigit(data[index]) else { return false }
+                if header.kind == 1 {
+                    index += 1
+                } else {
+                    while index < data.count, isDigit(data[index]) { index += 1 }
+                }
+                samples += 1
+            }
+            return true
+        }
+    }
+
+    /// The length a bitmap's header promises: where its pixels start, plus their length (an
+    /// uncompressed one's from its size and depth, a compressed one's as its header gives it).
+    private static func bmpLength(_ data: [UInt8]) -> Int? {
+        guard data.count >= 26 else { return nil }
+        let offset = littleEndian32(data, at: 10)
+        let headerSize = littleEndian32(data, at: 14)
+        if headerSize == 12 {
+            let (width, height, depth) = (
+                littleEndian16(data, at: 18), littleEndian16(data, at: 20), littleEndian16(data, at: 24)
+            )
+            return offset + (width * depth + 31) / 32 * 4 * height
+        }
+        guard data.count >= 38 else { return nil }
+        let width = littleEndian32(data, at: 18)
+        let height = abs(Int(Int32(truncatingIfNeeded: littleEndian32(data, at: 22))))
+        let (depth, compression) = (littleEndian16(data, at: 28), littleEndian32(data, at: 30))
+        switch compression {
+        case 0, 3, 6: return offset + (width * depth + 31) / 32 * 4 * height
+        default:
+            let stored = littleEndian32(data, at: 34)
+            return stored > 0 ? offset + stored : nil
+        }
+    }
+
+    private static func skipSpaceAndComments(_ bytes: [UInt8], _ index: inout Int) {
+        while index < bytes.count, isSpace(bytes[index]) || bytes[index] == UInt8(ascii: "#") {
+            if bytes[index] == UInt8(ascii: "#") {
+                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    /// A Targa header that makes sense: no or one colour map, a known image type (colour-mapped,
+    /// true-colour or gray, run-length encoded or not), a nonzero size and a known depth.
+    static func isTarga(_ prefix: [UInt8]) -> Bool {
+        guard prefix.count >= 18, prefix[1] <= 1, [1, 2, 3, 9, 10, 11].contains(prefix[2]) else { return false }
+        let width = Int(prefix[12]) | Int(prefix[13]) << 8
+        let height = Int(prefix[14]) | Int(prefix[15]) << 8
+        return width > 0 && height > 0 && [8, 15, 16, 24, 32].contains(prefix[16])
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+
+    private static func littleEndian16(_ bytes: [UInt8], at offset: Int) -> Int {
+        Int(bytes[offset]) | Int(bytes[offset + 1]) << 8
+    }
+
+    private static func littleEndian32(_ bytes: [UInt8], at offset: Int) -> Int {
+        (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+    }
+}

@@ -1,0 +1,136 @@
+internal import CFileAccess
+import GlanceCore
+
+/// Decodes a Windows icon or cursor for the ``RasterPipeline``: its directory read here, the
+/// largest picture chosen (then the deepest), and that picture decoded by what it is: a PNG
+/// through the one door for pictures inside files (``EmbeddedPicture``), a bitmap through
+/// gdk-pixbuf's icon loader, given a directory of that one entry. (gdk-pixbuf's loader alone
+/// would choose among the bitmaps only: it skips PNG pictures, which are the 256-pixel ones.)
+///
+/// The directory and the picture's own header must agree on its size: an entry that claims one
+/// size and holds another is refused, not drawn at either.
+final class IconDecoder: RasterDecoder {
+    private let picture: any RasterDecoder
+
+    var header: RasterHeader { picture.header }
+    var warnings: [String] { picture.warnings }
+
+    init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
+        let format = type.displayName
+        let data = try FileReader.readWhole(of: request.file)
+        let entry = try IconDirectory(data, format: format).largest
+        let bytes = Array(data[entry.range])
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            try entry.check(pngHeader: bytes, format: format)
+            let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
+            guard descriptor >= 0 else {
+                throw .unreadable(reason: "the icon's picture could not be copied into memory")
+            }
+            picture = try EmbeddedPicture.decoder(
+                for: OpenFile(adopting: descriptor), as: "the icon's picture", request: request,
+                colourTransforms: colourTransforms)
+        } else {
+            try entry.check(bitmapHeader: bytes, format: format)
+            picture = try PixbufDecoder(
+                entry.alone(bytes), loader: PixbufDecoder.iconLoader, format: format, request: request)
+        }
+    }
+
+    func plan(for target: PixelSize) -> RasterPlan { picture.plan(for: target) }
+
+    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows { try picture.start(plan) }
+
+    func read(into rows: Downscaler) throws(ThumbnailError) { try picture.read(into: rows) }
+
+    var conversionDone: ColourConversion? { picture.conversionDone }
+}
+
+/// An icon's or a cursor's directory: six bytes, then sixteen an entry.
+struct IconDirectory {
+    /// One picture the directory lists.
+    struct Entry {
+        /// Its size as the directory gives it (0 in the file means 256).
+        var width: Int
+        var height: Int
+        var bitsPerPixel: Int
+        /// Where its bytes lie in the file.
+        var range: Range<Int>
+
+        /// Refuses a PNG whose header gives another size than the directory (a directory's 256,
+        /// written as 0, stands for 256 or more).
+        func check(pngHeader bytes: [UInt8], format: String) throws(ThumbnailError) {
+            guard bytes.count >= 24 else { throw .truncated(format: format) }
+            try agree(bigEndian32(bytes, at: 16), bigEndian32(bytes, at: 20), format: format)
+        }
+
+        /// Refuses a bitmap whose header gives another size than the directory (its height counts
+        /// the picture and its mask: twice the directory's).
+        func check(bitmapHeader bytes: [UInt8], format: String) throws(ThumbnailError) {
+            guard bytes.count >= 12 else { throw .truncated(format: format) }
+            let headerSize = littleEndian(bytes, at: 0, count: 4)
+            let (width, height) =
+                headerSize == 12
+                ? (littleEndian(bytes, at: 4, count: 2), littleEndian(bytes, at: 6, count: 2))
+                : (littleEndian(bytes, at: 4, count: 4), littleEndian(bytes, at: 8, count: 4))
+            try agree(width, height / 2, format: format)
+        }
+
+        private func agree(_ width: Int, _ height: Int, format: String) throws(ThumbnailError) {
+            func fits(_ stored: Int, _ listed: Int) -> Bool { listed == 256 ? stored >= 256 : stored == listed }
+            guard fits(width, self.width), fits(height, self.height) else {
+                throw .corrupt(
+                    format: format,
+                    detail: "its directory lists a \(self.width)x\(self.height) picture that is \(width)x\(height)")
+            }
+        }
+
+        /// `bytes`, its bitmap picture, as an icon file of one entry.
+        func alone(_ bytes: [UInt8]) -> [UInt8] {
+            var file: [UInt8] = [0, 0, 1, 0, 1, 0]
+            file += [UInt8(width & 0xFF), UInt8(height & 0xFF), 0, 0, 1, 0]
+            file += [UInt8(bitsPerPixel & 0xFF), UInt8(bitsPerPixel >> 8 & 0xFF)]
+            for value in [bytes.count, 22] { file += (0..<4).map { UInt8(value >> (8 * $0) & 0xFF) } }
+            return file + bytes
+        }
+    }
+
+    let entries: [Entry]
+
+    /// Reads the directory of `data`; throws when it lists no picture that lies inside the file.
+    init(_ data: [UInt8], format: String) throws(ThumbnailError) {
+        guard data.count >= 6 else { throw .truncated(format: format) }
+        let count = littleEndian(data, at: 4, count: 2)
+        guard count > 0, 6 + 16 * count <= data.count else { throw .truncated(format: format) }
+        entries = (0..<count).compactMap { index in
+            let at = 6 + 16 * index
+            let (size, offset) = (littleEndian(data, at: at + 8, count: 4), littleEndian(data, at: at + 12, count: 4))
+            guard size > 0, offset >= 6 + 16 * count, offset <= data.count - size else { return nil }
+            return Entry(
+                width: data[at] == 0 ? 256 : Int(data[at]), height: data[at + 1] == 0 ? 256 : Int(data[at + 1]),
+                bitsPerPixel: littleEndian(data, at: at + 6, count: 2), range: offset..<(offset + size))
+        }
+        guard !entries.isEmpty else {
+            // Pictures listed past the file's end: the file was cut.
+            let ends = (0..<count).map { 6 + 16 * $0 }.map {
+                littleEndian(data, at: $0 + 12, count: 4) + littleEndian(data, at: $0 + 8, count: 4)
+            }
+            if ends.contains(where: { $0 > data.count }) { throw .truncated(format: format) }
+            throw .corrupt(format: format, detail: "its directory lists no picture inside the file")
+        }
+    }
+
+    /// The largest picture, the deepest of those.
+    var largest: Entry {
+        entries.max { ($0.width * $0.height, $0.bitsPerPixel) < ($1.width * $1.height, $1.bitsPerPixel) }!
+    }
+}
+
+/// The unsigned little-endian number of `count` bytes at `offset` of `bytes`.
+private func littleEndian(_ bytes: [UInt8], at offset: Int, count: Int) -> Int {
+    (0..<count).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+}
+
+/// The unsigned big-endian 32-bit number at `offset` of `bytes`.
+private func bigEndian32(_ bytes: [UInt8], at offset: Int) -> Int {
+    (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+}

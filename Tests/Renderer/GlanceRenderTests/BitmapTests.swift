@@ -1,0 +1,82 @@
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// BMP, icons, cursors, Targa and Netpbm through gdk-pixbuf's loaders: each the way up it was
+/// drawn, whatever order its rows are stored in, against the picture it was made from.
+@Suite("Bitmaps", .timeLimit(.minutes(10)))
+struct BitmapTests {
+    /// The files of a picture red above blue, by how their rows are stored.
+    static let halves = [
+        "bitmaps/v3.bmp", "bitmaps/os2.bmp", "bitmaps/rle8.bmp", "bitmaps/top-down.bmp", "bitmaps/bottom-first.tga",
+        "bitmaps/top-first.tga", "bitmaps/rle.tga", "bitmaps/binary.ppm",
+    ]
+
+    @Test("red above blue, whichever way the rows are stored", arguments: BitmapTests.halves)
+    func upright(_ path: String) throws {
+        let image = try renderDocument(path: TestAssets.path(path)).thumbnail.image
+        #expect(image.width == 40 && image.height == 30)
+        let top = mean(image, rows: 0..<10)
+        let bottom = mean(image, rows: 20..<30)
+        #expect(top.r > 180 && top.b < 80, "\(path): the top is \(top)")
+        #expect(bottom.b > 180 && bottom.r < 80, "\(path): the bottom is \(bottom)")
+    }
+
+    @Test("gray and 16-bit Netpbm keep their light and dark halves")
+    func grayNetpbm() throws {
+        for path in ["bitmaps/plain.pgm", "bitmaps/deep.pgm"] {
+            let image = try renderDocument(path: TestAssets.path(path)).thumbnail.image
+            let (top, bottom) = (mean(image, rows: 0..<10), mean(image, rows: 20..<30))
+            // Red (220, 30, 30) is lighter than blue (30, 40, 220) in ImageMagick's gray: 70 against 51.
+            #expect(top.g > bottom.g + 10, "\(path): top \(top), bottom \(bottom)")
+        }
+    }
+
+    @Test("a 32-bit BMP keeps its alpha and its pixels")
+    func alpha() throws {
+        let image = try renderDocument(path: TestAssets.path("bitmaps/v5-alpha.bmp")).thumbnail.image
+        let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
+        #expect(image.hasAlpha && image.width == reference.width && image.height == reference.height)
+        let differing = zip(image.bytes, reference.bytes).filter { $0 != $1 }.count
+        #expect(image.bytes.count == reference.bytes.count && differing == 0, "\(differing) bytes differ")
+    }
+
+    @Test("an icon's largest picture is drawn, a PNG one too; a cursor is an icon")
+    func icons() throws {
+        let (type, large) = try renderDocument(path: TestAssets.path("bitmaps/icon.ico"))
+        #expect(type == .windowsIcon && large.image.width == 256 && large.image.height == 256 && large.image.hasAlpha)
+        let (cursorType, cursor) = try renderDocument(path: TestAssets.path("bitmaps/pointer.cur"))
+        let icon = try renderDocument(path: TestAssets.path("bitmaps/small.ico")).thumbnail.image
+        #expect(cursorType == .windowsCursor && cursor.image == icon)
+    }
+
+    @Test("a Netpbm file is not text, a TGA needs its name, a BMP needs a header of a known size")
+    func sniffing() {
+        func sniffed(_ bytes: [UInt8], _ name: String) -> SniffResult {
+            ContentSniffer.sniff(prefix: bytes, isWholeFile: true, fileName: name)
+        }
+        #expect(sniffed(Array("P1\n# a comment\n2 2\n0 1\n1 0\n".utf8), "x.txt") == .supported(.portableAnymap))
+        #expect(sniffed(Array("P3 is the plan\n".utf8), "plan.txt") == .supported(.text))
+        let targa: [UInt8] =
+            [0, 0, 2] + [UInt8](repeating: 0, count: 9) + [2, 0, 2, 0, 24, 0x20] + [UInt8](repeating: 9, count: 12)
+        #expect(sniffed(targa, "a.tga") == .supported(.targa))
+        #expect(sniffed(targa, "a.bin") != .supported(.targa))
+        var bmp = [UInt8](repeating: 0, count: 64)
+        bmp[0] = 0x42
+        bmp[1] = 0x4D
+        bmp[14] = 40
+        #expect(sniffed(bmp, "a.dat") == .supported(.bmp))
+        bmp[14] = 41
+        #expect(sniffed(bmp, "a.dat") != .supported(.bmp))
+    }
+
+    /// The mean colour of `rows` of `image`.
+    private func mean(_ image: PixelBuffer, rows: Range<Int>) -> (r: Double, g: Double, b: Double) {
+        let stride = image.width * image.channels
+        let band = PixelBuffer(
+            width: image.width, height: rows.count, channels: image.channels,
+            bytes: Array(image.bytes[(rows.lowerBound * stride)..<(rows.upperBound * stride)]))
+        return PixelStatistics.meanColour(band)
+    }
+}
