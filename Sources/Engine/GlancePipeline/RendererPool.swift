@@ -34,12 +34,13 @@ public enum JobResult: Sendable {
     }
 }
 
-/// A pool of long-lived, supervised renderer processes.
+/// The renderers of a program: a group of ordinary renderers (``RendererGroup``), and beside it
+/// the office lane's group, made when the first office document is handed on.
 ///
-/// `workers` threads each own one `glance worker` process and feed it jobs from a shared queue:
-/// a priority lane first (an on-save request from `hook` or `watch` goes ahead of a running
-/// batch), then the normal lane. A worker that crashes, hangs past the time limit or is killed
-/// by its memory limit costs its current job only: the job is reported and a new worker starts.
+/// Every job goes to the ordinary renderers, which sniff it; one whose family is drawn by the
+/// office pool (``RenderOutcome/handOff``, from the family's descriptor) is routed here to the
+/// office group, which draws it and reports it. Each group has its own threads, queue and limits;
+/// the pool decides only where a job goes, and ends both groups together.
 public final class RendererPool: Sendable {
     /// How to start workers and how long to wait for them.
     public struct Configuration: Sendable {
@@ -151,89 +152,45 @@ public final class RendererPool: Sendable {
     @available(*, deprecated, renamed: "Lane")
     public typealias Priority = Lane
 
-    /// A queued job, its open document, and the closure that receives its result (on a pool
-    /// thread).
-    struct Entry: Sendable {
-        let job: RenderJob
-        let file: OpenFile
-        let completion: @Sendable (JobResult) -> Void
-        /// Its lane, and when it was queued (for the lanes' metrics).
-        var lane: Lane = .batch
-        var queued = ContinuousClock.now
-        /// Whether it counts among the renders in the metrics (a readiness probe does not).
-        var counted = true
-    }
-
-    private struct Queue {
-        var lanes: JobLanes<Entry>
-        var closed = false
-        /// Set by `stop()`: queued jobs are dropped, running ones abandoned.
-        var cancelled = false
-        /// The process of each pool thread's current worker, so that `stop()` can kill it.
-        var running: [Int: pid_t] = [:]
-        /// How many workers have been started (for tests).
-        var started = 0
-    }
-
     public let configuration: Configuration
-    private let queue: Mutex<Queue>
-    /// The office lane's pool, made when the first office document is handed on, ended by the
-    /// first stop or shutdown (``SecondPoolState``).
-    private let officePool = Mutex(SecondPoolState<RendererPool>())
+    /// The ordinary renderers.
+    private let ordinary: RendererGroup
+    /// Where office documents go: the office lane's group, made on the first hand-off; nil
+    /// without an office lane.
+    private let officeRoute: OfficeRoute?
 
-    /// The sandbox workers run in: the configuration's, or the pending probe's answer (trying
-    /// bubblewrap if no worker has shown it yet). nil only when seccomp is unavailable too, which
-    /// commands refuse before making a pool.
-    public var sandbox: RendererSandbox? {
-        guard let probe = configuration.pendingProbe else { return configuration.sandbox }
-        return probe.result()
-    }
-    private let available = DispatchSemaphore(value: 0)
-    private let stopped = DispatchGroup()
-
-    /// Starts the pool's threads; workers start on their first job, the first
+    /// Starts the ordinary renderers' threads; renderers start on their first job, the first
     /// ``Configuration/renderersStartedAhead`` at once.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        queue = Mutex(Queue(lanes: JobLanes(renderers: configuration.renderers)))
-        // A worker that dies while we write to it must not kill us with SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
-        for index in 0..<configuration.renderers {
-            stopped.enter()
-            let thread = Thread { [self] in
-                self.serve(slot: index)
-                self.stopped.leave()
-            }
-            thread.name = "glance-renderer-\(index)"
-            thread.start()
+        let route = configuration.office.map { OfficeRoute(lane: $0, ordinary: configuration) }
+        officeRoute = route
+        ordinary = RendererGroup(configuration: configuration) { result, entry in
+            route?.takes(result, of: entry) ?? false
         }
     }
+
+    /// The sandbox renderers run in: the configuration's, or the pending probe's answer (trying
+    /// bubblewrap if no renderer has shown it yet). nil only when seccomp is unavailable too,
+    /// which commands refuse before making a pool.
+    public var sandbox: RendererSandbox? { ordinary.sandbox }
 
     /// Queues `job` on the document open at `file` (held open until the job ends); `completion`
     /// runs on a pool thread when it ends. On a pool that is stopped or shut down, `completion`
     /// runs at once, here, with ``JobResult/cancelled``: its threads may be gone, and a job left
     /// in the queue would never end (a task awaiting it would wait forever).
+    /// `counted`: whether the job counts among the renders in the metrics.
     public func submit(
         _ job: RenderJob, file: OpenFile, lane: Lane = .batch, counted: Bool = true,
         completion: @escaping @Sendable (JobResult) -> Void
     ) {
-        let entry = Entry(job: job, file: file, completion: completion, lane: lane, counted: counted)
-        let accepted = queue.withLock { queue -> Bool in
-            guard !queue.closed else { return false }
-            queue.lanes.append(entry, to: lane)
-            recordDepths(queue.lanes)
-            return true
-        }
-        guard accepted else {
-            completion(.cancelled)
-            return
-        }
-        available.signal()
+        var job = job
+        job.officeLane = officeRoute != nil
+        ordinary.submit(job, file: file, lane: lane, counted: counted, completion: completion)
     }
 
     /// Runs `job` on the document open at `file` and waits for its result without blocking a
     /// thread.
-    /// `counted`: whether the job counts among the renders in the metrics.
     public func run(_ job: RenderJob, file: OpenFile, lane: Lane = .batch, counted: Bool = true) async
         -> JobResult
     {
@@ -242,305 +199,106 @@ public final class RendererPool: Sendable {
         }
     }
 
-    /// Lets the queued jobs finish, then stops the threads and their workers; returns when
+    /// Lets the queued jobs finish, then stops the threads and their renderers (the ordinary
+    /// ones first: what they hand on reaches the office group before it closes); returns when
     /// every thread is done, without holding a thread of Swift's cooperative pool meanwhile.
     public func shutdown() async {
-        close()
-        await threadsEnded()
-        await officePool.withLock { $0.end() }?.shutdown()
+        await ordinary.shutdown()
+        await officeRoute?.end()?.shutdown()
     }
 
     /// ``shutdown()`` for code that cannot await (a `defer` at the end of a command): the calling
     /// thread waits.
     public func shutdownBlocking() {
-        close()
-        stopped.wait()
-        officePool.withLock { $0.end() }?.shutdownBlocking()
+        ordinary.shutdownBlocking()
+        officeRoute?.end()?.shutdownBlocking()
     }
 
     /// Stops at once (SIGINT, SIGTERM): queued jobs end `cancelled` without running, running
-    /// workers are killed and their jobs end `cancelled` too; returns when every thread is done,
-    /// without holding a thread of Swift's cooperative pool meanwhile.
+    /// renderers are killed and their jobs end `cancelled` too; returns when every thread is
+    /// done, without holding a thread of Swift's cooperative pool meanwhile. Once it has begun, no
+    /// hand-off makes the office group: the one there is now, if any, is the only one to stop.
     public func stop() async {
-        cancel()
-        // Once ended, no hand-off makes the office pool: the one there is now, if any, is the
-        // only one to stop.
-        await officePool.withLock { $0.end() }?.stop()
-        await threadsEnded()
+        let office = officeRoute?.end()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await office?.stop() }
+            await ordinary.stop()
+        }
     }
 
     /// ``stop()`` for code that cannot await (a `defer`, a signal's thread): the calling thread
     /// waits.
     public func stopBlocking() {
-        cancel()
-        officePool.withLock { $0.end() }?.stopBlocking()
-        stopped.wait()
+        let office = officeRoute?.end()
+        ordinary.stopBlocking()
+        office?.stopBlocking()
     }
 
-    /// Takes no more jobs; the threads end when the queue is empty.
-    private func close() {
-        queue.withLock { $0.closed = true }
-        for _ in 0..<configuration.renderers { available.signal() }
-    }
+    /// The jobs waiting for an ordinary renderer now, by lane (`glance status`).
+    public var queuedJobs: (interactive: Int, preview: Int, batch: Int) { ordinary.queuedJobs }
 
-    /// Takes no more jobs, drops the queued ones and kills the running workers.
-    private func cancel() {
-        let (dropped, running) = queue.withLock { queue -> ([Entry], [pid_t]) in
-            queue.closed = true
-            queue.cancelled = true
-            let dropped = queue.lanes.removeAll()
-            return (dropped, Array(queue.running.values))
-        }
-        // Each worker leads a process group of its own (with bubblewrap's processes in it).
-        for pid in running { kill(-pid, SIGKILL) }
-        for entry in dropped { entry.completion(.cancelled) }
-        for _ in 0..<configuration.renderers { available.signal() }
-    }
+    /// The processes of the ordinary renderers started so far, one for each thread (for tests).
+    var rendererProcesses: [pid_t] { ordinary.rendererProcesses }
 
-    /// Resumes when every pool thread has ended (the group's notification, not a parked thread).
-    private func threadsEnded() async {
-        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
-            stopped.notify(queue: .global()) { ended.resume() }
-        }
-    }
-
-    /// One pool thread: take a job, hand it to this thread's worker, report, repeat.
-    private func serve(slot: Int) {
-        var startReason = "first"
-        var worker =
-            slot < configuration.renderersStartedAhead ? try? startWorker(slot: slot, reason: &startReason) : nil
-        let metrics = configuration.metrics
-        while true {
-            available.wait()
-            let (taken, closed) = queue.withLock { queue in
-                let next = queue.lanes.next()
-                if next != nil { recordDepths(queue.lanes) }
-                return (next, queue.closed)
-            }
-            guard let (entry, isPreview) = taken else {
-                if closed { break }
-                continue
-            }
-            let start = ContinuousClock.now
-            metrics.laneWait(entry.lane, start - entry.queued)
-            var job = entry.job
-            job.officeLane = configuration.office != nil
-            let result = run(job, file: entry.file, on: &worker, slot: slot, startReason: &startReason)
-            let cancelled = queue.withLock { queue in
-                if isPreview { queue.lanes.finishedPreview() }
-                return queue.cancelled
-            }
-            if !cancelled, case .finished(let outcome) = result, outcome.handOff == .office,
-                configuration.office != nil
-            {
-                guard let office = officeLane() else {
-                    // The pool was stopped meanwhile: no office pool is made after a stop.
-                    entry.completion(.cancelled)
-                    continue
-                }
-                // The office lane's pool counts the render and calls the completion.
-                office.submit(
-                    entry.job, file: entry.file, lane: entry.lane, counted: entry.counted, completion: entry.completion)
-                continue
-            }
-            if entry.counted { Self.record(result, of: entry, since: start, in: metrics) }
-            entry.completion(cancelled ? .cancelled : result)
-        }
-        worker?.terminate()
-    }
-
-    /// The office lane's pool, made on first use from ``Configuration/office``, under the sandbox
-    /// the ordinary renderers found; nil when there is none, or when this pool was stopped or
-    /// shut down (``SecondPoolState``: a pool made just before a stop is the one the stop stops,
-    /// and none is made after it).
-    private func officeLane() -> RendererPool? {
-        guard let lane = configuration.office else { return nil }
-        return officePool.withLock { state in
-            state.poolForHandOff {
-                var office = Configuration(
-                    executable: configuration.executable, arguments: lane.arguments, renderers: lane.renderers,
-                    limits: lane.limits, sandbox: sandbox ?? configuration.sandbox)
-                office.bubblewrapExtraArguments = configuration.bubblewrapExtraArguments
-                office.metrics = configuration.metrics
-                office.metrics.forOfficeLane = true
-                office.officeProgramFolder = lane.programFolder
-                office.officeWorkspaceParent = lane.workspaceParent
-                return RendererPool(configuration: office)
-            }
-        }
-    }
-
-    /// The lanes' depths, for the metrics.
-    private func recordDepths(_ lanes: JobLanes<Entry>) {
-        let depths = lanes.depths
-        configuration.metrics.laneDepths(interactive: depths.interactive, preview: depths.preview, batch: depths.batch)
-    }
-
-    /// One job's end, for the metrics: its kind and outcome, time, and the bytes read and made.
-    private static func record(
-        _ result: JobResult, of entry: Entry, since start: ContinuousClock.Instant, in metrics: RenderMetrics
-    ) {
-        var kind = "unknown"
-        var bytesOut = 0
-        if case .finished(let outcome) = result {
-            kind = RenderMetrics.kind(outcome.contentType)
-            bytesOut = outcome.byteCount + (outcome.sizes + outcome.renditions).reduce(0) { $0 + $1.byteCount }
-        }
-        let bytesIn = entry.file.status().map { Int($0.st_size) } ?? 0
-        metrics.rendered(
-            kind: kind, outcome: result.metricOutcome, duration: ContinuousClock.now - start, bytesIn: bytesIn,
-            bytesOut: bytesOut)
-    }
-
-    /// The jobs waiting for a renderer now, by lane (`glance status`).
-    public var queuedJobs: (interactive: Int, preview: Int, batch: Int) {
-        let depths = queue.withLock { $0.lanes.depths }
-        return (depths.interactive, depths.preview, depths.batch)
-    }
-
-    /// The processes of the workers started so far, one for each pool thread (for tests).
-    var rendererProcesses: [pid_t] { queue.withLock { Array($0.running.values) } }
-
-    /// How many renderer processes the pool has started: one a worker at first, and one for each
-    /// that replaced a worker that died, timed out or used up its share of CPU time. Far more
-    /// than the worker count over a batch of sound documents means renderers are dying between
-    /// documents, each document then paying a renderer's start (`generate --json` reports it).
-    public var startedRenderers: Int { queue.withLock { $0.started } }
+    /// How many ordinary renderer processes the pool has started: one a thread at first, and one
+    /// for each that replaced a renderer that died, timed out or used up its share of CPU time.
+    /// Far more than the renderer count over a batch of sound documents means renderers are
+    /// dying between documents, each document then paying a renderer's start (`generate --json`
+    /// reports it).
+    public var startedRenderers: Int { ordinary.startedRenderers }
 
     /// How many office renderers the office lane has started (0 until an office document came).
-    public var startedOfficeRenderers: Int { officePool.withLock { $0.madePool }?.startedRenderers ?? 0 }
+    public var startedOfficeRenderers: Int { officeRoute?.madeGroup?.startedRenderers ?? 0 }
 
     /// The earlier name of ``startedRenderers``, kept for one release.
     @available(*, deprecated, renamed: "startedRenderers")
     public var startedWorkers: Int { startedRenderers }
+}
 
-    /// Starts a worker under the configured sandbox or, with a probe pending, under its answer
-    /// if it has one, else under bubblewrap, tentatively (see ``Configuration/pendingProbe``).
-    private func startWorker() throws(RendererStartError) -> RendererProcess {
-        // seccomp missing as well: the worker says so itself (it exits, and its documents fail
-        // saying the sandbox is unavailable).
-        let known = configuration.pendingProbe?.knownResult
-        let sandbox = known.map { $0 ?? .seccomp } ?? configuration.sandbox
-        let worker = try RendererProcess(
-            launch: configuration.launch(under: sandbox), cpuSeconds: configuration.limits.cpuSeconds)
-        worker.isSandboxTrial = configuration.pendingProbe != nil && known == nil
-        return worker
+/// The way from the ordinary renderers to the office lane's group: the group made on the first
+/// hand-off, under the sandbox the ordinary renderers found, and its life
+/// (``SecondPoolState``: a group made just before a stop is the one the stop stops, and none is
+/// made after it).
+private final class OfficeRoute: Sendable {
+    let lane: OfficeLane
+    let ordinary: RendererPool.Configuration
+    private let state = Mutex(SecondPoolState<RendererGroup>())
+
+    init(lane: OfficeLane, ordinary: RendererPool.Configuration) {
+        self.lane = lane
+        self.ordinary = ordinary
     }
 
-    /// Tells the pending probe what `worker`, a trial of bubblewrap, showed (the first answer
-    /// stays), once; true when bubblewrap could not make its sandbox and the answer now is another
-    /// sandbox, under which its job is to run again. Nothing to do for any other worker.
-    private func learnSandbox(from worker: RendererProcess) -> Bool {
-        guard worker.isSandboxTrial, let probe = configuration.pendingProbe else { return false }
-        if worker.greeted {
-            worker.isSandboxTrial = false
-            probe.record(bubblewrapWorks: true)
-            return false
+    /// Whether it takes `entry` on, after the ordinary renderers' `result`: an office document
+    /// handed on goes to the office group, which counts the render and reports it; after a stop,
+    /// it ends cancelled.
+    func takes(_ result: JobResult, of entry: RendererGroup.Entry) -> Bool {
+        guard case .finished(let outcome) = result, outcome.handOff == .office else { return false }
+        guard let group = state.withLock({ $0.poolForHandOff(make: makeGroup) }) else {
+            entry.completion(.cancelled)
+            return true
         }
-        guard worker.bubblewrapFailed else { return false }
-        worker.isSandboxTrial = false
-        probe.record(bubblewrapWorks: false)
-        return probe.knownResult != .some(.bubblewrapAndSeccomp)
+        group.submit(
+            entry.job, file: entry.file, lane: entry.lane, counted: entry.counted, completion: entry.completion)
+        return true
     }
 
-    /// Starts this thread's worker and records its process, for `stop()` to kill; `reason` says
-    /// why it starts (for the metrics), and is `first` again after.
-    private func startWorker(slot: Int, reason: inout String) throws(RendererStartError) -> RendererProcess {
-        let started = try startWorker()
-        configuration.metrics.rendererStarted(reason: reason)
-        reason = "first"
-        let cancelled = queue.withLock { queue in
-            queue.running[slot] = started.pid
-            queue.started += 1
-            return queue.cancelled
-        }
-        if cancelled { started.terminate() }
-        return started
-    }
+    /// Ends the route (a stop or a shutdown): the group to stop or shut down, if one was made and
+    /// this is the first end.
+    func end() -> RendererGroup? { state.withLock { $0.end() } }
 
-    /// Runs `job` on this thread's worker, starting one if there is none. A worker found gone
-    /// before it took the job (it died idle, killed from outside, or started ahead and refused
-    /// its sandbox) is replaced once: the document never reached it and is not to blame.
-    private func run(
-        _ job: RenderJob, file: OpenFile, on worker: inout RendererProcess?, slot: Int, startReason: inout String,
-        replacing: Bool = true
-    ) -> JobResult {
-        if worker == nil {
-            do {
-                worker = try startWorker(slot: slot, reason: &startReason)
-            } catch {
-                return .crashed(reason: error.reason)
-            }
-        }
-        guard let current = worker else { return .crashed(reason: "no worker") }
-        guard current.send(job, file: file) else {
-            current.terminate()
-            worker = nil
-            startReason = "gone"
-            let bubblewrapFailed = learnSandbox(from: current)
-            if replacing || bubblewrapFailed, !queue.withLock({ $0.cancelled }) {
-                return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
-            }
-            return .crashed(reason: "renderer exited before taking the job")
-        }
-        let reply = current.receive(for: job, timeout: configuration.timeoutSeconds)
-        let bubblewrapFailed = learnSandbox(from: current)
-        switch reply {
-        case .outcome(let outcome):
-            // A worker that has used a document's worth of CPU time is replaced, so that its
-            // lifetime limit (twice that) never cuts the next document short.
-            // Something this document left in the renderer (fonts LibreOffice installed, an
-            // address space grown past half its limit, a library that would not load) must not
-            // meet the next document.
-            let cpuLimit = configuration.limits.cpuSeconds
-            let spentCPU = cpuLimit > 0 && (outcome.workerCPUMilliseconds ?? 0) >= cpuLimit * 1000
-            if let replaced = spentCPU ? "cpu" : outcome.retire.map(Self.startReason) {
-                current.terminate()
-                worker = nil
-                startReason = replaced
-            }
-            // A library that would not load in that renderer: the document is drawn again in a
-            // fresh one, once, so that its result does not depend on what came before.
-            if outcome.retire == .libraryUnavailable, outcome.status != .rendered, replacing,
-                !queue.withLock({ $0.cancelled })
-            {
-                return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
-            }
-            return .finished(outcome)
-        case .timedOut:
-            worker = nil
-            startReason = "timeout"
-            return .timedOut(seconds: configuration.timeoutSeconds, limit: ownLimit(.time))
-        case .died(let reason, let limit):
-            worker = nil
-            startReason = current.greeted ? "crash" : "gone"
-            // Dead before its greeting: the job never reached it (bubblewrap could not make the
-            // sandbox, say); it goes to a new worker, under the probe's new answer if there is one.
-            if bubblewrapFailed || (replacing && !current.greeted), !queue.withLock({ $0.cancelled }) {
-                return run(job, file: file, on: &worker, slot: slot, startReason: &startReason, replacing: false)
-            }
-            return .crashed(reason: reason, limit: limit.map(ownLimit))
-        }
-    }
+    /// The group made, if one was, kept after it ended: its counts stay readable after a stop.
+    var madeGroup: RendererGroup? { state.withLock { $0.madePool } }
 
-    /// The reason the renderer that follows a retired one starts for
-    /// (`glance_renderers_started_total{reason}`).
-    private static func startReason(_ retirement: RenderOutcome.Retirement) -> String {
-        switch retirement {
-        case .documentFonts: "fonts"
-        case .addressSpace: "memory"
-        case .libraryUnavailable: "library"
-        }
-    }
-
-    /// `limit` as this pool sets it: the office lane's renderers have a time and a memory limit
-    /// of their own (`--office-timeout`, `--office-memory-limit`), which a refusal names.
-    private func ownLimit(_ limit: RenderLimit) -> RenderLimit {
-        guard configuration.officeProgramFolder != nil else { return limit }
-        switch limit {
-        case .time: return .officeTime
-        case .memory: return .officeMemory
-        default: return limit
-        }
+    private func makeGroup() -> RendererGroup {
+        var office = RendererPool.Configuration(
+            executable: ordinary.executable, arguments: lane.arguments, renderers: lane.renderers, limits: lane.limits,
+            sandbox: ordinary.pendingProbe?.result() ?? ordinary.sandbox)
+        office.bubblewrapExtraArguments = ordinary.bubblewrapExtraArguments
+        office.metrics = ordinary.metrics
+        office.metrics.forOfficeLane = true
+        office.officeProgramFolder = lane.programFolder
+        office.officeWorkspaceParent = lane.workspaceParent
+        return RendererGroup(configuration: office)
     }
 }
