@@ -3354,8 +3354,29 @@ def make_raw():
                (271, 2, "NIKON CORPORATION"), (273, 4, ["pixels"]), (277, 3, [3]), (278, 4, [200]),
                (279, 4, [len(pixels)]), (282, 5, [(72, 1)]), (283, 5, [(72, 1)]), (284, 3, [1]), (296, 3, [2])]
     write("raw/scanner.tif", tiff_file([("ifd0", entries)], [("pixels", pixels)]))
+    make_raw_other_maker()
     make_raw_hostile(preview, entries, pixels)
     make_raw_unknown_cameras(preview)
+
+
+def make_raw_other_maker():
+    """A Nikon NEF with no preview, laid out as Nikon's are (IFD 0 a small RGB thumbnail, the
+    sensor data in a sub-directory) from TIFF/EP's description of a colour-filter array: a camera
+    LibRaw knows (the D3), its 16-bit RGGB mosaic uncompressed. LibRaw develops it with that
+    camera's own colour matrix, and crops it by that camera's margins (to 636 columns)."""
+    w, h = 640, 480
+    strip = raw_cfa(w, h)
+    small = bytes(160 * 120 * 3)
+    ifd0 = [(254, 4, [1]), (256, 4, [160]), (257, 4, [120]), (258, 3, [8, 8, 8]), (259, 3, [1]), (262, 3, [2]),
+            (271, 2, "NIKON CORPORATION"), (272, 2, "NIKON D3"), (273, 4, ["small"]), (277, 3, [3]),
+            (278, 4, [120]), (279, 4, [len(small)]), (306, 2, "2024:05:17 10:30:00"), (330, 4, ["raw"])]
+    mosaic = [(254, 4, [0]), (256, 4, [w]), (257, 4, [h]), (258, 3, [16]), (259, 3, [1]), (262, 3, [32803]),
+              (273, 4, ["cfa"]), (277, 3, [1]), (278, 4, [h]), (279, 4, [len(strip)]), (284, 3, [1]),
+              (33421, 3, [2, 2]), (33422, 1, [0, 1, 1, 2])]
+    write("raw/sensor-data.nef", tiff_file([("ifd0", ifd0), ("raw", mosaic)], [("small", small), ("cfa", strip)]))
+    ok_image("raw/sensor-data.nef", "nef", 636, 480,
+             "a Nikon D3 NEF without a preview: the 640x480 RGGB mosaic of the scene developed by LibRaw "
+             "(cropped to 636 by the D3's margins); quadrants red, green, blue, grey")
 
 
 def make_raw_unknown_cameras(preview):

@@ -126,6 +126,26 @@ struct RawPhotoTests {
         #expect(rendered.thumbnail.details?.camera?.height == 640)
     }
 
+    @Test("a camera of another maker: a Nikon NEF's sensor data developed by LibRaw with that camera's matrix")
+    func otherMakerDeveloped() throws {
+        let rendered = try renderDocument(path: TestAssets.path("raw/sensor-data.nef"))
+        #expect(rendered.type == .nikonRaw)
+        let image = rendered.thumbnail.image
+        #expect(image.width == 636 && image.height == 480)
+        #expect(rendered.thumbnail.details?.camera?.picture == .developed)
+        #expect(rendered.thumbnail.details?.camera?.model?.contains("D3") == true)
+        // The mosaic holds linear sRGB, not the D3's own primaries: its matrix moves the colours,
+        // but each quadrant keeps its dominant channel, in its place.
+        let at = { (x: Double, y: Double) -> (r: Int, g: Int, b: Int) in
+            let pixel = image.pixel(x: Int(x * Double(image.width)), y: Int(y * Double(image.height)))
+            return (Int(pixel.r), Int(pixel.g), Int(pixel.b))
+        }
+        let (red, green, blue) = (at(0.25, 0.25), at(0.75, 0.25), at(0.25, 0.75))
+        #expect(red.r > 150 && red.r > red.g + 80 && red.r > red.b + 80, "red quadrant is \(red)")
+        #expect(green.g > 150 && green.g > green.r + 80 && green.g > green.b + 80, "green quadrant is \(green)")
+        #expect(blue.b > 150 && blue.b > blue.r + 80 && blue.b > blue.g + 80, "blue quadrant is \(blue)")
+    }
+
     @Test("the details name the camera and the time the photo was taken")
     func cameraDetails() throws {
         let camera = try #require(
