@@ -12,6 +12,8 @@ public struct Thumbnailer: Sendable {
     private let renderers: [ContentType: any DocumentRenderer]
     private let families: [ContentType: FormatFamily]
     private let sniffer: ContentSniffer
+    /// The kinds a picture inside a document may be.
+    private let pictures: EmbeddedPicture
     /// Whether office documents are drawn here (an office renderer's thumbnailer).
     public let drawsOffice: Bool
 
@@ -47,6 +49,7 @@ public struct Thumbnailer: Sendable {
         self.renderers = renderers
         self.families = byType
         self.sniffer = ContentSniffer(families: families)
+        self.pictures = tools.pictures
         self.drawsOffice = office != nil
     }
 
@@ -75,6 +78,13 @@ public struct Thumbnailer: Sendable {
         case .empty: throw .empty
         case .unsupported(let detail): throw .unsupported(detail: detail)
         }
+    }
+
+    /// The kind of the picture open at `file` inside a document (an office document's carried
+    /// thumbnail), sniffed by its bytes among the kinds a picture inside a file may be
+    /// (``EmbeddedPicture``); `what` names it in messages.
+    public func pictureType(of file: OpenFile, as what: String) throws(ThumbnailError) -> ContentType {
+        try pictures.type(of: file, as: what)
     }
 
     /// Renders a document whose type is already known, encoding the thumbnail as `format` while

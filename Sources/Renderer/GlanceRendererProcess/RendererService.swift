@@ -235,8 +235,7 @@ public struct RendererService: Sendable {
         let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
         guard descriptor >= 0 else { throw .unreadable(reason: "cannot hold the embedded thumbnail") }
         let file = OpenFile(adopting: descriptor)
-        let (imageType, _, _) = try thumbnailer.sniff(file, named: "thumbnail")
-        guard imageType == .png || imageType == .jpeg else { throw .unsupported(detail: "not a PNG or JPEG thumbnail") }
+        let imageType = try thumbnailer.pictureType(of: file, as: "the thumbnail the document carries")
         var embeddedRequest = request
         embeddedRequest.file = file
         embeddedRequest.name = "thumbnail"

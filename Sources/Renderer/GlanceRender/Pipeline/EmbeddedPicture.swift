@@ -74,6 +74,18 @@ struct EmbeddedPicture: Sendable {
         return try decoder(Self.request(request, for: file, as: what), type, colourTransforms)
     }
 
+    /// The kind of the picture open at `file` inside a document, by its first bytes among the
+    /// kinds here: how a picture that is then drawn as a document of its own (an office
+    /// document's carried thumbnail, with its sizes) is sniffed. `what` names it in messages.
+    func type(of file: OpenFile, as what: String) throws(ThumbnailError) -> ContentType {
+        let prefix = try FileReader.readPrefix(of: file, maxBytes: 64)
+        guard !prefix.bytes.isEmpty else { throw .corrupt(format: "picture", detail: "\(what) is empty") }
+        guard let type = sniffer.signatureType(prefix.bytes, named: nil), renderers[type] != nil else {
+            throw .unsupported(detail: "\(what) is not a \(kindNames) picture")
+        }
+        return type
+    }
+
     /// Draws `bytes` as `request` asks (its box and limits; its first page), the picture being
     /// `what` in messages ("the cover picture", "page 3").
     func render(_ bytes: [UInt8], as what: String, request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
