@@ -12,11 +12,13 @@ import GlanceCore
 struct ComicRenderer: DocumentRenderer {
     let contentType: ContentType
     let pictures: EmbeddedPicture
+    /// What the archive's listing may hold (its family's ``FormatLimits/archive``).
+    let limits: ArchiveReader.Limits
 
     func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let format = contentType.displayName
         let archive = try ArchiveReader(
-            file: request.file, format: format, limits: .comics, formats: contentType == .comicZip ? .zip : .comics)
+            file: request.file, format: format, limits: limits, formats: contentType == .comicZip ? .zip : .comics)
         let pages = ComicPages.order(archive.entries)
         guard !pages.isEmpty else {
             throw .corrupt(

@@ -16,13 +16,15 @@ struct EPUBRenderer: DocumentRenderer {
     var contentType: ContentType { .epub }
     let pictures: EmbeddedPicture
     let text: TextRenderer
+    /// What the book's listing may hold (its family's ``FormatLimits/archive``).
+    let limits: ArchiveReader.Limits
 
     /// How many chapters are searched for a first picture, and for text.
     static let chaptersSearched = 3
 
     func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let format = contentType.displayName
-        let archive = try ArchiveReader(file: request.file, format: format, limits: .office)
+        let archive = try ArchiveReader(file: request.file, format: format, limits: limits)
         let package = try EPUBPackage(archive, format: format)
         var details = BookDetails(title: package.title, author: package.author)
         var passedOver: [String] = []

@@ -5,17 +5,21 @@ extension FormatFamily {
     /// checks the package (bombs, passwords, the thumbnail it carries) and hands it on. RTF and
     /// OpenDocument packages by their first bytes; Office Open XML and 97-2003 files by their
     /// packages' listings (``ArchiveSniffer``). Their pages are pages, sheets or slides.
-    public static let office = FormatFamily(
-        name: "office",
-        contentTypes: [
-            .wordDocument, .spreadsheet, .presentation, .openDocumentText, .openDocumentSpreadsheet,
-            .openDocumentPresentation, .openDocumentDrawing, .richText, .legacyWordDocument, .legacySpreadsheet,
-            .legacyPresentation,
-        ],
-        sniffRules: [
-            SniffRule(priority: 510) { OfficeSniffer.startsAsRichText($0.prefix) ? .richText : nil },
-            SniffRule(priority: 520) { OfficeSniffer.openDocumentType(prefix: $0.prefix) },
-        ],
-        capabilities: [.pages], pool: .office
-    ) { type, tools in tools.office.map { OfficeRenderer(type, office: $0) } }
+    public static let office: FormatFamily = {
+        var family = FormatFamily(
+            name: "office",
+            contentTypes: [
+                .wordDocument, .spreadsheet, .presentation, .openDocumentText, .openDocumentSpreadsheet,
+                .openDocumentPresentation, .openDocumentDrawing, .richText, .legacyWordDocument, .legacySpreadsheet,
+                .legacyPresentation,
+            ],
+            sniffRules: [
+                SniffRule(priority: 510) { OfficeSniffer.startsAsRichText($0.prefix) ? .richText : nil },
+                SniffRule(priority: 520) { OfficeSniffer.openDocumentType(prefix: $0.prefix) },
+            ],
+            capabilities: [.pages], pool: .office
+        ) { type, tools in tools.office.map { OfficeRenderer(type, office: $0) } }
+        family.limits.archive = .package
+        return family
+    }()
 }

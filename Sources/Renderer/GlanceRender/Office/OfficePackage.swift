@@ -3,7 +3,7 @@ import GlanceCore
 /// The checks an office document passes before LibreOffice sees it, and what they find on the
 /// way: the thumbnail the document carries.
 ///
-/// - A ZIP package (Office Open XML, OpenDocument) is listed and held to ``ArchiveReader/Limits/office``
+/// - A ZIP package (Office Open XML, OpenDocument) is listed and held to the office family's ``FormatLimits/archive``
 ///   from what it declares, then inflated once, nothing kept, and held to the same limits by what
 ///   it actually inflates to; an embedded ZIP (a workbook inside a report) is checked the same way,
 ///   and one nested deeper is refused. A bomb ends here, in one line.
@@ -27,7 +27,8 @@ public struct OfficePackage {
     /// once: 0.1 s for a 100,000-row sheet).
     public init(file: OpenFile, type: ContentType, inflating: Bool = true) throws(ThumbnailError) {
         guard [.wordDocument, .spreadsheet, .presentation].contains(type) || Self.isOpenDocument(type) else { return }
-        let package = try ArchiveReader(file: file, format: type.displayName, limits: .office)
+        let package = try ArchiveReader(
+            file: file, format: type.displayName, limits: FormatFamily.office.limits.archive ?? .package)
         if inflating { try package.checkContents() }
         if Self.isOpenDocument(type), let manifest = package.index(of: "META-INF/manifest.xml"),
             package.entries[manifest].size < (4 << 20)

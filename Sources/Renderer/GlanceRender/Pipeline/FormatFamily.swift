@@ -20,6 +20,8 @@ public struct FormatFamily: Sendable {
     public var capabilities: FormatCapabilities
     /// Which pool of renderers draws it.
     public var pool: RendererPoolKind
+    /// What its documents may hold before they are refused, declared here once.
+    var limits = FormatLimits()
     /// Makes the renderer of one of its types from the tools renderers share; nil when the tools
     /// lack what it needs (an office family without a started LibreOffice).
     public var makeRenderer: @Sendable (ContentType, RendererTools) -> (any DocumentRenderer)?
@@ -46,6 +48,14 @@ public struct FormatFamily: Sendable {
         self.pool = pool
         self.makeRenderer = makeRenderer
     }
+}
+
+/// What a family's documents may hold before they are refused: its descriptor says it, and its
+/// renderer and the sniffing read it from there.
+struct FormatLimits: Sendable {
+    /// For a family whose documents are archives (office packages, e-books, comic books): what the
+    /// listing may hold, checked before any entry is read; nil for the others.
+    var archive: ArchiveReader.Limits?
 }
 
 /// One way a family's documents are recognised by their first bytes.

@@ -17,17 +17,17 @@ final class ArchiveReader {
     }
 
     /// What a package may hold.
-    struct Limits {
+    struct Limits: Sendable {
         var entries: Int
         var entryBytes: Int64
         var totalBytes: Int64
         /// The declared total against the package's own size.
         var ratio: Double
 
-        /// An office document's: 10,000 entries, 256 MiB an entry, 1 GiB in all, and 500 times
+        /// A package's (an office document's, an e-book's): 10,000 entries, 256 MiB an entry, 1 GiB in all, and 500 times
         /// its own size. Deflate cannot do better than about 1,030 to 1, which bombs come close
         /// to; a 100,000-row sheet made here inflates 11 times, a deck of repeated slides 30.
-        static let office = Limits(entries: 10_000, entryBytes: 256 << 20, totalBytes: 1 << 30, ratio: 500)
+        static let package = Limits(entries: 10_000, entryBytes: 256 << 20, totalBytes: 1 << 30, ratio: 500)
 
         /// A comic book's: as an office document's for each entry, but 64 GiB in all (its pages
         /// are stored, not compressed: a scanned omnibus runs to gigabytes, and the ratio to its

@@ -27,6 +27,14 @@ enum ArchiveSniffer {
     }
 
     /// Whether `prefix` starts as one of the containers this sniffer reads.
+    /// The limits a container is listed under to be told apart: the loosest of the built-in
+    /// families' whose documents are archives (a comic book's), so that sniffing refuses nothing
+    /// its renderer would take; each renderer then holds its listing to its own family's.
+    static let listingLimits: ArchiveReader.Limits =
+        FormatFamily.builtIn.compactMap(\.limits.archive).max {
+            $0.totalBytes < $1.totalBytes
+        } ?? .comics
+
     static func startsAsContainer(_ prefix: [UInt8]) -> Bool {
         OfficeSniffer.startsAsContainer(prefix) || startsAsRAR(prefix) || startsAs7z(prefix)
     }
@@ -37,7 +45,7 @@ enum ArchiveSniffer {
     static func type(of file: OpenFile, prefix: [UInt8], named: ContentType?) throws(ThumbnailError) -> SniffResult {
         if OfficeSniffer.startsAsPackage(prefix) {
             let archive = try ArchiveReader(
-                file: file, format: named?.displayName ?? "ZIP archive", limits: .comics, formats: .zip)
+                file: file, format: named?.displayName ?? "ZIP archive", limits: listingLimits, formats: .zip)
             if let office = try OfficeSniffer.packageType(archive) { return .supported(office) }
             if try OfficeSniffer.mimetype(of: archive) == epubMimetype { return .supported(.epub) }
             if named == .comicZip || ComicPages.hasPages(archive.entries) { return .supported(.comicZip) }
@@ -54,7 +62,7 @@ enum ArchiveSniffer {
         }
         let (kind, container): (ContentType, String) =
             startsAsRAR(prefix) ? (.comicRar, "a RAR archive") : (.comic7z, "a 7-Zip archive")
-        let archive = try ArchiveReader(file: file, format: kind.displayName, limits: .comics, formats: .comics)
+        let archive = try ArchiveReader(file: file, format: kind.displayName, limits: listingLimits, formats: .comics)
         if named == kind || ComicPages.hasPages(archive.entries) { return .supported(kind) }
         return .unsupported(detail: "\(container) with no pictures, not a comic book")
     }
