@@ -327,6 +327,8 @@ let package = Package(
                 "GlanceOperations", "GlanceStore",
                 "GlanceTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]),
         .testTarget(
             name: "GlanceDesktopCacheTests",
