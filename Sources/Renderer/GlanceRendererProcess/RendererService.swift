@@ -140,10 +140,11 @@ public struct RendererService: Sendable {
             var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
             request.page = job.page
             request.readsPageSizes = job.readsPageSizes
-            let (sniffed, text, read) = try thumbnailer.sniff(file, named: job.name)
+            let (sniffed, text, read, listing) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
             try Self.checkFileSize(file, capabilities: thumbnailer.capabilities(of: sniffed), limit: job.maxFileBytes)
             request.text = text
+            request.listing = listing
             var outcome: RenderOutcome
             if thumbnailer.handsOn(sniffed) {
                 outcome = try Self.triageOffice(job, request: request, type: sniffed, thumbnailer: thumbnailer)
@@ -202,7 +203,7 @@ public struct RendererService: Sendable {
     private static func triageOffice(
         _ job: RenderJob, request: RenderRequest, type: ContentType, thumbnailer: Thumbnailer
     ) throws(ThumbnailError) -> RenderOutcome {
-        let package = try OfficePackage(file: request.file, type: type, inflating: false)
+        let package = try OfficePackage(file: request.file, type: type, inflating: false, listing: request.listing)
         // The carried thumbnail is the first page's; with an office lane, it is worth decoding
         // only for a box it may fill.
         let mayServe = !job.officeLane || job.maxSide <= OfficePackage.largestEmbeddedThumbnail

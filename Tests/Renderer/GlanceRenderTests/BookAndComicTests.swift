@@ -52,6 +52,28 @@ struct BookAndComicTests {
         #expect(colour.r > 200 && colour.r < 255)
     }
 
+    @Test("the listing sniffing made is handed on: taken when it fits the renderer's limits, else listed again")
+    func listingHandedOn() throws {
+        let file = try OpenFile.regularFile(atPath: TestAssets.path("comics/natural.cbz"))
+        let sniffed = try ContentSniffer.sniff(file: file, named: "natural.cbz")
+        #expect(sniffed.result == .supported(.comicZip))
+        let listing = try #require(sniffed.listing)
+        // Listed under the loosest limits: the comic book's own take it as it is, an e-book's too
+        // (what it declares holds to them), another reading of the formats does not.
+        #expect(try listing.listing(heldTo: .comics, as: .zip, format: "CBZ comic") === listing)
+        #expect(try listing.listing(heldTo: .package, as: .zip, format: "EPUB book") === listing)
+        #expect(try listing.listing(heldTo: .comics, as: .comics, format: "CBZ comic") == nil)
+        var tight = ArchiveReader.Limits.package
+        tight.entries = 2
+        #expect(throws: ThumbnailError.self) { try listing.listing(heldTo: tight, as: .zip, format: "CBZ comic") }
+        // Drawn from the listing handed on: the same page as when the renderer lists it itself.
+        var request = RenderRequest(file: file, name: "natural.cbz")
+        let listedAgain = try Thumbnailer().render(request, as: .comicZip)
+        request.listing = ArchiveListing(reader: listing)
+        let handedOn = try Thumbnailer().render(request, as: .comicZip)
+        #expect(handedOn.image == listedAgain.image)
+    }
+
     @Test("a book whose cover and chapters are encrypted (DRM) fails in one line; an obfuscated font does not count")
     func drmBook() throws {
         let file = try OpenFile.regularFile(atPath: TestAssets.path("ebook/drm.epub"))

@@ -17,8 +17,8 @@ struct ComicRenderer: DocumentRenderer {
 
     func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let format = contentType.displayName
-        let archive = try ArchiveReader(
-            file: request.file, format: format, limits: limits, formats: contentType == .comicZip ? .zip : .comics)
+        let archive = try ArchiveReader.open(
+            request, format: format, limits: limits, formats: contentType == .comicZip ? .zip : .comics)
         let pages = ComicPages.order(archive.entries)
         guard !pages.isEmpty else {
             throw .corrupt(

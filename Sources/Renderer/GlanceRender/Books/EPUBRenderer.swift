@@ -24,7 +24,7 @@ struct EPUBRenderer: DocumentRenderer {
 
     func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
         let format = contentType.displayName
-        let archive = try ArchiveReader(file: request.file, format: format, limits: limits)
+        let archive = try ArchiveReader.open(request, format: format, limits: limits)
         let package = try EPUBPackage(archive, format: format)
         var details = BookDetails(title: package.title, author: package.author)
         var passedOver: [String] = []

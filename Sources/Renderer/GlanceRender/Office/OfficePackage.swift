@@ -24,11 +24,22 @@ public struct OfficePackage {
     /// Checks the office document of `type` open at `file`; `inflating`: inflate every entry to
     /// hold what they hold to the limits (an office renderer does, on the copy LibreOffice will
     /// read; a renderer that hands the document on lists it only, as the inflating is done there,
-    /// once: 0.1 s for a 100,000-row sheet).
-    public init(file: OpenFile, type: ContentType, inflating: Bool = true) throws(ThumbnailError) {
+    /// once: 0.1 s for a 100,000-row sheet). `listing` is the package's listing as sniffing made
+    /// it: a check that does not inflate takes it instead of listing the package again.
+    public init(
+        file: OpenFile, type: ContentType, inflating: Bool = true, listing: ArchiveListing? = nil
+    ) throws(ThumbnailError) {
         guard [.wordDocument, .spreadsheet, .presentation].contains(type) || Self.isOpenDocument(type) else { return }
-        let package = try ArchiveReader(
-            file: file, format: type.displayName, limits: FormatFamily.office.limits.archive ?? .package)
+        let limits = FormatFamily.office.limits.archive ?? .package
+        // Inflating holds what the entries inflate to against the limits the listing was opened
+        // under: only a listing opened under this family's own will do.
+        let listed = inflating ? nil : try listing?.reader.listing(heldTo: limits, as: .zip, format: type.displayName)
+        let package: ArchiveReader
+        if let listed {
+            package = listed
+        } else {
+            package = try ArchiveReader(file: file, format: type.displayName, limits: limits)
+        }
         if inflating { try package.checkContents() }
         if Self.isOpenDocument(type), let manifest = package.index(of: "META-INF/manifest.xml"),
             package.entries[manifest].size < (4 << 20)

@@ -15,6 +15,8 @@ public struct RenderRequest: Sendable {
     public var maxDecoderMemoryBytes: Int
     /// For text, the start of the document as sniffing decoded it (nil: the renderer reads it).
     public var text: DecodedText?
+    /// For an archive, its listing as sniffing made it (nil: the renderer lists it).
+    public var listing: ArchiveListing?
     /// The page to draw, from 1: a PDF's page; every other document has page 1 only.
     public var page = 1
     /// Whether to read every page's size (see `RenderJob.readsPageSizes`); the count is always given.

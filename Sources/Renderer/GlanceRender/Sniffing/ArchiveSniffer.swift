@@ -42,28 +42,33 @@ enum ArchiveSniffer {
     /// What the container open at `file`, whose first bytes are `prefix`, holds; `named` is the
     /// type its name suggests. Throws for an archive past its limits and a password-protected
     /// document.
-    static func type(of file: OpenFile, prefix: [UInt8], named: ContentType?) throws(ThumbnailError) -> SniffResult {
+    static func type(of file: OpenFile, prefix: [UInt8], named: ContentType?) throws(ThumbnailError) -> (
+        result: SniffResult, listing: ArchiveReader?
+    ) {
         if OfficeSniffer.startsAsPackage(prefix) {
             let archive = try ArchiveReader(
                 file: file, format: named?.displayName ?? "ZIP archive", limits: listingLimits, formats: .zip)
-            if let office = try OfficeSniffer.packageType(archive) { return .supported(office) }
-            if try OfficeSniffer.mimetype(of: archive) == epubMimetype { return .supported(.epub) }
-            if named == .comicZip || ComicPages.hasPages(archive.entries) { return .supported(.comicZip) }
-            return .unsupported(
-                detail: "a ZIP archive, not a Word, Excel, PowerPoint, OpenDocument, EPUB or comic book file")
+            if let office = try OfficeSniffer.packageType(archive) { return (.supported(office), archive) }
+            if try OfficeSniffer.mimetype(of: archive) == epubMimetype { return (.supported(.epub), archive) }
+            if named == .comicZip || ComicPages.hasPages(archive.entries) { return (.supported(.comicZip), archive) }
+            return (
+                .unsupported(
+                    detail: "a ZIP archive, not a Word, Excel, PowerPoint, OpenDocument, EPUB or comic book file"),
+                nil
+            )
         }
         if prefix.starts(with: CompoundFile.signature) {
             if let compound = CompoundFile(file: file),
                 let office = try OfficeSniffer.compoundType(compound, named: named)
             {
-                return .supported(office)
+                return (.supported(office), nil)
             }
-            return .unsupported(detail: "an OLE2 compound file, not a Word, Excel or PowerPoint file")
+            return (.unsupported(detail: "an OLE2 compound file, not a Word, Excel or PowerPoint file"), nil)
         }
         let (kind, container): (ContentType, String) =
             startsAsRAR(prefix) ? (.comicRar, "a RAR archive") : (.comic7z, "a 7-Zip archive")
         let archive = try ArchiveReader(file: file, format: kind.displayName, limits: listingLimits, formats: .comics)
-        if named == kind || ComicPages.hasPages(archive.entries) { return .supported(kind) }
-        return .unsupported(detail: "\(container) with no pictures, not a comic book")
+        if named == kind || ComicPages.hasPages(archive.entries) { return (.supported(kind), archive) }
+        return (.unsupported(detail: "\(container) with no pictures, not a comic book"), nil)
     }
 }

@@ -53,6 +53,9 @@ public struct ContentSniffer: Sendable {
         /// The bytes read to decide (for text, what ``text`` was decoded from): a text's line
         /// count goes on from them instead of reading them again.
         public var read = FilePrefix(bytes: [], isWholeFile: false)
+        /// The archive's listing, when sniffing had to list it (an office package, an e-book, a
+        /// comic book): handed on to the renderer, which then does not list it again.
+        var listing: ArchiveReader?
     }
 
     /// The type a name suggests by its extension, among the families' types.
@@ -80,7 +83,8 @@ public struct ContentSniffer: Sendable {
         var sniffed = classify(prefix: prefix.bytes, isWholeFile: prefix.isWholeFile, fileName: name)
         sniffed.read = prefix
         if case .unsupported = sniffed.result, ArchiveSniffer.startsAsContainer(prefix.bytes) {
-            sniffed.result = try ArchiveSniffer.type(of: file, prefix: prefix.bytes, named: type(named: name))
+            (sniffed.result, sniffed.listing) = try ArchiveSniffer.type(
+                of: file, prefix: prefix.bytes, named: type(named: name))
         }
         return sniffed
     }
