@@ -86,7 +86,9 @@ let package = Package(
         .target(name: "CProcessorFeatures"),
         .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CPassword", linkerSettings: [.linkedLibrary("crypt")]),
-        .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
+        .target(
+            name: "CWebP", dependencies: ["CLibraryLoader"],
+            linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
         .target(name: "CTIFF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CHEIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CRaw", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
@@ -97,7 +99,9 @@ let package = Package(
         // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office
         // suite's own library from its program folder when an office renderer starts.
         .target(name: "COffice", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CGIF", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("gif")]),
+        .target(
+            name: "CGIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CColour", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("lcms2")]),
         .systemLibrary(
             name: "CGraphics",

@@ -1,9 +1,26 @@
 // See include/glance_gif.h.
 #include "glance_gif.h"
 
+#include <ctype.h>
 #include <gif_lib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/// How the walk to the first frame ended.
+typedef enum {
+    GLANCE_GIF_OK = 0,
+    /// The canvas would exceed the pixel limit (its size is in the frame).
+    GLANCE_GIF_TOO_LARGE = 1,
+    /// The data ended before the first frame did.
+    GLANCE_GIF_TRUNCATED = 2,
+    /// giflib refused the data (its error code is in the frame).
+    GLANCE_GIF_CORRUPT = 3,
+    /// The file ended without an image.
+    GLANCE_GIF_NO_IMAGE = 4,
+    /// The canvas could not be allocated.
+    GLANCE_GIF_NO_MEMORY = 5,
+} glance_gif_status;
 
 /// The bytes giflib reads from: a memory buffer and how far it has been read.
 typedef struct {
@@ -73,8 +90,9 @@ static glance_gif_status paint_frame(GifFileType *gif, int transparent, glance_g
     return GLANCE_GIF_OK;
 }
 
-glance_gif_status glance_gif_decode_first_frame(const uint8_t *data, size_t size, long max_pixels,
-                                                glance_gif_frame *frame) {
+/// Walks to the first frame and paints it.
+static glance_gif_status decode_first_frame(const uint8_t *data, size_t size, long max_pixels,
+                                            glance_gif_frame *frame) {
     memset(frame, 0, sizeof *frame);
     memory_source source = {data, size, 0};
     int error = 0;
@@ -157,7 +175,35 @@ void glance_gif_frame_free(glance_gif_frame *frame) {
     frame->pixels = NULL;
 }
 
-const char *glance_gif_error_text(int error) {
+static const char *error_text(int error) {
     const char *text = GifErrorString(error);
     return text != NULL ? text : "unknown giflib error";
+}
+
+int glance_gif_decode_first_frame(const uint8_t *data, size_t size, long max_pixels, glance_gif_frame *frame,
+                                  glance_failure *failure, char *reason, size_t capacity) {
+    glance_gif_status status = decode_first_frame(data, size, max_pixels, frame);
+    if (status == GLANCE_GIF_OK && frame->pixels != NULL) return 1;
+    const char *words = "no pixels";
+    *failure = GLANCE_FAILURE_CORRUPT;
+    switch (status) {
+    case GLANCE_GIF_TOO_LARGE:
+        *failure = GLANCE_FAILURE_TOO_LARGE;
+        snprintf(reason, capacity, "%dx%d", frame->width, frame->height);
+        return 0;
+    case GLANCE_GIF_NO_MEMORY:
+        *failure = GLANCE_FAILURE_OUT_OF_MEMORY;
+        snprintf(reason, capacity, "no memory for a %dx%d GIF canvas", frame->width, frame->height);
+        return 0;
+    case GLANCE_GIF_TRUNCATED: *failure = GLANCE_FAILURE_TRUNCATED; break;
+    case GLANCE_GIF_NO_IMAGE: words = "the file holds no image"; break;
+    case GLANCE_GIF_CORRUPT: words = error_text(frame->error); break;
+    default: break;
+    }
+    snprintf(reason, capacity, "%s", words);
+    // giflib's words start with a capital: a reason is part of a sentence.
+    if (capacity > 0) {
+        for (char *c = reason; *c != '\0'; c++) *c = (char)tolower((unsigned char)*c);
+    }
+    return 0;
 }

@@ -2,6 +2,7 @@
 // this file only sets them up and owns nothing past the call.
 #include "glance_webp.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <webp/encode.h>
 
@@ -153,4 +154,21 @@ int glance_webp_metadata(const uint8_t *data, size_t size, size_t *icc_offset, s
     locate_chunk(demux, data, "EXIF", EXIF_FLAG, exif_offset, exif_length);
     WebPDemuxDelete(demux);
     return 0;
+}
+
+glance_failure glance_webp_failure(int status, char *reason, size_t capacity) {
+    switch (status) {
+    case VP8_STATUS_OUT_OF_MEMORY:
+        snprintf(reason, capacity, "libwebp could not allocate memory");
+        return GLANCE_FAILURE_OUT_OF_MEMORY;
+    case VP8_STATUS_UNSUPPORTED_FEATURE:
+        snprintf(reason, capacity, "a feature libwebp does not support");
+        return GLANCE_FAILURE_UNSUPPORTED;
+    case VP8_STATUS_NOT_ENOUGH_DATA:
+        snprintf(reason, capacity, "the data ends early");
+        return GLANCE_FAILURE_TRUNCATED;
+    default:
+        snprintf(reason, capacity, "libwebp status %d", status);
+        return GLANCE_FAILURE_CORRUPT;
+    }
 }

@@ -7,26 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// What glance_gif_decode_first_frame returns.
-typedef enum {
-    GLANCE_GIF_OK = 0,
-    /// The canvas would exceed the pixel limit (its size is in the result).
-    GLANCE_GIF_TOO_LARGE = 1,
-    /// The data ended before the first frame did.
-    GLANCE_GIF_TRUNCATED = 2,
-    /// giflib refused the data (its error code is in the result).
-    GLANCE_GIF_CORRUPT = 3,
-    /// The file ended without an image.
-    GLANCE_GIF_NO_IMAGE = 4,
-    /// The canvas could not be allocated.
-    GLANCE_GIF_NO_MEMORY = 5,
-} glance_gif_status;
+#include "glance_failure.h"
 
 /// The first frame, composed.
 typedef struct {
     /// The canvas: the logical screen, grown to hold the first frame when that reaches past it.
     int width, height;
-    /// RGBA, width x height x 4 bytes, freed by glance_gif_frame_free (NULL unless GLANCE_GIF_OK).
+    /// RGBA, width x height x 4 bytes, freed by glance_gif_frame_free (NULL unless decoded).
     uint8_t *pixels;
     /// Whether any pixel of the canvas is transparent (a transparent colour, or a frame smaller
     /// than the screen).
@@ -35,20 +22,20 @@ typedef struct {
     int is_animation;
     /// Whether the first frame is interlaced.
     int interlaced;
-    /// giflib's error code (a D_GIF_ERR_ value) for GLANCE_GIF_CORRUPT and GLANCE_GIF_TRUNCATED.
+    /// giflib's error code (a D_GIF_ERR_ value) when it refused the data.
     int error;
 } glance_gif_frame;
 
 /// Decodes the first frame of the GIF in `data` (`size` bytes) onto a transparent canvas, unless
 /// the canvas would hold more than `max_pixels` pixels (checked from the headers, before any
-/// allocation).
-glance_gif_status glance_gif_decode_first_frame(const uint8_t *data, size_t size, long max_pixels,
-                                                glance_gif_frame *frame);
+/// allocation). Returns 1; or 0, with why in `failure` and a line in `reason`: the data ended
+/// early (GLANCE_FAILURE_TRUNCATED), giflib refused it or it holds no image (CORRUPT, giflib's
+/// words), the canvas is past the limit (TOO_LARGE, `WIDTHxHEIGHT`) or could not be allocated
+/// (OUT_OF_MEMORY).
+int glance_gif_decode_first_frame(const uint8_t *data, size_t size, long max_pixels, glance_gif_frame *frame,
+                                  glance_failure *failure, char *reason, size_t capacity);
 
 /// Frees the canvas of a decoded frame (and forgets it).
 void glance_gif_frame_free(glance_gif_frame *frame);
-
-/// giflib's text for one of its error codes (static storage).
-const char *glance_gif_error_text(int error);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "glance_failure.h"
+
 /// Encodes `width` x `height` pixels of `channels` (3: RGB, 4: RGBA) bytes each, rows `stride`
 /// bytes apart, as lossless WebP at libwebp's lossless preset `level` (0 fastest to 9 smallest).
 /// On success returns 0 and sets `*output` to a buffer of `*length` bytes that the caller frees
@@ -47,5 +49,9 @@ int glance_webp_decode_first_frame(const uint8_t *data, size_t size, uint8_t *ou
 /// the file cannot be parsed.
 int glance_webp_metadata(const uint8_t *data, size_t size, size_t *icc_offset, size_t *icc_length,
                          size_t *exif_offset, size_t *exif_length);
+
+/// What a libwebp status (a VP8StatusCode, as the decoding functions above return) means, in the
+/// shims' one list, with a line for `reason`.
+glance_failure glance_webp_failure(int status, char *reason, size_t capacity);
 
 #endif

@@ -1,4 +1,5 @@
 import CGIF
+internal import CLibraryLoader
 import GlanceCore
 
 /// Decodes GIF images through giflib for the ``RasterPipeline``: the first frame composed on its
@@ -16,14 +17,17 @@ final class GIFDecoder: RasterDecoder {
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
         let data = try FileReader.readWhole(of: request.file)
         var frame = glance_gif_frame()
-        let status = data.withUnsafeBufferPointer { bytes in
-            glance_gif_decode_first_frame(bytes.baseAddress, bytes.count, request.maxPixels, &frame)
+        var failure = GLANCE_FAILURE_CORRUPT
+        var reason = [CChar](repeating: 0, count: 256)
+        let decoded = data.withUnsafeBufferPointer { bytes in
+            glance_gif_decode_first_frame(
+                bytes.baseAddress, bytes.count, request.maxPixels, &frame, &failure, &reason, reason.count)
         }
         let (width, height) = (Int(frame.width), Int(frame.height))
-        guard status == GLANCE_GIF_OK, frame.pixels != nil else {
-            let failure = Self.failure(status, frame: frame, limitPixels: request.maxPixels)
+        guard decoded == 1 else {
             glance_gif_frame_free(&frame)
-            throw failure
+            throw ThumbnailError(
+                failure, reason: String(nulTerminated: reason), format: "GIF", limitPixels: request.maxPixels)
         }
         self.frame = frame
         warnings = frame.is_animation != 0 ? ["an animation: its first frame is the thumbnail"] : []
@@ -41,21 +45,5 @@ final class GIFDecoder: RasterDecoder {
     func read(into rows: Downscaler) throws(ThumbnailError) {
         guard let pixels = frame.pixels else { throw .corrupt(format: "GIF", detail: "no pixels") }
         rows.push(rows: pixels, stride: header.size.width * 4, count: header.size.height)
-    }
-
-    /// The error for the shim's `status`.
-    private static func failure(_ status: glance_gif_status, frame: glance_gif_frame, limitPixels: Int)
-        -> ThumbnailError
-    {
-        let (width, height) = (Int(frame.width), Int(frame.height))
-        switch status {
-        case GLANCE_GIF_TOO_LARGE: return .tooLarge(width: width, height: height, limitPixels: limitPixels)
-        case GLANCE_GIF_TRUNCATED: return .truncated(format: "GIF")
-        case GLANCE_GIF_NO_IMAGE: return .corrupt(format: "GIF", detail: "the file holds no image")
-        case GLANCE_GIF_NO_MEMORY: return .outOfMemory(detail: "no memory for a \(width)x\(height) GIF canvas")
-        case GLANCE_GIF_OK: return .corrupt(format: "GIF", detail: "no pixels")
-        default:
-            return .corrupt(format: "GIF", detail: String(cString: glance_gif_error_text(frame.error)).lowercased())
-        }
     }
 }

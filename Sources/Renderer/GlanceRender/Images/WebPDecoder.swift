@@ -1,3 +1,4 @@
+internal import CLibraryLoader
 import CWebP
 import GlanceCore
 
@@ -101,13 +102,10 @@ final class WebPDecoder: RasterDecoder {
         }
     }
 
-    /// The error for libwebp's status `code` (a VP8StatusCode).
+    /// The error for libwebp's status `code` (a VP8StatusCode), through the shims' one list.
     static func failure(_ code: Int32) -> ThumbnailError {
-        switch code {
-        case 1: .outOfMemory(detail: "libwebp could not allocate memory")
-        case 4: .unsupportedEncoding(format: "WebP", detail: "a feature libwebp does not support")
-        case 7: .truncated(format: "WebP")
-        default: .corrupt(format: "WebP", detail: "libwebp status \(code)")
-        }
+        var reason = [CChar](repeating: 0, count: 128)
+        let failure = glance_webp_failure(code, &reason, reason.count)
+        return ThumbnailError(failure, reason: String(nulTerminated: reason), format: "WebP")
     }
 }

@@ -1,5 +1,5 @@
-// Why a shim of a library loaded on first use (libheif, LibRaw, FFmpeg, libarchive) could not do
-// what it was asked: one list for all of them, which GlanceRender turns into a ThumbnailError in
+// Why a shim could not do what it was asked (libheif, LibRaw, FFmpeg, libarchive, gdk-pixbuf,
+// giflib, libwebp): one list for all of them, which GlanceRender turns into a ThumbnailError in
 // one place (ShimFailure.swift). The shim's `reason` says more, in the library's words.
 #ifndef GLANCE_FAILURE_H
 #define GLANCE_FAILURE_H
@@ -23,6 +23,8 @@ typedef enum {
     GLANCE_FAILURE_REFUSED = 6,
     /// The data is encrypted.
     GLANCE_FAILURE_ENCRYPTED = 7,
+    /// Memory for the decoded picture could not be had (`reason` says for what).
+    GLANCE_FAILURE_OUT_OF_MEMORY = 8,
 } glance_failure;
 
 #endif
