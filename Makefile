@@ -230,12 +230,12 @@ docs: build
 ## lint: check formatting with swift-format (ships with the toolchain), and that
 ## docs/architecture.md shows every module's edges as the code has them.
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz Examples
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz Examples bench/floor
 	python3 docs/check_architecture.py
 
 ## format: rewrite the sources in the project's format.
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz Examples
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz Examples bench/floor
 
 ## conformance: the shared conformance corpus (../shared/corpus) against the release build.
 conformance: release
@@ -274,7 +274,9 @@ BASELINE_DIR = .build-baseline/$(BASELINE_COMMIT)
 .PHONY: bench-check baseline-renderer
 bench-check: release baseline-renderer
 	$(call install_missing,$(BENCH_CHECK_PACKAGES))
-	python3 bench/check.py --glance $(STATIC_BUILD)/release/glance --baseline-renderer $(BASELINE_DIR)/glance-renderer
+	$(SWIFT_ENV) $(SWIFT) build -c release --product bench-floor
+	python3 bench/check.py --glance $(STATIC_BUILD)/release/glance --baseline-renderer $(BASELINE_DIR)/glance-renderer \
+	  --floor .build/release/bench-floor
 
 ## baseline-renderer: the glance-renderer of bench/thresholds.json's baseline commit, built from
 ## that commit's tree (git archive) with the release's flags, once.

@@ -284,6 +284,17 @@ let package = Package(
 
         // MARK: Examples: programs built on the library, built and run by the tests.
         .executableTarget(name: "tiny-document-store", dependencies: ["Glance"], path: "Examples/TinyDocumentStore"),
+        // The bench's floor for serving: a bare Hummingbird application of the version glance serve
+        // uses, answering the same bytes from memory (bench/check.py builds and runs it).
+        .executableTarget(
+            name: "bench-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "bench/floor"),
 
         // MARK: Tests, one target per module, and one helper they share.
         .target(name: "GlanceTestSupport", dependencies: ["GlanceCore"], path: "Tests/GlanceTestSupport"),

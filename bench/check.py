@@ -14,7 +14,10 @@ rounds (tools.time_in_turn), and the median of the rounds' ratios is compared wi
                           the same `glance` (a copy in bench/work/check/baseline/): what the
                           renderer's decoding, scaling, sizes and encoding cost against the commit
                           named in the thresholds
-  thumbnail GETs / nginx  `glance serve` and nginx serving the same thumbnail bytes, wrk in turns
+  thumbnail GETs / floor  `glance serve` against the floor (bench/floor: a bare Hummingbird
+                          application of the same version answering the same bytes from memory)
+  thumbnail GETs / nginx  and against nginx serving the same bytes, plain and over TLS (`-tls`),
+                          wrk in turns; and glance's p99 less the floor's, in milliseconds
   renderer memory         a renderer's minor page faults drawing a large interlaced PNG again,
                           and its resident MiB after three seconds idle (bench/memory.py): not
                           ratios but amounts, each held under its own maximum
@@ -110,8 +113,10 @@ def measure_format(fmt, root, manifest, glance, baseline, cores, rounds):
     return ratios, seconds, problems
 
 
-def measure_serve(glance, root, cores, rounds, seconds):
-    """The median of thumbnail GETs per second, glance serve against nginx, wrk in turns."""
+def measure_serve(glance, floor, root, cores, rounds, seconds):
+    """Thumbnail GETs per second: glance serve against the floor (a bare Hummingbird application
+    answering the same bytes from memory) and nginx, plain and over TLS, wrk in turns; the medians
+    of the rounds' ratios, and of glance's p99 less the floor's, in milliseconds."""
     folder = os.path.join(WORK_DIR, "serve")
     container, count = serve.make_container(root, folder)
     store = tools.fresh_dir(os.path.join(folder, "store"))
@@ -120,53 +125,79 @@ def measure_serve(glance, root, cores, rounds, seconds):
                                 "--quiet"], capture_output=True, text=True)
     if json.loads(generated.stdout or "{}").get("rendered") != count:
         raise RuntimeError(f"generate for the serve check failed (exit {generated.returncode})")
+    measured = {}
     with tempfile.TemporaryDirectory(prefix="bench-check-") as temp:
-        servers = []
-        try:
-            glance_server, glance_url, _ = serve.start_glance(glance, container, store, cores,
-                                                              os.path.join(folder, "glance-serve.log"))
-            servers.append(glance_server)
-            status, _, body, _ = serve.fetch(glance_url, "/api/items")
-            if status != 200:
-                raise RuntimeError(f"GET /api/items: status {status}")
-            urls = []
-            for item in json.loads(body):
-                status, headers, _, _ = serve.fetch(glance_url, serve.thumbnail_url(item["path"]), method="HEAD")
-                digest, _ = serve.digest_of(item, headers.get("etag"))
-                if status != 200 or not digest:
-                    raise RuntimeError(f"HEAD {item['path']}: status {status}")
-                exported = os.path.join(static, "thumbnails", item["path"])
-                os.makedirs(os.path.dirname(exported), exist_ok=True)
-                subprocess.run([glance, "export", container, item["path"], "--store", store, "-o", exported],
-                               check=True, stdout=subprocess.DEVNULL)
-                urls.append(serve.thumbnail_url(item["path"], digest))
-            nginx_server, nginx_url = serve.start_nginx(temp, static, cores)
-            servers.append(nginx_server)
-            script = os.path.join(temp, "get.lua")
-            with open(script, "w") as f:
-                f.write(serve.wrk_script(urls))
-            wrk_log = os.path.join(folder, "wrk.log")
-            threads = max(1, cores)
-            rates = {"glance": [], "nginx": []}
-            p99 = {"glance": [], "nginx": []}
-            for r in range(rounds + 1):
-                order = [("glance", glance_url), ("nginx", nginx_url)]
-                for name, url in order if r % 2 == 0 else order[::-1]:
-                    run = serve.run_wrk(url, script, seconds, serve.CONNECTIONS, threads, wrk_log)
-                    errors = {k: v for k, v in run["errors"].items() if v}
-                    if errors:
-                        raise RuntimeError(f"{name}: wrk errors {errors}")
-                    if r > 0:  # the first round warms both up
-                        rates[name].append(run["requests_per_s"])
-                        p99[name].append(run["p99_ms"])
-                if r > 0:
-                    log(f"  serve round {r}/{rounds}: glance {rates['glance'][-1]:.0f}/s, "
-                        f"nginx {rates['nginx'][-1]:.0f}/s")
-        finally:
-            for server in servers:
-                serve.stop(server)
-    return {"nginx": statistics.median(g / n for g, n in zip(rates["glance"], rates["nginx"])),
-            "p99_ms_over_nginx": statistics.median(g - n for g, n in zip(p99["glance"], p99["nginx"]))}
+        tls = serve.make_certificate(temp)
+        for over_tls in (False, True):
+            servers = []
+            try:
+                extra = ["--tls-cert", tls[0], "--tls-key", tls[1]] if over_tls else []
+                name = "glance-tls" if over_tls else "glance"
+                glance_server, glance_url, _ = serve.start_glance(
+                    glance, container, store, cores, os.path.join(folder, name + ".log"), extra=extra)
+                servers.append(glance_server)
+                urls = export_thumbnails(glance, glance_url, container, store, static, tls[0] if over_tls else None)
+                floor_server, floor_url = serve.start_floor(
+                    floor, static, os.path.join(folder, name + "-floor.log"), tls=tls if over_tls else None)
+                servers.append(floor_server)
+                nginx_server, nginx_url = serve.start_nginx(temp, static, cores, tls=tls if over_tls else None)
+                servers.append(nginx_server)
+                script = os.path.join(temp, "get.lua")
+                with open(script, "w") as f:
+                    f.write(serve.wrk_script(urls))
+                rates, p99 = wrk_in_turns(
+                    [("glance", glance_url), ("floor", floor_url), ("nginx", nginx_url)], script, rounds, seconds,
+                    cores, os.path.join(folder, "wrk.log"), "over TLS" if over_tls else "plain")
+            finally:
+                for server in servers:
+                    serve.stop(server)
+            suffix = "-tls" if over_tls else ""
+            for other in ("floor", "nginx"):
+                measured[other + suffix] = statistics.median(g / o for g, o in zip(rates["glance"], rates[other]))
+            measured["p99-ms-over-floor" + suffix] = statistics.median(
+                g - o for g, o in zip(p99["glance"], p99["floor"]))
+    return measured
+
+
+def export_thumbnails(glance, glance_url, container, store, static, cafile):
+    """Writes every thumbnail glance serves below `static` (for nginx and the floor); returns their URLs."""
+    status, _, body, _ = serve.fetch(glance_url, "/api/items", cafile=cafile)
+    if status != 200:
+        raise RuntimeError(f"GET /api/items: status {status}")
+    urls = []
+    for item in json.loads(body):
+        status, headers, _, _ = serve.fetch(glance_url, serve.thumbnail_url(item["path"]), method="HEAD",
+                                            cafile=cafile)
+        digest, _ = serve.digest_of(item, headers.get("etag"))
+        if status != 200 or not digest:
+            raise RuntimeError(f"HEAD {item['path']}: status {status}")
+        exported = os.path.join(static, "thumbnails", item["path"])
+        if not os.path.exists(exported):
+            os.makedirs(os.path.dirname(exported), exist_ok=True)
+            subprocess.run([glance, "export", container, item["path"], "--store", store, "-o", exported],
+                           check=True, stdout=subprocess.DEVNULL)
+        urls.append(serve.thumbnail_url(item["path"], digest))
+    return urls
+
+
+def wrk_in_turns(servers, script, rounds, seconds, cores, wrk_log, label):
+    """Requests per second and p99 of each of `servers` ((name, URL)), one round untimed to warm
+    them up then `rounds`, the order turning each round."""
+    rates = {name: [] for name, _ in servers}
+    p99 = {name: [] for name, _ in servers}
+    for r in range(rounds + 1):
+        for name, url in servers[r % len(servers):] + servers[:r % len(servers)]:
+            run = serve.run_wrk(url, script, seconds, serve.CONNECTIONS, max(1, cores), wrk_log)
+            errors = {k: v for k, v in run["errors"].items() if v}
+            if errors:
+                raise RuntimeError(f"{name} {label}: wrk errors {errors}")
+            if r > 0:  # the first round warms them up
+                rates[name].append(run["requests_per_s"])
+                p99[name].append(run["p99_ms"])
+        if r > 0:
+            log(f"  serve {label} round {r}/{rounds}: "
+                + ", ".join(f"{name} {rates[name][-1]:.0f}/s (p99 {p99[name][-1]:.1f} ms)" for name, _ in servers))
+    return rates, p99
 
 
 def compare(measured, thresholds):
@@ -196,6 +227,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
     parser.add_argument("--formats", default="jpeg,png,pdf,text")
     parser.add_argument("--no-serve", action="store_true")
+    parser.add_argument("--floor", default=os.environ.get("BENCH_FLOOR", ".build/release/bench-floor"),
+                        help="the bare Hummingbird application serving is compared with (bench/floor)")
     parser.add_argument("--serve-seconds", type=float, default=3)
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--json", help="write the measures here")
@@ -222,8 +255,10 @@ def main():
             measured[f"{fmt}/{kind}"] = value
     if not args.no_serve:
         try:
-            ratios = measure_serve(glance, root, cores, max(3, args.rounds // 2), args.serve_seconds)
-            measured["serve/nginx"] = ratios["nginx"]
+            ratios = measure_serve(glance, os.path.abspath(args.floor), root, cores, max(3, args.rounds // 2),
+                                   args.serve_seconds)
+            for key, value in ratios.items():
+                measured["serve/" + key] = value
         except (RuntimeError, OSError, subprocess.SubprocessError) as error:
             problems.append(f"serve: {error}")
     if not args.no_memory:

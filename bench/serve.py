@@ -129,6 +129,35 @@ def start_glance(glance, container, store, cores, log_path, timeout=120, extra=(
     raise RuntimeError(f"glance serve printed no URL (exit {process.returncode}): " + " | ".join(tail))
 
 
+def start_floor(floor, root, log_path, tls=None, timeout=30):
+    """Starts bench-floor (bench/floor: a bare Hummingbird application) serving the files below
+    `root` from memory, over TLS with `tls` (certificate, key); returns (process, base URL)."""
+    out_path = log_path + ".stdout"
+    with open(out_path, "w") as out, open(log_path, "w") as err:
+        process = subprocess.Popen([floor, root, *(["--tls", *tls] if tls else [])], stdout=out, stderr=err,
+                                   stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open(out_path) as f:
+            found = re.search(r"^(https?://\S+)$", f.read(), re.MULTILINE)
+        if found:
+            return process, found.group(1)
+        if process.poll() is not None:
+            break
+        time.sleep(0.01)
+    stop(process)
+    raise RuntimeError(f"bench-floor printed no URL (exit {process.returncode})")
+
+
+def make_certificate(folder):
+    """A self-signed certificate for 127.0.0.1 in `folder`: (certificate, key)."""
+    certificate, key = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return certificate, key
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -458,10 +487,7 @@ def load_over_tls(glance, container, store, static, docs, temp, folder, cores, l
     browser session's cookie, against nginx serving the same bytes with the same certificate; and glance
     with HTTP Basic (its checked-credentials memory) and without accounts, whose CPU time per request
     against the session's is the cost of checking sign-in; TLS_ROUNDS rounds of each, in turn."""
-    certificate, key = os.path.join(temp, "cert.pem"), os.path.join(temp, "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
-                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-                   check=True, capture_output=True)
+    certificate, key = make_certificate(temp)
     users = os.path.join(temp, "users")
     subprocess.run([glance, "user", "add", TLS_USER, "--users", users], input=TLS_PASSWORD + "\n", text=True,
                    check=True, capture_output=True)
