@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps"]
+          "bitmaps", "paintings"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1287,6 +1287,51 @@ def make_bitmaps():
     write("bitmaps/huge.bmp", bytes(huge) + b"\0" * 4096)
     record("bitmaps/huge.bmp", "bmp", "error:exceeds the 100-megapixel limit", None,
            "a Windows 3 header declaring 100000x100000 pixels, 4 KiB of data")
+
+
+# ---------------------------------------------------------------- paintings
+
+def painting_zip(mimetype, entries):
+    """A ZIP package as OpenRaster and Krita write them: `mimetype` first, stored, then
+    `entries` ((name, bytes), deflated), every date fixed."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as package:
+        for name, data, method in [("mimetype", mimetype.encode(), zipfile.ZIP_STORED)] + [
+                (name, data, zipfile.ZIP_DEFLATED) for name, data in entries]:
+            info = zipfile.ZipInfo(name, date_time=(2024, 5, 17, 10, 30, 0))
+            info.compress_type = method
+            package.writestr(info, data)
+    return buffer.getvalue()
+
+
+def make_paintings():
+    """OpenRaster and Krita paintings, ZIPs written here as the formats describe them, with
+    png/rgba8.png as their merged image and a 64x48 copy as their thumbnail."""
+    merged = read("png/rgba8.png")
+    small_path = os.path.join(TMP, "painting-thumbnail.png")
+    magick(os.path.join(ROOT, "png", "rgba8.png"), "-resize", "64x48", small_path)
+    with open(small_path, "rb") as f:
+        small = f.read()
+    stack = (b'<?xml version="1.0" encoding="UTF-8"?>\n<image w="200" h="150"><stack>'
+             b'<layer name="background" src="data/layer0.png"/></stack></image>\n')
+    write("paintings/merged.ora", painting_zip("image/openraster", [
+        ("stack.xml", stack), ("data/layer0.png", merged), ("Thumbnails/thumbnail.png", small),
+        ("mergedimage.png", merged)]))
+    ok_image("paintings/merged.ora", "ora", 200, 150,
+             "OpenRaster: stack.xml, one layer, a 64x48 thumbnail and png/rgba8.png as mergedimage.png: drawn from it")
+    write("paintings/thumbnail-only.ora", painting_zip("image/openraster", [
+        ("stack.xml", stack), ("data/layer0.png", merged), ("Thumbnails/thumbnail.png", small)]))
+    ok_image("paintings/thumbnail-only.ora", "ora", 64, 48,
+             "OpenRaster of an older writer, without mergedimage.png: drawn from its 64x48 thumbnail, with a warning")
+    write("paintings/painting.kra", painting_zip("application/x-krita", [
+        ("maindoc.xml", b'<?xml version="1.0" encoding="UTF-8"?>\n<DOC syntaxVersion="2"><IMAGE width="200" '
+                        b'height="150" mime="application/x-kra"/></DOC>\n'),
+        ("preview.png", small), ("mergedimage.png", merged)]))
+    ok_image("paintings/painting.kra", "kra", 200, 150,
+             "Krita: maindoc.xml, a 64x48 preview.png and png/rgba8.png as mergedimage.png: drawn from it")
+    write("paintings/empty.ora", painting_zip("image/openraster", [("stack.xml", stack)]))
+    record("paintings/empty.ora", "ora", "error:neither a merged image nor a thumbnail", None,
+           "OpenRaster holding stack.xml only")
 
 
 # ---------------------------------------------------------------- collision

@@ -206,6 +206,15 @@ extension ContentType {
     public static let portableAnymap = ContentType(
         "pnm", uniformTypeIdentifier: "public.pbm", mimeType: "image/x-portable-anymap", displayName: "Netpbm",
         extensions: ["pnm", "pbm", "pgm", "ppm"])
+    /// An OpenRaster painting (`.ora`: GIMP, MyPaint, Krita): layers in a ZIP, with their
+    /// flattened picture.
+    public static let openRaster = ContentType(
+        "ora", uniformTypeIdentifier: "org.openraster.ora", mimeType: "image/openraster",
+        displayName: "OpenRaster painting", extensions: ["ora"])
+    /// A Krita painting (`.kra`).
+    public static let kritaPainting = ContentType(
+        "kra", uniformTypeIdentifier: "org.kde.krita", mimeType: "application/x-krita",
+        displayName: "Krita painting", extensions: ["kra"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -214,6 +223,6 @@ extension ContentType {
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
         .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
-        .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap,
+        .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
     ]
 }

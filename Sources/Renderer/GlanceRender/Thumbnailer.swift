@@ -183,5 +183,6 @@ extension FormatFamily {
         .office,
         .epub, .comics,
         .bitmaps, .icons,
+        .paintings,
     ]
 }

@@ -122,6 +122,8 @@ def main():
     expected_types |= {"image/bmp", "image/x-bmp", "image/vnd.microsoft.icon", "image/x-icon", "image/x-win-bitmap",
                        "image/x-tga", "image/x-portable-anymap", "image/x-portable-bitmap", "image/x-portable-graymap",
                        "image/x-portable-pixmap"}
+    # Paintings that carry their flattened picture.
+    expected_types |= {"image/openraster", "application/x-krita"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

@@ -1,0 +1,24 @@
+import GlanceCore
+
+extension FormatFamily {
+    /// Layered paintings that carry their own flattened picture: OpenRaster (`.ora`, GIMP, MyPaint,
+    /// Krita) and Krita's own files (`.kra`). ZIP packages whose stored `mimetype`, first in the
+    /// file as both formats require, says which: so a painting is never taken for a comic book.
+    public static let paintings: FormatFamily = {
+        var family = FormatFamily(
+            name: "painting", contentTypes: [.openRaster, .kritaPainting],
+            sniffRules: [
+                SniffRule(priority: 525) { input in
+                    switch OfficeSniffer.storedMimetype(prefix: input.prefix) {
+                    case PaintingRenderer.openRasterMimetype: .openRaster
+                    case PaintingRenderer.kritaMimetype: .kritaPainting
+                    default: nil
+                    }
+                }
+            ],
+            capabilities: [.readsOnlyWhatItNeeds]
+        ) { type, tools in PaintingRenderer(contentType: type, pictures: tools.pictures) }
+        family.limits.archive = .comics
+        return family
+    }()
+}
