@@ -13,6 +13,12 @@ extension FormatFamily {
             ]
         ) { _, tools in EPUBRenderer(pictures: tools.pictures, text: tools.text, limits: .package) }
         family.limits.archive = .package
+        family.containerRules = [
+            ContainerRule(priority: 20, kinds: "EPUB") { (archive, container, _) throws(ThumbnailError) in
+                guard container == .zip else { return nil }
+                return try OfficeSniffer.mimetype(of: archive) == ArchiveSniffer.epubMimetype ? .epub : nil
+            }
+        ]
         return family
     }()
 
@@ -24,6 +30,18 @@ extension FormatFamily {
             capabilities: [.pages, .readsOnlyWhatItNeeds]
         ) { type, tools in ComicRenderer(contentType: type, pictures: tools.pictures, limits: .comics) }
         family.limits.archive = .comics
+        // Last: any archive holding a picture, when nothing more specific claims it.
+        family.containerRules = [
+            ContainerRule(priority: 900, kinds: "comic book") { archive, container, named in
+                let kind: ContentType =
+                    switch container {
+                    case .zip: .comicZip
+                    case .rar: .comicRar
+                    case .sevenZip: .comic7z
+                    }
+                return named == kind || ComicPages.hasPages(archive.entries) ? kind : nil
+            }
+        ]
         return family
     }()
 }

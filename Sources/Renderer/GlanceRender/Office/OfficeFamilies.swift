@@ -20,6 +20,13 @@ extension FormatFamily {
             capabilities: [.pages], pool: .office
         ) { type, tools in tools.office.map { OfficeRenderer(type, office: $0) } }
         family.limits.archive = .package
+        family.containerRules = [
+            ContainerRule(priority: 10, kinds: "Word, Excel, PowerPoint, OpenDocument") {
+                (archive, container, _) throws(ThumbnailError) in
+                guard container == .zip else { return nil }
+                return try OfficeSniffer.packageType(archive)
+            }
+        ]
         return family
     }()
 }

@@ -22,6 +22,9 @@ public struct FormatFamily: Sendable {
     public var pool: RendererPoolKind
     /// What its documents may hold before they are refused, declared here once.
     var limits = FormatLimits()
+    /// How its documents are recognised by what their archive holds, once listed (a ZIP, RAR or
+    /// 7-Zip archive whose first bytes no family claimed: see ``ArchiveSniffer``).
+    var containerRules: [ContainerRule] = []
     /// Makes the renderer of one of its types from the tools renderers share; nil when the tools
     /// lack what it needs (an office family without a started LibreOffice).
     public var makeRenderer: @Sendable (ContentType, RendererTools) -> (any DocumentRenderer)?
@@ -56,6 +59,25 @@ struct FormatLimits: Sendable {
     /// For a family whose documents are archives (office packages, e-books, comic books): what the
     /// listing may hold, checked before any entry is read; nil for the others.
     var archive: ArchiveReader.Limits?
+}
+
+/// One way a family's documents are recognised by what their archive holds, once it is listed.
+struct ContainerRule: Sendable {
+    /// Where the rule stands among every family's: lower goes first. A rule that would take a
+    /// later one's archives goes after it (a comic book's, any archive holding a picture, last).
+    var priority: Int
+    /// What its documents are, for the message that an archive is none of them ("EPUB").
+    var kinds: String
+    /// The type the archive is, nil when it is not this family's; `named` is the type the file's
+    /// name suggests, which a rule may use only where the listing leaves the question open.
+    var match:
+        @Sendable (ArchiveReader, _ container: ArchiveContainer, _ named: ContentType?) throws(ThumbnailError) ->
+            ContentType?
+}
+
+/// The kinds of archive sniffing lists.
+enum ArchiveContainer: Sendable {
+    case zip, rar, sevenZip
 }
 
 /// One way a family's documents are recognised by their first bytes.

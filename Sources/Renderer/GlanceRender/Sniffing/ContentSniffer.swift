@@ -29,6 +29,8 @@ public struct ContentSniffer: Sendable {
 
     /// Every family's rules, lowest priority first.
     private let rules: [SniffRule]
+    /// Every family's rules for what an archive holds, lowest priority first.
+    private let containerRules: [ContainerRule]
     /// The types the families draw, by their extensions: what a name suggests.
     private let typesByExtension: [String: ContentType]
     /// Whether text is among them (the stage after the signatures).
@@ -37,6 +39,7 @@ public struct ContentSniffer: Sendable {
     /// The sniffer of `families`.
     public init(families: [FormatFamily]) {
         rules = families.flatMap(\.sniffRules).sorted { $0.priority < $1.priority }
+        containerRules = families.flatMap(\.containerRules).sorted { $0.priority < $1.priority }
         let types = families.flatMap(\.contentTypes)
         typesByExtension = ContentType.byExtension(types)
         sniffsText = types.contains(.text)
@@ -84,7 +87,7 @@ public struct ContentSniffer: Sendable {
         sniffed.read = prefix
         if case .unsupported = sniffed.result, ArchiveSniffer.startsAsContainer(prefix.bytes) {
             (sniffed.result, sniffed.listing) = try ArchiveSniffer.type(
-                of: file, prefix: prefix.bytes, named: type(named: name))
+                of: file, prefix: prefix.bytes, named: type(named: name), rules: containerRules)
         }
         return sniffed
     }
