@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings"]
+          "bitmaps", "paintings", "iwork"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1332,6 +1332,48 @@ def make_paintings():
     write("paintings/empty.ora", painting_zip("image/openraster", [("stack.xml", stack)]))
     record("paintings/empty.ora", "ora", "error:neither a merged image nor a thumbnail", None,
            "OpenRaster holding stack.xml only")
+
+
+# ---------------------------------------------------------------- iwork
+
+def iwork_zip(entries):
+    """An iWork file as Pages, Keynote and Numbers save one since 2013: a ZIP of `entries`
+    ((name, bytes)), deflated, every date fixed."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as package:
+        for name, data in entries:
+            info = zipfile.ZipInfo(name, date_time=(2024, 5, 17, 10, 30, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            package.writestr(info, data)
+    return buffer.getvalue()
+
+
+def make_iwork():
+    """Pages, Keynote and Numbers files laid out as iWork writes them (the IWA archives are
+    placeholders: only the listing and the preview are read), each carrying
+    jpeg/photo-baseline.jpg (1600x1200) as its preview."""
+    preview = read("jpeg/photo-baseline.jpg")
+    small_path = os.path.join(TMP, "iwork-web.jpg")
+    magick(os.path.join(ROOT, "jpeg", "photo-baseline.jpg"), "-resize", "400x300", small_path)
+    with open(small_path, "rb") as f:
+        small = f.read()
+    iwa = b"\0" * 64
+    common = [("Index/Document.iwa", iwa), ("Metadata/Properties.plist", b"bplist00"),
+              ("preview-web.jpg", small)]
+    write("iwork/letter.pages", iwork_zip(common + [("preview.jpg", preview)]))
+    ok_image("iwork/letter.pages", "pages", 1600, 1200, "Pages: Index/Document.iwa and preview.jpg (the photo)")
+    write("iwork/deck.zip", iwork_zip(common + [("Index/Slide-1.iwa", iwa), ("Index/MasterSlide-1.iwa", iwa),
+                                                ("preview.jpg", preview)]))
+    ok_image("iwork/deck.zip", "key", 1600, 1200,
+             "Keynote named .zip: told by its Index/Slide entries; drawn from preview.jpg")
+    write("iwork/budget.numbers", iwork_zip(common + [("Index/CalculationEngine.iwa", iwa),
+                                                      ("preview.jpg", preview)]))
+    ok_image("iwork/budget.numbers", "numbers", 1600, 1200, "Numbers: drawn from preview.jpg")
+    write("iwork/old.pages", iwork_zip([("index.xml", b"<sl:document/>"), ("QuickLook/Thumbnail.jpg", small)]))
+    ok_image("iwork/old.pages", "pages", 400, 300, "iWork '09 Pages: index.xml and QuickLook/Thumbnail.jpg")
+    write("iwork/locked.numbers", iwork_zip(common + [(".iwph", b"a hint"), ("Index/CalculationEngine.iwa", iwa)]))
+    record("iwork/locked.numbers", "numbers", "error:needs a password", None,
+           "Numbers saved with a password: its hint entry .iwph, no preview")
 
 
 # ---------------------------------------------------------------- collision

@@ -215,6 +215,18 @@ extension ContentType {
     public static let kritaPainting = ContentType(
         "kra", uniformTypeIdentifier: "org.kde.krita", mimeType: "application/x-krita",
         displayName: "Krita painting", extensions: ["kra"])
+    /// A Pages document (`.pages`).
+    public static let pagesDocument = ContentType(
+        "pages", uniformTypeIdentifier: "com.apple.iwork.pages.sffpages", mimeType: "application/vnd.apple.pages",
+        displayName: "Pages document", extensions: ["pages"])
+    /// A Keynote presentation (`.key`).
+    public static let keynotePresentation = ContentType(
+        "key", uniformTypeIdentifier: "com.apple.iwork.keynote.sffkey", mimeType: "application/vnd.apple.keynote",
+        displayName: "Keynote presentation", extensions: ["key"])
+    /// A Numbers spreadsheet (`.numbers`).
+    public static let numbersSpreadsheet = ContentType(
+        "numbers", uniformTypeIdentifier: "com.apple.iwork.numbers.sffnumbers",
+        mimeType: "application/vnd.apple.numbers", displayName: "Numbers spreadsheet", extensions: ["numbers"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -224,5 +236,6 @@ extension ContentType {
         .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
+        .pagesDocument, .keynotePresentation, .numbersSpreadsheet,
     ]
 }

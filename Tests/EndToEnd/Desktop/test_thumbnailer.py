@@ -124,6 +124,10 @@ def main():
                        "image/x-portable-pixmap"}
     # Paintings that carry their flattened picture.
     expected_types |= {"image/openraster", "application/x-krita"}
+    # Pages, Keynote and Numbers (IANA's names and shared-mime-info's).
+    expected_types |= {"application/vnd.apple.pages", "application/vnd.apple.keynote", "application/vnd.apple.numbers",
+                       "application/x-iwork-pages-sffpages", "application/x-iwork-keynote-sffkey",
+                       "application/x-iwork-numbers-sffnumbers"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)
