@@ -68,7 +68,7 @@ let package = Package(
         ),
         .target(name: "CTextPaint", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CProcess"),
-        .target(name: "CCompression", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CCompression", linkerSettings: [.linkedLibrary("z"), .linkedLibrary("zstd")]),
         .target(name: "CFileAccess"),
         // SQLite's unix VFS with links left unresolved, for the sidecar opened through its folder's
         // descriptor (the same libsqlite3 GRDB links).
@@ -149,7 +149,7 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice", "CPixbuf",
-                "CTextPaint", "CFileAccess", "CLibraryLoader",
+                "CTextPaint", "CFileAccess", "CLibraryLoader", "CCompression",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
                 // bind to (glance_page_images.h says why).
@@ -418,6 +418,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-raw", "Raw", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-archive", "Archive", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-bitmap", "Bitmap", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
+        ("fuzz-blend", "Blend", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-renderer-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
     ]

@@ -27,6 +27,7 @@ SEEDS = {
     "raw": ["raw", "corrupt"],
     "archive": ["ebook", "comics", "office"],
     "bitmap": ["bitmaps"],
+    "blend": ["blender"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork"]
+          "bitmaps", "paintings", "iwork", "blender"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1374,6 +1374,60 @@ def make_iwork():
     write("iwork/locked.numbers", iwork_zip(common + [(".iwph", b"a hint"), ("Index/CalculationEngine.iwa", iwa)]))
     record("iwork/locked.numbers", "numbers", "error:needs a password", None,
            "Numbers saved with a password: its hint entry .iwph, no preview")
+
+
+# ---------------------------------------------------------------- blender
+
+def blend_file(test_block, large=False, big_endian=False):
+    """A Blender file of a few blocks, as Blender lays them out: a render-settings block, the
+    thumbnail `test_block` (width, height, RGBA rows bottom first; None for none), a global block
+    and the end. `large`: Blender 5's header and 64-bit block headers; otherwise
+    `BLENDER-v300`, 8-byte pointers."""
+    order = ">" if big_endian else "<"
+
+    def block(code, data):
+        if large:
+            return struct.pack(order + "4siQqq", code, 0, 0x7F0000, len(data), 1) + data
+        return struct.pack(order + "4siQii", code, len(data), 0x7F0000, 0, 1) + data
+
+    header = b"BLENDER17-01v0500" if large else b"BLENDER-" + (b"V" if big_endian else b"v") + b"300"
+    body = block(b"REND", bytes(72))
+    if test_block is not None:
+        body += block(b"TEST", test_block)
+    body += block(b"GLOB", bytes(1024)) + block(b"DNA1", bytes(256)) + block(b"ENDB", b"")
+    return header + body
+
+
+def blend_thumbnail(w, h, big_endian=False):
+    """A TEST block's data: w x h RGBA, red above blue, rows bottom first."""
+    rows = [bytes((220, 30, 30, 255) if y < h // 2 else (30, 40, 220, 255)) * w for y in range(h)]
+    return struct.pack((">" if big_endian else "<") + "ii", w, h) + b"".join(reversed(rows))
+
+
+def make_blender():
+    """Blender files written here from the layout of their blocks, each carrying a 128x96
+    thumbnail red above blue: stored, gzip and Zstandard compressed (the zstd tool), Blender 5's
+    header, big-endian, without a thumbnail, and with a thumbnail block cut short."""
+    thumb = blend_thumbnail(128, 96)
+    write("blender/scene.blend", blend_file(thumb))
+    ok_image("blender/scene.blend", "blend", 128, 96, "BLENDER-v300 with a 128x96 TEST block, red above blue")
+    write("blender/gzip.blend", gzip.compress(blend_file(thumb), mtime=0))
+    ok_image("blender/gzip.blend", "blend", 128, 96, "scene.blend gzip-compressed, as Blender 2.x saved with compression")
+    raw = os.path.join(TMP, "zstd.blend")
+    with open(raw, "wb") as f:
+        f.write(blend_file(thumb))
+    run("zstd", "-q", "-19", "-f", raw, "-o", out("blender/zstd.blend"))
+    ok_image("blender/zstd.blend", "blend", 128, 96, "scene.blend Zstandard-compressed (zstd -19), as Blender 3+ saves")
+    write("blender/blender5.blend", blend_file(thumb, large=True))
+    ok_image("blender/blender5.blend", "blend", 128, 96, "Blender 5's header BLENDER17-01v0500 and 64-bit block headers")
+    write("blender/big-endian.blend", blend_file(blend_thumbnail(128, 96, True), big_endian=True))
+    ok_image("blender/big-endian.blend", "blend", 128, 96, "BLENDER-V300: big-endian, as PowerPC Macs saved")
+    write("blender/no-thumbnail.blend", blend_file(None))
+    record("blender/no-thumbnail.blend", "blend", "error:saved without a thumbnail", None, "no TEST block")
+    whole = blend_file(thumb)
+    cut = whole.index(b"TEST") + 24 + 8 + 128 * 4 * 40
+    write("blender/cut.blend", whole[:cut])
+    record("blender/cut.blend", "blend", "error:truncated", None, "scene.blend cut inside its thumbnail")
 
 
 # ---------------------------------------------------------------- collision

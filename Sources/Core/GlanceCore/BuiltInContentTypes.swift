@@ -227,6 +227,10 @@ extension ContentType {
     public static let numbersSpreadsheet = ContentType(
         "numbers", uniformTypeIdentifier: "com.apple.iwork.numbers.sffnumbers",
         mimeType: "application/vnd.apple.numbers", displayName: "Numbers spreadsheet", extensions: ["numbers"])
+    /// A Blender scene (`.blend`).
+    public static let blenderScene = ContentType(
+        "blend", uniformTypeIdentifier: "org.blender.blend", mimeType: "application/x-blender",
+        displayName: "Blender file", extensions: ["blend"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -236,6 +240,6 @@ extension ContentType {
         .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
-        .pagesDocument, .keynotePresentation, .numbersSpreadsheet,
+        .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene,
     ]
 }

@@ -128,6 +128,8 @@ def main():
     expected_types |= {"application/vnd.apple.pages", "application/vnd.apple.keynote", "application/vnd.apple.numbers",
                        "application/x-iwork-pages-sffpages", "application/x-iwork-keynote-sffkey",
                        "application/x-iwork-numbers-sffnumbers"}
+    # Blender files.
+    expected_types |= {"application/x-blender"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

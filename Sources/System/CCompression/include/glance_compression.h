@@ -1,4 +1,5 @@
-// C shim for gzip through zlib, which Swift reaches no other way without a package.
+// C shim for gzip through zlib, and for reading the start of a gzip or Zstandard stream (zlib,
+// libzstd), which Swift reaches no other way without a package.
 #ifndef GLANCE_COMPRESSION_H
 #define GLANCE_COMPRESSION_H
 
@@ -11,5 +12,11 @@ size_t glance_gzip_bound(size_t count);
 /// to 9 smallest) into `output`, which holds `capacity` bytes (glance_gzip_bound(count) is
 /// always enough). Returns the length written, or 0 when zlib fails or `output` is too small.
 size_t glance_gzip(const void *input, size_t count, int level, void *output, size_t capacity);
+
+/// Decompresses the start of the gzip or Zstandard stream in `input` (`count` bytes, told by its
+/// magic number) into `output`, at most `capacity` bytes: the head of a compressed file, read
+/// without inflating the rest. Returns the length written (less than `capacity` when the stream,
+/// or the input, ended first), or 0 when `input` is neither or is damaged before any byte came.
+size_t glance_decompress_start(const void *input, size_t count, void *output, size_t capacity);
 
 #endif
