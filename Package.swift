@@ -419,6 +419,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-archive", "Archive", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-bitmap", "Bitmap", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-blend", "Blend", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
+        ("fuzz-mobi", "Mobi", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-icc", "ICC", ["GlanceCore", "GlanceRender"]),
         ("fuzz-renderer-reply", "RendererReply", ["GlanceCore", "GlancePipeline"]),
     ]

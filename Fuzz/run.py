@@ -28,6 +28,7 @@ SEEDS = {
     "archive": ["ebook", "comics", "office"],
     "bitmap": ["bitmaps"],
     "blend": ["blender"],
+    "mobi": ["mobi"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1428,6 +1428,70 @@ def make_blender():
     cut = whole.index(b"TEST") + 24 + 8 + 128 * 4 * 40
     write("blender/cut.blend", whole[:cut])
     record("blender/cut.blend", "blend", "error:truncated", None, "scene.blend cut inside its thumbnail")
+
+
+# ---------------------------------------------------------------- mobi
+
+def mobi_book(title, author, images, cover=None, thumbnail=None, exth=True):
+    """A Mobipocket book as the MOBI format lays one out: a Palm database (type BOOK, creator
+    MOBI) whose record 0 holds the PalmDOC header, a MOBI header (232 bytes), an EXTH header
+    (author 100, title 503, cover offset 201, thumbnail offset 202) and the full name; then one
+    text record, then `images` (bytes each), the first image record's index in the MOBI header."""
+    records_exth = [(100, author.encode()), (503, title.encode())]
+    if cover is not None:
+        records_exth.append((201, struct.pack(">I", cover)))
+    if thumbnail is not None:
+        records_exth.append((202, struct.pack(">I", thumbnail)))
+    exth_body = b"".join(struct.pack(">II", kind, 8 + len(value)) + value for kind, value in records_exth)
+    exth_block = b"EXTH" + struct.pack(">II", 12 + len(exth_body), len(records_exth)) + exth_body if exth else b""
+    name = title.encode()
+    first_image = 2
+    mobi = bytearray(232)
+    mobi[0:4] = b"MOBI"
+    struct.pack_into(">III", mobi, 4, 232, 2, 65001)  # header length, type (book), UTF-8
+    name_offset = 16 + 232 + len(exth_block)
+    struct.pack_into(">II", mobi, 84 - 16, name_offset, len(name))
+    struct.pack_into(">I", mobi, 108 - 16, first_image)
+    struct.pack_into(">I", mobi, 128 - 16, 0x40 if exth else 0)
+    palmdoc = struct.pack(">HHIHHHH", 1, 0, 5, 1, 4096, 0, 0)
+    record0 = palmdoc + bytes(mobi) + exth_block + name + b"\0\0"
+    records = [record0, b"Hello"] + list(images)
+    start = 78 + 8 * len(records) + 2
+    offsets = []
+    for record in records:
+        offsets.append(start)
+        start += len(record)
+    header = bytearray(78)
+    header[0:len(name[:31])] = name[:31]
+    header[60:68] = b"BOOKMOBI"
+    struct.pack_into(">H", header, 76, len(records))
+    listing = b"".join(struct.pack(">IBBH", offset, 0, 0, index) for index, offset in enumerate(offsets))
+    return bytes(header) + listing + b"\0\0" + b"".join(records)
+
+
+def make_mobi():
+    """Mobipocket books written here from the format's layout: the cover named by EXTH, the first
+    image when nothing is named, and damaged books."""
+    photo = read("jpeg/photo-baseline.jpg")
+    small_path = os.path.join(TMP, "mobi-thumb.jpg")
+    magick(os.path.join(ROOT, "jpeg", "photo-baseline.jpg"), "-resize", "160x120", small_path)
+    with open(small_path, "rb") as f:
+        small = f.read()
+    write("mobi/cover.mobi", mobi_book("A Book of Tests", "Ada Example", [small, photo], cover=1, thumbnail=0))
+    ok_image("mobi/cover.mobi", "mobi", 1600, 1200,
+             "MOBI whose EXTH names image 1 (the 1600x1200 photo) as its cover and image 0 (160x120) as its thumbnail")
+    write("mobi/no-exth.azw3", mobi_book("Plain", "Nobody", [small, photo], exth=False))
+    ok_image("mobi/no-exth.azw3", "mobi", 160, 120, "no EXTH header: the first image record (160x120) is drawn")
+    write("mobi/no-images.mobi", mobi_book("Words Only", "Ada Example", []))
+    record("mobi/no-images.mobi", "mobi", "error:no cover picture", None, "a book with no image records")
+    whole = mobi_book("Cut", "Ada Example", [small, photo], cover=1)
+    write("mobi/cut.mobi", whole[:90])
+    record("mobi/cut.mobi", "mobi", "error:truncated mobipocket", None, "cover.mobi cut inside its record list")
+    lying = bytearray(whole)
+    struct.pack_into(">I", lying, 78 + 8 * 3, len(whole) + 100)  # image 1 starts past the end
+    write("mobi/lying-offsets.mobi", bytes(lying))
+    record("mobi/lying-offsets.mobi", "mobi", "error:not in order inside the file", None,
+           "cover.mobi whose record list puts its last record past the end of the file")
 
 
 # ---------------------------------------------------------------- collision

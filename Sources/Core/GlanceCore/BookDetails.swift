@@ -9,11 +9,12 @@ public struct BookDetails: Sendable, Equatable, Codable {
 
     /// How an EPUB's cover was found, in the order they are tried.
     public enum CoverSource: String, Sendable, Equatable, Codable {
-        /// The package's `<meta name="cover">` (EPUB 2).
+        /// The package's `<meta name="cover">` (EPUB 2), or a Mobipocket book's EXTH cover.
         case coverMeta = "cover-meta"
         /// The manifest item whose properties say `cover-image` (EPUB 3).
         case coverImage = "cover-image"
-        /// The first picture of the first chapter in reading order.
+        /// The first picture of the first chapter in reading order (a Mobipocket book's thumbnail
+        /// record, or its first image).
         case firstImage = "first-image"
         /// No picture: the first chapter's text, laid out as a text document's page.
         case text

@@ -231,6 +231,10 @@ extension ContentType {
     public static let blenderScene = ContentType(
         "blend", uniformTypeIdentifier: "org.blender.blend", mimeType: "application/x-blender",
         displayName: "Blender file", extensions: ["blend"])
+    /// A Mobipocket or Kindle book (`.mobi`, `.prc`, `.azw`, `.azw3`).
+    public static let mobiBook = ContentType(
+        "mobi", uniformTypeIdentifier: "com.amazon.mobi-ebook", mimeType: "application/x-mobipocket-ebook",
+        displayName: "Mobipocket book", extensions: ["mobi", "prc", "azw", "azw3"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -240,6 +244,6 @@ extension ContentType {
         .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
-        .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene,
+        .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook,
     ]
 }

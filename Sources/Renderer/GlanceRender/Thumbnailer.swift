@@ -183,6 +183,6 @@ extension FormatFamily {
         .office,
         .epub, .comics,
         .bitmaps, .icons,
-        .paintings, .iWork, .blender,
+        .paintings, .iWork, .blender, .mobi,
     ]
 }
