@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1492,6 +1492,45 @@ def make_mobi():
     write("mobi/lying-offsets.mobi", bytes(lying))
     record("mobi/lying-offsets.mobi", "mobi", "error:not in order inside the file", None,
            "cover.mobi whose record list puts its last record past the end of the file")
+
+
+# ---------------------------------------------------------------- icns
+
+def icns_file(entries, declared_extra=0):
+    """A macOS icon file: `icns`, its length, then `entries` ((type, data))."""
+    body = b"".join(kind + struct.pack(">I", 8 + len(data)) + data for kind, data in entries)
+    return b"icns" + struct.pack(">I", 8 + len(body) + declared_extra) + body
+
+
+def make_icns():
+    """macOS icon files written here from the format's layout: PNG pictures of 128 and 256
+    pixels (png/rgba8.png stretched square), the older RLE-packed 16-pixel picture with its mask,
+    JPEG 2000 alone, and a file cut short."""
+    pngs = {}
+    for side in (128, 256):
+        path = os.path.join(TMP, "icns-%d.png" % side)
+        magick(os.path.join(ROOT, "png", "rgba8.png"), "-resize", "%dx%d!" % (side, side), path)
+        with open(path, "rb") as f:
+            pngs[side] = f.read()
+    write("icns/modern.icns", icns_file([(b"ic07", pngs[128]), (b"ic08", pngs[256])]))
+    ok_image("icns/modern.icns", "icns", 256, 256, "PNG pictures of 128 (ic07) and 256 (ic08): the 256 is drawn")
+    # is32: each channel of 16x16 packed in runs; a literal run is a byte n < 128, then n + 1 bytes.
+    def packed(values):
+        out = b""
+        for start in range(0, len(values), 128):
+            chunk = values[start:start + 128]
+            out += bytes([len(chunk) - 1]) + chunk
+        return out
+    red = bytes([220] * 128 + [30] * 128)
+    green = bytes([30] * 128 + [40] * 128)
+    blue = bytes([30] * 128 + [220] * 128)
+    write("icns/legacy.icns", icns_file([(b"is32", packed(red) + packed(green) + packed(blue)),
+                                         (b"s8mk", bytes([255] * 256))]))
+    ok_image("icns/legacy.icns", "icns", 16, 16, "the older is32 picture (16x16, red above blue) and its s8mk mask")
+    write("icns/jpeg2000-only.icns", icns_file([(b"ic10", bytes.fromhex("0000000c6a5020200d0a870a") + bytes(64))]))
+    record("icns/jpeg2000-only.icns", "icns", "error:jpeg 2000", None, "one ic10 entry holding (the start of) a JPEG 2000")
+    write("icns/cut.icns", icns_file([(b"ic08", pngs[256])])[:40])
+    record("icns/cut.icns", "icns", "error:truncated", None, "modern.icns's 256 picture cut after 40 bytes")
 
 
 # ---------------------------------------------------------------- collision

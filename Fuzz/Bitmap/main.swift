@@ -4,7 +4,8 @@ import GlanceRender
 
 /// libFuzzer's entry point: one input rendered as the bitmap kind its first bytes suggest (`make
 /// fuzz`): BMP (`BM`), an icon or a cursor (its directory, the entry chosen and checked, the PNG or
-/// bitmap inside), Netpbm (`P`: the header and the length checks), else Targa, through gdk-pixbuf's
+/// bitmap inside), Netpbm (`P`: the header and the length checks), a macOS icon (`ic`: its
+/// entries, the largest PNG, the older packed pictures), else Targa, through gdk-pixbuf's
 /// loader and the raster pipeline.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -14,6 +15,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case (0x42, 0x4D): .bmp
         case (0, 0): size >= 3 && data[2] == 2 ? .windowsCursor : .windowsIcon
         case (0x50, _): .portableAnymap
+        case (0x69, 0x63): .appleIcon
         default: .targa
         }
     FuzzDocument.render(data, size, as: type, name: "fuzz." + type.conventionalExtensions[0])

@@ -235,6 +235,10 @@ extension ContentType {
     public static let mobiBook = ContentType(
         "mobi", uniformTypeIdentifier: "com.amazon.mobi-ebook", mimeType: "application/x-mobipocket-ebook",
         displayName: "Mobipocket book", extensions: ["mobi", "prc", "azw", "azw3"])
+    /// A macOS icon file (`.icns`).
+    public static let appleIcon = ContentType(
+        "icns", uniformTypeIdentifier: "com.apple.icns", mimeType: "image/x-icns", displayName: "macOS icon",
+        extensions: ["icns"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -244,6 +248,6 @@ extension ContentType {
         .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
-        .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook,
+        .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
     ]
 }

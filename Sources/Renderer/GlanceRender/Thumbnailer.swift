@@ -182,7 +182,7 @@ extension FormatFamily {
         .cameraRaw,
         .office,
         .epub, .comics,
-        .bitmaps, .icons,
+        .bitmaps, .icons, .appleIcons,
         .paintings, .iWork, .blender, .mobi,
     ]
 }

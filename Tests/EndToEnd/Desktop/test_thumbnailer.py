@@ -132,6 +132,8 @@ def main():
     expected_types |= {"application/x-blender"}
     # Mobipocket and Kindle books.
     expected_types |= {"application/x-mobipocket-ebook", "application/vnd.amazon.mobi8-ebook"}
+    # macOS icons.
+    expected_types |= {"image/x-icns"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

@@ -51,6 +51,16 @@ struct BitmapTests {
         #expect(cursorType == .windowsCursor && cursor.image == icon)
     }
 
+    @Test("a macOS icon's largest PNG picture is drawn; the older packed picture through gdk-pixbuf, upright")
+    func appleIcons() throws {
+        let (type, modern) = try renderDocument(path: TestAssets.path("icns/modern.icns"))
+        #expect(type == .appleIcon && modern.image.width == 256 && modern.image.height == 256 && modern.image.hasAlpha)
+        let legacy = try renderDocument(path: TestAssets.path("icns/legacy.icns")).thumbnail.image
+        #expect(legacy.width == 16 && legacy.height == 16)
+        let (top, bottom) = (legacy.pixel(x: 8, y: 2), legacy.pixel(x: 8, y: 13))
+        #expect(top.r > 200 && top.b < 60 && bottom.b > 200 && bottom.r < 60, "top \(top), bottom \(bottom)")
+    }
+
     @Test("a Netpbm file is not text, a TGA needs its name, a BMP needs a header of a known size")
     func sniffing() {
         func sniffed(_ bytes: [UInt8], _ name: String) -> SniffResult {

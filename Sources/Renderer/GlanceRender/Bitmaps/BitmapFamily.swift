@@ -15,12 +15,21 @@ extension FormatFamily {
                 SniffRule(priority: 430) { $0.named == .targa && BitmapHeaders.isTarga($0.prefix) ? .targa : nil },
             ])
         family.prepare = {
-            for loader in PixbufDecoder.loaders.values + [PixbufDecoder.iconLoader] {
+            for loader in PixbufDecoder.loaders.values + [PixbufDecoder.iconLoader, AppleIconDecoder.loader] {
                 _ = glance_pixbuf_prepare(loader, nil, 0)
             }
         }
         return family
     }()
+
+    /// macOS icon files: `icns` and their length, the largest picture drawn (``AppleIconDecoder``).
+    public static let appleIcons = raster(
+        "macOS icon", types: [.appleIcon], decoder: AppleIconDecoder.self,
+        rules: [
+            SniffRule(priority: 155) {
+                $0.prefix.starts(with: Array("icns".utf8)) && $0.prefix.count >= 8 ? .appleIcon : nil
+            }
+        ])
 
     /// Windows icons and cursors: a directory of pictures, the largest drawn (``IconDecoder``).
     public static let icons = raster(

@@ -1,0 +1,86 @@
+internal import CFileAccess
+import GlanceCore
+
+/// Decodes a macOS icon file (`.icns`) for the ``RasterPipeline``: its largest PNG picture (the
+/// 16 to 1024-pixel ones since OS X 10.7) through the one door for pictures inside files
+/// (``EmbeddedPicture``); a file of the older RLE-packed pictures only, through gdk-pixbuf's
+/// icns loader. JPEG 2000 pictures are passed over (this build has no decoder for them): a file
+/// of those alone fails in one line.
+final class AppleIconDecoder: RasterDecoder {
+    private let picture: any RasterDecoder
+
+    var header: RasterHeader { picture.header }
+    var warnings: [String] { picture.warnings }
+
+    /// gdk-pixbuf's loader of the older pictures.
+    static let loader = "icns"
+
+    init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
+        let format = type.displayName
+        let data = try FileReader.readWhole(of: request.file)
+        let entries = try Self.entries(of: data, format: format)
+        let pngs = entries.filter { data[$0].starts(with: [0x89, 0x50, 0x4E, 0x47]) && $0.count >= 24 }
+        if let largest = pngs.max(by: { Self.side(data, $0) < Self.side(data, $1) }) {
+            let bytes = Array(data[largest])
+            let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
+            guard descriptor >= 0 else {
+                throw .unreadable(reason: "the icon's picture could not be copied into memory")
+            }
+            picture = try EmbeddedPicture.decoder(
+                for: OpenFile(adopting: descriptor), as: "the icon's largest picture", request: request,
+                colourTransforms: colourTransforms)
+            return
+        }
+        let jpeg2000 = entries.contains {
+            data[$0].starts(with: [0, 0, 0, 0x0C, 0x6A, 0x50]) || data[$0].starts(with: [0xFF, 0x4F])
+        }
+        do {
+            picture = try PixbufDecoder(data, loader: Self.loader, format: format, request: request)
+        } catch {
+            if jpeg2000 {
+                throw .unsupportedEncoding(
+                    format: format, detail: "its pictures are JPEG 2000, which this build does not decode")
+            }
+            throw error
+        }
+    }
+
+    /// Where each entry's data lies in `data`: after the `icns` header (magic, length), entries of
+    /// a type, a length (header included) and data, to the length the header declares.
+    static func entries(of data: [UInt8], format: String) throws(ThumbnailError) -> [Range<Int>] {
+        guard data.count >= 8 else { throw .truncated(format: format) }
+        let declared = bigEndian32(data, 4)
+        guard declared >= 8 else { throw .corrupt(format: format, detail: "its header declares \(declared) bytes") }
+        let end = min(declared, data.count)
+        var ranges: [Range<Int>] = []
+        var offset = 8
+        while offset + 8 <= end {
+            let length = bigEndian32(data, offset + 4)
+            guard length >= 8, length <= end - offset else { break }
+            ranges.append((offset + 8)..<(offset + length))
+            offset += length
+        }
+        if ranges.isEmpty {
+            throw declared > data.count
+                ? .truncated(format: format) : .corrupt(format: format, detail: "it holds no picture")
+        }
+        return ranges
+    }
+
+    /// A PNG's longer side, from its header.
+    private static func side(_ data: [UInt8], _ range: Range<Int>) -> Int {
+        max(bigEndian32(data, range.lowerBound + 16), bigEndian32(data, range.lowerBound + 20))
+    }
+
+    private static func bigEndian32(_ bytes: [UInt8], _ offset: Int) -> Int {
+        (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+    }
+
+    func plan(for target: PixelSize) -> RasterPlan { picture.plan(for: target) }
+
+    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows { try picture.start(plan) }
+
+    func read(into rows: Downscaler) throws(ThumbnailError) { try picture.read(into: rows) }
+
+    var conversionDone: ColourConversion? { picture.conversionDone }
+}
