@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1531,6 +1531,20 @@ def make_icns():
     record("icns/jpeg2000-only.icns", "icns", "error:jpeg 2000", None, "one ic10 entry holding (the start of) a JPEG 2000")
     write("icns/cut.icns", icns_file([(b"ic08", pngs[256])])[:40])
     record("icns/cut.icns", "icns", "error:truncated", None, "modern.icns's 256 picture cut after 40 bytes")
+
+
+# ---------------------------------------------------------------- pam
+
+def make_pam():
+    """PAM (P7) images written by ImageMagick: RGB with alpha, 16-bit gray; and one cut short."""
+    run(CONVERT, os.path.join(ROOT, "png", "rgba8.png"), "PAM:" + out("pam/rgba.pam"))
+    ok_image("pam/rgba.pam", "pam", 200, 150, "png/rgba8.png as PAM, TUPLTYPE RGB_ALPHA")
+    run(CONVERT, os.path.join(ROOT, "png", "rgba8.png"), "-alpha", "off", "-colorspace", "gray", "-depth", "16",
+        "PAM:" + out("pam/gray16.pam"))
+    ok_image("pam/gray16.pam", "pam", 200, 150, "png/rgba8.png in 16-bit gray, TUPLTYPE GRAYSCALE, MAXVAL 65535")
+    whole = read("pam/rgba.pam")
+    write("pam/cut.pam", whole[:len(whole) // 2])
+    record("pam/cut.pam", "pam", "error:truncated", None, "rgba.pam cut in half")
 
 
 # ---------------------------------------------------------------- collision

@@ -14,6 +14,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         switch first {
         case (0x42, 0x4D): .bmp
         case (0, 0): size >= 3 && data[2] == 2 ? .windowsCursor : .windowsIcon
+        case (0x50, 0x37): .portableArbitraryMap
         case (0x50, _): .portableAnymap
         case (0x69, 0x63): .appleIcon
         default: .targa

@@ -239,6 +239,10 @@ extension ContentType {
     public static let appleIcon = ContentType(
         "icns", uniformTypeIdentifier: "com.apple.icns", mimeType: "image/x-icns", displayName: "macOS icon",
         extensions: ["icns"])
+    /// A Netpbm PAM image (`P7`: gray, RGB, either with alpha).
+    public static let portableArbitraryMap = ContentType(
+        "pam", uniformTypeIdentifier: "org.netpbm.pam", mimeType: "image/x-portable-arbitrarymap",
+        displayName: "PAM", extensions: ["pam"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -249,5 +253,6 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
+        .portableArbitraryMap,
     ]
 }

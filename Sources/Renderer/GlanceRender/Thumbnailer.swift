@@ -182,7 +182,7 @@ extension FormatFamily {
         .cameraRaw,
         .office,
         .epub, .comics,
-        .bitmaps, .icons, .appleIcons,
+        .bitmaps, .icons, .appleIcons, .pam,
         .paintings, .iWork, .blender, .mobi,
     ]
 }

@@ -61,6 +61,18 @@ struct BitmapTests {
         #expect(top.r > 200 && top.b < 60 && bottom.b > 200 && bottom.r < 60, "top \(top), bottom \(bottom)")
     }
 
+    @Test("a PAM keeps its alpha and its pixels; a 16-bit gray one is the same picture in gray")
+    func pam() throws {
+        let (type, rendered) = try renderDocument(path: TestAssets.path("pam/rgba.pam"))
+        #expect(type == .portableArbitraryMap)
+        let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
+        #expect(rendered.image == reference, "not the PNG it was made from")
+        let gray = try renderDocument(path: TestAssets.path("pam/gray16.pam")).thumbnail.image
+        #expect(gray.width == 200 && gray.height == 150 && !gray.hasAlpha)
+        let pixel = gray.pixel(x: 100, y: 75)
+        #expect(pixel.r == pixel.g && pixel.g == pixel.b, "\(pixel)")
+    }
+
     @Test("a Netpbm file is not text, a TGA needs its name, a BMP needs a header of a known size")
     func sniffing() {
         func sniffed(_ bytes: [UInt8], _ name: String) -> SniffResult {

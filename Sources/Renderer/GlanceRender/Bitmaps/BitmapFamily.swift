@@ -22,6 +22,11 @@ extension FormatFamily {
         return family
     }()
 
+    /// Netpbm's PAM (`P7`), which gdk-pixbuf does not read (``PAMDecoder``).
+    public static let pam = raster(
+        "PAM", types: [.portableArbitraryMap], decoder: PAMDecoder.self,
+        rules: [.signature(Array("P7\n".utf8), priority: 165, type: .portableArbitraryMap)])
+
     /// macOS icon files: `icns` and their length, the largest picture drawn (``AppleIconDecoder``).
     public static let appleIcons = raster(
         "macOS icon", types: [.appleIcon], decoder: AppleIconDecoder.self,
