@@ -1,4 +1,3 @@
-internal import CFileAccess
 import GlanceCore
 
 /// Decodes a macOS icon file (`.icns`) for the ``RasterPipeline``: its largest PNG picture (the
@@ -21,13 +20,8 @@ final class AppleIconDecoder: RasterDecoder {
         let entries = try Self.entries(of: data, format: format)
         let pngs = entries.filter { data[$0].starts(with: [0x89, 0x50, 0x4E, 0x47]) && $0.count >= 24 }
         if let largest = pngs.max(by: { Self.side(data, $0) < Self.side(data, $1) }) {
-            let bytes = Array(data[largest])
-            let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
-            guard descriptor >= 0 else {
-                throw .unreadable(reason: "the icon's picture could not be copied into memory")
-            }
             picture = try EmbeddedPicture.decoder(
-                for: OpenFile(adopting: descriptor), as: "the icon's largest picture", request: request,
+                of: Array(data[largest]), as: "the icon's largest picture", request: request,
                 colourTransforms: colourTransforms)
             return
         }

@@ -1,4 +1,3 @@
-internal import CFileAccess
 import GlanceCore
 
 /// Decodes a Windows icon or cursor for the ``RasterPipeline``: its directory read here, the
@@ -22,13 +21,8 @@ final class IconDecoder: RasterDecoder {
         let bytes = Array(data[entry.range])
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             try entry.check(pngHeader: bytes, format: format)
-            let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
-            guard descriptor >= 0 else {
-                throw .unreadable(reason: "the icon's picture could not be copied into memory")
-            }
             picture = try EmbeddedPicture.decoder(
-                for: OpenFile(adopting: descriptor), as: "the icon's picture", request: request,
-                colourTransforms: colourTransforms)
+                of: bytes, as: "the icon's picture", request: request, colourTransforms: colourTransforms)
         } else {
             try entry.check(bitmapHeader: bytes, format: format)
             picture = try PixbufDecoder(

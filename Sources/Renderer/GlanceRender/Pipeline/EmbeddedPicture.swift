@@ -86,6 +86,17 @@ struct EmbeddedPicture: Sendable {
         return type
     }
 
+    /// The decoder of the picture `bytes` inside a document (an icon's entry), held in memory as
+    /// a file: ``decoder(for:as:request:colourTransforms:)`` over them.
+    static func decoder(
+        of bytes: [UInt8], as what: String, request: RenderRequest, colourTransforms: ColourTransformCache
+    ) throws(ThumbnailError) -> any RasterDecoder {
+        let descriptor = bytes.withUnsafeBytes { glance_memory_file($0.baseAddress, $0.count) }
+        guard descriptor >= 0 else { throw .unreadable(reason: "\(what) could not be copied into memory") }
+        return try decoder(
+            for: OpenFile(adopting: descriptor), as: what, request: request, colourTransforms: colourTransforms)
+    }
+
     /// Draws `bytes` as `request` asks (its box and limits; its first page), the picture being
     /// `what` in messages ("the cover picture", "page 3").
     func render(_ bytes: [UInt8], as what: String, request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
