@@ -12,7 +12,7 @@ struct DocumentLimitOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Refuse a document larger than this many MiB (text, videos, sound and comic books are exempt: they are read a part at a time).",
+            "Refuse a document larger than this many MiB (text, videos, sound, comic books and files drawn from the preview they carry are exempt: they are read a part at a time).",
             valueName: "MiB"))
     var maxFileSize: Int = ThumbnailLimits.defaultMaxFileBytes >> 20
 
