@@ -26,7 +26,7 @@ SEEDS = {
     "media": ["media", "hostile", "corrupt"],
     "raw": ["raw", "corrupt"],
     "archive": ["ebook", "comics", "office"],
-    "bitmap": ["bitmaps", "icns", "pam"],
+    "bitmap": ["bitmaps", "icns", "pam", "qoi"],
     "blend": ["blender"],
     "mobi": ["mobi"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).

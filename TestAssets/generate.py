@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,7 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1545,6 +1545,62 @@ def make_pam():
     whole = read("pam/rgba.pam")
     write("pam/cut.pam", whole[:len(whole) // 2])
     record("pam/cut.pam", "pam", "error:truncated", None, "rgba.pam cut in half")
+
+
+# ---------------------------------------------------------------- qoi
+
+def qoi_encode(w, h, channels, pixels):
+    """QOI of `pixels` (rows of RGB or RGBA bytes), encoded as the format's specification
+    describes: runs, the index of 64 seen pixels, small differences, the luma difference, and
+    whole pixels."""
+    out = bytearray(b"qoif" + struct.pack(">IIBB", w, h, channels, 0))
+    index = [(0, 0, 0, 0)] * 64
+    previous, run, count = (0, 0, 0, 255), 0, w * h
+
+    def signed(value):
+        return (value + 128) % 256 - 128
+
+    for i in range(count):
+        px = tuple(pixels[i * channels:(i + 1) * channels]) + ((255,) if channels == 3 else ())
+        if px == previous:
+            run += 1
+            if run == 62 or i == count - 1:
+                out.append(0xC0 | (run - 1))
+                run = 0
+            continue
+        if run:
+            out.append(0xC0 | (run - 1))
+            run = 0
+        slot = (px[0] * 3 + px[1] * 5 + px[2] * 7 + px[3] * 11) % 64
+        if index[slot] == px:
+            out.append(slot)
+        else:
+            index[slot] = px
+            if px[3] == previous[3]:
+                dr, dg, db = (signed(px[c] - previous[c]) for c in range(3))
+                if -3 < dr < 2 and -3 < dg < 2 and -3 < db < 2:
+                    out.append(0x40 | (dr + 2) << 4 | (dg + 2) << 2 | (db + 2))
+                elif -33 < dg < 32 and -9 < dr - dg < 8 and -9 < db - dg < 8:
+                    out += bytes([0x80 | (dg + 32), (dr - dg + 8) << 4 | (db - dg + 8)])
+                else:
+                    out += bytes([0xFE, px[0], px[1], px[2]])
+            else:
+                out += bytes([0xFF, *px])
+        previous = px
+    return bytes(out) + bytes(7) + b"\x01"
+
+
+def make_qoi():
+    """QOI pictures encoded here (qoi_encode) from the pixels ImageMagick reads out of
+    png/rgba8.png and png/rgb8.png, and one cut short."""
+    for name, source, channels, kind in [("rgba.qoi", "rgba8.png", 4, "rgba"), ("rgb.qoi", "rgb8.png", 3, "rgb")]:
+        pixels = subprocess.run([CONVERT, os.path.join(ROOT, "png", source), "-depth", "8", kind + ":-"],
+                                check=True, capture_output=True).stdout
+        write("qoi/" + name, qoi_encode(200, 150, channels, pixels))
+        ok_image("qoi/" + name, "qoi", 200, 150, "png/%s's pixels as QOI (%d channels)" % (source, channels))
+    whole = read("qoi/rgba.qoi")
+    write("qoi/cut.qoi", whole[:len(whole) // 2])
+    record("qoi/cut.qoi", "qoi", "error:truncated", None, "rgba.qoi cut in half")
 
 
 # ---------------------------------------------------------------- collision

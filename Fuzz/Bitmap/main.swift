@@ -17,6 +17,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case (0x50, 0x37): .portableArbitraryMap
         case (0x50, _): .portableAnymap
         case (0x69, 0x63): .appleIcon
+        case (0x71, 0x6F): .quiteOKImage
         default: .targa
         }
     FuzzDocument.render(data, size, as: type, name: "fuzz." + type.conventionalExtensions[0])

@@ -243,6 +243,10 @@ extension ContentType {
     public static let portableArbitraryMap = ContentType(
         "pam", uniformTypeIdentifier: "org.netpbm.pam", mimeType: "image/x-portable-arbitrarymap",
         displayName: "PAM", extensions: ["pam"])
+    /// A QOI ("Quite OK Image") picture.
+    public static let quiteOKImage = ContentType(
+        "qoi", uniformTypeIdentifier: "org.qoiformat.qoi", mimeType: "image/qoi", displayName: "QOI",
+        extensions: ["qoi"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -253,6 +257,6 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap,
+        .portableArbitraryMap, .quiteOKImage,
     ]
 }

@@ -182,7 +182,7 @@ extension FormatFamily {
         .cameraRaw,
         .office,
         .epub, .comics,
-        .bitmaps, .icons, .appleIcons, .pam,
+        .bitmaps, .icons, .appleIcons, .pam, .qoi,
         .paintings, .iWork, .blender, .mobi,
     ]
 }

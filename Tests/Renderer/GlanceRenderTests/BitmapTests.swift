@@ -73,6 +73,18 @@ struct BitmapTests {
         #expect(pixel.r == pixel.g && pixel.g == pixel.b, "\(pixel)")
     }
 
+    @Test("a QOI keeps its pixels exactly, with alpha and without")
+    func qoi() throws {
+        for (path, source) in [("qoi/rgba.qoi", "png/rgba8.png"), ("qoi/rgb.qoi", "png/rgb8.png")] {
+            let (type, rendered) = try renderDocument(path: TestAssets.path(path))
+            #expect(type == .quiteOKImage)
+            #expect(rendered.image == (try decodeFullSize(TestAssets.path(source))), "\(path): not \(source)'s pixels")
+        }
+        #expect(throws: ThumbnailError.truncated(format: "QOI")) {
+            try renderDocument(path: TestAssets.path("qoi/cut.qoi"))
+        }
+    }
+
     @Test("a Netpbm file is not text, a TGA needs its name, a BMP needs a header of a known size")
     func sniffing() {
         func sniffed(_ bytes: [UInt8], _ name: String) -> SniffResult {

@@ -27,6 +27,11 @@ extension FormatFamily {
         "PAM", types: [.portableArbitraryMap], decoder: PAMDecoder.self,
         rules: [.signature(Array("P7\n".utf8), priority: 165, type: .portableArbitraryMap)])
 
+    /// QOI images: `qoif` (``QOIDecoder``).
+    public static let qoi = raster(
+        "QOI", types: [.quiteOKImage], decoder: QOIDecoder.self,
+        rules: [.signature(Array("qoif".utf8), priority: 170, type: .quiteOKImage)])
+
     /// macOS icon files: `icns` and their length, the largest picture drawn (``AppleIconDecoder``).
     public static let appleIcons = raster(
         "macOS icon", types: [.appleIcon], decoder: AppleIconDecoder.self,
