@@ -43,21 +43,6 @@ static void take_error(glance_pixbuf_gerror *error, const char *fallback, char *
     if (error != NULL) pixbuf.error_free(error);
 }
 
-int glance_pixbuf_prepare(const char *format, char *reason, size_t capacity) {
-    if (!pixbuf_ensure(reason, capacity)) return 0;
-    glance_pixbuf_gerror *error = NULL;
-    void *loader = pixbuf.loader_new_with_type(format, &error);
-    if (loader == NULL) {
-        take_error(error, "gdk-pixbuf has no loader for it", reason, capacity);
-        return 0;
-    }
-    // Closed with no data, which it reports as an error: only the module's loading was wanted.
-    pixbuf.loader_close(loader, &error);
-    if (error != NULL) pixbuf.error_free(error);
-    pixbuf.object_unref(loader);
-    return 1;
-}
-
 /// gdk-pixbuf's size-prepared signal: the header's size, before a pixel is allocated. Past the
 /// limit, asking for a size of 0x0 makes every loader stop with an error.
 static void size_prepared(void *loader, int width, int height, void *data) {

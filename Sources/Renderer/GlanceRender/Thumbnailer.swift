@@ -160,15 +160,13 @@ public struct Thumbnailer: Sendable {
 }
 
 extension Thumbnailer {
-    /// Does once, now, what the renderers otherwise do on first use and what a sandboxed process
-    /// may no longer do: fontconfig reads its configuration and font caches, and writes the cache
-    /// of a font folder that has none; each of `families` runs its ``FormatFamily/prepare``. A
-    /// worker calls this before it confines itself. (Only this: laying out a line of text as well
-    /// would start pango's font thread and map fonts, 160 MB of address space that the worker's
-    /// memory limit would count.)
-    public static func warmUp(families: [FormatFamily] = FormatFamily.builtIn) {
+    /// Does once, now, what the text renderer otherwise does on first use and what a sandboxed
+    /// process may no longer do: fontconfig reads its configuration and font caches, and writes
+    /// the cache of a font folder that has none. A worker calls this before it confines itself.
+    /// (Only this: laying out a line of text as well would start pango's font thread and map
+    /// fonts, 160 MB of address space that the worker's memory limit would count.)
+    public static func warmUp() {
         _ = FcInit()
-        for family in families { family.prepare?() }
     }
 }
 

@@ -155,7 +155,7 @@ def main():
         ("heif/photo.heic", "heic", [256]),
         ("heif/photo.avif", "avif", [256]),
         ("svg/shapes.svg", "svg", [256]),
-        # gdk-pixbuf's loader modules, loaded before the renderer confines itself.
+        # gdk-pixbuf and its loader modules, loaded on the first such file.
         ("bitmaps/v3.bmp", "bmp", [256]),
         ("bitmaps/icon.ico", "ico", [256]),
         # Videos and sound files (FFmpeg's libraries, loaded on first use): a frame, and a cover.

@@ -1,6 +1,7 @@
-// The simple raster formats (BMP, ICO and CUR, TGA, PNM) through gdk-pixbuf's loaders (Debian's
-// libgdk-pixbuf-2.0-0, which librsvg already brings), loaded on first use. Only the loader of the
-// format sniffed is asked for, by name: gdk-pixbuf's own guess among all its loaders is never used.
+// The simple raster formats (BMP, ICO and CUR, TGA, PNM, the older icns pictures) through
+// gdk-pixbuf's loaders (Debian's libgdk-pixbuf-2.0-0, which librsvg already brings), loaded on the
+// first such file, with that format's loader module. Only the loader of the format sniffed is
+// asked for, by name: gdk-pixbuf's own guess among all its loaders is never used.
 #ifndef GLANCE_PIXBUF_H
 #define GLANCE_PIXBUF_H
 
@@ -14,11 +15,6 @@ typedef struct glance_pixbuf glance_pixbuf;
 
 /// Loads gdk-pixbuf (once per process). Returns 1, or 0 with the reason in `reason`.
 int glance_pixbuf_load(char *reason, size_t capacity);
-
-/// Makes the loader of `format` once ("bmp", "ico", "tga", "pnm"), so that its module is loaded
-/// now, before the process confines itself, and not on the first document. Returns 1, or 0 with
-/// the reason in `reason`.
-int glance_pixbuf_prepare(const char *format, char *reason, size_t capacity);
 
 /// Decodes `data` (`size` bytes) with gdk-pixbuf's loader for `format`. The size the header
 /// declares is held to `max_pixels` when the loader announces it, before it allocates a pixel:

@@ -43,13 +43,13 @@ final class AppleIconDecoder: RasterDecoder {
     /// a type, a length (header included) and data, to the length the header declares.
     static func entries(of data: [UInt8], format: String) throws(ThumbnailError) -> [Range<Int>] {
         guard data.count >= 8 else { throw .truncated(format: format) }
-        let declared = bigEndian32(data, 4)
+        let declared = data.bigEndian(at: 4, count: 4)
         guard declared >= 8 else { throw .corrupt(format: format, detail: "its header declares \(declared) bytes") }
         let end = min(declared, data.count)
         var ranges: [Range<Int>] = []
         var offset = 8
         while offset + 8 <= end {
-            let length = bigEndian32(data, offset + 4)
+            let length = data.bigEndian(at: offset + 4, count: 4)
             guard length >= 8, length <= end - offset else { break }
             ranges.append((offset + 8)..<(offset + length))
             offset += length
@@ -63,11 +63,7 @@ final class AppleIconDecoder: RasterDecoder {
 
     /// A PNG's longer side, from its header.
     private static func side(_ data: [UInt8], _ range: Range<Int>) -> Int {
-        max(bigEndian32(data, range.lowerBound + 16), bigEndian32(data, range.lowerBound + 20))
-    }
-
-    private static func bigEndian32(_ bytes: [UInt8], _ offset: Int) -> Int {
-        (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+        max(data.bigEndian(at: range.lowerBound + 16, count: 4), data.bigEndian(at: range.lowerBound + 20, count: 4))
     }
 
     func plan(for target: PixelSize) -> RasterPlan { picture.plan(for: target) }

@@ -1,4 +1,3 @@
-internal import CPixbuf
 import GlanceCore
 
 extension FormatFamily {
@@ -6,21 +5,13 @@ extension FormatFamily {
     /// Netpbm images, each drawn by ``RasterPipeline`` over
     /// ``PixbufDecoder`` (gdk-pixbuf's loader of that format alone). Sniffed by their headers; a
     /// Targa file has no signature, so its header must be plausible and its name must say so.
-    public static let bitmaps: FormatFamily = {
-        var family = raster(
-            "bitmap", types: [.bmp, .targa, .portableAnymap], decoder: PixbufDecoder.self,
-            rules: [
-                SniffRule(priority: 140) { BitmapHeaders.isBMP($0.prefix) ? .bmp : nil },
-                SniffRule(priority: 160) { BitmapHeaders.isNetpbm($0.prefix) ? .portableAnymap : nil },
-                SniffRule(priority: 430) { $0.named == .targa && BitmapHeaders.isTarga($0.prefix) ? .targa : nil },
-            ])
-        family.prepare = {
-            for loader in PixbufDecoder.loaders.values + [PixbufDecoder.iconLoader, AppleIconDecoder.loader] {
-                _ = glance_pixbuf_prepare(loader, nil, 0)
-            }
-        }
-        return family
-    }()
+    public static let bitmaps = raster(
+        "bitmap", types: [.bmp, .targa, .portableAnymap], decoder: PixbufDecoder.self,
+        rules: [
+            SniffRule(priority: 140) { BitmapHeaders.isBMP($0.prefix) ? .bmp : nil },
+            SniffRule(priority: 160) { BitmapHeaders.isNetpbm($0.prefix) ? .portableAnymap : nil },
+            SniffRule(priority: 430) { $0.named == .targa && BitmapHeaders.isTarga($0.prefix) ? .targa : nil },
+        ])
 
     /// Netpbm's PAM (`P7`), which gdk-pixbuf does not read (``PAMDecoder``).
     public static let pam = raster(
@@ -53,7 +44,7 @@ enum BitmapHeaders {
     /// 64: OS/2 2.x; 40, 52, 56, 108, 124: Windows 3 to 5).
     static func isBMP(_ prefix: [UInt8]) -> Bool {
         guard prefix.count >= 18, prefix[0] == 0x42, prefix[1] == 0x4D else { return false }
-        return [12, 16, 40, 52, 56, 64, 108, 124].contains(littleEndian32(prefix, at: 14))
+        return [12, 16, 40, 52, 56, 64, 108, 124].contains(prefix.littleEndian(at: 14, count: 4))
     }
 
     /// An icon (type 1) or a cursor (type 2): a directory of at least one entry whose picture
@@ -62,7 +53,7 @@ enum BitmapHeaders {
         guard prefix.count >= 22, prefix[0] == 0, prefix[1] == 0, prefix[3] == 0, prefix[2] == 1 || prefix[2] == 2
         else { return nil }
         let count = Int(prefix[4]) | Int(prefix[5]) << 8
-        guard count > 0, littleEndian32(prefix, at: 18) >= 6 + 16 * count else { return nil }
+        guard count > 0, prefix.littleEndian(at: 18, count: 4) >= 6 + 16 * count else { return nil }
         return prefix[2] == 1 ? .windowsIcon : .windowsCursor
     }
 
@@ -125,22 +116,23 @@ enum BitmapHeaders {
     /// uncompressed one's from its size and depth, a compressed one's as its header gives it).
     private static func bmpLength(_ data: [UInt8]) -> Int? {
         guard data.count >= 26 else { return nil }
-        let offset = littleEndian32(data, at: 10)
-        let headerSize = littleEndian32(data, at: 14)
+        let offset = data.littleEndian(at: 10, count: 4)
+        let headerSize = data.littleEndian(at: 14, count: 4)
         if headerSize == 12 {
             let (width, height, depth) = (
-                littleEndian16(data, at: 18), littleEndian16(data, at: 20), littleEndian16(data, at: 24)
+                data.littleEndian(at: 18, count: 2), data.littleEndian(at: 20, count: 2),
+                data.littleEndian(at: 24, count: 2)
             )
             return offset + (width * depth + 31) / 32 * 4 * height
         }
         guard data.count >= 38 else { return nil }
-        let width = littleEndian32(data, at: 18)
-        let height = abs(Int(Int32(truncatingIfNeeded: littleEndian32(data, at: 22))))
-        let (depth, compression) = (littleEndian16(data, at: 28), littleEndian32(data, at: 30))
+        let width = data.littleEndian(at: 18, count: 4)
+        let height = abs(Int(Int32(truncatingIfNeeded: data.littleEndian(at: 22, count: 4))))
+        let (depth, compression) = (data.littleEndian(at: 28, count: 2), data.littleEndian(at: 30, count: 4))
         switch compression {
         case 0, 3, 6: return offset + (width * depth + 31) / 32 * 4 * height
         default:
-            let stored = littleEndian32(data, at: 34)
+            let stored = data.littleEndian(at: 34, count: 4)
             return stored > 0 ? offset + stored : nil
         }
     }
@@ -167,12 +159,4 @@ enum BitmapHeaders {
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
-
-    private static func littleEndian16(_ bytes: [UInt8], at offset: Int) -> Int {
-        Int(bytes[offset]) | Int(bytes[offset + 1]) << 8
-    }
-
-    private static func littleEndian32(_ bytes: [UInt8], at offset: Int) -> Int {
-        (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
-    }
 }

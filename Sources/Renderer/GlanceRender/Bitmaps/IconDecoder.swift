@@ -54,18 +54,18 @@ struct IconDirectory {
         /// written as 0, stands for 256 or more).
         func check(pngHeader bytes: [UInt8], format: String) throws(ThumbnailError) {
             guard bytes.count >= 24 else { throw .truncated(format: format) }
-            try agree(bigEndian32(bytes, at: 16), bigEndian32(bytes, at: 20), format: format)
+            try agree(bytes.bigEndian(at: 16, count: 4), bytes.bigEndian(at: 20, count: 4), format: format)
         }
 
         /// Refuses a bitmap whose header gives another size than the directory (its height counts
         /// the picture and its mask: twice the directory's).
         func check(bitmapHeader bytes: [UInt8], format: String) throws(ThumbnailError) {
             guard bytes.count >= 12 else { throw .truncated(format: format) }
-            let headerSize = littleEndian(bytes, at: 0, count: 4)
+            let headerSize = bytes.littleEndian(at: 0, count: 4)
             let (width, height) =
                 headerSize == 12
-                ? (littleEndian(bytes, at: 4, count: 2), littleEndian(bytes, at: 6, count: 2))
-                : (littleEndian(bytes, at: 4, count: 4), littleEndian(bytes, at: 8, count: 4))
+                ? (bytes.littleEndian(at: 4, count: 2), bytes.littleEndian(at: 6, count: 2))
+                : (bytes.littleEndian(at: 4, count: 4), bytes.littleEndian(at: 8, count: 4))
             try agree(width, height / 2, format: format)
         }
 
@@ -93,20 +93,20 @@ struct IconDirectory {
     /// Reads the directory of `data`; throws when it lists no picture that lies inside the file.
     init(_ data: [UInt8], format: String) throws(ThumbnailError) {
         guard data.count >= 6 else { throw .truncated(format: format) }
-        let count = littleEndian(data, at: 4, count: 2)
+        let count = data.littleEndian(at: 4, count: 2)
         guard count > 0, 6 + 16 * count <= data.count else { throw .truncated(format: format) }
         entries = (0..<count).compactMap { index in
             let at = 6 + 16 * index
-            let (size, offset) = (littleEndian(data, at: at + 8, count: 4), littleEndian(data, at: at + 12, count: 4))
+            let (size, offset) = (data.littleEndian(at: at + 8, count: 4), data.littleEndian(at: at + 12, count: 4))
             guard size > 0, offset >= 6 + 16 * count, offset <= data.count - size else { return nil }
             return Entry(
                 width: data[at] == 0 ? 256 : Int(data[at]), height: data[at + 1] == 0 ? 256 : Int(data[at + 1]),
-                bitsPerPixel: littleEndian(data, at: at + 6, count: 2), range: offset..<(offset + size))
+                bitsPerPixel: data.littleEndian(at: at + 6, count: 2), range: offset..<(offset + size))
         }
         guard !entries.isEmpty else {
             // Pictures listed past the file's end: the file was cut.
             let ends = (0..<count).map { 6 + 16 * $0 }.map {
-                littleEndian(data, at: $0 + 12, count: 4) + littleEndian(data, at: $0 + 8, count: 4)
+                data.littleEndian(at: $0 + 12, count: 4) + data.littleEndian(at: $0 + 8, count: 4)
             }
             if ends.contains(where: { $0 > data.count }) { throw .truncated(format: format) }
             throw .corrupt(format: format, detail: "its directory lists no picture inside the file")
@@ -117,14 +117,4 @@ struct IconDirectory {
     var largest: Entry {
         entries.max { ($0.width * $0.height, $0.bitsPerPixel) < ($1.width * $1.height, $1.bitsPerPixel) }!
     }
-}
-
-/// The unsigned little-endian number of `count` bytes at `offset` of `bytes`.
-private func littleEndian(_ bytes: [UInt8], at offset: Int, count: Int) -> Int {
-    (0..<count).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
-}
-
-/// The unsigned big-endian 32-bit number at `offset` of `bytes`.
-private func bigEndian32(_ bytes: [UInt8], at offset: Int) -> Int {
-    (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
 }

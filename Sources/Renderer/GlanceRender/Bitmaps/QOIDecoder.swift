@@ -25,8 +25,7 @@ final class QOIDecoder: RasterDecoder {
         guard data.count >= Self.headerLength, data.starts(with: Array("qoif".utf8)) else {
             throw .truncated(format: type.displayName)
         }
-        let width = (4..<8).reduce(0) { $0 << 8 | Int(data[$1]) }
-        let height = (8..<12).reduce(0) { $0 << 8 | Int(data[$1]) }
+        let (width, height) = (data.bigEndian(at: 4, count: 4), data.bigEndian(at: 8, count: 4))
         storedChannels = Int(data[12])
         guard width > 0, height > 0, storedChannels == 3 || storedChannels == 4, data[13] <= 1 else {
             throw .corrupt(format: type.displayName, detail: "its header says \(width)x\(height), \(data[12]) channels")

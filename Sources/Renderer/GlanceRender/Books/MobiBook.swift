@@ -34,12 +34,12 @@ struct MobiBook {
         self.format = format
         size = file.status().map { Int($0.st_size) } ?? 0
         let head = try Self.read(file, at: 0, count: 78, format: format)
-        let count = Int(Self.u16(head, 76))
+        let count = head.bigEndian(at: 76, count: 2)
         guard count > 0, count <= Self.maximumRecords else {
             throw .corrupt(format: format, detail: "its record list counts \(count) records")
         }
         let list = try Self.read(file, at: 78, count: 8 * count, format: format)
-        offsets = (0..<count).map { Int(Self.u32(list, 8 * $0)) }
+        offsets = (0..<count).map { list.bigEndian(at: 8 * $0, count: 4) }
         guard offsets[0] < size, zip(offsets, offsets.dropFirst()).allSatisfy({ $0 <= $1 }), offsets.last! <= size
         else {
             throw .corrupt(format: format, detail: "its records are not in order inside the file")
@@ -50,26 +50,29 @@ struct MobiBook {
         guard zero.count >= 132, zero[16..<20].elementsEqual("MOBI".utf8) else {
             throw .corrupt(format: format, detail: "its first record has no MOBI header")
         }
-        let headerLength = Int(Self.u32(zero, 20))
-        let firstImage = Int(Self.u32(zero, 108))
-        var title = Self.text(zero, at: Int(Self.u32(zero, 84)), length: Int(Self.u32(zero, 88)))
+        let headerLength = zero.bigEndian(at: 20, count: 4)
+        let firstImage = zero.bigEndian(at: 108, count: 4)
+        var title = Self.text(zero, at: zero.bigEndian(at: 84, count: 4), length: zero.bigEndian(at: 88, count: 4))
         var author: String?
         var candidates: [(Int, BookDetails.CoverSource)] = []
         // The EXTH header follows the MOBI header when bit 6 of its flags says so.
         let exth = 16 + headerLength
-        if Self.u32(zero, 128) & 0x40 != 0, exth + 12 <= zero.count, zero[exth..<(exth + 4)].elementsEqual("EXTH".utf8)
+        if zero.bigEndian(at: 128, count: 4) & 0x40 != 0, exth + 12 <= zero.count,
+            zero[exth..<(exth + 4)].elementsEqual("EXTH".utf8)
         {
             var at = exth + 12
-            for _ in 0..<Int(Self.u32(zero, exth + 8)) {
+            for _ in 0..<zero.bigEndian(at: exth + 8, count: 4) {
                 guard at + 8 <= zero.count else { break }
-                let (type, length) = (Self.u32(zero, at), Int(Self.u32(zero, at + 4)))
+                let (type, length) = (zero.bigEndian(at: at, count: 4), zero.bigEndian(at: at + 4, count: 4))
                 guard length >= 8, at + length <= zero.count else { break }
                 let value = zero[(at + 8)..<(at + length)]
                 switch type {
                 case 100 where author == nil: author = String(decoding: value, as: UTF8.self)
                 case 503: title = String(decoding: value, as: UTF8.self)
-                case 201 where value.count == 4: candidates.append((Int(Self.u32(Array(value), 0)), .coverMeta))
-                case 202 where value.count == 4: candidates.append((Int(Self.u32(Array(value), 0)), .firstImage))
+                case 201 where value.count == 4:
+                    candidates.append((Array(value).bigEndian(at: 0, count: 4), .coverMeta))
+                case 202 where value.count == 4:
+                    candidates.append((Array(value).bigEndian(at: 0, count: 4), .firstImage))
                 default: break
                 }
                 at += length
@@ -115,12 +118,5 @@ struct MobiBook {
         let slice = bytes[offset..<(offset + length)]
         return String(validating: slice, as: UTF8.self)
             ?? String(String.UnicodeScalarView(slice.map { Unicode.Scalar($0) }))
-    }
-
-    private static func u16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]) }
-
-    private static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        guard at >= 0, at + 4 <= bytes.count else { return 0 }
-        return (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[at + $1]) }
     }
 }

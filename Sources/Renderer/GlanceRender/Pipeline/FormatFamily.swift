@@ -28,10 +28,6 @@ public struct FormatFamily: Sendable {
     /// Makes the renderer of one of its types from the tools renderers share; nil when the tools
     /// lack what it needs (an office family without a started LibreOffice).
     public var makeRenderer: @Sendable (ContentType, RendererTools) -> (any DocumentRenderer)?
-    /// What the family must do once in a renderer before it confines itself, where a library
-    /// would otherwise open files on the first document (gdk-pixbuf's loader modules); nil for
-    /// nothing. Run by ``Thumbnailer/warmUp(families:)``.
-    public var prepare: (@Sendable () -> Void)?
     /// A raster family's decoder, opened over a request: what ``EmbeddedPicture`` opens a
     /// picture inside a file with.
     var openDecoder: OpenDecoder?
