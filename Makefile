@@ -16,7 +16,7 @@ DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev libcrypt-dev libwebp-dev libchafa-dev \
                 libgif-dev libtiff-dev libheif-dev librsvg2-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
-                libarchive-dev libreofficekit-dev libraw-dev libgdk-pixbuf-2.0-0 libzstd-dev \
+                libarchive-dev libreofficekit-dev libraw-dev libgdk-pixbuf-2.0-0 libzstd-dev libjxl-dev libgs-dev \
                 git fonts-dejavu-core fonts-wqy-microhei
 # LibreOffice, which draws office documents in the office renderers (make demo shows some, the
 # tests draw every kind). Installed without its recommends (Java, extra fonts, a desktop's
@@ -31,12 +31,12 @@ OFFICE_PACKAGES := libreoffice-writer libreoffice-calc libreoffice-impress libre
 # openssl and curl (test certificates, and a client for TLS and HTTP/2), xterm under Xvfb and tmux
 # (real terminals for list --preview) and libsixel's sixel2png (what decodes the sixel written),
 # libheif's heif-convert (a HEIC with its profile for ImageMagick, which reads none),
-# lintian and man (the Debian package's checks).
+# lintian and man (the Debian package's checks), strace (what a renderer opens, seen from outside it).
 TEST_PACKAGES := chromium chromium-driver python3-selenium libglib2.0-bin bubblewrap imagemagick icc-profiles-free postgresql \
                  poppler-utils \
                  openssl curl \
                  xterm xvfb tmux libsixel-bin libheif-examples \
-                 lintian man-db systemd
+                 lintian man-db systemd strace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The release build, and make install's: a build of its own with the Swift runtime linked in, so
 # that the installed programs need nothing of the toolchain (GNOME runs thumbnailers in a sandbox
@@ -241,7 +241,7 @@ format:
 conformance: release
 	python3 ../shared/conformance.py --glance $(GLANCE)
 
-## assets: regenerate TestAssets/ (needs imagemagick, libjpeg-turbo-progs, qpdf, webp, libheif-examples,
+## assets: regenerate TestAssets/ (needs imagemagick, libjpeg-turbo-progs, qpdf, webp, libheif-examples, libjxl-tools,
 ## gifsicle, libtiff-tools, ffmpeg).
 assets:
 	python3 TestAssets/generate.py
@@ -250,10 +250,10 @@ clean:
 	rm -rf .build $(STATIC_BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
 
 ## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, GIF, TIFF, HEIF, SVG, videos,
-## camera raw, archives: e-books and comic books, bitmaps: BMP, icons, Targa, Netpbm, Blender files, Mobipocket books, ICC profiles, the worker protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
+## camera raw, archives: e-books and comic books, bitmaps: BMP, icons, Targa, Netpbm, JPEG XL, Photoshop, Blender files, Mobipocket books, ICC profiles, the worker protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
 ## TestAssets/ seeds; findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
-FUZZERS    := jpeg png pdf text webp gif tiff heif svg media raw archive bitmap blend mobi icc renderer-reply
+FUZZERS    := jpeg png pdf text webp gif tiff heif jxl psd svg media raw archive bitmap blend mobi icc renderer-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \
@@ -266,7 +266,7 @@ fuzz: deps
 ## vipsthumbnail, pango-view and nginx, and against the glance-renderer of the commit named in
 ## bench/thresholds.json (built once into .build-baseline/), each median of paired rounds
 ## compared with its threshold there. Exit 1 on a loss past a threshold.
-BENCH_CHECK_PACKAGES := libvips-tools imagemagick poppler-utils libjpeg-turbo-progs pango1.0-tools wrk nginx-light \
+BENCH_CHECK_PACKAGES := libvips-tools libjxl-tools imagemagick poppler-utils libjpeg-turbo-progs pango1.0-tools wrk nginx-light \
                         python3-numpy
 BASELINE_COMMIT = $(shell python3 -c 'import json; print(json.load(open("bench/thresholds.json"))["baseline"]["commit"])')
 BASELINE_DIR = .build-baseline/$(BASELINE_COMMIT)
@@ -294,7 +294,7 @@ baseline-renderer: deps
 ## bench: Glance against vipsthumbnail, ImageMagick, GraphicsMagick, pdftoppm and pango-view:
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full
 ## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
-BENCH_PACKAGES := libvips-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
+BENCH_PACKAGES := libvips-tools libjxl-tools imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
                   pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql webp libheif-examples \
                   librsvg2-bin ffmpeg ffmpegthumbnailer libraw-bin
 

@@ -95,6 +95,8 @@ let package = Package(
         .target(name: "CMedia", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CSVG", dependencies: ["CLibraryLoader"]),
         .target(name: "CPixbuf", dependencies: ["CLibraryLoader"]),
+        .target(name: "CGhostscript", dependencies: ["CLibraryLoader"]),
+        .target(name: "CJXL", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
         // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office
         // suite's own library from its program folder when an office renderer starts.
@@ -149,7 +151,7 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice", "CPixbuf",
-                "CTextPaint", "CFileAccess", "CLibraryLoader", "CCompression",
+                "CJXL", "CGhostscript", "CTextPaint", "CFileAccess", "CLibraryLoader", "CCompression",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
                 // bind to (glance_page_images.h says why).
@@ -370,7 +372,7 @@ let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
         "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia",
-        "CSVG", "CPixbuf",
+        "CSVG", "CPixbuf", "CJXL", "CGhostscript",
         "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",
@@ -413,6 +415,8 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-gif", "GIF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-tiff", "TIFF", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-heif", "HEIF", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-jxl", "JPEGXL", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-psd", "Photoshop", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-media", "Media", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-raw", "Raw", ["FuzzSupport", "GlanceRender", "GlanceCore"]),

@@ -29,6 +29,8 @@ SEEDS = {
     "bitmap": ["bitmaps", "icns", "pam", "qoi"],
     "blend": ["blender"],
     "mobi": ["mobi"],
+    "jxl": ["jxl"],
+    "psd": ["psd"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1177,7 +1177,8 @@ def main(only=()):
             shutil.rmtree(os.path.join(ROOT, group), ignore_errors=True)
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
-                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi]
+                  make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
+                  make_jxl, make_psd, make_postscript]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1545,6 +1546,195 @@ def make_pam():
     whole = read("pam/rgba.pam")
     write("pam/cut.pam", whole[:len(whole) // 2])
     record("pam/cut.pam", "pam", "error:truncated", None, "rgba.pam cut in half")
+
+
+# ---------------------------------------------------------------- JPEG XL
+
+def cjxl(source, rel, *options):
+    run("cjxl", source, out(rel), "--num_threads=0", *options, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+
+
+def make_jxl():
+    """JPEG XL pictures encoded by libjxl's cjxl from the project's other assets: lossy and
+    lossless, alpha, gray, a JPEG recompressed with its orientation, a
+    Display P3 profile, an animation, HDR in PQ and HLG made from media/hdr-reference.png's
+    pixels, and one cut short."""
+    png = lambda name: os.path.join(ROOT, "png", name)
+    cjxl(png("rgb8.png"), "jxl/photo.jxl", "-d", "1")
+    ok_image("jxl/photo.jxl", "jxl", 200, 150, "png/rgb8.png, lossy (distance 1, XYB), a bare codestream")
+    cjxl(png("rgba8.png"), "jxl/rgba.jxl", "-d", "0")
+    ok_image("jxl/rgba.jxl", "jxl", 200, 150, "png/rgba8.png, lossless")
+    gray = os.path.join(TMP, "gray.png")
+    run(CONVERT, png("rgb8.png"), "-colorspace", "gray", gray)
+    cjxl(gray, "jxl/gray.jxl", "-d", "1")
+    ok_image("jxl/gray.jxl", "jxl", 200, 150, "png/rgb8.png in gray, lossy")
+    cjxl(os.path.join(ROOT, "orientation", "orient-6.jpg"), "jxl/orient-6.jxl", "--lossless_jpeg=1")
+    ok_image("jxl/orient-6.jxl", "jxl", 600, 400,
+             "orientation/orient-6.jpg recompressed losslessly: orientation 6 in the codestream, its Exif kept")
+    cjxl(os.path.join(ROOT, "colour", "display-p3.png"), "jxl/display-p3.jxl", "-d", "0")
+    ok_image("jxl/display-p3.jxl", "jxl", 1536, 1024, "colour/display-p3.png, lossless, its ICC profile kept")
+    cjxl(os.path.join(ROOT, "gif", "animated.gif"), "jxl/animation.jxl", "-d", "0")
+    ok_image("jxl/animation.jxl", "jxl", 320, 240, "gif/animated.gif's frames: the first is the thumbnail")
+    w, h, rgb = read_ppm_of(os.path.join(ROOT, "media", "hdr-reference.png"))
+    for transfer, space in (("pq", "RGB_D65_202_Rel_PeQ"), ("hlg", "RGB_D65_202_Rel_HLG")):
+        deep = os.path.join(TMP, transfer + ".ppm")
+        with open(deep, "wb") as f:
+            f.write(b"P6\n%d %d\n65535\n" % (w, h))
+            f.write(b"".join(struct.pack(">HHH", *(rnd(65535 * v) for v in pixel))
+                             for pixel in hdr_pixels(rgb, w, h, transfer)))
+        cjxl(deep, "jxl/%s.jxl" % transfer, "-d", "1", "-x", "color_space=" + space)
+        ok_image("jxl/%s.jxl" % transfer, "jxl", w, h,
+                 "media/hdr-reference.png's pixels in BT.2100 %s (SDR white at 203 cd/m2), 16-bit, lossy"
+                 % transfer.upper())
+    whole = read("jxl/photo.jxl")
+    write("jxl/cut.jxl", whole[:len(whole) // 2])
+    record("jxl/cut.jxl", "jxl", "error:truncated", None, "photo.jxl cut in half")
+
+
+def read_ppm_of(path):
+    """The width, height and 8-bit RGB samples of the picture at `path`, read by ImageMagick."""
+    ppm = os.path.join(TMP, "read.ppm")
+    run(CONVERT, path, "-depth", "8", "-strip", ppm)
+    return read_ppm(ppm)
+
+
+# ---------------------------------------------------------------- Photoshop
+
+def psd_resource(number, data):
+    """One image resource: `8BIM`, its ID, an empty name, its length and data padded to even."""
+    return b"8BIM" + struct.pack(">HHI", number, 0, len(data)) + data + b"\0" * (len(data) % 2)
+
+
+def psd_file(w, h, mode, depth, planes, resources=b""):
+    """A PSD of one raw (uncompressed) composite: `planes`, each channel's rows in turn; no layers."""
+    return (b"8BPS" + struct.pack(">H", 1) + bytes(6) + struct.pack(">HIIHH", len(planes), h, w, depth, mode)
+            + struct.pack(">I", 0) + struct.pack(">I", len(resources)) + resources + struct.pack(">I", 0)
+            + struct.pack(">H", 0) + b"".join(planes))
+
+
+def srgb_to_lab(rgb):
+    """An 8-bit sRGB pixel as CIELAB (D50, Bradford-adapted from sRGB's D65)."""
+    r, g, b = (srgb_to_linear(v / 255) for v in rgb)
+    x = 0.4360747 * r + 0.3850649 * g + 0.1430804 * b
+    y = 0.2225045 * r + 0.7168786 * g + 0.0606169 * b
+    z = 0.0139322 * r + 0.0971045 * g + 0.7141733 * b
+
+    def f(t):
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+    fx, fy, fz = f(x / 0.9642), f(y), f(z / 0.8249)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def make_psd():
+    """Photoshop documents: ImageMagick's (RGB, PackBits and raw, alpha, 16-bit, gray, indexed,
+    CMYK with and without a profile, a PSB), and composites written here for what ImageMagick
+    does not write (Lab, 1-bit bitmap, 32-bit linear light, a file saved without a composite
+    but with a thumbnail, and without either), and one cut short."""
+    rgb8, rgba8 = os.path.join(ROOT, "png", "rgb8.png"), os.path.join(ROOT, "png", "rgba8.png")
+    made = [("rgb.psd", [rgb8], "png/rgb8.png, PackBits"),
+            ("raw.psd", [rgb8, "-compress", "none"], "png/rgb8.png, uncompressed"),
+            ("rgba.psd", [rgba8], "png/rgba8.png: its transparency in the composite's fourth channel"),
+            ("rgb16.psd", [rgb8, "-depth", "16"], "png/rgb8.png, 16 bits a sample"),
+            ("gray.psd", [rgb8, "-colorspace", "gray"], "png/rgb8.png in gray"),
+            ("indexed.psd", [rgb8, "-colors", "16", "-type", "palette"], "png/rgb8.png in 16 colours, indexed"),
+            ("cmyk.psd", [rgb8, "-colorspace", "cmyk"], "png/rgb8.png in CMYK, no profile"),
+            ("cmyk-profiled.psd", [rgb8, "-profile", os.path.join(ICC_DIR, "sRGB.icc"), "-profile",
+                                   os.path.join(ICC_DIR, "ghostscript", "default_cmyk.icc")],
+             "png/rgb8.png converted into ghostscript's CMYK SWOP profile, which it carries")]
+    for name, args, note in made:
+        run(CONVERT, *args, out("psd/" + name))
+        ok_image("psd/" + name, "psd", 200, 150, note)
+    run(CONVERT, rgba8, "PSB:" + out("psd/rgba.psb"))
+    ok_image("psd/rgba.psb", "psd", 200, 150, "png/rgba8.png as a PSB (the large document format)")
+    w, h, rgb = read_ppm_of(rgb8)
+    pixels = [rgb[3 * i:3 * i + 3] for i in range(w * h)]
+    lab = [srgb_to_lab(p) for p in pixels]
+    planes = [bytes(rnd(v[0] * 255 / 100) for v in lab), bytes(rnd(v[1]) + 128 for v in lab),
+              bytes(rnd(v[2]) + 128 for v in lab)]
+    write("psd/lab.psd", psd_file(w, h, 9, 8, planes))
+    ok_image("psd/lab.psd", "psd", w, h, "png/rgb8.png's pixels in CIELAB (D50), 8 bits")
+    linear = [bytes(b"".join(struct.pack(">f", srgb_to_linear(p[c] / 255)) for p in pixels)) for c in range(3)]
+    write("psd/float32.psd", psd_file(w, h, 3, 32, linear))
+    ok_image("psd/float32.psd", "psd", w, h, "png/rgb8.png's pixels as 32-bit floats of linear light")
+    bits = subprocess.run([CONVERT, rgb8, "-monochrome", "pbm:-"], check=True, capture_output=True).stdout
+    write("psd/bitmap.psd", psd_file(w, h, 0, 1, [bits[-((w + 7) // 8 * h):]]))
+    ok_image("psd/bitmap.psd", "psd", w, h, "png/rgb8.png in 1-bit black and white (ImageMagick's PBM bits)")
+    # Saved without a composite: VersionInfo's hasRealMergedData is 0, the composite is white.
+    version = struct.pack(">IB", 1, 0) + bytes(8)
+    white = [b"\xff" * (w * h)] * 3
+    jpeg = subprocess.run([CONVERT, rgb8, "-resize", "160x120", "-quality", "90", "jpg:-"], check=True,
+                          capture_output=True).stdout
+    thumbnail = struct.pack(">IIIIIIHH", 1, 160, 120, 160 * 3, 160 * 3 * 120, len(jpeg), 24, 1) + jpeg
+    write("psd/no-composite.psd",
+          psd_file(w, h, 3, 8, white, psd_resource(1057, version) + psd_resource(1036, thumbnail)))
+    ok_image("psd/no-composite.psd", "psd", 160, 120,
+             "saved without a composite (VersionInfo), a 160x120 thumbnail resource of png/rgb8.png: drawn from it")
+    write("psd/no-composite-no-thumbnail.psd", psd_file(w, h, 3, 8, white, psd_resource(1057, version)))
+    record("psd/no-composite-no-thumbnail.psd", "psd", "error:without a composite image", None,
+           "saved without a composite and without a thumbnail: refused in one line")
+    huge = psd_file(30000, 30000, 3, 8, [b"", b"", b""])
+    write("psd/huge.psd", huge + b"\0" * 64)
+    record("psd/huge.psd", "psd", "error:exceeds the 100-megapixel limit", None,
+           "a header of 30000x30000 and no pixels: refused before a row is read")
+    whole = read("psd/rgb.psd")
+    write("psd/cut.psd", whole[:len(whole) * 2 // 3])
+    record("psd/cut.psd", "psd", "error:truncated", None, "rgb.psd cut at two thirds")
+
+
+# ---------------------------------------------------------------- PostScript
+
+HALVES_PS = """%%!PS-Adobe-3.0
+%%%%BoundingBox: 0 0 300 200
+%%%%Pages: 2
+%%%%EndComments
+%%%%Page: 1 1
+%s
+%%%%Page: 2 2
+0 1 0 setrgbcolor 0 0 300 200 rectfill
+showpage
+%%%%EOF
+"""
+# Red above blue on a 300x200 box whose lower left corner is (x, y).
+HALVES_DRAWING = """1 0 0 setrgbcolor %(x)d %(top)d 300 100 rectfill
+0 0 1 setrgbcolor %(x)d %(y)d 300 100 rectfill
+(drawn) print"""
+
+
+def make_postscript():
+    """PostScript programs written here (red above blue, two pages), EPS (its box away from the
+    origin, no showpage; Ghostscript's eps2write of the PostScript; a DOS binary EPS), one
+    without a BoundingBox, and hostile ones: reading a file, running a file, a loop."""
+    write("postscript/halves.ps", (HALVES_PS % (HALVES_DRAWING % {"x": 0, "y": 0, "top": 100} + "\nshowpage"))
+          .encode())
+    ok_image("postscript/halves.ps", "ps", 1024, 683, "red above blue on a 300x200 page, then a green page")
+    eps = ("%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 100 50 400 250\n%%EndComments\n"
+           + HALVES_DRAWING % {"x": 100, "y": 50, "top": 150} + "\n%%EOF\n").encode()
+    write("postscript/offset.eps", eps)
+    ok_image("postscript/offset.eps", "eps", 1024, 683, "red above blue in a box from (100, 50), no showpage")
+    run("gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=eps2write", "-dLastPage=1",
+        "-sOutputFile=" + out("postscript/eps2write.eps"), os.path.join(ROOT, "postscript", "halves.ps"),
+        stdout=subprocess.DEVNULL)
+    # eps2write dates its output: the date is taken out, so that the file is the same every run.
+    dated = read("postscript/eps2write.eps")
+    write("postscript/eps2write.eps", b"\n".join(line for line in dated.split(b"\n")
+                                                  if not line.startswith(b"%%CreationDate")))
+    ok_image("postscript/eps2write.eps", "eps", 1024, 683, "halves.ps's first page by Ghostscript's eps2write")
+    # A DOS binary EPS: its 30-byte header, the PostScript section, then a (junk) TIFF preview.
+    preview = b"II*\0" + bytes(60)
+    header = struct.pack("<4sIIIIIIH", b"\xc5\xd0\xd3\xc6", 30, len(eps), 0, 0, 30 + len(eps), len(preview), 0xFFFF)
+    write("postscript/dos-binary.eps", header + eps + preview)
+    ok_image("postscript/dos-binary.eps", "eps", 1024, 683, "offset.eps in a DOS binary EPS, after its header")
+    write("postscript/no-box.ps", b"%!PS\n0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")
+    ok_image("postscript/no-box.ps", "ps", 791, 1024, "no BoundingBox: a US Letter page, its lower half blue")
+    write("postscript/reads-file.ps", b"%!PS\n(/etc/passwd) (r) file 100 string readstring pop print showpage\n")
+    record("postscript/reads-file.ps", "ps", "error:asks for a file outside itself", None,
+           "opens /etc/passwd: refused by -dSAFER")
+    write("postscript/runs-file.ps", b"%!PS\n(/etc/hostname) run showpage\n")
+    record("postscript/runs-file.ps", "ps", "error:asks for a file outside itself", None,
+           "runs /etc/hostname: refused by -dSAFER")
+    write("postscript/nothing.ps", b"%!PS\n1 2 add pop\n")
+    record("postscript/nothing.ps", "ps", "error:showed no page", None, "a program that shows no page")
 
 
 # ---------------------------------------------------------------- qoi
@@ -2657,23 +2847,28 @@ def hlg_oetf(e):
     return math.sqrt(3 * e) if e <= 1 / 12 else a * math.log(12 * e - b) + c
 
 
-def hdr_frame(rgb, w, h, transfer):
-    """An 8-bit sRGB picture as one 10-bit BT.2020 4:2:0 frame in limited range, by BT.2100 and
+def hdr_pixels(rgb, w, h, transfer):
+    """An 8-bit sRGB picture's pixels as BT.2100's non-linear RGB (0 to 1), by BT.2100 and
     BT.2408: SDR white at 203 cd/m2, BT.709's primaries turned into BT.2020's, then PQ, or HLG
     for a 1000 cd/m2 display (its inverse OOTF, system gamma 1.2)."""
     to2020 = ((0.6274, 0.3293, 0.0433), (0.0691, 0.9195, 0.0114), (0.0164, 0.0880, 0.8956))
     lut = [srgb_to_linear(v / 255) for v in range(256)]
-    ys, cbs, crs = [], [], []
     for i in range(w * h):
         lin = [lut[c] for c in rgb[3 * i:3 * i + 3]]
         light = [203 * sum(to2020[r][k] * lin[k] for k in range(3)) for r in range(3)]
         if transfer == "pq":
-            r, g, b = (pq_oetf(v) for v in light)
+            yield tuple(pq_oetf(v) for v in light)
         else:
             yd = 0.2627 * light[0] + 0.6780 * light[1] + 0.0593 * light[2]
             scene = (yd / 1000) ** (1 / 1.2) if yd > 0 else 0
             gain = 1000 * scene ** 0.2 if scene > 0 else 1
-            r, g, b = (hlg_oetf(min(1.0, v / gain)) for v in light)
+            yield tuple(hlg_oetf(min(1.0, v / gain)) for v in light)
+
+
+def hdr_frame(rgb, w, h, transfer):
+    """An 8-bit sRGB picture as one 10-bit BT.2020 4:2:0 frame in limited range (hdr_pixels)."""
+    ys, cbs, crs = [], [], []
+    for r, g, b in hdr_pixels(rgb, w, h, transfer):
         y = 0.2627 * r + 0.6780 * g + 0.0593 * b
         ys.append(y)
         cbs.append((b - y) / 1.8814)

@@ -1,7 +1,7 @@
 """The bench that fails: Glance's rates against the anchors and against a baseline renderer,
 compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
 
-    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text]
+    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl]
                            [--no-serve] [--no-memory] [--json FILE]
 
 Each measure is a ratio taken round by round, in one run, the tools' order rotating between
@@ -9,11 +9,12 @@ rounds (tools.time_in_turn), and the median of the rounds' ratios is compared wi
 
   format rate / anchor    `glance generate` of the small corpus's folder against the anchor's
                           time on the same files: vipsthumbnail (the faster of one process and two)
-                          for JPEG, PNG and PDF, pango-view over each text's first 4 KB for text
+                          for JPEG, PNG, PDF and JPEG XL, pango-view over each text's first 4 KB
+                          for text
   format rate / baseline  the same `glance generate` with the baseline's `glance-renderer` beside
                           the same `glance` (a copy in bench/work/check/baseline/): what the
                           renderer's decoding, scaling, sizes and encoding cost against the commit
-                          named in the thresholds
+                          named in the thresholds (not for JPEG XL, which it did not read)
   thumbnail GETs / floor  `glance serve` against the floor (bench/floor: a bare Hummingbird
                           application of the same version answering the same bytes from memory)
   thumbnail GETs / nginx  and against nginx serving the same bytes, plain and over TLS (`-tls`),
@@ -44,6 +45,8 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
 WORK_DIR = os.path.join(BENCH_DIR, "work", "check")
 THRESHOLDS = os.path.join(BENCH_DIR, "thresholds.json")
+# The formats the baseline's renderer reads: the others are measured against their anchors only.
+BASELINE_FORMATS = ("jpeg", "png", "pdf", "text")
 
 
 def log(message):
@@ -99,6 +102,7 @@ def measure_format(fmt, root, manifest, glance, baseline, cores, rounds):
     is Glance faster), and the rounds' seconds."""
     files = sorted(os.path.join(root, fmt, e["file"]) for e in manifest if e["format"] == fmt)
     tools.warm_page_cache(files)
+    baseline = baseline if fmt in BASELINE_FORMATS else None
     plan = format_plan(fmt, files, glance, baseline, cores)
     # One round untimed: the first run of each tool pays for loading its libraries.
     tools.time_in_turn(plan, 1, os.path.join(WORK_DIR, "out", fmt), len(files))
@@ -225,7 +229,7 @@ def main():
     parser.add_argument("--baseline-renderer", default=os.environ.get("BASELINE_RENDERER"),
                         help="the glance-renderer of the commit the thresholds name")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
-    parser.add_argument("--formats", default="jpeg,png,pdf,text")
+    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl")
     parser.add_argument("--no-serve", action="store_true")
     parser.add_argument("--floor", default=os.environ.get("BENCH_FLOOR", ".build/release/bench-floor"),
                         help="the bare Hummingbird application serving is compared with (bench/floor)")

@@ -42,7 +42,7 @@ from scipy import ndimage
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WORK_DIR = os.path.join(BENCH_DIR, "work")
 CONVERT = "/usr/bin/convert"
-FORMATS = ("jpeg", "png", "pdf", "text")
+FORMATS = ("jpeg", "png", "pdf", "text", "jxl")
 MANY_COUNT = 10_000
 
 
@@ -271,6 +271,21 @@ def make_jpeg(path, width, height, seed, progressive, tmp):
     if progressive:
         args.append("-progressive")
     subprocess.run(args + ["-outfile", path, ppm], check=True)
+    os.remove(ppm)
+
+
+def jxl_plan(count):
+    """(name, width, height) for `count` JPEG XL photos, the JPEG sizes taking turns."""
+    return [(f"photo-{i:02d}-{JPEG_SIZES[i % 3][0]}x{JPEG_SIZES[i % 3][1]}.jxl",) + JPEG_SIZES[i % 3]
+            for i in range(count)]
+
+
+def make_jxl(path, width, height, seed, tmp):
+    """Encodes a photo with cjxl at its default visual distance (1.0: lossy, XYB), one thread."""
+    ppm = os.path.join(tmp, "photo.ppm")
+    write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
+    subprocess.run(["cjxl", ppm, path, "-d", "1", "--num_threads=0"], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     os.remove(ppm)
 
 
@@ -550,6 +565,10 @@ def build_corpus(root, scale_full, log):
         for i, (name, size, cjk) in enumerate(plan):
             make_text(os.path.join(root, "text", name), size, cjk, 4000 + i)
             manifest.append({"format": "text", "file": name, "cjk": cjk})
+        for i, (name, w, h) in enumerate(jxl_plan(24 if scale_full else 6)):
+            log(f"  jxl  {name}")
+            make_jxl(os.path.join(root, "jxl", name), w, h, 6000 + i, tmp)
+            manifest.append({"format": "jxl", "file": name, "width": w, "height": h})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for entry in manifest:

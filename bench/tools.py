@@ -180,8 +180,9 @@ def glance_generate(glance, container, store, cores, summary_path):
 
 
 def vips_output(fmt, outdir):
-    """vipsthumbnail's -o: JPEG at quality 85 for JPEG sources (like Glance's), PNG otherwise."""
-    return os.path.join(outdir, "%s.jpg[Q=85]" if fmt == "jpeg" else "%s.png")
+    """vipsthumbnail's -o: JPEG at quality 85 for photos (JPEG and lossy JPEG XL sources, like
+    Glance's), PNG otherwise."""
+    return os.path.join(outdir, "%s.jpg[Q=85]" if fmt in ("jpeg", "jxl") else "%s.png")
 
 
 def vips_one_process(files, outdir, fmt):
@@ -197,7 +198,7 @@ def vips_two_processes(files, outdir, fmt, weights):
 
 
 def thumbnail_extension(fmt):
-    return ".jpg" if fmt == "jpeg" else ".png"
+    return ".jpg" if fmt in ("jpeg", "jxl") else ".png"
 
 
 def imagemagick(files, outdir, fmt, parallel):

@@ -247,6 +247,22 @@ extension ContentType {
     public static let quiteOKImage = ContentType(
         "qoi", uniformTypeIdentifier: "org.qoiformat.qoi", mimeType: "image/qoi", displayName: "QOI",
         extensions: ["qoi"])
+    /// A Photoshop document: PSD, or PSB (the large document format).
+    public static let photoshop = ContentType(
+        "psd", uniformTypeIdentifier: "com.adobe.photoshop-image", mimeType: "image/vnd.adobe.photoshop",
+        displayName: "Photoshop", extensions: ["psd", "psb"])
+    /// A PostScript program (a document's pages).
+    public static let postScript = ContentType(
+        "ps", uniformTypeIdentifier: "com.adobe.postscript", mimeType: "application/postscript",
+        displayName: "PostScript", extensions: ["ps"])
+    /// Encapsulated PostScript: one drawing with its bounding box (or a DOS binary EPS).
+    public static let encapsulatedPostScript = ContentType(
+        "eps", uniformTypeIdentifier: "com.adobe.encapsulated-postscript", mimeType: "image/x-eps",
+        displayName: "EPS", extensions: ["eps", "epsf", "epsi"])
+    /// A JPEG XL picture: a bare codestream or one in its ISO container.
+    public static let jpegXL = ContentType(
+        "jxl", uniformTypeIdentifier: "public.jpeg-xl", mimeType: "image/jxl", displayName: "JPEG XL",
+        extensions: ["jxl"])
 
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
@@ -257,6 +273,6 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage,
+        .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript,
     ]
 }

@@ -82,6 +82,9 @@ static int allow_checked(scmp_filter_ctx filter, pid_t self) {
     // A thread naming itself (GLib names pango's font thread): prctl(PR_SET_NAME / PR_GET_NAME).
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME));
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_GET_NAME));
+    // libcap's constructor (libgs brings it, through CUPS) reads the capability bounding set when
+    // Ghostscript is loaded: prctl(PR_CAPBSET_READ), reading only.
+    status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_CAPBSET_READ));
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));
     status |= seccomp_rule_add(filter, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, FIONREAD));
     return status;

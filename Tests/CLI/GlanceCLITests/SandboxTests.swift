@@ -187,4 +187,46 @@ struct SandboxTests {
         #expect(!named.standardError.contains("above 0"))
     }
 
+    @Test("a PostScript loop meets the CPU limit: one line, well before the time limit")
+    func postScriptLoop() async throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let loop = folder + "/loop.ps"
+        FileManager.default.createFile(atPath: loop, contents: Data("%!PS\n{ 1 pop } loop\n".utf8))
+        let started = Date()
+        let result = try await GlanceProcess.run(
+            ["thumbnail", loop, "-o", folder + "/x.png", "--cpu-limit", "1", "--timeout", "120"])
+        #expect(Date().timeIntervalSince(started) < 60, "killed by the CPU limit, not the 120 s timeout")
+        #expect(result.status == 1)
+        #expect(result.errorLines == ["glance: \(loop): renderer used more than 1 s of CPU time (--cpu-limit)"])
+    }
+
+    @Test(
+        "strace: a PostScript program that runs or reads another file opens nothing outside the document",
+        arguments: [("postscript/runs-file.ps", "/etc/hostname"), ("postscript/reads-file.ps", "/etc/passwd")])
+    func postScriptOpensNothing(_ asset: String, target: String) async throws {
+        let folder = try CLIAssets.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let log = folder + "/trace"
+        let result = try await GlanceProcess.run(
+            [
+                "-f", "-e", "trace=open,openat,openat2,connect", "-o", log, GlanceProcess.executable, "thumbnail",
+                CLIAssets.path(asset), "-o", folder + "/x.png",
+            ], executable: "/usr/bin/strace")
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("asks for a file outside itself"), "\(result.standardError)")
+        let trace = try String(contentsOfFile: log, encoding: .utf8)
+        // The renderer loaded Ghostscript (its resources were opened), and opened no file it was asked to.
+        #expect(trace.contains("/usr/share/ghostscript/"), "Ghostscript was not loaded")
+        let renderers = Set(
+            trace.split(separator: "\n").filter { $0.contains("/usr/share/ghostscript/") }.compactMap {
+                $0.split(separator: " ").first
+            })
+        let opened = trace.split(separator: "\n").filter { line in
+            renderers.contains(line.split(separator: " ").first ?? "")
+                && (line.contains(target) || line.contains("connect("))
+        }
+        #expect(opened.isEmpty, "\(opened)")
+    }
+
 }

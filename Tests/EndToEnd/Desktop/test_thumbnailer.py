@@ -133,7 +133,8 @@ def main():
     # Mobipocket and Kindle books.
     expected_types |= {"application/x-mobipocket-ebook", "application/vnd.amazon.mobi8-ebook"}
     # macOS icons.
-    expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi"}
+    expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi", "image/jxl", "image/vnd.adobe.photoshop",
+                       "application/postscript", "image/x-eps", "application/eps", "image/eps"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

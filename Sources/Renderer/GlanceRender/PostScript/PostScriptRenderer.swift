@@ -1,0 +1,70 @@
+import CGhostscript
+internal import CLibraryLoader
+import GlanceCore
+
+/// Draws a PostScript program's first page, or an EPS cropped to its BoundingBox, through
+/// Ghostscript's library (loaded on the first such file) straight at the thumbnail's size: the
+/// resolution is chosen so that the box (the EPS's BoundingBox; a PostScript page's extent from
+/// its BoundingBox, else US Letter) fits the thumbnail's.
+///
+/// The program cannot reach outside the document: it is fed to the interpreter as a string (no
+/// file is named), under `-dSAFER` (a `run`, `file` or `%pipe%` of anything but Ghostscript's
+/// own fonts and resources is refused, and the refusal is the reason given); the page's size is
+/// fixed (`-dFIXEDMEDIA`), so a program cannot ask for a larger canvas, and the page is drawn by
+/// Ghostscript's display device into memory, held to the pixel limit before it is had (no file
+/// is written: Ghostscript's own EPS cropping spools a string-fed EPS to a temporary file, so an
+/// EPS is moved to its box's corner here instead). A program that loops forever meets the renderer's CPU
+/// limit. A DOS binary EPS is drawn from its PostScript section (its TIFF or WMF preview is not
+/// used).
+public struct PostScriptRenderer: DocumentRenderer {
+    public var contentType: ContentType { .postScript }
+
+    public init() {}
+
+    /// A page without a size in its header: US Letter, in points.
+    static let letter = (width: 612.0, height: 792.0)
+
+    public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
+        let data = try FileReader.readWhole(of: request.file)
+        let isEPS = PostScriptHeader.type(of: Array(data.prefix(256))) == .encapsulatedPostScript
+        let format = isEPS ? "EPS" : "PostScript"
+        let header = try PostScriptHeader(data, format: format)
+        var warnings: [String] = []
+        var box = header.boxSize
+        if !isEPS, let (_, _, right, top) = header.boundingBox, right > 0, top > 0 { box = (right, top) }
+        if box == nil {
+            warnings.append("no BoundingBox: drawn on a US Letter page")
+        }
+        let (width, height) = box ?? Self.letter
+        let target = ThumbnailGeometry.fit(width: width, height: height, maxSide: request.maxSide)
+        var reason = [CChar](repeating: 0, count: 512)
+        guard glance_gs_load(&reason, reason.count) == 1 else {
+            throw .libraryUnavailable(library: "Ghostscript (libgs)", detail: String(nulTerminated: reason))
+        }
+        let origin = isEPS ? header.boundingBox.map { ($0.0, $0.1) } ?? (0, 0) : (0, 0)
+        var gsRequest = glance_gs_request(
+            resolution: 72 * Double(max(target.width, target.height)) / max(width, height), page: 1,
+            width: width, height: height, eps: isEPS ? 1 : 0, origin_x: origin.0, origin_y: origin.1,
+            max_pixels: UInt64(min(request.maxPixels, 4 * target.width * target.height + 4096)))
+        var page = glance_gs_page()
+        var failure = GLANCE_FAILURE_CORRUPT
+        let drawn = header.program.withUnsafeBufferPointer { program in
+            glance_gs_render(program.baseAddress, program.count, &gsRequest, &page, &reason, reason.count, &failure)
+        }
+        guard drawn == 1, let pixels = page.pixels else {
+            let text = String(nulTerminated: reason)
+            if failure == GLANCE_FAILURE_REFUSED {
+                throw .unsupportedEncoding(format: format, detail: "it asks for a file outside itself (\(text))")
+            }
+            throw ThumbnailError(failure, reason: text, format: format, limitPixels: request.maxPixels)
+        }
+        defer { glance_gs_page_free(&page) }
+        let bytes = Array(UnsafeBufferPointer(start: pixels, count: Int(page.width) * Int(page.height) * 3))
+        if header.pages.map({ $0 > 1 }) == true {
+            warnings.append("\(header.pages!) pages: the first is the thumbnail")
+        }
+        return RenderedThumbnail(
+            image: PixelBuffer(width: Int(page.width), height: Int(page.height), channels: 3, bytes: bytes),
+            sourceWidth: Int(width.rounded()), sourceHeight: Int(height.rounded()), warnings: warnings)
+    }
+}

@@ -1,0 +1,66 @@
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// PostScript and EPS through Ghostscript: drawn at the thumbnail's size, the way up they were
+/// drawn, and nothing outside the document read.
+@Suite("PostScript", .timeLimit(.minutes(10)))
+struct PostScriptTests {
+    @Test(
+        "a page and every kind of EPS (its box away from the origin, Ghostscript's own, DOS binary) fill the box, red above blue",
+        arguments: [
+            ("postscript/halves.ps", ContentType.postScript), ("postscript/offset.eps", .encapsulatedPostScript),
+            ("postscript/eps2write.eps", .encapsulatedPostScript),
+            ("postscript/dos-binary.eps", .encapsulatedPostScript),
+        ])
+    func drawn(_ path: String, type: ContentType) throws {
+        let (sniffed, rendered) = try renderDocument(path: TestAssets.path(path))
+        #expect(sniffed == type)
+        let image = rendered.image
+        #expect(image.width == 1024 && image.height == 683, "\(path): \(image.width)x\(image.height)")
+        // Inside each half, away from the edge between them (anti-aliased).
+        let (top, bottom) = (image.pixel(x: 512, y: 100), image.pixel(x: 512, y: 580))
+        #expect(top.r > 240 && top.b < 20, "\(path): the top is \(top)")
+        #expect(bottom.b > 240 && bottom.r < 20, "\(path): the bottom is \(bottom)")
+        // The box's corners are drawn: nothing of the page outside the box shows.
+        let corner = image.pixel(x: 2, y: 680)
+        #expect(corner.b > 200 && corner.r < 40, "\(path): the lower left corner is \(corner)")
+    }
+
+    @Test("a page without a BoundingBox is drawn on US Letter, and says so; pages past the first are named")
+    func warnings() throws {
+        let letter = try renderDocument(path: TestAssets.path("postscript/no-box.ps")).thumbnail
+        #expect(letter.image.width == 791 && letter.image.height == 1024)
+        #expect(letter.warnings.contains { $0.contains("US Letter") })
+        let lowerHalf = letter.image.pixel(x: 400, y: 900)
+        #expect(lowerHalf.b > 240 && lowerHalf.r < 20)
+        let pages = try renderDocument(path: TestAssets.path("postscript/halves.ps")).thumbnail
+        #expect(pages.warnings.contains("2 pages: the first is the thumbnail"), "\(pages.warnings)")
+    }
+
+    @Test(
+        "a program that reads or runs another file is refused in one line",
+        arguments: ["postscript/reads-file.ps", "postscript/runs-file.ps"])
+    func refused(_ path: String) {
+        #expect {
+            try renderDocument(path: TestAssets.path(path))
+        } throws: { error in
+            guard let error = error as? ThumbnailError else { return false }
+            return error.description.contains("asks for a file outside itself") && !error.description.contains("\n")
+        }
+    }
+
+    @Test("EPS, PostScript and text are told apart by their first line, not their names")
+    func sniffing() {
+        func sniffed(_ text: String, _ name: String) -> SniffResult {
+            ContentSniffer.sniff(prefix: Array(text.utf8), isWholeFile: true, fileName: name)
+        }
+        #expect(
+            sniffed("%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 1 1\n", "figure.ps")
+                == .supported(.encapsulatedPostScript))
+        #expect(sniffed("%!PS-Adobe-3.0\n%%Pages: 1\n", "figure.eps") == .supported(.postScript))
+        #expect(sniffed("\u{04}%!PS\n", "print.prn") == .supported(.postScript))
+        #expect(sniffed("% a note about %!PS\n", "note.ps") != .supported(.postScript))
+    }
+}
