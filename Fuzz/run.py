@@ -31,6 +31,8 @@ SEEDS = {
     "mobi": ["mobi"],
     "jxl": ["jxl"],
     "psd": ["psd"],
+    "djvu": ["djvu"],
+    "xps": ["xps"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1178,7 +1178,7 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1735,6 +1735,71 @@ def make_postscript():
            "runs /etc/hostname: refused by -dSAFER")
     write("postscript/nothing.ps", b"%!PS\n1 2 add pop\n")
     record("postscript/nothing.ps", "ps", "error:showed no page", None, "a program that shows no page")
+
+
+# ---------------------------------------------------------------- DjVu
+
+def make_djvu():
+    """DjVu documents made by DjVuLibre's tools: a photo page (c44, IW44), a bitonal page (cjb2,
+    JB2), the two bundled (djvm), the photo turned by its orientation flag (djvused), an
+    indirect document's index (djvmcvt: its pages are files beside it, refused), one cut short."""
+    ppm = os.path.join(TMP, "photo.ppm")
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), ppm)
+    run("c44", "-dpi", "100", ppm, out("djvu/photo.djvu"))
+    ok_image("djvu/photo.djvu", "djvu", 200, 150, "png/rgb8.png by c44 (IW44 wavelets), 100 dpi")
+    pbm = os.path.join(TMP, "bits.pbm")
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-monochrome", pbm)
+    run("cjb2", "-dpi", "300", pbm, out("djvu/bitonal.djvu"))
+    ok_image("djvu/bitonal.djvu", "djvu", 200, 150, "png/rgb8.png in black and white by cjb2 (JB2), 300 dpi")
+    # djvm names each page by the name it is given: relative names, in the scratch folder.
+    for name in ("photo.djvu", "bitonal.djvu"):
+        shutil.copy(out("djvu/" + name), os.path.join(TMP, name))
+    run("djvm", "-c", "book.djvu", "photo.djvu", "bitonal.djvu", cwd=TMP)
+    shutil.copy(os.path.join(TMP, "book.djvu"), out("djvu/book.djvu"))
+    ok_image("djvu/book.djvu", "djvu", 200, 150, "photo.djvu then bitonal.djvu, bundled by djvm")
+    shutil.copy(out("djvu/photo.djvu"), out("djvu/turned.djvu"))
+    run("djvused", "-e", "select 1; set-rotation 1", "-s", out("djvu/turned.djvu"))
+    ok_image("djvu/turned.djvu", "djvu", 150, 200, "photo.djvu with its orientation flag: turned a quarter left")
+    indirect = os.path.join(TMP, "indirect")
+    os.makedirs(indirect)
+    run("djvmcvt", "-i", "book.djvu", indirect, "index.djvu", cwd=TMP)
+    shutil.copy(os.path.join(indirect, "index.djvu"), out("djvu/indirect.djvu"))
+    record("djvu/indirect.djvu", "djvu", "error:indirect djvu document", None,
+           "book.djvu's index as an indirect document (djvmcvt -i): its pages are other files, refused")
+    whole = read("djvu/photo.djvu")
+    write("djvu/cut.djvu", whole[:len(whole) // 4])
+    record("djvu/cut.djvu", "djvu", "error:truncated", None, "photo.djvu cut at a quarter")
+
+
+# ---------------------------------------------------------------- XPS
+
+def make_xps():
+    """XPS prints made by Ghostscript's xpswrite from postscript/halves.ps on 300x200 pages (the
+    same bytes as OpenXPS by name), one whose page asks for an image outside the package (by an
+    absolute file URI), and one cut short."""
+    run("gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=xpswrite", "-dDEVICEWIDTHPOINTS=300",
+        "-dDEVICEHEIGHTPOINTS=200", "-dFIXEDMEDIA", "-sOutputFile=" + out("xps/halves.xps"),
+        os.path.join(ROOT, "postscript", "halves.ps"), stdout=subprocess.DEVNULL)
+    # xpswrite writes the page as 400x266 (1/96 inch): 1024x681.
+    ok_image("xps/halves.xps", "xps", 1024, 681, "halves.ps by xpswrite: red above blue, then a green page")
+    shutil.copy(out("xps/halves.xps"), out("xps/halves.oxps"))
+    ok_image("xps/halves.oxps", "oxps", 1024, 681, "halves.xps named as OpenXPS")
+    outside = ('<Path Data="M 0,0 H 100 V 100 H 0 Z"><Path.Fill><ImageBrush ImageSource="file:///etc/hostname" '
+               'Viewbox="0,0,10,10" ViewboxUnits="Absolute" Viewport="0,0,100,100" ViewportUnits="Absolute"/>'
+               '</Path.Fill></Path></Canvas>')
+    with zipfile.ZipFile(out("xps/halves.xps")) as source, \
+            zipfile.ZipFile(out("xps/outside-image.xps"), "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "Documents/1/Pages/1.fpage":
+                data = data.replace(b"</Canvas>", outside.encode(), 1)
+            target.writestr(zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0)), data)
+    record("xps/outside-image.xps", "xps", "either", None,
+           "halves.xps whose first page fills a square with an image at file:///etc/hostname: never read")
+    whole = read("xps/halves.xps")
+    write("xps/cut.xps", whole[:len(whole) // 2])
+    record("xps/cut.xps", "none", "error:corrupt xps data", None,
+           "halves.xps cut in half: no ZIP directory, so its bytes say nothing; an XPS by its name, refused by libgxps")
 
 
 # ---------------------------------------------------------------- qoi

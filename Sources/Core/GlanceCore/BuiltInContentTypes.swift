@@ -259,6 +259,18 @@ extension ContentType {
     public static let encapsulatedPostScript = ContentType(
         "eps", uniformTypeIdentifier: "com.adobe.encapsulated-postscript", mimeType: "image/x-eps",
         displayName: "EPS", extensions: ["eps", "epsf", "epsi"])
+    /// A DjVu document: one page, or several bundled (or indirect: pages in files beside it).
+    public static let djvu = ContentType(
+        "djvu", uniformTypeIdentifier: "com.lizardtech.djvu", mimeType: "image/vnd.djvu", displayName: "DjVu",
+        extensions: ["djvu", "djv"], preview: .pages)
+    /// An XPS print (Microsoft's XML Paper Specification): a ZIP package of fixed pages.
+    public static let xps = ContentType(
+        "xps", uniformTypeIdentifier: "com.microsoft.xps", mimeType: "application/vnd.ms-xpsdocument",
+        displayName: "XPS", extensions: ["xps"], preview: .pages)
+    /// An OpenXPS print (ECMA-388, XPS standardised).
+    public static let openXPS = ContentType(
+        "oxps", uniformTypeIdentifier: "org.ecma.oxps", mimeType: "application/oxps", displayName: "OpenXPS",
+        extensions: ["oxps"], preview: .pages)
     /// A JPEG XL picture: a bare codestream or one in its ISO container.
     public static let jpegXL = ContentType(
         "jxl", uniformTypeIdentifier: "public.jpeg-xl", mimeType: "image/jxl", displayName: "JPEG XL",
@@ -273,6 +285,7 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript,
+        .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript, .djvu, .xps,
+        .openXPS,
     ]
 }

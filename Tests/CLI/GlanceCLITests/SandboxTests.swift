@@ -202,9 +202,16 @@ struct SandboxTests {
     }
 
     @Test(
-        "strace: a PostScript program that runs or reads another file opens nothing outside the document",
-        arguments: [("postscript/runs-file.ps", "/etc/hostname"), ("postscript/reads-file.ps", "/etc/passwd")])
-    func postScriptOpensNothing(_ asset: String, target: String) async throws {
+        "strace: a PostScript program that runs or reads another file, an indirect DjVu document and an XPS page's image outside its package open nothing outside the document",
+        arguments: [
+            ("postscript/runs-file.ps", "/etc/hostname", "/usr/share/ghostscript/", "asks for a file outside itself"),
+            ("postscript/reads-file.ps", "/etc/passwd", "/usr/share/ghostscript/", "asks for a file outside itself"),
+            // Its pages' files are beside it, under the names it gives them.
+            ("djvu/indirect.djvu", "djvu/photo.djvu", "libdjvulibre", "indirect DjVu document"),
+            // Drawn, without the image.
+            ("xps/outside-image.xps", "/etc/hostname", "libgxps", nil),
+        ])
+    func opensNothingOutside(_ asset: String, target: String, library: String, reason: String?) async throws {
         let folder = try CLIAssets.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let log = folder + "/trace"
@@ -213,16 +220,17 @@ struct SandboxTests {
                 "-f", "-e", "trace=open,openat,openat2,connect", "-o", log, GlanceProcess.executable, "thumbnail",
                 CLIAssets.path(asset), "-o", folder + "/x.png",
             ], executable: "/usr/bin/strace")
-        #expect(result.status == 1)
-        #expect(result.standardError.contains("asks for a file outside itself"), "\(result.standardError)")
-        let trace = try String(contentsOfFile: log, encoding: .utf8)
-        // The renderer loaded Ghostscript (its resources were opened), and opened no file it was asked to.
-        #expect(trace.contains("/usr/share/ghostscript/"), "Ghostscript was not loaded")
-        let renderers = Set(
-            trace.split(separator: "\n").filter { $0.contains("/usr/share/ghostscript/") }.compactMap {
-                $0.split(separator: " ").first
-            })
-        let opened = trace.split(separator: "\n").filter { line in
+        if let reason {
+            #expect(result.status == 1)
+            #expect(result.standardError.contains(reason), "\(result.standardError)")
+        } else {
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        // The renderer loaded the library (it opened it), and opened no file the document asked for.
+        let renderers = Set(lines.filter { $0.contains(library) }.compactMap { $0.split(separator: " ").first })
+        #expect(!renderers.isEmpty, "\(library) was not loaded")
+        let opened = lines.filter { line in
             renderers.contains(line.split(separator: " ").first ?? "")
                 && (line.contains(target) || line.contains("connect("))
         }
