@@ -98,6 +98,9 @@ let package = Package(
         .target(name: "CGhostscript", dependencies: ["CLibraryLoader"]),
         .target(name: "CDjVu", dependencies: ["CLibraryLoader"]),
         .target(name: "CXPS", dependencies: ["CLibraryLoader"]),
+        .target(
+            name: "CFontSheet", cSettings: [.unsafeFlags(["-I/usr/include/freetype2", "-I/usr/include/cairo"])],
+            linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("cairo")]),
         .target(name: "CJXL", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
         // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office
@@ -153,7 +156,8 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice", "CPixbuf",
-                "CJXL", "CGhostscript", "CDjVu", "CXPS", "CTextPaint", "CFileAccess", "CLibraryLoader", "CCompression",
+                "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CTextPaint", "CFileAccess", "CLibraryLoader",
+                "CCompression",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
                 // bind to (glance_page_images.h says why).
@@ -374,7 +378,7 @@ let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
         "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia",
-        "CSVG", "CPixbuf", "CJXL", "CGhostscript", "CDjVu", "CXPS",
+        "CSVG", "CPixbuf", "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet",
         "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",
@@ -421,6 +425,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-psd", "Photoshop", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-djvu", "DjVu", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-xps", "XPS", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-font", "Font", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-media", "Media", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-raw", "Raw", ["FuzzSupport", "GlanceRender", "GlanceCore"]),

@@ -33,6 +33,7 @@ SEEDS = {
     "psd": ["psd"],
     "djvu": ["djvu"],
     "xps": ["xps"],
+    "font": ["fonts"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

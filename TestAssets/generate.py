@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1178,7 +1178,7 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript, make_djvu, make_xps]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1800,6 +1800,93 @@ def make_xps():
     write("xps/cut.xps", whole[:len(whole) // 2])
     record("xps/cut.xps", "none", "error:corrupt xps data", None,
            "halves.xps cut in half: no ZIP directory, so its bytes say nothing; an XPS by its name, refused by libgxps")
+
+
+# ---------------------------------------------------------------- fonts
+
+FONT_LATIN = "Aa The quick brown fox jumps over the lazy dog 0123456789 Glance Test Sans Regular TFCJKW"
+FONT_CJK = "\u6c38\u5b57\u6c38\u548c\u4e5d\u5e74\u5c81\u5728\u7678\u4e11"
+
+
+def glyph_name(character):
+    """A glyph's name as fonts name it: the letter or digit itself, else uniXXXX."""
+    return character if character.isascii() and character.isalnum() else "uni%04X" % ord(character)
+
+
+def build_font(path, characters, family, cff=False):
+    """A font made here with fontTools' FontBuilder: a glyph per character, each a box of its own
+    width and height with a bar across it placed by its code point (so that different
+    characters draw differently), a name table naming `family`; TrueType outlines, or CFF."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.t2CharStringPen import T2CharStringPen
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    characters = sorted(set(characters) - {" "})
+    names = [".notdef", "space"] + [glyph_name(c) for c in characters]
+    builder = FontBuilder(1000, isTTF=not cff)
+    builder.setupGlyphOrder(names)
+    builder.setupCharacterMap({32: "space", **{ord(c): glyph_name(c) for c in characters}})
+    outlines, metrics = {}, {}
+    for name, code in [(".notdef", 0), ("space", 32)] + [(glyph_name(c), ord(c)) for c in characters]:
+        width = 500 + code % 7 * 40
+        pen = T2CharStringPen(width, None) if cff else TTGlyphPen(None)
+        if name != "space":
+            top, bar = 500 + code % 5 * 60, 150 + code % 11 * 30
+            for (x0, y0, x1, y1) in [(60, 0, width - 60, 60), (60, 0, 120, top), (width - 120, 0, width - 60, top),
+                                     (60, top - 60, width - 60, top), (60, bar, width - 60, bar + 50)]:
+                pen.moveTo((x0, y0))
+                pen.lineTo((x0, y1))
+                pen.lineTo((x1, y1))
+                pen.lineTo((x1, y0))
+                pen.closePath()
+        outlines[name] = pen.getCharString() if cff else pen.glyph()
+        metrics[name] = (width, 60)
+    if cff:
+        builder.setupCFF(family.replace(" ", ""), {"FullName": family}, outlines, {})
+    else:
+        builder.setupGlyf(outlines)
+    builder.setupHorizontalMetrics(metrics)
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": family, "styleName": "Regular"})
+    builder.setupOS2(sTypoAscender=800, usWinAscent=800, usWinDescent=200)
+    builder.setupPost()
+    builder.save(path)
+
+
+def make_fonts():
+    """Fonts made here (build_font): Latin in TrueType, CFF, WOFF and WOFF2; a CJK font (which
+    also covers Latin); a symbol font without letters; a collection of two; one cut short and
+    one whose glyph data is scrambled."""
+    from fontTools.ttLib import TTFont
+    from fontTools.ttLib.ttCollection import TTCollection
+    build_font(out("fonts/latin.ttf"), FONT_LATIN, "Glance Test Sans")
+    ok_image("fonts/latin.ttf", "ttf", 1024, 1024, "a TrueType font made here covering a Latin sample and its name")
+    build_font(out("fonts/latin-cff.otf"), FONT_LATIN, "Glance Test Sans", cff=True)
+    ok_image("fonts/latin-cff.otf", "otf", 1024, 1024, "latin.ttf's glyphs as CFF outlines (OpenType, OTTO)")
+    for flavor in ("woff", "woff2"):
+        font = TTFont(out("fonts/latin.ttf"))
+        font.flavor = flavor
+        font.save(out("fonts/latin." + flavor))
+        ok_image("fonts/latin." + flavor, flavor, 1024, 1024, "latin.ttf as %s" % flavor.upper())
+    build_font(out("fonts/cjk.ttf"), FONT_LATIN + FONT_CJK, "Glance Test Hei")
+    ok_image("fonts/cjk.ttf", "ttf", 1024, 1024, "a font covering Latin and a kanji sample: the kanji are drawn")
+    build_font(out("fonts/symbols.ttf"), "".join(chr(c) for c in range(0x2600, 0x2618)), "Glance Test Symbols")
+    ok_image("fonts/symbols.ttf", "ttf", 1024, 1024, "24 symbols (U+2600...) and no letters: its own characters drawn")
+    collection = TTCollection()
+    collection.fonts = [TTFont(out("fonts/latin.ttf")), TTFont(out("fonts/cjk.ttf"))]
+    collection.save(out("fonts/pair.ttc"))
+    ok_image("fonts/pair.ttc", "ttc", 1024, 1024, "latin.ttf and cjk.ttf in one collection: the first drawn")
+    whole = read("fonts/latin.ttf")
+    write("fonts/cut.ttf", whole[:200])
+    record("fonts/cut.ttf", "ttf", "error:corrupt font data", None, "latin.ttf cut at 200 bytes: its tables are missing")
+    # The glyph table, by the font's table directory: every seventh byte changed.
+    raw = bytearray(whole)
+    for i in range(struct.unpack(">H", whole[4:6])[0]):
+        tag, _, offset, length = struct.unpack(">4sIII", whole[12 + 16 * i:28 + 16 * i])
+        if tag == b"glyf":
+            for at in range(offset, offset + length, 7):
+                raw[at] = (raw[at] * 31 + 17) % 256
+    write("fonts/scrambled.ttf", bytes(raw))
+    record("fonts/scrambled.ttf", "ttf", "either", None, "latin.ttf with every seventh byte of its glyph data changed")
 
 
 # ---------------------------------------------------------------- qoi

@@ -271,6 +271,26 @@ extension ContentType {
     public static let openXPS = ContentType(
         "oxps", uniformTypeIdentifier: "org.ecma.oxps", mimeType: "application/oxps", displayName: "OpenXPS",
         extensions: ["oxps"], preview: .pages)
+    /// A TrueType font.
+    public static let trueTypeFont = ContentType(
+        "ttf", uniformTypeIdentifier: "public.truetype-ttf-font", mimeType: "font/ttf", displayName: "TrueType font",
+        extensions: ["ttf"])
+    /// An OpenType font with CFF (PostScript) outlines.
+    public static let openTypeFont = ContentType(
+        "otf", uniformTypeIdentifier: "public.opentype-font", mimeType: "font/otf", displayName: "OpenType font",
+        extensions: ["otf"])
+    /// A collection of TrueType or OpenType fonts.
+    public static let fontCollection = ContentType(
+        "ttc", uniformTypeIdentifier: "public.truetype-collection-font", mimeType: "font/collection",
+        displayName: "font collection", extensions: ["ttc", "otc"])
+    /// A WOFF web font.
+    public static let woff = ContentType(
+        "woff", uniformTypeIdentifier: "org.w3.woff", mimeType: "font/woff", displayName: "WOFF font",
+        extensions: ["woff"])
+    /// A WOFF2 web font.
+    public static let woff2 = ContentType(
+        "woff2", uniformTypeIdentifier: "org.w3.woff2", mimeType: "font/woff2", displayName: "WOFF2 font",
+        extensions: ["woff2"])
     /// A JPEG XL picture: a bare codestream or one in its ISO container.
     public static let jpegXL = ContentType(
         "jxl", uniformTypeIdentifier: "public.jpeg-xl", mimeType: "image/jxl", displayName: "JPEG XL",
@@ -286,6 +306,6 @@ extension ContentType {
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
         .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript, .djvu, .xps,
-        .openXPS,
+        .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2,
     ]
 }

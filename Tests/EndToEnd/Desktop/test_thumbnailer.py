@@ -136,7 +136,9 @@ def main():
     expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi", "image/jxl", "image/vnd.adobe.photoshop",
                        "application/postscript", "image/x-eps", "application/eps", "image/eps",
                        "image/vnd.djvu", "image/vnd.djvu+multipage", "image/x-djvu",
-                       "application/vnd.ms-xpsdocument", "application/oxps"}
+                       "application/vnd.ms-xpsdocument", "application/oxps",
+                       "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2",
+                       "application/x-font-ttf", "application/x-font-otf", "application/vnd.ms-opentype"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

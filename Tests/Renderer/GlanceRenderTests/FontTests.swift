@@ -1,0 +1,73 @@
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// Fonts drawn as sheets, from fonts made by TestAssets/generate.py (a box-shaped glyph per
+/// character): the sample chosen from what the font covers, in the font itself, whatever its
+/// container.
+@Suite("Fonts", .timeLimit(.minutes(10)))
+struct FontTests {
+    /// How many of `rows` of `image` have a dark pixel.
+    private func inkedRows(_ image: PixelBuffer, _ rows: Range<Int>) -> Int {
+        rows.filter { y in (0..<image.width).contains { x in image.pixel(x: x, y: y).r < 100 } }.count
+    }
+
+    @Test("a Latin font: two letters large, its name, a waterfall of the sample, all in the font")
+    func latin() throws {
+        let (type, sheet) = try renderDocument(path: TestAssets.path("fonts/latin.ttf"))
+        #expect(type == .trueTypeFont)
+        #expect(sheet.image.width == 1024 && sheet.image.height == 1024)
+        // 46 distinct characters of its sample and name (generate.py's FONT_LATIN), .notdef and space.
+        #expect(sheet.warnings.first == "Glance Test Sans: 48 glyphs, a latin sample", "\(sheet.warnings)")
+        #expect(inkedRows(sheet.image, 0..<450) > 200, "the large pair")
+        #expect(inkedRows(sheet.image, 540..<600) > 20, "the name")
+        #expect(inkedRows(sheet.image, 700..<1024) > 50, "the waterfall")
+    }
+
+    @Test(
+        "WOFF and WOFF2 draw exactly what their TrueType font draws; a collection draws its first face",
+        arguments: ["fonts/latin.woff", "fonts/latin.woff2", "fonts/pair.ttc"])
+    func containers(_ path: String) throws {
+        let sheet = try renderDocument(path: TestAssets.path(path)).thumbnail
+        let plain = try renderDocument(path: TestAssets.path("fonts/latin.ttf")).thumbnail.image
+        #expect(sheet.image == plain, "\(path)")
+        if path.hasSuffix(".ttc") { #expect(sheet.warnings.contains("a collection of 2 faces: the first is drawn")) }
+    }
+
+    @Test("CFF outlines draw the same sample")
+    func cff() throws {
+        let (type, sheet) = try renderDocument(path: TestAssets.path("fonts/latin-cff.otf"))
+        #expect(type == .openTypeFont)
+        #expect(sheet.warnings.first?.hasSuffix("a latin sample") == true)
+        #expect(inkedRows(sheet.image, 0..<450) > 200)
+    }
+
+    @Test(
+        "a CJK font's sample is kanji though it covers Latin; a symbol font's is its own symbols; neither writes a name it cannot",
+        arguments: [("fonts/cjk.ttf", "cjk"), ("fonts/symbols.ttf", "symbols")])
+    func samples(_ path: String, sample: String) throws {
+        let sheet = try renderDocument(path: TestAssets.path(path)).thumbnail
+        #expect(sheet.warnings.first?.hasSuffix("a \(sample) sample") == true, "\(sheet.warnings)")
+        #expect(sheet.warnings.contains("the font cannot write its own name: the name is left out"))
+        #expect(inkedRows(sheet.image, 0..<450) > 200)
+        #expect(inkedRows(sheet.image, 540..<600) == 0, "no name line")
+    }
+
+    @Test("a font cut short fails in one line; fonts are told by their bytes, not their names")
+    func hostileAndSniffing() {
+        #expect {
+            try renderDocument(path: TestAssets.path("fonts/cut.ttf"))
+        } throws: { error in
+            (error as? ThumbnailError)?.description.hasPrefix("corrupt font data") == true
+        }
+        func sniffed(_ bytes: [UInt8], _ name: String) -> SniffResult {
+            ContentSniffer.sniff(prefix: bytes, isWholeFile: false, fileName: name)
+        }
+        // A TrueType table directory of 12 tables: 8 is the largest power of two below, 128 its search range.
+        let trueType: [UInt8] = [0, 1, 0, 0, 0, 12, 0, 128, 0, 3, 0, 64] + [UInt8](repeating: 0, count: 20)
+        #expect(sniffed(trueType, "glyphs.dat") == .supported(.trueTypeFont))
+        #expect(sniffed(Array("wOF2".utf8) + [UInt8](repeating: 0, count: 40), "x.bin") == .supported(.woff2))
+        #expect(sniffed(Array("a note, not a font\n".utf8), "note.ttf") != .supported(.trueTypeFont))
+    }
+}
