@@ -136,7 +136,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1178,7 +1178,7 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1887,6 +1887,29 @@ def make_fonts():
                 raw[at] = (raw[at] * 31 + 17) % 256
     write("fonts/scrambled.ttf", bytes(raw))
     record("fonts/scrambled.ttf", "ttf", "either", None, "latin.ttf with every seventh byte of its glyph data changed")
+
+
+# ---------------------------------------------------------------- metafiles
+
+def make_metafiles():
+    """EMF and WMF drawings exported by LibreOffice from an SVG written here (red above blue,
+    300x200), drawn back by LibreOffice in the office renderers; one cut short. Their size is
+    LibreOffice's (the drawing's bounds, found by painting), so the manifest does not fix it."""
+    work = os.path.join(TMP, "metafiles")
+    os.makedirs(work)
+    svg = os.path.join(work, "halves.svg")
+    with open(svg, "w") as f:
+        f.write('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200" viewBox="0 0 300 200">'
+                '<rect width="300" height="100" fill="#ff0000"/><rect y="100" width="300" height="100" '
+                'fill="#0000ff"/></svg>')
+    for kind in ("emf", "wmf"):
+        made = soffice_convert(svg, kind, work)
+        shutil.copy(made, out("metafiles/halves." + kind))
+        record("metafiles/halves." + kind, kind, "ok", None, "an SVG of red above blue exported by LibreOffice")
+    whole = read("metafiles/halves.emf")
+    write("metafiles/cut.emf", whole[:100])
+    record("metafiles/cut.emf", "emf", "error:drew nothing", None,
+           "halves.emf cut after its header: LibreOffice draws nothing of it, said in one line")
 
 
 # ---------------------------------------------------------------- qoi

@@ -291,6 +291,14 @@ extension ContentType {
     public static let woff2 = ContentType(
         "woff2", uniformTypeIdentifier: "org.w3.woff2", mimeType: "font/woff2", displayName: "WOFF2 font",
         extensions: ["woff2"])
+    /// An Enhanced Metafile (Windows' vector drawings, EMF and EMF+).
+    public static let enhancedMetafile = ContentType(
+        "emf", uniformTypeIdentifier: "com.microsoft.emf", mimeType: "image/emf", displayName: "EMF",
+        extensions: ["emf"])
+    /// A Windows Metafile (WMF, placeable or plain).
+    public static let windowsMetafile = ContentType(
+        "wmf", uniformTypeIdentifier: "com.microsoft.wmf", mimeType: "image/wmf", displayName: "WMF",
+        extensions: ["wmf"])
     /// A JPEG XL picture: a bare codestream or one in its ISO container.
     public static let jpegXL = ContentType(
         "jxl", uniformTypeIdentifier: "public.jpeg-xl", mimeType: "image/jxl", displayName: "JPEG XL",
@@ -306,6 +314,6 @@ extension ContentType {
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
         .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript, .djvu, .xps,
-        .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2,
+        .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .enhancedMetafile, .windowsMetafile,
     ]
 }

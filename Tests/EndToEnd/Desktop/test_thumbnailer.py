@@ -138,7 +138,8 @@ def main():
                        "image/vnd.djvu", "image/vnd.djvu+multipage", "image/x-djvu",
                        "application/vnd.ms-xpsdocument", "application/oxps",
                        "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2",
-                       "application/x-font-ttf", "application/x-font-otf", "application/vnd.ms-opentype"}
+                       "application/x-font-ttf", "application/x-font-otf", "application/vnd.ms-opentype",
+                       "image/emf", "image/x-emf", "image/wmf", "image/x-wmf"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

@@ -14,7 +14,7 @@ import Testing
 /// under bubblewrap and the office seccomp filter, or seccomp alone.
 @Suite("Office lane", .timeLimit(.minutes(10)), .serialized)
 struct OfficeLaneTests {
-    /// One row of `TestAssets/assets.tsv` under `office/`.
+    /// One row of `TestAssets/assets.tsv` under `office/` or `metafiles/`.
     struct Row: Sendable, CustomTestStringConvertible {
         let path: String
         let outcome: String
@@ -27,7 +27,9 @@ struct OfficeLaneTests {
         guard let text = try? String(contentsOfFile: assets + "/assets.tsv", encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count >= 5, fields[0].hasPrefix("office/") else { return nil }
+            guard fields.count >= 5, fields[0].hasPrefix("office/") || fields[0].hasPrefix("metafiles/") else {
+                return nil
+            }
             return Row(path: fields[0], outcome: fields[2], width: Int(fields[3]), height: Int(fields[4]))
         }
     }()
@@ -114,6 +116,23 @@ struct OfficeLaneTests {
                 #expect(reason.lowercased().contains(fragment), "\(row.path): \(reason)")
                 #expect(!reason.contains("\n"), "one line: \(reason)")
             }
+        }
+        await pool.shutdown()
+    }
+
+    @Test("an EMF and a WMF are drawn by LibreOffice cropped to their drawing, not as the page it places them on")
+    func metafiles() async throws {
+        let pool = Self.pool()
+        for path in ["metafiles/halves.emf", "metafiles/halves.wmf"] {
+            let result = try await Self.render(path, on: pool)
+            guard case .finished(let outcome) = result, outcome.status == .rendered else {
+                Issue.record("\(path): \(result)")
+                continue
+            }
+            // The drawing is 3:2; LibreOffice places it on a US Letter page (791x1024 drawn whole).
+            #expect(
+                outcome.width == 1024 && (640...690).contains(outcome.height),
+                "\(path): \(outcome.width)x\(outcome.height)")
         }
         await pool.shutdown()
     }

@@ -14,10 +14,12 @@ struct AssetManifestTests {
         #expect(kinds.isSuperset(of: ["png", "jpeg", "pdf", "text", "none"]))
     }
 
-    /// The rows this process can render itself: every one but the office documents, which only an
-    /// office renderer (LibreOffice) draws or refuses; `OfficeLaneTests` runs those rows through
-    /// a real pool with an office lane.
-    static let renderedHere = TestAssets.manifest.filter { !$0.path.hasPrefix("office/") }
+    /// The rows this process can render itself: every one but the office documents and metafiles,
+    /// which only an office renderer (LibreOffice) draws or refuses; `OfficeLaneTests` runs those
+    /// rows through a real pool with an office lane.
+    static let renderedHere = TestAssets.manifest.filter {
+        !$0.path.hasPrefix("office/") && !$0.path.hasPrefix("metafiles/")
+    }
 
     @Test("sniffing names the kind of every asset", arguments: TestAssets.manifest)
     func sniffs(_ entry: TestAssets.Entry) throws {

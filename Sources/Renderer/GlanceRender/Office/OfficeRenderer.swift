@@ -47,8 +47,14 @@ public struct OfficeRenderer: PageRenderer {
             guard (1...pages.count).contains(number) else {
                 throw .pageOutOfRange(page: number, pageCount: pages.count)
             }
-            let (part, area) = pages[number - 1]
+            var (part, area) = pages[number - 1]
             if family != .text { document.select(part: part) }
+            if Self.isPicture(contentType) {
+                guard let drawn = Self.drawnArea(of: document, in: area) else {
+                    throw .corrupt(format: format, detail: "LibreOffice drew nothing of it")
+                }
+                area = drawn
+            }
             // Points are twips / 20.
             let size = ThumbnailGeometry.fit(
                 width: Double(area.width) / 20, height: Double(area.height) / 20, maxSide: maxSide)
@@ -90,6 +96,44 @@ public struct OfficeRenderer: PageRenderer {
             warnings: [])
         drawn.details = page.details
         return drawn
+    }
+
+    /// Whether documents of `type` are a picture LibreOffice places on a page of its own (a
+    /// metafile): their thumbnail is what is drawn on that page, not the page.
+    static func isPicture(_ type: ContentType) -> Bool {
+        [.enhancedMetafile, .windowsMetafile].contains(type)
+    }
+
+    /// The part of `area` (twips) where something is drawn, from a small painting of it: what is
+    /// neither transparent nor white, a pixel of that painting's margin around it; nil when
+    /// nothing is. The outermost pixel is not looked at (the page's own edge).
+    static func drawnArea(
+        of document: OfficeDocument, in area: (x: Int, y: Int, width: Int, height: Int)
+    ) -> (x: Int, y: Int, width: Int, height: Int)? {
+        let probe = ThumbnailGeometry.fit(width: Double(area.width), height: Double(area.height), maxSide: 256)
+        var pixels = [UInt8](repeating: 0, count: probe.width * probe.height * 4)
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            document.paint(into: base, width: probe.width, height: probe.height, area: area)
+        }
+        var (left, top, right, bottom) = (Int.max, Int.max, -1, -1)
+        for y in 1..<max(1, probe.height - 1) {
+            for x in 1..<max(1, probe.width - 1) {
+                let at = (y * probe.width + x) * 4
+                guard pixels[at + 3] > 0, min(pixels[at], pixels[at + 1], pixels[at + 2]) < 245 else { continue }
+                (left, top, right, bottom) = (min(left, x), min(top, y), max(right, x), max(bottom, y))
+            }
+        }
+        guard right >= left, bottom >= top else { return nil }
+        let (scaleX, scaleY) = (Double(area.width) / Double(probe.width), Double(area.height) / Double(probe.height))
+        let x0 = max(0, left - 1)
+        let y0 = max(0, top - 1)
+        let x1 = min(probe.width, right + 2)
+        let y1 = min(probe.height, bottom + 2)
+        return (
+            area.x + Int(Double(x0) * scaleX), area.y + Int(Double(y0) * scaleY), Int(Double(x1 - x0) * scaleX),
+            Int(Double(y1 - y0) * scaleY)
+        )
     }
 
     /// A page LibreOffice painted: B, G, R, A words, and what the document said of its pages.
