@@ -426,6 +426,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-djvu", "DjVu", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-xps", "XPS", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-font", "Font", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-carried", "Carried", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-media", "Media", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-raw", "Raw", ["FuzzSupport", "GlanceRender", "GlanceCore"]),

@@ -34,6 +34,7 @@ SEEDS = {
     "djvu": ["djvu"],
     "xps": ["xps"],
     "font": ["fonts"],
+    "carried": ["carried"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

@@ -122,6 +122,7 @@ bytes (same pixels).
 import gzip
 import io
 import math
+import base64
 import os
 import random
 import re
@@ -136,7 +137,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1178,7 +1179,7 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1910,6 +1911,35 @@ def make_metafiles():
     write("metafiles/cut.emf", whole[:100])
     record("metafiles/cut.emf", "emf", "error:drew nothing", None,
            "halves.emf cut after its header: LibreOffice draws nothing of it, said in one line")
+
+
+# ---------------------------------------------------------------- carried previews
+
+def make_carried():
+    """Files that carry their own preview, written here after the layouts the formats are known
+    by (no SketchUp or InDesign runs here): a SketchUp model (its UTF-16 header, then a PNG
+    preview among other bytes), an InDesign document (its GUID, then an XMP packet whose
+    xmpGImg:image is a JPEG in base64 with &#xA; line breaks); each also without its preview."""
+    header = b"\xff\xfe\xff\x0e" + "SketchUp Model".encode("utf-16-le")
+    version = b"\xff\xfe\xff\x0a" + "{21.0.339}".encode("utf-16-le")
+    filler = bytes((i * 53 + 7) % 251 for i in range(3000))
+    png = read("png/rgb8.png")
+    write("carried/model.skp", header + version + filler + png + filler)
+    ok_image("carried/model.skp", "skp", 200, 150, "a SketchUp header, then png/rgb8.png as its preview")
+    write("carried/no-preview.skp", header + version + filler)
+    record("carried/no-preview.skp", "skp", "error:carries no preview picture", None, "a SketchUp header and no PNG")
+    guid = bytes([0x06, 0x06, 0xED, 0xF5, 0xD8, 0x1D, 0x46, 0xE5, 0xBD, 0x31, 0xEF, 0xE7, 0xFE, 0x74, 0xB7, 0x1D])
+    jpeg = subprocess.run([CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-quality", "90", "jpg:-"], check=True,
+                          capture_output=True).stdout
+    encoded = base64.b64encode(jpeg).decode()
+    lines = "&#xA;".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))
+    xmp = ('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF><rdf:Description><xmp:PageInfo><rdf:Seq><rdf:li>'
+           '<xmpGImg:format>JPEG</xmpGImg:format><xmpGImg:image>' + lines + '</xmpGImg:image></rdf:li></rdf:Seq>'
+           '</xmp:PageInfo></rdf:Description></rdf:RDF></x:xmpmeta>').encode()
+    write("carried/layout.indd", guid + bytes(4080) + filler + xmp + filler)
+    ok_image("carried/layout.indd", "indd", 200, 150, "an InDesign GUID, then an XMP page thumbnail of png/rgb8.png")
+    write("carried/no-thumbnail.indd", guid + bytes(4080) + filler)
+    record("carried/no-thumbnail.indd", "indd", "error:carries no page thumbnail", None, "an InDesign GUID, no XMP")
 
 
 # ---------------------------------------------------------------- qoi

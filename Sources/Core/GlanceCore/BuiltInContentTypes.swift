@@ -299,6 +299,14 @@ extension ContentType {
     public static let windowsMetafile = ContentType(
         "wmf", uniformTypeIdentifier: "com.microsoft.wmf", mimeType: "image/wmf", displayName: "WMF",
         extensions: ["wmf"])
+    /// A SketchUp model.
+    public static let sketchUpModel = ContentType(
+        "skp", uniformTypeIdentifier: "com.sketchup.skp", mimeType: "application/vnd.sketchup.skp",
+        displayName: "SketchUp model", extensions: ["skp"])
+    /// An InDesign document.
+    public static let inDesignDocument = ContentType(
+        "indd", uniformTypeIdentifier: "com.adobe.indesign-document", mimeType: "application/x-adobe-indesign",
+        displayName: "InDesign document", extensions: ["indd"])
     /// A JPEG XL picture: a bare codestream or one in its ISO container.
     public static let jpegXL = ContentType(
         "jxl", uniformTypeIdentifier: "public.jpeg-xl", mimeType: "image/jxl", displayName: "JPEG XL",
@@ -315,5 +323,6 @@ extension ContentType {
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
         .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .enhancedMetafile, .windowsMetafile,
+        .sketchUpModel, .inDesignDocument,
     ]
 }

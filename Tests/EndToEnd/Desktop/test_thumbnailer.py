@@ -139,7 +139,8 @@ def main():
                        "application/vnd.ms-xpsdocument", "application/oxps",
                        "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2",
                        "application/x-font-ttf", "application/x-font-otf", "application/vnd.ms-opentype",
-                       "image/emf", "image/x-emf", "image/wmf", "image/x-wmf"}
+                       "image/emf", "image/x-emf", "image/wmf", "image/x-wmf",
+                       "application/vnd.sketchup.skp", "application/x-adobe-indesign"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)
