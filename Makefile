@@ -16,7 +16,7 @@ DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev libcrypt-dev libwebp-dev libchafa-dev \
                 libgif-dev libtiff-dev libheif-dev librsvg2-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
-                libarchive-dev libreofficekit-dev libraw-dev libgdk-pixbuf-2.0-0 libzstd-dev libjxl-dev libgs-dev libdjvulibre-dev libgxps-dev \
+                libarchive-dev libreofficekit-dev libraw-dev libgdk-pixbuf-2.0-0 libzstd-dev libjxl-dev libgs-dev libdjvulibre-dev libgxps-dev libopenjp2-7-dev \
                 git fonts-dejavu-core fonts-wqy-microhei
 # LibreOffice, which draws office documents in the office renderers (make demo shows some, the
 # tests draw every kind). Installed without its recommends (Java, extra fonts, a desktop's
@@ -250,10 +250,10 @@ clean:
 	rm -rf .build $(STATIC_BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
 
 ## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, GIF, TIFF, HEIF, SVG, videos,
-## camera raw, archives: e-books and comic books, bitmaps: BMP, icons, Targa, Netpbm, JPEG XL, Photoshop, DjVu, XPS, fonts, SketchUp and InDesign previews, Blender files, Mobipocket books, ICC profiles, the worker protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
+## camera raw, archives: e-books and comic books, bitmaps: BMP, icons, Targa, Netpbm, JPEG XL, JPEG 2000, Photoshop, DjVu, XPS, fonts, SketchUp and InDesign previews, Blender files, Mobipocket books, ICC profiles, the worker protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
 ## TestAssets/ seeds; findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
-FUZZERS    := jpeg png pdf text webp gif tiff heif jxl psd djvu xps font carried svg media raw archive bitmap blend mobi icc renderer-reply
+FUZZERS    := jpeg png pdf text webp gif tiff heif jxl jpeg2000 psd djvu xps font carried svg media raw archive bitmap blend mobi icc renderer-reply
 SECONDS    ?= 60
 fuzz: deps
 	for fuzzer in $(FUZZERS); do \

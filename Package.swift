@@ -101,6 +101,7 @@ let package = Package(
         .target(
             name: "CFontSheet", cSettings: [.unsafeFlags(["-I/usr/include/freetype2", "-I/usr/include/cairo"])],
             linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("cairo")]),
+        .target(name: "CJPEG2000", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CJXL", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
         // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office
@@ -156,7 +157,8 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice", "CPixbuf",
-                "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CTextPaint", "CFileAccess", "CLibraryLoader",
+                "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CJPEG2000", "CTextPaint", "CFileAccess",
+                "CLibraryLoader",
                 "CCompression",
                 "CRenderGuard",
                 // Not imported: linked for the cairo_set_source it defines, which poppler's calls
@@ -378,7 +380,7 @@ let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
         "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia",
-        "CSVG", "CPixbuf", "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet",
+        "CSVG", "CPixbuf", "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CJPEG2000",
         "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",
@@ -427,6 +429,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-xps", "XPS", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-font", "Font", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-carried", "Carried", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-jpeg2000", "JPEG2000", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-svg", "SVG", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-media", "Media", ["FuzzSupport", "GlanceRender", "GlanceCore"]),
         ("fuzz-raw", "Raw", ["FuzzSupport", "GlanceRender", "GlanceCore"]),

@@ -35,6 +35,7 @@ SEEDS = {
     "xps": ["xps"],
     "font": ["fonts"],
     "carried": ["carried"],
+    "jpeg2000": ["jpeg2000", "icns"],
     # Profiles made by TestAssets/generate.py, and those Debian ships (read in place, when there).
     "icc": ["fuzz/icc", "/usr/share/color/icc", "/usr/share/color/icc/ghostscript"],
     "renderer-reply": ["fuzz/renderer-reply"],

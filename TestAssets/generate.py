@@ -137,7 +137,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1179,7 +1179,7 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1507,7 +1507,7 @@ def icns_file(entries, declared_extra=0):
 def make_icns():
     """macOS icon files written here from the format's layout: PNG pictures of 128 and 256
     pixels (png/rgba8.png stretched square), the older RLE-packed 16-pixel picture with its mask,
-    JPEG 2000 alone, and a file cut short."""
+    JPEG 2000 alone (a whole picture, and the start of one), and a file cut short."""
     pngs = {}
     for side in (128, 256):
         path = os.path.join(TMP, "icns-%d.png" % side)
@@ -1529,8 +1529,14 @@ def make_icns():
     write("icns/legacy.icns", icns_file([(b"is32", packed(red) + packed(green) + packed(blue)),
                                          (b"s8mk", bytes([255] * 256))]))
     ok_image("icns/legacy.icns", "icns", 16, 16, "the older is32 picture (16x16, red above blue) and its s8mk mask")
-    write("icns/jpeg2000-only.icns", icns_file([(b"ic10", bytes.fromhex("0000000c6a5020200d0a870a") + bytes(64))]))
-    record("icns/jpeg2000-only.icns", "icns", "error:jpeg 2000", None, "one ic10 entry holding (the start of) a JPEG 2000")
+    jp2 = os.path.join(TMP, "icns-512.jp2")
+    run(CONVERT, os.path.join(ROOT, "png", "rgba8.png"), "-resize", "512x512!", jp2)
+    with open(jp2, "rb") as f:
+        write("icns/jpeg2000-only.icns", icns_file([(b"ic09", f.read())]))
+    ok_image("icns/jpeg2000-only.icns", "icns", 512, 512, "one ic09 entry: a 512-pixel JPEG 2000 (ImageMagick's)")
+    write("icns/jpeg2000-broken.icns", icns_file([(b"ic10", bytes.fromhex("0000000c6a5020200d0a870a") + bytes(64))]))
+    record("icns/jpeg2000-broken.icns", "icns", "error:jpeg 2000", None,
+           "one ic10 entry holding only the start of a JPEG 2000")
     write("icns/cut.icns", icns_file([(b"ic08", pngs[256])])[:40])
     record("icns/cut.icns", "icns", "error:truncated", None, "modern.icns's 256 picture cut after 40 bytes")
 
@@ -1940,6 +1946,50 @@ def make_carried():
     ok_image("carried/layout.indd", "indd", 200, 150, "an InDesign GUID, then an XMP page thumbnail of png/rgb8.png")
     write("carried/no-thumbnail.indd", guid + bytes(4080) + filler)
     record("carried/no-thumbnail.indd", "indd", "error:carries no page thumbnail", None, "an InDesign GUID, no XMP")
+
+
+# ---------------------------------------------------------------- JPEG 2000
+
+def jp2_with_profile(data, profile):
+    """A JP2 file whose header box's colr box is replaced by one carrying the ICC `profile`."""
+    def boxes(blob):
+        at = 0
+        while at + 8 <= len(blob):
+            size, kind = struct.unpack(">I4s", blob[at:at + 8])
+            yield kind, blob[at:at + size]
+            at += size
+    rebuilt = b""
+    for kind, box in boxes(data):
+        if kind == b"jp2h":
+            inner = b"".join(part if name != b"colr" else
+                             struct.pack(">I4sBBB", 11 + len(profile), b"colr", 2, 0, 0) + profile
+                             for name, part in boxes(box[8:]))
+            box = struct.pack(">I4s", 8 + len(inner), b"jp2h") + inner
+        rebuilt += box
+    return rebuilt
+
+
+def make_jpeg2000():
+    """JPEG 2000 pictures written by ImageMagick (OpenJPEG): a JP2 of png/rgba8.png with alpha, a
+    bare codestream of png/rgb8.png in gray, a large JP2 (its finer levels skipped for a
+    thumbnail), a Display P3 one with its profile, and one cut short."""
+    run(CONVERT, os.path.join(ROOT, "png", "rgba8.png"), "-define", "jp2:quality=0", out("jpeg2000/rgba.jp2"))
+    ok_image("jpeg2000/rgba.jp2", "jp2", 200, 150, "png/rgba8.png as a lossless JP2, with alpha")
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-colorspace", "gray", "J2K:" + out("jpeg2000/gray.j2k"))
+    ok_image("jpeg2000/gray.j2k", "j2k", 200, 150, "png/rgb8.png in gray as a bare codestream")
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-resize", "3200x2400!", out("jpeg2000/large.jp2"))
+    ok_image("jpeg2000/large.jp2", "jp2", 3200, 2400, "png/rgb8.png stretched to 3200x2400: decoded halved once")
+    # ImageMagick tags its JP2 as sRGB (an enumerated colr box): the Display P3 profile goes in a
+    # colr box of method 2 (restricted ICC) instead, in the header box.
+    run(CONVERT, os.path.join(ROOT, "colour", "display-p3.png"), "-strip", out("jpeg2000/display-p3.jp2"))
+    profile = icc_rgb_profile("Display P3 (Glance test)", [(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)],
+                              (0.3127, 0.3290))
+    write("jpeg2000/display-p3.jp2", jp2_with_profile(read("jpeg2000/display-p3.jp2"), profile))
+    ok_image("jpeg2000/display-p3.jp2", "jp2", 1536, 1024,
+             "colour/display-p3.png's pixels with its Display P3 profile in a colr box (method 2)")
+    whole = read("jpeg2000/large.jp2")
+    write("jpeg2000/cut.jp2", whole[:len(whole) // 3])
+    record("jpeg2000/cut.jp2", "jp2", "either", None, "large.jp2 cut at a third: drawn from what is there, or refused")
 
 
 # ---------------------------------------------------------------- qoi

@@ -30,7 +30,7 @@ struct ThumbnailCommand: ParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "The document: a PDF, PNG, JPEG, JPEG XL, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file, a video (a frame"
+            "The document: a PDF, PNG, JPEG, JPEG XL, JPEG 2000, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file, a video (a frame"
                 + " is drawn), a sound file (its cover), a camera raw photo (DNG, CR2, CR3, NEF, ARW, ORF, RW2, RAF:"
                 + " its preview, or developed), an EPUB or Mobipocket book (its cover), a comic book (CBZ, CBR, CB7: a"
                 + " page), an office document (Word, Excel, PowerPoint, OpenDocument, RTF: drawn by LibreOffice), a BMP,"

@@ -307,6 +307,14 @@ extension ContentType {
     public static let inDesignDocument = ContentType(
         "indd", uniformTypeIdentifier: "com.adobe.indesign-document", mimeType: "application/x-adobe-indesign",
         displayName: "InDesign document", extensions: ["indd"])
+    /// A JPEG 2000 picture in its JP2 file.
+    public static let jpeg2000 = ContentType(
+        "jp2", uniformTypeIdentifier: "public.jpeg-2000", mimeType: "image/jp2", displayName: "JPEG 2000",
+        extensions: ["jp2", "jpf", "jpx"])
+    /// A bare JPEG 2000 codestream.
+    public static let jpeg2000Codestream = ContentType(
+        "j2k", uniformTypeIdentifier: "org.openjpeg.j2k", mimeType: "image/x-jp2-codestream",
+        displayName: "JPEG 2000 codestream", extensions: ["j2k", "j2c", "jpc"])
     /// A JPEG XL picture: a bare codestream or one in its ISO container.
     public static let jpegXL = ContentType(
         "jxl", uniformTypeIdentifier: "public.jpeg-xl", mimeType: "image/jxl", displayName: "JPEG XL",
@@ -323,6 +331,6 @@ extension ContentType {
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
         .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .enhancedMetafile, .windowsMetafile,
-        .sketchUpModel, .inDesignDocument,
+        .sketchUpModel, .inDesignDocument, .jpeg2000, .jpeg2000Codestream,
     ]
 }

@@ -182,6 +182,6 @@ extension FormatFamily {
         .epub, .comics,
         .bitmaps, .icons, .appleIcons, .pam, .qoi,
         .paintings, .iWork, .blender, .mobi,
-        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .inDesign,
+        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .inDesign, .jpeg2000,
     ]
 }

@@ -140,7 +140,8 @@ def main():
                        "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2",
                        "application/x-font-ttf", "application/x-font-otf", "application/vnd.ms-opentype",
                        "image/emf", "image/x-emf", "image/wmf", "image/x-wmf",
-                       "application/vnd.sketchup.skp", "application/x-adobe-indesign"}
+                       "application/vnd.sketchup.skp", "application/x-adobe-indesign",
+                       "image/jp2", "image/jpx", "image/x-jp2-codestream"}
     check(mime_types == expected_types, f"MimeType lists Glance's types ({sorted(mime_types ^ expected_types)})")
     for binary in ("glance", "glance-renderer"):
         path = os.path.join(prefix, "bin", binary)

@@ -3,8 +3,8 @@ import GlanceCore
 /// Decodes a macOS icon file (`.icns`) for the ``RasterPipeline``: its largest PNG picture (the
 /// 16 to 1024-pixel ones since OS X 10.7) through the one door for pictures inside files
 /// (``EmbeddedPicture``); a file of the older RLE-packed pictures only, through gdk-pixbuf's
-/// icns loader. JPEG 2000 pictures are passed over (this build has no decoder for them): a file
-/// of those alone fails in one line.
+/// icns loader; a file whose large pictures are JPEG 2000 only (as some of 10.5's were), its
+/// largest JPEG 2000 picture, through the same door (OpenJPEG).
 final class AppleIconDecoder: RasterDecoder {
     private let picture: any RasterDecoder
 
@@ -25,18 +25,18 @@ final class AppleIconDecoder: RasterDecoder {
                 colourTransforms: colourTransforms)
             return
         }
-        let jpeg2000 = entries.contains {
+        let jpeg2000 = entries.filter {
             data[$0].starts(with: [0, 0, 0, 0x0C, 0x6A, 0x50]) || data[$0].starts(with: [0xFF, 0x4F])
         }
-        do {
-            picture = try PixbufDecoder(data, loader: Self.loader, format: format, request: request)
-        } catch {
-            if jpeg2000 {
-                throw .unsupportedEncoding(
-                    format: format, detail: "its pictures are JPEG 2000, which this build does not decode")
-            }
-            throw error
+        // The largest by its bytes: a JPEG 2000 picture's size is in its codestream, and the
+        // larger icon sizes are the larger entries.
+        if let largest = jpeg2000.max(by: { $0.count < $1.count }) {
+            picture = try EmbeddedPicture.decoder(
+                of: Array(data[largest]), as: "the icon's largest picture", request: request,
+                colourTransforms: colourTransforms)
+            return
         }
+        picture = try PixbufDecoder(data, loader: Self.loader, format: format, request: request)
     }
 
     /// Where each entry's data lies in `data`: after the `icns` header (magic, length), entries of
