@@ -1,7 +1,7 @@
 """The bench that fails: Glance's rates against the anchors and against a baseline renderer,
 compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
 
-    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl]
+    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps]
                            [--no-serve] [--no-memory] [--json FILE]
 
 Each measure is a ratio taken round by round, in one run, the tools' order rotating between
@@ -9,8 +9,9 @@ rounds (tools.time_in_turn), and the median of the rounds' ratios is compared wi
 
   format rate / anchor    `glance generate` of the small corpus's folder against the anchor's
                           time on the same files: vipsthumbnail (the faster of one process and two)
-                          for JPEG, PNG, PDF and JPEG XL, pango-view over each text's first 4 KB
-                          for text
+                          for JPEG, PNG, PDF, JPEG XL and Photoshop (through its ImageMagick loader),
+                          pango-view over each text's first 4 KB for text, and the format's own
+                          library's tool for DjVu (ddjvu), PostScript (gs) and XPS (xpstopng)
   format rate / baseline  the same `glance generate` with the baseline's `glance-renderer` beside
                           the same `glance` (a copy in bench/work/check/baseline/): what the
                           renderer's decoding, scaling, sizes and encoding cost against the commit
@@ -47,6 +48,8 @@ WORK_DIR = os.path.join(BENCH_DIR, "work", "check")
 THRESHOLDS = os.path.join(BENCH_DIR, "thresholds.json")
 # The formats the baseline's renderer reads: the others are measured against their anchors only.
 BASELINE_FORMATS = ("jpeg", "png", "pdf", "text")
+# The formats libvips does not read, against their own library's tool, per file, a process a core.
+LIBRARY_TOOLS = {"djvu": ("ddjvu", tools.ddjvu), "ps": ("gs", tools.ghostscript), "xps": ("xpstopng", tools.xpstopng)}
 
 
 def log(message):
@@ -78,6 +81,9 @@ def format_plan(fmt, files, glance, baseline, cores):
     if fmt == "text":
         heads = text_heads(files)
         plan["pango-view"] = lambda outdir: tools.pango_view(heads, outdir, cores)
+    elif fmt in LIBRARY_TOOLS:
+        name, tool = LIBRARY_TOOLS[fmt]
+        plan[name] = lambda outdir: tool(files, outdir, cores)
     else:
         weights = {f: os.path.getsize(f) for f in files}
         plan["vips-1"] = lambda outdir: tools.vips_one_process(files, outdir, fmt)
@@ -229,7 +235,7 @@ def main():
     parser.add_argument("--baseline-renderer", default=os.environ.get("BASELINE_RENDERER"),
                         help="the glance-renderer of the commit the thresholds name")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
-    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl")
+    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps")
     parser.add_argument("--no-serve", action="store_true")
     parser.add_argument("--floor", default=os.environ.get("BENCH_FLOOR", ".build/release/bench-floor"),
                         help="the bare Hummingbird application serving is compared with (bench/floor)")

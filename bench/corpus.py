@@ -42,7 +42,7 @@ from scipy import ndimage
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WORK_DIR = os.path.join(BENCH_DIR, "work")
 CONVERT = "/usr/bin/convert"
-FORMATS = ("jpeg", "png", "pdf", "text", "jxl")
+FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps")
 MANY_COUNT = 10_000
 
 
@@ -287,6 +287,38 @@ def make_jxl(path, width, height, seed, tmp):
     subprocess.run(["cjxl", ppm, path, "-d", "1", "--num_threads=0"], check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     os.remove(ppm)
+
+
+def make_psd(path, width, height, seed, tmp):
+    """A photo as a Photoshop document by ImageMagick (its composite PackBits-compressed)."""
+    ppm = os.path.join(tmp, "photo.ppm")
+    write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
+    subprocess.run(["convert", ppm, path], check=True)
+    os.remove(ppm)
+
+
+def make_djvu(path, width, height, seed, tmp):
+    """A scanned page: a photo at 300 dpi, by DjVuLibre's c44 (IW44 wavelets)."""
+    ppm = os.path.join(tmp, "photo.ppm")
+    write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
+    subprocess.run(["c44", "-dpi", "300", ppm, path], check=True, stdout=subprocess.DEVNULL)
+    os.remove(ppm)
+
+
+def postscript_page(seed):
+    """A US Letter page of PostScript: a title, boxes of colour and forty lines of text."""
+    rng = np.random.default_rng(seed)
+    lines = ["%!PS-Adobe-3.0", "%%BoundingBox: 0 0 612 792", "%%Pages: 1", "%%EndComments", "%%Page: 1 1",
+             "/Helvetica-Bold findfont 28 scalefont setfont 72 720 moveto (Quarterly report) show"]
+    for box in range(6):
+        r, g, b = rng.random(3)
+        lines.append(f"{r:.3f} {g:.3f} {b:.3f} setrgbcolor {72 + box * 78} 600 70 90 rectfill")
+    lines.append("0 setgray /Times-Roman findfont 10 scalefont setfont")
+    for row in range(40):
+        words = " ".join(word(rng) for _ in range(12))
+        lines.append(f"72 {570 - row * 12} moveto ({words}) show")
+    lines += ["showpage", "%%EOF"]
+    return "\n".join(lines) + "\n"
 
 
 def make_png(path, kind, width, height, seed, tmp):
@@ -565,6 +597,27 @@ def build_corpus(root, scale_full, log):
         for i, (name, size, cjk) in enumerate(plan):
             make_text(os.path.join(root, "text", name), size, cjk, 4000 + i)
             manifest.append({"format": "text", "file": name, "cjk": cjk})
+        for i in range(8 if scale_full else 4):
+            w, h = JPEG_SIZES[i % 2]
+            name = f"photo-{i:02d}-{w}x{h}.psd"
+            log(f"  psd  {name}")
+            make_psd(os.path.join(root, "psd", name), w, h, 7000 + i, tmp)
+            manifest.append({"format": "psd", "file": name, "width": w, "height": h})
+        for i in range(8 if scale_full else 4):
+            name = f"scan-{i:02d}.djvu"
+            log(f"  djvu {name}")
+            make_djvu(os.path.join(root, "djvu", name), 2550, 3300, 8000 + i, tmp)
+            manifest.append({"format": "djvu", "file": name, "width": 2550, "height": 3300})
+        for i in range(12 if scale_full else 6):
+            name = f"report-{i:02d}.ps"
+            with open(os.path.join(root, "ps", name), "w") as f:
+                f.write(postscript_page(9000 + i))
+            subprocess.run(["gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=xpswrite",
+                            "-sOutputFile=" + os.path.join(root, "xps", f"report-{i:02d}.xps"),
+                            os.path.join(root, "ps", name)], check=True, stdout=subprocess.DEVNULL)
+            manifest.append({"format": "ps", "file": name})
+            manifest.append({"format": "xps", "file": f"report-{i:02d}.xps"})
+        log("  ps, xps: report pages")
         for i, (name, w, h) in enumerate(jxl_plan(24 if scale_full else 6)):
             log(f"  jxl  {name}")
             make_jxl(os.path.join(root, "jxl", name), w, h, 6000 + i, tmp)

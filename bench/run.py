@@ -75,7 +75,7 @@ def tool_plan(fmt, files, weights, sizes, glance, cores, text_heads):
                                      os.path.join(outdir, "summary.json"))
 
     plan = {"glance": (f"glance generate --jobs {cores}", glance_jobs)}
-    if fmt in ("jpeg", "png", "pdf"):
+    if fmt in ("jpeg", "png", "pdf", "jxl", "psd"):
         plan["vips1"] = ("vipsthumbnail, 1 process", lambda out: tools.vips_one_process(files, out, fmt))
         plan["vips2"] = ("vipsthumbnail, 2 processes x VIPS_CONCURRENCY=1",
                          lambda out: tools.vips_two_processes(files, out, fmt, weights))
@@ -89,6 +89,13 @@ def tool_plan(fmt, files, weights, sizes, glance, cores, text_heads):
                          lambda out: tools.djpeg_floor(files, sizes, cores))
     if fmt == "png":
         plan["floor"] = ("floor: zlib inflate of IDAT only, 2 processes", lambda out: tools.png_floor(files, weights))
+    if fmt == "djvu":
+        plan["ddjvu"] = (f"ddjvu -size=1024x1024, per file, {cores} at a time", lambda out: tools.ddjvu(files, out, cores))
+    if fmt == "ps":
+        plan["gs"] = (f"gs -r93 -dLastPage=1, per file, {cores} at a time", lambda out: tools.ghostscript(files, out, cores))
+    if fmt == "xps":
+        plan["xpstopng"] = (f"xpstopng -r 93, per file, {cores} at a time",
+                            lambda out: tools.xpstopng(files, out, cores))
     if fmt == "pdf":
         plan["pdftoppm"] = (f"pdftoppm -scale-to 1024, per file, {cores} at a time",
                             lambda out: tools.pdftoppm(files, out, cores))

@@ -201,6 +201,25 @@ def thumbnail_extension(fmt):
     return ".jpg" if fmt in ("jpeg", "jxl") else ".png"
 
 
+def ddjvu(files, outdir, parallel):
+    """DjVuLibre's ddjvu, per file: page 1 decoded to fit 1024x1024, as PPM."""
+    return [Job(["ddjvu", "-format=ppm", "-page=1", "-size=1024x1024", f, os.path.join(outdir, stem(f) + ".ppm")])
+            for f in files], parallel
+
+
+def ghostscript(files, outdir, parallel):
+    """Ghostscript, per file: page 1 of a US Letter page at 93 dpi (1024 pixels high), as PPM."""
+    return [Job(["gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=ppmraw", "-r93", "-dLastPage=1",
+                 "-dTextAlphaBits=4", "-dGraphicsAlphaBits=4", "-sOutputFile=" + os.path.join(outdir, stem(f) + ".ppm"),
+                 f]) for f in files], parallel
+
+
+def xpstopng(files, outdir, parallel):
+    """libgxps's xpstopng, per file: page 1 of a US Letter page at 93 dpi (1024 pixels high), as PNG."""
+    return [Job(["xpstopng", "-f", "1", "-l", "1", "-r", "93", f, os.path.join(outdir, stem(f))])
+            for f in files], parallel
+
+
 def imagemagick(files, outdir, fmt, parallel):
     """ImageMagick 6, per file: convert -define jpeg:size=1024x1024 IN -thumbnail 1024x1024 OUT."""
     ext = thumbnail_extension(fmt)
