@@ -45,8 +45,10 @@ extension PreviewServer {
                 GridPage.Option(value: $0.rawValue, label: "by \($0.rawValue)", selected: query.order == $0)
             },
             reversed: query.reversed,
-            items: page.items.map {
-                GridPage.Item($0, links: links, query: query, sides: indexer.options.sizes.sides)
+            items: page.items.enumerated().map { index, item in
+                GridPage.Item(
+                    item, links: links, query: query, sides: indexer.options.sizes.sides,
+                    eager: index < GridPage.firstScreenTiles)
             },
             previousPageURL: pastTheEnd
                 ? links.grid(query, offset: lastPage)

@@ -27,6 +27,9 @@ struct GridPage: Sendable {
         let colour: String
         /// The blurred placeholder drawn over the colour until the image arrives (checked base64).
         let thumbHash: String?
+        /// Whether the tile is among the first screen's (``GridPage/firstScreenTiles``): its image
+        /// is asked for at once, at high priority, instead of lazily once laid out.
+        let eager: Bool
         let note: String
         let kind: String
         let size: String
@@ -65,11 +68,16 @@ struct GridPage: Sendable {
     let items: [Item]
     let previousPageURL: String?
     let nextPageURL: String?
+
+    /// How many tiles a first screen shows at most (bench/grid.py counts 32 at 1440x900): their
+    /// images are asked for with the page, not after layout as lazy images are.
+    static let firstScreenTiles = 32
 }
 
 extension GridPage.Item {
     /// The tile of `item`; `links` makes its URLs.
-    init(_ item: PromisedItemAttributes, links: PageLinks, query: PageQuery, sides: [Int]) {
+    init(_ item: PromisedItemAttributes, links: PageLinks, query: PageQuery, sides: [Int], eager: Bool = false) {
+        self.eager = eager
         name = DisplayText.escaped(item.name)
         path = item.path
         previewURL = links.preview(item.path, query: query)
@@ -187,6 +195,7 @@ extension GridPage.Item: MustacheParent {
         case "height": height
         case "colour": colour
         case "thumbHash": thumbHash
+        case "eager": eager
         case "note": note
         case "kind": kind
         case "size": size
