@@ -254,7 +254,7 @@ extension ContentType {
     /// A PostScript program (a document's pages).
     public static let postScript = ContentType(
         "ps", uniformTypeIdentifier: "com.adobe.postscript", mimeType: "application/postscript",
-        displayName: "PostScript", extensions: ["ps"])
+        displayName: "PostScript", extensions: ["ps"], preview: .pages)
     /// Encapsulated PostScript: one drawing with its bounding box (or a DOS binary EPS).
     public static let encapsulatedPostScript = ContentType(
         "eps", uniformTypeIdentifier: "com.adobe.encapsulated-postscript", mimeType: "image/x-eps",

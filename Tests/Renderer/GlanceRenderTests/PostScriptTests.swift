@@ -28,15 +28,22 @@ struct PostScriptTests {
         #expect(corner.b > 200 && corner.r < 40, "\(path): the lower left corner is \(corner)")
     }
 
-    @Test("a page without a BoundingBox is drawn on US Letter, and says so; pages past the first are named")
+    @Test("a page without a BoundingBox is drawn on US Letter, and says so; the pages %%Pages counts are pages")
     func warnings() throws {
         let letter = try renderDocument(path: TestAssets.path("postscript/no-box.ps")).thumbnail
         #expect(letter.image.width == 791 && letter.image.height == 1024)
         #expect(letter.warnings.contains { $0.contains("US Letter") })
         let lowerHalf = letter.image.pixel(x: 400, y: 900)
         #expect(lowerHalf.b > 240 && lowerHalf.r < 20)
-        let pages = try renderDocument(path: TestAssets.path("postscript/halves.ps")).thumbnail
-        #expect(pages.warnings.contains("2 pages: the first is the thumbnail"), "\(pages.warnings)")
+        let first = try renderDocument(path: TestAssets.path("postscript/halves.ps")).thumbnail
+        #expect(first.details?.pageCount == 2)
+        #expect(first.details?.pageSizes == [DocumentDetails.PageRun(width: 300, height: 200, count: 2)])
+        let second = try renderDocument(path: TestAssets.path("postscript/halves.ps"), page: 2).thumbnail.image
+        let green = second.pixel(x: 512, y: 340)
+        #expect(green.g > 240 && green.r < 20 && green.b < 20, "page 2 is \(green)")
+        #expect(throws: ThumbnailError.pageOutOfRange(page: 3, pageCount: 2)) {
+            try renderDocument(path: TestAssets.path("postscript/halves.ps"), page: 3)
+        }
     }
 
     @Test(

@@ -2,7 +2,8 @@ import CGhostscript
 internal import CLibraryLoader
 import GlanceCore
 
-/// Draws a PostScript program's first page, or an EPS cropped to its BoundingBox, through
+/// Draws a PostScript program's page (the first, or the one asked for, of the pages its `%%Pages`
+/// comment counts), or an EPS cropped to its BoundingBox, through
 /// Ghostscript's library (loaded on the first such file) straight at the thumbnail's size: the
 /// resolution is chosen so that the box (the EPS's BoundingBox; a PostScript page's extent from
 /// its BoundingBox, else US Letter) fits the thumbnail's.
@@ -36,6 +37,10 @@ public struct PostScriptRenderer: DocumentRenderer {
             warnings.append("no BoundingBox: drawn on a US Letter page")
         }
         let (width, height) = box ?? Self.letter
+        let pageCount = isEPS ? 1 : max(1, header.pages ?? 1)
+        guard (1...pageCount).contains(request.page) else {
+            throw .pageOutOfRange(page: request.page, pageCount: pageCount)
+        }
         let target = ThumbnailGeometry.fit(width: width, height: height, maxSide: request.maxSide)
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_gs_load(&reason, reason.count) == 1 else {
@@ -43,7 +48,7 @@ public struct PostScriptRenderer: DocumentRenderer {
         }
         let origin = isEPS ? header.boundingBox.map { ($0.0, $0.1) } ?? (0, 0) : (0, 0)
         var gsRequest = glance_gs_request(
-            resolution: 72 * Double(max(target.width, target.height)) / max(width, height), page: 1,
+            resolution: 72 * Double(max(target.width, target.height)) / max(width, height), page: Int32(request.page),
             width: width, height: height, eps: isEPS ? 1 : 0, origin_x: origin.0, origin_y: origin.1,
             max_pixels: UInt64(min(request.maxPixels, 4 * target.width * target.height + 4096)))
         var page = glance_gs_page()
@@ -60,11 +65,15 @@ public struct PostScriptRenderer: DocumentRenderer {
         }
         defer { glance_gs_page_free(&page) }
         let bytes = Array(UnsafeBufferPointer(start: pixels, count: Int(page.width) * Int(page.height) * 3))
-        if header.pages.map({ $0 > 1 }) == true {
-            warnings.append("\(header.pages!) pages: the first is the thumbnail")
-        }
-        return RenderedThumbnail(
+        var rendered = RenderedThumbnail(
             image: PixelBuffer(width: Int(page.width), height: Int(page.height), channels: 3, bytes: bytes),
             sourceWidth: Int(width.rounded()), sourceHeight: Int(height.rounded()), warnings: warnings)
+        // Every page has the header's size: the page is fixed for the whole program.
+        var details = DocumentDetails(pageCount: pageCount)
+        if request.readsPageSizes {
+            for _ in 0..<pageCount { details.appendPage(width: width, height: height) }
+        }
+        rendered.details = details
+        return rendered
     }
 }
