@@ -28,7 +28,8 @@ struct GridPage: Sendable {
         /// The blurred placeholder drawn over the colour until the image arrives (checked base64).
         let thumbHash: String?
         /// Whether the tile is among the first screen's (``GridPage/firstScreenTiles``): its image
-        /// is asked for at once, at high priority, instead of lazily once laid out.
+        /// is asked for at high priority. It stays lazy (an image asked for before layout holds
+        /// the page's load event until it comes).
         let eager: Bool
         let note: String
         let kind: String
@@ -70,7 +71,7 @@ struct GridPage: Sendable {
     let nextPageURL: String?
 
     /// How many tiles a first screen shows at most (bench/grid.py counts 32 at 1440x900): their
-    /// images are asked for with the page, not after layout as lazy images are.
+    /// images are asked for at high priority, ahead of the rest of the page's.
     static let firstScreenTiles = 32
 }
 

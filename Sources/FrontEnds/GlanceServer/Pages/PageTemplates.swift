@@ -88,7 +88,7 @@ enum PageTemplates {
         <li class="item state-{{state}}" data-path="{{path}}">
         <a class="open" href="{{previewURL}}">
         <span class="tile"{{#thumbnailURL}} style="background-color: {{colour}}"{{/thumbnailURL}}>
-        {{#thumbnailURL}}<img src="{{thumbnailURL}}" srcset="{{thumbnailSourceSet}}" sizes="(min-width: 2000px) 19rem, 11rem"{{#thumbHash}} data-thumbhash="{{thumbHash}}"{{/thumbHash}} width="{{width}}" height="{{height}}" {{#eager}}fetchpriority="high"{{/eager}}{{^eager}}loading="lazy"{{/eager}} decoding="async" alt="">{{/thumbnailURL}}
+        {{#thumbnailURL}}<img src="{{thumbnailURL}}" srcset="{{thumbnailSourceSet}}" sizes="(min-width: 2000px) 19rem, 11rem"{{#thumbHash}} data-thumbhash="{{thumbHash}}"{{/thumbHash}} width="{{width}}" height="{{height}}" loading="lazy"{{#eager}} fetchpriority="high"{{/eager}} decoding="async" alt="">{{/thumbnailURL}}
         {{^thumbnailURL}}<span class="no-thumbnail">{{note}}</span>{{/thumbnailURL}}
         </span>
         <span class="name">{{name}}</span>

@@ -5,11 +5,8 @@ import GlanceCore
 /// (``EmbeddedPicture``); a file of the older RLE-packed pictures only, through gdk-pixbuf's
 /// icns loader; a file whose large pictures are JPEG 2000 only (as some of 10.5's were), its
 /// largest JPEG 2000 picture, through the same door (OpenJPEG).
-final class AppleIconDecoder: RasterDecoder {
-    private let picture: any RasterDecoder
-
-    var header: RasterHeader { picture.header }
-    var warnings: [String] { picture.warnings }
+final class AppleIconDecoder: PictureDecoder {
+    let picture: any RasterDecoder
 
     /// gdk-pixbuf's loader of the older pictures.
     static let loader = "icns"
@@ -66,11 +63,4 @@ final class AppleIconDecoder: RasterDecoder {
         max(data.bigEndian(at: range.lowerBound + 16, count: 4), data.bigEndian(at: range.lowerBound + 20, count: 4))
     }
 
-    func plan(for target: PixelSize) -> RasterPlan { picture.plan(for: target) }
-
-    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows { try picture.start(plan) }
-
-    func read(into rows: Downscaler) throws(ThumbnailError) { try picture.read(into: rows) }
-
-    var conversionDone: ColourConversion? { picture.conversionDone }
 }

@@ -8,11 +8,8 @@ import GlanceCore
 ///
 /// The directory and the picture's own header must agree on its size: an entry that claims one
 /// size and holds another is refused, not drawn at either.
-final class IconDecoder: RasterDecoder {
-    private let picture: any RasterDecoder
-
-    var header: RasterHeader { picture.header }
-    var warnings: [String] { picture.warnings }
+final class IconDecoder: PictureDecoder {
+    let picture: any RasterDecoder
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
         let format = type.displayName
@@ -30,13 +27,6 @@ final class IconDecoder: RasterDecoder {
         }
     }
 
-    func plan(for target: PixelSize) -> RasterPlan { picture.plan(for: target) }
-
-    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows { try picture.start(plan) }
-
-    func read(into rows: Downscaler) throws(ThumbnailError) { try picture.read(into: rows) }
-
-    var conversionDone: ColourConversion? { picture.conversionDone }
 }
 
 /// An icon's or a cursor's directory: six bytes, then sixteen an entry.

@@ -32,23 +32,12 @@ public struct DjVuRenderer: DocumentRenderer {
         var rendered = RenderedThumbnail(
             image: PixelBuffer(width: size.width, height: size.height, channels: 3, bytes: bytes),
             sourceWidth: page.width, sourceHeight: page.height)
-        var details = DocumentDetails(pageCount: document.pageCount)
-        if request.readsPageSizes {
-            for index in 0..<document.pageCount {
-                guard let info = try? document.pageInfo(index) else {
-                    details.pageSizes = nil
-                    break
-                }
-                details.appendPage(
-                    width: Double(info.width) * 72 / Double(info.dpi),
-                    height: Double(info.height) * 72 / Double(info.dpi))
-                if (details.pageSizes?.count ?? 0) > DocumentDetails.maximumPageRuns {
-                    details.pageSizes = nil
-                    break
-                }
-            }
+        rendered.details = DocumentDetails(pageCount: document.pageCount, readsSizes: request.readsPageSizes) {
+            index -> (width: Double, height: Double)? in
+            guard let info = try? document.pageInfo(index) else { return nil }
+            let pointsPerPixel = 72 / Double(info.dpi)
+            return (Double(info.width) * pointsPerPixel, Double(info.height) * pointsPerPixel)
         }
-        rendered.details = details
         return rendered
     }
 }

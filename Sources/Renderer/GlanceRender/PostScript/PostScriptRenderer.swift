@@ -69,11 +69,9 @@ public struct PostScriptRenderer: DocumentRenderer {
             image: PixelBuffer(width: Int(page.width), height: Int(page.height), channels: 3, bytes: bytes),
             sourceWidth: Int(width.rounded()), sourceHeight: Int(height.rounded()), warnings: warnings)
         // Every page has the header's size: the page is fixed for the whole program.
-        var details = DocumentDetails(pageCount: pageCount)
-        if request.readsPageSizes {
-            for _ in 0..<pageCount { details.appendPage(width: width, height: height) }
+        rendered.details = DocumentDetails(pageCount: pageCount, readsSizes: request.readsPageSizes) { _ in
+            (width, height)
         }
-        rendered.details = details
         return rendered
     }
 }

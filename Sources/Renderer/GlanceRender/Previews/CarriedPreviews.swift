@@ -95,10 +95,8 @@ enum CarriedPreview {
 
 /// Draws a SketchUp model from the PNG preview it carries: the first PNG in the file, taken
 /// whole by its chunks. The model itself is not drawn.
-final class SketchUpDecoder: RasterDecoder {
-    private let picture: any RasterDecoder
-    var header: RasterHeader { picture.header }
-    var warnings: [String] { picture.warnings }
+final class SketchUpDecoder: PictureDecoder {
+    let picture: any RasterDecoder
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
         let format = type.displayName
@@ -109,18 +107,12 @@ final class SketchUpDecoder: RasterDecoder {
             of: png, as: "the model's preview", request: request, colourTransforms: colourTransforms)
     }
 
-    func plan(for target: PixelSize) -> RasterPlan { picture.plan(for: target) }
-    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows { try picture.start(plan) }
-    func read(into rows: Downscaler) throws(ThumbnailError) { try picture.read(into: rows) }
-    var conversionDone: ColourConversion? { picture.conversionDone }
 }
 
 /// Draws an InDesign document from its XMP packet's page thumbnail (`xmpGImg:image`: a JPEG in
 /// base64, its line breaks written as `&#xA;`). The document's pages are not drawn.
-final class InDesignDecoder: RasterDecoder {
-    private let picture: any RasterDecoder
-    var header: RasterHeader { picture.header }
-    var warnings: [String] { picture.warnings }
+final class InDesignDecoder: PictureDecoder {
+    let picture: any RasterDecoder
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
         let format = type.displayName
@@ -141,8 +133,4 @@ final class InDesignDecoder: RasterDecoder {
             of: [UInt8](jpeg), as: "the page thumbnail", request: request, colourTransforms: colourTransforms)
     }
 
-    func plan(for target: PixelSize) -> RasterPlan { picture.plan(for: target) }
-    func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows { try picture.start(plan) }
-    func read(into rows: Downscaler) throws(ThumbnailError) { try picture.read(into: rows) }
-    var conversionDone: ColourConversion? { picture.conversionDone }
 }

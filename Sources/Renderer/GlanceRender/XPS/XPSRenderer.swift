@@ -47,19 +47,8 @@ public struct XPSRenderer: DocumentRenderer {
         try drawn.get()
         var rendered = RenderedThumbnail(
             image: surface.rgbPixels(), sourceWidth: Int(width.rounded()), sourceHeight: Int(height.rounded()))
-        var details = DocumentDetails(pageCount: document.pageCount)
-        if request.readsPageSizes {
-            for index in 0..<document.pageCount {
-                guard let (pageWidth, pageHeight) = try? document.pageSize(index) else {
-                    details.pageSizes = nil
-                    break
-                }
-                details.appendPage(width: pageWidth, height: pageHeight)
-                if (details.pageSizes?.count ?? 0) > DocumentDetails.maximumPageRuns {
-                    details.pageSizes = nil
-                    break
-                }
-            }
+        let details = DocumentDetails(pageCount: document.pageCount, readsSizes: request.readsPageSizes) { index in
+            try? document.pageSize(index)
         }
         rendered.details = details
         return rendered
