@@ -266,7 +266,7 @@ fuzz: deps
 ## vipsthumbnail, pango-view and nginx, and against the glance-renderer of the commit named in
 ## bench/thresholds.json (built once into .build-baseline/), each median of paired rounds
 ## compared with its threshold there. Exit 1 on a loss past a threshold.
-BENCH_CHECK_PACKAGES := libvips-tools libjxl-tools djvulibre-bin libgxps-utils ghostscript imagemagick poppler-utils libjpeg-turbo-progs pango1.0-tools wrk nginx-light \
+BENCH_CHECK_PACKAGES := libvips-tools libjxl-tools djvulibre-bin libgxps-utils ghostscript gnome-font-viewer imagemagick poppler-utils libjpeg-turbo-progs pango1.0-tools wrk nginx-light \
                         python3-numpy
 BASELINE_COMMIT = $(shell python3 -c 'import json; print(json.load(open("bench/thresholds.json"))["baseline"]["commit"])')
 BASELINE_DIR = .build-baseline/$(BASELINE_COMMIT)
@@ -294,7 +294,7 @@ baseline-renderer: deps
 ## bench: Glance against vipsthumbnail, ImageMagick, GraphicsMagick, pdftoppm and pango-view:
 ## speed, memory, quality (bench/README.md). Small corpus by default, BENCH_SCALE=1 for the full
 ## one. Installs the anchors when missing, builds the release glance, runs bench/run.py.
-BENCH_PACKAGES := libvips-tools libjxl-tools djvulibre-bin libgxps-utils ghostscript imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
+BENCH_PACKAGES := libvips-tools libjxl-tools djvulibre-bin libgxps-utils ghostscript gnome-font-viewer imagemagick graphicsmagick poppler-utils libjpeg-turbo-progs icc-profiles-free \
                   pango1.0-tools time wrk nginx-light libgdk-pixbuf2.0-bin evince postgresql webp libheif-examples \
                   librsvg2-bin ffmpeg ffmpegthumbnailer libraw-bin
 

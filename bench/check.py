@@ -1,7 +1,7 @@
 """The bench that fails: Glance's rates against the anchors and against a baseline renderer,
 compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
 
-    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps]
+    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font]
                            [--no-serve] [--no-memory] [--json FILE]
 
 Each measure is a ratio taken round by round, in one run, the tools' order rotating between
@@ -11,7 +11,8 @@ rounds (tools.time_in_turn), and the median of the rounds' ratios is compared wi
                           time on the same files: vipsthumbnail (the faster of one process and two)
                           for JPEG, PNG, PDF, JPEG XL and Photoshop (through its ImageMagick loader),
                           pango-view over each text's first 4 KB for text, and the format's own
-                          library's tool for DjVu (ddjvu), PostScript (gs) and XPS (xpstopng)
+                          library's tool for DjVu (ddjvu), PostScript (gs) and XPS (xpstopng), GNOME's
+                          gnome-thumbnail-font for fonts
   format rate / baseline  the same `glance generate` with the baseline's `glance-renderer` beside
                           the same `glance` (a copy in bench/work/check/baseline/): what the
                           renderer's decoding, scaling, sizes and encoding cost against the commit
@@ -49,7 +50,8 @@ THRESHOLDS = os.path.join(BENCH_DIR, "thresholds.json")
 # The formats the baseline's renderer reads: the others are measured against their anchors only.
 BASELINE_FORMATS = ("jpeg", "png", "pdf", "text")
 # The formats libvips does not read, against their own library's tool, per file, a process a core.
-LIBRARY_TOOLS = {"djvu": ("ddjvu", tools.ddjvu), "ps": ("gs", tools.ghostscript), "xps": ("xpstopng", tools.xpstopng)}
+LIBRARY_TOOLS = {"djvu": ("ddjvu", tools.ddjvu), "ps": ("gs", tools.ghostscript), "xps": ("xpstopng", tools.xpstopng),
+                 "font": ("gnome-thumbnail-font", tools.gnome_thumbnail_font)}
 
 
 def log(message):
@@ -235,7 +237,7 @@ def main():
     parser.add_argument("--baseline-renderer", default=os.environ.get("BASELINE_RENDERER"),
                         help="the glance-renderer of the commit the thresholds name")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
-    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps")
+    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font")
     parser.add_argument("--no-serve", action="store_true")
     parser.add_argument("--floor", default=os.environ.get("BENCH_FLOOR", ".build/release/bench-floor"),
                         help="the bare Hummingbird application serving is compared with (bench/floor)")

@@ -42,7 +42,7 @@ from scipy import ndimage
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WORK_DIR = os.path.join(BENCH_DIR, "work")
 CONVERT = "/usr/bin/convert"
-FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps")
+FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps", "font")
 MANY_COUNT = 10_000
 
 
@@ -618,6 +618,15 @@ def build_corpus(root, scale_full, log):
             manifest.append({"format": "ps", "file": name})
             manifest.append({"format": "xps", "file": f"report-{i:02d}.xps"})
         log("  ps, xps: report pages")
+        # The fonts TestAssets/generate.py builds (fontTools' FontBuilder), each four times.
+        fonts = os.path.join(os.path.dirname(BENCH_DIR), "TestAssets", "fonts")
+        for i in range(8 if scale_full else 4):
+            for source in ("latin.ttf", "latin-cff.otf", "cjk.ttf", "symbols.ttf", "latin.woff2"):
+                stem_name, extension = os.path.splitext(source)
+                name = f"{stem_name}-{i}{extension}"
+                shutil.copy(os.path.join(fonts, source), os.path.join(root, "font", name))
+                manifest.append({"format": "font", "file": name})
+        log("  font: 20 fonts")
         for i, (name, w, h) in enumerate(jxl_plan(24 if scale_full else 6)):
             log(f"  jxl  {name}")
             make_jxl(os.path.join(root, "jxl", name), w, h, 6000 + i, tmp)

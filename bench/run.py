@@ -89,6 +89,9 @@ def tool_plan(fmt, files, weights, sizes, glance, cores, text_heads):
                          lambda out: tools.djpeg_floor(files, sizes, cores))
     if fmt == "png":
         plan["floor"] = ("floor: zlib inflate of IDAT only, 2 processes", lambda out: tools.png_floor(files, weights))
+    if fmt == "font":
+        plan["gnome"] = (f"gnome-thumbnail-font --size 1024, per file, {cores} at a time",
+                         lambda out: tools.gnome_thumbnail_font(files, out, cores))
     if fmt == "djvu":
         plan["ddjvu"] = (f"ddjvu -size=1024x1024, per file, {cores} at a time", lambda out: tools.ddjvu(files, out, cores))
     if fmt == "ps":

@@ -207,6 +207,12 @@ def ddjvu(files, outdir, parallel):
             for f in files], parallel
 
 
+def gnome_thumbnail_font(files, outdir, parallel):
+    """GNOME's font thumbnailer (gnome-font-viewer), per file: a 1024-pixel thumbnail, as PNG."""
+    return [Job(["gnome-thumbnail-font", "--size", "1024", f, os.path.join(outdir, stem(f) + ".png")])
+            for f in files], parallel
+
+
 def ghostscript(files, outdir, parallel):
     """Ghostscript, per file: page 1 of a US Letter page at 93 dpi (1024 pixels high), as PPM."""
     return [Job(["gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=ppmraw", "-r93", "-dLastPage=1",
