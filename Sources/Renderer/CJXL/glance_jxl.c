@@ -1,13 +1,11 @@
 // See include/glance_jxl.h.
 #include "glance_jxl.h"
 
-#include <errno.h>
 #include <jxl/decode.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "glance_library_loader.h"
 #include "glance_tone_map.h"
@@ -67,27 +65,14 @@ static JxlDecoderStatus next_event(glance_jxl *file, char *reason, size_t capaci
     return status;
 }
 
-/// Reads the whole of `fd` into `out` (`size` bytes); returns the bytes read, or -1 with errno.
-static ssize_t read_whole(int fd, uint8_t *out, size_t size) {
-    size_t filled = 0;
-    while (filled < size) {
-        ssize_t got = pread(fd, out + filled, size - filled, (off_t)filled);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return -1;
-        if (got == 0) break;
-        filled += (size_t)got;
-    }
-    return (ssize_t)filled;
-}
-
 static glance_jxl_transfer transfer_of(const JxlColorEncoding *encoding) {
     if (encoding->transfer_function == JXL_TRANSFER_FUNCTION_PQ) return GLANCE_JXL_PQ;
     if (encoding->transfer_function == JXL_TRANSFER_FUNCTION_HLG) return GLANCE_JXL_HLG;
     return GLANCE_JXL_SDR;
 }
 
-glance_jxl *glance_jxl_open(int fd, size_t size, glance_jxl_info *info, char *reason, size_t capacity,
-                            glance_failure *failure) {
+glance_jxl *glance_jxl_open(const uint8_t *data, size_t size, glance_jxl_info *info, char *reason,
+                            size_t capacity, glance_failure *failure) {
     *failure = GLANCE_FAILURE_CORRUPT;
     glance_jxl *file = calloc(1, sizeof *file);
     if (file != NULL) file->data = malloc(size ? size : 1);
@@ -97,20 +82,14 @@ glance_jxl *glance_jxl_open(int fd, size_t size, glance_jxl_info *info, char *re
         glance_jxl_close(file);
         return NULL;
     }
-    ssize_t filled = read_whole(fd, file->data, size);
-    if (filled < 0) {
-        say(reason, capacity, strerror(errno));
-        *failure = GLANCE_FAILURE_UNREADABLE;
-        glance_jxl_close(file);
-        return NULL;
-    }
+    memcpy(file->data, data, size);
     // The orientation is the pipeline's to apply (to the thumbnail, not the whole picture), and an
     // image whose alpha is premultiplied is given with it divided out, as every other kind is.
     if (jxl.subscribe(file->decoder, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FULL_IMAGE) !=
             JXL_DEC_SUCCESS ||
         jxl.keep_orientation(file->decoder, JXL_TRUE) != JXL_DEC_SUCCESS ||
         jxl.unpremultiply(file->decoder, JXL_TRUE) != JXL_DEC_SUCCESS ||
-        jxl.set_input(file->decoder, file->data, (size_t)filled) != JXL_DEC_SUCCESS) {
+        jxl.set_input(file->decoder, file->data, size) != JXL_DEC_SUCCESS) {
         say(reason, capacity, "libjxl refused its settings");
         glance_jxl_close(file);
         return NULL;

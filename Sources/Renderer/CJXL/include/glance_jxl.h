@@ -40,12 +40,12 @@ typedef struct {
     glance_jxl_transfer transfer;
 } glance_jxl_info;
 
-/// Opens the JPEG XL (bare codestream or container) of `size` bytes on descriptor `fd` (read once
-/// with pread into a buffer the handle owns; the descriptor stays the caller's) and reads its
-/// header and colour description. Returns NULL with the reason in `reason` and what failed in
+/// Opens the JPEG XL (bare codestream or container) of `size` bytes at `data` (copied into a
+/// buffer the handle owns: libjxl reads it across calls) and reads its header and colour
+/// description. Returns NULL with the reason in `reason` and what failed in
 /// `*failure`. Only after glance_jxl_load.
-glance_jxl *glance_jxl_open(int fd, size_t size, glance_jxl_info *info, char *reason, size_t capacity,
-                            glance_failure *failure);
+glance_jxl *glance_jxl_open(const uint8_t *data, size_t size, glance_jxl_info *info, char *reason,
+                            size_t capacity, glance_failure *failure);
 
 /// The colour profile the decoded pixels are in (libjxl's ICC description of them): returns its
 /// length (copied into `out` when it fits `capacity`), or 0 when libjxl gives none.

@@ -65,18 +65,20 @@ final class JPEGXLFile {
     /// The channels decoded (3: RGB, 4: RGBA), once ``decode()`` has run.
     private(set) var channels = 0
 
-    /// Opens `file`, read once by the shim into the buffer libjxl decodes.
+    /// Opens `file`, read whole here; the shim keeps its own copy, which libjxl decodes.
     init(file: OpenFile, format: String) throws(ThumbnailError) {
         self.format = format
-        let size = file.status().map { Int($0.st_size) } ?? 0
-        guard size > 0 else { throw .empty }
+        let data = try FileReader.readWhole(of: file)
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_jxl_load(&reason, reason.count) == 1 else {
             throw .libraryUnavailable(library: "libjxl", detail: String(nulTerminated: reason))
         }
         var failure = GLANCE_FAILURE_CORRUPT
         var info = glance_jxl_info()
-        guard let opened = glance_jxl_open(file.descriptor, size, &info, &reason, reason.count, &failure) else {
+        let opened = data.withUnsafeBufferPointer { bytes in
+            glance_jxl_open(bytes.baseAddress, bytes.count, &info, &reason, reason.count, &failure)
+        }
+        guard let opened else {
             throw ThumbnailError(failure, reason: String(nulTerminated: reason), format: format)
         }
         handle = opened

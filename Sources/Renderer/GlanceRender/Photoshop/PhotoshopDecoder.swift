@@ -213,7 +213,8 @@ struct PhotoshopRows {
         }
         let lengthSize = layout.isLarge ? 4 : 2
         let entries = layout.channels * layout.height
-        let table = try Self.read(file, count: channels * layout.height * lengthSize, at: layout.compositeStart, format)
+        let table = try FileReader.read(
+            file, exactly: channels * layout.height * lengthSize, at: Int(layout.compositeStart), format: format)
         var starts = [Int64](repeating: 0, count: channels * layout.height + 1)
         starts[0] = layout.compositeStart + Int64(entries * lengthSize)
         // A PackBits row is at most twice its length (every byte a literal run of one, as some
@@ -237,11 +238,11 @@ struct PhotoshopRows {
             let index = channel * layout.height + first
             if layout.compression == .raw {
                 let at = layout.compositeStart + Int64(index) * Int64(rowBytes)
-                planes.append(try Self.read(file, count: count * rowBytes, at: at, format))
+                planes.append(try FileReader.read(file, exactly: count * rowBytes, at: Int(at), format: format))
                 continue
             }
-            let packed = try Self.read(
-                file, count: Int(starts[index + count] - starts[index]), at: starts[index], format)
+            let packed = try FileReader.read(
+                file, exactly: Int(starts[index + count] - starts[index]), at: Int(starts[index]), format: format)
             var plane = [UInt8](repeating: 0, count: count * rowBytes)
             for row in 0..<count {
                 let from = Int(starts[index + row] - starts[index])
@@ -277,15 +278,6 @@ struct PhotoshopRows {
             }
         }
         return filled == count
-    }
-
-    private static func read(_ file: OpenFile, count: Int, at offset: Int64, _ format: String) throws(ThumbnailError)
-        -> [UInt8]
-    {
-        let bytes: [UInt8]
-        do { bytes = try file.read(count: count, at: offset) } catch { throw .unreadable(reason: error.description) }
-        guard bytes.count == count else { throw .truncated(format: format) }
-        return bytes
     }
 }
 

@@ -57,12 +57,7 @@ struct PhotoshopFile {
     /// Reads `file`'s layout; throws a one-line reason where it is cut short or makes no sense.
     init(_ file: OpenFile, format: String) throws(ThumbnailError) {
         func read(_ count: Int, at offset: Int64) throws(ThumbnailError) -> [UInt8] {
-            let bytes: [UInt8]
-            do { bytes = try file.read(count: count, at: offset) } catch {
-                throw .unreadable(reason: error.description)
-            }
-            guard bytes.count == count else { throw .truncated(format: format) }
-            return bytes
+            try FileReader.read(file, exactly: count, at: Int(offset), format: format)
         }
         let header = try read(26, at: 0)
         guard header.starts(with: Array("8BPS".utf8)), [1, 2].contains(header.bigEndian(at: 4, count: 2)) else {

@@ -46,19 +46,12 @@ enum CarriedPreview {
         let window = 1 << 20
         var offset = start
         while offset < searchLimit {
-            let bytes = try read(file, count: window + marker.count, at: offset)
+            let bytes = try FileReader.read(file, count: window + marker.count, at: offset)
             if let found = firstIndex(of: marker, in: bytes) { return offset + found }
             if bytes.count < window + marker.count { return nil }
             offset += window
         }
         return nil
-    }
-
-    /// `count` bytes of `file` at `offset` (fewer at its end).
-    static func read(_ file: OpenFile, count: Int, at offset: Int) throws(ThumbnailError) -> [UInt8] {
-        do { return try file.read(count: count, at: Int64(offset)) } catch {
-            throw .unreadable(reason: error.description)
-        }
     }
 
     private static func firstIndex(of marker: [UInt8], in bytes: [UInt8]) -> Int? {
@@ -78,8 +71,7 @@ enum CarriedPreview {
     static func png(in file: OpenFile, at start: Int, format: String) throws(ThumbnailError) -> [UInt8] {
         var end = start + 8
         while true {
-            let head = try read(file, count: 8, at: end)
-            guard head.count == 8 else { throw .truncated(format: format) }
+            let head = try FileReader.read(file, exactly: 8, at: end, format: format)
             let length = head.bigEndian(at: 0, count: 4)
             end += 12 + length
             guard length < previewLimit, end - start <= previewLimit else {
@@ -87,9 +79,7 @@ enum CarriedPreview {
             }
             if head[4..<8].elementsEqual("IEND".utf8) { break }
         }
-        let bytes = try read(file, count: end - start, at: start)
-        guard bytes.count == end - start else { throw .truncated(format: format) }
-        return bytes
+        return try FileReader.read(file, exactly: end - start, at: start, format: format)
     }
 }
 
@@ -123,7 +113,7 @@ final class InDesignDecoder: PictureDecoder {
         guard let end = try CarriedPreview.find(Array("</xmpGImg:image>".utf8), in: request.file, from: start),
             end - start <= CarriedPreview.previewLimit * 2
         else { throw .corrupt(format: format, detail: "its page thumbnail does not end") }
-        let text = try CarriedPreview.read(request.file, count: end - start - open.count, at: start + open.count)
+        let text = try FileReader.read(request.file, count: end - start - open.count, at: start + open.count)
         let encoded = String(decoding: text, as: UTF8.self).replacingOccurrences(of: "&#xA;", with: "")
             .filter { !$0.isWhitespace }
         guard let jpeg = Data(base64Encoded: encoded), !jpeg.isEmpty else {

@@ -40,6 +40,25 @@ enum FileReader {
         return FilePrefix(bytes: bytes, isWholeFile: isWholeFile)
     }
 
+    /// Up to `count` bytes of `file` at `offset` (fewer only at its end), for the readers that
+    /// walk a file's structure from where it says (a Photoshop document's sections, a carried
+    /// preview).
+    static func read(_ file: OpenFile, count: Int, at offset: Int) throws(ThumbnailError) -> [UInt8] {
+        do { return try file.read(count: count, at: Int64(offset)) } catch {
+            throw .unreadable(reason: error.description)
+        }
+    }
+
+    /// Exactly `count` bytes of `file` at `offset`; a file that ends before them is `truncated`
+    /// (`format` names it).
+    static func read(_ file: OpenFile, exactly count: Int, at offset: Int, format: String) throws(ThumbnailError)
+        -> [UInt8]
+    {
+        let bytes = try read(file, count: count, at: offset)
+        guard bytes.count == count else { throw .truncated(format: format) }
+        return bytes
+    }
+
     /// All of `file`, for the decoders that parse from memory (WebP, GIF, HEIF, SVG). The worker
     /// has already held the file to the size limit for images.
     static func readWhole(of file: OpenFile) throws(ThumbnailError) -> [UInt8] {
