@@ -1691,6 +1691,11 @@ def make_psd():
 
 # ---------------------------------------------------------------- PostScript
 
+# Where the PostScript and XPS documents that name a file outside themselves name it: a folder
+# of its own (the office documents' LINKED_MEDIA is watched by other tests), which the renderer
+# tests (OutsideReferencesTests) fill and watch.
+OUTSIDE_FOLDER = "/tmp/glance-outside-references"
+
 HALVES_PS = """%%!PS-Adobe-3.0
 %%%%BoundingBox: 0 0 300 200
 %%%%Pages: 2
@@ -1740,6 +1745,9 @@ def make_postscript():
     write("postscript/runs-file.ps", b"%!PS\n(/etc/hostname) run showpage\n")
     record("postscript/runs-file.ps", "ps", "error:asks for a file outside itself", None,
            "runs /etc/hostname: refused by -dSAFER")
+    write("postscript/runs-linked.ps", ("%%!PS\n(%s/outside.png) run showpage\n" % OUTSIDE_FOLDER).encode())
+    record("postscript/runs-linked.ps", "ps", "error:asks for a file outside itself", None,
+           "runs OUTSIDE_FOLDER's outside.png: refused by -dSAFER before it is opened (the renderer tests watch it)")
     write("postscript/nothing.ps", b"%!PS\n1 2 add pop\n")
     record("postscript/nothing.ps", "ps", "error:showed no page", None, "a program that shows no page")
 
@@ -1803,6 +1811,16 @@ def make_xps():
             target.writestr(zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0)), data)
     record("xps/outside-image.xps", "xps", "either", None,
            "halves.xps whose first page fills a square with an image at file:///etc/hostname: never read")
+    linked = outside.replace("file:///etc/hostname", "file://%s/outside.png" % OUTSIDE_FOLDER)
+    with zipfile.ZipFile(out("xps/halves.xps")) as source, \
+            zipfile.ZipFile(out("xps/linked-image.xps"), "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "Documents/1/Pages/1.fpage":
+                data = data.replace(b"</Canvas>", linked.encode(), 1)
+            target.writestr(zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0)), data)
+    record("xps/linked-image.xps", "xps", "either", None,
+           "halves.xps whose first page fills a square with OUTSIDE_FOLDER's outside.png: never read")
     whole = read("xps/halves.xps")
     write("xps/cut.xps", whole[:len(whole) // 2])
     record("xps/cut.xps", "none", "error:corrupt xps data", None,

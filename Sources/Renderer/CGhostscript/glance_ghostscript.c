@@ -17,6 +17,7 @@
     GLANCE_TYPED(X, delete_instance, gsapi_delete_instance)      \
     GLANCE_TYPED(X, set_stdio, gsapi_set_stdio)                  \
     GLANCE_TYPED(X, register_callout, gsapi_register_callout)    \
+    GLANCE_TYPED(X, remove_control_path, gsapi_remove_control_path) \
     GLANCE_TYPED(X, set_arg_encoding, gsapi_set_arg_encoding)    \
     GLANCE_TYPED(X, init_with_args, gsapi_init_with_args)        \
     GLANCE_TYPED(X, run_string_begin, gsapi_run_string_begin)    \
@@ -157,6 +158,24 @@ static int callout(void *instance, void *handle, const char *device, int id, int
     return 0;
 }
 
+/// Takes back what -dSAFER grants the temporary folder: Ghostscript permits reading, writing and
+/// renaming anything under it (`$TMPDIR`, else `$TEMP`, else /tmp) for its own temporary files,
+/// which would let a document read another's files there. Glance's use makes none (the page is
+/// drawn in memory; an EPS is not spooled).
+static void forbid_temporary_folder(void *instance) {
+    const char *folders[] = {getenv("TMPDIR"), getenv("TEMP"), "/tmp"};
+    for (size_t i = 0; i < sizeof folders / sizeof folders[0]; i++) {
+        if (folders[i] == NULL || folders[i][0] == 0) continue;
+        char pattern[4096];
+        size_t length = strlen(folders[i]);
+        int slash = folders[i][length - 1] == '/';
+        if (snprintf(pattern, sizeof pattern, "%s%s*", folders[i], slash ? "" : "/") >= (int)sizeof pattern) continue;
+        gs.remove_control_path(instance, GS_PERMIT_FILE_READING, pattern);
+        gs.remove_control_path(instance, GS_PERMIT_FILE_WRITING, pattern);
+        gs.remove_control_path(instance, GS_PERMIT_FILE_CONTROL, pattern);
+    }
+}
+
 /// The interpreter's first `Error:` line, or its first line, into `reason`.
 static void first_error(const collected *state, const char *fallback, char *reason, size_t capacity) {
     const char *line = strstr(state->messages, "Error:");
@@ -207,6 +226,7 @@ int glance_gs_render(const uint8_t *data, size_t size, const glance_gs_request *
     gs.set_arg_encoding(instance, GS_ARG_ENCODING_UTF8);
     code = gs.init_with_args(instance, (int)(sizeof args / sizeof args[0]), (char **)args);
     int exit_code = 0;
+    if (code == 0) forbid_temporary_folder(instance);
     if (code == 0) {
         gs.run_string_begin(instance, 0, &exit_code);
         // An EPS is drawn moved so that its box's corner is the page's, and shown (an EPS need
