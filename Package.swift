@@ -174,7 +174,7 @@ let package = Package(
         .target(
             name: "GlancePostgresStore",
             dependencies: [
-                "GlanceCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "GlanceCore", "CDigest", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ]),

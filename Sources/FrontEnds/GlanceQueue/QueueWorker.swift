@@ -151,6 +151,15 @@ public struct QueueWorker: Sendable {
                 if let done = await group.next() {
                     running -= 1
                     if done { tally.done += 1 } else { tally.givenBack += 1 }
+                    // A job given back because its thumbnails could not be written (the folder
+                    // unmounted or read-only) stops the worker: every other job would fail too.
+                    if !done, let folder = queue.thumbnailFolder {
+                        do throws(StoreError) {
+                            try folder.checkUsable(location: queue.location)
+                        } catch {
+                            failure = error
+                        }
+                    }
                 }
             }
             for await done in group {

@@ -2,7 +2,11 @@ import Foundation
 import GlanceCore
 
 /// Where a PostgreSQL store is and which container of it to use, as a `--store` gives it:
-/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE?container=NAME[&sslmode=MODE][&sslrootcert=FILE]`.
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE?container=NAME[&sslmode=MODE][&sslrootcert=FILE][&thumbnails=DIR]`.
+///
+/// `thumbnails=DIR` (an absolute path, the same on every host: shared storage) keeps the
+/// thumbnails' image bytes as files in that folder and only their names in the database
+/// (``ThumbnailFolder``); without it they are kept in the database's rows.
 ///
 /// `sslmode` means what it means to PostgreSQL's own clients: `disable`; `allow` and `prefer`
 /// (encrypted when the server offers it); `require` (always encrypted, the certificate not
@@ -53,6 +57,8 @@ public struct PostgresAddress: Sendable, Equatable {
     /// The file of the certificate authorities to check the server's certificate against
     /// (`sslrootcert`), or nil for the system's.
     public var rootCertificateFile: String?
+    /// The folder of the thumbnails' image bytes (`thumbnails`), or nil to keep them in the rows.
+    public var thumbnailFolder: String?
 
     /// The server's Unix-domain socket, when ``host`` is a folder rather than a machine.
     public var socketPath: String? {
@@ -118,6 +124,7 @@ public struct PostgresAddress: Sendable, Equatable {
         self.database = decodedDatabase
         container = nil
         rootCertificateFile = nil
+        thumbnailFolder = nil
         let loopback = ["localhost", "127.0.0.1", "::1"].contains(self.host) || self.host.hasPrefix("/")
         tls = loopback ? .disable : .prefer
         for item in items { try apply(item, invalid: invalid) }
@@ -163,8 +170,14 @@ public struct PostgresAddress: Sendable, Equatable {
                 throw invalid("sslrootcert= must be the absolute path of a file of PEM certificates")
             }
             rootCertificateFile = value
+        case "thumbnails":
+            guard let value = item.value, value.hasPrefix("/"), value.count > 1 else {
+                throw invalid("thumbnails= must be the absolute path of the folder for the thumbnails' files")
+            }
+            thumbnailFolder = value.count > 1 && value.hasSuffix("/") ? String(value.dropLast()) : value
         default:
-            throw invalid("unknown parameter '\(item.name)' (known: container, sslmode, sslrootcert, host, port)")
+            throw invalid(
+                "unknown parameter '\(item.name)' (known: container, sslmode, sslrootcert, host, port, thumbnails)")
         }
     }
 
@@ -173,11 +186,15 @@ public struct PostgresAddress: Sendable, Equatable {
         if socketPath != nil {
             var text = "postgres://\(user)@/\(database)?host=\(host)&port=\(port)"
             if let container { text += "&container=\(container)" }
+            if let thumbnailFolder { text += "&thumbnails=\(thumbnailFolder)" }
             return text
         }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         var text = "postgres://\(user)@\(shownHost):\(port)/\(database)"
-        if let container { text += "?container=\(container)" }
+        var parameters: [String] = []
+        if let container { parameters.append("container=\(container)") }
+        if let thumbnailFolder { parameters.append("thumbnails=\(thumbnailFolder)") }
+        if !parameters.isEmpty { text += "?" + parameters.joined(separator: "&") }
         return text
     }
 

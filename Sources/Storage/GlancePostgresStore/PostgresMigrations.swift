@@ -158,6 +158,31 @@ enum PostgresMigrations {
                     autovacuum_vacuum_threshold = 1000, autovacuum_analyze_scale_factor = 0.02, fillfactor = 90)
                 """
             ]),
+        Migration(
+            name: "v9: thumbnail bytes in files beside the database",
+            statements: [
+                // A thumbnail's bytes are in its row (data) or in the thumbnail folder's file named
+                // by their SHA-256 (file_digest): one or the other.
+                """
+                ALTER TABLE glance.thumbnail ALTER COLUMN data DROP NOT NULL, ADD COLUMN file_digest bytea,
+                    ADD CONSTRAINT thumbnail_bytes_in_one_place CHECK ((data IS NULL) <> (file_digest IS NULL))
+                """,
+                // The sweep asks which of a folder's files rows name.
+                """
+                CREATE INDEX thumbnail_on_file_digest ON glance.thumbnail (file_digest)
+                WHERE file_digest IS NOT NULL
+                """,
+                // The token of the database's thumbnail folder (one row at most), which the folder's
+                // marker file holds too: an empty mount point or another database's folder has none
+                // or another.
+                """
+                CREATE TABLE glance.thumbnail_folder (
+                    only_one boolean PRIMARY KEY DEFAULT true CHECK (only_one),
+                    token text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+            ]),
     ]
 
     /// Checks that the database can hold a Glance store and brings it up to date.

@@ -116,10 +116,12 @@ struct CompleteJobStatement: StoreStatement {
 /// One document's record with its thumbnails' columns, and the image bytes of all of them or of
 /// one size (see ``PostgresStore/document(at:bytes:)``).
 struct ReadDocumentStatement: StoreStatement {
-    static let name = "glance_read_document_v1"
+    static let name = "glance_read_document_v2"
+    // The bytes wanted come from the row (data) or from the file the row names (file_digest).
     static let sql = """
         SELECT \(PostgresStore.columns(of: "d")), t.document_id, t.size_key, t.format, t.width, t.height,
-            t.byte_count, t.average_colour, t.thumb_hash, CASE WHEN $3 OR t.size_key = $4 THEN t.data END
+            t.byte_count, t.average_colour, t.thumb_hash, CASE WHEN $3 OR t.size_key = $4 THEN t.data END,
+            CASE WHEN $3 OR t.size_key = $4 THEN t.file_digest END
         FROM glance.document d LEFT JOIN glance.thumbnail t ON t.document_id = d.id
         WHERE d.container = $1 AND d.path = $2 ORDER BY t.size_key
         """
@@ -144,7 +146,7 @@ struct ReadDocumentStatement: StoreStatement {
 /// marked done: one statement, one transaction, one round trip (see
 /// ``PostgresStore/save(_:thumbnails:)``).
 struct SaveDocumentStatement: StoreStatement {
-    static let name = "glance_save_document_v1"
+    static let name = "glance_save_document_v2"
     // The sub-statements touch disjoint rows: old size keys that are gone are deleted, the new
     // ones inserted or updated in place; the jobs' rows are the queue's.
     static let sql = """
@@ -165,13 +167,15 @@ struct SaveDocumentStatement: StoreStatement {
         ),
         put AS (
             INSERT INTO glance.thumbnail AS t (document_id, size_key, format, width, height, byte_count,
-                average_colour, thumb_hash, data)
-            SELECT (SELECT id FROM d), k, f, w, h, n, NULLIF(a, ''), NULLIF(t, ''), b
+                average_colour, thumb_hash, data, file_digest)
+            SELECT (SELECT id FROM d), k, f, w, h, n, NULLIF(a, ''), NULLIF(t, ''), NULLIF(b, ''::bytea),
+                NULLIF(g, ''::bytea)
             FROM unnest($15::text[], $16::text[], $17::integer[], $18::integer[], $19::integer[], $20::text[],
-                $21::text[], $22::bytea[]) AS x(k, f, w, h, n, a, t, b)
+                $21::text[], $22::bytea[], $26::bytea[]) AS x(k, f, w, h, n, a, t, b, g)
             ON CONFLICT (document_id, size_key) DO UPDATE SET format = EXCLUDED.format,
                 width = EXCLUDED.width, height = EXCLUDED.height, byte_count = EXCLUDED.byte_count,
-                average_colour = EXCLUDED.average_colour, thumb_hash = EXCLUDED.thumb_hash, data = EXCLUDED.data
+                average_colour = EXCLUDED.average_colour, thumb_hash = EXCLUDED.thumb_hash, data = EXCLUDED.data,
+                file_digest = EXCLUDED.file_digest
         ),
         unclaimed AS (
             DELETE FROM glance.claim WHERE container = $1 AND path = $2
@@ -186,7 +190,7 @@ struct SaveDocumentStatement: StoreStatement {
     static let bindingDataTypes: [PostgresDataType] = [
         .text, .text, .int8, .int8, .int8, .int8, .text, .text, .text, .text, .text, .timestamptz, .int4, .text,
         .textArray, .textArray, .int4Array, .int4Array, .int4Array, .textArray, .textArray, .byteaArray,
-        .int8Array, .text, .text,
+        .int8Array, .text, .text, .byteaArray,
     ]
 
     var container: String
@@ -198,7 +202,7 @@ struct SaveDocumentStatement: StoreStatement {
 
     func makeBindings() throws -> PostgresBindings {
         let identity = record.identity
-        var bindings = PostgresBindings(capacity: 25)
+        var bindings = PostgresBindings(capacity: 26)
         bindings.append(container)
         bindings.append(record.path)
         bindings.append(Int64(bitPattern: identity.device))
@@ -224,6 +228,7 @@ struct SaveDocumentStatement: StoreStatement {
         bindings.append(jobs)
         bindings.append(lease?.token)
         bindings.append(lease?.host)
+        bindings.append(thumbnails.fileDigests)
         return bindings
     }
 }
@@ -239,7 +244,10 @@ struct ThumbnailColumns: Sendable {
     var colours: [String] = []
     /// "" stands for no ThumbHash.
     var hashes: [String] = []
+    /// The image bytes; empty for a thumbnail kept in a file.
     var images: [ByteBuffer] = []
+    /// The SHA-256 of the file a thumbnail is kept in; empty for one kept in its row.
+    var fileDigests: [ByteBuffer] = []
 
     /// The columns of `thumbnails`, each of which must carry its image bytes.
     init(_ thumbnails: [ThumbnailImage], of path: String, location: String) throws(StoreError) {
@@ -257,6 +265,7 @@ struct ThumbnailColumns: Sendable {
             colours.append(image.averageColour ?? "")
             hashes.append(image.thumbHash ?? "")
             images.append(ByteBuffer(bytes: bytes))
+            fileDigests.append(ByteBuffer())
         }
     }
 }

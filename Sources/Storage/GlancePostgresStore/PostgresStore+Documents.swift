@@ -28,10 +28,17 @@ extension PostgresStore {
         let rows = try await run(
             ReadDocumentStatement(container: container, path: path, allBytes: bytes == .all, onlyKey: key))
         guard let first = rows.first else { return nil }
-        let (_, record) = try record(from: first)
+        let (id, record) = try record(from: first)
         var images: [ThumbnailImage] = []
         for row in rows {
-            if let (_, image) = try thumbnail(from: row, offset: Self.columnCount) { images.append(image) }
+            guard var (_, image) = try thumbnail(from: row, offset: Self.columnCount) else { continue }
+            if let digest = try fileDigest(in: row, at: Self.columnCount + 9) {
+                // Kept in a file: read and checked, or a miss (the record dropped, drawn again).
+                guard let bytes = try await fileBytes(digest, byteCount: image.byteCount, document: id, path: path)
+                else { return nil }
+                image.data = bytes
+            }
+            images.append(image)
         }
         return StoredDocument(record: record, thumbnails: images)
     }
@@ -185,12 +192,22 @@ extension PostgresStore {
         }
     }
 
+    /// The file digest in column `index` of `row`, or nil when it is NULL.
+    private func fileDigest(in row: PostgresRow, at index: Int) throws(StoreError) -> [UInt8]? {
+        do {
+            return try row.makeRandomAccess()[index].decode(ByteBuffer?.self).map { Array($0.readableBytesView) }
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
+        }
+    }
+
     /// Records `record` and replaces its thumbnail dictionary with `thumbnails`, releases any
     /// claim on its path, and marks done the queue's job waiting on this save (see
     /// ``completeWithSave(_:under:)``): one prepared statement, so one transaction and one round
     /// trip (this runs once per document rendered). A record already at the path keeps its id.
     public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {
-        let columns = try ThumbnailColumns(thumbnails, of: record.path, location: location)
+        // Files first, flushed: the row that names them commits only after.
+        let columns = try columns(for: thumbnails, of: record.path)
         var statement = SaveDocumentStatement(container: container, record: record, thumbnails: columns)
         let completion = completions.withLock { $0[record.path] }
         if let completion {

@@ -35,6 +35,11 @@ public final class PostgresStore: ThumbnailStore {
     let completions = Mutex<[String: JobCompletion]>([:])
     /// postgres-nio's log, silenced: failures reach the user as ``StoreError``s instead.
     let logger: Logger
+    /// The folder of the thumbnails' files (`thumbnails=` on the address), once attached; nil
+    /// when their bytes are kept in the rows.
+    private let folderSlot: Mutex<ThumbnailFolder?>
+    /// Where lines about what the store met and dealt with go (a damaged thumbnail file).
+    private let warnings: @Sendable (String) -> Void
 
     /// Connects to the database at `address`, brings its schema up to date, and returns the store
     /// of container `container` in it.
@@ -42,12 +47,24 @@ public final class PostgresStore: ThumbnailStore {
     /// - Throws: ``StoreError``: `unavailable` when the server cannot be reached or refuses the
     ///   user, `notAStore` when the database's `glance` schema holds something else, `newerSchema`
     ///   when a newer Glance migrated it.
-    public static func open(_ address: PostgresAddress, container: String) async throws(StoreError) -> PostgresStore {
+    ///   A folder for the thumbnails' files (`thumbnails=`) that cannot be used is `io` (see
+    ///   ``ThumbnailFolder``).
+    ///
+    /// `warnings` takes each line about something the store met and dealt with (a damaged
+    /// thumbnail file, dropped to be drawn again); standard error by default.
+    public static func open(
+        _ address: PostgresAddress, container: String,
+        warnings: @escaping @Sendable (String) -> Void = PostgresStore.standardErrorLine
+    ) async throws(StoreError) -> PostgresStore {
         // Before any pool exists: nothing to stop when the server is not there.
         try await probe(address, location: locationText(address, container: container))
-        let store = PostgresStore(address: address, container: container)
+        let store = PostgresStore(address: address, container: container, warnings: warnings)
         do {
             try await PostgresMigrations.apply(to: store)
+            if let path = address.thumbnailFolder {
+                let folder = try await store.attachFolder(path)
+                store.folderSlot.withLock { $0 = folder }
+            }
         } catch {
             await store.close()
             throw error
@@ -55,11 +72,24 @@ public final class PostgresStore: ThumbnailStore {
         return store
     }
 
-    private init(address: PostgresAddress, container: String) {
+    /// Writes `line` to standard error, with `glance: warning: ` before it.
+    public static let standardErrorLine: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data(("glance: warning: " + line + "\n").utf8))
+    }
+
+    /// The folder of the thumbnails' files, or nil when their bytes are kept in the rows.
+    public var thumbnailFolder: ThumbnailFolder? { folderSlot.withLock { $0 } }
+
+    /// Passes `line` to the store's warnings.
+    func report(_ line: String) { warnings(line) }
+
+    private init(address: PostgresAddress, container: String, warnings: @escaping @Sendable (String) -> Void) {
         self.address = address
         self.container = container
         location = Self.locationText(address, container: container)
         logger = Self.silent
+        folderSlot = Mutex(nil)
+        self.warnings = warnings
         var configuration =
             if let socketPath = address.socketPath {
                 PostgresClient.Configuration(
@@ -85,6 +115,7 @@ public final class PostgresStore: ThumbnailStore {
     private static func locationText(_ address: PostgresAddress, container: String) -> String {
         var shown = address
         shown.container = nil
+        shown.thumbnailFolder = nil
         return "\(shown.description) (container \(container))"
     }
 
@@ -102,6 +133,8 @@ public final class PostgresStore: ThumbnailStore {
         logger = owner.logger
         client = owner.client
         running = nil
+        folderSlot = Mutex(owner.thumbnailFolder)
+        warnings = owner.warnings
     }
 
     deinit {

@@ -60,6 +60,95 @@ struct PostgresStoreCommandTests {
         #expect(try await container.list()["photo.jpg"]?["state"] as? String == "missing")
     }
 
+    @Test(
+        "?thumbnails=DIR: the bytes are files; export and show read them; gc sweeps files no record names after the grace, --dry-run deletes nothing; --move-thumbnails moves them back"
+    )
+    func thumbnailFiles() async throws {
+        let (server, database) = try await Self.freshDatabase()
+        let container = try SampleContainer.standard()
+        let folder = container.output("thumbnail-files")
+        let store = server.address(container: "sample", database: database) + "&thumbnails=\(folder)"
+        let (summary, result) = try await container.generate(["--store", store])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(summary["rendered"] as? Int == 8)
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.thumbnail WHERE data IS NOT NULL", database: database) == "0")
+        let files = { () -> Int in
+            (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
+                $0.split(separator: "/").count == 3
+            }.count
+        }
+        let stored = files()
+        #expect(stored >= 8, "a file per distinct thumbnail")
+
+        let exported = container.output("photo.jpg")
+        let export = try await GlanceProcess.run([
+            "export", container.path, "photo.jpg", "-o", exported, "--store", store,
+        ])
+        #expect(export.status == 0, "\(export.standardError)")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: exported))).starts(with: [0xFF, 0xD8, 0xFF]))
+
+        // A document gone: its record dropped by gc; its files, no longer named, kept while young.
+        try FileManager.default.removeItem(atPath: container.file("screen.png"))
+        let dry = try await GlanceProcess.run([
+            "gc", container.path, "--store", store, "--dry-run", "--grace-seconds", "0",
+        ])
+        #expect(dry.status == 0, "\(dry.standardError)")
+        #expect(dry.standardOutput.contains("would remove 1 record"), "\(dry.standardOutput)")
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.document", database: database) == "9",
+            "a dry run drops nothing")
+        let gc = try await GlanceProcess.run(["gc", container.path, "--store", store])
+        #expect(gc.status == 0, "\(gc.standardError)")
+        #expect(gc.standardOutput.contains("removed 1 record"), "\(gc.standardOutput)")
+        #expect(gc.standardOutput.contains("deleted 0 thumbnail file(s)"), "\(gc.standardOutput)")
+        #expect(files() == stored)
+        let swept = try await GlanceProcess.run(["gc", container.path, "--store", store, "--grace-seconds", "0"])
+        #expect(swept.status == 0, "\(swept.standardError)")
+        #expect(!swept.standardOutput.contains("deleted 0 thumbnail file(s)"), "\(swept.standardOutput)")
+        let left = files()
+        #expect(left < stored)
+
+        // Back into the rows, and the documents still read.
+        let back = try await GlanceProcess.run([
+            "gc", container.path, "--store", store, "--move-thumbnails", "database",
+        ])
+        #expect(back.status == 0, "\(back.standardError)")
+        #expect(back.standardOutput.contains("moved \(left) thumbnail(s) to the database"), "\(back.standardOutput)")
+        await #expect(
+            try server.psql("SELECT count(*) FROM glance.thumbnail WHERE file_digest IS NOT NULL", database: database)
+                == "0")
+        let plain = server.address(container: "sample", database: database)
+        let again = try await GlanceProcess.run([
+            "export", container.path, "photo.jpg", "-o", exported, "--store", plain,
+        ])
+        #expect(again.status == 0, "\(again.standardError)")
+        // Without a folder on the address, moving is refused in one line.
+        let refused = try await GlanceProcess.run([
+            "gc", container.path, "--store", plain, "--move-thumbnails", "files",
+        ])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("?thumbnails=DIR"), "\(refused.standardError)")
+    }
+
+    @Test(
+        "?thumbnails=DIR whose storage is not mounted (an empty folder where it was): exit 2, one line, nothing written"
+    )
+    func thumbnailFolderNotMounted() async throws {
+        let (server, database) = try await Self.freshDatabase()
+        let container = try SampleContainer(["a.png": "png/gray8.png"])
+        let folder = container.output("thumbnail-files")
+        let store = server.address(container: "sample", database: database) + "&thumbnails=\(folder)"
+        #expect(try await container.generate(["--store", store]).result.status == 0)
+        try FileManager.default.moveItem(atPath: folder, toPath: folder + "-elsewhere")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let result = try await GlanceProcess.run(["generate", container.path, "--store", store, "--force"])
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("is the shared storage mounted?"), "\(result.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test("two containers share one database, each under its own key")
     func twoContainers() async throws {
         let (server, database) = try await Self.freshDatabase()

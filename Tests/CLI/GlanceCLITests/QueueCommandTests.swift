@@ -144,6 +144,35 @@ struct QueueCommandTests {
         #expect(try await server.psql("SELECT count(*) FROM glance.job", database: database) == "0")
     }
 
+    @Test(
+        "a worker whose thumbnail folder is unmounted under it stops taking jobs, saying why in one line; the jobs wait"
+    )
+    func thumbnailFolderUnmounted() async throws {
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
+        let container = try Self.container(documents: 6)
+        let folder = container.output("thumbnail-files")
+        let store = server.address(container: "shared", database: database) + "&thumbnails=\(folder)"
+        let workerStore = "postgres://\(server.user)@127.0.0.1:\(server.port)/\(database)?thumbnails=\(folder)"
+        // The folder made and marked; the worker waits for jobs.
+        #expect(try await GlanceProcess.run(["queue", container.path, "--store", store]).status == 0)
+        let (worker, errors) = try Self.startWorker(["--store", workerStore, "--jobs", "1"])
+        try await Task.sleep(for: .seconds(1))
+        try FileManager.default.moveItem(atPath: folder, toPath: folder + "-elsewhere")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        // Enqueued from a host that does not write thumbnails (no folder on its address).
+        let plain = server.address(container: "shared", database: database)
+        let queued = try await GlanceProcess.run(["generate", container.path, "--store", plain, "--enqueue"])
+        #expect(queued.status == 0, "\(queued.standardError)")
+        #expect(await Self.finish(worker, within: 120), "the worker stops by itself")
+        #expect(worker.terminationStatus != 0)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("unmounted"), "\(said)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "nothing on the mount point")
+        let waiting = try await server.psql(
+            "SELECT count(*) FROM glance.job WHERE state IN ('pending', 'leased')", database: database)
+        #expect(waiting == "6", "no job failed for good")
+    }
+
     @Test("--enqueue with --xdg is refused: this run renders nothing to put in the desktop cache")
     func enqueueRefusesXDG() async throws {
         let container = try Self.container(documents: 1)

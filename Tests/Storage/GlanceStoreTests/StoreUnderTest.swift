@@ -11,6 +11,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     /// A real PostgreSQL server (``PostgresServer``), a database of the test's own.
     case postgres
+    /// The same, with the thumbnails' bytes as files in a folder of the test's own
+    /// (`?thumbnails=DIR`).
+    case postgresFiles = "postgres+files"
 
     var testDescription: String { rawValue }
 }
@@ -21,7 +24,7 @@ final class StoreUnderTest: Sendable {
     let kind: StoreKind
     /// The first store, container key "" (SQLite) or "test" (PostgreSQL).
     let store: any ThumbnailStore
-    /// The SQLite folder, removed with this value.
+    /// The SQLite folder, or the thumbnails' folder's parent, removed with this value.
     private let folder: TemporaryFolder?
     /// The PostgreSQL database's address, without a container.
     private let address: PostgresAddress?
@@ -39,6 +42,13 @@ final class StoreUnderTest: Sendable {
             self.address = address
             folder = nil
             store = try await PostgresStore.open(address, container: "test")
+        case .postgresFiles:
+            let folder = try TemporaryFolder()
+            var address = try await Self.freshDatabase()
+            address.thumbnailFolder = folder.file("thumbnails")
+            self.address = address
+            self.folder = folder
+            store = try await PostgresStore.open(address, container: "test")
         }
     }
 
@@ -47,7 +57,7 @@ final class StoreUnderTest: Sendable {
         switch kind {
         case .sqlite:
             return try SidecarStore(directory: folder!.path, container: container ?? "")
-        case .postgres:
+        case .postgres, .postgresFiles:
             return try await PostgresStore.open(address!, container: container ?? "test")
         }
     }
