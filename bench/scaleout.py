@@ -309,7 +309,14 @@ def statement_profile(server, database, documents):
     return statements / documents, top
 
 
-def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, quota=QUOTA, hosts_list=HOSTS):
+PLACES = ("database", "files")
+
+
+def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, quota=QUOTA, hosts_list=HOSTS,
+                     places=PLACES):
+    """The curve for each place of the thumbnails' bytes in `places`, in the same rounds: "files"
+    (`?thumbnails=DIR`, a folder beside the database, what a scale-out runs) and "database" (the
+    rows, as before): the result's curve is the last place's, `by_place` has each one's."""
     folder = os.path.join(work_dir, "scaleout")
     os.makedirs(folder, exist_ok=True)
     docs, count = make_corpus(root, os.path.join(work_dir, "scaleout-docs"), copies)
@@ -319,7 +326,7 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
         postgres_group = groups.make("postgres")
         server = Postgres(log, groups, postgres_group)
         local, local_cpu = [], []
-        runs = {hosts: [] for hosts in hosts_list}
+        every_run = {place: {hosts: [] for hosts in hosts_list} for place in places}
         for round_index in range(rounds):
             # The local pool under the same quota: what one machine does without the queue.
             local_group = groups.make(f"local-{round_index}", quota)
@@ -331,13 +338,18 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
             local_cpu.append(groups.usage(local_group))
             shutil.rmtree(sidecar, ignore_errors=True)
             line = [f"local {seconds:.1f}s"]
-            for hosts in hosts_list:
-                database = server.database(f"bench_{hosts}_{round_index}")
+            for place, hosts in ((place, hosts) for hosts in hosts_list for place in places):
+                runs = every_run[place]
+                database = server.database(f"bench_{place}_{hosts}_{round_index}")
                 timed([[glance, "generate", docs, "--store", server.address(database, "corpus"), "--enqueue",
                         "--quiet"]])
                 server.psql("SELECT pg_stat_statements_reset()", database)
                 host_groups = [groups.make(f"r{round_index}-h{hosts}-{k}", quota) for k in range(hosts)]
                 store = server.socket_address(database)
+                if place == "files":
+                    thumbnails = os.path.join(folder, f"files-{hosts}-{round_index}")
+                    shutil.rmtree(thumbnails, ignore_errors=True)
+                    store += f"&thumbnails={thumbnails}"
                 workers = [["unshare", "--net", "--uts", "--", "sh", "-c", 'hostname "$0" && exec "$@"',
                             f"bench-host-{k}", glance, "worker", "--store", store, "--jobs", "1", "--root", docs,
                             "--exit-when-idle"] for k in range(hosts)]
@@ -371,28 +383,16 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
                     "lease_ms_p90": max((p[1] for p in percentiles), default=None),
                     "lease_ms_p99": max((p[2] for p in percentiles), default=None),
                     "top_statements": top})
-                line.append(f"{hosts} host{'s' if hosts > 1 else ''} {seconds:.1f}s")
+                if place == "files":
+                    shutil.rmtree(thumbnails, ignore_errors=True)
+                line.append(f"{hosts} host{'s' if hosts > 1 else ''} ({place}) {seconds:.1f}s")
             log(f"  round {round_index + 1}/{rounds} ({count} documents, {quota} core a host): " + ", ".join(line))
         result = {"documents": count, "quota": quota, "local_seconds": statistics.median(local), "local_all": local,
-                  "curve": []}
-        one = statistics.median(r["seconds"] for r in runs[hosts_list[0]])
-        for hosts in hosts_list:
-            rs = runs[hosts]
-            seconds = statistics.median(r["seconds"] for r in rs)
-            median = lambda key: statistics.median(r[key] for r in rs) if rs[0][key] is not None else None
-            result["curve"].append({
-                "hosts": hosts, "seconds": seconds, "all": [r["seconds"] for r in rs],
-                "documents_per_second": count / seconds, "speedup": one / seconds,
-                **{key: median(key) for key in ("postgres_cpu_ms_per_document", "postgres_steady_ms_per_document",
-                                                "sessions", "hosts_cpu_ms_per_document",
-                                                "statements_per_document", "wal_bytes_per_document",
-                                                "lease_round_trips", "lease_ms_p50", "lease_ms_p90", "lease_ms_p99")},
-                "top_statements": rs[-1]["top_statements"]})
-        every = [r for rs in runs.values() for r in rs]
-        result["postgres_cpu_ms_per_document"] = statistics.median(r["postgres_cpu_ms_per_document"] for r in every)
-        steady = [r["postgres_steady_ms_per_document"] for r in every if r["postgres_steady_ms_per_document"]]
-        result["postgres_steady_ms_per_document"] = statistics.median(steady) if steady else None
-        result["statements_per_document"] = statistics.median(r["statements_per_document"] for r in every)
+                  "by_place": {place: summarise(every_run[place], hosts_list, count) for place in places}}
+        result.update(result["by_place"][places[-1]])
+        result["place"] = places[-1]
+        runs = every_run[places[-1]]
+        one = result["curve"][0]["seconds"]
         result["overhead_ms_per_document"] = (one - result["local_seconds"]) * 1000 / count
         # The same in CPU: under a quota, wall time is CPU time over the quota, so a host's extra
         # CPU shows 1/quota times larger in seconds. CPU is what a host without a quota pays.
@@ -419,6 +419,30 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
         groups.remove()
 
 
+def summarise(runs, hosts_list, count):
+    """One place's curve and medians from its runs (`runs[hosts]`: each round's measures)."""
+    result = {"curve": []}
+    one = statistics.median(r["seconds"] for r in runs[hosts_list[0]])
+    for hosts in hosts_list:
+        rs = runs[hosts]
+        seconds = statistics.median(r["seconds"] for r in rs)
+        median = lambda key: statistics.median(r[key] for r in rs) if rs[0][key] is not None else None
+        result["curve"].append({
+            "hosts": hosts, "seconds": seconds, "all": [r["seconds"] for r in rs],
+            "documents_per_second": count / seconds, "speedup": one / seconds,
+            **{key: median(key) for key in ("postgres_cpu_ms_per_document", "postgres_steady_ms_per_document",
+                                            "sessions", "hosts_cpu_ms_per_document",
+                                            "statements_per_document", "wal_bytes_per_document",
+                                            "lease_round_trips", "lease_ms_p50", "lease_ms_p90", "lease_ms_p99")},
+            "top_statements": rs[-1]["top_statements"]})
+    every = [r for rs in runs.values() for r in rs]
+    result["postgres_cpu_ms_per_document"] = statistics.median(r["postgres_cpu_ms_per_document"] for r in every)
+    steady = [r["postgres_steady_ms_per_document"] for r in every if r["postgres_steady_ms_per_document"]]
+    result["postgres_steady_ms_per_document"] = statistics.median(steady) if steady else None
+    result["statements_per_document"] = statistics.median(r["statements_per_document"] for r in every)
+    return result
+
+
 def format_scaleout(scaleout):
     if not scaleout:
         return []
@@ -426,7 +450,7 @@ def format_scaleout(scaleout):
     fmt = lambda value, spec: format(value, spec) if value is not None else "-"
     lines = [
         f"Scale-out (PostgreSQL job queue; each worker host in its own network and UTS namespace and CPU cgroup "
-        f"of {s['quota']} core, {s['documents']} JPEGs and PDFs):",
+        f"of {s['quota']} core, {s['documents']} JPEGs and PDFs; thumbnails' bytes in the {s.get('place', 'database')}):",
         f"  {'hosts':>5} {'seconds':>8} {'docs/s':>7} {'speedup':>8} {'PG ms/doc':>10} {'steady':>7} "
         f"{'sessions':>8} {'stmts/doc':>10} {'WAL kB/doc':>11} {'leases':>7} {'lease p50/p90/p99 ms':>21}",
     ]
@@ -438,6 +462,14 @@ def format_scaleout(scaleout):
                      f"{fmt(c['postgres_steady_ms_per_document'], '.2f'):>7} {c['sessions']:>8.0f} "
                      f"{c['statements_per_document']:>10.1f} {c['wal_bytes_per_document'] / 1000:>11.1f} "
                      f"{c['lease_round_trips']:>7.0f} {lease:>21}")
+    for place, other in s.get("by_place", {}).items():
+        if place == s.get("place"):
+            continue
+        last = other["curve"][-1]
+        lines.append(f"  thumbnails' bytes in the {place} instead (the same rounds): PostgreSQL "
+                     f"{fmt(other['postgres_steady_ms_per_document'], '.2f')} ms a document steady, "
+                     f"{other['postgres_cpu_ms_per_document']:.2f} ms over whole runs; {last['hosts']} hosts "
+                     f"{last['speedup']:.2f}x one, WAL {last['wal_bytes_per_document'] / 1000:.1f} kB a document")
     steady = s["postgres_steady_ms_per_document"]
     one = s["curve"][0]["documents_per_second"]
     lines.append(f"  PostgreSQL's CPU per document: {s['postgres_cpu_ms_per_document']:.2f} ms over whole runs "
@@ -477,9 +509,14 @@ def scaleout_targets(scaleout):
             targets.append((f"Scale-out: {c['hosts']} hosts >= {target}x one host, each under {s['quota']} core",
                             f"{c['speedup']:.2f}x", c["speedup"] / target, c["speedup"] >= target))
     pg = s["postgres_steady_ms_per_document"] or s["postgres_cpu_ms_per_document"]
+    before = s.get("by_place", {}).get("database")
+    beside = ""
+    if before and s.get("place") != "database":
+        old_pg = before["postgres_steady_ms_per_document"] or before["postgres_cpu_ms_per_document"]
+        beside = f"; {old_pg:.2f} ms with the bytes in the rows"
     targets += [
-        ("Scale-out: PostgreSQL CPU <= 1 ms a document (steady)",
-         f"{pg:.2f} ms ({s['postgres_cpu_ms_per_document']:.2f} ms over whole runs)", pg / 1, pg <= 1),
+        (f"Scale-out: PostgreSQL CPU <= 1 ms a document (steady, thumbnails in the {s.get('place', 'database')})",
+         f"{pg:.2f} ms ({s['postgres_cpu_ms_per_document']:.2f} ms over whole runs{beside})", pg / 1, pg <= 1),
         ("Scale-out: queue overhead <= 5 ms of a host's CPU per document against the local pool",
          f"{s['overhead_cpu_ms_per_document']:.1f} ms ({s['overhead_ms_per_document']:.1f} ms of wall time under "
          f"the quota)", s["overhead_cpu_ms_per_document"] / 5, s["overhead_cpu_ms_per_document"] <= 5),
@@ -504,12 +541,15 @@ if __name__ == "__main__":
     parser.add_argument("--quota", type=float, default=QUOTA)
     parser.add_argument("--hosts", default=",".join(map(str, HOSTS)))
     parser.add_argument("--glance", default=os.path.join(repo, ".build-static/release/glance"))
+    parser.add_argument("--places", default=",".join(PLACES),
+                        help="where the thumbnails' bytes are kept, in order: database, files")
     args = parser.parse_args()
     work = os.path.join(repo, "bench", "work")
     root, _ = corpus.ensure_corpus(lambda m: print(m, flush=True))
     found = measure_scaleout(args.glance, root, corpus.ensure_many(), work, args.rounds,
                              lambda m: print(m, flush=True), copies=args.copies, quota=args.quota,
-                             hosts_list=tuple(int(h) for h in args.hosts.split(",")))
+                             hosts_list=tuple(int(h) for h in args.hosts.split(",")),
+                             places=tuple(args.places.split(",")))
     print("\n".join(format_scaleout(found)))
     for name, measured, _, passed in scaleout_targets(found):
         print(("PASS " if passed else "FAIL ") + name + ": " + measured)

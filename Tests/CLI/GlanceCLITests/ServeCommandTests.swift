@@ -162,6 +162,54 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: container.file(".thumbnails/hook.sock")))
     }
 
+    @Test(
+        "serve on PostgreSQL with ?thumbnails=DIR: a GET reads the file; a damaged file is never served, the document is drawn again"
+    )
+    func thumbnailFilesServed() async throws {
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
+        let container = try SampleContainer(["a.png": "png/rgb8.png"])
+        let folder = container.output("thumbnail-files")
+        let store = server.address(container: "sample", database: database) + "&thumbnails=\(folder)"
+        #expect(try await container.generate(["--store", store]).result.status == 0)
+        let files = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
+            $0.split(separator: "/").count == 3
+        }
+        #expect(!files.isEmpty, "the thumbnails are files")
+        // The standard thumbnail's file: the one the PNG signature starts.
+        let standard = try #require(
+            files.first { name in
+                (try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))?.starts(with: [0x89, 0x50]) == true
+            })
+        let (serve, port, log) = try await Self.startServe([container.path, "--store", store, "--jobs", "1"])
+        defer {
+            if serve.isRunning { kill(serve.processIdentifier, SIGKILL) }
+        }
+        let first = try await LoopbackConnection.get("/thumbnails/a.png", port: port)
+        #expect(first.hasPrefix("HTTP/1.1 200"), "\(first.prefix(200))")
+        #expect(first.contains("content-type: image/png") || first.contains("Content-Type: image/png"))
+        // The file damaged under the server (a fresh server: no cached copy).
+        kill(serve.processIdentifier, SIGTERM)
+        #expect(await exited(serve, within: .seconds(60)))
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + standard)))
+        var bytes = original
+        bytes[bytes.count / 2] ^= 0x55
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + standard))
+        let (again, port2, log2) = try await Self.startServe([container.path, "--store", store, "--jobs", "1"])
+        defer {
+            if again.isRunning { kill(again.processIdentifier, SIGKILL) }
+        }
+        let redrawn = try await LoopbackConnection.get("/thumbnails/a.png", port: port2)
+        #expect(redrawn.hasPrefix("HTTP/1.1 200"), "\(redrawn.prefix(200))")
+        #expect(redrawn.lowercased().contains("content-length: \(original.count)\r\n"))
+        let restored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + standard)))
+        #expect(restored == original, "drawn again and written again, whole")
+        kill(again.processIdentifier, SIGTERM)
+        #expect(await exited(again, within: .seconds(60)))
+        let said = String(decoding: await readToEnd(log2.fileHandleForReading), as: UTF8.self)
+        #expect(said.contains("is damaged"), "\(said)")
+        _ = log
+    }
+
     @Test("past --timeout a request answers 503 and the render goes on: the document is not failed")
     func requestTimeoutIsNotRenderTimeout() async throws {
         let container = try SampleContainer([:])
