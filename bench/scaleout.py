@@ -344,7 +344,7 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
                 timed([[glance, "generate", docs, "--store", server.address(database, "corpus"), "--enqueue",
                         "--quiet"]])
                 server.psql("SELECT pg_stat_statements_reset()", database)
-                host_groups = [groups.make(f"r{round_index}-h{hosts}-{k}", quota) for k in range(hosts)]
+                host_groups = [groups.make(f"r{round_index}-{place}-h{hosts}-{k}", quota) for k in range(hosts)]
                 store = server.socket_address(database)
                 if place == "files":
                     thumbnails = os.path.join(folder, f"files-{hosts}-{round_index}")

@@ -30,9 +30,11 @@ extension PostgresStore {
     }
 }
 
-/// Leases the next jobs (see ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:)``).
+/// Leases the next jobs (see ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:)``),
+/// with each one's document record and its thumbnails described: the worker's look at whether the
+/// document is fresh needs no round trip of its own.
 struct LeaseJobsStatement: StoreStatement {
-    static let name = "glance_lease_jobs_v1"
+    static let name = "glance_lease_jobs_v2"
     static let sql = """
         WITH exhausted AS (
             UPDATE glance.job SET state = 'failed', finished_at = now(),
@@ -47,11 +49,17 @@ struct LeaseJobsStatement: StoreStatement {
             ORDER BY priority, id
             LIMIT $4
             FOR UPDATE SKIP LOCKED
+        ),
+        leased AS (
+            UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = $5,
+                lease_host = $3, lease_expires = now() + make_interval(secs => $6)
+            FROM next WHERE j.id = next.id
+            RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
         )
-        UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = $5,
-            lease_host = $3, lease_expires = now() + make_interval(secs => $6)
-        FROM next WHERE j.id = next.id
-        RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
+        SELECT l.id, l.container, l.root, l.path, l.force, l.attempts, \(PostgresStore.columns(of: "d")),
+            \(PostgresStore.describedThumbnailColumns)
+        FROM leased l LEFT JOIN glance.document d ON d.container = l.container AND d.path = l.path
+        \(PostgresStore.describedThumbnailsJoin(of: "d"))
         """
     static let bindingDataTypes: [PostgresDataType] = [.int4, .text, .text, .int8, .text, .float8]
 

@@ -24,6 +24,8 @@ extension PostgresStore {
     /// record's columns repeated on each of its thumbnails' rows), as this is asked once per
     /// document rendered. Which bytes come is decided in the statement, on bound values.
     public func document(at path: String, bytes: ThumbnailBytes) async throws(StoreError) -> StoredDocument? {
+        // A queue worker's look at a leased document: the lease read its record already.
+        if bytes == .none, let recorded = takeLeasedRecord(of: path) { return recorded }
         let key: String = if case .only(let key) = bytes { key } else { "" }
         let rows = try await run(
             ReadDocumentStatement(container: container, path: path, allBytes: bytes == .all, onlyKey: key))
@@ -132,17 +134,85 @@ extension PostgresStore {
         return result
     }
 
+    /// The thumbnails of the document `document` (a table alias), described without bytes, as a
+    /// LATERAL join giving seven arrays (one element a thumbnail, in size key order; "" for no
+    /// colour or ThumbHash, as arrays here hold no NULL): the lease reads the leased documents'
+    /// records with them. Select ``describedThumbnailColumns`` from it.
+    static func describedThumbnailsJoin(of document: String) -> String {
+        """
+        LEFT JOIN LATERAL (
+            SELECT array_agg(size_key ORDER BY size_key) AS keys, array_agg(format ORDER BY size_key) AS formats,
+                array_agg(width ORDER BY size_key) AS widths, array_agg(height ORDER BY size_key) AS heights,
+                array_agg(byte_count ORDER BY size_key) AS counts,
+                array_agg(coalesce(average_colour, '') ORDER BY size_key) AS colours,
+                array_agg(coalesce(thumb_hash, '') ORDER BY size_key) AS hashes
+            FROM glance.thumbnail WHERE document_id = \(document).id
+        ) described ON true
+        """
+    }
+
+    /// What to select from ``describedThumbnailsJoin(of:)``, read back by ``describedThumbnails(in:at:)``.
+    static let describedThumbnailColumns = """
+        coalesce(described.keys, '{}'), coalesce(described.formats, '{}'), coalesce(described.widths, '{}'),
+        coalesce(described.heights, '{}'), coalesce(described.counts, '{}'), coalesce(described.colours, '{}'),
+        coalesce(described.hashes, '{}')
+        """
+
+    /// The thumbnails ``describedThumbnailColumns`` selected, from column `offset` of `row`.
+    func describedThumbnails(in row: PostgresRow, at offset: Int) throws(StoreError) -> [ThumbnailImage] {
+        do {
+            let cells = row.makeRandomAccess()
+            let keys = try cells[offset].decode([String].self)
+            let formats = try cells[offset + 1].decode([String].self)
+            let widths = try cells[offset + 2].decode([Int32].self)
+            let heights = try cells[offset + 3].decode([Int32].self)
+            let counts = try cells[offset + 4].decode([Int32].self)
+            let colours = try cells[offset + 5].decode([String].self)
+            let hashes = try cells[offset + 6].decode([String].self)
+            guard
+                [formats.count, widths.count, heights.count, counts.count, colours.count, hashes.count]
+                    .allSatisfy({ $0 == keys.count })
+            else { throw StoreError(.invalid, message: "a record's thumbnails do not add up", location: location) }
+            var images: [ThumbnailImage] = []
+            for index in keys.indices {
+                images.append(
+                    ThumbnailImage(
+                        sizeKey: keys[index], format: try StoredNames.imageFormat(formats[index], location: location),
+                        width: Int(widths[index]), height: Int(heights[index]), byteCount: Int(counts[index]),
+                        averageColour: colours[index].isEmpty ? nil : colours[index],
+                        thumbHash: ThumbHashText.isValid(hashes[index]) ? hashes[index] : nil))
+            }
+            return images
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
+        }
+    }
+
     /// A document row as its id and record.
     private func record(from row: PostgresRow) throws(StoreError) -> (Int64, DocumentRecord) {
+        try record(from: row, at: 0)
+    }
+
+    /// The document columns (``columns``) from column `offset` of `row`, as its id and record.
+    func record(from row: PostgresRow, at offset: Int) throws(StoreError) -> (Int64, DocumentRecord) {
         do {
-            let (
-                id, path, device, inode, size, modifiedNs, digest, contentType, state, error, generatorVersion,
-                generatedAt, renderMilliseconds, details
-            ) = try row.decode(
-                (
-                    Int64, String, Int64, Int64, Int64, Int64, String?, String?, String, String?, String, Date,
-                    Int32?, String?
-                ).self)
+            let cells = row.makeRandomAccess()
+            let id = try cells[offset].decode(Int64.self)
+            let path = try cells[offset + 1].decode(String.self)
+            let device = try cells[offset + 2].decode(Int64.self)
+            let inode = try cells[offset + 3].decode(Int64.self)
+            let size = try cells[offset + 4].decode(Int64.self)
+            let modifiedNs = try cells[offset + 5].decode(Int64.self)
+            let digest = try cells[offset + 6].decode(String?.self)
+            let contentType = try cells[offset + 7].decode(String?.self)
+            let state = try cells[offset + 8].decode(String.self)
+            let error = try cells[offset + 9].decode(String?.self)
+            let generatorVersion = try cells[offset + 10].decode(String.self)
+            let generatedAt = try cells[offset + 11].decode(Date.self)
+            let renderMilliseconds = try cells[offset + 12].decode(Int32?.self)
+            let details = try cells[offset + 13].decode(String?.self)
             let identity = FileIdentity(
                 device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size,
                 modifiedNanoseconds: modifiedNs)

@@ -19,6 +19,8 @@ struct JobCompletion: Sendable {
     var lease: Lease
     /// Whether a save marked it done.
     var completed = false
+    /// The document's record as the lease read it (the inner nil: none), until a read takes it.
+    var recorded: StoredDocument??
 }
 
 /// A document a worker has leased from the queue.
@@ -35,6 +37,20 @@ public struct QueuedJob: Sendable, Equatable {
     public var force: Bool
     /// How many times it has been leased, this time included.
     public var attempts: Int
+    /// The document's record (thumbnails described, without bytes) as the lease read it, or nil
+    /// for none: the worker's store answers its first read of the record with it
+    /// (``PostgresStore/completeWithSave(_:under:)``) instead of a round trip of its own.
+    var recorded: StoredDocument?
+
+    /// Creates a job as leased, without its record.
+    public init(id: Int64, container: String, root: String, path: String, force: Bool, attempts: Int) {
+        self.id = id
+        self.container = container
+        self.root = root
+        self.path = path
+        self.force = force
+        self.attempts = attempts
+    }
 }
 
 /// Where a job of the queue stands (the `state` column of `glance.job`).
@@ -126,16 +142,28 @@ extension PostgresStore {
             LeaseJobsStatement(
                 maxAttempts: Int32(clamping: maxAttempts), onlyContainer: onlyContainer, lease: lease,
                 limit: Int64(max(0, limit))))
-        do {
-            return try rows.map { row in
-                let (id, container, root, path, force, attempts) = try row.decode(
-                    (Int64, String, String, String, Bool, Int32).self)
-                return QueuedJob(
-                    id: id, container: container, root: root, path: path, force: force, attempts: Int(attempts))
-            }.sorted { $0.id < $1.id }
-        } catch {
-            throw StoreError(postgres: error, location: location, address: address)
+        var jobs: [QueuedJob] = []
+        for row in rows {
+            let cells = row.makeRandomAccess()
+            do {
+                var job = QueuedJob(
+                    id: try cells[0].decode(Int64.self), container: try cells[1].decode(String.self),
+                    root: try cells[2].decode(String.self), path: try cells[3].decode(String.self),
+                    force: try cells[4].decode(Bool.self), attempts: Int(try cells[5].decode(Int32.self)))
+                // The record's columns follow (NULL when there is none), then its thumbnails'.
+                if try cells[6].decode(Int64?.self) != nil {
+                    let (_, record) = try record(from: row, at: 6)
+                    job.recorded = StoredDocument(
+                        record: record, thumbnails: try describedThumbnails(in: row, at: 6 + Self.columnCount))
+                }
+                jobs.append(job)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError(postgres: error, location: location, address: address)
+            }
         }
+        return jobs.sorted { $0.id < $1.id }
     }
 
     /// Moves the expiry of every job leased under `lease` to now plus its duration (a heartbeat).
@@ -154,11 +182,25 @@ extension PostgresStore {
     /// the job done in the same statement: a worker's render and its job end in one transaction
     /// and one round trip. Returns false, registering nothing, when a job of the same path is
     /// registered already (that one rides on the save; this one is completed on its own).
+    ///
+    /// The record the lease read comes with it: the store's next read of that record without
+    /// bytes (``document(at:bytes:)``, the worker's look at whether the document is fresh) is
+    /// answered from it, once, without a round trip.
     public func completeWithSave(_ job: QueuedJob, under lease: Lease) -> Bool {
         completions.withLock { waiting in
             guard waiting[job.path] == nil else { return false }
-            waiting[job.path] = JobCompletion(jobID: job.id, lease: lease)
+            waiting[job.path] = JobCompletion(jobID: job.id, lease: lease, recorded: .some(job.recorded))
             return true
+        }
+    }
+
+    /// The record of `path` that a lease read, if its job's registration still holds it unread
+    /// (``completeWithSave(_:under:)``): taken, so that it answers one read only.
+    func takeLeasedRecord(of path: String) -> StoredDocument?? {
+        completions.withLock { waiting in
+            guard let recorded = waiting[path]?.recorded else { return nil }
+            waiting[path]?.recorded = nil
+            return recorded
         }
     }
 

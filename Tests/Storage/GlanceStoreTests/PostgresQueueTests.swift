@@ -39,6 +39,32 @@ struct PostgresQueueTests {
         await store.close()
     }
 
+    @Test("the lease reads each job's record: the worker's first look at it is answered from the lease, once")
+    func leaseCarriesTheRecord() async throws {
+        let address = try await StoreUnderTest.freshDatabase()
+        let store = try await PostgresStore.open(address, container: "c")
+        let record = Fixtures.record("known.pdf")
+        let images = [Fixtures.image(byteCount: 500, seed: 4), Fixtures.image(sizeKey: "256x256", byteCount: 90)]
+        try await store.save(record, thumbnails: images)
+        try await store.enqueue(["known.pdf", "new.pdf"], root: "/srv/c", priority: .batch)
+        let holder = lease(60)
+        let jobs = try await store.lease(limit: 2, under: holder, maxAttempts: 3)
+        #expect(jobs.map(\.path) == ["known.pdf", "new.pdf"])
+        // The record changes after the lease read it (another host's save, say).
+        let server = try await PostgresServer.running()
+        _ = try await server.psql(
+            "UPDATE glance.document SET error = 'changed since' WHERE path = 'known.pdf'", database: address.database)
+        let worker = store.sibling(container: "c")
+        for job in jobs { #expect(worker.completeWithSave(job, under: holder)) }
+        let first = try await worker.document(at: "known.pdf", includingImageData: false)
+        #expect(first == StoredDocument(record: record, thumbnails: images.map(Fixtures.withoutData)))
+        #expect(try await worker.document(at: "new.pdf", includingImageData: false) == nil)
+        // Once only; reads with bytes always ask the database.
+        #expect(try await worker.document(at: "known.pdf", includingImageData: false)?.record.error == "changed since")
+        #expect(try await worker.document(at: "known.pdf", includingImageData: true)?.thumbnails == images)
+        await store.close()
+    }
+
     @Test("an expired lease is taken over; a heartbeat keeps it; a job ends failed after its attempts")
     func expiryAndAttempts() async throws {
         let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
