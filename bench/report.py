@@ -23,6 +23,7 @@ import metrics
 import formats as new_formats
 import office
 import archives
+import servestore
 import video
 import scaleout
 import xdg
@@ -131,6 +132,7 @@ def format_extras(extras):
     lines += archives.format_lines(extras.get("archives"))
     lines += xdg.format_xdg(extras.get("xdg"))
     lines += scaleout.format_scaleout(extras.get("scaleout"))
+    lines += servestore.format_lines(extras.get("servestore"))
     singles = extras.get("single", [])
     if singles:
         lines.append("Single documents: `glance thumbnail` (wall time, peak RSS from /usr/bin/time) and the same "
@@ -337,6 +339,7 @@ def evaluate_targets(results, extras):
         targets.append(("PNG worker RSS flat (+-10%) from 1000 to 4000 rows",
                         f"{mb(low):.0f} MB -> {mb(high):.0f} MB", ratio, abs(ratio - 1) <= 0.10))
     targets += scaleout.scaleout_targets(extras.get("scaleout"))
+    targets += servestore.targets(extras.get("servestore"))
     quality("jpeg")
     quality("png")
     quality("pdf")

@@ -41,6 +41,7 @@ import serve
 import tools
 import office
 import archives
+import servestore
 import video
 import xdg
 
@@ -596,6 +597,11 @@ def main():
             log(f"  terminal not measured: {error}")
         log("xdg: filling the desktop's xx-large cache, glance against one thumbnailer process a file")
         extras["xdg"] = xdg.measure_xdg(glance, ROOT, WORK_DIR, cores, args.rounds, log)
+        log("scale-out serving: thumbnail GETs from PostgreSQL with the bytes in the rows and in files")
+        try:
+            extras["servestore"] = servestore.measure(glance, ROOT, WORK_DIR, cores, log)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
+            log(f"  scale-out serving not measured: {error}")
         log("scale-out: the PostgreSQL job queue with 1, 2, 4 and 8 worker hosts in CPU cgroups, and a 10,000-document list")
         try:
             extras["scaleout"] = scaleout.measure_scaleout(glance, ROOT, corpus.ensure_many(), WORK_DIR,

@@ -62,6 +62,14 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Exit when no job is pending or leased, instead of waiting for more.")
     var exitWhenIdle = false
 
+    @Flag(
+        help: """
+            Wait for each lease and save to reach the database's disk before going on. Without it \
+            commits return before (synchronous_commit off): a crash of the database server loses \
+            its last fraction of a second, whose jobs are rendered again after their lease.
+            """)
+    var durableCommits = false
+
     @Flag(name: .shortAndLong, help: "Print each finished document and its state.")
     var verbose = false
 
@@ -106,7 +114,9 @@ struct WorkerCommand: AsyncParsableCommand {
         let queue: PostgresStore
         do {
             address = try PostgresAddress(parsing: store)
-            queue = try await PostgresStore.open(address, container: address.container ?? "")
+            // Every write of a worker is redone when a crash of the database loses it.
+            queue = try await PostgresStore.open(
+                address, container: address.container ?? "", commits: durableCommits ? .flushed : .deferred)
         } catch {
             throw CommandFailure.unusable(error.description)
         }

@@ -21,6 +21,8 @@ extension PostgresStore {
         return try await transaction { connection in
             // Hosts starting together: the first marks the folder, the others find it marked.
             _ = try await connection.rows("SELECT pg_advisory_xact_lock(\(Self.folderLockKey))", logger: logger)
+            // The token must outlive a crash once the marker holds it, whatever the store's commits.
+            _ = try await connection.rows("SET LOCAL synchronous_commit = on", logger: logger)
             let recorded = try await connection.rows("SELECT token FROM glance.thumbnail_folder", logger: logger)
                 .first?.decode(String.self)
             let folder = try ThumbnailFolder(path: path, create: recorded == nil, location: location)

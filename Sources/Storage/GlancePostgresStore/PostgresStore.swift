@@ -6,6 +6,21 @@ import NIOSSL
 import PostgresNIO
 import Synchronization
 
+/// Whether a PostgreSQL store's commits wait for the database's write-ahead log to reach its disk.
+public enum CommitDurability: Sendable, Equatable {
+    /// Each commit returns once its log is flushed (PostgreSQL's default): what every store does
+    /// but a queue worker's.
+    case flushed
+    /// Commits return before their log is flushed (`synchronous_commit = off`). A crash of the
+    /// database server loses the last fraction of a second of commits (three times
+    /// `wal_writer_delay`, 0.6 s by default), never its consistency. For a queue worker, whose
+    /// every write is redone when lost: a lost lease leaves its job pending, a lost save or
+    /// completion leaves the job leased until its lease expires and another host renders it
+    /// again; the thumbnail files a lost save wrote are swept. Measured with `bench/scaleout.py`,
+    /// it spares the server the flush each lease and save paid (see docs/scale-out.md).
+    case deferred
+}
+
 /// A ``ThumbnailStore`` in a PostgreSQL database, for a collection that outgrows one machine:
 /// many hosts render into one database, and one database holds many containers.
 ///
@@ -52,13 +67,16 @@ public final class PostgresStore: ThumbnailStore {
     ///
     /// `warnings` takes each line about something the store met and dealt with (a damaged
     /// thumbnail file, dropped to be drawn again); standard error by default.
+    ///
+    /// `commits`: whether each commit waits for the database's log to reach its disk (see
+    /// ``CommitDurability``).
     public static func open(
-        _ address: PostgresAddress, container: String,
+        _ address: PostgresAddress, container: String, commits: CommitDurability = .flushed,
         warnings: @escaping @Sendable (String) -> Void = PostgresStore.standardErrorLine
     ) async throws(StoreError) -> PostgresStore {
         // Before any pool exists: nothing to stop when the server is not there.
         try await probe(address, location: locationText(address, container: container))
-        let store = PostgresStore(address: address, container: container, warnings: warnings)
+        let store = PostgresStore(address: address, container: container, commits: commits, warnings: warnings)
         do {
             try await PostgresMigrations.apply(to: store)
             if let path = address.thumbnailFolder {
@@ -83,7 +101,10 @@ public final class PostgresStore: ThumbnailStore {
     /// Passes `line` to the store's warnings.
     func report(_ line: String) { warnings(line) }
 
-    private init(address: PostgresAddress, container: String, warnings: @escaping @Sendable (String) -> Void) {
+    private init(
+        address: PostgresAddress, container: String, commits: CommitDurability,
+        warnings: @escaping @Sendable (String) -> Void
+    ) {
         self.address = address
         self.container = container
         location = Self.locationText(address, container: container)
@@ -103,6 +124,7 @@ public final class PostgresStore: ThumbnailStore {
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.maximumConnections = 8
         configuration.options.keepAliveBehavior = nil
+        if commits == .deferred { configuration.options.additionalStartupParameters = [("synchronous_commit", "off")] }
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }
