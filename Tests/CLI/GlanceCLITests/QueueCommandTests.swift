@@ -487,13 +487,16 @@ struct QueueCommandTests {
         #expect(rows["doc-02.png"]?["state"] as? String == "fresh")
     }
 
-    @Test("PostgreSQL restarted mid-run: the worker waits for it, reconnects and finishes the queue")
-    func serverRestart() async throws {
+    @Test(
+        "PostgreSQL restarted mid-run: the worker waits for it, reconnects and finishes the queue (bytes in rows, in files)",
+        arguments: [false, true])
+    func serverRestart(files: Bool) async throws {
         // A server of this test's own: restarting the shared one would disturb other tests.
         let server = try await PostgresServer.startPrivate()
         try await server.psql("CREATE DATABASE restart")
-        let store = server.address(container: "r", database: "restart")
         let container = try Self.container(documents: 4, slow: 4)
+        let folder = container.output("thumbnail-files")
+        let store = server.address(container: "r", database: "restart") + (files ? "&thumbnails=\(folder)" : "")
         #expect(try await GlanceProcess.run(["generate", container.path, "--store", store, "--enqueue"]).status == 0)
         let (worker, errors) = try Self.startWorker([
             "--store", store, "--jobs", "1", "--exit-when-idle", "--lease-seconds", "3", "--debug-slow-on", "slow-*",
@@ -516,6 +519,18 @@ struct QueueCommandTests {
         #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
         await #expect(
             try server.psql("SELECT count(*) FROM glance.job WHERE state <> 'done'", database: "restart") == "0")
+        if files {
+            // Every thumbnail reads back whole from its file.
+            for path in rows.keys {
+                let export = try await GlanceProcess.run([
+                    "export", container.path, path, "-o", container.output(path + ".thumb"), "--store", store,
+                ])
+                #expect(export.status == 0, "\(export.standardError)")
+            }
+            await #expect(
+                try server.psql("SELECT count(*) FROM glance.thumbnail WHERE data IS NOT NULL", database: "restart")
+                    == "0")
+        }
     }
 
     @Test(
