@@ -166,6 +166,8 @@ public struct QueueWorker: Sendable {
                 if done { tally.done += 1 } else { tally.givenBack += 1 }
             }
         }
+        // Jobs a save leased ahead that the loop never started: back as they were, for any host.
+        try? await queue.returnUnstarted(queue.takeJobsLeasedAhead(), under: lease)
         await indexers.close()
         if let failure { throw failure }
         return tally
@@ -206,7 +208,11 @@ public struct QueueWorker: Sendable {
         }
         // The job ends with its document's save when it is saved: one transaction, one round
         // trip. Whatever the render's outcome, the registration ends here.
-        let riding = entry.store.completeWithSave(job, under: lease)
+        // The save also leases this worker's next job: the loop's next lease needs no round trip.
+        let riding = entry.store.completeWithSave(
+            job, under: lease,
+            leasingAhead: LeaseAhead(
+                limit: 1, maxAttempts: settings.maxAttempts, onlyContainer: settings.onlyContainer))
         // The store went away while the document rendered (a PostgreSQL restart): render again
         // once it is back, rather than leave the job to its lease's expiry.
         let outcome: DocumentOutcome

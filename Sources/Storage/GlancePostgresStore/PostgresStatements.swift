@@ -36,31 +36,54 @@ extension PostgresStore {
 struct LeaseJobsStatement: StoreStatement {
     static let name = "glance_lease_jobs_v2"
     static let sql = """
-        WITH exhausted AS (
-            UPDATE glance.job SET state = 'failed', finished_at = now(),
-                error = coalesce(error || '; ', '') || 'gave up after ' || attempts || ' attempts'
-            WHERE state = 'leased' AND lease_expires < now() AND attempts >= $1
-        ),
-        next AS (
-            SELECT id FROM glance.job
-            WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < now() AND attempts < $1))
-                AND ($2::text IS NULL OR container = $2)
-                AND (retry_after IS NULL OR retry_after <= now() OR refused_by <> $3)
-            ORDER BY priority, id
-            LIMIT $4
-            FOR UPDATE SKIP LOCKED
-        ),
-        leased AS (
-            UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = $5,
-                lease_host = $3, lease_expires = now() + make_interval(secs => $6)
-            FROM next WHERE j.id = next.id
-            RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
-        )
-        SELECT l.id, l.container, l.root, l.path, l.force, l.attempts, \(PostgresStore.columns(of: "d")),
-            \(PostgresStore.describedThumbnailColumns)
-        FROM leased l LEFT JOIN glance.document d ON d.container = l.container AND d.path = l.path
+        WITH \(leasingCTEs(maxAttempts: "$1", onlyContainer: "$2", host: "$3", limit: "$4", token: "$5", seconds: "$6"))
+        SELECT l.id, l.container, l.root, l.path, l.force, l.attempts, \(leasedRecordColumns(from: "leased l", alias: "l"))
+        """
+
+    /// The CTEs `exhausted`, `next` and `leased` of a lease: jobs whose last lease expired on their
+    /// last attempt end failed, and up to `limit` next ones (never the same rows) are leased, their
+    /// columns returned by `leased`. `except` (a bigint[] parameter) names jobs it must not touch.
+    /// The arguments are the statements' parameter names (`$1`...).
+    static func leasingCTEs(
+        maxAttempts: String, onlyContainer: String, host: String, limit: String, token: String, seconds: String,
+        except: String? = nil
+    ) -> String {
+        let spared = except.map { " AND id <> ALL(\($0)::bigint[])" } ?? ""
+        return """
+            exhausted AS (
+                UPDATE glance.job SET state = 'failed', finished_at = now(),
+                    error = coalesce(error || '; ', '') || 'gave up after ' || attempts || ' attempts'
+                WHERE \(limit) > 0 AND state = 'leased' AND lease_expires < now() AND attempts >= \(maxAttempts)\(spared)
+            ),
+            next AS (
+                SELECT id FROM glance.job
+                WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < now() AND attempts < \(maxAttempts)))
+                    AND (\(onlyContainer)::text IS NULL OR container = \(onlyContainer))
+                    AND (retry_after IS NULL OR retry_after <= now() OR refused_by <> \(host))\(spared)
+                ORDER BY priority, id
+                LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+            ),
+            leased AS (
+                UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = \(token),
+                    lease_host = \(host), lease_expires = now() + make_interval(secs => \(seconds))
+                FROM next WHERE j.id = next.id
+                RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
+            )
+            """
+    }
+
+    /// The record columns and described thumbnails of the document of each job `alias` names,
+    /// selected from `source` (which holds the jobs as `alias`), with the joins that read them:
+    /// what follows a leased job's six columns.
+    static func leasedRecordColumns(from source: String, alias: String) -> String {
+        """
+        \(PostgresStore.columns(of: "d")), \(PostgresStore.describedThumbnailColumns)
+        FROM \(source) LEFT JOIN glance.document d ON d.container = \(alias).container AND d.path = \(alias).path
         \(PostgresStore.describedThumbnailsJoin(of: "d"))
         """
+    }
+
     static let bindingDataTypes: [PostgresDataType] = [.int4, .text, .text, .int8, .text, .float8]
 
     var maxAttempts: Int32
@@ -150,11 +173,12 @@ struct ReadDocumentStatement: StoreStatement {
     }
 }
 
-/// A record saved with its thumbnail dictionary, its claim released and the queue's jobs for it
-/// marked done: one statement, one transaction, one round trip (see
-/// ``PostgresStore/save(_:thumbnails:)``).
+/// A record saved with its thumbnail dictionary, its claim released, the queue's jobs for it
+/// marked done and the worker's next jobs leased: one statement, one transaction, one round trip
+/// (see ``PostgresStore/save(_:thumbnails:)``). Its rows: the record's id and how many jobs were
+/// marked done, then each job leased (as ``LeaseJobsStatement`` gives them; NULL when none).
 struct SaveDocumentStatement: StoreStatement {
-    static let name = "glance_save_document_v2"
+    static let name = "glance_save_document_v3"
     // The sub-statements touch disjoint rows: old size keys that are gone are deleted, the new
     // ones inserted or updated in place; the jobs' rows are the queue's.
     static let sql = """
@@ -192,13 +216,18 @@ struct SaveDocumentStatement: StoreStatement {
             UPDATE glance.job SET state = 'done', finished_at = now(), finished_by = $25, error = NULL
             WHERE id = ANY($23::bigint[]) AND lease_token = $24 AND state = 'leased'
             RETURNING id
-        )
-        SELECT (SELECT id FROM d), (SELECT count(*) FROM finished)
+        ),
+        \(LeaseJobsStatement.leasingCTEs(
+            maxAttempts: "$28", onlyContainer: "$29", host: "$25", limit: "$27", token: "$24", seconds: "$30",
+            except: "$23"))
+        SELECT (SELECT id FROM d), (SELECT count(*) FROM finished),
+            a.id, a.container, a.root, a.path, a.force, a.attempts,
+            \(LeaseJobsStatement.leasedRecordColumns(from: "(SELECT 1) AS one LEFT JOIN leased a ON true", alias: "a"))
         """
     static let bindingDataTypes: [PostgresDataType] = [
         .text, .text, .int8, .int8, .int8, .int8, .text, .text, .text, .text, .text, .timestamptz, .int4, .text,
         .textArray, .textArray, .int4Array, .int4Array, .int4Array, .textArray, .textArray, .byteaArray,
-        .int8Array, .text, .text, .byteaArray,
+        .int8Array, .text, .text, .byteaArray, .int8, .int4, .text, .float8,
     ]
 
     var container: String
@@ -207,10 +236,12 @@ struct SaveDocumentStatement: StoreStatement {
     /// The jobs this save completes, and the lease they are held under (none: no job).
     var jobs: [Int64] = []
     var lease: Lease?
+    /// The next jobs to lease under `lease` with the save (none: 0 jobs).
+    var leaseAhead: LeaseAhead?
 
     func makeBindings() throws -> PostgresBindings {
         let identity = record.identity
-        var bindings = PostgresBindings(capacity: 26)
+        var bindings = PostgresBindings(capacity: 30)
         bindings.append(container)
         bindings.append(record.path)
         bindings.append(Int64(bitPattern: identity.device))
@@ -237,6 +268,10 @@ struct SaveDocumentStatement: StoreStatement {
         bindings.append(lease?.token)
         bindings.append(lease?.host)
         bindings.append(thumbnails.fileDigests)
+        bindings.append(Int64(lease == nil ? 0 : leaseAhead?.limit ?? 0))
+        bindings.append(Int32(clamping: leaseAhead?.maxAttempts ?? 0))
+        bindings.append(leaseAhead?.onlyContainer)
+        bindings.append(lease?.seconds ?? 0)
         return bindings
     }
 }

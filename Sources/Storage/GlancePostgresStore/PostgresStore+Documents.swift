@@ -283,12 +283,18 @@ extension PostgresStore {
         if let completion {
             statement.jobs = [completion.jobID]
             statement.lease = completion.lease
+            statement.leaseAhead = completion.leaseAhead
         }
         let rows = try await run(statement)
         guard let completion else { return }
         // Only now, with the save committed: a save that failed leaves the job to its worker.
         var finished: Int64 = 0
-        if let row = rows.first, let (_, count) = try? row.decode((Int64, Int64).self) { finished = count }
+        var ahead: [QueuedJob] = []
+        for row in rows {
+            if finished == 0, let count = try? row.makeRandomAccess()[1].decode(Int64.self) { finished = count }
+            if let job = try leasedJob(in: row, at: 2) { ahead.append(job) }
+        }
+        if !ahead.isEmpty { leasedAhead.jobs.withLock { $0.append(contentsOf: ahead.sorted { $0.id < $1.id }) } }
         completions.withLock { waiting in
             if waiting[record.path]?.jobID == completion.jobID { waiting[record.path]?.completed = finished > 0 }
         }

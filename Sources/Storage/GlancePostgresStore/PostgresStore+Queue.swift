@@ -1,6 +1,7 @@
 import Foundation
 import GlanceCore
 import PostgresNIO
+import Synchronization
 
 /// How soon a queued document is rendered.
 public enum JobPriority: Int16, Sendable, Codable {
@@ -21,6 +22,31 @@ struct JobCompletion: Sendable {
     var completed = false
     /// The document's record as the lease read it (the inner nil: none), until a read takes it.
     var recorded: StoredDocument??
+    /// The next jobs to lease with the save, if any.
+    var leaseAhead: LeaseAhead?
+}
+
+/// Jobs a worker asks a save to lease for it (``PostgresStore/completeWithSave(_:under:leasingAhead:)``),
+/// under the lease of the job the save completes.
+public struct LeaseAhead: Sendable, Equatable {
+    /// How many.
+    public var limit: Int
+    /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:)``.
+    public var maxAttempts: Int
+    /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:)``.
+    public var onlyContainer: String?
+
+    public init(limit: Int, maxAttempts: Int, onlyContainer: String?) {
+        self.limit = limit
+        self.maxAttempts = maxAttempts
+        self.onlyContainer = onlyContainer
+    }
+}
+
+/// Jobs leased by saves ahead of the worker's asking, which its next lease takes first: shared
+/// by a store and its siblings (the save runs on a container's sibling, the lease on the queue).
+final class JobsLeasedAhead: Sendable {
+    let jobs = Mutex<[QueuedJob]>([])
 }
 
 /// A document a worker has leased from the queue.
@@ -136,6 +162,13 @@ extension PostgresStore {
     public func lease(limit: Int, under lease: Lease, maxAttempts: Int, onlyContainer: String? = nil)
         async throws(StoreError) -> [QueuedJob]
     {
+        // Leased already by a save (its answer carried them): no round trip.
+        let ahead = leasedAhead.jobs.withLock { waiting in
+            let taken = Array(waiting.prefix(max(0, limit)))
+            waiting.removeFirst(taken.count)
+            return taken
+        }
+        if !ahead.isEmpty { return ahead }
         // One statement: jobs whose last lease expired on their last attempt end failed, and the
         // next ones are leased (never the same rows: `next` skips exhausted jobs).
         let rows = try await run(
@@ -144,26 +177,57 @@ extension PostgresStore {
                 limit: Int64(max(0, limit))))
         var jobs: [QueuedJob] = []
         for row in rows {
-            let cells = row.makeRandomAccess()
-            do {
-                var job = QueuedJob(
-                    id: try cells[0].decode(Int64.self), container: try cells[1].decode(String.self),
-                    root: try cells[2].decode(String.self), path: try cells[3].decode(String.self),
-                    force: try cells[4].decode(Bool.self), attempts: Int(try cells[5].decode(Int32.self)))
-                // The record's columns follow (NULL when there is none), then its thumbnails'.
-                if try cells[6].decode(Int64?.self) != nil {
-                    let (_, record) = try record(from: row, at: 6)
-                    job.recorded = StoredDocument(
-                        record: record, thumbnails: try describedThumbnails(in: row, at: 6 + Self.columnCount))
-                }
-                jobs.append(job)
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                throw StoreError(postgres: error, location: location, address: address)
-            }
+            if let job = try leasedJob(in: row, at: 0) { jobs.append(job) }
         }
         return jobs.sorted { $0.id < $1.id }
+    }
+
+    /// A leased job from column `offset` of `row` (as ``LeaseJobsStatement`` gives it: six
+    /// columns, then its document's record and thumbnails described), or nil when its id is NULL.
+    func leasedJob(in row: PostgresRow, at offset: Int) throws(StoreError) -> QueuedJob? {
+        let cells = row.makeRandomAccess()
+        do {
+            guard let id = try cells[offset].decode(Int64?.self) else { return nil }
+            var job = QueuedJob(
+                id: id, container: try cells[offset + 1].decode(String.self),
+                root: try cells[offset + 2].decode(String.self), path: try cells[offset + 3].decode(String.self),
+                force: try cells[offset + 4].decode(Bool.self), attempts: Int(try cells[offset + 5].decode(Int32.self)))
+            // The record's columns follow (NULL when there is none), then its thumbnails'.
+            if try cells[offset + 6].decode(Int64?.self) != nil {
+                let (_, record) = try record(from: row, at: offset + 6)
+                job.recorded = StoredDocument(
+                    record: record, thumbnails: try describedThumbnails(in: row, at: offset + 6 + Self.columnCount))
+            }
+            return job
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(postgres: error, location: location, address: address)
+        }
+    }
+
+    /// Takes the jobs saves leased ahead that no lease has taken yet (a worker stopping).
+    public func takeJobsLeasedAhead() -> [QueuedJob] {
+        leasedAhead.jobs.withLock { waiting in
+            defer { waiting = [] }
+            return waiting
+        }
+    }
+
+    /// Puts jobs leased but never started back as they were before (pending, the attempt their
+    /// lease counted taken back): a worker stopping with jobs a save leased ahead.
+    public func returnUnstarted(_ jobs: [QueuedJob], under lease: Lease) async throws(StoreError) {
+        if jobs.isEmpty { return }
+        let ids = jobs.map(\.id)
+        _ = try await rows(
+            """
+            UPDATE glance.job SET state = 'pending', attempts = greatest(attempts - 1, 0), lease_token = NULL,
+                lease_host = NULL, lease_expires = NULL
+            WHERE id = ANY(\(ids)) AND lease_token = \(lease.token) AND state = 'leased'
+                AND NOT EXISTS (
+                    SELECT 1 FROM glance.job w WHERE w.container = glance.job.container AND w.path = glance.job.path
+                        AND w.state = 'pending')
+            """)
     }
 
     /// Moves the expiry of every job leased under `lease` to now plus its duration (a heartbeat).
@@ -186,10 +250,16 @@ extension PostgresStore {
     /// The record the lease read comes with it: the store's next read of that record without
     /// bytes (``document(at:bytes:)``, the worker's look at whether the document is fresh) is
     /// answered from it, once, without a round trip.
-    public func completeWithSave(_ job: QueuedJob, under lease: Lease) -> Bool {
-        completions.withLock { waiting in
+    ///
+    /// `leasingAhead`: the save also leases the worker's next jobs under `lease` (one round trip
+    /// fewer a document), which its next ``lease(limit:under:maxAttempts:onlyContainer:)`` takes
+    /// without asking the database; asked only while none leased ahead is waiting.
+    public func completeWithSave(_ job: QueuedJob, under lease: Lease, leasingAhead: LeaseAhead? = nil) -> Bool {
+        let ahead = leasedAhead.jobs.withLock { $0.isEmpty } ? leasingAhead : nil
+        return completions.withLock { waiting in
             guard waiting[job.path] == nil else { return false }
-            waiting[job.path] = JobCompletion(jobID: job.id, lease: lease, recorded: .some(job.recorded))
+            waiting[job.path] = JobCompletion(
+                jobID: job.id, lease: lease, recorded: .some(job.recorded), leaseAhead: ahead)
             return true
         }
     }

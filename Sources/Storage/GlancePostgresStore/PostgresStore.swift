@@ -48,6 +48,8 @@ public final class PostgresStore: ThumbnailStore {
     /// Jobs of the queue to mark done with their document's next save (see
     /// ``completeWithSave(_:under:)``), by path.
     let completions = Mutex<[String: JobCompletion]>([:])
+    /// Jobs saves leased ahead, shared with the siblings.
+    let leasedAhead: JobsLeasedAhead
     /// postgres-nio's log, silenced: failures reach the user as ``StoreError``s instead.
     let logger: Logger
     /// The folder of the thumbnails' files (`thumbnails=` on the address), once attached; nil
@@ -111,6 +113,7 @@ public final class PostgresStore: ThumbnailStore {
         logger = Self.silent
         folderSlot = Mutex(nil)
         self.warnings = warnings
+        leasedAhead = JobsLeasedAhead()
         var configuration =
             if let socketPath = address.socketPath {
                 PostgresClient.Configuration(
@@ -157,6 +160,7 @@ public final class PostgresStore: ThumbnailStore {
         running = nil
         folderSlot = Mutex(owner.thumbnailFolder)
         warnings = owner.warnings
+        leasedAhead = owner.leasedAhead
     }
 
     deinit {

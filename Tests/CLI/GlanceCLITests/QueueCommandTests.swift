@@ -156,7 +156,12 @@ struct QueueCommandTests {
         // The folder made and marked; the worker waits for jobs.
         #expect(try await GlanceProcess.run(["queue", container.path, "--store", store]).status == 0)
         let (worker, errors) = try Self.startWorker(["--store", workerStore, "--jobs", "1"])
-        try await Task.sleep(for: .seconds(1))
+        // Its folder attached, it polls the queue (the lease is its session's last statement).
+        try await eventually("the worker polls the queue", within: .seconds(60)) {
+            try await server.psql(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE '%lease_token%'")
+                != "0"
+        }
         try FileManager.default.moveItem(atPath: folder, toPath: folder + "-elsewhere")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         // Enqueued from a host that does not write thumbnails (no folder on its address).

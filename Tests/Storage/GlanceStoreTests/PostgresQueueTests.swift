@@ -65,6 +65,49 @@ struct PostgresQueueTests {
         await store.close()
     }
 
+    @Test(
+        "a save that completes a job leases the worker's next one; the next lease takes it; unstarted ones go back as they were"
+    )
+    func saveLeasesAhead() async throws {
+        let address = try await StoreUnderTest.freshDatabase()
+        let store = try await PostgresStore.open(address, container: "c")
+        try await store.save(Fixtures.record("b.pdf"), thumbnails: [Fixtures.image()])
+        try await store.enqueue(["a.pdf", "b.pdf", "c.pdf"], root: "/srv/c", priority: .batch)
+        let holder = lease(60)
+        let first = try #require(try await store.lease(limit: 1, under: holder, maxAttempts: 3).first)
+        #expect(first.path == "a.pdf")
+        let worker = store.sibling(container: "c")
+        let ahead = LeaseAhead(limit: 1, maxAttempts: 3, onlyContainer: nil)
+        #expect(worker.completeWithSave(first, under: holder, leasingAhead: ahead))
+        try await worker.save(Fixtures.record("a.pdf"), thumbnails: [Fixtures.image(seed: 2)])
+        #expect(worker.takeCompletion(of: first))
+        let server = try await PostgresServer.running()
+        let states = { () async throws -> String in
+            try await server.psql(
+                "SELECT string_agg(path || ':' || state || ':' || attempts, ' ' ORDER BY path) FROM glance.job",
+                database: address.database)
+        }
+        #expect(try await states() == "a.pdf:done:1 b.pdf:leased:1 c.pdf:pending:0", "the save leased b.pdf")
+        // The next lease takes it without asking the database, with its record read by the save.
+        let second = try #require(try await store.lease(limit: 5, under: holder, maxAttempts: 3).first)
+        #expect(second.path == "b.pdf")
+        #expect(worker.completeWithSave(second, under: holder, leasingAhead: ahead))
+        #expect(try await worker.document(at: "b.pdf", includingImageData: false)?.thumbnails.count == 1)
+        // Found fresh, not saved: completed on its own; then a save leases c.pdf, never started.
+        #expect(worker.takeCompletion(of: second) == false)
+        #expect(try await store.complete(second, under: holder))
+        try await store.enqueue(["d.pdf"], root: "/srv/c", priority: .batch)
+        let third = try #require(try await store.lease(limit: 1, under: holder, maxAttempts: 3).first)
+        #expect(worker.completeWithSave(third, under: holder, leasingAhead: ahead))
+        try await worker.save(Fixtures.record(third.path), thumbnails: [Fixtures.image(seed: 3)])
+        _ = worker.takeCompletion(of: third)
+        #expect(try await states() == "a.pdf:done:1 b.pdf:done:1 c.pdf:done:1 d.pdf:leased:1")
+        try await store.returnUnstarted(store.takeJobsLeasedAhead(), under: holder)
+        #expect(try await states() == "a.pdf:done:1 b.pdf:done:1 c.pdf:done:1 d.pdf:pending:0")
+        #expect(try await store.lease(limit: 5, under: holder, maxAttempts: 3).map(\.path) == ["d.pdf"])
+        await store.close()
+    }
+
     @Test("an expired lease is taken over; a heartbeat keeps it; a job ends failed after its attempts")
     func expiryAndAttempts() async throws {
         let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
