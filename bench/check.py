@@ -2,7 +2,7 @@
 compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
 
     python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font]
-                           [--no-serve] [--no-memory] [--json FILE]
+                           [--kinds video,office,raw,books] [--no-serve] [--no-memory] [--json FILE]
 
 Each measure is a ratio taken round by round, in one run, the tools' order rotating between
 rounds (tools.time_in_turn), and the median of the rounds' ratios is compared with its threshold:
@@ -21,6 +21,12 @@ rounds (tools.time_in_turn), and the median of the rounds' ratios is compared wi
                           application of the same version answering the same bytes from memory)
   thumbnail GETs / nginx  and against nginx serving the same bytes, plain and over TLS (`-tls`),
                           wrk in turns; and glance's p99 less the floor's, in milliseconds
+  kind rate / its anchor  the families measured by their own extras, once each (they time their
+                          tools in turn themselves, on corpora they make in bench/work/): videos
+                          against ffmpegthumbnailer and the ffmpeg command line (bench/video.py),
+                          office documents against soffice per file and one soffice + pdftoppm
+                          (bench/office.py), camera raw against simple_dcraw -e + vipsthumbnail and
+                          e-books and comics against zipfile + vipsthumbnail (bench/archives.py)
   renderer memory         a renderer's minor page faults drawing a large interlaced PNG again,
                           and its resident MiB after three seconds idle (bench/memory.py): not
                           ratios but amounts, each held under its own maximum
@@ -38,8 +44,11 @@ import subprocess
 import sys
 import tempfile
 
+import archives
 import corpus
 import memory
+import office
+import video
 import serve
 import tools
 
@@ -212,6 +221,36 @@ def wrk_in_turns(servers, script, rounds, seconds, cores, wrk_log, label):
     return rates, p99
 
 
+def measure_kinds(kinds, glance, root, cores):
+    """The families' ratios from their own extras: ({key: ratio}, [problems])."""
+    measured, problems = {}, []
+    if "video" in kinds:
+        found = video.measure(glance, root, log, cores)
+        if not found or found.get("problems"):
+            problems.append(f"video: {(found or {}).get('problems') or 'not measured'}")
+        else:
+            measured["video/ffmpegthumbnailer"] = found["versus_thumbnailer"]
+            measured["video/ffmpeg"] = found["versus_ffmpeg"]
+    if "office" in kinds:
+        found = office.measure(glance, root, log, cores)
+        if not found or found.get("problems"):
+            problems.append(f"office: {(found or {}).get('problems') or 'not measured'}")
+        else:
+            measured["office/soffice-png"] = found["versus_per_file"]
+            measured["office/soffice-pdf"] = found["versus_one_call"]
+    if "raw" in kinds or "books" in kinds:
+        found = archives.measure(glance, root, log, cores)
+        for kind in ("raw", "books"):
+            if kind not in kinds:
+                continue
+            part = (found or {}).get(kind)
+            if not part or part.get("problems"):
+                problems.append(f"{kind}: {(part or {}).get('problems') or 'not measured'}")
+            else:
+                measured[f"{kind}/anchor"] = part["ratio"]
+    return measured, problems
+
+
 def compare(measured, thresholds):
     """The lines of the verdict, and whether every measure met its threshold."""
     lines, passed = [], True
@@ -238,6 +277,8 @@ def main():
                         help="the glance-renderer of the commit the thresholds name")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
     parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font")
+    parser.add_argument("--kinds", default="video,office,raw,books",
+                        help="the families measured by their own extras (video, office, raw, books)")
     parser.add_argument("--no-serve", action="store_true")
     parser.add_argument("--floor", default=os.environ.get("BENCH_FLOOR", ".build/release/bench-floor"),
                         help="the bare Hummingbird application serving is compared with (bench/floor)")
@@ -265,6 +306,14 @@ def main():
         problems += found
         for kind, value in ratios.items():
             measured[f"{fmt}/{kind}"] = value
+    kinds = [k for k in args.kinds.split(",") if k]
+    if kinds:
+        try:
+            found, trouble = measure_kinds(kinds, glance, root, cores)
+            measured.update(found)
+            problems += trouble
+        except (RuntimeError, OSError, subprocess.SubprocessError) as error:
+            problems.append(f"{','.join(kinds)}: {error}")
     if not args.no_serve:
         try:
             ratios = measure_serve(glance, os.path.abspath(args.floor), root, cores, max(3, args.rounds // 2),
@@ -285,7 +334,7 @@ def main():
         f"{args.rounds} rounds, {cores} cores:")
     for line in lines:
         log("  " + line)
-    asked = [f for f in args.formats.split(",") if f] + ([] if args.no_serve else ["serve"])
+    asked = [f for f in args.formats.split(",") if f] + kinds + ([] if args.no_serve else ["serve"])
     asked += [] if args.no_memory else ["renderer"]
     for key in thresholds["measures"]:
         if key not in measured and key.split("/")[0] in asked:
