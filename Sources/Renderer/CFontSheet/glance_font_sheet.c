@@ -131,9 +131,101 @@ static void release_font(void *data) {
 
 static const cairo_user_data_key_t held_key;
 
-int glance_font_sheet(const uint8_t *data, size_t size, void *context, int width, int height, glance_font_info *info,
-                      char *reason, size_t capacity) {
+/// Counts the characters `face` maps (code points above the controls).
+static long mapped_characters(FT_Face face) {
+    long count = 0;
+    FT_UInt index;
+    for (FT_ULong character = FT_Get_First_Char(face, &index); index != 0;
+         character = FT_Get_Next_Char(face, character, &index)) {
+        if (character > 0x20 && !(character >= 0x7F && character < 0xA0)) count++;
+    }
+    return count;
+}
+
+/// Page 1: the sample's two leading characters large, the family's name, the line in a waterfall.
+static void draw_sheet(cairo_t *cairo, FT_Face face, const glance_font_info *info, const char *large,
+                       const char *line, const char *name, int height) {
+    double unit = height / 100.0;
+    cairo_set_font_size(cairo, 38 * unit);
+    draw_text(cairo, face, large, 6 * unit, 42 * unit);
+    if (info->name_in_font) {
+        cairo_set_font_size(cairo, 7 * unit);
+        draw_text(cairo, face, name, 6 * unit, 58 * unit);
+    }
+    // The waterfall: the line at falling sizes, cut at the sheet's right edge.
+    double y = info->name_in_font ? 70 * unit : 60 * unit;
+    for (double points = 6.5; points >= 3 && y < height; points *= 0.7) {
+        cairo_set_font_size(cairo, points * unit);
+        y += points * unit * 1.3;
+        draw_text(cairo, face, line, 6 * unit, y);
+    }
+}
+
+/// Page 2: the waterfall, larger: the line at rising sizes, from about 9 to 72 points of a page
+/// a thousand pixels high, each a line of its own; the name first where the font can write it.
+static void draw_waterfall(cairo_t *cairo, FT_Face face, const glance_font_info *info, const char *line,
+                           const char *name, int height) {
+    double unit = height / 100.0;
+    double y = 4 * unit;
+    if (info->name_in_font) {
+        cairo_set_font_size(cairo, 5 * unit);
+        y += 5 * unit;
+        draw_text(cairo, face, name, 4 * unit, y);
+        y += 3 * unit;
+    }
+    static const double sizes[] = {1.2, 1.5, 1.8, 2.2, 2.8, 3.6, 4.8, 6.4, 8.5, 11};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        double size = sizes[i] * unit;
+        if (y + size * 1.35 > height) break;
+        cairo_set_font_size(cairo, size);
+        y += size * 1.35;
+        draw_text(cairo, face, line, 4 * unit, y);
+    }
+}
+
+/// Page 3: the glyph coverage: every character the font maps, in code point order, one a cell of
+/// a grid sixteen wide on a light grid, as many as the page holds.
+static void draw_coverage(cairo_t *cairo, FT_Face face, int width, int height) {
+    const int columns = 16;
+    double cell = width / (double)columns;
+    int rows = (int)(height / cell);
+    cairo_set_source_rgb(cairo, 0.85, 0.85, 0.85);
+    cairo_set_line_width(cairo, width / 1024.0 > 1 ? width / 1024.0 : 1);
+    for (int column = 0; column <= columns; column++) {
+        cairo_move_to(cairo, column * cell, 0);
+        cairo_line_to(cairo, column * cell, rows * cell);
+    }
+    for (int row = 0; row <= rows; row++) {
+        cairo_move_to(cairo, 0, row * cell);
+        cairo_line_to(cairo, width, row * cell);
+    }
+    cairo_stroke(cairo);
+    cairo_set_source_rgb(cairo, 0, 0, 0);
+    cairo_set_font_size(cairo, cell * 0.6);
+    int at = 0;
+    FT_UInt index;
+    for (FT_ULong character = FT_Get_First_Char(face, &index); index != 0 && at < rows * columns;
+         character = FT_Get_Next_Char(face, character, &index)) {
+        if (character <= 0x20 || (character >= 0x7F && character < 0xA0)) continue;
+        cairo_glyph_t glyph = {.index = index, .x = 0, .y = 0};
+        cairo_text_extents_t extents;
+        cairo_glyph_extents(cairo, &glyph, 1, &extents);
+        // Centred in its cell by its ink.
+        glyph.x = (at % columns) * cell + (cell - extents.width) / 2 - extents.x_bearing;
+        glyph.y = (at / columns) * cell + (cell - extents.height) / 2 - extents.y_bearing;
+        cairo_show_glyphs(cairo, &glyph, 1);
+        at++;
+    }
+}
+
+int glance_font_page(const uint8_t *data, size_t size, void *context, int width, int height, int page,
+                     glance_font_info *info, char *reason, size_t capacity) {
     memset(info, 0, sizeof *info);
+    info->pages = 3;
+    if (page < 1 || page > info->pages) {
+        snprintf(reason, capacity, "a font has pages 1 to %d", info->pages);
+        return 0;
+    }
     cairo_t *cairo = context;
     held_font *held = calloc(1, sizeof *held);
     if (held == NULL || (held->bytes = malloc(size ? size : 1)) == NULL) {
@@ -159,6 +251,7 @@ int glance_font_sheet(const uint8_t *data, size_t size, void *context, int width
     snprintf(info->style, sizeof info->style, "%s", face->style_name ? face->style_name : "");
     info->faces = face->num_faces;
     info->glyphs = face->num_glyphs;
+    info->mapped = mapped_characters(face);
     cairo_font_face_t *font = cairo_ft_font_face_create_for_ft_face(face, FT_LOAD_COLOR);
     if (cairo_font_face_set_user_data(font, &held_key, held, release_font) != CAIRO_STATUS_SUCCESS) {
         cairo_font_face_destroy(font);
@@ -201,24 +294,14 @@ int glance_font_sheet(const uint8_t *data, size_t size, void *context, int width
     info->name_in_font = is_unicode && covers(face, name);
     cairo_set_font_face(cairo, font);
     cairo_set_source_rgb(cairo, 0, 0, 0);
-    double unit = height / 100.0;
-    cairo_set_font_size(cairo, 38 * unit);
-    draw_text(cairo, face, large, 6 * unit, 42 * unit);
-    if (info->name_in_font) {
-        cairo_set_font_size(cairo, 7 * unit);
-        draw_text(cairo, face, name, 6 * unit, 58 * unit);
-    }
-    // The waterfall: the line at falling sizes, cut at the sheet's right edge.
-    double y = info->name_in_font ? 70 * unit : 60 * unit;
-    for (double points = 6.5; points >= 3 && y < height; points *= 0.7) {
-        cairo_set_font_size(cairo, points * unit);
-        y += points * unit * 1.3;
-        draw_text(cairo, face, line, 6 * unit, y);
+    switch (page) {
+    case 1: draw_sheet(cairo, face, info, large, line, name, height); break;
+    case 2: draw_waterfall(cairo, face, info, line, name, height); break;
+    default: draw_coverage(cairo, face, width, height); break;
     }
     cairo_set_font_face(cairo, NULL);
     cairo_status_t status = cairo_status(cairo);
     cairo_font_face_destroy(font);
-    (void)width;
     if (status != CAIRO_STATUS_SUCCESS) {
         snprintf(reason, capacity, "cairo could not draw the font: %s", cairo_status_to_string(status));
         return 0;

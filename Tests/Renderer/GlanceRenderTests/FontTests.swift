@@ -19,10 +19,48 @@ struct FontTests {
         #expect(type == .trueTypeFont)
         #expect(sheet.image.width == 1024 && sheet.image.height == 1024)
         // 46 distinct characters of its sample and name (generate.py's FONT_LATIN), .notdef and space.
-        #expect(sheet.warnings.first == "Glance Test Sans: 48 glyphs, a latin sample", "\(sheet.warnings)")
+        #expect(
+            sheet.warnings.first == "Glance Test Sans: 48 glyphs, 46 characters mapped, a latin sample",
+            "\(sheet.warnings)")
         #expect(inkedRows(sheet.image, 0..<450) > 200, "the large pair")
         #expect(inkedRows(sheet.image, 540..<600) > 20, "the name")
         #expect(inkedRows(sheet.image, 700..<1024) > 50, "the waterfall")
+    }
+
+    @Test("the preview's pages: the waterfall larger, and the glyph coverage, a cell for every character mapped")
+    func pages() throws {
+        let sheet = try renderDocument(path: TestAssets.path("fonts/latin.ttf")).thumbnail
+        #expect(sheet.details?.pageCount == 3)
+        let waterfall = try renderDocument(path: TestAssets.path("fonts/latin.ttf"), page: 2).thumbnail.image
+        #expect(waterfall.width == 768 && waterfall.height == 1024)
+        // The name, then ten lines of the sample, each taller than the one before.
+        var lines: [Int] = []
+        var height = 0
+        for y in 0..<waterfall.height {
+            if inkedRows(waterfall, y..<(y + 1)) > 0 {
+                height += 1
+            } else if height > 0 {
+                lines.append(height)
+                height = 0
+            }
+        }
+        #expect(lines.count >= 8, "\(lines)")
+        #expect(lines.suffix(4) == lines.suffix(4).sorted() && lines.last! > 4 * lines[1], "\(lines)")
+        let coverage = try renderDocument(path: TestAssets.path("fonts/latin.ttf"), page: 3).thumbnail.image
+        #expect(coverage.width == 768 && coverage.height == 1024)
+        // Cells of 48 pixels, sixteen a row: those with ink are the 46 characters mapped, in order.
+        var inked: [Int] = []
+        for cell in 0..<(16 * 21) {
+            let (x0, y0) = (cell % 16 * 48, cell / 16 * 48)
+            let dark = (y0 + 3..<y0 + 45).contains { y in
+                (x0 + 3..<x0 + 45).contains { x in coverage.pixel(x: x, y: y).r < 100 }
+            }
+            if dark { inked.append(cell) }
+        }
+        #expect(inked == Array(0..<46), "\(inked)")
+        #expect(throws: ThumbnailError.self) {
+            try renderDocument(path: TestAssets.path("fonts/latin.ttf"), page: 4)
+        }
     }
 
     @Test(

@@ -21,14 +21,21 @@ typedef struct {
     /// Whether the name was drawn in the font itself (else it is left out: the sample is never
     /// drawn in another font).
     int name_in_font;
+    /// The characters the first face maps (above the control characters).
+    long mapped;
+    /// The pages a font has: 1 the sheet, 2 the waterfall, 3 the glyph coverage.
+    int pages;
 } glance_font_info;
 
-/// Draws the font of `size` bytes at `data` (TrueType, OpenType with CFF, a collection, WOFF or
-/// WOFF2; a variable font at its default instance; colour glyphs where FreeType loads them) on
-/// the cairo context `cairo` (a white `width` x `height` surface): the sample's two leading
-/// characters large, the family's name, then the sample in a waterfall of sizes. Returns 1 with
-/// what it drew in `info`; else 0 with FreeType's reason.
-int glance_font_sheet(const uint8_t *data, size_t size, void *cairo, int width, int height, glance_font_info *info,
-                      char *reason, size_t capacity);
+/// Draws page `page` of the font of `size` bytes at `data` (TrueType, OpenType with CFF, a
+/// collection, WOFF or WOFF2; a variable font at its default instance; colour glyphs where
+/// FreeType loads them) on the cairo context `cairo` (a white `width` x `height` surface), all in
+/// the font itself: page 1 the sheet (the sample's two leading characters large, the family's
+/// name, then the sample in a waterfall of sizes), page 2 the waterfall larger (the sample from
+/// about 9 to 72 points), page 3 the glyph coverage (every character the font maps, in code point
+/// order, in a grid sixteen wide, as many as the page holds). Returns 1 with what it drew in
+/// `info`; else 0 with FreeType's reason (or that there is no such page).
+int glance_font_page(const uint8_t *data, size_t size, void *cairo, int width, int height, int page,
+                     glance_font_info *info, char *reason, size_t capacity);
 
 #endif

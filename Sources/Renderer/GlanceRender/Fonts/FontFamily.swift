@@ -3,10 +3,12 @@ import GlanceCore
 extension FormatFamily {
     /// Fonts: TrueType (`00 01 00 00` or `true`, with a plausible table directory), OpenType
     /// with CFF outlines (`OTTO`), collections (`ttcf`), WOFF (`wOFF`) and WOFF2 (`wOF2`), drawn
-    /// as a sheet by ``FontSheetRenderer``.
+    /// as a sheet by ``FontSheetRenderer``. Its pages, in the preview: the sheet, a waterfall of
+    /// sizes and the glyph coverage.
     public static let fonts = FormatFamily(
         name: "font", contentTypes: [.trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2],
-        sniffRules: [SniffRule(priority: 190) { FontSignatures.type(of: $0.prefix) }]
+        sniffRules: [SniffRule(priority: 190) { FontSignatures.type(of: $0.prefix) }],
+        capabilities: [.pages]
     ) { _, _ in FontSheetRenderer() }
 }
 
