@@ -265,9 +265,11 @@ fuzz: deps
 ## bench-check: the bench that fails (bench/check.py, a few minutes): Glance's rates against
 ## vipsthumbnail, pango-view and nginx, and against the glance-renderer of the commit named in
 ## bench/thresholds.json (built once into .build-baseline/), each median of paired rounds
-## compared with its threshold there. Exit 1 on a loss past a threshold.
+## compared with its threshold there; and videos, office documents, camera raw and books against
+## their tools, once each through their own extras (their corpora made once: about 8 minutes).
+## Exit 1 on a loss past a threshold.
 BENCH_CHECK_PACKAGES := libvips-tools libjxl-tools djvulibre-bin libgxps-utils ghostscript gnome-font-viewer imagemagick poppler-utils libjpeg-turbo-progs pango1.0-tools wrk nginx-light \
-                        python3-numpy
+                        python3-numpy ffmpeg ffmpegthumbnailer libraw-bin
 BASELINE_COMMIT = $(shell python3 -c 'import json; print(json.load(open("bench/thresholds.json"))["baseline"]["commit"])')
 BASELINE_DIR = .build-baseline/$(BASELINE_COMMIT)
 
