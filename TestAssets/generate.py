@@ -137,7 +137,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000", "visio"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1179,7 +1179,7 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000, make_visio]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -1935,6 +1935,78 @@ def make_metafiles():
     write("metafiles/cut.emf", whole[:100])
     record("metafiles/cut.emf", "emf", "error:drew nothing", None,
            "halves.emf cut after its header: LibreOffice draws nothing of it, said in one line")
+
+
+# ---------------------------------------------------------------- visio
+
+VISIO_MAIN = "http://schemas.microsoft.com/office/visio/2012/main"
+VISIO_RELATIONSHIPS = "http://schemas.microsoft.com/visio/2010/relationships/"
+PACKAGE_RELATIONSHIPS = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+
+def visio_box(shape_id, x, y, w, h, fill, text):
+    """A Visio shape: a filled rectangle w x h inches centred at (x, y) (from the page's bottom
+    left), with its text."""
+    cells = "".join('<Cell N="%s" V="%s"/>' % (n, v) for n, v in (
+        ("PinX", x), ("PinY", y), ("Width", w), ("Height", h), ("LocPinX", w / 2), ("LocPinY", h / 2),
+        ("LineWeight", 0.03), ("FillPattern", 1), ("FillForegnd", fill)))
+    corners = [(0, 0), (w, 0), (w, h), (0, h), (0, 0)]
+    rows = "".join('<Row T="%s" IX="%d"><Cell N="X" V="%s"/><Cell N="Y" V="%s"/></Row>'
+                   % ("MoveTo" if i == 0 else "LineTo", i + 1, cx, cy) for i, (cx, cy) in enumerate(corners))
+    return ('<Shape ID="%d" Type="Shape">%s<Section N="Geometry" IX="0">%s</Section><Text>%s</Text></Shape>'
+            % (shape_id, cells, rows, text))
+
+
+def visio_package(pages):
+    """A Visio drawing (.vsdx) written from the format's published part layout: `pages` is a list
+    of (width, height in inches, shapes' XML)."""
+    def relationships(items):
+        return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="%s">%s'
+                '</Relationships>' % (PACKAGE_RELATIONSHIPS, "".join(
+                    '<Relationship Id="rId%d" Type="%s%s" Target="%s"/>' % (i + 1, VISIO_RELATIONSHIPS, kind, target)
+                    for i, (kind, target) in enumerate(items))))
+    overrides = ['<Override PartName="/visio/document.xml" ContentType="application/vnd.ms-visio.drawing.main+xml"/>',
+                 '<Override PartName="/visio/pages/pages.xml" ContentType="application/vnd.ms-visio.pages+xml"/>']
+    overrides += ['<Override PartName="/visio/pages/page%d.xml" ContentType="application/vnd.ms-visio.page+xml"/>'
+                  % (i + 1) for i in range(len(pages))]
+    types = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/'
+             'package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-'
+             'package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>%s</Types>'
+             % "".join(overrides))
+    listing = "".join(
+        '<Page ID="%d" NameU="Page-%d" Name="Page-%d"><PageSheet><Cell N="PageWidth" V="%s"/>'
+        '<Cell N="PageHeight" V="%s"/></PageSheet><Rel r:id="rId%d"/></Page>' % (i, i + 1, i + 1, w, h, i + 1)
+        for i, (w, h, _) in enumerate(pages))
+    namespaces = 'xmlns="%s" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"' % VISIO_MAIN
+    entries = [
+        ("[Content_Types].xml", types.encode()),
+        ("_rels/.rels", relationships([("document", "visio/document.xml")]).encode()),
+        ("visio/document.xml", ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><VisioDocument %s/>'
+                                % namespaces).encode()),
+        ("visio/_rels/document.xml.rels", relationships([("pages", "pages/pages.xml")]).encode()),
+        ("visio/pages/pages.xml", ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Pages %s>%s</Pages>'
+                                   % (namespaces, listing)).encode()),
+        ("visio/pages/_rels/pages.xml.rels",
+         relationships([("page", "page%d.xml" % (i + 1)) for i in range(len(pages))]).encode()),
+    ]
+    for i, (_, _, shapes) in enumerate(pages):
+        entries.append(("visio/pages/page%d.xml" % (i + 1), (
+            '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><PageContents %s><Shapes>%s</Shapes>'
+            '</PageContents>' % (namespaces, shapes)).encode()))
+    return entries
+
+
+def make_visio():
+    """Visio drawings (.vsdx), written here from the format's part layout (no Visio runs here),
+    drawn by LibreOffice's Draw (its libvisio import) in the office renderers: a landscape Letter
+    page of two filled boxes, and a second, portrait page of one."""
+    first = visio_box(1, 3, 5, 4, 2, "#CC2222", "Start") + visio_box(2, 8, 3, 3, 3, "#2244CC", "End")
+    second = visio_box(1, 4.25, 5.5, 5, 5, "#22AA44", "Only")
+    write_zip("visio/flow.vsdx", visio_package([(11, 8.5, first), (8.5, 11, second)]))
+    # LibreOfficeKit's import gives each page the larger side of the largest page, square (its
+    # --convert-to keeps the page's own), so the manifest does not fix the size.
+    record("visio/flow.vsdx", "vsdx", "ok", None, "two pages: Letter landscape with a red and a blue box, then "
+           "Letter portrait with a green one; written here from the VSDX part layout")
 
 
 # ---------------------------------------------------------------- carried previews

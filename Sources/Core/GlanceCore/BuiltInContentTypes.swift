@@ -122,6 +122,11 @@ extension ContentType {
         "odg", uniformTypeIdentifier: "org.oasis-open.opendocument.graphics",
         mimeType: "application/vnd.oasis.opendocument.graphics", displayName: "OpenDocument drawing",
         extensions: ["odg", "otg"], preview: .pages)
+    /// A Visio drawing (Office Open XML: `.vsdx`, `.vsdm`, `.vstx`, `.vstm`).
+    public static let visioDrawing = ContentType(
+        "vsdx", uniformTypeIdentifier: "com.microsoft.visio.vsdx",
+        mimeType: "application/vnd.ms-visio.drawing.main+xml", displayName: "Visio drawing",
+        extensions: ["vsdx", "vsdm", "vstx", "vstm"], preview: .pages)
     /// Rich Text Format (`.rtf`).
     public static let richText = ContentType(
         "rtf", uniformTypeIdentifier: "public.rtf", mimeType: "application/rtf", displayName: "RTF document",
@@ -325,7 +330,8 @@ extension ContentType {
         .pdf, .png, .jpeg, .text, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska,
         .webm, .avi, .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wordDocument, .spreadsheet,
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
-        .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2, .canonRaw3,
+        .visioDrawing, .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2,
+        .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,

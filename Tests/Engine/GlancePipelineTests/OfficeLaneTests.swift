@@ -14,7 +14,7 @@ import Testing
 /// under bubblewrap and the office seccomp filter, or seccomp alone.
 @Suite("Office lane", .timeLimit(.minutes(10)), .serialized)
 struct OfficeLaneTests {
-    /// One row of `TestAssets/assets.tsv` under `office/` or `metafiles/`.
+    /// One row of `TestAssets/assets.tsv` under `office/`, `metafiles/` or `visio/`.
     struct Row: Sendable, CustomTestStringConvertible {
         let path: String
         let outcome: String
@@ -27,7 +27,7 @@ struct OfficeLaneTests {
         guard let text = try? String(contentsOfFile: assets + "/assets.tsv", encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count >= 5, fields[0].hasPrefix("office/") || fields[0].hasPrefix("metafiles/") else {
+            guard fields.count >= 5, ["office/", "metafiles/", "visio/"].contains(where: fields[0].hasPrefix) else {
                 return nil
             }
             return Row(path: fields[0], outcome: fields[2], width: Int(fields[3]), height: Int(fields[4]))
@@ -134,6 +134,30 @@ struct OfficeLaneTests {
                 outcome.width == 1024 && (640...690).contains(outcome.height),
                 "\(path): \(outcome.width)x\(outcome.height)")
         }
+        await pool.shutdown()
+    }
+
+    @Test("a Visio drawing is drawn by LibreOffice's Draw: each drawing page a page, in its own colours")
+    func visio() async throws {
+        let pool = Self.pool()
+        let first = try await Self.render("visio/flow.vsdx", on: pool)
+        guard case .finished(let outcome) = first, outcome.status == .rendered else {
+            Issue.record("\(first)")
+            return
+        }
+        // LibreOfficeKit gives the pages the larger side of the largest, square: 11 inches.
+        #expect(outcome.width == 1024 && outcome.height == 1024, "\(outcome.width)x\(outcome.height)")
+        #expect(outcome.details?.pageCount == 2)
+        #expect(outcome.details?.pageSize(2).map { Int($0.height.rounded()) } == 792)
+        let second = try await Self.render("visio/flow.vsdx", on: pool, page: 2)
+        guard case .finished(let portrait) = second, portrait.status == .rendered else {
+            Issue.record("\(second)")
+            return
+        }
+        #expect(portrait.data != outcome.data, "page 2 is the green box's page, not page 1 again")
+        #expect(
+            outcome.averageColour != portrait.averageColour,
+            "\(outcome.averageColour ?? "") \(portrait.averageColour ?? "")")
         await pool.shutdown()
     }
 

@@ -18,7 +18,7 @@ struct OfficeSnifferTests {
             ("office/budget.xlsx", .spreadsheet), ("office/budget.ods", .openDocumentSpreadsheet),
             ("office/budget.xls", .legacySpreadsheet), ("office/deck.pptx", .presentation),
             ("office/deck.odp", .openDocumentPresentation), ("office/deck.ppt", .legacyPresentation),
-            ("office/sun.odg", .openDocumentDrawing),
+            ("office/sun.odg", .openDocumentDrawing), ("visio/flow.vsdx", .visioDrawing),
         ]
         for (path, type) in expected {
             // Named as something else entirely: the bytes decide.

@@ -17,7 +17,7 @@ public enum OfficePageKind: String, Sendable, Codable {
         case .wordDocument, .openDocumentText, .richText, .legacyWordDocument: self = .text
         case .spreadsheet, .openDocumentSpreadsheet, .legacySpreadsheet: self = .spreadsheet
         case .presentation, .openDocumentPresentation, .legacyPresentation: self = .presentation
-        case .openDocumentDrawing, .enhancedMetafile, .windowsMetafile: self = .drawing
+        case .openDocumentDrawing, .visioDrawing, .enhancedMetafile, .windowsMetafile: self = .drawing
         default: return nil
         }
     }

@@ -79,14 +79,16 @@ enum OfficeSniffer {
         return String(decoding: try package.read(index), as: UTF8.self).trimmingWhitespace
     }
 
-    /// The Word, Excel or PowerPoint kind that `[Content_Types].xml` gives its main part
-    /// (`...wordprocessingml.document.main+xml`, `...ms-excel.sheet.macroEnabled.main+xml`, ...).
+    /// The Word, Excel, PowerPoint or Visio kind that `[Content_Types].xml` gives its main part
+    /// (`...wordprocessingml.document.main+xml`, `...ms-excel.sheet.macroEnabled.main+xml`,
+    /// `application/vnd.ms-visio.drawing.main+xml`, ...).
     static func officeOpenXMLType(contentTypes: [UInt8]) -> ContentType? {
         let text = String(decoding: contentTypes, as: UTF8.self)
         let families: [(marker: String, type: ContentType)] = [
             ("wordprocessingml.", .wordDocument), ("ms-word.", .wordDocument),
             ("spreadsheetml.", .spreadsheet), ("ms-excel.", .spreadsheet),
             ("presentationml.", .presentation), ("ms-powerpoint.", .presentation),
+            ("ms-visio.drawing", .visioDrawing), ("ms-visio.template", .visioDrawing),
         ]
         for part in text.split(separator: "ContentType=\"").dropFirst() {
             let value = part.prefix { $0 != "\"" }
