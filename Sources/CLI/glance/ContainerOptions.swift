@@ -12,7 +12,8 @@ struct ContainerOptions: ParsableArguments {
                 + "or a PostgreSQL database shared by many hosts, "
                 + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?container=NAME] (the password may come from "
                 + "PGPASSWORD; NAME defaults to the container's absolute path; a server on this machine may be "
-                + "reached through its socket folder: postgres://USER@/DATABASE?host=/run/postgresql).",
+                + "reached through its socket folder: postgres://USER@/DATABASE?host=/run/postgresql; "
+                + "&thumbnails=DIR keeps the thumbnails' bytes as files in DIR, the same on every host).",
             valueName: "DIR|URL"))
     var store: String?
 

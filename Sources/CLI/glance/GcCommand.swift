@@ -32,6 +32,7 @@ struct GcCommand: AsyncParsableCommand, ContainerCommand {
     var dryRun = false
 
     @Option(
+        parsing: .unconditional,
         help: """
             Keep thumbnail files no record names for this long after they were written or reused \
             (it must cover a save in flight, whose file is written before its record).
@@ -49,6 +50,15 @@ struct GcCommand: AsyncParsableCommand, ContainerCommand {
     enum MoveDirection: String, ExpressibleByArgument, CaseIterable {
         case files
         case database
+    }
+
+    func validate() throws {
+        guard graceSeconds.isFinite, (0...31_536_000).contains(graceSeconds) else {
+            throw ValidationError("--grace-seconds takes a number of seconds from 0 to 31536000 (a year).")
+        }
+        if moveThumbnails != nil, dryRun {
+            throw ValidationError("--move-thumbnails and --dry-run exclude each other.")
+        }
     }
 
     func run() async throws {

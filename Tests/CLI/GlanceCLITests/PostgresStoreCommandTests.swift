@@ -132,6 +132,23 @@ struct PostgresStoreCommandTests {
     }
 
     @Test(
+        "gc's --grace-seconds out of range, infinite or not a number, and --move-thumbnails with --dry-run, are bad usage"
+    )
+    func gcUsage() async throws {
+        let container = try SampleContainer(["a.png": "png/gray8.png"])
+        for grace in ["nan", "inf", "-1", "1e12"] {
+            let result = try await GlanceProcess.run(["gc", container.path, "--grace-seconds", grace])
+            #expect(result.status == 2, "\(grace)")
+            #expect(result.standardError.contains("--grace-seconds takes a number of seconds"), "\(grace)")
+        }
+        let both = try await GlanceProcess.run([
+            "gc", container.path, "--move-thumbnails", "files", "--dry-run",
+        ])
+        #expect(both.status == 2)
+        #expect(both.standardError.contains("exclude each other"), "\(both.standardError)")
+    }
+
+    @Test(
         "?thumbnails=DIR whose storage is not mounted (an empty folder where it was): exit 2, one line, nothing written"
     )
     func thumbnailFolderNotMounted() async throws {
