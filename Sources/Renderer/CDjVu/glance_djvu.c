@@ -4,9 +4,11 @@
 
 #include <libdjvu/ddjvuapi.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "glance_library_loader.h"
 
@@ -40,7 +42,17 @@ GLANCE_LIBRARY(djvu, "libdjvulibre.so.21", DJVU_FUNCTIONS, GLANCE_LIBRARY_NO_STA
 
 int glance_djvu_load(char *reason, size_t capacity) { return djvu_ensure(reason, capacity); }
 
+/// One document open at a time in a process: DjVuLibre's decoding threads of two documents open
+/// at once (two contexts, in tests that render in parallel in one process) crashed it in about
+/// one run of eight of the DjVu tests. A renderer process renders one document at a time anyway.
+/// A semaphore rather than a mutex: the document is closed by whichever thread its owner is on.
+static sem_t one_document;
+static pthread_once_t one_document_made = PTHREAD_ONCE_INIT;
+static void make_one_document(void) { sem_init(&one_document, 0, 1); }
+
 struct glance_djvu {
+    /// Whether this document holds `one_document`.
+    int holds_turn;
     ddjvu_context_t *context;
     ddjvu_document_t *document;
     /// DjVuLibre's first error message, and the first other file asked for.
@@ -75,14 +87,23 @@ static void handle_messages(glance_djvu *file) {
     }
 }
 
-/// Waits for `job` to end, handling the messages meanwhile; returns its status.
+/// Waits for `job` to end, handling the messages meanwhile; returns its status. A job that
+/// failed may set its status before its decoding thread has posted the error that says why (a
+/// file cut short: "unexpected end of file"): up to 0.2 s more is given for that message, so
+/// that the reason does not depend on which thread ran first.
 static ddjvu_status_t wait_for(glance_djvu *file, ddjvu_job_t *job) {
     handle_messages(file);
     while (djvu.job_status(job) < DDJVU_JOB_OK) {
         djvu.message_wait(file->context);
         handle_messages(file);
     }
-    return djvu.job_status(job);
+    ddjvu_status_t status = djvu.job_status(job);
+    for (int tries = 0; status >= DDJVU_JOB_FAILED && file->error[0] == 0 && tries < 100; tries++) {
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+        handle_messages(file);
+    }
+    return status;
 }
 
 /// DjVuLibre's error (or `fallback`) into `reason`, and what failed: a file that ends early
@@ -99,6 +120,12 @@ glance_djvu *glance_djvu_open(const uint8_t *data, size_t size, int *pages, char
                               glance_failure *failure) {
     *failure = GLANCE_FAILURE_CORRUPT;
     glance_djvu *file = calloc(1, sizeof *file);
+    if (file != NULL) {
+        pthread_once(&one_document_made, make_one_document);
+        while (sem_wait(&one_document) != 0) {
+        }
+        file->holds_turn = 1;
+    }
     if (file == NULL || (file->context = djvu.context_create("glance")) == NULL ||
         (file->document = djvu.document_create(file->context, NULL, 0)) == NULL) {
         snprintf(reason, capacity, "out of memory for the document");
@@ -181,5 +208,6 @@ void glance_djvu_close(glance_djvu *file) {
     if (file == NULL) return;
     if (file->document != NULL) djvu.job_release(djvu.document_job(file->document));
     if (file->context != NULL) djvu.context_release(file->context);
+    if (file->holds_turn) sem_post(&one_document);
     free(file);
 }

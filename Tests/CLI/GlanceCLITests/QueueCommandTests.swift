@@ -519,6 +519,9 @@ struct QueueCommandTests {
         // statement cut off by the shutdown is retried by the worker ("trying again").
         #expect(worker.terminationStatus == 0, "\(said)")
         #expect(said.contains("8 done, 0 given back"), "\(said)")
+        // Under load the worker may end before the test saw the server go down: the reads
+        // below wait for it to be back.
+        try await eventually("the server is back", within: .seconds(60)) { await server.isAccepting }
         let rows = try await container.list(["--store", store])
         #expect(rows.count == 8)
         #expect(rows.values.allSatisfy { $0["state"] as? String == "fresh" })
