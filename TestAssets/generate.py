@@ -1802,23 +1802,22 @@ def make_xps():
     outside = ('<Path Data="M 0,0 H 100 V 100 H 0 Z"><Path.Fill><ImageBrush ImageSource="file:///etc/hostname" '
                'Viewbox="0,0,10,10" ViewboxUnits="Absolute" Viewport="0,0,100,100" ViewportUnits="Absolute"/>'
                '</Path.Fill></Path></Canvas>')
-    with zipfile.ZipFile(out("xps/halves.xps")) as source, \
-            zipfile.ZipFile(out("xps/outside-image.xps"), "w", zipfile.ZIP_DEFLATED) as target:
-        for info in source.infolist():
-            data = source.read(info.filename)
-            if info.filename == "Documents/1/Pages/1.fpage":
-                data = data.replace(b"</Canvas>", outside.encode(), 1)
-            target.writestr(zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0)), data)
+
+    def with_first_page_ending(rel, ending):
+        """halves.xps with its first page's closing `</Canvas>` replaced by `ending`, as `rel`."""
+        with zipfile.ZipFile(out("xps/halves.xps")) as source, \
+                zipfile.ZipFile(out(rel), "w", zipfile.ZIP_DEFLATED) as target:
+            for info in source.infolist():
+                data = source.read(info.filename)
+                if info.filename == "Documents/1/Pages/1.fpage":
+                    data = data.replace(b"</Canvas>", ending.encode(), 1)
+                target.writestr(zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0)), data)
+
+    with_first_page_ending("xps/outside-image.xps", outside)
     record("xps/outside-image.xps", "xps", "either", None,
            "halves.xps whose first page fills a square with an image at file:///etc/hostname: never read")
     linked = outside.replace("file:///etc/hostname", "file://%s/outside.png" % OUTSIDE_FOLDER)
-    with zipfile.ZipFile(out("xps/halves.xps")) as source, \
-            zipfile.ZipFile(out("xps/linked-image.xps"), "w", zipfile.ZIP_DEFLATED) as target:
-        for info in source.infolist():
-            data = source.read(info.filename)
-            if info.filename == "Documents/1/Pages/1.fpage":
-                data = data.replace(b"</Canvas>", linked.encode(), 1)
-            target.writestr(zipfile.ZipInfo(info.filename, date_time=(2026, 1, 1, 0, 0, 0)), data)
+    with_first_page_ending("xps/linked-image.xps", linked)
     record("xps/linked-image.xps", "xps", "either", None,
            "halves.xps whose first page fills a square with OUTSIDE_FOLDER's outside.png: never read")
     whole = read("xps/halves.xps")

@@ -292,8 +292,11 @@ struct ThumbnailColumns: Sendable {
     /// The SHA-256 of the file a thumbnail is kept in; empty for one kept in its row.
     var fileDigests: [ByteBuffer] = []
 
-    /// The columns of `thumbnails`, each of which must carry its image bytes.
-    init(_ thumbnails: [ThumbnailImage], of path: String, location: String) throws(StoreError) {
+    /// The columns of `thumbnails`, each of which must carry its image bytes; `withBytes` false
+    /// leaves ``images`` empty (the bytes go to files, whose digests the caller fills in).
+    init(_ thumbnails: [ThumbnailImage], of path: String, location: String, withBytes: Bool = true)
+        throws(StoreError)
+    {
         for image in thumbnails {
             guard let bytes = image.data else {
                 throw StoreError(
@@ -307,7 +310,7 @@ struct ThumbnailColumns: Sendable {
             counts.append(Int32(clamping: bytes.count))
             colours.append(image.averageColour ?? "")
             hashes.append(image.thumbHash ?? "")
-            images.append(ByteBuffer(bytes: bytes))
+            images.append(withBytes ? ByteBuffer(bytes: bytes) : ByteBuffer())
             fileDigests.append(ByteBuffer())
         }
     }

@@ -76,12 +76,12 @@ extension PostgresStore {
     /// Stores each thumbnail's bytes as a file (when the store has a folder) and returns the
     /// columns of its rows, which name the files instead of holding the bytes.
     func columns(for thumbnails: [ThumbnailImage], of path: String) throws(StoreError) -> ThumbnailColumns {
-        var columns = try ThumbnailColumns(thumbnails, of: path, location: location)
-        guard let folder = thumbnailFolder else { return columns }
+        let folder = thumbnailFolder
+        var columns = try ThumbnailColumns(thumbnails, of: path, location: location, withBytes: folder == nil)
+        guard let folder else { return columns }
         for (index, image) in thumbnails.enumerated() {
             guard let bytes = image.data else { continue }
             columns.fileDigests[index] = ByteBuffer(bytes: try folder.store(bytes, location: location))
-            columns.images[index] = ByteBuffer()
         }
         return columns
     }

@@ -96,17 +96,7 @@ public final class ThumbnailFolder: Sendable {
     /// Whether the folder holds nothing but hidden temporary files (a new folder, or an empty
     /// mount point).
     func isEmpty() -> Bool {
-        let copy = dup(descriptor)
-        guard copy >= 0, let listing = fdopendir(copy) else { return false }
-        defer { closedir(listing) }
-        rewinddir(listing)
-        while let entry = readdir(listing) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { return false }
-        }
-        return true
+        Self.names(in: descriptor)?.isEmpty ?? false
     }
 
     /// Writes the marker with `token` (a new folder's).
@@ -239,13 +229,13 @@ public final class ThumbnailFolder: Sendable {
         let top = openat(descriptor, Self.hex(first), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard top >= 0 else { return [] }
         defer { Glibc.close(top) }
-        for second in Self.names(in: top) {
+        for second in Self.names(in: top) ?? [] {
             guard second.utf8.count == 2, second.utf8.allSatisfy({ Self.isHexDigit($0) }) else { continue }
             let folder = openat(top, second, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard folder >= 0 else { continue }
             defer { Glibc.close(folder) }
             var found: [FoundFile] = []
-            for name in Self.names(in: folder) {
+            for name in Self.names(in: folder) ?? [] {
                 var status = stat()
                 guard fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG
                 else { continue }
@@ -336,11 +326,14 @@ public final class ThumbnailFolder: Sendable {
         return folder
     }
 
-    /// The names in the open folder `folder`, but `.` and `..`.
-    private static func names(in folder: Int32) -> [String] {
+    /// The names in the open folder `folder`, but `.` and `..`, from its start; nil when it
+    /// cannot be listed.
+    private static func names(in folder: Int32) -> [String]? {
         let copy = dup(folder)
-        guard copy >= 0, let listing = fdopendir(copy) else { return [] }
+        guard copy >= 0, let listing = fdopendir(copy) else { return nil }
         defer { closedir(listing) }
+        // The copy shares the folder's position: list from the start.
+        rewinddir(listing)
         var names: [String] = []
         while let entry = readdir(listing) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) {
