@@ -26,11 +26,14 @@ public enum FuzzDocument {
         _ = try? renderer.render(request)
     }
 
-    /// Renders the input as a document of `type` through a ``Thumbnailer``: a raster format
-    /// through the one raster pipeline over its decoder.
-    public static func render(_ data: UnsafePointer<UInt8>, _ size: Int, as type: ContentType, name: String) {
+    /// Renders page `page` of the input as a document of `type` through a ``Thumbnailer``: a
+    /// raster format through the one raster pipeline over its decoder.
+    public static func render(
+        _ data: UnsafePointer<UInt8>, _ size: Int, as type: ContentType, name: String, page: Int = 1
+    ) {
         guard let file = open(data, size) else { return }
-        let request = RenderRequest(file: file, name: name, maxSide: maxSide, maxPixels: maxPixels)
+        var request = RenderRequest(file: file, name: name, maxSide: maxSide, maxPixels: maxPixels)
+        request.page = page
         _ = try? Thumbnailer().render(request, as: type)
     }
 

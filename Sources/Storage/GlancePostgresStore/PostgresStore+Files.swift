@@ -111,7 +111,8 @@ extension PostgresStore {
                 AND EXISTS (SELECT 1 FROM glance.thumbnail WHERE document_id = \(id) AND file_digest = \(name))
             """)
         report(
-            "thumbnail store \(location): the thumbnail file \(ThumbnailFolder.relativePath(digest)) of \(path) "
+            "thumbnail store \(location): the thumbnail file \(ThumbnailFolder.relativePath(digest)) of "
+                + "\(DisplayText.escaped(path)) "
                 + "\(problem); its record was dropped, and the document will be drawn again")
         return nil
     }

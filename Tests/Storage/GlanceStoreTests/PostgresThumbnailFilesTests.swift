@@ -150,6 +150,20 @@ struct PostgresThumbnailFilesTests {
         #expect(try await store.document(at: "a.pdf", includingImageData: true)?.thumbnails == [image])
     }
 
+    @Test(
+        "the warning about a damaged file names the document escaped: a name cannot forge a line or drive the terminal")
+    func warningEscaped() async throws {
+        let setup = try await Setup()
+        let store = try await setup.open()
+        let name = "evil\nglance: forged\u{1B}[2J.pdf"
+        try await store.save(Fixtures.record(name), thumbnails: [Fixtures.image()])
+        try FileManager.default.removeItem(atPath: setup.folder + "/" + setup.files()[0])
+        #expect(try await store.document(at: name, includingImageData: true) == nil)
+        let line = try #require(setup.warnings.withLock { $0 }.first)
+        #expect(!line.contains("\n") && !line.contains("\u{1B}"), "\(line)")
+        #expect(line.contains("evil\\nglance: forged\\x1B[2J.pdf"), "\(line)")
+    }
+
     @Test("a row naming a file is not trusted: a digest that is not 32 bytes is a miss, not a path")
     func untrustedRow() async throws {
         let setup = try await Setup()
