@@ -17,6 +17,10 @@ rounds (tools.time_in_turn), and the median of the rounds' ratios is compared wi
                           the same `glance` (a copy in bench/work/check/baseline/): what the
                           renderer's decoding, scaling, sizes and encoding cost against the commit
                           named in the thresholds (not for JPEG XL, which it did not read)
+  format sizes            `glance generate` as above (the 1024 and the smaller sizes, 512 and 256)
+                          against the same glance with `--sizes none` (the 1024 alone), in the same
+                          rounds: the share of the batch's rate the grid's sizes leave (JPEG, PNG,
+                          PDF and text)
   thumbnail GETs / floor  `glance serve` against the floor (bench/floor: a bare Hummingbird
                           application of the same version answering the same bytes from memory)
   thumbnail GETs / nginx  and against nginx serving the same bytes, plain and over TLS (`-tls`),
@@ -58,6 +62,10 @@ WORK_DIR = os.path.join(BENCH_DIR, "work", "check")
 THRESHOLDS = os.path.join(BENCH_DIR, "thresholds.json")
 # The formats the baseline's renderer reads: the others are measured against their anchors only.
 BASELINE_FORMATS = ("jpeg", "png", "pdf", "text")
+# The formats whose batch is also timed with the 1024 alone (`--sizes none`), for what the smaller
+# sizes cost.
+SIZES_FORMATS = ("jpeg", "png", "pdf", "text")
+GLANCE_RUNS = ("glance", "baseline", "glance-1024")
 # The formats libvips does not read, against their own library's tool, per file, a process a core.
 LIBRARY_TOOLS = {"djvu": ("ddjvu", tools.ddjvu), "ps": ("gs", tools.ghostscript), "xps": ("xpstopng", tools.xpstopng),
                  "font": ("gnome-thumbnail-font", tools.gnome_thumbnail_font)}
@@ -80,15 +88,17 @@ def format_plan(fmt, files, glance, baseline, cores):
     """The tools of one format's rounds: {name: callable(outdir) -> (jobs, parallel)}."""
     container = os.path.dirname(files[0])
 
-    def generate(binary):
+    def generate(binary, extra=()):
         def plan(outdir):
             return tools.glance_generate(binary, container, os.path.join(outdir, "store"), cores,
-                                         os.path.join(outdir, "summary.json"))
+                                         os.path.join(outdir, "summary.json"), extra)
         return plan
 
     plan = {"glance": generate(glance)}
     if baseline:
         plan["baseline"] = generate(baseline)
+    if fmt in SIZES_FORMATS:
+        plan["glance-1024"] = generate(glance, ["--sizes", "none"])
     if fmt == "text":
         heads = text_heads(files)
         plan["pango-view"] = lambda outdir: tools.pango_view(heads, outdir, cores)
@@ -126,11 +136,13 @@ def measure_format(fmt, root, manifest, glance, baseline, cores, rounds):
     seconds, _, failures = tools.time_in_turn(plan, rounds, os.path.join(WORK_DIR, "out", fmt), len(files),
                                               log=log, label=fmt)
     problems = [f"{fmt}: {name}: {'; '.join(found)}" for name, found in failures.items() if found]
-    anchors = [name for name in plan if name not in ("glance", "baseline")]
+    anchors = [name for name in plan if name not in GLANCE_RUNS]
     anchor = [min(seconds[name][r] for name in anchors) for r in range(rounds)]
     ratios = {"anchor": statistics.median(a / g for a, g in zip(anchor, seconds["glance"]))}
     if baseline:
         ratios["baseline"] = statistics.median(b / g for b, g in zip(seconds["baseline"], seconds["glance"]))
+    if "glance-1024" in plan:
+        ratios["sizes"] = statistics.median(a / g for a, g in zip(seconds["glance-1024"], seconds["glance"]))
     return ratios, seconds, problems
 
 

@@ -145,7 +145,7 @@ def time_in_turn(plan, rounds, out_root, count, stderr_path=os.devnull, log=None
             timing = run_jobs(jobs, parallel, stderr_path=stderr_path)
             seconds[name].append(timing.seconds)
             peaks[name] = max(peaks[name], timing.peak_rss_kib)
-            problems = timing.failures + (check_glance_run(outdir, count) if name == "glance" else [])
+            problems = timing.failures + (check_glance_run(outdir, count) if name.startswith("glance") else [])
             if problems and not failures[name]:
                 failures[name] = problems
         if log:
@@ -173,9 +173,10 @@ def check_glance_run(outdir, count):
     return problems
 
 
-def glance_generate(glance, container, store, cores, summary_path):
-    """One `glance generate` over the container with a fresh store; the JSON summary to a file."""
-    argv = [glance, "generate", container, "--jobs", str(cores), "--json", "--quiet", "--store", store]
+def glance_generate(glance, container, store, cores, summary_path, extra=()):
+    """One `glance generate` over the container with a fresh store (and `extra` options); the JSON
+    summary to a file."""
+    argv = [glance, "generate", container, "--jobs", str(cores), "--json", "--quiet", "--store", store] + list(extra)
     return [Job(argv, stdout=summary_path)], 1
 
 

@@ -23,6 +23,7 @@ typedef struct {
     glance_deflate *deflate;     // the IDAT's zlib stream, written after the chunk header
     int filter;                  // PNG filter type of every row: 0 None, 1 Sub, 2 Up
     int pixel_bytes;             // 1 gray, 3 RGB, 4 RGBA
+    int bit_depth;               // 8, or 4 for sixteen levels of gray (two pixels a byte)
     size_t row_bytes;
     uint8_t *filtered;           // filter type byte + the filtered row
     uint8_t *previous;           // the row before, for Up (zeros before the first)
@@ -73,15 +74,17 @@ static void stream_end(glance_png_stream *stream) {
     stream->previous = NULL;
 }
 
-/// Writes the signature, IHDR and sRGB and opens the IDAT chunk; 0 when out of memory or room.
-static int stream_start(glance_png_stream *stream, uint8_t *out, size_t capacity, int width, int height,
-                        int pixel_bytes, int filter) {
+/// Writes the signature, IHDR and sRGB and opens the IDAT chunk of an image of `bit_depth` bits a
+/// sample (8; or 4, gray only); 0 when out of memory or room.
+static int stream_start_at_depth(glance_png_stream *stream, uint8_t *out, size_t capacity, int width, int height,
+                                 int pixel_bytes, int bit_depth, int filter) {
     memset(stream, 0, sizeof *stream);
     stream->out = out;
     stream->capacity = capacity;
     stream->filter = filter;
     stream->pixel_bytes = pixel_bytes;
-    stream->row_bytes = (size_t)width * (size_t)pixel_bytes;
+    stream->bit_depth = bit_depth;
+    stream->row_bytes = bit_depth == 4 ? ((size_t)width + 1) / 2 : (size_t)width * (size_t)pixel_bytes;
     stream->filtered = malloc(stream->row_bytes + 1);
     stream->previous = filter == 2 ? calloc(stream->row_bytes, 1) : NULL;
     if (stream->filtered == NULL || (filter == 2 && stream->previous == NULL)) return 0;
@@ -91,7 +94,7 @@ static int stream_start(glance_png_stream *stream, uint8_t *out, size_t capacity
     uint8_t header[13];
     put_u32(header, (uint32_t)width);
     put_u32(header + 4, (uint32_t)height);
-    header[8] = 8;   // bits a sample
+    header[8] = (uint8_t)bit_depth;   // bits a sample
     header[9] = pixel_bytes == 1 ? 0 : pixel_bytes == 3 ? 2 : 6;   // gray, RGB, RGBA
     header[10] = 0;  // deflate
     header[11] = 0;  // adaptive filtering (one filter type a row)
@@ -107,6 +110,12 @@ static int stream_start(glance_png_stream *stream, uint8_t *out, size_t capacity
     stream->length += 8;
     stream->deflate = glance_deflate_create(out + stream->length, capacity - stream->length - 4 - 12);
     return stream->deflate != NULL;
+}
+
+/// Writes the signature, IHDR and sRGB and opens the IDAT chunk; 0 when out of memory or room.
+static int stream_start(glance_png_stream *stream, uint8_t *out, size_t capacity, int width, int height,
+                        int pixel_bytes, int filter) {
+    return stream_start_at_depth(stream, out, capacity, width, height, pixel_bytes, 8, filter);
 }
 
 /// Filters and compresses one row of `row_bytes`.
@@ -322,6 +331,51 @@ int glance_png_encode_gray(const uint8_t *pixels, int width, int height, size_t 
         sums->blue = sums->red;
     }
     return encode_rows(pixels, width, height, stride, 1, filters.gray, NULL, out, capacity, out_length, error);
+}
+
+/// Whether every pixel of `width` pixels of `channels` (1 or 3) is gray.
+static int row_is_gray_of(const uint8_t *row, int width, int channels) {
+    return channels == 1 || row_is_gray(row, width);
+}
+
+int glance_png_encode_sixteen_grays(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                                    uint8_t *out, size_t capacity, size_t *out_length, glance_png_error *error) {
+    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3)) {
+        set_message(error, "bad image size or channels");
+        return GLANCE_PNG_FAILED;
+    }
+    for (int y = 0; y < height; y++) {
+        if (!row_is_gray_of(pixels + (size_t)y * stride, width, channels)) return GLANCE_PNG_NOT_GRAY;
+    }
+    // The nearest of the sixteen levels a 4-bit sample holds (level * 17 when read back).
+    uint8_t level[256];
+    for (int value = 0; value < 256; value++) level[value] = (uint8_t)((value * 15 + 127) / 255);
+    glance_png_stream stream;
+    uint8_t *packed = malloc(((size_t)width + 1) / 2);
+    if (packed == NULL || !stream_start_at_depth(&stream, out, capacity, width, height, 1, 4, 0)) {
+        set_message(error, packed != NULL && stream.failed ? "encoded image larger than its bound" : "out of memory");
+        if (packed != NULL) stream_end(&stream);
+        free(packed);
+        return GLANCE_PNG_FAILED;
+    }
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * stride;
+        for (int x = 0; x < width; x += 2) {
+            uint8_t high = level[row[(size_t)x * (size_t)channels]];
+            uint8_t low = x + 1 < width ? level[row[(size_t)(x + 1) * (size_t)channels]] : 0;
+            packed[x / 2] = (uint8_t)(high << 4 | low);
+        }
+        stream_write_row(&stream, packed);
+    }
+    size_t length = stream_finish(&stream);
+    stream_end(&stream);
+    free(packed);
+    if (length == 0) {
+        set_message(error, "encoded image larger than its bound");
+        return GLANCE_PNG_FAILED;
+    }
+    *out_length = length;
+    return GLANCE_PNG_OK;
 }
 
 size_t glance_png_encoded_bound(int width, int height, int channels) {

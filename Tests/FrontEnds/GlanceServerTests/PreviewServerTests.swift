@@ -137,15 +137,18 @@ struct PreviewServerTests {
     }
 
     @Test(
-        "?size= serves the store's smaller sizes as WebP, each with its own tag, the 1024 to a client without WebP; a size the store does not keep is a 400"
+        "?size= serves the store's smaller sizes in their formats (a photo's WebP, a text page's gray PNG), each with its own tag, the 1024 to a client without WebP; a size the store does not keep is a 400"
     )
     func smallerSizes() async throws {
         let served = try ServedContainer()
+        // A photograph, drawn when first asked for: its sizes are lossy WebP.
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("png/photo-like.png"), toPath: served.root + "/sub/photo.png")
         try await served.test { client in
             var tags: Set<String> = []
-            for (query, type) in [("", "image/png"), ("?size=256", "image/webp"), ("?size=512", "image/png")] {
+            for (query, type) in [("", "image/png"), ("?size=256", "image/webp"), ("?size=512", "image/webp")] {
                 try await client.execute(
-                    uri: "/thumbnails/sub/letter.pdf" + query, method: .get, headers: [.accept: "image/webp,*/*"]
+                    uri: "/thumbnails/sub/photo.png" + query, method: .get, headers: [.accept: "image/webp,*/*"]
                 ) { response in
                     #expect(response.status == .ok, "\(query)")
                     #expect(response.headers[.contentType] == type && response.headers[.vary] == "Accept")
@@ -157,25 +160,35 @@ struct PreviewServerTests {
                 }
             }
             #expect(tags.count == 3)
+            // The text's sizes are PNGs in sixteen grays (4 bits a sample, gray).
+            for side in [256, 512] {
+                try await client.execute(
+                    uri: "/thumbnails/notes.txt?size=\(side)", method: .get, headers: [.accept: "image/webp,*/*"]
+                ) { response in
+                    #expect(response.status == .ok && response.headers[.contentType] == "image/png", "\(side)")
+                    let bytes = Array(Data(buffer: response.body))
+                    #expect(bytes.count > 25 && Array(bytes[24...25]) == [4, 0], "\(side)")
+                }
+            }
             // The sizes' boxes, as the listing has them.
-            try await client.execute(uri: "/api/items/sub/letter.pdf", method: .get) { response in
+            try await client.execute(uri: "/api/items/sub/photo.png", method: .get) { response in
                 let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
                 let thumbnails = object?["thumbnails"] as? [String: [String: Any]] ?? [:]
                 for side in [256, 512] {
                     let image = thumbnails["\(side)x\(side)"] ?? [:]
-                    #expect(image["format"] as? String == (side == 256 ? "webp" : "png"))
+                    #expect(image["format"] as? String == "webp")
                     #expect(max(image["width"] as? Int ?? 0, image["height"] as? Int ?? 0) == side)
                 }
             }
             // A client that takes no WebP gets the 1024 as PNG.
             try await client.execute(
-                uri: "/thumbnails/sub/letter.pdf?size=256", method: .get, headers: [.accept: "image/png,image/jpeg"]
+                uri: "/thumbnails/sub/photo.png?size=256", method: .get, headers: [.accept: "image/png,image/jpeg"]
             ) { response in
                 #expect(response.headers[.contentType] == "image/png")
                 let bytes = Array(Data(buffer: response.body))
                 // The PNG's IHDR: width and height, big-endian, at bytes 16 and 20.
-                let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
-                #expect(height == 1024)
+                let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+                #expect(width == 1024)
             }
             for query in ["?size=300", "?size=big", "?size=0"] {
                 try await client.execute(uri: "/thumbnails/sub/letter.pdf" + query, method: .get) {

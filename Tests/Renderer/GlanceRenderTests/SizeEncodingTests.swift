@@ -44,14 +44,36 @@ struct SizeEncodingTests {
         String(decoding: data[12..<16], as: UTF8.self)
     }
 
-    @Test("a picture's kind: gradual changes, or flat areas and hard edges; one channel is gray")
+    /// ``textPage(width:height:)`` with its strokes in `colour` (RGB), on `rows` only when given.
+    static func colouredTextPage(_ colour: [UInt8], rows: Range<Int>? = nil) -> PixelBuffer {
+        let page = textPage()
+        var bytes = page.bytes
+        for y in rows ?? 0..<page.height {
+            for x in 0..<page.width where bytes[(y * page.width + x) * 3] == 20 {
+                for channel in 0..<3 { bytes[(y * page.width + x) * 3 + channel] = colour[channel] }
+            }
+        }
+        return PixelBuffer(width: page.width, height: page.height, channels: 3, bytes: bytes)
+    }
+
+    /// One channel of `image` (RGB).
+    static func grayChannel(_ image: PixelBuffer) -> PixelBuffer {
+        PixelBuffer(
+            width: image.width, height: image.height, channels: 1,
+            bytes: stride(from: 0, to: image.bytes.count, by: 3).map { image.bytes[$0] })
+    }
+
+    @Test("a picture's kind: gradual changes, or flat areas and hard edges; gray or in colour")
     func kinds() {
         #expect(PictureKind(of: Self.photographicPage()) == .gradual)
-        #expect(PictureKind(of: Self.textPage()) == .sharp)
+        // Black text in RGB, and in one channel, is gray text; coloured text is sharp.
+        #expect(PictureKind(of: Self.textPage()) == .grayText)
+        #expect(PictureKind(of: Self.grayChannel(Self.textPage())) == .grayText)
+        #expect(PictureKind(of: Self.colouredTextPage([200, 20, 20])) == .sharp)
         let blank = PixelBuffer(width: 64, height: 64, channels: 3, bytes: [UInt8](repeating: 255, count: 64 * 64 * 3))
-        #expect(PictureKind(of: blank) == .sharp)
-        let gray = PixelBuffer(width: 64, height: 64, channels: 1, bytes: [UInt8](repeating: 90, count: 64 * 64))
-        #expect(PictureKind(of: gray) == .gray)
+        #expect(PictureKind(of: blank) == .grayText)
+        // A gray photograph in one channel is gray; in RGB it stays gradual (lossy WebP).
+        #expect(PictureKind(of: Self.grayChannel(Self.photographicPage())) == .gray)
         // Alpha is not compared: a gradual picture with varying transparency stays gradual.
         let page = Self.photographicPage(width: 200, height: 100)
         var withAlpha: [UInt8] = []
@@ -101,6 +123,9 @@ struct SizeEncodingTests {
             #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .gradual) == .lossyWebP)
         }
         #expect(SizeEncoding(side: 256, thumbnailFormat: .png, kind: .sharp) == .losslessWebP)
+        #expect(
+            SizeEncoding(side: 256, thumbnailFormat: .png, kind: .grayText) == .sixteenGrays(otherwise: .losslessWebP))
+        #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: .grayText) == .sixteenGrays(otherwise: .png))
         #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: .sharp) == .png)
         #expect(SizeEncoding(side: 512, thumbnailFormat: .png, kind: nil) == .png)
     }
@@ -127,12 +152,83 @@ struct SizeEncodingTests {
         }
     }
 
-    @Test("a text page's sizes stay lossless: the 256 lossless WebP, the 512 PNG")
+    @Test("a coloured text page's sizes stay lossless: the 256 lossless WebP, the 512 PNG")
     func graphicSizes() throws {
-        let page = Self.textPage()
+        let page = Self.colouredTextPage([200, 20, 20])
         let made = try RenditionMaker.sizes(of: page, fitting: [256, 512], as: .png, content: .document)
         #expect(made.sizes.map(\.format) == [.webp, .png])
         #expect(Self.webpChunk(made.sizes[0].data) == "VP8L")
+        #expect(made.sizes[1].data[24] == 8, "the 512 is a PNG of 8 bits a sample")
+    }
+
+    /// A text page drawn with every gray from black to white in its strokes (anti-aliased edges),
+    /// in one channel.
+    static func antialiasedTextPage(width: Int = 724, height: Int = 1024) -> PixelBuffer {
+        var bytes = [UInt8](repeating: 255, count: width * height)
+        for y in stride(from: 40, to: height - 40, by: 24) {
+            for row in y..<(y + 9) {
+                for x in 60..<(width - 60) {
+                    // Strokes of 7 pixels with ramps at both ends: 0, 36, ... 252.
+                    let phase = (x + row) % 14
+                    bytes[row * width + x] = phase < 7 ? UInt8(phase * 36) : 255
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 1, bytes: bytes)
+    }
+
+    @Test(
+        "a gray text page's sizes are 4-bit gray PNGs, each pixel the nearest of sixteen grays, fewer bytes than 256 levels"
+    )
+    func grayTextSizes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glance-sizes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for page in [Self.antialiasedTextPage(), Self.textPage()] {
+            let made = try RenditionMaker.sizes(of: page, fitting: [256, 512], as: .png, content: .document)
+            #expect(made.sizes.map(\.format) == [.png, .png])
+            var source = page
+            for size in made.sizes.reversed() {
+                // IHDR: bit depth 4, colour type 0 (gray).
+                #expect(Array(size.data[24...25]) == [4, 0], "the \(size.side)")
+                let tile = try RenditionMaker.fit(source, into: size.side)
+                source = tile
+                let file = folder.appendingPathComponent("\(size.side)-\(page.channels).png")
+                try Data(size.data).write(to: file)
+                let decoded = try decodeFullSize(file.path)
+                #expect(decoded.width == tile.width && decoded.height == tile.height)
+                // Every decoded gray is the level nearest the tile's own (levels 17 apart).
+                let tileGrays = Self.grays(tile)
+                let decodedGrays = Self.grays(decoded)
+                let farthest = zip(tileGrays, decodedGrays).map { abs(Int($0) - Int($1)) }.max() ?? 255
+                #expect(farthest <= 8, "the \(size.side): a gray off by \(farthest)")
+                #expect(Set(decodedGrays).allSatisfy { $0 % 17 == 0 })
+                let eightBit = try ImageEncoder.encodePNG(Self.grayChannel(tile, ifRGB: true), content: .document)
+                #expect(size.data.count < eightBit.count, "\(size.data.count) against \(eightBit.count) bytes")
+            }
+        }
+    }
+
+    @Test("a page gray on the rows its kind sampled but coloured on another is encoded as a coloured one")
+    func colourBetweenSampledRows() throws {
+        // The 512 halves the page: its row 33, not one of the rows sampled (every fourth, from
+        // 0), is made of the page's rows 66 and 67, in a line of text.
+        let page = Self.colouredTextPage([200, 20, 20], rows: 66..<68)
+        #expect(PictureKind(of: try RenditionMaker.fit(page, into: 512)) == .grayText)
+        let made = try RenditionMaker.sizes(of: page, fitting: [512], as: .png, content: .document)
+        #expect(made.sizes.map(\.format) == [.png])
+        #expect(made.sizes[0].data[24] == 8, "the 512 keeps 8 bits a sample")
+        #expect(try ImageEncoder.encodeInSixteenGrays(page) == nil)
+    }
+
+    /// The gray of each pixel of `image` (one channel, or the first of several).
+    static func grays(_ image: PixelBuffer) -> [UInt8] {
+        stride(from: 0, to: image.bytes.count, by: image.channels).map { image.bytes[$0] }
+    }
+
+    /// `image` in one channel when it is RGB, else as it is.
+    static func grayChannel(_ image: PixelBuffer, ifRGB: Bool) -> PixelBuffer {
+        image.channels == 3 ? grayChannel(image) : image
     }
 
     @Test("a photo's sizes are lossy WebP, whatever its pixels, closer to the tile than JPEG at the 1024's quality")

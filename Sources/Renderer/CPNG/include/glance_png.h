@@ -14,6 +14,7 @@ typedef enum {
     GLANCE_PNG_OK = 0,
     GLANCE_PNG_FAILED = 1,        ///< libpng raised an error; see the message
     GLANCE_PNG_IO = 2,            ///< the file could not be opened (errno is in `code`)
+    GLANCE_PNG_NOT_GRAY = 3,      ///< a pixel has colour: `glance_png_encode_sixteen_grays` wrote nothing
 } glance_png_status;
 
 /// What went wrong, copied out of libpng.
@@ -104,6 +105,13 @@ int glance_png_encode_words(const uint8_t *pixels, int width, int height, size_t
 int glance_png_encode_gray(const uint8_t *pixels, int width, int height, size_t stride, glance_png_filters filters,
                            uint8_t *out, size_t capacity, size_t *out_length, glance_pixel_sums *sums,
                            glance_png_error *error);
+
+/// Encodes gray pixels (`channels` 1, or 3 whose samples are equal) in sixteen levels of gray: a
+/// 4-bit gray PNG tagged sRGB, rows unfiltered, each sample the level nearest its 8-bit value.
+/// GLANCE_PNG_NOT_GRAY, with nothing written, when a pixel has colour. `capacity` is at least
+/// `glance_png_encoded_bound(width, height, 1)`.
+int glance_png_encode_sixteen_grays(const uint8_t *pixels, int width, int height, int channels, size_t stride,
+                                    uint8_t *out, size_t capacity, size_t *out_length, glance_png_error *error);
 
 /// The most bytes `glance_png_encode` can write for an image of this size.
 size_t glance_png_encoded_bound(int width, int height, int channels);

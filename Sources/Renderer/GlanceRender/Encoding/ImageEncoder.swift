@@ -155,6 +155,30 @@ public enum ImageEncoder {
         return bytes
     }
 
+    /// Encodes a gray `image` (one channel, or RGB whose pixels are all gray) in sixteen levels of
+    /// gray: a 4-bit gray PNG, each pixel the level nearest its value (``SizeEncoding/sixteenGrays``).
+    /// Nil when a pixel has colour (or `image` has alpha): nothing fits, encode it otherwise.
+    static func encodeInSixteenGrays(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8]? {
+        guard image.channels == 1 || image.channels == 3 else { return nil }
+        let capacity = glance_png_encoded_bound(Int32(image.width), Int32(image.height), 1)
+        var error = glance_png_error()
+        var status = Int32(GLANCE_PNG_OK.rawValue)
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var length = 0
+            status = image.bytes.withUnsafeBufferPointer { pixels in
+                glance_png_encode_sixteen_grays(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
+                    buffer.baseAddress, capacity, &length, &error)
+            }
+            count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
+        }
+        if status == Int32(GLANCE_PNG_NOT_GRAY.rawValue) { return nil }
+        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
+            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
+        }
+        return bytes
+    }
+
     /// Encodes a PNG of `width` x `height` pixels of `channels` from rows handed over one at a
     /// time: `rows` is given a `write` function and calls it with each row, top to bottom. The
     /// PNG is written straight into the returned array's storage, and an RGB image whose rows are

@@ -86,6 +86,12 @@ public enum RenditionMaker {
         switch encoding {
         case .lossyWebP: data = try ImageEncoder.encodeLossyWebP(image)
         case .photoWebP: data = try ImageEncoder.encodeLossyWebP(image, method: ImageEncoder.webpLossyMethodForPhotos)
+        case .sixteenGrays(let otherwise):
+            // A picture measured gray on its sampled rows whose other rows hold colour: as if sharp.
+            guard let gray = try ImageEncoder.encodeInSixteenGrays(image) else {
+                return try encoded(image, side: side, as: otherwise, content: content)
+            }
+            data = gray
         default: data = try ImageEncoder.encode(image, as: encoding.format, content: content)
         }
         return Rendition(side: side, format: encoding.format, width: image.width, height: image.height, data: data)
