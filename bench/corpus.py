@@ -36,8 +36,13 @@ import sys
 import tempfile
 import zlib
 
-import numpy as np
-from scipy import ndimage
+try:
+    import numpy as np
+    from scipy import ndimage
+except ImportError:
+    # Only making the pictures needs them: a corpus made already is reused without (Debian's
+    # python3, which runs the browser benches, has neither unless asked for).
+    np = ndimage = None
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WORK_DIR = os.path.join(BENCH_DIR, "work")
@@ -572,6 +577,11 @@ def generator_hash(scale_full):
     return hashlib.sha256(source + (b"full" if scale_full else b"small")).hexdigest()[:16]
 
 
+def require_numpy():
+    if np is None:
+        raise RuntimeError("making the bench corpus needs numpy and scipy (make bench installs them)")
+
+
 def build_corpus(root, scale_full, log):
     """Makes every file of the corpus under root and returns the manifest."""
     tmp = tempfile.mkdtemp(dir=WORK_DIR)
@@ -650,7 +660,8 @@ def build_extras(folder, log):
 
 
 def cached_folder(folder, key, build, log):
-    """Runs build(folder) unless folder/stamp holds key; returns what build returned or the cache."""
+    """Runs build(folder) unless folder/stamp holds key; returns what build returned or the cache.
+    A folder made by another version is removed only once the pictures can be made (numpy)."""
     stamp = os.path.join(folder, "stamp")
     manifest_path = os.path.join(folder, "manifest.json")
     if os.path.exists(stamp) and os.path.exists(manifest_path):
@@ -658,6 +669,7 @@ def cached_folder(folder, key, build, log):
             if f.read().strip() == key:
                 with open(manifest_path) as f:
                     return json.load(f)
+    require_numpy()
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     log(f"Generating {os.path.relpath(folder, os.path.dirname(BENCH_DIR))} ...")
