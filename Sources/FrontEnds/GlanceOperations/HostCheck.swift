@@ -41,13 +41,16 @@ public struct HostCheck: Sendable {
     }
 
     /// `authority` without its port: `[::1]:8080` → `::1`, `example.org:80` → `example.org`.
+    /// On the bytes (every request's `Host` comes here): Character by Character, with `lowercased`,
+    /// the check was 0.6% of the server's CPU serving thumbnails under wrk (perf).
     static func hostPart(of authority: String) -> String {
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return authority }
-            return String(authority[authority.index(after: authority.startIndex)..<close])
+        let bytes = authority.utf8
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return authority }
+            return String(authority[bytes.index(after: bytes.startIndex)..<close])
         }
-        if let colon = authority.firstIndex(of: ":"), colon == authority.lastIndex(of: ":"),
-            authority[authority.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber })
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon == bytes.lastIndex(of: UInt8(ascii: ":")),
+            bytes[bytes.index(after: colon)...].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         {
             return String(authority[..<colon])
         }
@@ -57,6 +60,17 @@ public struct HostCheck: Sendable {
     /// Lowercased, brackets and a final dot (`localhost.`) removed, an IPv6 address in its one
     /// written form (`0:0:0:0:0:0:0:1` is `::1`, as a browser writes it).
     static func normalised(_ name: String) -> String {
+        // Most names come in their one form already: lowercase letters, digits, dots and hyphens,
+        // not ending with a dot.
+        if name.utf8.last != UInt8(ascii: "."),
+            name.utf8.allSatisfy({ byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+            })
+        {
+            return name
+        }
         var name = name.lowercased()
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if name.count > 1, name.hasSuffix(".") { name.removeLast() }

@@ -1,10 +1,10 @@
 import Foundation
-import GlanceOperations
 import GlanceTestSupport
 import NIOCore
 import Synchronization
 import Testing
 
+@testable import GlanceOperations
 @testable import GlanceServer
 
 /// The pieces that bound what one client can make the server do: how a client is counted, its
@@ -143,5 +143,27 @@ struct ClientLimitTests {
         #expect(!check.accepts(authority: "[::2]:8080"))
         #expect(HostCheck(boundHost: "::1").accepts(authority: "[0::1]"))
         #expect(!HostCheck(boundHost: "127.0.0.1").accepts(authority: "attacker.example"))
+    }
+
+    @Test("a Host's name is compared without its port, in lower case, without a final dot; an odd port keeps it whole")
+    func hostNames() {
+        let check = HostCheck(boundHost: "127.0.0.1", serverNames: ["Photos.Example.org"])
+        for accepted in [
+            "127.0.0.1", "127.0.0.1:8080", "localhost", "LOCALHOST:80", "localhost.", "localhost.:8080",
+            "photos.example.org", "Photos.EXAMPLE.org:443", "photos.example.org.",
+        ] {
+            #expect(check.accepts(authority: accepted), "\(accepted)")
+        }
+        for refused in [
+            "127.0.0.2", "localhost:80x", "localhost:8080:1", "photos.example.org.evil", "évil.example",
+            "", ":80",
+        ] {
+            #expect(!check.accepts(authority: refused), "\(refused)")
+        }
+        #expect(HostCheck.hostPart(of: "[::1]:8080") == "::1")
+        #expect(HostCheck.hostPart(of: "example.org:80") == "example.org")
+        #expect(HostCheck.hostPart(of: "example.org:8O") == "example.org:8O")
+        #expect(HostCheck.hostPart(of: "a:1:2") == "a:1:2")
+        #expect(HostCheck.hostPart(of: "[::1") == "[::1")
     }
 }
