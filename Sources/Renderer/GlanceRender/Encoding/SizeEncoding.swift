@@ -34,31 +34,38 @@ public enum PictureKind: Sendable, Equatable {
     /// ``gradualShare`` (alpha is not compared); and whether those rows are gray.
     public init(of image: PixelBuffer) {
         let (channels, rowBytes, height) = (image.channels, image.rowBytes, image.height)
-        // One channel, or the colour channels of RGB (alpha is never compared).
-        let compared = channels >= 3 ? 3 : 1
         var (changes, gradual) = (0, 0)
         var colour = false
+        // One loop for each layout, each step on the bytes: a loop over the channels cost a text
+        // batch more than its smaller sizes' encoding did (perf).
         image.bytes.withUnsafeBufferPointer { pixels in
-            for y in stride(from: 0, to: height, by: Self.rowStep) {
-                var index = y * rowBytes + channels
-                let end = (y + 1) * rowBytes
-                if compared == 3 {
-                    colour =
-                        colour || pixels[index - channels] != pixels[index - channels + 1]
-                        || pixels[index - channels + 1] != pixels[index - channels + 2]
+            func count(_ step: Int) {
+                if step > 0 {
+                    changes += 1
+                    if step <= Self.gradualStep { gradual += 1 }
                 }
+            }
+            for y in stride(from: 0, to: height, by: Self.rowStep) {
+                let start = y * rowBytes
+                let end = start + rowBytes
+                if channels < 3 {
+                    var index = start + channels
+                    while index < end {
+                        count(abs(Int(pixels[index]) - Int(pixels[index - channels])))
+                        index += channels
+                    }
+                    continue
+                }
+                colour = colour || pixels[start] != pixels[start + 1] || pixels[start + 1] != pixels[start + 2]
+                var index = start + channels
                 while index < end {
-                    var step = 0
-                    for channel in 0..<compared {
-                        step = max(step, abs(Int(pixels[index + channel]) - Int(pixels[index + channel - channels])))
-                    }
-                    if compared == 3 {
-                        colour = colour || pixels[index] != pixels[index + 1] || pixels[index + 1] != pixels[index + 2]
-                    }
-                    if step > 0 {
-                        changes += 1
-                        if step <= Self.gradualStep { gradual += 1 }
-                    }
+                    let (red, green, blue) = (pixels[index], pixels[index + 1], pixels[index + 2])
+                    colour = colour || red != green || green != blue
+                    count(
+                        max(
+                            abs(Int(red) - Int(pixels[index - channels])),
+                            abs(Int(green) - Int(pixels[index + 1 - channels])),
+                            abs(Int(blue) - Int(pixels[index + 2 - channels]))))
                     index += channels
                 }
             }

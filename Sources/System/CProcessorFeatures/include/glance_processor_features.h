@@ -29,7 +29,8 @@ unsigned glance_processor_detected_features(void);
 
 /// The extensions Glance's code may use: those detected, less those GLANCE_SIMD_DISABLE names
 /// and those whose companions are missing (SHA without SSSE3 and SSE4.1). An unknown name in the
-/// variable disables nothing; the command line refuses it first (see below).
+/// variable disables nothing; the command line refuses it first (see below). Worked out on the
+/// first call, then remembered for the process (the variable is read once).
 unsigned glance_processor_features(void);
 
 /// Reads a GLANCE_SIMD_DISABLE value into the set it names. Returns 0, or -1 with
