@@ -328,7 +328,7 @@ def main():
             problems.append(f"{','.join(kinds)}: {error}")
     if not args.no_serve:
         try:
-            ratios = measure_serve(glance, os.path.abspath(args.floor), root, cores, max(3, args.rounds // 2),
+            ratios = measure_serve(glance, os.path.abspath(args.floor), root, cores, max(5, args.rounds // 2),
                                    args.serve_seconds)
             for key, value in ratios.items():
                 measured["serve/" + key] = value
