@@ -137,6 +137,12 @@ final class StalledClientHandler: ChannelDuplexHandler, RemovableChannelHandler 
         trimmer.connectionClosed()
         context.fireChannelInactive()
     }
+
+    /// Taken out of the pipeline: the armed check (which holds the handler and its context) goes.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        check?.cancel()
+        check = nil
+    }
 }
 
 /// Gives the memory that closed connections used back to the system: glibc keeps freed memory

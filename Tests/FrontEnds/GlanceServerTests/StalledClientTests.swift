@@ -60,4 +60,14 @@ struct StalledClientTests {
         loop.advanceTime(by: .nanoseconds(1))
         #expect(!channel.isActive, "60 s into the second stall")
     }
+
+    @Test("a handler taken out of the pipeline closes nothing afterwards")
+    func removed() throws {
+        let (channel, loop) = try channel(seconds: 60)
+        set(channel, writable: false)
+        let handler = try channel.pipeline.syncOperations.handler(type: StalledClientHandler.self)
+        try channel.pipeline.syncOperations.removeHandler(handler).wait()
+        loop.advanceTime(by: .minutes(5))
+        #expect(channel.isActive)
+    }
 }
