@@ -233,33 +233,34 @@ def wrk_in_turns(servers, script, rounds, seconds, cores, wrk_log, label):
     return rates, p99
 
 
+# The measures each family's extra gives: {measure: the extra's key}.
+KIND_MEASURES = {
+    "video": {"video/ffmpegthumbnailer": "versus_thumbnailer", "video/ffmpeg": "versus_ffmpeg"},
+    "office": {"office/soffice-png": "versus_per_file", "office/soffice-pdf": "versus_one_call"},
+    "raw": {"raw/anchor": "ratio"},
+    "books": {"books/anchor": "ratio"},
+}
+
+
 def measure_kinds(kinds, glance, root, cores):
     """The families' ratios from their own extras: ({key: ratio}, [problems])."""
-    measured, problems = {}, []
+    found = {}
     if "video" in kinds:
-        found = video.measure(glance, root, log, cores)
-        if not found or found.get("problems"):
-            problems.append(f"video: {(found or {}).get('problems') or 'not measured'}")
-        else:
-            measured["video/ffmpegthumbnailer"] = found["versus_thumbnailer"]
-            measured["video/ffmpeg"] = found["versus_ffmpeg"]
+        found["video"] = video.measure(glance, root, log, cores)
     if "office" in kinds:
-        found = office.measure(glance, root, log, cores)
-        if not found or found.get("problems"):
-            problems.append(f"office: {(found or {}).get('problems') or 'not measured'}")
-        else:
-            measured["office/soffice-png"] = found["versus_per_file"]
-            measured["office/soffice-pdf"] = found["versus_one_call"]
+        found["office"] = office.measure(glance, root, log, cores)
     if "raw" in kinds or "books" in kinds:
-        found = archives.measure(glance, root, log, cores)
-        for kind in ("raw", "books"):
-            if kind not in kinds:
-                continue
-            part = (found or {}).get(kind)
-            if not part or part.get("problems"):
-                problems.append(f"{kind}: {(part or {}).get('problems') or 'not measured'}")
-            else:
-                measured[f"{kind}/anchor"] = part["ratio"]
+        # One extra for both: camera raw and e-books and comics.
+        both = archives.measure(glance, root, log, cores) or {}
+        found.update({kind: both.get(kind) for kind in ("raw", "books")})
+    measured, problems = {}, []
+    for kind in [k for k in KIND_MEASURES if k in kinds]:
+        part = found.get(kind)
+        if not part or part.get("problems"):
+            problems.append(f"{kind}: {(part or {}).get('problems') or 'not measured'}")
+            continue
+        for measure, key in KIND_MEASURES[kind].items():
+            measured[measure] = part[key]
     return measured, problems
 
 

@@ -132,27 +132,39 @@ public enum ImageEncoder {
 
     static func encodePNG(_ image: PixelBuffer, content: PNGContent) throws(ThumbnailError) -> [UInt8] {
         let capacity = glance_png_encoded_bound(Int32(image.width), Int32(image.height), Int32(image.channels))
-        var error = glance_png_error()
-        var status = Int32(GLANCE_PNG_OK.rawValue)
-        // Encoded straight into the array's storage: no second copy of the thumbnail. Pages of
-        // the bound that are never written are never resident.
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var length = 0
-            status = image.bytes.withUnsafeBufferPointer { pixels in
+        let written = pngWritten(capacity: capacity) { output, length, error in
+            image.bytes.withUnsafeBufferPointer { pixels in
                 image.channels == 1
                     ? glance_png_encode_gray(
                         pixels.baseAddress, Int32(image.width), Int32(image.height), image.rowBytes, content.filters,
-                        buffer.baseAddress, capacity, &length, nil, &error)
+                        output, capacity, &length, nil, &error)
                     : glance_png_encode(
                         pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
-                        image.rowBytes, content.filters, buffer.baseAddress, capacity, &length, &error)
+                        image.rowBytes, content.filters, output, capacity, &length, &error)
             }
+        }
+        guard written.status == Int32(GLANCE_PNG_OK.rawValue) else {
+            throw .writeFailed(path: "PNG", reason: PNGError(written.error).message)
+        }
+        return written.bytes
+    }
+
+    /// What one of the shim's whole-image PNG encoders (`encode`: the output, the length written,
+    /// the error) writes, straight into the storage of an array of `capacity` bytes (no second
+    /// copy of the thumbnail; pages of the bound never written are never resident): its status,
+    /// the bytes (empty unless it succeeded) and its error.
+    private static func pngWritten(
+        capacity: Int,
+        _ encode: (UnsafeMutablePointer<UInt8>?, inout Int, inout glance_png_error) -> Int32
+    ) -> (status: Int32, bytes: [UInt8], error: glance_png_error) {
+        var error = glance_png_error()
+        var status = Int32(GLANCE_PNG_OK.rawValue)
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var length = 0
+            status = encode(buffer.baseAddress, &length, &error)
             count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
         }
-        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
-            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
-        }
-        return bytes
+        return (status, bytes, error)
     }
 
     /// Encodes a gray `image` (one channel, or RGB whose pixels are all gray) in sixteen levels of
@@ -161,22 +173,18 @@ public enum ImageEncoder {
     static func encodeInSixteenGrays(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8]? {
         guard image.channels == 1 || image.channels == 3 else { return nil }
         let capacity = glance_png_encoded_bound(Int32(image.width), Int32(image.height), 1)
-        var error = glance_png_error()
-        var status = Int32(GLANCE_PNG_OK.rawValue)
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var length = 0
-            status = image.bytes.withUnsafeBufferPointer { pixels in
+        let written = pngWritten(capacity: capacity) { output, length, error in
+            image.bytes.withUnsafeBufferPointer { pixels in
                 glance_png_encode_sixteen_grays(
                     pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
-                    buffer.baseAddress, capacity, &length, &error)
+                    output, capacity, &length, &error)
             }
-            count = status == Int32(GLANCE_PNG_OK.rawValue) ? length : 0
         }
-        if status == Int32(GLANCE_PNG_NOT_GRAY.rawValue) { return nil }
-        guard status == Int32(GLANCE_PNG_OK.rawValue) else {
-            throw .writeFailed(path: "PNG", reason: PNGError(error).message)
+        if written.status == Int32(GLANCE_PNG_NOT_GRAY.rawValue) { return nil }
+        guard written.status == Int32(GLANCE_PNG_OK.rawValue) else {
+            throw .writeFailed(path: "PNG", reason: PNGError(written.error).message)
         }
-        return bytes
+        return written.bytes
     }
 
     /// Encodes a PNG of `width` x `height` pixels of `channels` from rows handed over one at a
