@@ -304,7 +304,9 @@ public struct RendererService: Sendable {
         }
         if let pixels {
             renditions = try RenditionMaker.renditions(of: pixels, fitting: job.renditions, content: content)
-            let smaller = try RenditionMaker.sizes(of: pixels, fitting: job.sizes, as: encoded.format, content: content)
+            let smaller = try RenditionMaker.sizes(
+                of: pixels, fitting: job.sizes, as: encoded.format, content: content,
+                thumbnailBytes: encoded.data.count + encoded.leadingByteCount)
             sizes = smaller.sizes
             if !job.sizes.isEmpty { thumbHash = ThumbHashEncoder.hash(of: smaller.smallest) }
         }

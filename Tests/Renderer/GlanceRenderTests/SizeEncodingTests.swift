@@ -161,6 +161,26 @@ struct SizeEncodingTests {
         #expect(made.sizes[1].data[24] == 8, "the 512 is a PNG of 8 bits a sample")
     }
 
+    @Test("no size is kept larger than the image it stands in for: past that, it is encoded as the thumbnail is")
+    func neverLargerThanTheLargerImage() throws {
+        let page = Self.colouredTextPage([200, 20, 20])
+        let unbounded = try RenditionMaker.sizes(of: page, fitting: [256, 512], as: .webp, content: .document)
+        #expect(unbounded.sizes.map(\.format) == [.webp, .png])
+        // A thumbnail of no more bytes than the 512's PNG: the 512 becomes the thumbnail's
+        // lossless WebP, which is smaller, and the 256 stays under the 512.
+        let bound = unbounded.sizes[1].data.count
+        let bounded = try RenditionMaker.sizes(
+            of: page, fitting: [256, 512], as: .webp, content: .document, thumbnailBytes: bound)
+        #expect(bounded.sizes.map(\.format) == [.webp, .webp])
+        #expect(Self.webpChunk(bounded.sizes[1].data) == "VP8L")
+        #expect(bounded.sizes[1].data.count < bound, "\(bounded.sizes[1].data.count) against \(bound) bytes")
+        #expect(bounded.sizes[0].data.count < bounded.sizes[1].data.count)
+        // Under a bound that neither encoding meets, the smaller of the two is kept.
+        let tight = try RenditionMaker.sizes(
+            of: page, fitting: [512], as: .webp, content: .document, thumbnailBytes: 10)
+        #expect(tight.sizes[0].data == bounded.sizes[1].data)
+    }
+
     /// A text page drawn with every gray from black to white in its strokes (anti-aliased edges),
     /// in one channel.
     static func antialiasedTextPage(width: Int = 724, height: Int = 1024) -> PixelBuffer {
