@@ -426,6 +426,7 @@ if Context.environment["GLANCE_FUZZ"] != nil {
         ("fuzz-jxl", "JPEGXL", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-psd", "Photoshop", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-djvu", "DjVu", ["FuzzSupport", "GlanceRender"]),
+        ("fuzz-postscript", "PostScript", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-xps", "XPS", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-font", "Font", ["FuzzSupport", "GlanceRender"]),
         ("fuzz-carried", "Carried", ["FuzzSupport", "GlanceRender"]),

@@ -32,6 +32,7 @@ SEEDS = {
     "jxl": ["jxl"],
     "psd": ["psd"],
     "djvu": ["djvu"],
+    "postscript": ["postscript"],
     "xps": ["xps"],
     "font": ["fonts"],
     "carried": ["carried"],

@@ -1713,6 +1713,13 @@ HALVES_DRAWING = """1 0 0 setrgbcolor %(x)d %(top)d 300 100 rectfill
 (drawn) print"""
 
 
+def undated(rel):
+    """Takes the %%CreationDate line out of a PostScript program a tool wrote, so that the file
+    is the same every run."""
+    dated = read(rel)
+    write(rel, b"\n".join(line for line in dated.split(b"\n") if not line.startswith(b"%%CreationDate")))
+
+
 def make_postscript():
     """PostScript programs written here (red above blue, two pages), EPS (its box away from the
     origin, no showpage; Ghostscript's eps2write of the PostScript; a DOS binary EPS), one
@@ -1727,16 +1734,35 @@ def make_postscript():
     run("gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=eps2write", "-dLastPage=1",
         "-sOutputFile=" + out("postscript/eps2write.eps"), os.path.join(ROOT, "postscript", "halves.ps"),
         stdout=subprocess.DEVNULL)
-    # eps2write dates its output: the date is taken out, so that the file is the same every run.
-    dated = read("postscript/eps2write.eps")
-    write("postscript/eps2write.eps", b"\n".join(line for line in dated.split(b"\n")
-                                                  if not line.startswith(b"%%CreationDate")))
+    undated("postscript/eps2write.eps")
     ok_image("postscript/eps2write.eps", "eps", 1024, 683, "halves.ps's first page by Ghostscript's eps2write")
     # A DOS binary EPS: its 30-byte header, the PostScript section, then a (junk) TIFF preview.
     preview = b"II*\0" + bytes(60)
     header = struct.pack("<4sIIIIIIH", b"\xc5\xd0\xd3\xc6", 30, len(eps), 0, 0, 30 + len(eps), len(preview), 0xFFFF)
     write("postscript/dos-binary.eps", header + eps + preview)
     ok_image("postscript/dos-binary.eps", "eps", 1024, 683, "offset.eps in a DOS binary EPS, after its header")
+    # Paper from the comments, as printing programs write them. cairo (GTK's Print to File):
+    # A4 in %%DocumentMedia, a %%BoundingBox of where the text is.
+    run("pdftocairo", "-ps", os.path.join(ROOT, "pdf", "a4-two-pages.pdf"), out("postscript/cairo.ps"))
+    undated("postscript/cairo.ps")
+    ok_image("postscript/cairo.ps", "ps", 724, 1024,
+             "pdf/a4-two-pages.pdf by pdftocairo: A4 in %%DocumentMedia, a %%BoundingBox of the text alone")
+    # Ghostscript's ps2write of pages of two sizes: the %%BoundingBox holds both, each
+    # %%PageBoundingBox its own page.
+    two_sizes = os.path.join(TMP, "two-sizes.ps")
+    with open(two_sizes, "w") as f:
+        f.write("%!PS\n<< /PageSize [300 200] >> setpagedevice\n"
+                + HALVES_DRAWING % {"x": 0, "y": 0, "top": 100} + "\nshowpage\n"
+                + "<< /PageSize [200 300] >> setpagedevice 0 1 0 setrgbcolor 0 0 200 300 rectfill showpage\n")
+    run("gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=ps2write",
+        "-sOutputFile=" + out("postscript/ps2write.ps"), two_sizes, stdout=subprocess.DEVNULL)
+    undated("postscript/ps2write.ps")
+    ok_image("postscript/ps2write.ps", "ps", 1024, 683,
+             "a 300x200 page (red above blue) then a 200x300 one (green) by Ghostscript's ps2write")
+    write("postscript/paper-sizes.ps", b"%!PS-Adobe-2.0\n%%DocumentPaperSizes: a4\n%%BoundingBox: 72 72 200 200\n"
+          b"%%Pages: 1\n%%EndComments\n%%Page: 1 1\n0 0 1 setrgbcolor 0 0 595 421 rectfill showpage\n")
+    ok_image("postscript/paper-sizes.ps", "ps", 724, 1024,
+             "A4 by %%DocumentPaperSizes (dvips' comment), a smaller %%BoundingBox; its lower half blue")
     write("postscript/no-box.ps", b"%!PS\n0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")
     ok_image("postscript/no-box.ps", "ps", 791, 1024, "no BoundingBox: a US Letter page, its lower half blue")
     write("postscript/reads-file.ps", b"%!PS\n(/etc/passwd) (r) file 100 string readstring pop print showpage\n")

@@ -39,7 +39,9 @@ typedef struct {
     /// The display device's image while it draws (Ghostscript's memory), and its shape.
     const uint8_t *image;
     int width, height, raster;
-    /// The first page, copied out when it is done.
+    /// The pages shown so far, and how many of them go by before the one kept.
+    int shown, skip;
+    /// The page kept, copied out when it is done.
     glance_gs_page page;
     int over_limit, out_of_memory;
     /// The start of the interpreter's messages and of the program's own output (its first
@@ -102,6 +104,7 @@ static int display_page(void *handle, void *device, int copies, int flush) {
     (void)device;
     (void)copies;
     (void)flush;
+    if (state->shown++ < state->skip) return 0;
     if (state->page.pixels != NULL || state->image == NULL || state->width <= 0 || state->height <= 0) return 0;
     size_t row = (size_t)state->width * 3;
     state->page.pixels = malloc(row * (size_t)state->height);
@@ -195,12 +198,12 @@ static int feed(void *instance, const uint8_t *text, size_t size, int *exit_code
     return code;
 }
 
-int glance_gs_render(const uint8_t *data, size_t size, const glance_gs_request *request, glance_gs_page *page,
-                     char *reason, size_t capacity, glance_failure *failure) {
-    *failure = GLANCE_FAILURE_CORRUPT;
-    memset(page, 0, sizeof *page);
-    collected state = {0};
-    state.max_pixels = request->max_pixels;
+/// Runs the program once into `state`: with `page_range`, Ghostscript is asked for the request's
+/// page alone (-dFirstPage, -dLastPage); without, every page is shown and the display device
+/// keeps the one after `state->skip`. Returns 0 when Ghostscript did not start (`reason` says
+/// why), else 1: what came of the run is in `state`.
+static int run_once(const uint8_t *data, size_t size, const glance_gs_request *request, collected *state,
+                    int page_range, char *reason, size_t capacity) {
     char resolution[64], first[32], last[32], width[64], height[64], format[64];
     snprintf(resolution, sizeof resolution, "-r%.4f", request->resolution);
     snprintf(first, sizeof first, "-dFirstPage=%d", request->page);
@@ -213,18 +216,19 @@ int glance_gs_render(const uint8_t *data, size_t size, const glance_gs_request *
     const char *args[] = {"glance", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dNOPROMPT", "-sDEVICE=display",
                           format, "-dTextAlphaBits=4", "-dGraphicsAlphaBits=4", "-dFIXEDMEDIA", width, height,
                           resolution, first, last};
+    int count = (int)(sizeof args / sizeof args[0]) - (page_range ? 0 : 2);
     pthread_mutex_lock(&interpreter);
     void *instance = NULL;
-    int code = gs.new_instance(&instance, &state);
+    int code = gs.new_instance(&instance, state);
     if (code < 0) {
         pthread_mutex_unlock(&interpreter);
         snprintf(reason, capacity, "Ghostscript did not start (%d)", code);
         return 0;
     }
     gs.set_stdio(instance, give_no_input, take_message, take_message);
-    gs.register_callout(instance, callout, &state);
+    gs.register_callout(instance, callout, state);
     gs.set_arg_encoding(instance, GS_ARG_ENCODING_UTF8);
-    code = gs.init_with_args(instance, (int)(sizeof args / sizeof args[0]), (char **)args);
+    code = gs.init_with_args(instance, count, (char **)args);
     int exit_code = 0;
     if (code == 0) forbid_temporary_folder(instance);
     if (code == 0) {
@@ -245,7 +249,24 @@ int glance_gs_render(const uint8_t *data, size_t size, const glance_gs_request *
     gs.exit(instance);
     gs.delete_instance(instance);
     pthread_mutex_unlock(&interpreter);
-    if (code == gs_error_Quit) code = 0;
+    return 1;
+}
+
+int glance_gs_render(const uint8_t *data, size_t size, const glance_gs_request *request, glance_gs_page *page,
+                     char *reason, size_t capacity, glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
+    memset(page, 0, sizeof *page);
+    collected state = {0};
+    state.max_pixels = request->max_pixels;
+    if (!run_once(data, size, request, &state, 1, reason, capacity)) return 0;
+    // A program that sets its page device itself on every page (Ghostscript's own ps2write does)
+    // starts Ghostscript's count of pages again, and the range shows no page past the first:
+    // run again, every page shown, the one asked for kept.
+    if (state.page.pixels == NULL && request->page > 1 && !state.over_limit && !state.out_of_memory &&
+        strstr(state.messages, "invalidfileaccess") == NULL) {
+        state = (collected){.max_pixels = request->max_pixels, .skip = request->page - 1};
+        if (!run_once(data, size, request, &state, 0, reason, capacity)) return 0;
+    }
     if (state.over_limit) {
         snprintf(reason, capacity, "past the pixel limit");
         *failure = GLANCE_FAILURE_TOO_LARGE;

@@ -28,7 +28,9 @@ struct PostScriptTests {
         #expect(corner.b > 200 && corner.r < 40, "\(path): the lower left corner is \(corner)")
     }
 
-    @Test("a page without a BoundingBox is drawn on US Letter, and says so; the pages %%Pages counts are pages")
+    @Test(
+        "a page without a paper size or BoundingBox is drawn on US Letter, and says so; the pages %%Pages counts are pages"
+    )
     func warnings() throws {
         let letter = try renderDocument(path: TestAssets.path("postscript/no-box.ps")).thumbnail
         #expect(letter.image.width == 791 && letter.image.height == 1024)
@@ -44,6 +46,48 @@ struct PostScriptTests {
         #expect(throws: ThumbnailError.pageOutOfRange(page: 3, pageCount: 2)) {
             try renderDocument(path: TestAssets.path("postscript/halves.ps"), page: 3)
         }
+    }
+
+    @Test(
+        "a page is drawn on its paper as its comments give it: cairo's medium, dvips' paper size, ps2write's page boxes, each page its own"
+    )
+    func paper() throws {
+        let cairo = try renderDocument(path: TestAssets.path("postscript/cairo.ps")).thumbnail
+        #expect(cairo.image.width == 724 && cairo.image.height == 1024, "\(cairo.image.width)x\(cairo.image.height)")
+        // Its second page is landscape, drawn turned on the A4 paper (%%PageOrientation): turned
+        // back, its line of text reads across the top.
+        #expect(
+            cairo.details?.pageSizes == [
+                DocumentDetails.PageRun(width: 595, height: 842, count: 1),
+                DocumentDetails.PageRun(width: 842, height: 595, count: 1),
+            ])
+        let turned = try renderDocument(path: TestAssets.path("postscript/cairo.ps"), page: 2).thumbnail
+        #expect(
+            turned.image.width == 1024 && turned.image.height == 724, "\(turned.image.width)x\(turned.image.height)")
+        #expect(turned.warnings.contains { $0.contains("landscape") })
+        func inkRows(_ rows: Range<Int>) -> Int {
+            rows.filter { y in (0..<turned.image.width).contains { turned.image.pixel(x: $0, y: y).r < 128 } }.count
+        }
+        #expect(inkRows(0..<160) > 10, "no text across the top")
+        #expect(inkRows(300..<724) == 0, "marks below the top")
+        let paper = try renderDocument(path: TestAssets.path("postscript/paper-sizes.ps")).thumbnail.image
+        #expect(paper.width == 724 && paper.height == 1024, "\(paper.width)x\(paper.height)")
+        let (upper, lower) = (paper.pixel(x: 362, y: 200), paper.pixel(x: 362, y: 900))
+        #expect(upper.r > 240 && upper.g > 240 && upper.b > 240, "the upper half is \(upper)")
+        #expect(lower.b > 240 && lower.r < 20, "the lower half is \(lower)")
+        let first = try renderDocument(path: TestAssets.path("postscript/ps2write.ps")).thumbnail
+        #expect(first.image.width == 1024 && first.image.height == 683)
+        #expect(
+            first.details?.pageSizes == [
+                DocumentDetails.PageRun(width: 300, height: 200, count: 1),
+                DocumentDetails.PageRun(width: 200, height: 300, count: 1),
+            ])
+        let top = first.image.pixel(x: 512, y: 100)
+        #expect(top.r > 240 && top.b < 20, "page 1's top is \(top)")
+        let second = try renderDocument(path: TestAssets.path("postscript/ps2write.ps"), page: 2).thumbnail.image
+        #expect(second.width == 683 && second.height == 1024, "page 2 is \(second.width)x\(second.height)")
+        let corner = second.pixel(x: 670, y: 10)
+        #expect(corner.g > 240 && corner.r < 20 && corner.b < 20, "page 2's upper right corner is \(corner)")
     }
 
     @Test(

@@ -1,7 +1,11 @@
 import GlanceCore
 
-/// What a PostScript program's header says of it: its kind, its bounding box and pages (by the
-/// Document Structuring Conventions' comments), and where its PostScript is in a DOS binary EPS.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a PostScript program's header says of it: its kind, its bounding box, pages and paper (by
+/// the Document Structuring Conventions' comments), and where its PostScript is in a DOS binary EPS.
 struct PostScriptHeader {
     /// The PostScript program: the whole file, or a DOS binary EPS's PostScript section.
     let program: ArraySlice<UInt8>
@@ -9,6 +13,12 @@ struct PostScriptHeader {
     let boundingBox: (Double, Double, Double, Double)?
     /// `%%Pages`, when given.
     let pages: Int?
+    /// `%%DocumentMedia`: each medium's name and size in points, the first the default.
+    let media: [(name: String, width: Double, height: Double)]
+    /// `%%DocumentPaperSizes`' first name, lowercased (`a4`), as dvips writes it.
+    let paperSize: String?
+    /// `%%Orientation: Landscape`: every page's default (``PageComments/landscape``).
+    let landscape: Bool?
 
     /// How far into the program its header comments are looked for.
     static let headerLimit = 65536
@@ -36,23 +46,131 @@ struct PostScriptHeader {
         var boundingBox: (Double, Double, Double, Double)?
         var hiRes: (Double, Double, Double, Double)?
         var pages: Int?
+        var media: [(name: String, width: Double, height: Double)] = []
+        var paperSize: String?
+        var landscape: Bool?
+        var continuing = ""
         let head = String(decoding: program.prefix(Self.headerLimit), as: UTF8.self)
         for line in head.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             guard line.hasPrefix("%%") else { continue }
             if line.hasPrefix("%%EndComments") { break }
-            let parts = line.split(separator: ":", maxSplits: 1)
+            // `%%+` carries on the comment before it (more media, more paper sizes).
+            let continued = line.hasPrefix("%%+")
+            let parts =
+                continued ? [Substring(continuing), line.dropFirst(3)] : line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let numbers = parts[1].split(separator: " ").compactMap { Double($0) }
+            continuing = String(parts[0])
+            let words = parts[1].split(separator: " ")
+            let numbers = words.compactMap { Double($0) }
             switch parts[0] {
             case "%%BoundingBox" where numbers.count == 4:
                 boundingBox = (numbers[0], numbers[1], numbers[2], numbers[3])
             case "%%HiResBoundingBox" where numbers.count == 4: hiRes = (numbers[0], numbers[1], numbers[2], numbers[3])
             case "%%Pages" where numbers.count >= 1: pages = Int(numbers[0])
+            case "%%DocumentMedia":
+                // name width height weight colour type: the name is one word here (a name in
+                // parentheses with spaces is not read, and the medium is not used).
+                if words.count >= 3, let width = Double(words[1]), let height = Double(words[2]),
+                    Self.isPageSide(width), Self.isPageSide(height)
+                {
+                    media.append((String(words[0]), width, height))
+                }
+            case "%%DocumentPaperSizes" where paperSize == nil:
+                paperSize = words.first.map { $0.lowercased() }
+            case "%%Orientation": landscape = words.first.map { $0 == "Landscape" }
             default: break
             }
         }
         self.boundingBox = hiRes ?? boundingBox
         self.pages = pages
+        self.media = media
+        self.paperSize = paperSize
+        self.landscape = landscape
+    }
+
+    /// A side of a page, in points: more than nothing, at most 200 inches (a poster's).
+    static func isPageSide(_ points: Double) -> Bool { points > 0 && points <= 14_400 }
+
+    /// The sizes of paper `%%DocumentPaperSizes` names, in points (the DSC's names that are still
+    /// printed on).
+    static let paperSizes: [String: (width: Double, height: Double)] = [
+        "letter": (612, 792), "legal": (612, 1008), "tabloid": (792, 1224), "ledger": (1224, 792),
+        "executive": (522, 756), "a3": (842, 1191), "a4": (595, 842), "a5": (420, 595), "b4": (729, 1032),
+        "b5": (516, 729),
+    ]
+
+    /// What the comments of one page (`%%Page:` to the next) say of it.
+    struct PageComments {
+        /// `%%PageMedia`: the name of one of `%%DocumentMedia`'s media.
+        var media: String?
+        /// `%%PageBoundingBox`: lower left x and y, upper right x and y, in points.
+        var boundingBox: (Double, Double, Double, Double)?
+        /// `%%PageOrientation`: true for `Landscape`, a page drawn turned a quarter to the left on
+        /// upright paper (as cairo and dvips print a landscape page), to be turned back to be read.
+        var landscape: Bool?
+    }
+
+    /// Each page's comments, in the program's order: a pass over the program's lines for those
+    /// that start with `%%Page`.
+    var pageComments: [PageComments] {
+        var found: [PageComments] = []
+        program.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            let marker = Array("%%Page".utf8)
+            var at = 0
+            while at < bytes.count, let newline = memchr(base + at, 0x0A, bytes.count - at) {
+                let start = base.distance(to: UnsafeRawPointer(newline)) + 1
+                at = start
+                guard bytes.count - start >= marker.count, bytes[start] == 0x25,
+                    bytes[start..<start + marker.count].elementsEqual(marker)
+                else { continue }
+                var end = start
+                while end < bytes.count && end - start < 256 && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
+                let line = String(decoding: bytes[start..<end], as: UTF8.self)
+                at = end
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                let numbers = parts[1].split(separator: " ").compactMap { Double($0) }
+                switch parts[0] {
+                case "%%Page": found.append(PageComments())
+                case "%%PageMedia" where !found.isEmpty:
+                    found[found.count - 1].media = parts[1].split(separator: " ").first.map(String.init)
+                case "%%PageBoundingBox" where !found.isEmpty && numbers.count == 4:
+                    found[found.count - 1].boundingBox = (numbers[0], numbers[1], numbers[2], numbers[3])
+                case "%%PageOrientation" where !found.isEmpty:
+                    found[found.count - 1].landscape = parts[1].split(separator: " ").first.map { $0 == "Landscape" }
+                default: break
+                }
+            }
+        }
+        return found
+    }
+
+    /// The size in points of a PostScript program's page (`comments`, that page's comments, when
+    /// it has some): the medium its `%%PageMedia` names, else the default medium (the first of
+    /// `%%DocumentMedia`), else the paper `%%DocumentPaperSizes` names, else the extent of the
+    /// page's `%%PageBoundingBox` (Ghostscript's ps2write writes the page there), else of the
+    /// document's `%%BoundingBox`; nil when none says. A bounding box is where the page's marks
+    /// are, not its paper: it is read as reaching from the paper's corner, and comes last
+    /// (cairo's box of a page's text would make a strip of it).
+    func pageSize(_ comments: PageComments?) -> (width: Double, height: Double)? {
+        if let name = comments?.media, let medium = media.first(where: { $0.name == name }) {
+            return (medium.width, medium.height)
+        }
+        if let medium = media.first { return (medium.width, medium.height) }
+        if let name = paperSize, let paper = Self.paperSizes[name] { return paper }
+        for box in [comments?.boundingBox, boundingBox] {
+            if let (_, _, right, top) = box, Self.isPageSide(right), Self.isPageSide(top) { return (right, top) }
+        }
+        return nil
+    }
+
+    /// Whether a page of `size` whose comments are `comments` is drawn turned on its paper and is
+    /// turned back a quarter to the right to be read: its orientation (or the document's) is
+    /// landscape and its paper upright. A landscape page on paper that is landscape already is
+    /// drawn as it is read.
+    func isTurned(_ comments: PageComments?, size: (width: Double, height: Double)) -> Bool {
+        (comments?.landscape ?? landscape ?? false) && size.height > size.width
     }
 
     /// The box's width and height in points, when it has some.

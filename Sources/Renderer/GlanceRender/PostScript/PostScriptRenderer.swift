@@ -5,8 +5,8 @@ import GlanceCore
 /// Draws a PostScript program's page (the first, or the one asked for, of the pages its `%%Pages`
 /// comment counts), or an EPS cropped to its BoundingBox, through
 /// Ghostscript's library (loaded on the first such file) straight at the thumbnail's size: the
-/// resolution is chosen so that the box (the EPS's BoundingBox; a PostScript page's extent from
-/// its BoundingBox, else US Letter) fits the thumbnail's.
+/// resolution is chosen so that the box (the EPS's BoundingBox; a PostScript page's paper, from
+/// its comments, ``PostScriptHeader/pageSize(_:)``, else US Letter) fits the thumbnail's.
 ///
 /// The program cannot reach outside the document: it is fed to the interpreter as a string (no
 /// file is named), under `-dSAFER` (a `run`, `file` or `%pipe%` of anything but Ghostscript's
@@ -31,16 +31,27 @@ public struct PostScriptRenderer: DocumentRenderer {
         let format = isEPS ? "EPS" : "PostScript"
         let header = try PostScriptHeader(data, format: format)
         var warnings: [String] = []
-        var box = header.boxSize
-        if !isEPS, let (_, _, right, top) = header.boundingBox, right > 0, top > 0 { box = (right, top) }
-        if box == nil {
-            warnings.append("no BoundingBox: drawn on a US Letter page")
-        }
-        let (width, height) = box ?? Self.letter
-        let pageCount = isEPS ? 1 : max(1, header.pages ?? 1)
+        let pages = isEPS ? [] : header.pageComments
+        let pageCount = isEPS ? 1 : max(1, header.pages ?? pages.count)
         guard (1...pageCount).contains(request.page) else {
             throw .pageOutOfRange(page: request.page, pageCount: pageCount)
         }
+        func comments(ofPage number: Int) -> PostScriptHeader.PageComments? {
+            number <= pages.count ? pages[number - 1] : nil
+        }
+        func size(ofPage number: Int) -> (width: Double, height: Double)? {
+            isEPS ? header.boxSize : header.pageSize(comments(ofPage: number))
+        }
+        /// The page's size as it is read: a landscape page drawn turned on upright paper, turned.
+        func readSize(ofPage number: Int) -> (width: Double, height: Double) {
+            let size = size(ofPage: number) ?? Self.letter
+            return !isEPS && header.isTurned(comments(ofPage: number), size: size) ? (size.height, size.width) : size
+        }
+        let box = size(ofPage: request.page)
+        if box == nil {
+            warnings.append("no paper size or BoundingBox: drawn on a US Letter page")
+        }
+        let (width, height) = box ?? Self.letter
         let target = ThumbnailGeometry.fit(width: width, height: height, maxSide: request.maxSide)
         var reason = [CChar](repeating: 0, count: 512)
         guard glance_gs_load(&reason, reason.count) == 1 else {
@@ -65,12 +76,19 @@ public struct PostScriptRenderer: DocumentRenderer {
         }
         defer { glance_gs_page_free(&page) }
         let bytes = Array(UnsafeBufferPointer(start: pixels, count: Int(page.width) * Int(page.height) * 3))
+        var image = PixelBuffer(width: Int(page.width), height: Int(page.height), channels: 3, bytes: bytes)
+        let read = readSize(ofPage: request.page)
+        if !isEPS && header.isTurned(comments(ofPage: request.page), size: (width, height)) {
+            image = ExifOrientation.right.apply(to: image)
+            warnings.append("a landscape page, drawn turned on upright paper: turned back")
+        }
         var rendered = RenderedThumbnail(
-            image: PixelBuffer(width: Int(page.width), height: Int(page.height), channels: 3, bytes: bytes),
-            sourceWidth: Int(width.rounded()), sourceHeight: Int(height.rounded()), warnings: warnings)
-        // Every page has the header's size: the page is fixed for the whole program.
-        rendered.details = DocumentDetails(pageCount: pageCount, readsSizes: request.readsPageSizes) { _ in
-            (width, height)
+            image: image, sourceWidth: Int(read.width.rounded()), sourceHeight: Int(read.height.rounded()),
+            warnings: warnings)
+        // Each page has the size its comments give it (turned, for a landscape page on upright
+        // paper): the page drawn is fixed to that size.
+        rendered.details = DocumentDetails(pageCount: pageCount, readsSizes: request.readsPageSizes) { index in
+            readSize(ofPage: index + 1)
         }
         return rendered
     }
