@@ -71,6 +71,25 @@ static glance_jxl_transfer transfer_of(const JxlColorEncoding *encoding) {
     return GLANCE_JXL_SDR;
 }
 
+/// Whether the container at `data` (none for a bare codestream) has a top-level box of `type`.
+static int has_box(const uint8_t *data, size_t size, const char type[4]) {
+    static const uint8_t signature[12] = {0, 0, 0, 0x0C, 'J', 'X', 'L', ' ', 0x0D, 0x0A, 0x87, 0x0A};
+    if (size < sizeof signature || memcmp(data, signature, sizeof signature) != 0) return 0;
+    for (size_t at = sizeof signature; size - at >= 8;) {
+        uint64_t length = (uint64_t)data[at] << 24 | (uint64_t)data[at + 1] << 16 | (uint64_t)data[at + 2] << 8 |
+                          data[at + 3];
+        if (memcmp(data + at + 4, type, 4) == 0) return 1;
+        if (length == 1 && size - at >= 16) {
+            length = 0;
+            for (int i = 0; i < 8; i++) length = length << 8 | data[at + 8 + i];
+        }
+        // A box of size 0 reaches the file's end; one shorter than its own header is damage.
+        if (length < 8 || length > size - at) return 0;
+        at += (size_t)length;
+    }
+    return 0;
+}
+
 glance_jxl *glance_jxl_open(const uint8_t *data, size_t size, glance_jxl_info *info, char *reason,
                             size_t capacity, glance_failure *failure) {
     *failure = GLANCE_FAILURE_CORRUPT;
@@ -112,6 +131,7 @@ glance_jxl *glance_jxl_open(const uint8_t *data, size_t size, glance_jxl_info *i
     own->is_animation = basic.have_animation != 0;
     own->bits_per_sample = (int)basic.bits_per_sample;
     own->is_xyb = basic.uses_original_profile == 0;
+    own->is_recompressed_jpeg = has_box(data, size, "jbrd");
     file->intensity_target = basic.intensity_target;
     if (next_event(file, reason, capacity, failure) != JXL_DEC_COLOR_ENCODING) {
         glance_jxl_close(file);

@@ -30,6 +30,14 @@ struct JPEGXLTests {
         #expect(psnr > minimumPSNR, "\(path): \(psnr) dB against \(source)")
     }
 
+    @Test(
+        "a lossy picture's thumbnail is a JPEG, a recompressed JPEG's too (its pixels are not XYB), a lossless one's a PNG",
+        arguments: [("jxl/photo.jxl", true), ("jxl/orient-6.jxl", true), ("jxl/rgba.jxl", false)])
+    func lossySource(_ path: String, lossy: Bool) throws {
+        let rendered = try renderDocument(path: TestAssets.path(path)).thumbnail
+        #expect(rendered.lossySource == lossy, "\(path)")
+    }
+
     @Test("a gray picture is drawn gray")
     func gray() throws {
         let image = try renderDocument(path: TestAssets.path("jxl/gray.jxl")).thumbnail.image

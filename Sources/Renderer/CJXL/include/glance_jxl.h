@@ -36,6 +36,9 @@ typedef struct {
     int bits_per_sample;
     /// Whether its pixels are coded in XYB (a lossy file: libjxl converts to the colour asked).
     int is_xyb;
+    /// Whether it is a JPEG recompressed losslessly (its container holds a `jbrd` box to rebuild
+    /// the JPEG): a lossy picture whose pixels are not coded in XYB.
+    int is_recompressed_jpeg;
     /// The original colour's transfer, for HDR pictures.
     glance_jxl_transfer transfer;
 } glance_jxl_info;

@@ -32,7 +32,7 @@ final class JPEGXLDecoder: RasterDecoder {
         header = RasterHeader(
             size: PixelSize(width: Int(info.width), height: Int(info.height)),
             orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up, profile: profile,
-            isGray: info.is_gray != 0, isLossy: info.is_xyb != 0)
+            isGray: info.is_gray != 0, isLossy: info.is_xyb != 0 || info.is_recompressed_jpeg != 0)
     }
 
     func plan(for target: PixelSize) -> RasterPlan { RasterPlan(size: header.size) }
