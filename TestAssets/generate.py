@@ -1863,6 +1863,56 @@ def glyph_name(character):
     return character if character.isascii() and character.isalnum() else "uni%04X" % ord(character)
 
 
+def glyph_width(code):
+    """The advance of the glyph of code point `code` in the fonts made here."""
+    return 500 + code % 7 * 40
+
+
+def glyph_boxes(code):
+    """The glyph of code point `code` in the fonts made here: a box of its own width and height
+    with a bar across it placed by the code point, as rectangles (x0, y0, x1, y1)."""
+    width, top, bar = glyph_width(code), 500 + code % 5 * 60, 150 + code % 11 * 30
+    return [(60, 0, width - 60, 60), (60, 0, 120, top), (width - 120, 0, width - 60, top),
+            (60, top - 60, width - 60, top), (60, bar, width - 60, bar + 50)]
+
+
+def build_type1(characters, family):
+    """A PostScript Type 1 font made here with fontTools' t1Lib, of build_font's glyphs (named
+    by the letter, else uniXXXX, which FreeType maps to Unicode): its bytes as PFB and as PFA."""
+    from fontTools import t1Lib
+    from fontTools.misc.psCharStrings import T1CharString
+    characters = sorted(set(characters) - {" "})
+    def name_of(c):
+        return c if c.isascii() and c.isalpha() else "uni%04X" % ord(c)
+    strings = {}
+    for name, code in [(".notdef", 0), ("space", 32)] + [(name_of(c), ord(c)) for c in characters]:
+        program, at = [0, glyph_width(code), "hsbw"], (0, 0)
+        for (x0, y0, x1, y1) in (glyph_boxes(code) if code > 32 else []):
+            program += [x0 - at[0], y0 - at[1], "rmoveto", 0, y1 - y0, "rlineto", x1 - x0, 0, "rlineto",
+                        0, y0 - y1, "rlineto", "closepath"]
+            at = (x0, y0)
+        strings[name] = T1CharString(program=program + ["endchar"])
+        strings[name].compile()
+    encoding = [".notdef"] * 256
+    encoding[32] = "space"
+    for c in characters:
+        if ord(c) < 256:
+            encoding[ord(c)] = name_of(c)
+    font = object.__new__(t1Lib.T1Font)  # made, not read: no file to start from
+    font.encoding = "ascii"
+    font.font = {
+        "FontInfo": {"version": "1.0", "FullName": family, "FamilyName": family, "Weight": "Regular",
+                     "ItalicAngle": 0, "isFixedPitch": False, "UnderlinePosition": -100, "UnderlineThickness": 50},
+        "FontName": family.replace(" ", ""), "Encoding": encoding, "PaintType": 0, "FontType": 1,
+        "FontMatrix": [0.001, 0, 0, 0.001, 0, 0], "FontBBox": [0, 0, 1000, 1000],
+        "Private": {"BlueValues": [], "lenIV": 4, "password": 5839, "MinFeature": [16, 16], "RD": t1Lib.RD_value,
+                    "ND": t1Lib.ND_values[0], "NP": t1Lib.PD_values[0], "OtherSubrs": t1Lib.hintothers,
+                    "Subrs": [T1CharString(bytecode=b) for b in t1Lib.std_subrs]},
+        "CharStrings": strings,
+    }
+    return font
+
+
 def build_font(path, characters, family, cff=False):
     """A font made here with fontTools' FontBuilder: a glyph per character, each a box of its own
     width and height with a bar across it placed by its code point (so that different
@@ -1877,12 +1927,10 @@ def build_font(path, characters, family, cff=False):
     builder.setupCharacterMap({32: "space", **{ord(c): glyph_name(c) for c in characters}})
     outlines, metrics = {}, {}
     for name, code in [(".notdef", 0), ("space", 32)] + [(glyph_name(c), ord(c)) for c in characters]:
-        width = 500 + code % 7 * 40
+        width = glyph_width(code)
         pen = T2CharStringPen(width, None) if cff else TTGlyphPen(None)
         if name != "space":
-            top, bar = 500 + code % 5 * 60, 150 + code % 11 * 30
-            for (x0, y0, x1, y1) in [(60, 0, width - 60, 60), (60, 0, 120, top), (width - 120, 0, width - 60, top),
-                                     (60, top - 60, width - 60, top), (60, bar, width - 60, bar + 50)]:
+            for (x0, y0, x1, y1) in glyph_boxes(code):
                 pen.moveTo((x0, y0))
                 pen.lineTo((x0, y1))
                 pen.lineTo((x1, y1))
@@ -1903,7 +1951,8 @@ def build_font(path, characters, family, cff=False):
 
 
 def make_fonts():
-    """Fonts made here (build_font): Latin in TrueType, CFF, WOFF and WOFF2; a CJK font (which
+    """Fonts made here (build_font, build_type1): Latin in TrueType, CFF, WOFF, WOFF2 and Type 1
+    (PFB, PFA); a CJK font (which
     also covers Latin); a symbol font without letters; a collection of two; one cut short and
     one whose glyph data is scrambled."""
     from fontTools.ttLib import TTFont
@@ -1917,6 +1966,11 @@ def make_fonts():
         font.flavor = flavor
         font.save(out("fonts/latin." + flavor))
         ok_image("fonts/latin." + flavor, flavor, 1024, 1024, "latin.ttf as %s" % flavor.upper())
+    type1 = build_type1(FONT_LATIN, "Glance Test Sans")
+    type1.saveAs(out("fonts/latin.pfb"), "PFB")
+    ok_image("fonts/latin.pfb", "type1", 1024, 1024, "latin.ttf's glyphs as a PostScript Type 1 font, binary (PFB)")
+    type1.saveAs(out("fonts/latin.pfa"), "OTHER")
+    ok_image("fonts/latin.pfa", "type1", 1024, 1024, "latin.pfb as ASCII (PFA)")
     build_font(out("fonts/cjk.ttf"), FONT_LATIN + FONT_CJK, "Glance Test Hei")
     ok_image("fonts/cjk.ttf", "ttf", 1024, 1024, "a font covering Latin and a kanji sample: the kanji are drawn")
     build_font(out("fonts/symbols.ttf"), "".join(chr(c) for c in range(0x2600, 0x2618)), "Glance Test Symbols")

@@ -296,6 +296,10 @@ extension ContentType {
     public static let woff2 = ContentType(
         "woff2", uniformTypeIdentifier: "org.w3.woff2", mimeType: "font/woff2", displayName: "WOFF2 font",
         extensions: ["woff2"])
+    /// A PostScript Type 1 font: binary (PFB, in segments) or ASCII (PFA).
+    public static let type1Font = ContentType(
+        "type1", uniformTypeIdentifier: "com.adobe.postscript-font", mimeType: "application/x-font-type1",
+        displayName: "PostScript Type 1 font", extensions: ["pfb", "pfa", "t1"])
     /// An Enhanced Metafile (Windows' vector drawings, EMF and EMF+).
     public static let enhancedMetafile = ContentType(
         "emf", uniformTypeIdentifier: "com.microsoft.emf", mimeType: "image/emf", displayName: "EMF",
@@ -336,7 +340,8 @@ extension ContentType {
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
         .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript, .djvu, .xps,
-        .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .enhancedMetafile, .windowsMetafile,
+        .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
+        .windowsMetafile,
         .sketchUpModel, .inDesignDocument, .jpeg2000, .jpeg2000Codestream,
     ]
 }

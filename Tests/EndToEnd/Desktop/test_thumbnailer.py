@@ -137,7 +137,7 @@ def main():
                        "application/postscript", "image/x-eps", "application/eps", "image/eps",
                        "image/vnd.djvu", "image/vnd.djvu+multipage", "image/x-djvu",
                        "application/vnd.ms-xpsdocument", "application/oxps",
-                       "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2",
+                       "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2", "application/x-font-type1",
                        "application/x-font-ttf", "application/x-font-otf", "application/vnd.ms-opentype",
                        "image/emf", "image/x-emf", "image/wmf", "image/x-wmf",
                        "application/vnd.sketchup.skp", "application/x-adobe-indesign",

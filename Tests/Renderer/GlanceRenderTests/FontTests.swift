@@ -73,6 +73,23 @@ struct FontTests {
         if path.hasSuffix(".ttc") { #expect(sheet.warnings.contains("a collection of 2 faces: the first is drawn")) }
     }
 
+    @Test("a Type 1 font, binary or ASCII, is told by its bytes and draws the Latin sample and its name in itself")
+    func type1() throws {
+        let (type, binary) = try renderDocument(path: TestAssets.path("fonts/latin.pfb"))
+        #expect(type == .type1Font)
+        #expect(binary.warnings.first?.hasSuffix("a latin sample") == true, "\(binary.warnings)")
+        #expect(!binary.warnings.contains("the font cannot write its own name: the name is left out"))
+        #expect(inkedRows(binary.image, 0..<450) > 200)
+        #expect(inkedRows(binary.image, 540..<600) > 0, "the name line")
+        let (asciiType, ascii) = try renderDocument(path: TestAssets.path("fonts/latin.pfa"))
+        #expect(asciiType == .type1Font)
+        #expect(ascii.image == binary.image, "the PFA draws other than the PFB")
+        // PostScript's first line, `%!PS`, is a Type 1 font's too: a program is not a font.
+        #expect(
+            ContentSniffer.sniff(prefix: Array("%!PS-Adobe-3.0\n".utf8), isWholeFile: false, fileName: "x.pfa")
+                == .supported(.postScript))
+    }
+
     @Test("CFF outlines draw the same sample")
     func cff() throws {
         let (type, sheet) = try renderDocument(path: TestAssets.path("fonts/latin-cff.otf"))

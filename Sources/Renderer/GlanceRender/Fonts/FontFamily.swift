@@ -2,11 +2,13 @@ import GlanceCore
 
 extension FormatFamily {
     /// Fonts: TrueType (`00 01 00 00` or `true`, with a plausible table directory), OpenType
-    /// with CFF outlines (`OTTO`), collections (`ttcf`), WOFF (`wOFF`) and WOFF2 (`wOF2`), drawn
-    /// as a sheet by ``FontSheetRenderer``. Its pages, in the preview: the sheet, a waterfall of
-    /// sizes and the glyph coverage.
+    /// with CFF outlines (`OTTO`), collections (`ttcf`), WOFF (`wOFF`), WOFF2 (`wOF2`) and
+    /// PostScript Type 1 (`%!PS-AdobeFont-1` or `%!FontType1`, bare as PFA or in a PFB's first
+    /// segment), drawn as a sheet by ``FontSheetRenderer``. Its pages, in the preview: the sheet,
+    /// a waterfall of sizes and the glyph coverage. Before PostScript, which a Type 1 font's
+    /// first line also starts as.
     public static let fonts = FormatFamily(
-        name: "font", contentTypes: [.trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2],
+        name: "font", contentTypes: [.trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font],
         sniffRules: [SniffRule(priority: 190) { FontSignatures.type(of: $0.prefix) }],
         capabilities: [.pages]
     ) { _, _ in FontSheetRenderer() }
@@ -23,8 +25,16 @@ enum FontSignatures {
         case "wOFF": return .woff
         case "wOF2": return .woff2
         default:
-            return prefix.starts(with: [0, 1, 0, 0]) && hasTableDirectory(prefix) ? .trueTypeFont : nil
+            if prefix.starts(with: [0, 1, 0, 0]) && hasTableDirectory(prefix) { return .trueTypeFont }
+            return isType1(prefix) ? .type1Font : nil
         }
+    }
+
+    /// A Type 1 font's first line: `%!PS-AdobeFont-1` or `%!FontType1`, at the start (PFA) or
+    /// after a PFB's first segment header (`80 01` and the segment's length).
+    private static func isType1(_ prefix: [UInt8]) -> Bool {
+        let text = prefix.starts(with: [0x80, 0x01]) ? prefix.dropFirst(6) : prefix[...]
+        return text.starts(with: "%!PS-AdobeFont-1".utf8) || text.starts(with: "%!FontType1".utf8)
     }
 
     /// A table count a font has (1 to 100), and the binary search fields that follow it as the
