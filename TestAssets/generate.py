@@ -1763,6 +1763,15 @@ def make_postscript():
           b"%%Pages: 1\n%%EndComments\n%%Page: 1 1\n0 0 1 setrgbcolor 0 0 595 421 rectfill showpage\n")
     ok_image("postscript/paper-sizes.ps", "ps", 724, 1024,
              "A4 by %%DocumentPaperSizes (dvips' comment), a smaller %%BoundingBox; its lower half blue")
+    # A %%Pages of two billion over two marked pages, the first holding a figure with its own
+    # %%Page comment (between %%BeginDocument and %%EndDocument): two pages.
+    write("postscript/included.ps", ("%!PS-Adobe-3.0\n%%BoundingBox: 0 0 300 200\n%%Pages: 2000000000\n"
+                                      "%%EndComments\n%%Page: 1 1\n%%BeginDocument: figure.eps\n"
+                                      "%!PS-Adobe-3.0 EPSF-3.0\n%%Page: 1 1\n%%PageMedia: huge\n%%EndDocument\n"
+                                      + HALVES_DRAWING % {"x": 0, "y": 0, "top": 100} + "\nshowpage\n"
+                                      "%%Page: 2 2\n0 1 0 setrgbcolor 0 0 300 200 rectfill showpage\n%%EOF\n").encode())
+    ok_image("postscript/included.ps", "ps", 1024, 683,
+             "two pages marked, %%Pages says two billion, page 1 includes a figure with its own %%Page")
     write("postscript/no-box.ps", b"%!PS\n0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")
     ok_image("postscript/no-box.ps", "ps", 791, 1024, "no BoundingBox: a US Letter page, its lower half blue")
     write("postscript/reads-file.ps", b"%!PS\n(/etc/passwd) (r) file 100 string readstring pop print showpage\n")

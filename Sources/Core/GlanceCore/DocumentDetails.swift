@@ -49,6 +49,8 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
     /// An e-book's title and author.
     public var book: BookDetails?
 
+    /// The most pages a document's details count (``checked``).
+    public static let maximumPageCount = 10_000_000
     /// The most runs kept: a PDF whose page sizes change more often than this keeps its count only.
     public static let maximumPageRuns = 1000
     /// The most page names kept, and the longest name (in characters; a longer one is cut).
@@ -101,13 +103,13 @@ public struct DocumentDetails: Sendable, Equatable, Codable {
 
     /// The details with what does not hold together left out, nil when nothing is left: a
     /// renderer is not trusted (a compromised one could send anything), nor a store's row
-    /// (anyone who can write the database could), and pages and headers are made from these. A page count from 1 to 10 million; page sizes that are finite, positive, up to
+    /// (anyone who can write the database could), and pages and headers are made from these. A page count from 1 to ``maximumPageCount``; page sizes that are finite, positive, up to
     /// ``ThumbnailLimits/maxPDFPagePoints`` and add up to the count; an encoding name of up to 40
     /// letters, digits and `-_.:`; page names no more than the pages and ``maximumPageNames``,
     /// each cleaned by ``cleanName(_:maximumLength:)``.
     public var checked: DocumentDetails? {
         var result = DocumentDetails()
-        if let count = pageCount, (1...10_000_000).contains(count) {
+        if let count = pageCount, (1...Self.maximumPageCount).contains(count) {
             result.pageCount = count
             let largest = Double(ThumbnailLimits.maxPDFPagePoints)
             if let runs = pageSizes, runs.count <= Self.maximumPageRuns,

@@ -90,6 +90,15 @@ struct PostScriptTests {
         #expect(corner.g > 240 && corner.r < 20 && corner.b < 20, "page 2's upper right corner is \(corner)")
     }
 
+    @Test("the pages are those its %%Page comments mark, not a figure's it includes, nor a %%Pages of billions")
+    func pageCount() throws {
+        let rendered = try renderDocument(path: TestAssets.path("postscript/included.ps")).thumbnail
+        #expect(rendered.details?.pageCount == 2)
+        #expect(rendered.details?.pageSizes == [DocumentDetails.PageRun(width: 300, height: 200, count: 2)])
+        let top = rendered.image.pixel(x: 512, y: 100)
+        #expect(top.r > 240 && top.b < 20, "page 1's top is \(top)")
+    }
+
     @Test(
         "a program that reads or runs another file is refused in one line",
         arguments: ["postscript/reads-file.ps", "postscript/runs-file.ps"])

@@ -111,12 +111,14 @@ struct PostScriptHeader {
     }
 
     /// Each page's comments, in the program's order: a pass over the program's lines for those
-    /// that start with `%%Page`.
+    /// that start with `%%Page`, but inside a document it includes (`%%BeginDocument` to
+    /// `%%EndDocument`: an EPS figure's own comments).
     var pageComments: [PageComments] {
         var found: [PageComments] = []
+        var included = 0
         program.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
-            let marker = Array("%%Page".utf8)
+            let marker = Array("%%".utf8)
             var at = 0
             while at < bytes.count, let newline = memchr(base + at, 0x0A, bytes.count - at) {
                 let start = base.distance(to: UnsafeRawPointer(newline)) + 1
@@ -128,8 +130,10 @@ struct PostScriptHeader {
                 while end < bytes.count && end - start < 256 && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
                 let line = String(decoding: bytes[start..<end], as: UTF8.self)
                 at = end
+                if line.hasPrefix("%%BeginDocument") { included += 1 }
+                if line.hasPrefix("%%EndDocument") { included = max(0, included - 1) }
                 let parts = line.split(separator: ":", maxSplits: 1)
-                guard parts.count == 2 else { continue }
+                guard included == 0, parts.count == 2 else { continue }
                 let numbers = parts[1].split(separator: " ").compactMap { Double($0) }
                 switch parts[0] {
                 case "%%Page": found.append(PageComments())

@@ -32,7 +32,11 @@ public struct PostScriptRenderer: DocumentRenderer {
         let header = try PostScriptHeader(data, format: format)
         var warnings: [String] = []
         let pages = isEPS ? [] : header.pageComments
-        let pageCount = isEPS ? 1 : max(1, header.pages ?? pages.count)
+        // The pages its `%%Page:` comments mark, else as many as `%%Pages` says, at most the pages
+        // a record counts (a `%%Pages` of billions would have each page's size looked up in a
+        // loop past the CPU limit).
+        let pageCount =
+            isEPS ? 1 : min(max(1, pages.isEmpty ? header.pages ?? 1 : pages.count), DocumentDetails.maximumPageCount)
         guard (1...pageCount).contains(request.page) else {
             throw .pageOutOfRange(page: request.page, pageCount: pageCount)
         }
