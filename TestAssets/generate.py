@@ -3456,7 +3456,6 @@ def make_media_hostile():
 
 def make_media():
     """Videos and sound files made by ffmpeg (see the module's docstring)."""
-    make_media_hostile()
     photo = os.path.join(ROOT, "jpeg", "photo-baseline.jpg")
     # A landscape clip whose first second fades in from black (its first key frame is black):
     # the thumbnail must be a later key frame. Audio beside it.
@@ -3513,6 +3512,12 @@ def make_media():
     ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "libx264", "-pix_fmt",
            "yuv420p", *EXACT, "-f", "mpegts", out("media/h264.ts"))
     ok_image("media/h264.ts", "mpegts", 320, 180, "H.264 in an MPEG transport stream")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "mpeg2video", "-q:v", "4",
+           *EXACT, "-f", "vob", out("media/mpeg2.vob"))
+    ok_image("media/mpeg2.vob", "mpg", 320, 180, "MPEG-2 video in an MPEG-2 program stream, as on a DVD")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "mpeg1video", "-q:v", "4",
+           *EXACT, "-f", "mpeg", out("media/mpeg1.mpg"))
+    ok_image("media/mpeg1.mpg", "mpg", 320, 180, "MPEG-1 video in an MPEG-1 system stream, as on a video CD")
 
     # Codecs and geometry besides H.264: AV1, 8-bit HEVC, 10-bit H.264; turned 180 and 270
     # degrees; a clip of one frame.
@@ -3601,6 +3606,8 @@ def make_media():
     write("hostile/concat.avi", b"ffconcat version 1.0\nfile /etc/passwd\nfile http://127.0.0.1:9/a.avi\n")
     record("hostile/concat.avi", "text", "ok", fit_page(595, 842),
            "an ffconcat list named .avi: text, never given to FFmpeg's concat demuxer")
+    # Last: the hostile clips are made from one-frame.mp4, made above.
+    make_media_hostile()
 
 
 # ---------------------------------------------------------------- office

@@ -66,6 +66,11 @@ extension ContentType {
     public static let mpegTransportStream = ContentType(
         "mpegts", uniformTypeIdentifier: "public.mpeg-2-transport-stream", mimeType: "video/mp2t",
         displayName: "MPEG-TS video", extensions: ["ts", "m2ts", "mts"])
+    /// An MPEG program stream (`.mpg`, `.mpeg`, a DVD's `.vob`): MPEG-1 or MPEG-2 video, as
+    /// camcorders, DVDs and video CDs keep it.
+    public static let mpegProgramStream = ContentType(
+        "mpg", uniformTypeIdentifier: "public.mpeg", mimeType: "video/mpeg", displayName: "MPEG video",
+        extensions: ["mpg", "mpeg", "mpe", "vob", "m2p"])
     /// Ogg with a video stream (`.ogv`).
     public static let oggVideo = ContentType(
         "ogv", uniformTypeIdentifier: "org.xiph.ogv", mimeType: "video/ogg", displayName: "Ogg video",
@@ -332,7 +337,8 @@ extension ContentType {
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
         .pdf, .png, .jpeg, .text, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska,
-        .webm, .avi, .mpegTransportStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wordDocument, .spreadsheet,
+        .webm, .avi, .mpegTransportStream, .mpegProgramStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wordDocument,
+        .spreadsheet,
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
         .visioDrawing, .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2,
         .canonRaw3,

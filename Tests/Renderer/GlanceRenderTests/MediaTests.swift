@@ -187,8 +187,8 @@ struct MediaTests {
     }
 
     @Test(
-        "VP9 in WebM, MPEG-4 in AVI and H.264 in a transport stream decode",
-        arguments: ["vp9.webm", "mpeg4.avi", "h264.ts"])
+        "VP9 in WebM, MPEG-4 in AVI, H.264 in a transport stream, MPEG-2 and MPEG-1 in program streams decode",
+        arguments: ["vp9.webm", "mpeg4.avi", "h264.ts", "mpeg2.vob", "mpeg1.mpg"])
     func containers(_ name: String) throws {
         let thumbnail = try render(name).thumbnail
         #expect(thumbnail.image.width == 320 && thumbnail.image.height == 180)
@@ -292,7 +292,7 @@ struct MediaTests {
     @Test("every demuxer the sniffer names exists in FFmpeg, and none probes")
     func demuxers() throws {
         let media = FormatFamily.media.contentTypes
-        #expect(media.count == 11)
+        #expect(media.count == 12)
         for type in media { #expect(MediaSniffer.demuxer(for: type) != nil, "\(type)") }
         #expect(MediaSniffer.demuxer(for: .jpeg) == nil)
     }

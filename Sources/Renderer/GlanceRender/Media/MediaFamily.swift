@@ -8,8 +8,8 @@ extension FormatFamily {
     public static let media = FormatFamily(
         name: "video and sound",
         contentTypes: [
-            .mpeg4Video, .quickTimeMovie, .matroska, .webm, .avi, .mpegTransportStream, .oggVideo, .oggAudio, .mp3,
-            .flac, .m4a,
+            .mpeg4Video, .quickTimeMovie, .matroska, .webm, .avi, .mpegTransportStream, .mpegProgramStream, .oggVideo,
+            .oggAudio, .mp3, .flac, .m4a,
         ],
         sniffRules: [
             SniffRule(priority: 300) { MediaSniffer.isoMovie($0.prefix, named: $0.named) },

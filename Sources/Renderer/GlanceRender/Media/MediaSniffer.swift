@@ -2,7 +2,8 @@ import GlanceCore
 
 /// Recognises video and sound containers by their first bytes, for ``ContentSniffer``: ISO base
 /// media files by their `ftyp` brands, Matroska and WebM by the EBML header's document type, AVI
-/// by its RIFF form, MPEG transport streams by their sync bytes every 188 (or 192) bytes, Ogg by
+/// by its RIFF form, MPEG transport streams by their sync bytes every 188 (or 192) bytes, MPEG
+/// program streams by their first pack header, Ogg by
 /// its capture pattern and first codec header, MP3 by its ID3 tag or two MPEG audio frames in a
 /// row, FLAC by its marker. Each type also names the FFmpeg demuxer that opens it
 /// (``demuxer(for:)``): a file is never probed by FFmpeg, whose probing would try formats (a
@@ -19,6 +20,7 @@ enum MediaSniffer {
             return .avi
         }
         if isTransportStream(bytes) { return .mpegTransportStream }
+        if isProgramStream(bytes) { return .mpegProgramStream }
         if bytes.starts(with: Array("OggS".utf8)) {
             let videoMarkers: [[UInt8]] = [
                 [0x80] + Array("theora".utf8), Array("OVP80".utf8), [0x01] + Array("video".utf8),
@@ -40,6 +42,7 @@ enum MediaSniffer {
         case .matroska, .webm: "matroska"
         case .avi: "avi"
         case .mpegTransportStream: "mpegts"
+        case .mpegProgramStream: "mpeg"
         case .oggVideo, .oggAudio: "ogg"
         case .mp3: "mp3"
         case .flac: "flac"
@@ -83,6 +86,14 @@ enum MediaSniffer {
             if (0..<3).allSatisfy({ bytes[offset + $0 * size] == 0x47 }) { return true }
         }
         return false
+    }
+
+    /// A pack header's start code (`00 00 01 BA`) and the marker bits that follow it in MPEG-1
+    /// (`0010` then a marker bit) or MPEG-2 (`01`, and markers at bits 2 and 0 of the SCR's bytes).
+    static func isProgramStream(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 14, bytes.starts(with: [0x00, 0x00, 0x01, 0xBA]) else { return false }
+        if bytes[4] & 0xF1 == 0x21 { return bytes[6] & 0x01 == 1 && bytes[8] & 0x01 == 1 }
+        return bytes[4] & 0xC4 == 0x44 && bytes[6] & 0x04 == 0x04 && bytes[8] & 0x04 == 0x04
     }
 
     /// The length of the MPEG audio layer III frame whose header is at `offset`, nil when none
