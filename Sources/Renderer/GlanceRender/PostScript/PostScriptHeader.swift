@@ -118,14 +118,12 @@ struct PostScriptHeader {
         var included = 0
         program.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
-            let marker = Array("%%".utf8)
             var at = 0
             while at < bytes.count, let newline = memchr(base + at, 0x0A, bytes.count - at) {
                 let start = base.distance(to: UnsafeRawPointer(newline)) + 1
                 at = start
-                guard bytes.count - start >= marker.count, bytes[start] == 0x25,
-                    bytes[start..<start + marker.count].elementsEqual(marker)
-                else { continue }
+                // A comment's line starts with `%%`.
+                guard bytes.count - start >= 2, bytes[start] == 0x25, bytes[start + 1] == 0x25 else { continue }
                 var end = start
                 while end < bytes.count && end - start < 256 && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
                 let line = String(decoding: bytes[start..<end], as: UTF8.self)

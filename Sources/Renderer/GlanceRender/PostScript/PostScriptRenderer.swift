@@ -2,8 +2,8 @@ import CGhostscript
 internal import CLibraryLoader
 import GlanceCore
 
-/// Draws a PostScript program's page (the first, or the one asked for, of the pages its `%%Pages`
-/// comment counts), or an EPS cropped to its BoundingBox, through
+/// Draws a PostScript program's page (the first, or the one asked for, of the pages its `%%Page:`
+/// comments mark, else its `%%Pages` comment counts), or an EPS cropped to its BoundingBox, through
 /// Ghostscript's library (loaded on the first such file) straight at the thumbnail's size: the
 /// resolution is chosen so that the box (the EPS's BoundingBox; a PostScript page's paper, from
 /// its comments, ``PostScriptHeader/pageSize(_:)``, else US Letter) fits the thumbnail's.
