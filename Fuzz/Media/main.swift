@@ -10,7 +10,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let prefix = Array(UnsafeBufferPointer(start: data, count: min(size, ContentSniffer.prefixLength)))
     var type = ContentType.mpeg4Video
     if case .supported(let sniffed) = ContentSniffer.sniff(prefix: prefix, isWholeFile: true, fileName: "fuzz"),
-        sniffed.isMedia
+        FormatFamily.media.contentTypes.contains(sniffed)
     {
         type = sniffed
     }

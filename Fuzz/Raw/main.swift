@@ -10,7 +10,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let prefix = Array(UnsafeBufferPointer(start: data, count: min(size, ContentSniffer.prefixLength)))
     var type = ContentType.dng
     if case .supported(let sniffed) = ContentSniffer.sniff(prefix: prefix, isWholeFile: true, fileName: "fuzz"),
-        sniffed.isCameraRaw
+        FormatFamily.cameraRaw.contentTypes.contains(sniffed)
     {
         type = sniffed
     }
