@@ -3102,6 +3102,15 @@ def make_heif():
     # libaom's bytes depend on its threads parameter (not on the cores): pinned to the default.
     heif_enc(photo, "heif/photo.avif", "-A", "-p", "threads=4", "-q", "60")
     ok_image("heif/photo.avif", "avif", 1600, 1200, "photo-baseline.jpg as AVIF, quality 60, nclx colour")
+    # An nclx box whose transfer (512) no standard has: libheif fills in the profile and answers an
+    # error (found by fuzz-heif: the profile was not freed). Drawn as sRGB.
+    avif = bytearray(read("heif/photo.avif"))
+    at = avif.find(b"colrnclx")
+    assert at > 0 and avif.count(b"colrnclx") == 1, "one nclx colr box"
+    avif[at + 10:at + 12] = struct.pack(">H", 512)
+    write("heif/unknown-transfer.avif", bytes(avif))
+    ok_image("heif/unknown-transfer.avif", "avif", 1600, 1200,
+             "photo.avif with its nclx transfer characteristics patched to 512, a code no standard has")
     heif_enc(rgba, "heif/alpha.avif", "-A", "-p", "threads=4", "-q", "60")
     ok_image("heif/alpha.avif", "avif", 200, 150, "png/rgba8.png as AVIF with an alpha auxiliary image")
     heif_enc(os.path.join(ROOT, "colour", "display-p3.png"), "colour/display-p3.heic", "-q", "90")

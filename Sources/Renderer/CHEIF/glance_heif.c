@@ -250,7 +250,12 @@ size_t glance_heif_icc_profile(glance_heif *file, uint8_t *out, size_t capacity)
 
 int glance_heif_nclx(glance_heif *file, int *primaries, int *transfer, double chromaticities[8]) {
     struct heif_color_profile_nclx *nclx = NULL;
-    if (heif.nclx(file->primary, &nclx).code != heif_error_Ok || nclx == NULL) return 0;
+    // libheif can fill in the profile and still answer an error (primaries it does not know):
+    // the profile is freed either way.
+    if (heif.nclx(file->primary, &nclx).code != heif_error_Ok || nclx == NULL) {
+        if (nclx != NULL) heif.nclx_free(nclx);
+        return 0;
+    }
     *primaries = (int)nclx->color_primaries;
     *transfer = (int)nclx->transfer_characteristics;
     const float values[8] = {nclx->color_primary_white_x, nclx->color_primary_white_y,

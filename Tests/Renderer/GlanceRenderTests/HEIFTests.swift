@@ -20,6 +20,15 @@ struct HEIFTests {
         #expect(ImageFormat.automatic(for: type, image: rendered.image, lossySource: rendered.lossySource) == .jpeg)
     }
 
+    @Test("an nclx box of a transfer no standard has is left aside: the picture is drawn as sRGB")
+    func unknownTransfer() throws {
+        let odd = try renderDocument(path: TestAssets.path("heif/unknown-transfer.avif")).thumbnail.image
+        let plain = try renderDocument(path: TestAssets.path("heif/photo.avif")).thumbnail.image
+        #expect(odd.width == 1024 && odd.height == 768)
+        let psnr = PixelStatistics.psnr(odd, plain)
+        #expect(psnr > 40, "\(psnr) dB against photo.avif")
+    }
+
     @Test("the file's own thumbnail serves when it is at least the size asked for")
     func ownThumbnail() throws {
         let path = TestAssets.path("heif/photo-with-thumbnail.heic")
