@@ -175,6 +175,9 @@ struct SizeEncodingTests {
         #expect(Self.webpChunk(bounded.sizes[1].data) == "VP8L")
         #expect(bounded.sizes[1].data.count < bound, "\(bounded.sizes[1].data.count) against \(bound) bytes")
         #expect(bounded.sizes[0].data.count < bounded.sizes[1].data.count)
+        // A side asked for twice (a job is not trusted to list each once) is made twice, in order.
+        let twice = try RenditionMaker.sizes(of: page, fitting: [512, 256, 512], as: .webp, content: .document)
+        #expect(twice.sizes.map(\.side) == [512, 512, 256])
         // Under a bound that neither encoding meets, the smaller of the two is kept.
         let tight = try RenditionMaker.sizes(
             of: page, fitting: [512], as: .webp, content: .document, thumbnailBytes: 10)

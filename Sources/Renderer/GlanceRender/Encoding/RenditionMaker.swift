@@ -57,8 +57,7 @@ public enum RenditionMaker {
             largerBytes = size.data.count
             source = scaled
         }
-        let order = Dictionary(uniqueKeysWithValues: sides.enumerated().map { ($1, $0) })
-        return (made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }, source)
+        return (inOrder(made, of: sides), source)
     }
 
     /// The store's smaller thumbnails from the halves a streamed PNG made of its thumbnail
@@ -89,7 +88,13 @@ public enum RenditionMaker {
             made.append(size)
             largerBytes = size.data.count
         }
-        let order = Dictionary(uniqueKeysWithValues: sides.enumerated().map { ($1, $0) })
+        return inOrder(made, of: sides)
+    }
+
+    /// `made` (made largest first) in the order of `sides`, the job's (a side given twice: where
+    /// it is first).
+    private static func inOrder(_ made: [Rendition], of sides: [Int]) -> [Rendition] {
+        let order = Dictionary(sides.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         return made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }
     }
 
