@@ -1774,6 +1774,16 @@ def make_postscript():
              "two pages marked, %%Pages says two billion, page 1 includes a figure with its own %%Page")
     write("postscript/no-box.ps", b"%!PS\n0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")
     ok_image("postscript/no-box.ps", "ps", 791, 1024, "no BoundingBox: a US Letter page, its lower half blue")
+    # A %%Pages no document has, and a box of a 10^-300th of a point: no count, no box.
+    write("postscript/absurd-header.ps", b"%!PS-Adobe-3.0\n%%Pages: 99999999999999999999\n"
+          b"%%HiResBoundingBox: 0 0 1e-300 1e-300\n%%EndComments\n0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")
+    ok_image("postscript/absurd-header.ps", "ps", 791, 1024,
+             "%%Pages of 10^20 (it trapped the renderer) and a box of 1e-300 points: one page, US Letter")
+    # A box of infinite width (its corners at -1e308 and 1e308): no box, drawn on US Letter.
+    write("postscript/infinite-box.eps", b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: -1e308 -1e308 1e308 1e308\n"
+          b"0 0 1 setrgbcolor 0 0 612 396 rectfill\n")
+    ok_image("postscript/infinite-box.eps", "eps", 791, 1024,
+             "an EPS whose BoundingBox is 1e308 wide each way: no box a page can have, so US Letter")
     write("postscript/reads-file.ps", b"%!PS\n(/etc/passwd) (r) file 100 string readstring pop print showpage\n")
     record("postscript/reads-file.ps", "ps", "error:asks for a file outside itself", None,
            "opens /etc/passwd: refused by -dSAFER")

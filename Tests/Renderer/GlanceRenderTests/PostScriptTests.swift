@@ -90,6 +90,18 @@ struct PostScriptTests {
         #expect(corner.g > 240 && corner.r < 20 && corner.b < 20, "page 2's upper right corner is \(corner)")
     }
 
+    @Test(
+        "absurd header comments are no comments: an infinitely wide box, a box of 1e-300 points, %%Pages of 10^20 (two trapped the renderer)",
+        arguments: ["postscript/infinite-box.eps", "postscript/absurd-header.ps"])
+    func absurdHeader(_ path: String) throws {
+        let rendered = try renderDocument(path: TestAssets.path(path)).thumbnail
+        #expect(rendered.image.width == 791 && rendered.image.height == 1024, "\(path)")
+        #expect(rendered.warnings.contains { $0.contains("US Letter") }, "\(path)")
+        #expect(rendered.details?.pageCount == 1)
+        let lowerHalf = rendered.image.pixel(x: 400, y: 900)
+        #expect(lowerHalf.b > 240 && lowerHalf.r < 20, "\(path): the lower half is \(lowerHalf)")
+    }
+
     @Test("the pages are those its %%Page comments mark, not a figure's it includes, nor a %%Pages of billions")
     func pageCount() throws {
         let rendered = try renderDocument(path: TestAssets.path("postscript/included.ps")).thumbnail

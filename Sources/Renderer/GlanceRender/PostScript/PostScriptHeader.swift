@@ -66,7 +66,9 @@ struct PostScriptHeader {
             case "%%BoundingBox" where numbers.count == 4:
                 boundingBox = (numbers[0], numbers[1], numbers[2], numbers[3])
             case "%%HiResBoundingBox" where numbers.count == 4: hiRes = (numbers[0], numbers[1], numbers[2], numbers[3])
-            case "%%Pages" where numbers.count >= 1: pages = Int(numbers[0])
+            case "%%Pages" where numbers.count >= 1:
+                // A count no document has (`99999999999999999999`, NaN) is no count.
+                if (0...Double(DocumentDetails.maximumPageCount)).contains(numbers[0]) { pages = Int(numbers[0]) }
             case "%%DocumentMedia":
                 // name width height weight colour type: the name is one word here (a name in
                 // parentheses with spaces is not read, and the medium is not used).
@@ -88,8 +90,12 @@ struct PostScriptHeader {
         self.landscape = landscape
     }
 
-    /// A side of a page, in points: more than nothing, at most 200 inches (a poster's).
-    static func isPageSide(_ points: Double) -> Bool { points > 0 && points <= 14_400 }
+    /// A side of a page, in points: at least one (a 72nd of an inch), at most 200 inches (a
+    /// poster's). Not NaN.
+    static func isPageSide(_ points: Double) -> Bool { points >= 1 && points <= largestSide }
+
+    /// The largest side a page is taken to have, in points: 200 inches.
+    static let largestSide = 14_400.0
 
     /// The sizes of paper `%%DocumentPaperSizes` names, in points (the DSC's names that are still
     /// printed on).
@@ -175,9 +181,16 @@ struct PostScriptHeader {
         (comments?.landscape ?? landscape ?? false) && size.height > size.width
     }
 
-    /// The box's width and height in points, when it has some.
+    /// The box's width and height in points, when it has some that a page can have
+    /// (``isPageSide(_:)``), its corner where a page can be (within 200 inches of the origin).
+    /// A box of `-1e308 -1e308 1e308 1e308` is none: its width is infinite.
     var boxSize: (width: Double, height: Double)? {
-        guard let (left, bottom, right, top) = boundingBox, right > left, top > bottom else { return nil }
-        return (right - left, top - bottom)
+        guard let (left, bottom, right, top) = boundingBox, abs(left) <= Self.largestSide,
+            abs(bottom) <= Self.largestSide
+        else {
+            return nil
+        }
+        let (width, height) = (right - left, top - bottom)
+        return Self.isPageSide(width) && Self.isPageSide(height) ? (width, height) : nil
     }
 }

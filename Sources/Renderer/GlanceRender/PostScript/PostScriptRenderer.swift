@@ -61,7 +61,8 @@ public struct PostScriptRenderer: DocumentRenderer {
         guard glance_gs_load(&reason, reason.count) == 1 else {
             throw .libraryUnavailable(library: "Ghostscript (libgs)", detail: String(nulTerminated: reason))
         }
-        let origin = isEPS ? header.boundingBox.map { ($0.0, $0.1) } ?? (0, 0) : (0, 0)
+        // An EPS is moved to its box's corner, when it has a box a page can have.
+        let origin = isEPS && box != nil ? header.boundingBox.map { ($0.0, $0.1) } ?? (0, 0) : (0, 0)
         var gsRequest = glance_gs_request(
             resolution: 72 * Double(max(target.width, target.height)) / max(width, height), page: Int32(request.page),
             width: width, height: height, eps: isEPS ? 1 : 0, origin_x: origin.0, origin_y: origin.1,
