@@ -35,7 +35,7 @@ public enum RenditionMaker {
     /// again (``ThumbnailSizes/standardServes(side:width:height:)``; readers take the thumbnail).
     ///
     /// `thumbnailBytes` is the thumbnail's encoded size: no size is kept larger than the image
-    /// it stands in for (``smallerThan(_:of:bytes:as:content:)``).
+    /// it stands in for (``encoded(_:side:as:thumbnailFormat:within:content:)``).
     public static func sizes(
         of image: PixelBuffer, fitting sides: [Int], as format: ImageFormat, content: PNGContent,
         thumbnailBytes: Int = .max
@@ -50,9 +50,8 @@ public enum RenditionMaker {
             let scaled = try fit(source, into: side)
             if kind == nil && format != .jpeg { kind = PictureKind(of: scaled) }
             let encoding = SizeEncoding(side: side, thumbnailFormat: format, kind: kind)
-            let size = try smallerThan(
-                encoded(scaled, side: side, as: encoding, content: content), of: scaled, bytes: largerBytes,
-                as: format, content: content)
+            let size = try encoded(
+                scaled, side: side, as: encoding, thumbnailFormat: format, within: largerBytes, content: content)
             made.append(size)
             largerBytes = size.data.count
             source = scaled
@@ -82,9 +81,8 @@ public enum RenditionMaker {
                     reason: "no half of the \(thumbnail.width)x\(thumbnail.height) thumbnail fits it")
             }
             let encoding = SizeEncoding(side: side, thumbnailFormat: format, kind: kind)
-            let size = try smallerThan(
-                encoded(half, side: side, as: encoding, content: content), of: half, bytes: largerBytes, as: format,
-                content: content)
+            let size = try encoded(
+                half, side: side, as: encoding, thumbnailFormat: format, within: largerBytes, content: content)
             made.append(size)
             largerBytes = size.data.count
         }
@@ -98,20 +96,22 @@ public enum RenditionMaker {
         return made.sorted { order[$0.side, default: 0] < order[$1.side, default: 0] }
     }
 
-    /// `size`, or its `pixels` encoded as the thumbnail is (`format`) when `size` is not
-    /// smaller than `bytes`, the encoded size of the next larger image (the thumbnail, or the
-    /// larger size): a tile stands in for that image on a screen of fewer pixels, and must not
-    /// cost more to fetch. Of the two, the smaller is kept.
+    /// One smaller size of `image` encoded as `encoding` says, or as the thumbnail is (`format`)
+    /// when that is not smaller than `bytes`, the encoded size of the next larger image (the
+    /// thumbnail, or the larger size): a tile stands in for that image on a screen of fewer
+    /// pixels, and must not cost more to fetch. Of the two, the smaller is kept.
     ///
     /// The thumbnail's own encoding of a quarter of its pixels is smaller than the thumbnail but
     /// for a picture of a few hundred bytes, whose headers weigh more than its pixels. On the bench
     /// corpus's 62 documents and the 90 of TestAssets that a grid shows (304 sizes), the kind's
     /// encoding was smaller every time: the rule is a bound, not a path taken.
-    static func smallerThan(
-        _ size: Rendition, of pixels: PixelBuffer, bytes: Int, as format: ImageFormat, content: PNGContent
+    private static func encoded(
+        _ image: PixelBuffer, side: Int, as encoding: SizeEncoding, thumbnailFormat format: ImageFormat,
+        within bytes: Int, content: PNGContent
     ) throws(ThumbnailError) -> Rendition {
+        let size = try encoded(image, side: side, as: encoding, content: content)
         guard size.data.count >= bytes, size.format != format else { return size }
-        let again = try ImageEncoder.encode(pixels, as: format, content: content)
+        let again = try ImageEncoder.encode(image, as: format, content: content)
         guard again.count < size.data.count else { return size }
         return Rendition(side: size.side, format: format, width: size.width, height: size.height, data: again)
     }

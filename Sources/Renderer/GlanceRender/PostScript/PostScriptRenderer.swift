@@ -46,10 +46,14 @@ public struct PostScriptRenderer: DocumentRenderer {
         func size(ofPage number: Int) -> (width: Double, height: Double)? {
             isEPS ? header.boxSize : header.pageSize(comments(ofPage: number))
         }
-        /// The page's size as it is read: a landscape page drawn turned on upright paper, turned.
+        /// Whether the page is a landscape page drawn turned on upright paper.
+        func isTurned(ofPage number: Int) -> Bool {
+            !isEPS && header.isTurned(comments(ofPage: number), size: size(ofPage: number) ?? Self.letter)
+        }
+        /// The page's size as it is read: a page drawn turned, turned back.
         func readSize(ofPage number: Int) -> (width: Double, height: Double) {
             let size = size(ofPage: number) ?? Self.letter
-            return !isEPS && header.isTurned(comments(ofPage: number), size: size) ? (size.height, size.width) : size
+            return isTurned(ofPage: number) ? (size.height, size.width) : size
         }
         let box = size(ofPage: request.page)
         if box == nil {
@@ -83,7 +87,7 @@ public struct PostScriptRenderer: DocumentRenderer {
         let bytes = Array(UnsafeBufferPointer(start: pixels, count: Int(page.width) * Int(page.height) * 3))
         var image = PixelBuffer(width: Int(page.width), height: Int(page.height), channels: 3, bytes: bytes)
         let read = readSize(ofPage: request.page)
-        if !isEPS && header.isTurned(comments(ofPage: request.page), size: (width, height)) {
+        if isTurned(ofPage: request.page) {
             image = ExifOrientation.right.apply(to: image)
             warnings.append("a landscape page, drawn turned on upright paper: turned back")
         }
