@@ -188,6 +188,39 @@ struct PostgresOpeningTests {
                 == "1")
     }
 
+    @Test("a deleted document takes its thumbnails' rows with it, whoever deletes it; the others' stay")
+    func thumbnailsGoWithTheirDocument() async throws {
+        let server = try await PostgresServer.running()
+        let address = try await StoreUnderTest.freshDatabase()
+        let store = try await PostgresStore.open(address, container: "c")
+        for (index, name) in ["a.pdf", "b.pdf", "c.pdf", "d.pdf"].enumerated() {
+            try await store.save(
+                Fixtures.record(name),
+                thumbnails: [
+                    Fixtures.image(byteCount: 10 + index, seed: UInt8(index)),
+                    Fixtures.image(sizeKey: "256x256", byteCount: 5, seed: UInt8(index)),
+                ])
+        }
+        let thumbnailsOf = { (path: String) in
+            try await server.psql(
+                """
+                SELECT count(*) FROM glance.thumbnail t JOIN glance.document d ON d.id = t.document_id
+                WHERE d.path = '\(path)'
+                """, database: address.database)
+        }
+        #expect(try await thumbnailsOf("a.pdf") == "2")
+        #expect(try await store.removeDocuments(at: ["a.pdf"]).documents == 1)
+        // Another client's DELETE of two rows in one statement.
+        _ = try await server.psql(
+            "DELETE FROM glance.document WHERE path IN ('b.pdf', 'c.pdf')", database: address.database)
+        let left = try await server.psql(
+            "SELECT count(*), count(DISTINCT document_id) FROM glance.thumbnail", database: address.database)
+        #expect(left == "2|1", "\(left)")
+        #expect(try await thumbnailsOf("d.pdf") == "2")
+        #expect(try await store.totals() == StoreTotals(documents: [.fresh: 1], thumbnailBytes: 18))
+        await store.close()
+    }
+
     @Test("one database holds many containers, each seeing only its own documents")
     func containersApart() async throws {
         let address = try await StoreUnderTest.freshDatabase()
