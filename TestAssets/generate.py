@@ -3402,6 +3402,41 @@ def ogg_pages(data):
     return pages
 
 
+def wave_with_picture(wave, picture, mime):
+    """`wave` (a RIFF WAVE form) with an `id3 ` chunk appended: an ID3v2.3 tag holding `picture`
+    as its APIC front cover, as tag editors write one into a WAV."""
+    def syncsafe(n):
+        return bytes([(n >> 21) & 0x7F, (n >> 14) & 0x7F, (n >> 7) & 0x7F, n & 0x7F])
+    apic = b"\x00" + mime + b"\x00" + b"\x03" + b"cover\x00" + picture
+    frame = b"APIC" + struct.pack(">I", len(apic)) + b"\x00\x00" + apic
+    tag = b"ID3\x03\x00\x00" + syncsafe(len(frame)) + frame
+    chunk = b"id3 " + struct.pack("<I", len(tag)) + tag + (b"\x00" if len(tag) % 2 else b"")
+    body = wave[12:] + chunk
+    return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WAVE" + body
+
+
+def rf64_of(wave):
+    """A RIFF WAVE form rewritten as RF64 (EBU Tech 3306): a ds64 chunk first with the 64-bit sizes
+    of the form and its data chunk, whose 32-bit sizes become 0xFFFFFFFF."""
+    chunks, at = [], 12
+    while at + 8 <= len(wave):
+        name, size = wave[at:at + 4], struct.unpack("<I", wave[at + 4:at + 8])[0]
+        chunks.append((name, wave[at + 8:at + 8 + size]))
+        at += 8 + size + (size & 1)
+    data_size = next(len(body) for name, body in chunks if name == b"data")
+    parts = []
+    for name, body in chunks:
+        size = 0xFFFFFFFF if name == b"data" else len(body)
+        parts.append(name + struct.pack("<I", size) + body + (b"\x00" if len(body) % 2 else b""))
+    rest = b"".join(parts)
+    ds64_body = struct.pack("<QQQI", 0, data_size, 0, 0)
+    ds64 = b"ds64" + struct.pack("<I", len(ds64_body)) + ds64_body
+    form_size = 4 + len(ds64) + len(rest)
+    ds64_body = struct.pack("<QQQI", form_size, data_size, 0, 0)
+    ds64 = b"ds64" + struct.pack("<I", len(ds64_body)) + ds64_body
+    return b"RF64" + struct.pack("<I", 0xFFFFFFFF) + b"WAVE" + ds64 + rest
+
+
 def opus_with_picture(data, picture, mime, w, h):
     """An Ogg Opus file whose OpusTags (its second page, one packet) gain a METADATA_BLOCK_PICTURE
     comment: a FLAC picture block (type 3, front cover) in base64, as Vorbis comments carry it."""
@@ -3606,6 +3641,18 @@ def make_media():
              "no-cover.opus with png/rgb8.png as a METADATA_BLOCK_PICTURE comment (written here)")
     ffmpeg(*tone, "-c:a", "flac", *EXACT, out("media/no-cover.flac"))
     record("media/no-cover.flac", "flac", "error:no cover picture", None, "FLAC without a PICTURE block")
+    ffmpeg(*tone, "-c:a", "pcm_s16le", *EXACT, os.path.join(TMP, "plain.wav"))
+    with open(os.path.join(TMP, "plain.wav"), "rb") as f:
+        plain_wave = f.read()
+    write("media/no-cover.wav", plain_wave)
+    record("media/no-cover.wav", "wav", "error:no cover picture", None, "16-bit PCM in a RIFF WAVE form, no picture")
+    with open(cover_png, "rb") as f:
+        write("media/cover.wav", wave_with_picture(plain_wave, f.read(), b"image/png"))
+    ok_image("media/cover.wav", "wav", 200, 150,
+             "no-cover.wav with png/rgb8.png in an ID3 APIC frame of an `id3 ` chunk (written here)")
+    # RF64: the 64-bit form a recorder writes past 4 GB (sizes in its ds64 chunk, 0xFFFFFFFF in RIFF's).
+    write("media/rf64.wav", rf64_of(wave_with_picture(plain_wave, read("jpeg/photo-baseline.jpg"), b"image/jpeg")))
+    ok_image("media/rf64.wav", "wav", 1600, 1200, "cover.wav's form as RF64 with a ds64 chunk, photo-baseline.jpg as its cover")
 
     # Damaged and hostile.
     clip = read("media/fade-in.mp4")

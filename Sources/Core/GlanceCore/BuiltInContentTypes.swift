@@ -87,6 +87,10 @@ extension ContentType {
     public static let flac = ContentType(
         "flac", uniformTypeIdentifier: "org.xiph.flac", mimeType: "audio/flac", displayName: "FLAC audio",
         extensions: ["flac"])
+    /// WAV sound (`.wav`): a RIFF `WAVE` form, or its 64-bit forms RF64 and BW64.
+    public static let wave = ContentType(
+        "wav", uniformTypeIdentifier: "com.microsoft.waveform-audio", mimeType: "audio/wav",
+        displayName: "WAV audio", extensions: ["wav", "wave", "bwf"])
     /// MPEG-4 audio (`.m4a`, `.m4b`).
     public static let m4a = ContentType(
         "m4a", uniformTypeIdentifier: "com.apple.m4a-audio", mimeType: "audio/mp4", displayName: "M4A audio",
@@ -337,7 +341,8 @@ extension ContentType {
     /// Every built-in type, in the order the grid's filter lists them.
     public static let builtIn: [ContentType] = [
         .pdf, .png, .jpeg, .text, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska,
-        .webm, .avi, .mpegTransportStream, .mpegProgramStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wordDocument,
+        .webm, .avi, .mpegTransportStream, .mpegProgramStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wave,
+        .wordDocument,
         .spreadsheet,
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
         .visioDrawing, .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2,

@@ -566,12 +566,13 @@ struct PreviewServerTests {
     }
 
     @Test(
-        "the preview page of a video: the original in a player with the thumbnail as poster, a strip of frames the renderer draws; HEVC, which browsers do not play, gets the strip only; a song its cover and a player"
+        "the preview page of a video: the original in a player with the thumbnail as poster, a strip of frames the renderer draws; HEVC, which browsers do not play, gets the strip only; a song (an MP3, a WAV) its cover and a player"
     )
     func mediaPreview() async throws {
         let served = try ServedContainer()
         for (name, asset) in [
             ("clip.mp4", "media/fade-in.mp4"), ("hevc.mp4", "media/hevc.mp4"), ("song.mp3", "media/cover.mp3"),
+            ("take.wav", "media/cover.wav"),
         ] {
             try FileManager.default.copyItem(atPath: TestLocations.asset(asset), toPath: served.root + "/" + name)
             _ = await served.server.indexer.render(name)
@@ -600,6 +601,9 @@ struct PreviewServerTests {
             let song = try await client.execute(uri: "/preview/song.mp3", method: .get) { String(buffer: $0.body) }
             #expect(song.contains("<audio id=\"player\" controls preload=\"metadata\" src=\"/documents/song.mp3\">"))
             #expect(song.contains("id=\"preview-image\"") && !song.contains("frame-strip"))
+            // A WAV's PCM plays in browsers too.
+            let take = try await client.execute(uri: "/preview/take.wav", method: .get) { String(buffer: $0.body) }
+            #expect(take.contains("<audio id=\"player\" controls preload=\"metadata\" src=\"/documents/take.wav\">"))
         }
     }
 

@@ -29,16 +29,18 @@ struct MediaView: Sendable {
 
     /// Whether browsers play the original: Chromium and Firefox play MP4 (and QuickTime files
     /// holding what MP4 may) with H.264, VP9 or AV1, WebM with VP8, VP9 or AV1, Ogg with Theora,
-    /// and the sound codecs below; not HEVC, MPEG-4 part 2, AVI or MPEG-TS. Nil when they do not,
+    /// and the sound codecs below (WAV's PCM too); not HEVC, MPEG-4 part 2, AVI or MPEG-TS. Nil when they do not,
     /// else the type to give the player.
     static func playableType(of type: ContentType, media: MediaDetails) -> String? {
         let videoCodecs: Set = ["h264", "vp8", "vp9", "av1", "theora"]
-        let soundCodecs: Set = ["aac", "mp3", "opus", "vorbis", "flac"]
+        let soundCodecs: Set = [
+            "aac", "mp3", "opus", "vorbis", "flac", "pcm_u8", "pcm_s16le", "pcm_s24le", "pcm_s32le", "pcm_f32le",
+        ]
         if let video = media.videoCodec, !videoCodecs.contains(video) { return nil }
         if media.hasAudio == true, let sound = media.audioCodec, !soundCodecs.contains(sound) { return nil }
         switch type {
         case .mpeg4Video, .quickTimeMovie: return "video/mp4"
-        case .webm, .oggVideo, .oggAudio, .mp3, .flac, .m4a: return type.mimeType
+        case .webm, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wave: return type.mimeType
         default: return nil
         }
     }

@@ -2,7 +2,7 @@ import GlanceCore
 
 /// Recognises video and sound containers by their first bytes, for ``ContentSniffer``: ISO base
 /// media files by their `ftyp` brands, Matroska and WebM by the EBML header's document type, AVI
-/// by its RIFF form, MPEG transport streams by their sync bytes every 188 (or 192) bytes, MPEG
+/// and WAV by their RIFF forms, MPEG transport streams by their sync bytes every 188 (or 192) bytes, MPEG
 /// program streams by their first pack header, Ogg by
 /// its capture pattern and first codec header, MP3 by its ID3 tag or two MPEG audio frames in a
 /// row, FLAC by its marker. Each type also names the FFmpeg demuxer that opens it
@@ -18,6 +18,11 @@ enum MediaSniffer {
         }
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("AVI ".utf8) {
             return .avi
+        }
+        if bytes.count >= 12, ["RIFF", "RF64", "BW64"].contains(where: { bytes.starts(with: Array($0.utf8)) }),
+            bytes[8..<12].elementsEqual("WAVE".utf8)
+        {
+            return .wave
         }
         if isTransportStream(bytes) { return .mpegTransportStream }
         if isProgramStream(bytes) { return .mpegProgramStream }
@@ -46,6 +51,7 @@ enum MediaSniffer {
         case .oggVideo, .oggAudio: "ogg"
         case .mp3: "mp3"
         case .flac: "flac"
+        case .wave: "wav"
         default: nil
         }
     }
