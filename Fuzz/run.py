@@ -26,7 +26,7 @@ SEEDS = {
     "media": ["media", "hostile", "corrupt"],
     "raw": ["raw", "corrupt"],
     "archive": ["ebook", "comics", "office"],
-    "bitmap": ["bitmaps", "icns", "pam", "qoi"],
+    "bitmap": ["bitmaps", "icns", "pam", "qoi", "xpm"],
     "blend": ["blender"],
     "mobi": ["mobi"],
     "jxl": ["jxl"],

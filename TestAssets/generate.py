@@ -137,7 +137,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000", "visio"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000", "visio", "xpm"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1179,7 +1179,7 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000, make_visio]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000, make_visio, make_xpm]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -2234,6 +2234,100 @@ def make_qoi():
     whole = read("qoi/rgba.qoi")
     write("qoi/cut.qoi", whole[:len(whole) // 2])
     record("qoi/cut.qoi", "qoi", "error:truncated", None, "rgba.qoi cut in half")
+
+
+# ---------------------------------------------------------------- xpm
+
+XPM_CHARACTERS = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in '"\\')
+
+
+def xpm_encode(name, w, h, pixels, comment=""):
+    """An XPM 3 file of `pixels` (RGB bytes, row by row): a #RRGGBB colour table, as few
+    characters a pixel as its colours allow."""
+    colours = sorted({pixels[i:i + 3] for i in range(0, len(pixels), 3)})
+    cpp = 1
+    while len(XPM_CHARACTERS) ** cpp < len(colours):
+        cpp += 1
+
+    def code(index):
+        out = ""
+        for _ in range(cpp):
+            out = XPM_CHARACTERS[index % len(XPM_CHARACTERS)] + out
+            index //= len(XPM_CHARACTERS)
+        return out
+    codes = {colour: code(i) for i, colour in enumerate(colours)}
+    lines = ['"%d %d %d %d",' % (w, h, len(colours), cpp)]
+    lines += ['"%s c #%02X%02X%02X",' % (codes[c], c[0], c[1], c[2]) for c in colours]
+    for y in range(h):
+        row = pixels[y * w * 3:(y + 1) * w * 3]
+        lines.append('"' + "".join(codes[row[x * 3:x * 3 + 3]] for x in range(w)) + '"' + ("," if y < h - 1 else ""))
+    return ("/* XPM */\n%sstatic char *%s[] = {\n/* width height colours characters */\n" % (comment, name)
+            + "\n".join(lines) + "\n};\n").encode()
+
+
+def xbm_encode(name, w, h, bits, shorts=False):
+    """An X bitmap of `bits` (rows of 0/1, 1 black): X11's chars, or X10's shorts."""
+    per = 16 if shorts else 8
+    numbers = []
+    for row in bits:
+        for start in range(0, w, per):
+            value = 0
+            for bit, on in enumerate(row[start:start + per]):
+                value |= on << bit
+            numbers.append(value)
+    text = "#define %s_width %d\n#define %s_height %d\n#define %s_x_hot 1\n#define %s_y_hot 1\n" % (
+        name, w, name, h, name, name)
+    text += "static %s %s_bits[] = {\n" % ("short" if shorts else "unsigned char", name)
+    form = "0x%04x" if shorts else "0x%02x"
+    for i in range(0, len(numbers), 12):
+        text += "   " + ", ".join(form % n for n in numbers[i:i + 12]) + ("," if i + 12 < len(numbers) else "") + "\n"
+    return (text + "};\n").encode()
+
+
+XPM_ICON = b"""/* XPM */
+/* a 4x3 icon: each colour a way XPM names one */
+static char * icon_xpm[] = {
+"4 3 6 2",
+/* colours */
+"  c None",
+".. c light grey m white",
+"rx c #f00",
+"o+ g4 black c #00000000FFFF",
+"#. s background c gray50",
+"aa m black",
+/* pixels */
+"  ..rxo+",
+"#.aa  ..",
+"o+o+rx#."};
+"""
+
+
+def make_xpm():
+    """X11 pixmaps and bitmaps, written here: png/rgb8.png's pixels as an XPM (its #RRGGBB table),
+    a small icon of named colours and a transparent corner, one cut short; a 37x21 bitmap of
+    stripes as X11's chars and X10's shorts, with ImageMagick's reading of it as a PNG, and one
+    cut short."""
+    pixels = subprocess.run([CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-depth", "8", "rgb:-"],
+                            check=True, capture_output=True).stdout
+    write("xpm/rgb8.xpm", xpm_encode("rgb8", 200, 150, pixels, "/* png/rgb8.png's pixels */\n"))
+    ok_image("xpm/rgb8.xpm", "xpm", 200, 150, "png/rgb8.png's pixels as an XPM with a #RRGGBB colour table")
+    write("xpm/named.xpm", XPM_ICON)
+    ok_image("xpm/named.xpm", "xpm", 4, 3, "a 4x3 icon, two characters a pixel: None, light grey, #f00, a 16-bit "
+             "blue, gray50, a mono-only black, and comments between the strings")
+    whole = read("xpm/rgb8.xpm")
+    write("xpm/cut.xpm", whole[:len(whole) // 2])
+    record("xpm/cut.xpm", "xpm", "error:truncated", None, "rgb8.xpm cut in half")
+    bits = [[1 if (x // 3 + y // 2) % 2 == 0 or x == y else 0 for x in range(37)] for y in range(21)]
+    write("xpm/stripes.xbm", xbm_encode("stripes", 37, 21, bits))
+    ok_image("xpm/stripes.xbm", "xbm", 37, 21, "37x21 stripes and a diagonal as X11's unsigned chars (rows padded)")
+    write("xpm/stripes-x10.xbm", xbm_encode("stripes", 37, 21, bits, shorts=True))
+    ok_image("xpm/stripes-x10.xbm", "xbm", 37, 21, "the same bits as X10's shorts")
+    subprocess.run([CONVERT, "xbm:" + os.path.join(ROOT, "xpm", "stripes.xbm"), "-type", "Grayscale",
+                    os.path.join(ROOT, "xpm", "stripes-imagemagick.png")], check=True)
+    ok_image("xpm/stripes-imagemagick.png", "png", 37, 21, "ImageMagick's reading of stripes.xbm")
+    whole = read("xpm/stripes.xbm")
+    write("xpm/cut.xbm", whole[:len(whole) * 2 // 3])
+    record("xpm/cut.xbm", "xbm", "error:truncated", None, "stripes.xbm cut at two thirds")
 
 
 # ---------------------------------------------------------------- collision

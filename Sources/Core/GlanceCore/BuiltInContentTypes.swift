@@ -257,6 +257,14 @@ extension ContentType {
     public static let portableArbitraryMap = ContentType(
         "pam", uniformTypeIdentifier: "org.netpbm.pam", mimeType: "image/x-portable-arbitrarymap",
         displayName: "PAM", extensions: ["pam"])
+    /// An X11 pixmap (XPM 3): C source of a colour picture, as icons of X programs were kept.
+    public static let xPixmap = ContentType(
+        "xpm", uniformTypeIdentifier: "org.x.xpm", mimeType: "image/x-xpixmap", displayName: "X pixmap",
+        extensions: ["xpm"])
+    /// An X11 bitmap (XBM): C source of a black-and-white picture, as X cursors and icons were kept.
+    public static let xBitmap = ContentType(
+        "xbm", uniformTypeIdentifier: "public.xbitmap-image", mimeType: "image/x-xbitmap", displayName: "X bitmap",
+        extensions: ["xbm"])
     /// A QOI ("Quite OK Image") picture.
     public static let quiteOKImage = ContentType(
         "qoi", uniformTypeIdentifier: "org.qoiformat.qoi", mimeType: "image/qoi", displayName: "QOI",
@@ -350,7 +358,8 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .jpegXL, .photoshop, .postScript, .encapsulatedPostScript, .djvu, .xps,
+        .portableArbitraryMap, .quiteOKImage, .xPixmap, .xBitmap, .jpegXL, .photoshop, .postScript,
+        .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
         .windowsMetafile,
         .sketchUpModel, .inDesignDocument, .jpeg2000, .jpeg2000Codestream,

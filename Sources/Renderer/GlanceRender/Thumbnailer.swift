@@ -180,7 +180,7 @@ extension FormatFamily {
         .cameraRaw,
         .office,
         .epub, .comics,
-        .bitmaps, .icons, .appleIcons, .pam, .qoi,
+        .bitmaps, .icons, .appleIcons, .pam, .qoi, .xPixmaps, .xBitmaps,
         .paintings, .iWork, .blender, .mobi,
         .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .inDesign, .jpeg2000,
     ]

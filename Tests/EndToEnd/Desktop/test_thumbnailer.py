@@ -134,7 +134,8 @@ def main():
     # Mobipocket and Kindle books.
     expected_types |= {"application/x-mobipocket-ebook", "application/vnd.amazon.mobi8-ebook"}
     # macOS icons.
-    expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi", "image/jxl", "image/vnd.adobe.photoshop",
+    expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi", "image/x-xpixmap", "image/x-xbitmap",
+                       "image/jxl", "image/vnd.adobe.photoshop",
                        "application/postscript", "image/x-eps", "application/eps", "image/eps",
                        "image/vnd.djvu", "image/vnd.djvu+multipage", "image/x-djvu",
                        "application/vnd.ms-xpsdocument", "application/oxps",

@@ -85,13 +85,60 @@ struct BitmapTests {
         }
     }
 
-    @Test("a Netpbm file is not text, a TGA needs its name, a BMP needs a header of a known size")
+    @Test("an XPM keeps its pixels exactly; named colours, a 16-bit colour and None are read; a cut one fails")
+    func xPixmap() throws {
+        let (type, rendered) = try renderDocument(path: TestAssets.path("xpm/rgb8.xpm"))
+        #expect(type == .xPixmap)
+        #expect(rendered.image == (try decodeFullSize(TestAssets.path("png/rgb8.png"))), "not rgb8.png's pixels")
+        let icon = try decodeFullSize(TestAssets.path("xpm/named.xpm"))
+        #expect(icon.width == 4 && icon.height == 3 && icon.hasAlpha)
+        #expect(icon.pixel(x: 0, y: 0).a == 0 && icon.pixel(x: 2, y: 1).a == 0, "None is transparent")
+        #expect(icon.pixel(x: 1, y: 0) == (211, 211, 211, 255), "light grey (two words): \(icon.pixel(x: 1, y: 0))")
+        #expect(icon.pixel(x: 2, y: 0) == (255, 0, 0, 255), "#f00")
+        #expect(icon.pixel(x: 3, y: 0) == (0, 0, 255, 255), "#00000000FFFF, after a g4 key")
+        let gray = icon.pixel(x: 0, y: 1)
+        #expect(gray.r == gray.g && gray.g == gray.b && (127...128).contains(gray.r), "gray50: \(gray)")
+        #expect(icon.pixel(x: 1, y: 1) == (0, 0, 0, 255), "a colour with only a mono key")
+        #expect(throws: ThumbnailError.truncated(format: "X pixmap")) {
+            try renderDocument(path: TestAssets.path("xpm/cut.xpm"))
+        }
+    }
+
+    @Test("an XBM is ImageMagick's reading of it, as X11 chars and as X10 shorts; a cut one fails")
+    func xBitmap() throws {
+        let (type, rendered) = try renderDocument(path: TestAssets.path("xpm/stripes.xbm"))
+        #expect(type == .xBitmap)
+        let reference = try decodeFullSize(TestAssets.path("xpm/stripes-imagemagick.png"))
+        let shorts = try decodeFullSize(TestAssets.path("xpm/stripes-x10.xbm"))
+        let image = rendered.image
+        #expect(image.width == 37 && image.height == 21)
+        var differing = 0
+        for y in 0..<21 {
+            for x in 0..<37 {
+                let (ours, theirs, other) = (
+                    image.pixel(x: x, y: y), reference.pixel(x: x, y: y), shorts.pixel(x: x, y: y)
+                )
+                if ours != theirs || ours != other || (ours.r != 0 && ours.r != 255) { differing += 1 }
+            }
+        }
+        #expect(differing == 0)
+        #expect(image.pixel(x: 5, y: 5).r == 0 && image.pixel(x: 4, y: 0).r == 255, "the diagonal is black")
+        #expect(throws: ThumbnailError.truncated(format: "X bitmap")) {
+            try renderDocument(path: TestAssets.path("xpm/cut.xbm"))
+        }
+    }
+
+    @Test("a Netpbm file, an XPM or an XBM is not text, a TGA needs its name, a BMP needs a header of a known size")
     func sniffing() {
         func sniffed(_ bytes: [UInt8], _ name: String) -> SniffResult {
             ContentSniffer.sniff(prefix: bytes, isWholeFile: true, fileName: name)
         }
         #expect(sniffed(Array("P1\n# a comment\n2 2\n0 1\n1 0\n".utf8), "x.txt") == .supported(.portableAnymap))
         #expect(sniffed(Array("P3 is the plan\n".utf8), "plan.txt") == .supported(.text))
+        #expect(sniffed(Array("/* XPM */\nstatic char *x[] = {\n".utf8), "x.txt") == .supported(.xPixmap))
+        #expect(sniffed(Array("#define icon_width 5\n#define icon_height 5\n".utf8), "x.h") == .supported(.xBitmap))
+        #expect(sniffed(Array("#define VERSION 3\n#define icon_width\n".utf8), "x.h") == .supported(.text))
+        #expect(sniffed(Array("#define screen_width 640\n#define depth 8\n".utf8), "x.h") == .supported(.text))
         let targa: [UInt8] =
             [0, 0, 2] + [UInt8](repeating: 0, count: 9) + [2, 0, 2, 0, 24, 0x20] + [UInt8](repeating: 9, count: 12)
         #expect(sniffed(targa, "a.tga") == .supported(.targa))

@@ -23,6 +23,16 @@ extension FormatFamily {
         "QOI", types: [.quiteOKImage], decoder: QOIDecoder.self,
         rules: [.signature(Array("qoif".utf8), priority: 170, type: .quiteOKImage)])
 
+    /// X11's pixmaps and bitmaps: C source, told by XPM's opening comment and XBM's first
+    /// `#define` of a width (before the text rule, which would draw their source);
+    /// ``XPixmapDecoder`` and ``XBitmapDecoder``.
+    public static let xPixmaps = raster(
+        "X pixmap", types: [.xPixmap], decoder: XPixmapDecoder.self,
+        rules: [.signature(XPixmapDecoder.signature, priority: 175, type: .xPixmap)])
+    public static let xBitmaps = raster(
+        "X bitmap", types: [.xBitmap], decoder: XBitmapDecoder.self,
+        rules: [SniffRule(priority: 176) { XBitmapDecoder.matches($0.prefix) ? .xBitmap : nil }])
+
     /// macOS icon files: `icns` and their length, the largest picture drawn (``AppleIconDecoder``).
     public static let appleIcons = raster(
         "macOS icon", types: [.appleIcon], decoder: AppleIconDecoder.self,
