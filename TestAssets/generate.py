@@ -1795,6 +1795,15 @@ def make_postscript():
            "runs OUTSIDE_FOLDER's outside.png: refused by -dSAFER before it is opened (the renderer tests watch it)")
     write("postscript/nothing.ps", b"%!PS\n1 2 add pop\n")
     record("postscript/nothing.ps", "ps", "error:showed no page", None, "a program that shows no page")
+    # Compressed, as preprint archives served them (mtime 0: the same bytes every time).
+    write("postscript/halves.ps.gz", gzip.compress(read("postscript/halves.ps"), mtime=0))
+    ok_image("postscript/halves.ps.gz", "ps", 1024, 683, "halves.ps gzip-compressed: drawn as halves.ps is")
+    write("postscript/offset.eps.gz", gzip.compress(read("postscript/offset.eps"), mtime=0))
+    ok_image("postscript/offset.eps.gz", "eps", 1024, 683, "offset.eps gzip-compressed")
+    bomb = b"%!PS-Adobe-3.0\n%%BoundingBox: 0 0 100 100\n" + b" " * (300 << 20) + b"showpage\n"
+    write("postscript/bomb.ps.gz", gzip.compress(bomb, compresslevel=9, mtime=0))
+    record("postscript/bomb.ps.gz", "ps", "error:needs more than 256 mb", None,
+           "300 MB of a PostScript program (spaces) gzip-compressed to 300 kB: refused, never handed to Ghostscript")
 
 
 # ---------------------------------------------------------------- DjVu

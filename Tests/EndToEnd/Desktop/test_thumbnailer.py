@@ -136,7 +136,7 @@ def main():
     # macOS icons.
     expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi", "image/x-xpixmap", "image/x-xbitmap",
                        "image/jxl", "image/vnd.adobe.photoshop",
-                       "application/postscript", "image/x-eps", "application/eps", "image/eps",
+                       "application/postscript", "application/x-gzpostscript", "image/x-gzeps", "image/x-eps", "application/eps", "image/eps",
                        "image/vnd.djvu", "image/vnd.djvu+multipage", "image/x-djvu",
                        "application/vnd.ms-xpsdocument", "application/oxps",
                        "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2", "application/x-font-type1",

@@ -8,11 +8,12 @@ import Testing
 @Suite("PostScript", .timeLimit(.minutes(10)))
 struct PostScriptTests {
     @Test(
-        "a page and every kind of EPS (its box away from the origin, Ghostscript's own, DOS binary) fill the box, red above blue",
+        "a page and every kind of EPS (its box away from the origin, Ghostscript's own, DOS binary), gzip-compressed too, fill the box, red above blue",
         arguments: [
             ("postscript/halves.ps", ContentType.postScript), ("postscript/offset.eps", .encapsulatedPostScript),
             ("postscript/eps2write.eps", .encapsulatedPostScript),
-            ("postscript/dos-binary.eps", .encapsulatedPostScript),
+            ("postscript/dos-binary.eps", .encapsulatedPostScript), ("postscript/halves.ps.gz", .postScript),
+            ("postscript/offset.eps.gz", .encapsulatedPostScript),
         ])
     func drawn(_ path: String, type: ContentType) throws {
         let (sniffed, rendered) = try renderDocument(path: TestAssets.path(path))
@@ -120,6 +121,20 @@ struct PostScriptTests {
         } throws: { error in
             guard let error = error as? ThumbnailError else { return false }
             return error.description.contains("asks for a file outside itself") && !error.description.contains("\n")
+        }
+    }
+
+    @Test(
+        "a gzip-compressed program counts its pages as the program does; one that inflates past the limit is refused in one line"
+    )
+    func compressed() throws {
+        let first = try renderDocument(path: TestAssets.path("postscript/halves.ps.gz")).thumbnail
+        #expect(first.details?.pageCount == 2)
+        let second = try renderDocument(path: TestAssets.path("postscript/halves.ps.gz"), page: 2).thumbnail.image
+        let green = second.pixel(x: 512, y: 340)
+        #expect(green.g > 240 && green.r < 20 && green.b < 20, "page 2 is \(green)")
+        #expect(throws: ThumbnailError.needsTooMuchMemory(format: "gzip-compressed PostScript", limitMegabytes: 256)) {
+            try renderDocument(path: TestAssets.path("postscript/bomb.ps.gz"))
         }
     }
 

@@ -26,7 +26,7 @@ public struct PostScriptRenderer: DocumentRenderer {
     static let letter = (width: 612.0, height: 792.0)
 
     public func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
-        let data = try FileReader.readWhole(of: request.file)
+        let data = try GzipPostScript.program(FileReader.readWhole(of: request.file), format: "PostScript")
         let isEPS = PostScriptHeader.type(of: Array(data.prefix(256))) == .encapsulatedPostScript
         let format = isEPS ? "EPS" : "PostScript"
         let header = try PostScriptHeader(data, format: format)
