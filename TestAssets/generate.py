@@ -3675,6 +3675,14 @@ def make_media():
     ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-c:v", "mpeg1video", "-q:v", "4",
            *EXACT, "-f", "mpeg", out("media/mpeg1.mpg"))
     ok_image("media/mpeg1.mpg", "mpg", 320, 180, "MPEG-1 video in an MPEG-1 system stream, as on a video CD")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-f", "lavfi", "-i",
+           "sine=frequency=440:duration=2", "-c:v", "wmv2", "-c:a", "wmav2", "-shortest", *EXACT, "-f", "asf",
+           out("media/windows-media.wmv"))
+    ok_image("media/windows-media.wmv", "asf", 320, 180, "Windows Media Video 8 and Audio in ASF, as Windows exported them")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=2", "-f", "lavfi", "-i",
+           "sine=frequency=440:duration=2", "-c:v", "flv1", "-c:a", "libmp3lame", "-ar", "44100", "-shortest",
+           *EXACT, "-f", "flv", out("media/flash.flv"))
+    ok_image("media/flash.flv", "flv", 320, 180, "Sorenson H.263 and MP3 in FLV, as Flash video sites served them")
 
     # Codecs and geometry besides H.264: AV1, 8-bit HEVC, 10-bit H.264; turned 180 and 270
     # degrees; a clip of one frame.
@@ -3744,6 +3752,11 @@ def make_media():
              "no-cover.opus with png/rgb8.png as a METADATA_BLOCK_PICTURE comment (written here)")
     ffmpeg(*tone, "-c:a", "flac", *EXACT, out("media/no-cover.flac"))
     record("media/no-cover.flac", "flac", "error:no cover picture", None, "FLAC without a PICTURE block")
+    ffmpeg(*tone, "-i", cover_png, "-map", "0", "-map", "1", "-c:a", "pcm_s16be", "-c:v", "copy", "-write_id3v2", "1",
+           "-disposition:v", "attached_pic", *EXACT, "-f", "aiff", out("media/cover.aiff"))
+    ok_image("media/cover.aiff", "aiff", 200, 150, "AIFF with png/rgb8.png as the APIC of its ID3 chunk")
+    ffmpeg(*tone, "-c:a", "pcm_s16be", *EXACT, "-f", "aiff", out("media/no-cover.aiff"))
+    record("media/no-cover.aiff", "aiff", "error:no cover picture", None, "AIFF without an ID3 chunk")
     ffmpeg(*tone, "-c:a", "pcm_s16le", *EXACT, os.path.join(TMP, "plain.wav"))
     with open(os.path.join(TMP, "plain.wav"), "rb") as f:
         plain_wave = f.read()

@@ -87,6 +87,18 @@ extension ContentType {
     public static let flac = ContentType(
         "flac", uniformTypeIdentifier: "org.xiph.flac", mimeType: "audio/flac", displayName: "FLAC audio",
         extensions: ["flac"])
+    /// Windows Media (`.wmv`, `.wma`): video or sound in Microsoft's ASF container.
+    public static let windowsMedia = ContentType(
+        "asf", uniformTypeIdentifier: "com.microsoft.advanced-systems-format", mimeType: "video/x-ms-asf",
+        displayName: "Windows Media", extensions: ["wmv", "wma", "asf"])
+    /// Flash video (`.flv`).
+    public static let flashVideo = ContentType(
+        "flv", uniformTypeIdentifier: "com.adobe.flash.video", mimeType: "video/x-flv", displayName: "Flash video",
+        extensions: ["flv"])
+    /// AIFF sound (`.aiff`, `.aif`, and AIFF-C's `.aifc`).
+    public static let aiff = ContentType(
+        "aiff", uniformTypeIdentifier: "public.aiff-audio", mimeType: "audio/aiff", displayName: "AIFF audio",
+        extensions: ["aiff", "aif", "aifc"])
     /// WAV sound (`.wav`): a RIFF `WAVE` form, or its 64-bit forms RF64 and BW64.
     public static let wave = ContentType(
         "wav", uniformTypeIdentifier: "com.microsoft.waveform-audio", mimeType: "audio/wav",
@@ -350,7 +362,7 @@ extension ContentType {
     public static let builtIn: [ContentType] = [
         .pdf, .png, .jpeg, .text, .webp, .gif, .tiff, .heic, .avif, .svg, .mpeg4Video, .quickTimeMovie, .matroska,
         .webm, .avi, .mpegTransportStream, .mpegProgramStream, .oggVideo, .oggAudio, .mp3, .flac, .m4a, .wave,
-        .wordDocument,
+        .windowsMedia, .flashVideo, .aiff, .wordDocument,
         .spreadsheet,
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
         .visioDrawing, .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2,

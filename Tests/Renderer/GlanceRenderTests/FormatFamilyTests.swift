@@ -46,6 +46,20 @@ struct FormatFamilyTests {
         return (folder, path)
     }
 
+    @Test(
+        "every type a built-in family draws is a built-in type: its name comes back from a renderer's reply and a store's row"
+    )
+    func familyTypesAreBuiltIn() throws {
+        let drawn = FormatFamily.builtIn.flatMap(\.contentTypes)
+        let unknown = drawn.filter { ContentType(rawValue: $0.rawValue) == nil }.map(\.rawValue)
+        #expect(unknown.isEmpty, "not in ContentType.builtIn: \(unknown)")
+        // As a reply carries it: encoded, then decoded by the parent.
+        for type in drawn {
+            let decoded = try JSONDecoder().decode([ContentType].self, from: JSONEncoder().encode([type]))
+            #expect(decoded == [type])
+        }
+    }
+
     @Test("a family registered by a test is sniffed, drawn, listed and shown; without it, the file is unsupported")
     func registeredFamily() throws {
         let (folder, path) = try Self.file(Array("SWATCH".utf8) + [0, 200, 40, 10], named: "sample.bin")

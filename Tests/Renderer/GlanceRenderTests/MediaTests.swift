@@ -292,7 +292,7 @@ struct MediaTests {
     @Test("every demuxer the sniffer names exists in FFmpeg, and none probes")
     func demuxers() throws {
         let media = FormatFamily.media.contentTypes
-        #expect(media.count == 13)
+        #expect(media.count == 16)
         for type in media { #expect(MediaSniffer.demuxer(for: type) != nil, "\(type)") }
         #expect(MediaSniffer.demuxer(for: .jpeg) == nil)
     }

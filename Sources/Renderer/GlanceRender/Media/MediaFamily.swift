@@ -9,7 +9,7 @@ extension FormatFamily {
         name: "video and sound",
         contentTypes: [
             .mpeg4Video, .quickTimeMovie, .matroska, .webm, .avi, .mpegTransportStream, .mpegProgramStream, .oggVideo,
-            .oggAudio, .mp3, .flac, .m4a, .wave,
+            .oggAudio, .mp3, .flac, .m4a, .wave, .windowsMedia, .flashVideo, .aiff,
         ],
         sniffRules: [
             SniffRule(priority: 300) { MediaSniffer.isoMovie($0.prefix, named: $0.named) },

@@ -2,7 +2,8 @@ import GlanceCore
 
 /// Recognises video and sound containers by their first bytes, for ``ContentSniffer``: ISO base
 /// media files by their `ftyp` brands, Matroska and WebM by the EBML header's document type, AVI
-/// and WAV by their RIFF forms, MPEG transport streams by their sync bytes every 188 (or 192) bytes, MPEG
+/// and WAV by their RIFF forms, AIFF by its FORM, Windows Media by its header's GUID, Flash
+/// video by `FLV`, MPEG transport streams by their sync bytes every 188 (or 192) bytes, MPEG
 /// program streams by their first pack header, Ogg by
 /// its capture pattern and first codec header, MP3 by its ID3 tag or two MPEG audio frames in a
 /// row, FLAC by its marker. Each type also names the FFmpeg demuxer that opens it
@@ -23,6 +24,18 @@ enum MediaSniffer {
             bytes[8..<12].elementsEqual("WAVE".utf8)
         {
             return .wave
+        }
+        if bytes.starts(with: Self.asfHeader) { return .windowsMedia }
+        // `FLV`, version 1, flags (audio 4, video 1, nothing else), a 9-byte header.
+        if bytes.count >= 9, bytes.starts(with: Array("FLV".utf8) + [1]), bytes[4] & 0xFA == 0,
+            bytes.bigEndian(at: 5, count: 4) == 9
+        {
+            return .flashVideo
+        }
+        if bytes.count >= 12, bytes.starts(with: Array("FORM".utf8)),
+            bytes[8..<12].elementsEqual("AIFF".utf8) || bytes[8..<12].elementsEqual("AIFC".utf8)
+        {
+            return .aiff
         }
         if isTransportStream(bytes) { return .mpegTransportStream }
         if isProgramStream(bytes) { return .mpegProgramStream }
@@ -52,9 +65,17 @@ enum MediaSniffer {
         case .mp3: "mp3"
         case .flac: "flac"
         case .wave: "wav"
+        case .windowsMedia: "asf"
+        case .flashVideo: "flv"
+        case .aiff: "aiff"
         default: nil
         }
     }
+
+    /// The ASF header object's GUID, which every Windows Media file starts with.
+    static let asfHeader: [UInt8] = [
+        0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62, 0xCE, 0x6C,
+    ]
 
     /// Brands that make an ISO base media file a movie or a sound file (a HEIF's are images).
     private static let soundBrands: Set = ["M4A ", "M4B ", "M4P ", "F4A ", "F4B "]
