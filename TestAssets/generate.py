@@ -2122,7 +2122,8 @@ def make_carried():
     """Files that carry their own preview, written here after the layouts the formats are known
     by (no SketchUp or InDesign runs here): a SketchUp model (its UTF-16 header, then a PNG
     preview among other bytes), an InDesign document (its GUID, then an XMP packet whose
-    xmpGImg:image is a JPEG in base64 with &#xA; line breaks); each also without its preview."""
+    xmpGImg:image is a JPEG in base64 with &#xA; line breaks), a Sketch document (a ZIP whose first
+    picture is not its preview); each also without its preview."""
     header = b"\xff\xfe\xff\x0e" + "SketchUp Model".encode("utf-16-le")
     version = b"\xff\xfe\xff\x0a" + "{21.0.339}".encode("utf-16-le")
     filler = bytes((i * 53 + 7) % 251 for i in range(3000))
@@ -2143,6 +2144,28 @@ def make_carried():
     ok_image("carried/layout.indd", "indd", 200, 150, "an InDesign GUID, then an XMP page thumbnail of png/rgb8.png")
     write("carried/no-thumbnail.indd", guid + bytes(4080) + filler)
     record("carried/no-thumbnail.indd", "indd", "error:carries no page thumbnail", None, "an InDesign GUID, no XMP")
+    # A Sketch document: a ZIP of JSON, its bitmaps, and the preview Sketch writes with each save.
+    texture = subprocess.run([CONVERT, "-size", "64x64", "xc:#00a000", "png:-"], check=True,
+                             capture_output=True).stdout
+
+    def sketch(entries):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as package:
+            for name, data in entries:
+                info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                package.writestr(info, data)
+        return buffer.getvalue()
+    body = [("images/texture.png", texture), ("document.json", b'{"_class":"document","pages":[]}'),
+            ("meta.json", b'{"app":"com.bohemiancoding.sketch3","appVersion":"99"}'), ("user.json", b"{}"),
+            ("pages/0A1B2C3D.json", b'{"_class":"page","name":"Page 1"}')]
+    write("carried/design.sketch", sketch(body + [("previews/preview.png", png)]))
+    ok_image("carried/design.sketch", "sketch", 200, 150,
+             "a Sketch document (a green bitmap listed first) with png/rgb8.png as previews/preview.png")
+    write("carried/no-preview.sketch", sketch(body))
+    record("carried/no-preview.sketch", "sketch", "error:carries no preview picture", None,
+           "design.sketch without its preview: not drawn as its bitmap")
 
 
 # ---------------------------------------------------------------- JPEG 2000

@@ -337,6 +337,10 @@ extension ContentType {
     public static let windowsMetafile = ContentType(
         "wmf", uniformTypeIdentifier: "com.microsoft.wmf", mimeType: "image/wmf", displayName: "WMF",
         extensions: ["wmf"])
+    /// A Sketch document (Sketch 43 and later: a ZIP of JSON with its preview).
+    public static let sketchDocument = ContentType(
+        "sketch", uniformTypeIdentifier: "com.bohemiancoding.sketch.drawing.single", mimeType: "application/x-sketch",
+        displayName: "Sketch document", extensions: ["sketch"])
     /// A SketchUp model.
     public static let sketchUpModel = ContentType(
         "skp", uniformTypeIdentifier: "com.sketchup.skp", mimeType: "application/vnd.sketchup.skp",
@@ -374,6 +378,6 @@ extension ContentType {
         .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
         .windowsMetafile,
-        .sketchUpModel, .inDesignDocument, .jpeg2000, .jpeg2000Codestream,
+        .sketchUpModel, .sketchDocument, .inDesignDocument, .jpeg2000, .jpeg2000Codestream,
     ]
 }

@@ -182,6 +182,6 @@ extension FormatFamily {
         .epub, .comics,
         .bitmaps, .icons, .appleIcons, .pam, .qoi, .xPixmaps, .xBitmaps,
         .paintings, .iWork, .blender, .mobi,
-        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .inDesign, .jpeg2000,
+        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .sketch, .inDesign, .jpeg2000,
     ]
 }

@@ -3,13 +3,14 @@ import Testing
 
 @testable import GlanceRender
 
-/// SketchUp models and InDesign documents, drawn from the previews they carry.
+/// SketchUp models, InDesign documents and Sketch documents, drawn from the previews they carry.
 @Suite("Carried previews", .timeLimit(.minutes(10)))
 struct CarriedPreviewTests {
     @Test(
-        "a SketchUp model's PNG preview and an InDesign document's XMP page thumbnail are their thumbnails",
+        "a SketchUp model's PNG preview, an InDesign document's XMP page thumbnail and a Sketch document's preview (not its first bitmap) are their thumbnails",
         arguments: [
             ("carried/model.skp", ContentType.sketchUpModel, 99.0), ("carried/layout.indd", .inDesignDocument, 30),
+            ("carried/design.sketch", .sketchDocument, 99),
         ])
     func drawn(_ path: String, type: ContentType, minimumPSNR: Double) throws {
         let (sniffed, rendered) = try renderDocument(path: TestAssets.path(path))
@@ -26,6 +27,7 @@ struct CarriedPreviewTests {
         arguments: [
             ("carried/no-preview.skp", "it carries no preview picture"),
             ("carried/no-thumbnail.indd", "it carries no page thumbnail"),
+            ("carried/no-preview.sketch", "it carries no preview picture"),
         ])
     func missing(_ path: String, reason: String) {
         #expect {
