@@ -286,6 +286,7 @@ extension PostgresStore {
             statement.leaseAhead = completion.leaseAhead
         }
         let rows = try await run(statement)
+        await checkStatisticsAfterSave()
         guard let completion else { return }
         // Only now, with the save committed: a save that failed leaves the job to its worker.
         var finished: Int64 = 0

@@ -50,6 +50,9 @@ public final class PostgresStore: ThumbnailStore {
     let completions = Mutex<[String: JobCompletion]>([:])
     /// Jobs saves leased ahead, shared with the siblings.
     let leasedAhead: JobsLeasedAhead
+    /// Saves since the planner's statistics were last compared with the tables (see
+    /// ``checkStatisticsAfterSave()``).
+    let savesSinceStatisticsCheck = Mutex(0)
     /// postgres-nio's log, silenced: failures reach the user as ``StoreError``s instead.
     let logger: Logger
     /// The folder of the thumbnails' files (`thumbnails=` on the address), once attached; nil
