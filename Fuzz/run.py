@@ -25,7 +25,7 @@ SEEDS = {
     "svg": ["svg", "hostile", "corrupt"],
     "media": ["media", "hostile", "corrupt"],
     "raw": ["raw", "corrupt"],
-    "archive": ["ebook", "comics", "office"],
+    "archive": ["ebook", "comics", "office", "carried"],
     "bitmap": ["bitmaps", "icns", "pam", "qoi", "xpm"],
     "blend": ["blender"],
     "mobi": ["mobi"],
