@@ -126,39 +126,3 @@ final class XPixmapDecoder: RasterDecoder {
         return ["c", "g", "g4", "m"].lazy.compactMap { found[$0] }.first { !$0.isEmpty } ?? ""
     }
 }
-
-extension CSource {
-    /// The string literals of C source, in order, from `start` on: what is between them (a
-    /// declaration, commas, comments) skipped.
-    struct Strings {
-        private let bytes: [UInt8]
-        private var at: Int
-
-        init(_ bytes: [UInt8], from start: Int) {
-            self.bytes = bytes
-            at = start
-        }
-
-        mutating func next() -> ArraySlice<UInt8>? {
-            while at < bytes.count, bytes[at] != UInt8(ascii: "\"") {
-                if bytes[at] == UInt8(ascii: "/"), at + 1 < bytes.count, bytes[at + 1] == UInt8(ascii: "*") {
-                    at += 2
-                    while at + 1 < bytes.count, !(bytes[at] == UInt8(ascii: "*") && bytes[at + 1] == UInt8(ascii: "/"))
-                    {
-                        at += 1
-                    }
-                    at += 2
-                } else {
-                    at += 1
-                }
-            }
-            guard at < bytes.count else { return nil }
-            // No escapes: XPM's writers never use `"` or `\` as a pixel's character, and
-            // libXpm ends a string at the next `"` as this does.
-            let start = at + 1
-            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-            at = end + 1
-            return bytes[start..<end]
-        }
-    }
-}

@@ -1,4 +1,3 @@
-internal import CCompression
 import GlanceCore
 
 /// PostScript and EPS kept gzip-compressed (`.ps.gz`, `.eps.gz`: how preprint archives served
@@ -12,7 +11,7 @@ enum GzipPostScript {
     /// PostScript or EPS when `prefix` is gzip whose start inflates to a PostScript header.
     static func type(of prefix: [UInt8]) -> ContentType? {
         guard prefix.starts(with: [0x1F, 0x8B]) else { return nil }
-        return PostScriptHeader.type(of: inflatedStart(of: prefix, limit: 512))
+        return PostScriptHeader.type(of: InflatedStart.of(prefix[...], limit: 512))
     }
 
     /// The program in `data`: `data` itself, or what it inflates to when it is gzip.
@@ -21,7 +20,7 @@ enum GzipPostScript {
         // Grown as needed: most programs inflate to a few times their compressed size.
         var capacity = min(inflatedLimit, max(1 << 20, data.count * 8))
         while true {
-            let inflated = inflatedStart(of: data, limit: capacity)
+            let inflated = InflatedStart.of(data[...], limit: capacity)
             if inflated.isEmpty { throw .corrupt(format: "gzip-compressed " + format, detail: "it does not inflate") }
             if inflated.count < capacity { return inflated }
             guard capacity < inflatedLimit else {
@@ -29,18 +28,5 @@ enum GzipPostScript {
             }
             capacity = min(inflatedLimit, capacity * 4)
         }
-    }
-
-    /// The first `limit` bytes `data` inflates to (fewer when it ends first; none when it is
-    /// damaged before a byte came).
-    private static func inflatedStart(of data: [UInt8], limit: Int) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: limit)
-        let written = data.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes {
-                glance_decompress_start(input.baseAddress, input.count, $0.baseAddress, limit)
-            }
-        }
-        output.removeSubrange(written...)
-        return output
     }
 }

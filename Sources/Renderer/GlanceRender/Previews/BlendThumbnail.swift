@@ -1,4 +1,3 @@
-internal import CCompression
 import GlanceCore
 
 /// The thumbnail a Blender file carries: its `TEST` block, which Blender writes near the start of
@@ -28,22 +27,12 @@ struct BlendThumbnail {
         let magic = Array("BLENDER".utf8)
         if prefix.starts(with: magic) { return true }
         guard prefix.starts(with: [0x1F, 0x8B]) || prefix.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) else { return false }
-        return inflatedStart(of: prefix[...], limit: magic.count).starts(with: magic)
+        return InflatedStart.of(prefix[...], limit: magic.count).starts(with: magic)
     }
 
     /// The first `limit` bytes of `data` inflated, or `data` itself when it is not compressed.
     static func head(of data: [UInt8], limit: Int = headLimit) -> [UInt8] {
-        data.starts(with: Array("BLENDER".utf8)) ? data : inflatedStart(of: data[...], limit: limit)
-    }
-
-    private static func inflatedStart(of data: ArraySlice<UInt8>, limit: Int) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: limit)
-        let written = data.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes {
-                glance_decompress_start(input.baseAddress, input.count, $0.baseAddress, limit)
-            }
-        }
-        return Array(output.prefix(written))
+        data.starts(with: Array("BLENDER".utf8)) ? data : InflatedStart.of(data[...], limit: limit)
     }
 
     /// The thumbnail in `head`, a Blender file's start (inflated); `format` names it in errors.
