@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "CWebP", dependencies: ["CLibraryLoader"],
             linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
-        .target(name: "CTIFF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "CTIFF", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CHEIF", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CRaw", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CMedia", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),

@@ -3101,6 +3101,128 @@ def make_tiff():
     write("corrupt/huge.tiff", tiff_ifd(entries) + strip)
     record("corrupt/huge.tiff", "tiff", "error:exceeds the 100-megapixel limit", None,
            "hand-written: 20000x20000 8-bit gray (400 MP), one Deflate strip with one row")
+    make_float_tiff()
+
+
+def float_tiff(w, h, colours, bits, values, big_endian=False, extra=None, icc=None):
+    """A hand-written uncompressed TIFF of floating-point samples (SampleFormat 3) in one strip:
+    gray (`colours` 1) or RGB (3), with one extra sample of kind `extra` (1 associated alpha, 2
+    unassociated) or none; `values` every sample in order, written as IEEE floats of `bits`."""
+    e = ">" if big_endian else "<"
+    samples = colours + (extra is not None)
+    code = {16: "e", 32: "f", 64: "d"}[bits]
+    strip = struct.pack(e + code * len(values), *values)
+    assert len(values) == w * h * samples
+    # (tag, type, values): type 3 SHORT, 4 LONG, 7 UNDEFINED (bytes); strip offset filled in below.
+    entries = [(256, 4, [w]), (257, 4, [h]), (258, 3, [bits] * samples), (259, 3, [1]),
+               (262, 3, [2 if colours == 3 else 1]), (273, 4, [0]), (277, 3, [samples]), (278, 4, [h]),
+               (279, 4, [len(strip)]), (284, 3, [1]), (339, 3, [3] * samples)]
+    if extra is not None:
+        entries.append((338, 3, [extra]))
+    if icc is not None:
+        entries.append((34675, 7, icc))
+    entries.sort()
+    size = {3: 2, 4: 4, 7: 1}
+    ifd_size = 2 + 12 * len(entries) + 4
+    outside = b""
+    placed = []
+    for tag, kind, vals in entries:
+        data = bytes(vals) if kind == 7 else struct.pack(e + ("H" if kind == 3 else "I") * len(vals), *vals)
+        if len(data) <= 4:
+            placed.append((tag, kind, len(vals), data.ljust(4, b"\0"), None))
+        else:
+            placed.append((tag, kind, len(vals), None, 8 + ifd_size + len(outside)))
+            outside += data + b"\0" * (len(data) % 2)
+    strip_at = 8 + ifd_size + len(outside)
+    body = struct.pack(e + "H", len(placed))
+    for tag, kind, count, inline, offset in placed:
+        if tag == 273:
+            inline = struct.pack(e + "I", strip_at)
+        body += struct.pack(e + "HHI", tag, kind, count) + (inline if inline is not None else
+                                                             struct.pack(e + "I", offset))
+    body += struct.pack(e + "I", 0)
+    return (b"MM\0*" if big_endian else b"II*\0") + struct.pack(e + "I", 8) + body + outside + strip
+
+
+def make_float_tiff():
+    """Floating-point TIFFs (HDR merges, Photoshop's 32-bit mode, scientific images) written by
+    hand from png/rgb8.png's and png/rgba8.png's pixels, and made smaller by tiffcp."""
+    def deflated(rel, data):
+        # Deflate with the floating-point predictor (3), by tiffcp.
+        plain = os.path.join(TMP, "plain-float.tiff")
+        with open(plain, "wb") as f:
+            f.write(data)
+        run("tiffcp", "-c", "zip:3", plain, out(rel))
+
+    w, h, rgb = read_ppm_of(os.path.join(ROOT, "png", "rgb8.png"))
+    linear = [srgb_to_linear(c / 255) for c in rgb]
+    plain = os.path.join(TMP, "float32.tiff")
+    with open(plain, "wb") as f:
+        f.write(float_tiff(w, h, 3, 32, linear))
+    # Deflate with the floating-point predictor (3), in 16-row strips.
+    run("tiffcp", "-c", "zip:3", "-r", "16", plain, out("tiff/float32-linear.tiff"))
+    ok_image("tiff/float32-linear.tiff", "tiff", w, h,
+             "png/rgb8.png's pixels as linear light in 32-bit floats (no profile), Deflate with "
+             "the floating-point predictor, 16-row strips")
+    run("tiffcp", "-t", "-w", "64", "-l", "64", "-c", "zip:3", plain, out("tiff/float32-tiled.tiff"))
+    ok_image("tiff/float32-tiled.tiff", "tiff", w, h,
+             "tiff/float32-linear.tiff's samples in 64x64 tiles (partial at the right and bottom)")
+    # Half floats, big-endian, gray with unassociated alpha: rgba8's green as gray, its alpha.
+    pam = os.path.join(TMP, "rgba8.pam")
+    run(CONVERT, os.path.join(ROOT, "png", "rgba8.png"), "PAM:" + pam)
+    rgba = open(pam, "rb").read().split(b"ENDHDR\n", 1)[1]
+    assert len(rgba) == w * h * 4
+    values = []
+    for i in range(w * h):
+        values += [srgb_to_linear(rgba[4 * i + 1] / 255), rgba[4 * i + 3] / 255]
+    write("tiff/half-gray-alpha.tiff", float_tiff(w, h, 1, 16, values, big_endian=True, extra=2))
+    ok_image("tiff/half-gray-alpha.tiff", "tiff", w, h,
+             "hand-written, big-endian: png/rgba8.png's green as linear gray and its alpha, in 16-bit "
+             "(half) floats, unassociated alpha")
+    # 32-bit RGBA with associated alpha: colour premultiplied by alpha.
+    values = []
+    for i in range(w * h):
+        a = rgba[4 * i + 3] / 255
+        values += [srgb_to_linear(rgba[4 * i + c] / 255) * a for c in range(3)] + [a]
+    deflated("tiff/float32-premultiplied.tiff", float_tiff(w, h, 3, 32, values, extra=1))
+    ok_image("tiff/float32-premultiplied.tiff", "tiff", w, h,
+             "hand-written: png/rgba8.png as linear RGB premultiplied by alpha, 32-bit floats, "
+             "associated alpha; Deflate (tiffcp)")
+    # 64-bit floats with the Display P3 profile: linear light on P3's primaries (the profile's
+    # curve, sRGB's, is not the samples': Photoshop's 32-bit convention), beside the same pixels
+    # as 8-bit samples with the same profile.
+    p3 = icc_rgb_profile("Display P3 (Glance test)", [(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)],
+                         (0.3127, 0.3290))
+    deflated("tiff/float64-p3.tiff", float_tiff(w, h, 3, 64, linear, icc=p3))
+    ok_image("tiff/float64-p3.tiff", "tiff", w, h,
+             "hand-written: png/rgb8.png's codes decoded to linear light as 64-bit floats, tagged "
+             "Display P3; Deflate (tiffcp)")
+    icc = os.path.join(TMP, "p3.icc")
+    with open(icc, "wb") as f:
+        f.write(p3)
+    # Assigned to pixels without a profile, ImageMagick converts nothing; the chromaticity tags it
+    # adds (sRGB's) are removed to leave the profile the only colour information.
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-strip", "-profile", icc, "-compress", "lzw",
+        out("tiff/rgb8-p3.tiff"))
+    run("tiffset", "-u", "318", out("tiff/rgb8-p3.tiff"))
+    run("tiffset", "-u", "319", out("tiff/rgb8-p3.tiff"))
+    ok_image("tiff/rgb8-p3.tiff", "tiff", w, h,
+             "png/rgb8.png's 8-bit codes, LZW, tagged Display P3: tiff/float64-p3.tiff's twin")
+    # Not-a-number and infinities among the samples: drawn (as black and as full), not refused.
+    values = list(linear)
+    for i in range(0, len(values), 7):
+        values[i] = float("nan") if i % 2 else float("inf")
+    deflated("tiff/float32-nan.tiff", float_tiff(w, h, 3, 32, values))
+    ok_image("tiff/float32-nan.tiff", "tiff", w, h,
+             "tiff/float32-linear.tiff's samples with every seventh not-a-number or infinite")
+    # 24-bit floats (Adobe's): refused in one line.
+    f24 = bytearray(float_tiff(2, 2, 1, 16, [0.5] * 4))
+    # BitsPerSample 16 -> 24 (inline SHORT), with a 12-byte strip to match.
+    at = f24.index(struct.pack("<HHI", 258, 3, 1)) + 8
+    f24[at:at + 2] = struct.pack("<H", 24)
+    write("tiff/float24.tiff", bytes(f24) + bytes(4))
+    record("tiff/float24.tiff", "tiff", "error:floating-point samples of 24 bits", None,
+           "hand-written: 2x2 gray in 24-bit floats (BitsPerSample 24, SampleFormat 3)")
 
 
 # ---------------------------------------------------------------- heif

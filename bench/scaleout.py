@@ -231,16 +231,46 @@ class UsageSampler:
         return before[1] + (after[1] - before[1]) * (moment - before[0]) / (after[0] - before[0])
 
 
-def steady_cpu_per_document(sampler, finished, hosts):
-    """PostgreSQL's CPU per document once every host is working, in ms: from the moment the
-    first 2 x hosts jobs were done (each host connected and its statements prepared) to the moment
-    all but the last `hosts` were (before hosts run dry and disconnect), over the jobs finished
-    between. `finished`: every job's finishing time (the server's clock, this machine's)."""
+def steady_window(sampler, finished, hosts):
+    """PostgreSQL's CPU once every host is working: from the moment the first 2 x hosts jobs were
+    done (each host connected and its statements prepared) to the moment all but the last `hosts`
+    were (before hosts run dry and disconnect), as (CPU seconds, wall seconds, jobs finished
+    between), or None for a run too short to have one. `finished`: every job's finishing time
+    (the server's clock, this machine's)."""
     first, last = 2 * hosts - 1, len(finished) - hosts - 1
     if last - first < 8:
         return None
     used = sampler.at(finished[last]) - sampler.at(finished[first])
-    return used * 1000 / (last - first)
+    return used, finished[last] - finished[first], last - first
+
+
+def steady_cpu_per_document(window):
+    """The steady window's CPU per document, in ms."""
+    return window[0] * 1000 / window[2] if window else None
+
+
+def split_steady_cpu(windows):
+    """PostgreSQL's steady CPU split, by least squares over runs at different rates, into what it
+    spends a second whatever the rate (its WAL writer's and background writer's rounds, the WAL
+    flush that covers however many commits came since the last) and what each more document
+    costs: (ms a second, ms a document), or None without two different rates. At one host's rate
+    the first is a third of the steady figure; the second is what a database core's documents a
+    second are bounded by."""
+    windows = [w for w in windows if w]
+    if len(windows) < 2:
+        return None
+    # Minimise sum (used - fixed*seconds - marginal*docs)^2: the 2x2 normal equations.
+    ss = sum(s * s for _, s, _ in windows)
+    sd = sum(s * d for _, s, d in windows)
+    dd = sum(d * d for _, _, d in windows)
+    us = sum(u * s for u, s, _ in windows)
+    ud = sum(u * d for u, _, d in windows)
+    determinant = ss * dd - sd * sd
+    if abs(determinant) < 1e-9 * ss * dd:
+        return None
+    fixed = (us * dd - ud * sd) / determinant
+    marginal = (ud * ss - us * sd) / determinant
+    return fixed * 1000, marginal * 1000
 
 
 def timed(argvs, preexec=None):
@@ -379,9 +409,11 @@ def measure_scaleout(glance, root, many_docs, work_dir, rounds, log, copies=6, q
                     raise RuntimeError(f"{hosts} host(s): {done} of {count} jobs done")
                 statements, top = statement_profile(server, database, count)
                 trips, percentiles = lease_latencies(errors)
+                window = steady_window(sampler, finished, hosts)
                 runs[hosts].append({
                     "seconds": seconds, "postgres_cpu_ms_per_document": postgres_cpu * 1000 / count,
-                    "postgres_steady_ms_per_document": steady_cpu_per_document(sampler, finished, hosts),
+                    "postgres_steady_ms_per_document": steady_cpu_per_document(window),
+                    "postgres_steady_window": window,
                     "sessions": sessions,
                     "hosts_cpu_ms_per_document": hosts_cpu * 1000 / count, "statements_per_document": statements,
                     "wal_bytes_per_document": wal / count, "lease_round_trips": trips,
@@ -446,6 +478,8 @@ def summarise(runs, hosts_list, count):
     steady = [r["postgres_steady_ms_per_document"] for r in every if r["postgres_steady_ms_per_document"]]
     result["postgres_steady_ms_per_document"] = statistics.median(steady) if steady else None
     result["statements_per_document"] = statistics.median(r["statements_per_document"] for r in every)
+    split = split_steady_cpu([r.get("postgres_steady_window") for r in every])
+    result["postgres_ms_per_second"], result["postgres_marginal_ms_per_document"] = split or (None, None)
     return result
 
 
@@ -485,6 +519,11 @@ def format_scaleout(scaleout):
         per_core = 1000 / steady
         lines.append(f"  one database core carries {per_core:.0f} documents/s at the steady cost: "
                      f"{per_core / one:.0f} hosts like these")
+    if s.get("postgres_marginal_ms_per_document") is not None:
+        marginal = s["postgres_marginal_ms_per_document"]
+        lines.append(f"  the steady CPU split over the runs' rates: {s['postgres_ms_per_second']:.2f} ms a second "
+                     f"whatever the rate, {marginal:.2f} ms a document more (one core: "
+                     f"{1000 / marginal if marginal > 0 else float('inf'):.0f} documents/s)")
     lines += [
         f"  local pool under the same quota {s['local_seconds']:.2f} s, {s['local_cpu_ms_per_document']:.1f} ms of "
         f"CPU per document; the queue's overhead per document: {s['overhead_cpu_ms_per_document']:.1f} ms of the "

@@ -148,6 +148,42 @@ static int glance_invert(const double m[3][3], double out[3][3]) {
     return 1;
 }
 
+int glance_colour_linear_matrix(const uint8_t *icc, size_t length, float matrix[3][3], char *message,
+                                size_t message_size) {
+    glance_colour_errors errors = {0};
+    cmsContext context = length <= UINT32_MAX ? glance_colour_context(&errors) : NULL;
+    if (context == NULL) {
+        glance_colour_fail(message, message_size, NULL, "out of memory");
+        return -1;
+    }
+    cmsHPROFILE source = cmsOpenProfileFromMemTHR(context, icc, (cmsUInt32Number)length);
+    cmsHPROFILE srgb = cmsCreate_sRGBProfileTHR(context);
+    double from[3][3], to[3][3], inverse[3][3];
+    int status = -1;
+    if (source != NULL && srgb != NULL && cmsGetColorSpace(source) == cmsSigGrayData) {
+        // Gray is gray on any white: the identity.
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) matrix[i][j] = i == j;
+        status = 0;
+    } else if (source != NULL && srgb != NULL && cmsGetColorSpace(source) == cmsSigRgbData &&
+               glance_colorants(source, from) && glance_colorants(srgb, to) && glance_invert(to, inverse)) {
+        // Both profiles' colorants are adapted to the PCS's D50: one matrix from the first's
+        // linear RGB to sRGB's.
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                matrix[i][j] = (float)(inverse[i][0] * from[0][j] + inverse[i][1] * from[1][j] +
+                                       inverse[i][2] * from[2][j]);
+        status = 0;
+    } else if (source != NULL && errors.message[0] == 0) {
+        snprintf(errors.message, sizeof errors.message, "the profile names no RGB primaries");
+    }
+    if (status != 0) glance_colour_fail(message, message_size, &errors, "not a usable ICC profile");
+    if (source != NULL) cmsCloseProfile(source);
+    if (srgb != NULL) cmsCloseProfile(srgb);
+    cmsDeleteContext(context);
+    return status;
+}
+
 /// The fast path for `source`, or NULL when it does not apply (not matrix/curves RGB, a curve
 /// that does not start at black, a singular matrix).
 static glance_matrix_shaper *glance_matrix_shaper_make(cmsContext context, cmsHPROFILE source) {

@@ -116,6 +116,77 @@ struct TIFFTests {
         #expect(PixelStatistics.meanAbsoluteDifference(rendered.image, png.image) < 1)
     }
 
+    /// The largest difference of any channel between `image` and `reference` over every seventh
+    /// pixel each way where the reference's alpha is over 64, and how many pixels that was.
+    private func worstDifference(_ image: PixelBuffer, _ reference: PixelBuffer, gray: Bool = false) -> (Int, Int) {
+        var compared = 0
+        var worst = 0
+        for y in stride(from: 0, to: reference.height, by: 7) {
+            for x in stride(from: 0, to: reference.width, by: 7) {
+                let p = image.pixel(x: x, y: y)
+                let q = reference.pixel(x: x, y: y)
+                worst = max(worst, abs(Int(p.a) - Int(q.a)))
+                guard q.a > 64 else { continue }
+                compared += 1
+                // A gray picture made of the reference's green.
+                let wanted = gray ? [q.g, q.g, q.g] : [q.r, q.g, q.b]
+                for (got, want) in zip([p.r, p.g, p.b], wanted) { worst = max(worst, abs(Int(got) - Int(want))) }
+            }
+        }
+        return (worst, compared)
+    }
+
+    @Test(
+        "floating-point samples without a profile are linear light: they draw the sRGB picture they hold",
+        arguments: ["float32-linear.tiff", "float32-tiled.tiff"])
+    func floatingPoint(_ name: String) throws {
+        let reference = try decodeFullSize(TestAssets.path("png/rgb8.png"))
+        let rendered = try renderDocument(path: TestAssets.path("tiff/\(name)")).thumbnail
+        #expect(rendered.image.width == 200 && rendered.image.height == 150 && !rendered.image.hasAlpha)
+        #expect(rendered.warnings.contains { $0.contains("floating-point samples") })
+        let (worst, compared) = worstDifference(rendered.image, reference)
+        #expect(compared > 500 && worst <= 2, "\(compared) pixels compared, worst \(worst)")
+    }
+
+    @Test(
+        "half floats big-endian with straight alpha, and 32-bit floats with premultiplied alpha",
+        arguments: [("half-gray-alpha.tiff", true), ("float32-premultiplied.tiff", false)])
+    func floatingPointAlpha(_ name: String, gray: Bool) throws {
+        let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
+        let image = try renderDocument(path: TestAssets.path("tiff/\(name)")).thumbnail.image
+        #expect(image.hasAlpha && image.width == 200 && image.height == 150)
+        let (worst, compared) = worstDifference(image, reference, gray: gray)
+        #expect(compared > 50 && worst <= 3, "\(compared) pixels compared, worst \(worst)")
+    }
+
+    @Test(
+        "floating-point samples are linear light on their ICC profile's primaries: 64-bit floats match the 8-bit twin")
+    func floatingPointProfile() throws {
+        let float = try renderDocument(path: TestAssets.path("tiff/float64-p3.tiff")).thumbnail.image
+        let eight = try renderDocument(path: TestAssets.path("tiff/rgb8-p3.tiff")).thumbnail
+        #expect(eight.colour != nil)
+        #expect(PixelStatistics.meanAbsoluteDifference(float, eight.image) < 1)
+        // The profile was applied: the codes as sRGB would be another picture.
+        let untagged = try decodeFullSize(TestAssets.path("png/rgb8.png"))
+        #expect(PixelStatistics.meanAbsoluteDifference(float, untagged) > 2)
+    }
+
+    @Test("not-a-number and infinite samples are drawn, not refused; 24-bit floats are refused in one line")
+    func floatingPointOddities() throws {
+        let odd = try renderDocument(path: TestAssets.path("tiff/float32-nan.tiff")).thumbnail.image
+        let clean = try renderDocument(path: TestAssets.path("tiff/float32-linear.tiff")).thumbnail.image
+        #expect(odd.width == 200 && odd.height == 150)
+        let difference = PixelStatistics.meanAbsoluteDifference(odd, clean)
+        #expect(difference > 1 && difference < 40, "mean difference \(difference)")
+        do {
+            _ = try renderDocument(path: TestAssets.path("tiff/float24.tiff"))
+            Issue.record("a 24-bit float TIFF rendered")
+        } catch {
+            #expect(error.description.contains("floating-point samples of 24 bits"), "\(error)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
     @Test("a page past the pixel limit is refused from its tags; a cut file is a one-line error")
     func refusals() {
         for (name, expected) in [

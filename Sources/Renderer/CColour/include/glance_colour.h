@@ -40,6 +40,15 @@ typedef enum {
     GLANCE_PIXELS_CMYK_INVERTED = 5,    ///< Adobe's inverted CMYK (0 = full ink) in, RGB out
 } glance_colour_pixels;
 
+/// The matrix that takes linear light on the primaries of the RGB profile in `icc` to linear
+/// light on sRGB's (the identity for a gray profile): its colorants only, not its curves. For
+/// floating-point pictures, whose samples are linear light whatever curve their profile names
+/// (Photoshop's 32-bit mode embeds its working space's profile, curve and all, with linear
+/// samples). Returns 0, or -1 and a message when the profile has no primaries (a table-based
+/// profile, or not RGB or gray) or cannot be read.
+int glance_colour_linear_matrix(const uint8_t *icc, size_t length, float matrix[3][3], char *message,
+                                size_t message_size);
+
 typedef struct glance_colour_transform glance_colour_transform;
 
 /// A transform from the profile in `icc` to sRGB for pixels laid out as `pixels`: perceptual

@@ -35,6 +35,12 @@ typedef struct {
     /// contiguous RGB without alpha) or 4 (RGBA: as stored for 8-bit RGB with unassociated
     /// alpha, else through libtiff's RGBA reader, which takes every other layout).
     int channels;
+    /// Whether its samples are floating-point (16, 32 or 64 bits): linear light, on the primaries
+    /// of the page's ICC profile (sRGB's without one); the rows come as 8-bit sRGB already, so no
+    /// profile is left to apply.
+    int is_float;
+    /// Whether such a page's ICC profile named no primaries (sRGB's were then taken).
+    int float_profile_refused;
 } glance_tiff_info;
 
 /// Opens the TIFF on descriptor `fd` (not taken over; read with pread), `size` bytes long.

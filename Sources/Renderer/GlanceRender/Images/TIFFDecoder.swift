@@ -4,6 +4,7 @@ import GlanceCore
 /// Decodes a TIFF's first page (or the page asked for) through libtiff (loaded on the first
 /// TIFF) for the ``RasterPipeline``, and says how many pages it has: strips or tiles, 1 to 16
 /// bits a sample, gray, palette, RGB, YCbCr, CMYK (converted without a profile, as libtiff does),
+/// 16-, 32- and 64-bit floating-point gray and RGB (linear light, on their profile's primaries),
 /// the usual compressions (none, LZW, deflate, PackBits, JPEG, ...), alpha associated or not.
 /// Rows are read a strip or a tile high at a time through the document's descriptor and scaled as
 /// they come, so a large TIFF is never whole in memory; libtiff's largest single allocation is
@@ -25,7 +26,14 @@ final class TIFFDecoder: RasterDecoder {
         // (Another page than the first: the details' count says "page N of M".)
         if info.pages > 1 && request.page == 1 { warnings.append("\(info.pages) pages: the first is the thumbnail") }
         if info.is_cmyk != 0 { warnings.append("CMYK converted to RGB without a profile") }
-        let profile = info.is_cmyk != 0 ? nil : file.embeddedProfile(warnings: &warnings)
+        if info.is_float != 0 {
+            warnings.append(
+                info.float_profile_refused != 0
+                    ? "floating-point samples: their ICC profile names no primaries, taken as linear sRGB"
+                    : "floating-point samples: taken as linear light, values past 0 to 1 clipped")
+        }
+        // Floating-point samples come converted to sRGB already, on the profile's primaries.
+        let profile = info.is_cmyk != 0 || info.is_float != 0 ? nil : file.embeddedProfile(warnings: &warnings)
         self.warnings = warnings
         header = RasterHeader(
             size: PixelSize(width: Int(info.width), height: Int(info.height)),
