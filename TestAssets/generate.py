@@ -38,7 +38,12 @@ What it makes
   tiff/         TIFF made by ImageMagick, tiffcp and tiffset: RGB 8 bit LZW
                 strips, RGB 16 bit Deflate, JPEG tiles, CMYK, gray PackBits,
                 RGBA, three pages, Orientation 6; truncated, a bad IFD offset
-                and a hand-written 20000x20000 file in corrupt/
+                and a hand-written 20000x20000 file in corrupt/; floating-point
+                TIFFs written by hand (16, 32, 64 bits, alpha, a profile) and
+                a Display P3 8-bit twin
+  hdr/          Radiance HDR (made with the tiff group): one by ImageMagick,
+                the rest written by hand (flat, run-length, old repeats,
+                PRIMARIES=), and cut, XYZE, huge and overrunning files
   heif/         HEIC (x265) and AVIF (libaom) made by heif-enc: a photo, one
                 with an embedded thumbnail, alpha, an irot added here by
                 editing the boxes (heif-enc cannot write one); truncated,
@@ -3102,6 +3107,7 @@ def make_tiff():
     record("corrupt/huge.tiff", "tiff", "error:exceeds the 100-megapixel limit", None,
            "hand-written: 20000x20000 8-bit gray (400 MP), one Deflate strip with one row")
     make_float_tiff()
+    make_radiance()
 
 
 def float_tiff(w, h, colours, bits, values, big_endian=False, extra=None, icc=None):
@@ -3142,6 +3148,92 @@ def float_tiff(w, h, colours, bits, values, big_endian=False, extra=None, icc=No
                                                              struct.pack(e + "I", offset))
     body += struct.pack(e + "I", 0)
     return (b"MM\0*" if big_endian else b"II*\0") + struct.pack(e + "I", 8) + body + outside + strip
+
+
+def rgbe(r, g, b):
+    """One Radiance RGBE pixel of linear light (Radiance's float2rgbe)."""
+    v = max(r, g, b)
+    if v < 1e-32:
+        return bytes(4)
+    m, e = math.frexp(v)
+    scale = m * 256 / v
+    return bytes([int(r * scale), int(g * scale), int(b * scale), e + 128])
+
+
+def rgbe_rle_row(pixels):
+    """A row of RGBE pixels in Radiance's run-length form: 2, 2, the width, then each component
+    as runs (128 + n, the byte) of 4 or more equal bytes and literals (n, n bytes) between."""
+    out = b"\x02\x02" + struct.pack(">H", len(pixels))
+    for c in range(4):
+        data = bytes(p[c] for p in pixels)
+        i = 0
+        literal = b""
+        while i < len(data):
+            n = 1
+            while i + n < len(data) and data[i + n] == data[i] and n < 127:
+                n += 1
+            if n >= 4:
+                while literal:
+                    out += bytes([len(literal[:128])]) + literal[:128]
+                    literal = literal[128:]
+                out += bytes([128 + n, data[i]])
+                i += n
+            else:
+                literal += data[i:i + n]
+                i += n
+        while literal:
+            out += bytes([len(literal[:128])]) + literal[:128]
+            literal = literal[128:]
+    return out
+
+
+def make_radiance():
+    """Radiance HDR pictures (`.hdr`): one written by ImageMagick (run-length encoded scanlines),
+    the rest by hand from png/rgb8.png's pixels decoded to linear light."""
+    w, h, rgb = read_ppm_of(os.path.join(ROOT, "png", "rgb8.png"))
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), out("hdr/rgb8.hdr"))
+    ok_image("hdr/rgb8.hdr", "hdr", w, h, "png/rgb8.png by ImageMagick: run-length encoded scanlines")
+    pixels = [rgbe(*(srgb_to_linear(rgb[3 * i + c] / 255) for c in range(3))) for i in range(w * h)]
+    # Flat pixels, rows stored bottom to top (+Y): the picture must come out upright.
+    rows = [b"".join(pixels[y * w:(y + 1) * w]) for y in range(h)]
+    head = b"#?RADIANCE\n# written by Glance's test generator\nFORMAT=32-bit_rle_rgbe\nEXPOSURE=1.0\n\n"
+    write("hdr/flat-bottom-up.hdr", head + b"+Y %d +X %d\n" % (h, w) + b"".join(reversed(rows)))
+    ok_image("hdr/flat-bottom-up.hdr", "hdr", w, h,
+             "hand-written: png/rgb8.png as flat RGBE pixels, rows bottom to top (+Y)")
+    # Run-length encoded by hand, with a band of one colour so that runs appear beside literals.
+    banded = [grey_pixel if y % 50 < 10 else p for y in range(h) for p in pixels[y * w:(y + 1) * w]
+              for grey_pixel in [rgbe(0.5, 0.25, 0.125)]]
+    write("hdr/rle-bands.hdr", head + b"-Y %d +X %d\n" % (h, w) +
+          b"".join(rgbe_rle_row(banded[y * w:(y + 1) * w]) for y in range(h)))
+    ok_image("hdr/rle-bands.hdr", "hdr", w, h,
+             "hand-written, run-length encoded: png/rgb8.png with every 50 rows' first 10 in linear "
+             "(0.5, 0.25, 0.125)")
+    # Display P3's primaries (PRIMARIES=): tiff/rgb8-p3.tiff's twin.
+    p3 = b"PRIMARIES=0.680 0.320 0.265 0.690 0.150 0.060 0.3127 0.3290\n"
+    write("hdr/p3-primaries.hdr", head.replace(b"\n\n", b"\n" + p3 + b"\n") + b"-Y %d +X %d\n" % (h, w) +
+          b"".join(rgbe_rle_row(pixels[y * w:(y + 1) * w]) for y in range(h)))
+    ok_image("hdr/p3-primaries.hdr", "hdr", w, h,
+             "hand-written: png/rgb8.png's codes decoded to linear light on Display P3's primaries "
+             "(PRIMARIES=): tiff/rgb8-p3.tiff's twin")
+    # Old-style repeats: a row of one colour as a pixel and 1,1,1,n.
+    grey = rgbe(0.2, 0.2, 0.2)
+    row = grey + b"\x01\x01\x01" + bytes([w - 1])
+    write("hdr/old-repeats.rgbe", b"#?RGBE\nFORMAT=32-bit_rle_rgbe\n\n-Y 4 +X %d\n" % w + row * 4)
+    ok_image("hdr/old-repeats.rgbe", "hdr", w, 4,
+             "hand-written: #?RGBE, four rows of one pixel of linear 0.2 gray and an old-style repeat")
+    whole = read("hdr/rgb8.hdr")
+    write("hdr/truncated.hdr", whole[:len(whole) // 2])
+    record("hdr/truncated.hdr", "hdr", "error:truncated", None, "hdr/rgb8.hdr cut in half")
+    write("hdr/xyze.hdr", b"#?RADIANCE\nFORMAT=32-bit_rle_xyze\n\n-Y 1 +X 1\n" + bytes(4))
+    record("hdr/xyze.hdr", "hdr", "error:32-bit_rle_xyze", None, "hand-written: XYZE samples, refused")
+    write("hdr/huge.hdr", b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 30000 +X 30000\n" + bytes(64))
+    record("hdr/huge.hdr", "hdr", "error:exceeds the 100-megapixel limit", None,
+           "hand-written: 30000x30000 (900 MP) in its resolution line, 64 bytes of pixels")
+    # A run that would write past its row.
+    bad = b"\x02\x02" + struct.pack(">H", 8) + b"\xff\x01" * 4
+    write("hdr/overrun.hdr", b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 8\n" + bad)
+    record("hdr/overrun.hdr", "hdr", "error:a run overruns its row", None,
+           "hand-written: an 8-pixel row whose runs say 127 pixels")
 
 
 def make_float_tiff():

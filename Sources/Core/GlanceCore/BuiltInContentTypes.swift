@@ -281,6 +281,11 @@ extension ContentType {
     public static let quiteOKImage = ContentType(
         "qoi", uniformTypeIdentifier: "org.qoiformat.qoi", mimeType: "image/qoi", displayName: "QOI",
         extensions: ["qoi"])
+    /// A Radiance HDR picture (RGBE): linear light past white, as HDR merges and 3D renderers keep
+    /// their lighting.
+    public static let radianceHDR = ContentType(
+        "hdr", uniformTypeIdentifier: "public.radiance", mimeType: "image/vnd.radiance", displayName: "Radiance HDR",
+        extensions: ["hdr", "rgbe"])
     /// A Photoshop document: PSD, or PSB (the large document format).
     public static let photoshop = ContentType(
         "psd", uniformTypeIdentifier: "com.adobe.photoshop-image", mimeType: "image/vnd.adobe.photoshop",
@@ -374,7 +379,7 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .xPixmap, .xBitmap, .jpegXL, .photoshop, .postScript,
+        .portableArbitraryMap, .quiteOKImage, .radianceHDR, .xPixmap, .xBitmap, .jpegXL, .photoshop, .postScript,
         .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
         .windowsMetafile,

@@ -148,6 +148,14 @@ static int glance_invert(const double m[3][3], double out[3][3]) {
     return 1;
 }
 
+void glance_colour_linear_to_srgb_table(uint8_t table[65536]) {
+    for (int v = 0; v < 65536; v++) {
+        double linear = v / 65535.0;
+        double encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055;
+        table[v] = (uint8_t)(encoded * 255 + 0.5);
+    }
+}
+
 int glance_colour_linear_matrix(const uint8_t *icc, size_t length, float matrix[3][3], char *message,
                                 size_t message_size) {
     glance_colour_errors errors = {0};

@@ -414,18 +414,6 @@ static void wide_row(const glance_tiff *file, const uint8_t *stored, uint16_t *r
     }
 }
 
-/// 16-bit linear light to 8-bit sRGB codes, every value.
-static uint8_t *linear_to_srgb_table(void) {
-    uint8_t *table = malloc(65536);
-    if (table == NULL) return NULL;
-    for (int v = 0; v < 65536; v++) {
-        double linear = v / 65535.0;
-        double encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055;
-        table[v] = (uint8_t)(encoded * 255 + 0.5);
-    }
-    return table;
-}
-
 /// A 16-bit row of linear light (gray or RGB, with alpha or not) as 8-bit sRGB RGB or RGBA.
 static void linear_row_to_srgb(const glance_tiff *file, const uint16_t *row, uint8_t *out) {
     const uint8_t *table = file->linear_to_srgb;
@@ -462,9 +450,12 @@ static int read_float_rows(glance_tiff *file, uint32_t first_row, uint32_t count
             return 0;
         }
     }
-    if (file->linear_to_srgb == NULL && (file->linear_to_srgb = linear_to_srgb_table()) == NULL) {
-        snprintf(file->error, sizeof file->error, "no memory for the floating-point samples' conversion");
-        return 0;
+    if (file->linear_to_srgb == NULL) {
+        if ((file->linear_to_srgb = malloc(65536)) == NULL) {
+            snprintf(file->error, sizeof file->error, "no memory for the floating-point samples' conversion");
+            return 0;
+        }
+        glance_colour_linear_to_srgb_table(file->linear_to_srgb);
     }
     if (!read_rows_as_stored(file, first_row, count, file->stored_band)) return 0;
     size_t out_row = (size_t)file->width * (size_t)file->direct_channels;

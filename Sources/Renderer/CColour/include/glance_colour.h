@@ -40,6 +40,10 @@ typedef enum {
     GLANCE_PIXELS_CMYK_INVERTED = 5,    ///< Adobe's inverted CMYK (0 = full ink) in, RGB out
 } glance_colour_pixels;
 
+/// Fills `table` from 16-bit linear light (0 to 65535 for 0 to 1) to 8-bit sRGB codes (its
+/// curve), for floating-point and HDR pictures.
+void glance_colour_linear_to_srgb_table(uint8_t table[65536]);
+
 /// The matrix that takes linear light on the primaries of the RGB profile in `icc` to linear
 /// light on sRGB's (the identity for a gray profile): its colorants only, not its curves. For
 /// floating-point pictures, whose samples are linear light whatever curve their profile names

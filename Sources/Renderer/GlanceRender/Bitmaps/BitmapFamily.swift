@@ -23,6 +23,11 @@ extension FormatFamily {
         "QOI", types: [.quiteOKImage], decoder: QOIDecoder.self,
         rules: [.signature(Array("qoif".utf8), priority: 170, type: .quiteOKImage)])
 
+    /// Radiance HDR pictures: `#?RADIANCE` or `#?RGBE` (``RadianceDecoder``).
+    public static let radiance = raster(
+        "Radiance HDR", types: [.radianceHDR], decoder: RadianceDecoder.self,
+        rules: RadianceDecoder.signatures.map { .signature($0, priority: 172, type: .radianceHDR) })
+
     /// X11's pixmaps and bitmaps: C source, told by XPM's opening comment and XBM's first
     /// `#define` of a width (before the text rule, which would draw their source);
     /// ``XPixmapDecoder`` and ``XBitmapDecoder``.
