@@ -103,6 +103,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("freetype"), .linkedLibrary("cairo")]),
         .target(name: "CJPEG2000", dependencies: ["CLibraryLoader"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CJXL", dependencies: ["CLibraryLoader", "CColour"], cSettings: [.unsafeFlags(["-O2"])]),
+        .target(
+            name: "CEXR", dependencies: ["CLibraryLoader", "CColour"],
+            cSettings: [.unsafeFlags(["-O2", "-I/usr/include/OpenEXR"])]),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"]),
         // LibreOfficeKit's header (libreofficekit-dev) and its loader, which opens the office
         // suite's own library from its program folder when an office renderer starts.
@@ -157,7 +160,7 @@ let package = Package(
             dependencies: [
                 "GlanceCore", "CJPEG", "CPNG", "CScaler", "CColour", "CGraphics", "CUchardet", "CWebP",
                 "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia", "CSVG", "CArchive", "COffice", "CPixbuf",
-                "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CJPEG2000", "CTextPaint", "CFileAccess",
+                "CJXL", "CEXR", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CJPEG2000", "CTextPaint", "CFileAccess",
                 "CLibraryLoader",
                 "CCompression",
                 "CRenderGuard",
@@ -380,7 +383,7 @@ let layers: [String: [String]] = [
     "Core": ["GlanceCore", "GlanceCoreTests"],
     "Renderer": [
         "GlanceRender", "GlanceRendererProcess", "CJPEG", "CPNG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CRaw", "CMedia",
-        "CSVG", "CPixbuf", "CJXL", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CJPEG2000",
+        "CSVG", "CPixbuf", "CJXL", "CEXR", "CGhostscript", "CDjVu", "CXPS", "CFontSheet", "CJPEG2000",
         "COffice", "CPoppler",
         "CPageImages", "CGraphics", "CTextPaint", "CUchardet", "CColour", "CScaler", "CRenderGuard", "CSandbox",
         "GlanceRenderTests", "GlanceRendererProcessTests",

@@ -41,6 +41,9 @@ What it makes
                 and a hand-written 20000x20000 file in corrupt/; floating-point
                 TIFFs written by hand (16, 32, 64 bits, alpha, a profile) and
                 a Display P3 8-bit twin
+  exr/          OpenEXR (made with the tiff group): one by ImageMagick, the
+                rest written by hand (alpha, chromaticities, layers, Y), and
+                cut, tiled and huge files
   hdr/          Radiance HDR (made with the tiff group): one by ImageMagick,
                 the rest written by hand (flat, run-length, old repeats,
                 PRIMARIES=), and cut, XYZE, huge and overrunning files
@@ -3108,6 +3111,7 @@ def make_tiff():
            "hand-written: 20000x20000 8-bit gray (400 MP), one Deflate strip with one row")
     make_float_tiff()
     make_radiance()
+    make_exr()
 
 
 def float_tiff(w, h, colours, bits, values, big_endian=False, extra=None, icc=None):
@@ -3234,6 +3238,81 @@ def make_radiance():
     write("hdr/overrun.hdr", b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 8\n" + bad)
     record("hdr/overrun.hdr", "hdr", "error:a run overruns its row", None,
            "hand-written: an 8-pixel row whose runs say 127 pixels")
+
+
+def exr_file(w, h, channels, chromaticities=None, tiled=False):
+    """A hand-written OpenEXR file, scanline and uncompressed, one line a chunk: `channels` is
+    [(name, pixel type 1 half or 2 float, [w*h linear values])]; `tiled` writes a tiled header
+    (and no pixels)."""
+    def attribute(name, kind, value):
+        return name.encode() + b"\0" + kind.encode() + b"\0" + struct.pack("<i", len(value)) + value
+    channels = sorted(channels)
+    chlist = b"".join(name.encode() + b"\0" + struct.pack("<iB3xii", kind, 0, 1, 1) for name, kind, _ in channels)
+    box = struct.pack("<4i", 0, 0, w - 1, h - 1)
+    head = b"v/1\x01" + struct.pack("<I", 2 | (0x200 if tiled else 0))
+    head += attribute("channels", "chlist", chlist + b"\0")
+    head += attribute("compression", "compression", b"\0")
+    head += attribute("dataWindow", "box2i", box) + attribute("displayWindow", "box2i", box)
+    head += attribute("lineOrder", "lineOrder", b"\0")
+    head += attribute("pixelAspectRatio", "float", struct.pack("<f", 1))
+    head += attribute("screenWindowCenter", "v2f", struct.pack("<2f", 0, 0))
+    head += attribute("screenWindowWidth", "float", struct.pack("<f", 1))
+    if chromaticities:
+        head += attribute("chromaticities", "chromaticities", struct.pack("<8f", *chromaticities))
+    if tiled:
+        head += attribute("tiles", "tiledesc", struct.pack("<IIB", 64, 64, 0))
+        return head + b"\0" + bytes(8 * 64)
+    head += b"\0"
+    rows = []
+    for y in range(h):
+        data = b"".join(struct.pack("<%d%s" % (w, "e" if kind == 1 else "f"), *values[y * w:(y + 1) * w])
+                        for _, kind, values in channels)
+        rows.append(struct.pack("<ii", y, len(data)) + data)
+    offsets, at = [], len(head) + 8 * h
+    for row in rows:
+        offsets.append(at)
+        at += len(row)
+    return head + struct.pack("<%dQ" % h, *offsets) + b"".join(rows)
+
+
+def make_exr():
+    """OpenEXR pictures: one by ImageMagick (run-length compressed halves, linearised first), the
+    rest written by hand from png/rgb8.png's and png/rgba8.png's pixels as linear light."""
+    w, h, rgb = read_ppm_of(os.path.join(ROOT, "png", "rgb8.png"))
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-colorspace", "RGB", out("exr/rgb8-rle.exr"))
+    ok_image("exr/rgb8-rle.exr", "exr", w, h,
+             "png/rgb8.png linearised by ImageMagick (-colorspace RGB): half R, G, B, run-length compressed")
+    linear = [[srgb_to_linear(rgb[3 * i + c] / 255) for i in range(w * h)] for c in range(3)]
+    pam = os.path.join(TMP, "rgba8.pam")
+    run(CONVERT, os.path.join(ROOT, "png", "rgba8.png"), "PAM:" + pam)
+    rgba = open(pam, "rb").read().split(b"ENDHDR\n", 1)[1]
+    alpha = [rgba[4 * i + 3] / 255 for i in range(w * h)]
+    premultiplied = [[srgb_to_linear(rgba[4 * i + c] / 255) * alpha[i] for i in range(w * h)] for c in range(3)]
+    write("exr/rgba-premultiplied.exr",
+          exr_file(w, h, [("R", 1, premultiplied[0]), ("G", 1, premultiplied[1]), ("B", 1, premultiplied[2]),
+                          ("A", 1, alpha)]))
+    ok_image("exr/rgba-premultiplied.exr", "exr", w, h,
+             "hand-written: png/rgba8.png as linear half R, G, B premultiplied by A (OpenEXR's rule)")
+    write("exr/p3.exr", exr_file(w, h, [("R", 1, linear[0]), ("G", 1, linear[1]), ("B", 1, linear[2])],
+                                 chromaticities=(0.680, 0.320, 0.265, 0.690, 0.150, 0.060, 0.3127, 0.3290)))
+    ok_image("exr/p3.exr", "exr", w, h,
+             "hand-written: png/rgb8.png's codes as linear half R, G, B on Display P3's chromaticities: "
+             "tiff/rgb8-p3.tiff's twin")
+    write("exr/layers.exr", exr_file(w, h, [("View.Combined.R", 1, linear[0]), ("View.Combined.G", 1, linear[1]),
+                                            ("View.Combined.B", 1, linear[2]), ("View.Depth.Z", 1, [5.0] * (w * h))]))
+    ok_image("exr/layers.exr", "exr", w, h,
+             "hand-written multi-layer render: View.Combined.R/G/B (png/rgb8.png) and View.Depth.Z")
+    write("exr/gray.exr", exr_file(w, h, [("Y", 1, linear[1])]))
+    ok_image("exr/gray.exr", "exr", w, h, "hand-written: png/rgb8.png's green as linear half luminance (Y)")
+    whole = read("exr/rgb8-rle.exr")
+    write("exr/truncated.exr", whole[:len(whole) // 2])
+    record("exr/truncated.exr", "exr", "error:truncated", None, "exr/rgb8-rle.exr cut in half")
+    write("exr/tiled.exr", exr_file(w, h, [("Y", 1, [])], tiled=True))
+    record("exr/tiled.exr", "exr", "error:tiled pictures", None, "hand-written: a tiled header, refused")
+    write("exr/huge.exr", exr_file(30000, 1, [("Y", 1, [0.5] * 30000)]).replace(
+        struct.pack("<4i", 0, 0, 29999, 0), struct.pack("<4i", 0, 0, 29999, 29999)))
+    record("exr/huge.exr", "exr", "error:exceeds the 100-megapixel limit", None,
+           "hand-written: a 30000x30000 (900 MP) data window over one row of pixels")
 
 
 def make_float_tiff():

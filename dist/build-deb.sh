@@ -99,7 +99,7 @@ linked=$(cd "$work" && dpkg-shlibdeps -O -e"$root/usr/bin/glance" -e"$root/usr/b
 loaded=""
 for library in libpoppler-glib.so.8 libchafa.so.0 libtiff.so.6 libheif.so.1 librsvg-2.so.2 libavformat.so.59 \
   libavcodec.so.59 libavutil.so.57 libswscale.so.6 libarchive.so.13 libraw_r.so.20 libgdk_pixbuf-2.0.so.0 \
-  libjxl.so.0.7 libgs.so.10 libdjvulibre.so.21 libgxps.so.2 libopenjp2.so.7; do
+  libjxl.so.0.7 libgs.so.10 libdjvulibre.so.21 libgxps.so.2 libopenjp2.so.7 libOpenEXRCore-3_1.so.30; do
   path=$(ldconfig -p | awk -v lib="$library" '$1 == lib { print $NF; exit }')
   [ -n "$path" ] || { echo "build-deb: $library is not installed here" >&2; exit 1; }
   package=$(dpkg -S "$(readlink -f "$path")" | head -n 1 | cut -d: -f1)

@@ -286,6 +286,10 @@ extension ContentType {
     public static let radianceHDR = ContentType(
         "hdr", uniformTypeIdentifier: "public.radiance", mimeType: "image/vnd.radiance", displayName: "Radiance HDR",
         extensions: ["hdr", "rgbe"])
+    /// An OpenEXR picture: linear light past white, as film, compositing and 3D renderers keep it.
+    public static let openEXR = ContentType(
+        "exr", uniformTypeIdentifier: "com.ilm.openexr-image", mimeType: "image/x-exr", displayName: "OpenEXR",
+        extensions: ["exr"])
     /// A Photoshop document: PSD, or PSB (the large document format).
     public static let photoshop = ContentType(
         "psd", uniformTypeIdentifier: "com.adobe.photoshop-image", mimeType: "image/vnd.adobe.photoshop",
@@ -379,7 +383,8 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .radianceHDR, .xPixmap, .xBitmap, .jpegXL, .photoshop, .postScript,
+        .portableArbitraryMap, .quiteOKImage, .radianceHDR, .openEXR, .xPixmap, .xBitmap, .jpegXL, .photoshop,
+        .postScript,
         .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
         .windowsMetafile,

@@ -1,0 +1,82 @@
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// OpenEXR pictures through OpenEXRCore: each against the pixels it was written from.
+@Suite("OpenEXR", .timeLimit(.minutes(10)))
+struct OpenEXRTests {
+    /// The largest difference of any channel between `image` and `reference`, over the pixels
+    /// whose reference alpha is over 64 (every pixel of an opaque reference), and how many.
+    private func worstDifference(_ image: PixelBuffer, _ reference: PixelBuffer, gray: Bool = false) -> (Int, Int) {
+        var (worst, compared) = (0, 0)
+        for y in 0..<reference.height {
+            for x in 0..<reference.width {
+                let (p, q) = (image.pixel(x: x, y: y), reference.pixel(x: x, y: y))
+                guard q.a > 64 else { continue }
+                compared += 1
+                let wanted = gray ? [q.g, q.g, q.g] : [q.r, q.g, q.b]
+                for (got, want) in zip([p.r, p.g, p.b], wanted) { worst = max(worst, abs(Int(got) - Int(want))) }
+            }
+        }
+        return (worst, compared)
+    }
+
+    @Test(
+        "linear light draws the sRGB picture it holds: run-length halves, a multi-layer render's first layer",
+        arguments: ["rgb8-rle.exr", "layers.exr"])
+    func pixels(_ name: String) throws {
+        let (type, rendered) = try renderDocument(path: TestAssets.path("exr/\(name)"))
+        #expect(type == .openEXR)
+        #expect(rendered.image.width == 200 && rendered.image.height == 150 && !rendered.image.hasAlpha)
+        let (worst, compared) = worstDifference(rendered.image, try decodeFullSize(TestAssets.path("png/rgb8.png")))
+        #expect(compared == 200 * 150 && worst <= 1, "worst \(worst)")
+        if name == "layers.exr" {
+            #expect(rendered.warnings.contains { $0.contains("layer \"View.Combined\"") }, "\(rendered.warnings)")
+        }
+    }
+
+    @Test("alpha is premultiplied in OpenEXR and drawn straight; a Y channel alone is gray")
+    func alphaAndGray() throws {
+        let image = try renderDocument(path: TestAssets.path("exr/rgba-premultiplied.exr")).thumbnail.image
+        #expect(
+            image.hasAlpha && image.channels == 4 && image.width == 200 && image.height == 150,
+            "\(image.channels) \(image.width)x\(image.height)")
+        let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
+        let (worst, compared) = worstDifference(image, reference)
+        #expect(compared > 1000 && worst <= 3, "\(compared) pixels compared, worst \(worst)")
+        var alphaWorst = 0
+        for y in stride(from: 0, to: 150, by: 5) {
+            for x in stride(from: 0, to: 200, by: 5) {
+                alphaWorst = max(alphaWorst, abs(Int(image.pixel(x: x, y: y).a) - Int(reference.pixel(x: x, y: y).a)))
+            }
+        }
+        #expect(alphaWorst <= 1)
+        let gray = try renderDocument(path: TestAssets.path("exr/gray.exr")).thumbnail.image
+        let (grayWorst, _) = worstDifference(gray, try decodeFullSize(TestAssets.path("png/rgb8.png")), gray: true)
+        #expect(grayWorst <= 1, "worst \(grayWorst)")
+    }
+
+    @Test("the chromaticities attribute brings the picture to sRGB's primaries: P3's match the P3-tagged TIFF")
+    func chromaticities() throws {
+        let exr = try renderDocument(path: TestAssets.path("exr/p3.exr")).thumbnail.image
+        let tiff = try renderDocument(path: TestAssets.path("tiff/rgb8-p3.tiff")).thumbnail.image
+        #expect(PixelStatistics.meanAbsoluteDifference(exr, tiff) < 1)
+        #expect(PixelStatistics.meanAbsoluteDifference(exr, try decodeFullSize(TestAssets.path("png/rgb8.png"))) > 2)
+    }
+
+    @Test("refused in one line: cut, tiled, past the pixel limit")
+    func refusals() {
+        for (name, expected) in [
+            ("truncated.exr", "truncated OpenEXR"), ("tiled.exr", "tiled pictures"),
+            ("huge.exr", "exceeds the 100-megapixel limit"),
+        ] {
+            do {
+                _ = try renderDocument(path: TestAssets.path("exr/\(name)"))
+                Issue.record("\(name) rendered")
+            } catch {
+                #expect(error.description.contains(expected) && !error.description.contains("\n"), "\(error)")
+            }
+        }
+    }
+}
