@@ -1,7 +1,7 @@
 """The bench that fails: Glance's rates against the anchors and against a baseline renderer,
 compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
 
-    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font]
+    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font,hdr]
                            [--kinds video,office,raw,books] [--no-serve] [--no-memory] [--json FILE]
 
 Each measure is a ratio taken round by round, in one run, the tools' order rotating between
@@ -289,7 +289,7 @@ def main():
     parser.add_argument("--baseline-renderer", default=os.environ.get("BASELINE_RENDERER"),
                         help="the glance-renderer of the commit the thresholds name")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
-    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font")
+    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font,hdr")
     parser.add_argument("--kinds", default="video,office,raw,books",
                         help="the families measured by their own extras (video, office, raw, books)")
     parser.add_argument("--no-serve", action="store_true")

@@ -21,6 +21,8 @@ What is made
   PDF   hand-written PDFs: multi-page Helvetica text, and pages showing an embedded JPEG
         (DCTDecode).
   text  UTF-8 files from 1 KB to 2 MB (log-spaced); every other one is Chinese-like CJK.
+  hdr   photos as linear light by ImageMagick in OpenEXR (ZIP), Radiance HDR and 32-bit float
+        TIFF, taking turns, of 1600x1200 and 4000x3000.
 
 The default scale is small (8 JPEG, 6 PNG, 8 PDF, 40 text) so that `make bench` takes minutes;
 BENCH_SCALE=1 makes the full corpus of the issue (45 JPEG, 30 PNG, 25 PDF, 200 text).
@@ -47,7 +49,7 @@ except ImportError:
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WORK_DIR = os.path.join(BENCH_DIR, "work")
 CONVERT = "/usr/bin/convert"
-FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps", "font")
+FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps", "font", "hdr")
 MANY_COUNT = 10_000
 
 
@@ -299,6 +301,28 @@ def make_psd(path, width, height, seed, tmp):
     ppm = os.path.join(tmp, "photo.ppm")
     write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
     subprocess.run(["convert", ppm, path], check=True)
+    os.remove(ppm)
+
+
+# The HDR pictures' containers, taking turns: OpenEXR (ZIP), Radiance HDR, 32-bit float TIFF
+# (Deflate with the floating-point predictor).
+HDR_KINDS = (("exr", ["-compress", "zip"]), ("hdr", []),
+             ("tif", ["-define", "quantum:format=floating-point", "-depth", "32", "-compress", "zip",
+                      "-define", "tiff:predictor=3"]))
+
+
+def hdr_plan(count):
+    """(name, width, height, extra arguments) for `count` HDR pictures, the containers and the
+    JPEG sizes but the largest taking turns."""
+    return [(f"hdr-{i:02d}-{JPEG_SIZES[i % 2][0]}x{JPEG_SIZES[i % 2][1]}.{HDR_KINDS[i % 3][0]}",)
+            + JPEG_SIZES[i % 2] + (HDR_KINDS[i % 3][1],) for i in range(count)]
+
+
+def make_hdr(path, width, height, extra, seed, tmp):
+    """A photo as linear light (ImageMagick's -colorspace RGB) in an HDR container, by ImageMagick."""
+    ppm = os.path.join(tmp, "photo.ppm")
+    write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
+    subprocess.run([CONVERT, ppm, "-colorspace", "RGB", *extra, path], check=True)
     os.remove(ppm)
 
 
@@ -641,6 +665,10 @@ def build_corpus(root, scale_full, log):
             log(f"  jxl  {name}")
             make_jxl(os.path.join(root, "jxl", name), w, h, 6000 + i, tmp)
             manifest.append({"format": "jxl", "file": name, "width": w, "height": h})
+        for i, (name, w, h, extra) in enumerate(hdr_plan(12 if scale_full else 6)):
+            log(f"  hdr  {name}")
+            make_hdr(os.path.join(root, "hdr", name), w, h, extra, 10000 + i, tmp)
+            manifest.append({"format": "hdr", "file": name, "width": w, "height": h})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for entry in manifest:
