@@ -3241,9 +3241,9 @@ def make_radiance():
 
 
 def exr_file(w, h, channels, chromaticities=None, tiled=False):
-    """A hand-written OpenEXR file, scanline and uncompressed, one line a chunk: `channels` is
-    [(name, pixel type 1 half or 2 float, [w*h linear values])]; `tiled` writes a tiled header
-    (and no pixels)."""
+    """A hand-written OpenEXR file, uncompressed, one line a chunk: `channels` is [(name, pixel
+    type 1 half or 2 float, [w*h linear values])]; `tiled` (a tile's side) writes tiles of one
+    level instead."""
     def attribute(name, kind, value):
         return name.encode() + b"\0" + kind.encode() + b"\0" + struct.pack("<i", len(value)) + value
     channels = sorted(channels)
@@ -3260,19 +3260,28 @@ def exr_file(w, h, channels, chromaticities=None, tiled=False):
     if chromaticities:
         head += attribute("chromaticities", "chromaticities", struct.pack("<8f", *chromaticities))
     if tiled:
-        head += attribute("tiles", "tiledesc", struct.pack("<IIB", 64, 64, 0))
-        return head + b"\0" + bytes(8 * 64)
+        head += attribute("tiles", "tiledesc", struct.pack("<IIB", tiled, tiled, 0))
     head += b"\0"
     rows = []
-    for y in range(h):
-        data = b"".join(struct.pack("<%d%s" % (w, "e" if kind == 1 else "f"), *values[y * w:(y + 1) * w])
-                        for _, kind, values in channels)
-        rows.append(struct.pack("<ii", y, len(data)) + data)
-    offsets, at = [], len(head) + 8 * h
+    if tiled:
+        # One level, tiles in increasing Y then X; each tile's lines hold each channel's samples.
+        for ty in range(0, h, tiled):
+            for tx in range(0, w, tiled):
+                tw, th = min(tiled, w - tx), min(tiled, h - ty)
+                data = b"".join(struct.pack("<%d%s" % (tw, "e" if kind == 1 else "f"),
+                                            *values[y * w + tx:y * w + tx + tw])
+                                for y in range(ty, ty + th) for _, kind, values in channels)
+                rows.append(struct.pack("<iiiii", tx // tiled, ty // tiled, 0, 0, len(data)) + data)
+    else:
+        for y in range(h):
+            data = b"".join(struct.pack("<%d%s" % (w, "e" if kind == 1 else "f"), *values[y * w:(y + 1) * w])
+                            for _, kind, values in channels)
+            rows.append(struct.pack("<ii", y, len(data)) + data)
+    offsets, at = [], len(head) + 8 * len(rows)
     for row in rows:
         offsets.append(at)
         at += len(row)
-    return head + struct.pack("<%dQ" % h, *offsets) + b"".join(rows)
+    return head + struct.pack("<%dQ" % len(rows), *offsets) + b"".join(rows)
 
 
 def make_exr():
@@ -3282,6 +3291,9 @@ def make_exr():
     run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-colorspace", "RGB", out("exr/rgb8-rle.exr"))
     ok_image("exr/rgb8-rle.exr", "exr", w, h,
              "png/rgb8.png linearised by ImageMagick (-colorspace RGB): half R, G, B, run-length compressed")
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), "-colorspace", "RGB", "-compress", "piz",
+        out("exr/rgb8-piz.exr"))
+    ok_image("exr/rgb8-piz.exr", "exr", w, h, "exr/rgb8-rle.exr's pixels, PIZ (wavelet) compressed")
     linear = [[srgb_to_linear(rgb[3 * i + c] / 255) for i in range(w * h)] for c in range(3)]
     pam = os.path.join(TMP, "rgba8.pam")
     run(CONVERT, os.path.join(ROOT, "png", "rgba8.png"), "PAM:" + pam)
@@ -3307,8 +3319,10 @@ def make_exr():
     whole = read("exr/rgb8-rle.exr")
     write("exr/truncated.exr", whole[:len(whole) // 2])
     record("exr/truncated.exr", "exr", "error:truncated", None, "exr/rgb8-rle.exr cut in half")
-    write("exr/tiled.exr", exr_file(w, h, [("Y", 1, [])], tiled=True))
-    record("exr/tiled.exr", "exr", "error:tiled pictures", None, "hand-written: a tiled header, refused")
+    write("exr/tiled.exr", exr_file(w, h, [("R", 1, linear[0]), ("G", 1, linear[1]), ("B", 1, linear[2])],
+                                    tiled=64))
+    ok_image("exr/tiled.exr", "exr", w, h,
+             "hand-written: png/rgb8.png as linear half R, G, B in 64x64 tiles (partial at the right and bottom)")
     write("exr/huge.exr", exr_file(30000, 1, [("Y", 1, [0.5] * 30000)]).replace(
         struct.pack("<4i", 0, 0, 29999, 0), struct.pack("<4i", 0, 0, 29999, 29999)))
     record("exr/huge.exr", "exr", "error:exceeds the 100-megapixel limit", None,

@@ -24,6 +24,8 @@
     GLANCE_TYPED(X, lines_per_chunk, exr_get_scanlines_per_chunk)            \
     GLANCE_TYPED(X, chromaticities, exr_attr_get_chromaticities)             \
     GLANCE_TYPED(X, chunk_info, exr_read_scanline_chunk_info)                \
+    GLANCE_TYPED(X, tile_chunk_info, exr_read_tile_chunk_info)               \
+    GLANCE_TYPED(X, tile_descriptor, exr_get_tile_descriptor)                \
     GLANCE_TYPED(X, decoding_initialize, exr_decoding_initialize)            \
     GLANCE_TYPED(X, decoding_routines, exr_decoding_choose_default_routines) \
     GLANCE_TYPED(X, decoding_update, exr_decoding_update)                    \
@@ -43,7 +45,10 @@ struct glance_exr {
     uint64_t size;
     exr_context_t context;
     exr_decode_pipeline_t decoder;
-    int decoder_ready;
+    /// Whether the decoder was set up (it is then destroyed), and its routines chosen.
+    int decoder_started, routines_chosen;
+    /// A tiled file's tile width (its height is the info's rows a chunk), or 0 for scanlines.
+    int tile_width;
     glance_exr_info info;
     /// The name of each wanted channel (NULL: not drawn; luminance is RED's).
     char names[WANTED][80];
@@ -205,8 +210,8 @@ glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info
         glance_exr_close(file);
         return NULL;
     }
-    if (storage != EXR_STORAGE_SCANLINE) {
-        say(reason, capacity, storage == EXR_STORAGE_TILED ? "tiled pictures" : "deep pictures");
+    if (storage != EXR_STORAGE_SCANLINE && storage != EXR_STORAGE_TILED) {
+        say(reason, capacity, "deep pictures");
         *failure = GLANCE_FAILURE_UNSUPPORTED;
         glance_exr_close(file);
         return NULL;
@@ -218,7 +223,22 @@ glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info
         glance_exr_close(file);
         return NULL;
     }
-    if (exr.lines_per_chunk(file->context, 0, &lines) != EXR_ERR_SUCCESS || lines <= 0) {
+    if (storage == EXR_STORAGE_TILED) {
+        // The full-resolution level, a row of tiles at a time (a mipmapped file's smaller levels
+        // are not read).
+        uint32_t tile_width = 0, tile_height = 0;
+        exr_tile_level_mode_t levels;
+        exr_tile_round_mode_t rounding;
+        if (exr.tile_descriptor(file->context, 0, &tile_width, &tile_height, &levels, &rounding) != EXR_ERR_SUCCESS ||
+            tile_width == 0 || tile_height == 0 || tile_width > (uint32_t)max_side ||
+            tile_height > (uint32_t)max_side) {
+            say(reason, capacity, "its tiles' size cannot be read");
+            glance_exr_close(file);
+            return NULL;
+        }
+        file->tile_width = (int)tile_width;
+        lines = (int32_t)tile_height;
+    } else if (exr.lines_per_chunk(file->context, 0, &lines) != EXR_ERR_SUCCESS || lines <= 0) {
         say(reason, capacity, "its header names no scanlines a chunk");
         glance_exr_close(file);
         return NULL;
@@ -241,34 +261,22 @@ glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info
 /// A sample clipped to 0 to 1, in 16 bits (not-a-number as 0).
 static int sixteen_bits(float value) { return value > 0 ? (value < 1 ? (int)(value * 65535.0f + 0.5f) : 65535) : 0; }
 
-int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason, size_t capacity,
-                          glance_failure *failure) {
-    *failure = GLANCE_FAILURE_CORRUPT;
-    exr_attr_box2i_t window;
-    exr_chunk_info_t chunk;
-    if (exr.data_window(file->context, 0, &window) != EXR_ERR_SUCCESS ||
-        exr.chunk_info(file->context, 0, window.min.y + row, &chunk) != EXR_ERR_SUCCESS) {
-        say(reason, capacity, file->error[0] ? file->error : "a chunk's table entry cannot be read");
-        if (file->past_end) *failure = GLANCE_FAILURE_TRUNCATED;
-        return 0;
-    }
-    int width = file->info.width;
-    int rows = chunk.height;
-    if (rows <= 0 || chunk.start_y != window.min.y + row || rows > file->info.rows_per_chunk ||
-        row + rows > file->info.height) {
-        say(reason, capacity, "a chunk is not where its table says");
-        return 0;
-    }
-    exr_result_t status = file->decoder_ready ? exr.decoding_update(file->context, 0, &chunk, &file->decoder)
-                                              : exr.decoding_initialize(file->context, 0, &chunk, &file->decoder);
+/// Decodes `chunk` (a scanline chunk, or a tile whose left edge is `x` pixels into the row) into
+/// the planes, every channel of the part to a plane of its own. Returns 1, or 0 with the reason.
+static int decode_chunk(glance_exr *file, const exr_chunk_info_t *chunk, int x, char *reason, size_t capacity,
+                        glance_failure *failure) {
+    exr_result_t status = file->decoder_started ? exr.decoding_update(file->context, 0, chunk, &file->decoder)
+                                                : exr.decoding_initialize(file->context, 0, chunk, &file->decoder);
     if (status != EXR_ERR_SUCCESS) {
         say(reason, capacity, file->error[0] ? file->error : "a chunk cannot be decoded");
         return 0;
     }
+    file->decoder_started = 1;
     // One plane of a chunk's rows for every channel of the part, drawn or not: OpenEXRCore 3.1
     // wrote through the NULL pointer that is to skip a channel (a multi-layer render's depth), and
     // its interleaving fast paths mixed up the channels of a half RGBA file decoded to floats in
     // one interleaved buffer.
+    int width = file->info.width;
     size_t plane = (size_t)width * (size_t)file->info.rows_per_chunk;
     if (file->floats == NULL) {
         file->planes = file->decoder.channel_count;
@@ -291,7 +299,6 @@ int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason,
     }
     for (int i = 0; i < file->decoder.channel_count; i++) {
         exr_coding_channel_info_t *channel = &file->decoder.channels[i];
-        channel->decode_to_ptr = (uint8_t *)(file->floats + (size_t)i * plane);
         // Every channel's samples are at most 4 bytes: decoded as they are, drawn ones as floats.
         channel->user_bytes_per_element = channel->bytes_per_element;
         channel->user_data_type = channel->data_type;
@@ -301,8 +308,10 @@ int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason,
             channel->user_bytes_per_element = sizeof(float);
             channel->user_data_type = EXR_PIXEL_FLOAT;
         }
+        channel->decode_to_ptr = (uint8_t *)(file->floats + (size_t)i * plane) + (size_t)x * sizeof(float);
         channel->user_pixel_stride = channel->user_bytes_per_element;
-        channel->user_line_stride = width * channel->user_bytes_per_element;
+        // (A plane's rows are a row of floats apart, whatever a channel's own samples take.)
+        channel->user_line_stride = width * (int32_t)sizeof(float);
     }
     for (int c = 0; c < WANTED; c++) {
         if (file->slot[c] >= 0 && (file->plane_of[c] < 0 || file->plane_of[c] >= file->planes)) {
@@ -310,19 +319,66 @@ int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason,
             return 0;
         }
     }
-    if (!file->decoder_ready) {
+    if (!file->routines_chosen) {
         if (exr.decoding_routines(file->context, 0, &file->decoder) != EXR_ERR_SUCCESS) {
             say(reason, capacity, file->error[0] ? file->error : "no decoder for its channels");
-            exr.decoding_destroy(file->context, &file->decoder);
             return 0;
         }
-        file->decoder_ready = 1;
+        file->routines_chosen = 1;
     }
     if (exr.decoding_run(file->context, 0, &file->decoder) != EXR_ERR_SUCCESS) {
         say(reason, capacity, file->error[0] ? file->error : "a chunk's data is damaged");
         if (file->past_end) *failure = GLANCE_FAILURE_TRUNCATED;
         return 0;
     }
+    return 1;
+}
+
+/// The failure of a chunk's table entry that cannot be read.
+static int no_chunk(glance_exr *file, char *reason, size_t capacity, glance_failure *failure) {
+    say(reason, capacity, file->error[0] ? file->error : "a chunk's table entry cannot be read");
+    if (file->past_end) *failure = GLANCE_FAILURE_TRUNCATED;
+    return 0;
+}
+
+int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason, size_t capacity,
+                          glance_failure *failure) {
+    *failure = GLANCE_FAILURE_CORRUPT;
+    exr_attr_box2i_t window;
+    exr_chunk_info_t chunk;
+    int width = file->info.width, rows = 0;
+    if (exr.data_window(file->context, 0, &window) != EXR_ERR_SUCCESS) return no_chunk(file, reason, capacity, failure);
+    if (file->tile_width > 0) {
+        // A row of tiles of the full-resolution level, each decoded into its place in the row.
+        int tile_row = row / file->info.rows_per_chunk;
+        for (int tile = 0, x = 0; x < width; tile++, x += file->tile_width) {
+            if (exr.tile_chunk_info(file->context, 0, tile, tile_row, 0, 0, &chunk) != EXR_ERR_SUCCESS) {
+                return no_chunk(file, reason, capacity, failure);
+            }
+            if (chunk.height <= 0 || chunk.height > file->info.rows_per_chunk || chunk.width <= 0 ||
+                chunk.width > width - x || (rows > 0 && chunk.height != rows)) {
+                say(reason, capacity, "a tile is not the size its place says");
+                return 0;
+            }
+            rows = chunk.height;
+            if (!decode_chunk(file, &chunk, x, reason, capacity, failure)) return 0;
+        }
+    } else {
+        if (exr.chunk_info(file->context, 0, window.min.y + row, &chunk) != EXR_ERR_SUCCESS) {
+            return no_chunk(file, reason, capacity, failure);
+        }
+        rows = chunk.height;
+        if (rows <= 0 || chunk.start_y != window.min.y + row || rows > file->info.rows_per_chunk) {
+            say(reason, capacity, "a chunk is not where its table says");
+            return 0;
+        }
+        if (!decode_chunk(file, &chunk, 0, reason, capacity, failure)) return 0;
+    }
+    if (row + rows > file->info.height) {
+        say(reason, capacity, "a chunk runs past the picture's last row");
+        return 0;
+    }
+    size_t plane = (size_t)width * (size_t)file->info.rows_per_chunk;
     int alpha = file->info.has_alpha, channels = alpha ? 4 : 3;
     for (size_t pixel = 0; pixel < (size_t)width * (size_t)rows; pixel++) {
         const float *p = file->floats + pixel;
@@ -353,7 +409,7 @@ int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason,
 
 void glance_exr_close(glance_exr *file) {
     if (file == NULL) return;
-    if (file->decoder_ready) exr.decoding_destroy(file->context, &file->decoder);
+    if (file->decoder_started) exr.decoding_destroy(file->context, &file->decoder);
     if (file->context != NULL) exr.finish(&file->context);
     free(file->floats);
     free(file);

@@ -22,7 +22,7 @@ typedef struct {
     int width, height;
     /// Whether an alpha channel is drawn, and whether the picture is one luminance channel (`Y`).
     int has_alpha, is_gray;
-    /// Scanlines a chunk holds: what glance_exr_read_chunk gives at a time.
+    /// Scanlines a chunk (or a row of tiles) holds: what glance_exr_read_chunk gives at a time.
     int rows_per_chunk;
     /// Whether the chromaticities attribute names other primaries than sRGB's (brought to sRGB's).
     int has_primaries;
@@ -32,13 +32,14 @@ typedef struct {
 
 /// Opens the OpenEXR file on descriptor `fd` (not taken over), `size` bytes long, and chooses its
 /// channels: `R`, `G`, `B` (and `A`), else `Y` (and `A`), else the first layer that has all of
-/// `layer.R`, `layer.G` and `layer.B`. Scanline files only (tiled and deep ones are refused).
+/// `layer.R`, `layer.G` and `layer.B`. Scanlines, or tiles (the full-resolution level of a
+/// mipmapped file); deep files are refused.
 /// Returns NULL with the reason and kind of failure when it cannot be drawn.
 glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info *info, char *reason,
                             size_t capacity, glance_failure *failure);
 
-/// Decodes the chunk that holds row `row` (from the data window's top; a multiple of the info's
-/// `rows_per_chunk`) into `out` as 8-bit sRGB, RGB or RGBA (3 or 4 bytes a pixel), straight
+/// Decodes the chunk (or row of tiles) that holds row `row` (from the data window's top; a
+/// multiple of the info's `rows_per_chunk`) into `out` as 8-bit sRGB, RGB or RGBA (3 or 4 bytes a pixel), straight
 /// alpha: the samples are linear light (what OpenEXR holds), brought to sRGB's primaries, clipped
 /// at 1 and encoded by the sRGB curve. Returns the rows written, or 0 with the reason.
 int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason, size_t capacity,
