@@ -2111,6 +2111,33 @@ def visio_package(pages):
     return entries
 
 
+def compound_file(stream_name, data):
+    """A minimal OLE2 compound file (version 3, 512-byte sectors) holding one stream of `data`
+    (at least 4096 bytes: in ordinary sectors, not the mini stream): sector 0 the FAT, sector 1
+    the directory, the stream from sector 2."""
+    assert len(data) >= 4096
+    data += bytes(-len(data) % 512)
+    count = len(data) // 512
+    assert 2 + count <= 128, "one FAT sector"
+    end, free, fat_sector = 0xFFFFFFFE, 0xFFFFFFFF, 0xFFFFFFFD
+    fat = [fat_sector, end] + [2 + i + 1 for i in range(count - 1)] + [end]
+    fat += [free] * (128 - len(fat))
+
+    def entry(name, kind, child, start, size):
+        encoded = (name + "\0").encode("utf-16-le")
+        return (encoded.ljust(64, b"\0") + struct.pack("<HBB", len(encoded), kind, 1)
+                + struct.pack("<III", free, free, child) + bytes(16 + 4 + 16)
+                + struct.pack("<IQ", start, size))
+
+    directory = entry("Root Entry", 5, 1, end, 0) + entry(stream_name, 2, free, 2, count * 512)
+    directory = directory.ljust(512, b"\0")
+    header = (bytes.fromhex("D0CF11E0A1B11AE1") + bytes(16) + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
+              + bytes(6) + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, end, 0, end, 0)
+              + struct.pack("<I", 0) + struct.pack("<I", free) * 108)
+    assert len(header) == 512
+    return header + struct.pack("<128I", *fat) + directory + data
+
+
 def make_visio():
     """Visio drawings (.vsdx), written here from the format's part layout (no Visio runs here),
     drawn by LibreOffice's Draw (its libvisio import) in the office renderers: a landscape Letter
@@ -2122,6 +2149,13 @@ def make_visio():
     # --convert-to keeps the page's own), so the manifest does not fix the size.
     record("visio/flow.vsdx", "vsdx", "ok", None, "two pages: Letter landscape with a red and a blue box, then "
            "Letter portrait with a green one; written here from the VSDX part layout")
+    # A Visio 2003-2010 file's container with an empty drawing in its VisioDocument stream (no
+    # tool here writes the binary format): told from other compound files and drawn by
+    # LibreOffice's libvisio import as a blank Letter page.
+    header = b"Visio (TM) Drawing\r\n".ljust(0x1A, b"\0") + bytes([11])
+    write("visio/empty-drawing.vsd", compound_file("VisioDocument", header.ljust(4096, b"\0")))
+    record("visio/empty-drawing.vsd", "vsd", "ok", None,
+           "hand-written compound file: a VisioDocument stream of a Visio 11 header and zeros (a blank page)")
 
 
 # ---------------------------------------------------------------- carried previews

@@ -164,6 +164,11 @@ extension ContentType {
     public static let legacyPresentation = ContentType(
         "ppt", uniformTypeIdentifier: "com.microsoft.powerpoint.ppt", mimeType: "application/vnd.ms-powerpoint",
         displayName: "PowerPoint 97-2003 presentation", extensions: ["ppt", "pps", "pot"], preview: .pages)
+    /// A Visio 2003-2010 drawing (an OLE2 compound file with a `VisioDocument` stream: `.vsd`,
+    /// stencils `.vss`, templates `.vst`).
+    public static let legacyVisioDrawing = ContentType(
+        "vsd", uniformTypeIdentifier: "com.microsoft.visio.vsd", mimeType: "application/vnd.visio",
+        displayName: "Visio 2003-2010 drawing", extensions: ["vsd", "vss", "vst"], preview: .pages)
     /// A digital negative (Adobe DNG: TIFF with a `DNGVersion` tag).
     public static let dng = ContentType(
         "dng", uniformTypeIdentifier: "com.adobe.raw-image", mimeType: "image/x-adobe-dng",
@@ -378,7 +383,8 @@ extension ContentType {
         .windowsMedia, .flashVideo, .aiff, .wordDocument,
         .spreadsheet,
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
-        .visioDrawing, .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .dng, .canonRaw2,
+        .visioDrawing, .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .legacyVisioDrawing,
+        .dng, .canonRaw2,
         .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,

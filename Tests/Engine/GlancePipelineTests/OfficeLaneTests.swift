@@ -161,6 +161,24 @@ struct OfficeLaneTests {
         await pool.shutdown()
     }
 
+    @Test("a Visio 2003-2010 drawing goes to LibreOffice's Draw too: an empty one is a blank Letter page")
+    func legacyVisio() async throws {
+        let pool = Self.pool()
+        let result = try await Self.render("visio/empty-drawing.vsd", on: pool)
+        guard case .finished(let outcome) = result, outcome.status == .rendered else {
+            Issue.record("\(result)")
+            await pool.shutdown()
+            return
+        }
+        // Letter portrait (8.5 x 11 inches) at 1024 high.
+        #expect(outcome.height == 1024 && abs(outcome.width - 791) <= 2, "\(outcome.width)x\(outcome.height)")
+        #expect(outcome.details?.pageCount == 1)
+        // Blank: white but for the page's hairline edge.
+        let colour = outcome.averageColour.flatMap { Int($0.dropFirst(), radix: 16) } ?? 0
+        #expect([16, 8, 0].allSatisfy { (colour >> $0) & 0xFF >= 0xF8 }, "\(outcome.averageColour ?? "")")
+        await pool.shutdown()
+    }
+
     @Test("pages, sheets and slides are pages: counted, sized, and each drawn on request")
     func pages() async throws {
         let pool = Self.pool()

@@ -17,7 +17,8 @@ public enum OfficePageKind: String, Sendable, Codable {
         case .wordDocument, .openDocumentText, .richText, .legacyWordDocument: self = .text
         case .spreadsheet, .openDocumentSpreadsheet, .legacySpreadsheet: self = .spreadsheet
         case .presentation, .openDocumentPresentation, .legacyPresentation: self = .presentation
-        case .openDocumentDrawing, .visioDrawing, .enhancedMetafile, .windowsMetafile: self = .drawing
+        case .openDocumentDrawing, .visioDrawing, .legacyVisioDrawing, .enhancedMetafile, .windowsMetafile:
+            self = .drawing
         default: return nil
         }
     }

@@ -6,9 +6,9 @@ import GlanceCore
 ///   asks, so it shows in the first bytes; else read from the package) names the kind;
 /// - **Office Open XML**: a ZIP whose `[Content_Types].xml` names a Word, Excel or PowerPoint main
 ///   part (the macro-enabled and template kinds included);
-/// - **Word, Excel and PowerPoint 97-2003**: an OLE2 compound file holding a `WordDocument`,
-///   `Workbook` (or `Book`) or `PowerPoint Document` stream; one holding `EncryptedPackage` is a
-///   password-protected Office Open XML file;
+/// - **Word, Excel and PowerPoint 97-2003, Visio 2003-2010**: an OLE2 compound file holding a
+///   `WordDocument`, `Workbook` (or `Book`), `PowerPoint Document` or `VisioDocument` stream; one
+///   holding `EncryptedPackage` is a password-protected Office Open XML file;
 /// - **RTF**: `{\rtf`.
 ///
 /// Password protection is found here, from the container, so that it costs one line and never a
@@ -118,6 +118,8 @@ enum OfficeSniffer {
             }
             return .legacySpreadsheet
         }
+        // Visio 2003-2010 (and 5 to 2002): its drawing in one stream, read by LibreOffice's libvisio.
+        if compound.stream(named: "VisioDocument") != nil { return .legacyVisioDrawing }
         if compound.stream(named: "PowerPoint Document") != nil {
             if compound.stream(named: "EncryptedSummary") != nil {
                 throw .passwordProtected(format: ContentType.legacyPresentation.displayName)

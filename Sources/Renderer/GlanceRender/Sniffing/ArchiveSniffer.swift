@@ -52,7 +52,7 @@ enum ArchiveSniffer {
             {
                 return (.supported(office), nil)
             }
-            return (.unsupported(detail: "an OLE2 compound file, not a Word, Excel or PowerPoint file"), nil)
+            return (.unsupported(detail: "an OLE2 compound file, not a Word, Excel, PowerPoint or Visio file"), nil)
         }
         let (container, described): (ArchiveContainer, String) =
             OfficeSniffer.startsAsPackage(prefix)
