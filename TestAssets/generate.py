@@ -2111,31 +2111,39 @@ def visio_package(pages):
     return entries
 
 
-def compound_file(stream_name, data):
-    """A minimal OLE2 compound file (version 3, 512-byte sectors) holding one stream of `data`
-    (at least 4096 bytes: in ordinary sectors, not the mini stream): sector 0 the FAT, sector 1
-    the directory, the stream from sector 2."""
-    assert len(data) >= 4096
-    data += bytes(-len(data) % 512)
-    count = len(data) // 512
-    assert 2 + count <= 128, "one FAT sector"
+def compound_file(streams):
+    """A minimal OLE2 compound file (version 3, 512-byte sectors) holding `streams` [(name,
+    data)], each at least 4096 bytes (in ordinary sectors, not the mini stream): sector 0 the FAT,
+    sector 1 the directory (at most three streams), then the streams' sectors."""
     end, free, fat_sector = 0xFFFFFFFE, 0xFFFFFFFF, 0xFFFFFFFD
-    fat = [fat_sector, end] + [2 + i + 1 for i in range(count - 1)] + [end]
+    assert 1 <= len(streams) <= 3
+    fat, body, placed = [fat_sector, end], b"", []
+    for name, data in streams:
+        assert len(data) >= 4096
+        data += bytes(-len(data) % 512)
+        first, count = len(fat), len(data) // 512
+        fat += [first + i + 1 for i in range(count - 1)] + [end]
+        placed.append((name, first, len(data)))
+        body += data
+    assert len(fat) <= 128, "one FAT sector"
     fat += [free] * (128 - len(fat))
 
-    def entry(name, kind, child, start, size):
+    def entry(name, kind, right, child, start, size):
         encoded = (name + "\0").encode("utf-16-le")
         return (encoded.ljust(64, b"\0") + struct.pack("<HBB", len(encoded), kind, 1)
-                + struct.pack("<III", free, free, child) + bytes(16 + 4 + 16)
+                + struct.pack("<III", free, right, child) + bytes(16 + 4 + 16)
                 + struct.pack("<IQ", start, size))
 
-    directory = entry("Root Entry", 5, 1, end, 0) + entry(stream_name, 2, free, 2, count * 512)
+    # The root's child is the first stream; each stream's right sibling the next.
+    directory = entry("Root Entry", 5, free, 1, end, 0) + b"".join(
+        entry(name, 2, index + 2 if index + 1 < len(placed) else free, free, first, size)
+        for index, (name, first, size) in enumerate(placed))
     directory = directory.ljust(512, b"\0")
     header = (bytes.fromhex("D0CF11E0A1B11AE1") + bytes(16) + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
               + bytes(6) + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, end, 0, end, 0)
               + struct.pack("<I", 0) + struct.pack("<I", free) * 108)
     assert len(header) == 512
-    return header + struct.pack("<128I", *fat) + directory + data
+    return header + struct.pack("<128I", *fat) + directory + body
 
 
 def make_visio():
@@ -2153,7 +2161,12 @@ def make_visio():
     # tool here writes the binary format): told from other compound files and drawn by
     # LibreOffice's libvisio import as a blank Letter page.
     header = b"Visio (TM) Drawing\r\n".ljust(0x1A, b"\0") + bytes([11])
-    write("visio/empty-drawing.vsd", compound_file("VisioDocument", header.ljust(4096, b"\0")))
+    write("visio/empty-drawing.vsd", compound_file([("VisioDocument", header.ljust(4096, b"\0"))]))
+    # A Publisher 98 to 2010 file's container (no tool here writes the format): its Contents and
+    # EscherStm streams tell it from other compound files; there is nothing in them to draw.
+    write("visio/no-pages.pub", compound_file([("Contents", bytes(4096)), ("EscherStm", bytes(4096))]))
+    record("visio/no-pages.pub", "pub", "error:corrupt publisher document", None,
+           "hand-written compound file: Contents and EscherStm streams of zeros; LibreOffice opens nothing")
     record("visio/empty-drawing.vsd", "vsd", "ok", None,
            "hand-written compound file: a VisioDocument stream of a Visio 11 header and zeros (a blank page)")
 

@@ -169,6 +169,11 @@ extension ContentType {
     public static let legacyVisioDrawing = ContentType(
         "vsd", uniformTypeIdentifier: "com.microsoft.visio.vsd", mimeType: "application/vnd.visio",
         displayName: "Visio 2003-2010 drawing", extensions: ["vsd", "vss", "vst"], preview: .pages)
+    /// A Publisher 98 to 2010 document (an OLE2 compound file with `Contents` and an Office drawing
+    /// layer's `EscherStm`: `.pub`).
+    public static let publisherDocument = ContentType(
+        "pub", uniformTypeIdentifier: "com.microsoft.publisher.pub", mimeType: "application/vnd.ms-publisher",
+        displayName: "Publisher document", extensions: ["pub"], preview: .pages)
     /// A digital negative (Adobe DNG: TIFF with a `DNGVersion` tag).
     public static let dng = ContentType(
         "dng", uniformTypeIdentifier: "com.adobe.raw-image", mimeType: "image/x-adobe-dng",
@@ -384,6 +389,7 @@ extension ContentType {
         .spreadsheet,
         .presentation, .openDocumentText, .openDocumentSpreadsheet, .openDocumentPresentation, .openDocumentDrawing,
         .visioDrawing, .richText, .legacyWordDocument, .legacySpreadsheet, .legacyPresentation, .legacyVisioDrawing,
+        .publisherDocument,
         .dng, .canonRaw2,
         .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,

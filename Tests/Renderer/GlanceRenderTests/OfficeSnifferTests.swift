@@ -19,7 +19,7 @@ struct OfficeSnifferTests {
             ("office/budget.xls", .legacySpreadsheet), ("office/deck.pptx", .presentation),
             ("office/deck.odp", .openDocumentPresentation), ("office/deck.ppt", .legacyPresentation),
             ("office/sun.odg", .openDocumentDrawing), ("visio/flow.vsdx", .visioDrawing),
-            ("visio/empty-drawing.vsd", .legacyVisioDrawing),
+            ("visio/empty-drawing.vsd", .legacyVisioDrawing), ("visio/no-pages.pub", .publisherDocument),
         ]
         for (path, type) in expected {
             // Named as something else entirely: the bytes decide.

@@ -12,7 +12,7 @@ extension FormatFamily {
             contentTypes: [
                 .wordDocument, .spreadsheet, .presentation, .openDocumentText, .openDocumentSpreadsheet,
                 .openDocumentPresentation, .openDocumentDrawing, .visioDrawing, .richText, .legacyWordDocument,
-                .legacySpreadsheet, .legacyPresentation, .legacyVisioDrawing,
+                .legacySpreadsheet, .legacyPresentation, .legacyVisioDrawing, .publisherDocument,
             ],
             sniffRules: [
                 SniffRule(priority: 510) { OfficeSniffer.startsAsRichText($0.prefix) ? .richText : nil },

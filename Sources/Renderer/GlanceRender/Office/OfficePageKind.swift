@@ -17,7 +17,8 @@ public enum OfficePageKind: String, Sendable, Codable {
         case .wordDocument, .openDocumentText, .richText, .legacyWordDocument: self = .text
         case .spreadsheet, .openDocumentSpreadsheet, .legacySpreadsheet: self = .spreadsheet
         case .presentation, .openDocumentPresentation, .legacyPresentation: self = .presentation
-        case .openDocumentDrawing, .visioDrawing, .legacyVisioDrawing, .enhancedMetafile, .windowsMetafile:
+        case .openDocumentDrawing, .visioDrawing, .legacyVisioDrawing, .publisherDocument, .enhancedMetafile,
+            .windowsMetafile:
             self = .drawing
         default: return nil
         }

@@ -6,9 +6,10 @@ import GlanceCore
 ///   asks, so it shows in the first bytes; else read from the package) names the kind;
 /// - **Office Open XML**: a ZIP whose `[Content_Types].xml` names a Word, Excel or PowerPoint main
 ///   part (the macro-enabled and template kinds included);
-/// - **Word, Excel and PowerPoint 97-2003, Visio 2003-2010**: an OLE2 compound file holding a
-///   `WordDocument`, `Workbook` (or `Book`), `PowerPoint Document` or `VisioDocument` stream; one
-///   holding `EncryptedPackage` is a password-protected Office Open XML file;
+/// - **Word, Excel and PowerPoint 97-2003, Visio 2003-2010, Publisher 98-2010**: an OLE2 compound
+///   file holding a `WordDocument`, `Workbook` (or `Book`), `PowerPoint Document` or
+///   `VisioDocument` stream, or `Contents` with `EscherStm`; one holding `EncryptedPackage` is a
+///   password-protected Office Open XML file;
 /// - **RTF**: `{\rtf`.
 ///
 /// Password protection is found here, from the container, so that it costs one line and never a
@@ -120,6 +121,13 @@ enum OfficeSniffer {
         }
         // Visio 2003-2010 (and 5 to 2002): its drawing in one stream, read by LibreOffice's libvisio.
         if compound.stream(named: "VisioDocument") != nil { return .legacyVisioDrawing }
+        // Publisher 98 to 2010: its Contents beside an Office drawing layer (Works' files, also
+        // Quill's, have no drawing layer), read by LibreOffice's libmspub.
+        if compound.stream(named: "Contents") != nil,
+            compound.stream(named: "EscherStm") != nil || compound.stream(named: "EscherDelayStm") != nil
+        {
+            return .publisherDocument
+        }
         if compound.stream(named: "PowerPoint Document") != nil {
             if compound.stream(named: "EncryptedSummary") != nil {
                 throw .passwordProtected(format: ContentType.legacyPresentation.displayName)

@@ -52,7 +52,10 @@ enum ArchiveSniffer {
             {
                 return (.supported(office), nil)
             }
-            return (.unsupported(detail: "an OLE2 compound file, not a Word, Excel, PowerPoint or Visio file"), nil)
+            return (
+                .unsupported(detail: "an OLE2 compound file, not a Word, Excel, PowerPoint, Visio or Publisher file"),
+                nil
+            )
         }
         let (container, described): (ArchiveContainer, String) =
             OfficeSniffer.startsAsPackage(prefix)
