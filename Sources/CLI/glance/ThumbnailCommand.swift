@@ -33,9 +33,10 @@ struct ThumbnailCommand: ParsableCommand {
             "The document: a PDF, PNG, JPEG, JPEG XL, JPEG 2000, WebP, GIF, TIFF, HEIC, AVIF, SVG or plain-text file, a video (a frame"
                 + " is drawn), a sound file (its cover), a camera raw photo (DNG, CR2, CR3, NEF, ARW, ORF, RW2, RAF:"
                 + " its preview, or developed), an EPUB or Mobipocket book (its cover), a comic book (CBZ, CBR, CB7: a"
-                + " page), an office document (Word, Excel, PowerPoint, Visio, OpenDocument, RTF: drawn by LibreOffice), a BMP,"
-                + " Windows or macOS icon, Targa, Netpbm, PAM or QOI image, a Photoshop document, a PostScript or EPS file, a DjVu document or an XPS print (a page), a font (a sheet in the font), an EMF or WMF drawing, or a file drawn from the preview it carries"
-                + " (OpenRaster, Krita, Pages, Keynote, Numbers, Blender, SketchUp, InDesign).")
+                + " page), an office document (Word, Excel, PowerPoint, Visio, Publisher, OpenDocument, RTF: drawn by"
+                + " LibreOffice), an HDR picture (OpenEXR, Radiance, floating-point TIFF), a BMP,"
+                + " Windows or macOS icon, Targa, Netpbm, PAM, QOI, XPM or XBM image, a Photoshop document, a PostScript or EPS file, a DjVu document or an XPS print (a page), a font (a sheet in the font), an EMF or WMF drawing, or a file drawn from the preview it carries"
+                + " (OpenRaster, Krita, Pages, Keynote, Numbers, Blender, SketchUp, InDesign, Sketch).")
     )
     var file: String
 
