@@ -3357,10 +3357,13 @@ def make_exr():
     ok_image("exr/p3.exr", "exr", w, h,
              "hand-written: png/rgb8.png's codes as linear half R, G, B on Display P3's chromaticities: "
              "tiff/rgb8-p3.tiff's twin")
-    write("exr/layers.exr", exr_file(w, h, [("View.Combined.R", 1, linear[0]), ("View.Combined.G", 1, linear[1]),
+    black = [0.0] * (w * h)
+    write("exr/layers.exr", exr_file(w, h, [("View.AO.R", 1, black), ("View.AO.G", 1, black), ("View.AO.B", 1, black),
+                                            ("View.Combined.R", 1, linear[0]), ("View.Combined.G", 1, linear[1]),
                                             ("View.Combined.B", 1, linear[2]), ("View.Depth.Z", 1, [5.0] * (w * h))]))
     ok_image("exr/layers.exr", "exr", w, h,
-             "hand-written multi-layer render: View.Combined.R/G/B (png/rgb8.png) and View.Depth.Z")
+             "hand-written multi-layer render as Blender names it: View.AO.R/G/B (black, sorting first), "
+             "View.Combined.R/G/B (png/rgb8.png) and View.Depth.Z")
     write("exr/gray.exr", exr_file(w, h, [("Y", 1, linear[1])]))
     ok_image("exr/gray.exr", "exr", w, h, "hand-written: png/rgb8.png's green as linear half luminance (Y)")
     whole = read("exr/rgb8-rle.exr")

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "glance_colour.h"
@@ -114,6 +115,21 @@ static int find(const exr_attr_chlist_t *list, const char *prefix, const char *s
     return -1;
 }
 
+/// Whether `layer` (ending in its dot) names a render's beauty pass: its last part is `Combined`,
+/// `beauty` or `RGBA`, in any case.
+static int is_beauty(const char *layer) {
+    size_t length = strlen(layer);
+    if (length < 2) return 0;
+    size_t start = length - 1;
+    while (start > 0 && layer[start - 1] != '.') start--;
+    size_t part = length - 1 - start;
+    const char *names[] = {"combined", "beauty", "rgba"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (part == strlen(names[i]) && strncasecmp(layer + start, names[i], part) == 0) return 1;
+    }
+    return 0;
+}
+
 /// Chooses the channels (see the header); 0 when the file has none to draw.
 static int choose_channels(glance_exr *file, const exr_attr_chlist_t *list) {
     const char *prefix = "";
@@ -121,13 +137,19 @@ static int choose_channels(glance_exr *file, const exr_attr_chlist_t *list) {
     int r = find(list, "", "R"), g = find(list, "", "G"), b = find(list, "", "B");
     int y = find(list, "", "Y");
     if ((r < 0 || g < 0 || b < 0) && y < 0) {
-        // A multi-layer render: the first layer with all three (`Combined` of Blender's views
-        // sorts early, and any layer will do).
-        for (int i = 0; i < list->num_channels && layer[0] == 0; i++) {
-            const exr_attr_string_t *name = &list->entries[i].name;
-            if (name->length < 3 || name->length > 60 || strncmp(name->str + name->length - 2, ".R", 2) != 0) continue;
-            snprintf(layer, sizeof layer, "%.*s", name->length - 1, name->str);
-            if (find(list, layer, "G") < 0 || find(list, layer, "B") < 0) layer[0] = 0;
+        // A multi-layer render: the beauty pass (Blender's `Combined`, others' `beauty` or
+        // `RGBA`), else the first layer with all three. (Blender's `AO` sorts before `Combined`.)
+        for (int pass = 0; pass < 2 && layer[0] == 0; pass++) {
+            for (int i = 0; i < list->num_channels && layer[0] == 0; i++) {
+                const exr_attr_string_t *name = &list->entries[i].name;
+                if (name->length < 3 || name->length > 60 || strncmp(name->str + name->length - 2, ".R", 2) != 0) {
+                    continue;
+                }
+                snprintf(layer, sizeof layer, "%.*s", name->length - 1, name->str);
+                if (find(list, layer, "G") < 0 || find(list, layer, "B") < 0 || (pass == 0 && !is_beauty(layer))) {
+                    layer[0] = 0;
+                }
+            }
         }
         if (layer[0] == 0) return 0;
         prefix = layer;

@@ -23,7 +23,7 @@ struct OpenEXRTests {
     }
 
     @Test(
-        "linear light draws the sRGB picture it holds: run-length and PIZ halves, tiles, a multi-layer render's first layer",
+        "linear light draws the sRGB picture it holds: run-length and PIZ halves, tiles, a multi-layer render's beauty pass",
         arguments: ["rgb8-rle.exr", "rgb8-piz.exr", "tiled.exr", "layers.exr"])
     func pixels(_ name: String) throws {
         let (type, rendered) = try renderDocument(path: TestAssets.path("exr/\(name)"))

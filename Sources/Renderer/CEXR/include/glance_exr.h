@@ -31,8 +31,8 @@ typedef struct {
 } glance_exr_info;
 
 /// Opens the OpenEXR file on descriptor `fd` (not taken over), `size` bytes long, and chooses its
-/// channels: `R`, `G`, `B` (and `A`), else `Y` (and `A`), else the first layer that has all of
-/// `layer.R`, `layer.G` and `layer.B`. Scanlines, or tiles (the full-resolution level of a
+/// channels: `R`, `G`, `B` (and `A`), else `Y` (and `A`), else the beauty layer (`Combined`,
+/// `beauty` or `RGBA`) or the first layer that has all of `layer.R`, `layer.G` and `layer.B`. Scanlines, or tiles (the full-resolution level of a
 /// mipmapped file); deep files are refused.
 /// Returns NULL with the reason and kind of failure when it cannot be drawn.
 glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info *info, char *reason,

@@ -5,8 +5,8 @@ import GlanceCore
 /// Decodes OpenEXR through OpenEXRCore (loaded on the first such file) for the ``RasterPipeline``:
 /// the first part, scanlines or tiles (a mipmapped file's full-resolution level) in any of the
 /// format's compressions (deep files are refused in one line), its `R`, `G`, `B` (or `Y`) and `A`
-/// channels, or a multi-layer render's
-/// first layer with all three. The samples are linear light, premultiplied by alpha, on the
+/// channels, or a multi-layer render's beauty pass (`Combined`, `beauty` or `RGBA`; else the first
+/// layer with all three). The samples are linear light, premultiplied by alpha, on the
 /// `chromaticities` attribute's primaries (sRGB's without it): divided by alpha, brought to sRGB's
 /// primaries, clipped at 1 and encoded by the sRGB curve, as libvips draws them. Rows are read a
 /// chunk (or a row of tiles) at a time through the document's descriptor and scaled as they come.
