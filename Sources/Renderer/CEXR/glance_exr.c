@@ -280,8 +280,6 @@ glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info
     return file;
 }
 
-/// A sample clipped to 0 to 1, in 16 bits (not-a-number as 0).
-static int sixteen_bits(float value) { return value > 0 ? (value < 1 ? (int)(value * 65535.0f + 0.5f) : 65535) : 0; }
 
 /// Decodes `chunk` (a scanline chunk, or a tile whose left edge is `x` pixels into the row) into
 /// the planes, every channel of the part to a plane of its own. Returns 1, or 0 with the reason.
@@ -421,10 +419,10 @@ int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason,
             b = m[2][0] * lr + m[2][1] * lg + m[2][2] * lb;
         }
         uint8_t *q = out + pixel * (size_t)channels;
-        q[0] = file->table[sixteen_bits(r)];
-        q[1] = file->table[sixteen_bits(g)];
-        q[2] = file->table[sixteen_bits(b)];
-        if (alpha) q[3] = (uint8_t)(sixteen_bits(a) * 255 / 65535);
+        q[0] = file->table[glance_colour_linear_index(r)];
+        q[1] = file->table[glance_colour_linear_index(g)];
+        q[2] = file->table[glance_colour_linear_index(b)];
+        if (alpha) q[3] = (uint8_t)(glance_colour_linear_index(a) * 255 / 65535);
     }
     return rows;
 }

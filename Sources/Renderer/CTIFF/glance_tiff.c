@@ -389,11 +389,6 @@ static float sample_at(const glance_tiff *file, const uint8_t *stored, size_t i)
     return wide > FLT_MAX ? FLT_MAX : wide < -FLT_MAX ? -FLT_MAX : (float)wide;
 }
 
-/// A sample's value clipped to 0 to 1, in 16 bits (not-a-number as 0).
-static uint16_t wide_sample(float value) {
-    return value > 0 ? (value < 1 ? (uint16_t)(value * 65535.0f + 0.5f) : 65535) : 0;
-}
-
 /// A stored row of floating-point samples in 16 bits in `row`: associated alpha divided out,
 /// colours brought to sRGB's primaries.
 static void wide_row(const glance_tiff *file, const uint8_t *stored, uint16_t *row) {
@@ -410,7 +405,7 @@ static void wide_row(const glance_tiff *file, const uint8_t *stored, uint16_t *r
             float r = value[0], g = value[1], b = value[2];
             for (int c = 0; c < 3; c++) value[c] = m[c][0] * r + m[c][1] * g + m[c][2] * b;
         }
-        for (int c = 0; c < samples; c++) row[i + (size_t)c] = wide_sample(value[c]);
+        for (int c = 0; c < samples; c++) row[i + (size_t)c] = (uint16_t)glance_colour_linear_index(value[c]);
     }
 }
 

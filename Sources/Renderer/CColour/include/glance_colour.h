@@ -44,6 +44,12 @@ typedef enum {
 /// curve), for floating-point and HDR pictures.
 void glance_colour_linear_to_srgb_table(uint8_t table[65536]);
 
+/// A linear-light sample clipped to 0 to 1 (not-a-number as 0) in 16 bits: the index of
+/// glance_colour_linear_to_srgb_table's table.
+static inline int glance_colour_linear_index(float value) {
+    return value > 0 ? (value < 1 ? (int)(value * 65535.0f + 0.5f) : 65535) : 0;
+}
+
 /// The matrix that takes linear light on the primaries of the RGB profile in `icc` to linear
 /// light on sRGB's (the identity for a gray profile): its colorants only, not its curves. For
 /// floating-point pictures, whose samples are linear light whatever curve their profile names

@@ -136,12 +136,12 @@ final class RadianceDecoder: RasterDecoder {
                     linear = (mantissas + 0.5) * Self.scale(e)
                 }
                 if let decode {
-                    for c in 0..<3 { linear[c] = decode[Self.sixteenBits(linear[c])] }
+                    for c in 0..<3 { linear[c] = decode[Int(glance_colour_linear_index(linear[c]))] }
                 }
                 if let matrix {
                     linear = matrix.0 * linear.x + matrix.1 * linear.y + matrix.2 * linear.z
                 }
-                for c in 0..<3 { out[x * 3 + c] = table[Self.sixteenBits(linear[c])] }
+                for c in 0..<3 { out[x * 3 + c] = table[Int(glance_colour_linear_index(linear[c]))] }
             }
             out.withUnsafeBufferPointer { rows.push(rows: $0.baseAddress!, stride: width * 3, count: 1) }
         }
@@ -149,11 +149,6 @@ final class RadianceDecoder: RasterDecoder {
 
     /// 2^(e - 136).
     private static func scale(_ e: Int) -> Float { Float(sign: .plus, exponent: e - 136, significand: 1) }
-
-    /// `value` clipped to 0 to 1, in 16 bits.
-    private static func sixteenBits(_ value: Float) -> Int {
-        value > 0 ? (value < 1 ? Int(value * 65535 + 0.5) : 65535) : 0
-    }
 
     /// Reads one scanline of RGBE pixels starting at `at` into `pixels`; returns where the next
     /// begins.
