@@ -410,3 +410,17 @@ int glance_colour_profile_from_primaries(const double *chromaticities, uint8_t *
     cmsDeleteContext(context);
     return status;
 }
+
+int glance_colour_primaries_matrix(const double chromaticities[8], float matrix[3][3]) {
+    const double srgb[8] = {0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06};
+    int differs = 0;
+    for (int i = 0; i < 8; i++) differs |= fabs(chromaticities[i] - srgb[i]) > 0.001;
+    if (!differs) return 0;
+    uint8_t *icc = NULL;
+    size_t length = 0;
+    char message[200];
+    int made = glance_colour_profile_from_primaries(chromaticities, &icc, &length, message, sizeof message) == 0 &&
+               glance_colour_linear_matrix(icc, length, matrix, message, sizeof message) == 0;
+    free(icc);
+    return made ? 1 : -1;
+}

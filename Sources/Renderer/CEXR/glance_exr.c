@@ -50,6 +50,8 @@ struct glance_exr {
     int decoder_started, routines_chosen;
     /// A tiled file's tile width (its height is the info's rows a chunk), or 0 for scanlines.
     int tile_width;
+    /// The data window's first row (rows are counted from it).
+    int top;
     glance_exr_info info;
     /// The name of each wanted channel (NULL: not drawn; luminance is RED's).
     char names[WANTED][80];
@@ -180,18 +182,7 @@ static void choose_primaries(glance_exr *file) {
     exr_attr_chromaticities_t c;
     if (exr.chromaticities(file->context, 0, "chromaticities", &c) != EXR_ERR_SUCCESS) return;
     double values[8] = {c.white_x, c.white_y, c.red_x, c.red_y, c.green_x, c.green_y, c.blue_x, c.blue_y};
-    const double srgb[8] = {0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06};
-    int differs = 0;
-    for (int i = 0; i < 8; i++) differs |= fabs(values[i] - srgb[i]) > 0.001;
-    if (!differs) return;
-    uint8_t *icc = NULL;
-    size_t length = 0;
-    char message[200];
-    if (glance_colour_profile_from_primaries(values, &icc, &length, message, sizeof message) == 0 &&
-        glance_colour_linear_matrix(icc, length, file->matrix, message, sizeof message) == 0) {
-        file->info.has_primaries = 1;
-    }
-    free(icc);
+    file->info.has_primaries = glance_colour_primaries_matrix(values, file->matrix) == 1;
 }
 
 glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info *info, char *reason,
@@ -271,6 +262,7 @@ glance_exr *glance_exr_open(int fd, uint64_t size, int max_side, glance_exr_info
         glance_exr_close(file);
         return NULL;
     }
+    file->top = window.min.y;
     file->info.width = (int)width;
     file->info.height = (int)height;
     file->info.rows_per_chunk = lines;
@@ -364,10 +356,8 @@ static int no_chunk(glance_exr *file, char *reason, size_t capacity, glance_fail
 int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason, size_t capacity,
                           glance_failure *failure) {
     *failure = GLANCE_FAILURE_CORRUPT;
-    exr_attr_box2i_t window;
     exr_chunk_info_t chunk;
     int width = file->info.width, rows = 0;
-    if (exr.data_window(file->context, 0, &window) != EXR_ERR_SUCCESS) return no_chunk(file, reason, capacity, failure);
     if (file->tile_width > 0) {
         // A row of tiles of the full-resolution level, each decoded into its place in the row.
         int tile_row = row / file->info.rows_per_chunk;
@@ -384,11 +374,11 @@ int glance_exr_read_chunk(glance_exr *file, int row, uint8_t *out, char *reason,
             if (!decode_chunk(file, &chunk, x, reason, capacity, failure)) return 0;
         }
     } else {
-        if (exr.chunk_info(file->context, 0, window.min.y + row, &chunk) != EXR_ERR_SUCCESS) {
+        if (exr.chunk_info(file->context, 0, file->top + row, &chunk) != EXR_ERR_SUCCESS) {
             return no_chunk(file, reason, capacity, failure);
         }
         rows = chunk.height;
-        if (rows <= 0 || chunk.start_y != window.min.y + row || rows > file->info.rows_per_chunk) {
+        if (rows <= 0 || chunk.start_y != file->top + row || rows > file->info.rows_per_chunk) {
             say(reason, capacity, "a chunk is not where its table says");
             return 0;
         }

@@ -61,13 +61,12 @@ struct glance_tiff {
     size_t stored_pixel_bytes;
     /// Floating-point samples (16, 32 or 64 bits, else 0), `float_samples` to a pixel: linear
     /// light, brought to sRGB's primaries by `float_matrix` (from the profile's colorants, when it
-    /// has some), clipped to 0 to 1, quantised to 16 bits in `wide_row` (linear light's darkest
-    /// steps stay a twentieth of an 8-bit code apart) and encoded by the `linear_to_srgb` table.
-    /// lcms's own 16-bit and float transforms from a linear profile took 4 s for 24 megapixels
-    /// here; this takes a tenth of that.
+    /// has some), clipped to 0 to 1 and encoded by the `linear_to_srgb` table through 16 bits
+    /// (linear light's darkest steps stay a twentieth of an 8-bit code apart). lcms's own 16-bit
+    /// and float transforms from a linear profile took 4 s for 24 megapixels here; this takes a
+    /// tenth of that.
     int float_bits, float_samples, float_associated_alpha, float_has_matrix;
     float float_matrix[3][3];
-    uint16_t *wide_row;
     uint8_t *linear_to_srgb;
     uint8_t *stored_band;
     size_t stored_band_bytes;
@@ -389,11 +388,13 @@ static float sample_at(const glance_tiff *file, const uint8_t *stored, size_t i)
     return wide > FLT_MAX ? FLT_MAX : wide < -FLT_MAX ? -FLT_MAX : (float)wide;
 }
 
-/// A stored row of floating-point samples in 16 bits in `row`: associated alpha divided out,
-/// colours brought to sRGB's primaries.
-static void wide_row(const glance_tiff *file, const uint8_t *stored, uint16_t *row) {
+/// A stored row of floating-point samples as 8-bit sRGB RGB or RGBA in `out`: associated alpha
+/// divided out, colours brought to sRGB's primaries, clipped, and encoded by the table (gray as
+/// three equal samples).
+static void float_row_to_srgb(const glance_tiff *file, const uint8_t *stored, uint8_t *out) {
     int samples = file->float_samples, colours = samples >= 3 ? 3 : 1, alpha = samples > colours;
     const float(*m)[3] = file->float_matrix;
+    const uint8_t *table = file->linear_to_srgb;
     for (size_t x = 0, i = 0; x < file->width; x++, i += (size_t)samples) {
         float value[4];
         for (int c = 0; c < samples; c++) value[c] = sample_at(file, stored, i + (size_t)c);
@@ -405,21 +406,8 @@ static void wide_row(const glance_tiff *file, const uint8_t *stored, uint16_t *r
             float r = value[0], g = value[1], b = value[2];
             for (int c = 0; c < 3; c++) value[c] = m[c][0] * r + m[c][1] * g + m[c][2] * b;
         }
-        for (int c = 0; c < samples; c++) row[i + (size_t)c] = (uint16_t)glance_colour_linear_index(value[c]);
-    }
-}
-
-/// A 16-bit row of linear light (gray or RGB, with alpha or not) as 8-bit sRGB RGB or RGBA.
-static void linear_row_to_srgb(const glance_tiff *file, const uint16_t *row, uint8_t *out) {
-    const uint8_t *table = file->linear_to_srgb;
-    int samples = file->float_samples, gray = samples <= 2, alpha = samples == 2 || samples == 4;
-    for (size_t x = 0; x < file->width; x++, row += samples) {
-        if (gray) {
-            out[0] = out[1] = out[2] = table[row[0]];
-        } else {
-            out[0] = table[row[0]], out[1] = table[row[1]], out[2] = table[row[2]];
-        }
-        if (alpha) out[3] = (uint8_t)(((uint32_t)row[samples - 1] * 255 + 32767) / 65535);
+        for (int c = 0; c < 3; c++) out[c] = table[glance_colour_linear_index(value[colours == 3 ? c : 0])];
+        if (alpha) out[3] = (uint8_t)(((uint32_t)glance_colour_linear_index(value[colours]) * 255 + 32767) / 65535);
         out += alpha ? 4 : 3;
     }
 }
@@ -437,14 +425,6 @@ static int read_float_rows(glance_tiff *file, uint32_t first_row, uint32_t count
             return 0;
         }
     }
-    // (Made here, not when the page is described: only after the pipeline's pixel limit passed.)
-    if (file->wide_row == NULL) {
-        file->wide_row = malloc((size_t)file->width * (size_t)file->float_samples * sizeof(uint16_t));
-        if (file->wide_row == NULL) {
-            snprintf(file->error, sizeof file->error, "no memory for a row of %u pixels", file->width);
-            return 0;
-        }
-    }
     if (file->linear_to_srgb == NULL) {
         if ((file->linear_to_srgb = malloc(65536)) == NULL) {
             snprintf(file->error, sizeof file->error, "no memory for the floating-point samples' conversion");
@@ -455,8 +435,7 @@ static int read_float_rows(glance_tiff *file, uint32_t first_row, uint32_t count
     if (!read_rows_as_stored(file, first_row, count, file->stored_band)) return 0;
     size_t out_row = (size_t)file->width * (size_t)file->direct_channels;
     for (uint32_t row = 0; row < count; row++) {
-        wide_row(file, file->stored_band + row * stored_row, file->wide_row);
-        linear_row_to_srgb(file, file->wide_row, out + row * out_row);
+        float_row_to_srgb(file, file->stored_band + row * stored_row, out + row * out_row);
     }
     return 1;
 }
@@ -516,7 +495,6 @@ void glance_tiff_close(glance_tiff *file) {
     free(file->band);
     free(file->tile);
     free(file->stored_band);
-    free(file->wide_row);
     free(file->linear_to_srgb);
     free(file);
 }

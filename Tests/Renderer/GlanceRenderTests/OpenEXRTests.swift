@@ -6,22 +6,6 @@ import Testing
 /// OpenEXR pictures through OpenEXRCore: each against the pixels it was written from.
 @Suite("OpenEXR", .timeLimit(.minutes(10)))
 struct OpenEXRTests {
-    /// The largest difference of any channel between `image` and `reference`, over the pixels
-    /// whose reference alpha is over 64 (every pixel of an opaque reference), and how many.
-    private func worstDifference(_ image: PixelBuffer, _ reference: PixelBuffer, gray: Bool = false) -> (Int, Int) {
-        var (worst, compared) = (0, 0)
-        for y in 0..<reference.height {
-            for x in 0..<reference.width {
-                let (p, q) = (image.pixel(x: x, y: y), reference.pixel(x: x, y: y))
-                guard q.a > 64 else { continue }
-                compared += 1
-                let wanted = gray ? [q.g, q.g, q.g] : [q.r, q.g, q.b]
-                for (got, want) in zip([p.r, p.g, p.b], wanted) { worst = max(worst, abs(Int(got) - Int(want))) }
-            }
-        }
-        return (worst, compared)
-    }
-
     @Test(
         "linear light draws the sRGB picture it holds: run-length and PIZ halves, tiles, a multi-layer render's beauty pass",
         arguments: ["rgb8-rle.exr", "rgb8-piz.exr", "tiled.exr", "layers.exr"])
@@ -29,7 +13,8 @@ struct OpenEXRTests {
         let (type, rendered) = try renderDocument(path: TestAssets.path("exr/\(name)"))
         #expect(type == .openEXR)
         #expect(rendered.image.width == 200 && rendered.image.height == 150 && !rendered.image.hasAlpha)
-        let (worst, compared) = worstDifference(rendered.image, try decodeFullSize(TestAssets.path("png/rgb8.png")))
+        let (worst, compared) = PixelStatistics.worstDifference(
+            rendered.image, try decodeFullSize(TestAssets.path("png/rgb8.png")))
         #expect(compared == 200 * 150 && worst <= 1, "worst \(worst)")
         if name == "layers.exr" {
             #expect(rendered.warnings.contains { $0.contains("layer \"View.Combined\"") }, "\(rendered.warnings)")
@@ -43,7 +28,7 @@ struct OpenEXRTests {
             image.hasAlpha && image.channels == 4 && image.width == 200 && image.height == 150,
             "\(image.channels) \(image.width)x\(image.height)")
         let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
-        let (worst, compared) = worstDifference(image, reference)
+        let (worst, compared) = PixelStatistics.worstDifference(image, reference)
         #expect(compared > 1000 && worst <= 3, "\(compared) pixels compared, worst \(worst)")
         var alphaWorst = 0
         for y in stride(from: 0, to: 150, by: 5) {
@@ -53,7 +38,8 @@ struct OpenEXRTests {
         }
         #expect(alphaWorst <= 1)
         let gray = try renderDocument(path: TestAssets.path("exr/gray.exr")).thumbnail.image
-        let (grayWorst, _) = worstDifference(gray, try decodeFullSize(TestAssets.path("png/rgb8.png")), gray: true)
+        let (grayWorst, _) = PixelStatistics.worstDifference(
+            gray, try decodeFullSize(TestAssets.path("png/rgb8.png")), gray: true)
         #expect(grayWorst <= 1, "worst \(grayWorst)")
     }
 

@@ -6,19 +6,6 @@ import Testing
 /// Radiance HDR pictures through Glance's own decoder: each against the pixels it was written from.
 @Suite("Radiance HDR", .timeLimit(.minutes(10)))
 struct RadianceTests {
-    /// The mean difference of `image` from `reference` over every channel, and the largest.
-    private func difference(_ image: PixelBuffer, _ reference: PixelBuffer) -> (mean: Double, worst: Int) {
-        var worst = 0
-        for y in 0..<reference.height {
-            for x in 0..<reference.width {
-                let p = image.pixel(x: x, y: y)
-                let q = reference.pixel(x: x, y: y)
-                worst = max(worst, abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)))
-            }
-        }
-        return (PixelStatistics.meanAbsoluteDifference(image, reference), worst)
-    }
-
     @Test(
         "linear RGBE draws the sRGB picture it holds: flat rows stored bottom up, ImageMagick's run-length rows with its GAMMA",
         arguments: ["flat-bottom-up.hdr", "rgb8.hdr"])
@@ -26,7 +13,9 @@ struct RadianceTests {
         let (type, rendered) = try renderDocument(path: TestAssets.path("hdr/\(name)"))
         #expect(type == .radianceHDR)
         #expect(rendered.image.width == 200 && rendered.image.height == 150 && !rendered.image.hasAlpha)
-        let (mean, worst) = difference(rendered.image, try decodeFullSize(TestAssets.path("png/rgb8.png")))
+        let reference = try decodeFullSize(TestAssets.path("png/rgb8.png"))
+        let mean = PixelStatistics.meanAbsoluteDifference(rendered.image, reference)
+        let worst = PixelStatistics.worstDifference(rendered.image, reference).worst
         // RGBE keeps 8 bits of the brightest component: the others of a saturated pixel lose a few
         // codes (measured: mean 0.38, worst 13); ImageMagick's GAMMA=0.454545 is not sRGB's curve
         // (mean 1.84, worst 8). Read without its GAMMA, that file is 40 codes off on average.
@@ -59,9 +48,9 @@ struct RadianceTests {
     func primaries() throws {
         let hdr = try renderDocument(path: TestAssets.path("hdr/p3-primaries.hdr")).thumbnail.image
         let tiff = try renderDocument(path: TestAssets.path("tiff/rgb8-p3.tiff")).thumbnail.image
-        #expect(difference(hdr, tiff).mean < 1.5)
+        #expect(PixelStatistics.meanAbsoluteDifference(hdr, tiff) < 1.5)
         // Read as sRGB's primaries, it would be the untagged picture.
-        #expect(difference(hdr, try decodeFullSize(TestAssets.path("png/rgb8.png"))).mean > 2)
+        #expect(PixelStatistics.meanAbsoluteDifference(hdr, try decodeFullSize(TestAssets.path("png/rgb8.png"))) > 2)
     }
 
     @Test("#?RGBE and old-style repeats: four rows of linear 0.2 gray")

@@ -116,26 +116,6 @@ struct TIFFTests {
         #expect(PixelStatistics.meanAbsoluteDifference(rendered.image, png.image) < 1)
     }
 
-    /// The largest difference of any channel between `image` and `reference` over every seventh
-    /// pixel each way where the reference's alpha is over 64, and how many pixels that was.
-    private func worstDifference(_ image: PixelBuffer, _ reference: PixelBuffer, gray: Bool = false) -> (Int, Int) {
-        var compared = 0
-        var worst = 0
-        for y in stride(from: 0, to: reference.height, by: 7) {
-            for x in stride(from: 0, to: reference.width, by: 7) {
-                let p = image.pixel(x: x, y: y)
-                let q = reference.pixel(x: x, y: y)
-                worst = max(worst, abs(Int(p.a) - Int(q.a)))
-                guard q.a > 64 else { continue }
-                compared += 1
-                // A gray picture made of the reference's green.
-                let wanted = gray ? [q.g, q.g, q.g] : [q.r, q.g, q.b]
-                for (got, want) in zip([p.r, p.g, p.b], wanted) { worst = max(worst, abs(Int(got) - Int(want))) }
-            }
-        }
-        return (worst, compared)
-    }
-
     @Test(
         "floating-point samples without a profile are linear light: they draw the sRGB picture they hold",
         arguments: ["float32-linear.tiff", "float32-tiled.tiff"])
@@ -144,7 +124,7 @@ struct TIFFTests {
         let rendered = try renderDocument(path: TestAssets.path("tiff/\(name)")).thumbnail
         #expect(rendered.image.width == 200 && rendered.image.height == 150 && !rendered.image.hasAlpha)
         #expect(rendered.warnings.contains { $0.contains("floating-point samples") })
-        let (worst, compared) = worstDifference(rendered.image, reference)
+        let (worst, compared) = PixelStatistics.worstDifference(rendered.image, reference, step: 7, alpha: true)
         #expect(compared > 500 && worst <= 2, "\(compared) pixels compared, worst \(worst)")
     }
 
@@ -155,7 +135,7 @@ struct TIFFTests {
         let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
         let image = try renderDocument(path: TestAssets.path("tiff/\(name)")).thumbnail.image
         #expect(image.hasAlpha && image.width == 200 && image.height == 150)
-        let (worst, compared) = worstDifference(image, reference, gray: gray)
+        let (worst, compared) = PixelStatistics.worstDifference(image, reference, step: 7, gray: gray, alpha: true)
         #expect(compared > 50 && worst <= 3, "\(compared) pixels compared, worst \(worst)")
     }
 

@@ -94,6 +94,27 @@ final class ScratchFolder {
 
 /// Pixel statistics that tests compare instead of exact pixels.
 enum PixelStatistics {
+    /// The largest difference of a colour channel between `image` and `reference` over every
+    /// `step`th pixel each way whose reference alpha is over 64, and how many pixels that was.
+    /// `gray`: the image is gray, made of the reference's green. `alpha`: the alpha of every
+    /// pixel looked at counts too.
+    static func worstDifference(
+        _ image: PixelBuffer, _ reference: PixelBuffer, step: Int = 1, gray: Bool = false, alpha: Bool = false
+    ) -> (worst: Int, compared: Int) {
+        var (worst, compared) = (0, 0)
+        for y in stride(from: 0, to: reference.height, by: step) {
+            for x in stride(from: 0, to: reference.width, by: step) {
+                let (p, q) = (image.pixel(x: x, y: y), reference.pixel(x: x, y: y))
+                if alpha { worst = max(worst, abs(Int(p.a) - Int(q.a))) }
+                guard q.a > 64 else { continue }
+                compared += 1
+                let wanted = gray ? [q.g, q.g, q.g] : [q.r, q.g, q.b]
+                for (got, want) in zip([p.r, p.g, p.b], wanted) { worst = max(worst, abs(Int(got) - Int(want))) }
+            }
+        }
+        return (worst, compared)
+    }
+
     /// Mean absolute difference per channel value between two images of one size (RGB only,
     /// alpha ignored), in 0...255.
     static func meanAbsoluteDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {

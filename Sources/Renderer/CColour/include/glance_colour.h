@@ -59,6 +59,12 @@ static inline int glance_colour_linear_index(float value) {
 int glance_colour_linear_matrix(const uint8_t *icc, size_t length, float matrix[3][3], char *message,
                                 size_t message_size);
 
+/// The matrix from linear light on `chromaticities` (white, red, green, blue x, y) to linear light
+/// on sRGB's primaries: an OpenEXR `chromaticities` attribute, a Radiance `PRIMARIES=` line.
+/// Returns 1 with `matrix` filled, 0 when they are sRGB's own (within 0.001: no matrix needed),
+/// or -1 when they describe no colour space.
+int glance_colour_primaries_matrix(const double chromaticities[8], float matrix[3][3]);
+
 typedef struct glance_colour_transform glance_colour_transform;
 
 /// A transform from the profile in `icc` to sRGB for pixels laid out as `pixels`: perceptual

@@ -75,21 +75,15 @@ final class RadianceDecoder: RasterDecoder {
         header = RasterHeader(size: PixelSize(width: width, height: height), orientation: orientation)
     }
 
-    /// sRGB's primaries and white in `PRIMARIES=`'s order: red, green, blue and white x, y.
-    static let srgbPrimaries: [Double] = [0.64, 0.33, 0.30, 0.60, 0.15, 0.06, 0.3127, 0.3290]
-
-    /// The matrix from linear light on `primaries` (`PRIMARIES=`'s eight numbers) to sRGB's, as
-    /// its columns, or nil for sRGB's own or numbers that make no profile.
+    /// The matrix from linear light on `primaries` (`PRIMARIES=`'s eight numbers: red, green,
+    /// blue, white x, y) to sRGB's, as its columns, or nil for sRGB's own or numbers that make no
+    /// colour space (``glance_colour_primaries_matrix``).
     static func matrix(primaries: [Double]) -> (SIMD3<Float>, SIMD3<Float>, SIMD3<Float>)? {
-        guard primaries.count == 8, zip(primaries, srgbPrimaries).contains(where: { abs($0 - $1) > 0.001 }),
-            let profile = try? ColourProfile.fromPrimaries(
-                Array(primaries[6...7] + primaries[0...5]), name: "Radiance PRIMARIES")
-        else { return nil }
+        guard primaries.count == 8 else { return nil }
         var rows: [(Float, Float, Float)] = Array(repeating: (0, 0, 0), count: 3)
-        var message = [CChar](repeating: 0, count: 200)
-        guard
-            glance_colour_linear_matrix(profile.bytes, profile.bytes.count, &rows, &message, message.count) == 0
-        else { return nil }
+        guard glance_colour_primaries_matrix(Array(primaries[6...7] + primaries[0...5]), &rows) == 1 else {
+            return nil
+        }
         return (
             SIMD3(rows[0].0, rows[1].0, rows[2].0), SIMD3(rows[0].1, rows[1].1, rows[2].1),
             SIMD3(rows[0].2, rows[1].2, rows[2].2)
