@@ -34,10 +34,10 @@ extension PostgresStore {
 /// with each one's document record and its thumbnails described: the worker's look at whether the
 /// document is fresh needs no round trip of its own.
 struct LeaseJobsStatement: StoreStatement {
-    static let name = "glance_lease_jobs_v2"
+    static let name = "glance_lease_jobs_v3"
     static let sql = """
         WITH \(leasingCTEs(maxAttempts: "$1", onlyContainer: "$2", host: "$3", limit: "$4", token: "$5", seconds: "$6"))
-        SELECT l.id, l.container, l.root, l.path, l.force, l.attempts, \(leasedRecordColumns(from: "leased l", alias: "l"))
+        SELECT \(leasedColumns(alias: "l")), \(leasedRecordColumns(from: "leased l", alias: "l"))
         """
 
     /// The CTEs `exhausted`, `next` and `leased` of a lease: jobs whose last lease expired on their
@@ -68,9 +68,16 @@ struct LeaseJobsStatement: StoreStatement {
                 UPDATE glance.job AS j SET state = 'leased', attempts = j.attempts + 1, lease_token = \(token),
                     lease_host = \(host), lease_expires = now() + make_interval(secs => \(seconds))
                 FROM next WHERE j.id = next.id
-                RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts
+                RETURNING j.id, j.container, j.root, j.path, j.force, j.attempts, j.priority
             )
             """
+    }
+
+    /// A leased job's own columns, of the jobs `alias` names (as `leased` returns them): what
+    /// ``PostgresStore/leasedJob(in:at:)`` reads first.
+    static func leasedColumns(alias: String) -> String {
+        ["id", "container", "root", "path", "force", "attempts", "priority"].map { "\(alias).\($0)" }
+            .joined(separator: ", ")
     }
 
     /// The record columns and described thumbnails of the document of each job `alias` names,
@@ -173,101 +180,148 @@ struct ReadDocumentStatement: StoreStatement {
     }
 }
 
-/// A record saved with its thumbnail dictionary, its claim released, the queue's jobs for it
-/// marked done and the worker's next jobs leased: one statement, one transaction, one round trip
-/// (see ``PostgresStore/save(_:thumbnails:)``). Its rows: the record's id and how many jobs were
-/// marked done, then each job leased (as ``LeaseJobsStatement`` gives them; NULL when none).
-struct SaveDocumentStatement: StoreStatement {
-    static let name = "glance_save_document_v3"
+/// Records saved with their thumbnail dictionaries, their claims released, the queue's jobs for
+/// them marked done and the worker's next jobs leased: one statement, one transaction, one round
+/// trip for one document or several (see ``PostgresStore/save(_:thumbnails:)``). Its rows: the
+/// ids of the jobs marked done, then each job leased (as ``LeaseJobsStatement`` gives them; NULL
+/// when none).
+///
+/// Several documents a statement is what a worker's saves cost the database least. Measured with
+/// pgbench running a statement of the same shape (documents, thumbnails and jobs from arrays,
+/// the next jobs leased) at ten documents a second against a PostgreSQL 15 of its own
+/// (`synchronous_commit = off`, the server's CPU read from its cgroup): 1.04–1.09 ms of the
+/// server's CPU a document saved alone, 0.71–0.79 ms two at a time, 0.61 ms four at a time. Two
+/// saves as two statements in one transaction cost what they cost alone (0.78–0.84 against
+/// 0.79–0.83 ms, unthrottled): the statement, not the commit, is the price. Each run locks some
+/// twenty tables and indexes and starts its plan's nodes.
+struct SaveDocumentsStatement: StoreStatement {
+    static let name = "glance_save_documents_v1"
+    // The documents' columns are arrays, one element a document (`n` its place); the
+    // thumbnails' are arrays with one element a thumbnail, `owner` the place of its document.
     // The sub-statements touch disjoint rows: old size keys that are gone are deleted, the new
-    // ones inserted or updated in place; the jobs' rows are the queue's.
+    // ones inserted or updated in place; the jobs' rows are the queue's. The old thumbnails are
+    // found by an array of ids, not a join with `d`, whose size the plan cannot know: a generic
+    // plan may read a table whole for a join.
     static let sql = """
-        WITH d AS (
+        WITH given AS (
+            SELECT * FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::text[], $8::text[],
+                $9::text[], $10::bool[], $11::text[], $12::text[], $13::timestamptz[], $14::int4[], $15::text[])
+                WITH ORDINALITY AS x(path, device, inode, size, modified_ns, digest, content_type, state, failed,
+                    error, generator_version, generated_at, render_milliseconds, details, n)
+        ),
+        d AS (
             INSERT INTO glance.document AS doc (container, path, device, inode, size, modified_ns, digest,
                 content_type, state, error, generator_version, generated_at, render_milliseconds, details)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+            SELECT $1, path, device, inode, size, modified_ns, NULLIF(digest, ''), NULLIF(content_type, ''), state,
+                CASE WHEN failed THEN error END, generator_version, generated_at, NULLIF(render_milliseconds, -1),
+                NULLIF(details, '')
+            FROM given ORDER BY n
             ON CONFLICT (container, path) DO UPDATE SET device = EXCLUDED.device, inode = EXCLUDED.inode,
                 size = EXCLUDED.size, modified_ns = EXCLUDED.modified_ns, digest = EXCLUDED.digest,
                 content_type = EXCLUDED.content_type, state = EXCLUDED.state, error = EXCLUDED.error,
                 generator_version = EXCLUDED.generator_version, generated_at = EXCLUDED.generated_at,
                 render_milliseconds = EXCLUDED.render_milliseconds, details = EXCLUDED.details
-            RETURNING doc.id
+            RETURNING doc.id, doc.path
+        ),
+        sizes AS (
+            SELECT d.id AS document_id, k, f, w, h, c, a, t, b, g
+            FROM unnest($16::int8[], $17::text[], $18::text[], $19::integer[], $20::integer[], $21::integer[],
+                $22::text[], $23::text[], $24::bytea[], $25::bytea[]) AS x(owner, k, f, w, h, c, a, t, b, g)
+            JOIN given ON given.n = x.owner JOIN d ON d.path = given.path
         ),
         gone AS (
-            DELETE FROM glance.thumbnail
-            WHERE document_id = (SELECT id FROM d) AND NOT (size_key = ANY($15::text[]))
+            DELETE FROM glance.thumbnail AS old
+            WHERE old.document_id = ANY(ARRAY(SELECT id FROM d))
+                AND NOT EXISTS (
+                    SELECT 1 FROM sizes WHERE sizes.document_id = old.document_id AND sizes.k = old.size_key)
         ),
         put AS (
             INSERT INTO glance.thumbnail AS t (document_id, size_key, format, width, height, byte_count,
                 average_colour, thumb_hash, data, file_digest)
-            SELECT (SELECT id FROM d), k, f, w, h, n, NULLIF(a, ''), NULLIF(t, ''), NULLIF(b, ''::bytea),
+            SELECT document_id, k, f, w, h, c, NULLIF(a, ''), NULLIF(t, ''), NULLIF(b, ''::bytea),
                 NULLIF(g, ''::bytea)
-            FROM unnest($15::text[], $16::text[], $17::integer[], $18::integer[], $19::integer[], $20::text[],
-                $21::text[], $22::bytea[], $26::bytea[]) AS x(k, f, w, h, n, a, t, b, g)
+            FROM sizes
             ON CONFLICT (document_id, size_key) DO UPDATE SET format = EXCLUDED.format,
                 width = EXCLUDED.width, height = EXCLUDED.height, byte_count = EXCLUDED.byte_count,
                 average_colour = EXCLUDED.average_colour, thumb_hash = EXCLUDED.thumb_hash, data = EXCLUDED.data,
                 file_digest = EXCLUDED.file_digest
         ),
         unclaimed AS (
-            DELETE FROM glance.claim WHERE container = $1 AND path = $2
+            DELETE FROM glance.claim WHERE container = $1 AND path = ANY($2::text[])
         ),
         finished AS (
-            UPDATE glance.job SET state = 'done', finished_at = now(), finished_by = $25, error = NULL
-            WHERE id = ANY($23::bigint[]) AND lease_token = $24 AND state = 'leased'
+            UPDATE glance.job SET state = 'done', finished_at = now(), finished_by = $28, error = NULL
+            WHERE id = ANY($26::bigint[]) AND lease_token = $27 AND state = 'leased'
             RETURNING id
         ),
         \(LeaseJobsStatement.leasingCTEs(
-            maxAttempts: "$28", onlyContainer: "$29", host: "$25", limit: "$27", token: "$24", seconds: "$30",
-            except: "$23"))
-        SELECT (SELECT id FROM d), (SELECT count(*) FROM finished),
-            a.id, a.container, a.root, a.path, a.force, a.attempts,
+            maxAttempts: "$30", onlyContainer: "$31", host: "$28", limit: "$29", token: "$27", seconds: "$32",
+            except: "$26"))
+        SELECT coalesce((SELECT array_agg(id) FROM finished), '{}'::bigint[]),
+            \(LeaseJobsStatement.leasedColumns(alias: "a")),
             \(LeaseJobsStatement.leasedRecordColumns(from: "(SELECT 1) AS one LEFT JOIN leased a ON true", alias: "a"))
         """
     static let bindingDataTypes: [PostgresDataType] = [
-        .text, .text, .int8, .int8, .int8, .int8, .text, .text, .text, .text, .text, .timestamptz, .int4, .text,
-        .textArray, .textArray, .int4Array, .int4Array, .int4Array, .textArray, .textArray, .byteaArray,
-        .int8Array, .text, .text, .byteaArray, .int8, .int4, .text, .float8,
+        .text, .textArray, .int8Array, .int8Array, .int8Array, .int8Array, .textArray, .textArray, .textArray,
+        .boolArray, .textArray, .textArray, .timestamptzArray, .int4Array, .textArray,
+        .int8Array, .textArray, .textArray, .int4Array, .int4Array, .int4Array, .textArray, .textArray, .byteaArray,
+        .byteaArray,
+        .int8Array, .text, .text, .int8, .int4, .text, .float8,
     ]
 
+    /// One document's part of the statement.
+    struct Document: Sendable {
+        var record: DocumentRecord
+        var thumbnails: ThumbnailColumns
+    }
+
     var container: String
-    var record: DocumentRecord
-    var thumbnails: ThumbnailColumns
-    /// The jobs this save completes, and the lease they are held under (none: no job).
+    var documents: [Document]
+    /// The jobs these saves complete, and the lease they are held under (none: no job).
     var jobs: [Int64] = []
     var lease: Lease?
-    /// The next jobs to lease under `lease` with the save (none: 0 jobs).
+    /// The next jobs to lease under `lease` with the saves (none: 0 jobs).
     var leaseAhead: LeaseAhead?
 
     func makeBindings() throws -> PostgresBindings {
-        let identity = record.identity
-        var bindings = PostgresBindings(capacity: 30)
+        var bindings = PostgresBindings(capacity: 32)
         bindings.append(container)
-        bindings.append(record.path)
-        bindings.append(Int64(bitPattern: identity.device))
-        bindings.append(Int64(bitPattern: identity.inode))
-        bindings.append(identity.size)
-        bindings.append(identity.modifiedNanoseconds)
-        bindings.append(record.digest)
-        bindings.append(record.contentType?.rawValue)
-        bindings.append(record.state.rawValue)
-        bindings.append(record.error)
-        bindings.append(record.generatorVersion)
-        bindings.append(record.generatedAt)
-        bindings.append(record.renderMilliseconds.map { Int32(clamping: $0) })
-        bindings.append(record.details.flatMap { $0.isEmpty ? nil : $0.json })
-        bindings.append(thumbnails.keys)
-        bindings.append(thumbnails.formats)
-        bindings.append(thumbnails.widths)
-        bindings.append(thumbnails.heights)
-        bindings.append(thumbnails.counts)
-        bindings.append(thumbnails.colours)
-        bindings.append(thumbnails.hashes)
-        bindings.append(thumbnails.images)
+        let records = documents.map(\.record)
+        bindings.append(records.map(\.path))
+        bindings.append(records.map { Int64(bitPattern: $0.identity.device) })
+        bindings.append(records.map { Int64(bitPattern: $0.identity.inode) })
+        bindings.append(records.map(\.identity.size))
+        bindings.append(records.map(\.identity.modifiedNanoseconds))
+        // Arrays hold no NULL here: "" (or -1, or `failed` false) stands for none, as NULLIF and
+        // CASE read them back. No record has an empty digest, type or details, or a negative time.
+        bindings.append(records.map { $0.digest ?? "" })
+        bindings.append(records.map { $0.contentType?.rawValue ?? "" })
+        bindings.append(records.map(\.state.rawValue))
+        bindings.append(records.map { $0.error != nil })
+        bindings.append(records.map { $0.error ?? "" })
+        bindings.append(records.map(\.generatorVersion))
+        bindings.append(records.map(\.generatedAt))
+        bindings.append(records.map { $0.renderMilliseconds.map { max(0, Int32(clamping: $0)) } ?? -1 })
+        bindings.append(records.map { $0.details.flatMap { $0.isEmpty ? nil : $0.json } ?? "" })
+        var owners: [Int64] = []
+        var sizes = ThumbnailColumns()
+        for (index, document) in documents.enumerated() {
+            owners.append(contentsOf: repeatElement(Int64(index + 1), count: document.thumbnails.keys.count))
+            sizes.append(document.thumbnails)
+        }
+        bindings.append(owners)
+        bindings.append(sizes.keys)
+        bindings.append(sizes.formats)
+        bindings.append(sizes.widths)
+        bindings.append(sizes.heights)
+        bindings.append(sizes.counts)
+        bindings.append(sizes.colours)
+        bindings.append(sizes.hashes)
+        bindings.append(sizes.images)
+        bindings.append(sizes.fileDigests)
         bindings.append(jobs)
         bindings.append(lease?.token)
         bindings.append(lease?.host)
-        bindings.append(thumbnails.fileDigests)
         bindings.append(Int64(lease == nil ? 0 : leaseAhead?.limit ?? 0))
         bindings.append(Int32(clamping: leaseAhead?.maxAttempts ?? 0))
         bindings.append(leaseAhead?.onlyContainer)
@@ -291,6 +345,22 @@ struct ThumbnailColumns: Sendable {
     var images: [ByteBuffer] = []
     /// The SHA-256 of the file a thumbnail is kept in; empty for one kept in its row.
     var fileDigests: [ByteBuffer] = []
+
+    /// No thumbnails.
+    init() {}
+
+    /// Adds `other`'s rows after these.
+    mutating func append(_ other: ThumbnailColumns) {
+        keys += other.keys
+        formats += other.formats
+        widths += other.widths
+        heights += other.heights
+        counts += other.counts
+        colours += other.colours
+        hashes += other.hashes
+        images += other.images
+        fileDigests += other.fileDigests
+    }
 
     /// The columns of `thumbnails`, each of which must carry its image bytes; `withBytes` false
     /// leaves ``images`` empty (the bytes go to files, whose digests the caller fills in).

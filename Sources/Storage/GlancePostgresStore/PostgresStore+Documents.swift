@@ -271,36 +271,6 @@ extension PostgresStore {
         }
     }
 
-    /// Records `record` and replaces its thumbnail dictionary with `thumbnails`, releases any
-    /// claim on its path, and marks done the queue's job waiting on this save (see
-    /// ``completeWithSave(_:under:)``): one prepared statement, so one transaction and one round
-    /// trip (this runs once per document rendered). A record already at the path keeps its id.
-    public func save(_ record: DocumentRecord, thumbnails: [ThumbnailImage]) async throws(StoreError) {
-        // Files first, flushed: the row that names them commits only after.
-        let columns = try columns(for: thumbnails, of: record.path)
-        var statement = SaveDocumentStatement(container: container, record: record, thumbnails: columns)
-        let completion = completions.withLock { $0[record.path] }
-        if let completion {
-            statement.jobs = [completion.jobID]
-            statement.lease = completion.lease
-            statement.leaseAhead = completion.leaseAhead
-        }
-        let rows = try await run(statement)
-        await checkStatisticsAfterSave()
-        guard let completion else { return }
-        // Only now, with the save committed: a save that failed leaves the job to its worker.
-        var finished: Int64 = 0
-        var ahead: [QueuedJob] = []
-        for row in rows {
-            if finished == 0, let count = try? row.makeRandomAccess()[1].decode(Int64.self) { finished = count }
-            if let job = try leasedJob(in: row, at: 2) { ahead.append(job) }
-        }
-        if !ahead.isEmpty { leasedAhead.jobs.withLock { $0.append(contentsOf: ahead.sorted { $0.id < $1.id }) } }
-        completions.withLock { waiting in
-            if waiting[record.path]?.jobID == completion.jobID { waiting[record.path]?.completed = finished > 0 }
-        }
-    }
-
     /// Moves the record (and its thumbnails) at `oldPath` to `newPath` with the file's new
     /// identity; a record already at `newPath` is deleted first. Nothing happens when no record
     /// is at `oldPath` (another host moved it first).

@@ -12,7 +12,7 @@ public enum JobPriority: Int16, Sendable, Codable {
 }
 
 /// A queue job that its document's next save marks done (see
-/// ``PostgresStore/completeWithSave(_:under:)``).
+/// ``PostgresStore/completeWithSave(_:under:leasingAhead:savesPerCommit:holdLimit:)``).
 struct JobCompletion: Sendable {
     /// The job's id.
     var jobID: Int64
@@ -24,6 +24,15 @@ struct JobCompletion: Sendable {
     var recorded: StoredDocument??
     /// The next jobs to lease with the save, if any.
     var leaseAhead: LeaseAhead?
+    /// How soon the job was asked for: only a batch's save waits for others.
+    var priority: JobPriority
+    /// How many saves its save may go to the database with (1: at once).
+    var savesPerCommit: Int
+    /// How long its save may wait for others.
+    var holdLimit: Duration
+    /// The job whose save is held or sent (this one's id once it is), so that saves held for
+    /// others do not wait for it.
+    var saved: Int64?
 }
 
 /// Jobs a worker asks a save to lease for it (``PostgresStore/completeWithSave(_:under:leasingAhead:)``),
@@ -63,9 +72,11 @@ public struct QueuedJob: Sendable, Equatable {
     public var force: Bool
     /// How many times it has been leased, this time included.
     public var attempts: Int
+    /// How soon it was asked for.
+    public var priority: JobPriority = .batch
     /// The document's record (thumbnails described, without bytes) as the lease read it, or nil
     /// for none: the worker's store answers its first read of the record with it
-    /// (``PostgresStore/completeWithSave(_:under:)``) instead of a round trip of its own.
+    /// (``PostgresStore/completeWithSave(_:under:leasingAhead:savesPerCommit:holdLimit:)``) instead of a round trip of its own.
     var recorded: StoredDocument?
 
     /// Creates a job as leased, without its record.
@@ -182,7 +193,7 @@ extension PostgresStore {
         return jobs.sorted { $0.id < $1.id }
     }
 
-    /// A leased job from column `offset` of `row` (as ``LeaseJobsStatement`` gives it: six
+    /// A leased job from column `offset` of `row` (as ``LeaseJobsStatement`` gives it: seven
     /// columns, then its document's record and thumbnails described), or nil when its id is NULL.
     func leasedJob(in row: PostgresRow, at offset: Int) throws(StoreError) -> QueuedJob? {
         let cells = row.makeRandomAccess()
@@ -192,11 +203,15 @@ extension PostgresStore {
                 id: id, container: try cells[offset + 1].decode(String.self),
                 root: try cells[offset + 2].decode(String.self), path: try cells[offset + 3].decode(String.self),
                 force: try cells[offset + 4].decode(Bool.self), attempts: Int(try cells[offset + 5].decode(Int32.self)))
+            // A priority this version does not know (a newer one wrote it) is a batch's: never
+            // held for less.
+            job.priority = JobPriority(rawValue: try cells[offset + 6].decode(Int16.self)) ?? .batch
             // The record's columns follow (NULL when there is none), then its thumbnails'.
-            if try cells[offset + 6].decode(Int64?.self) != nil {
-                let (_, record) = try record(from: row, at: offset + 6)
+            let recordAt = offset + 7
+            if try cells[recordAt].decode(Int64?.self) != nil {
+                let (_, record) = try record(from: row, at: recordAt)
                 job.recorded = StoredDocument(
-                    record: record, thumbnails: try describedThumbnails(in: row, at: offset + 6 + Self.columnCount))
+                    record: record, thumbnails: try describedThumbnails(in: row, at: recordAt + Self.columnCount))
             }
             return job
         } catch let error as StoreError {
@@ -254,35 +269,46 @@ extension PostgresStore {
     /// `leasingAhead`: the save also leases the worker's next jobs under `lease` (one round trip
     /// fewer a document), which its next ``lease(limit:under:maxAttempts:onlyContainer:)`` takes
     /// without asking the database; asked only while none leased ahead is waiting.
-    public func completeWithSave(_ job: QueuedJob, under lease: Lease, leasingAhead: LeaseAhead? = nil) -> Bool {
+    ///
+    /// `savesPerCommit`: a batch job's save waits for the saves of the other jobs registered here
+    /// (up to this many in all, and `holdLimit`), and goes with them in one statement. The job's
+    /// record is seen by others that much later; an on-save job's never waits.
+    public func completeWithSave(
+        _ job: QueuedJob, under lease: Lease, leasingAhead: LeaseAhead? = nil, savesPerCommit: Int = 1,
+        holdLimit: Duration = PostgresStore.saveHoldLimit
+    ) -> Bool {
         let ahead = leasedAhead.jobs.withLock { $0.isEmpty } ? leasingAhead : nil
-        return completions.withLock { waiting in
-            guard waiting[job.path] == nil else { return false }
-            waiting[job.path] = JobCompletion(
-                jobID: job.id, lease: lease, recorded: .some(job.recorded), leaseAhead: ahead)
+        return jobSaves.withLock { saves in
+            guard saves.registered[job.path] == nil else { return false }
+            saves.registered[job.path] = JobCompletion(
+                jobID: job.id, lease: lease, recorded: .some(job.recorded), leaseAhead: ahead, priority: job.priority,
+                savesPerCommit: savesPerCommit, holdLimit: holdLimit)
             return true
         }
     }
 
     /// The record of `path` that a lease read, if its job's registration still holds it unread
-    /// (``completeWithSave(_:under:)``): taken, so that it answers one read only.
+    /// (``completeWithSave(_:under:leasingAhead:savesPerCommit:holdLimit:)``): taken, so that it answers one read only.
     func takeLeasedRecord(of path: String) -> StoredDocument?? {
-        completions.withLock { waiting in
-            guard let recorded = waiting[path]?.recorded else { return nil }
-            waiting[path]?.recorded = nil
+        jobSaves.withLock { saves in
+            guard let recorded = saves.registered[path]?.recorded else { return nil }
+            saves.registered[path]?.recorded = nil
             return recorded
         }
     }
 
-    /// Ends `job`'s registration with ``completeWithSave(_:under:)``: whether a save marked it
+    /// Ends `job`'s registration with ``completeWithSave(_:under:leasingAhead:savesPerCommit:holdLimit:)``: whether a save marked it
     /// done (when not, because its document was not saved, or its lease was lost, the caller
     /// completes it on its own with ``complete(_:under:)``).
+    /// Saves held for this job's (it was not saved) go now, when no other is coming.
     public func takeCompletion(of job: QueuedJob) -> Bool {
-        completions.withLock { waiting in
-            guard let completion = waiting[job.path], completion.jobID == job.id else { return false }
-            waiting[job.path] = nil
+        let completed = jobSaves.withLock { saves in
+            guard let completion = saves.registered[job.path], completion.jobID == job.id else { return false }
+            saves.registered[job.path] = nil
             return completion.completed
         }
+        sendHeldSavesIfDue()
+        return completed
     }
 
     /// Gives a job back after this host could not do it (`error` says why): pending again, or

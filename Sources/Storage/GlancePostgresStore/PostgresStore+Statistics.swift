@@ -17,14 +17,14 @@ extension PostgresStore {
     /// How many saves a store makes between two looks at the statistics.
     public static let statisticsCheckInterval = 1000
 
-    /// Counts a save; every ``statisticsCheckInterval``th, analyzes `glance.document` and
+    /// Counts `saves` saves; every ``statisticsCheckInterval``th, analyzes `glance.document` and
     /// `glance.thumbnail` when the documents the statistics count are fewer than a quarter of
     /// those the server counts (less 1,000). Nothing it meets fails the save: a user who does not
     /// own the tables is told by PostgreSQL's warning, which the store does not show, and
     /// autovacuum is left to it.
-    func checkStatisticsAfterSave() async {
+    func checkStatisticsAfterSaves(_ saves: Int) async {
         let due = savesSinceStatisticsCheck.withLock { count in
-            count += 1
+            count += saves
             guard count >= Self.statisticsCheckInterval else { return false }
             count = 0
             return true

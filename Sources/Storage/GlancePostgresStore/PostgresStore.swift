@@ -46,8 +46,8 @@ public final class PostgresStore: ThumbnailStore {
     /// The pool's own task (`PostgresClient.run()`); nil for a sibling, whose pool is its opener's.
     private let running: Task<Void, Never>?
     /// Jobs of the queue to mark done with their document's next save (see
-    /// ``completeWithSave(_:under:)``), by path.
-    let completions = Mutex<[String: JobCompletion]>([:])
+    /// ``completeWithSave(_:under:leasingAhead:savesPerCommit:holdLimit:)``), and the saves held to go together.
+    let jobSaves = Mutex(JobSaves())
     /// Jobs saves leased ahead, shared with the siblings.
     let leasedAhead: JobsLeasedAhead
     /// Saves since the planner's statistics were last compared with the tables (see

@@ -24,7 +24,8 @@ struct LatencyHistogramTests {
     @Test("a worker's tally reads as its last line")
     func tallyLine() {
         var tally = QueueWorker.Tally()
-        tally.done = 3
+        // A job done twice (leased again after its lease ran out) counts once.
+        for job: Int64 in [1, 2, 3, 2] { tally.countDone(job) }
         #expect(tally.description == "3 done, 0 given back; 0 lease round trips")
         tally.leases.add(.microseconds(900))
         #expect(tally.description.hasPrefix("3 done, 0 given back; 1 lease round trip, p50 0."))
