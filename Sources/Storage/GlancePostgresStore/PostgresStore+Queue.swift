@@ -268,7 +268,8 @@ extension PostgresStore {
     ///
     /// `leasingAhead`: the save also leases the worker's next jobs under `lease` (one round trip
     /// fewer a document), which its next ``lease(limit:under:maxAttempts:onlyContainer:)`` takes
-    /// without asking the database; asked only while none leased ahead is waiting.
+    /// without asking the database; as many as the saves sent together ask for, less those leased
+    /// ahead already waiting (counted when the statement is sent).
     ///
     /// `savesPerCommit`: a batch job's save waits for the saves of the other jobs registered here
     /// (up to this many in all, and `holdLimit`), and goes with them in one statement. The job's
@@ -277,11 +278,11 @@ extension PostgresStore {
         _ job: QueuedJob, under lease: Lease, leasingAhead: LeaseAhead? = nil, savesPerCommit: Int = 1,
         holdLimit: Duration = PostgresStore.saveHoldLimit
     ) -> Bool {
-        let ahead = leasedAhead.jobs.withLock { $0.isEmpty } ? leasingAhead : nil
-        return jobSaves.withLock { saves in
+        jobSaves.withLock { saves in
             guard saves.registered[job.path] == nil else { return false }
             saves.registered[job.path] = JobCompletion(
-                jobID: job.id, lease: lease, recorded: .some(job.recorded), leaseAhead: ahead, priority: job.priority,
+                jobID: job.id, lease: lease, recorded: .some(job.recorded), leaseAhead: leasingAhead,
+                priority: job.priority,
                 savesPerCommit: savesPerCommit, holdLimit: holdLimit)
             return true
         }

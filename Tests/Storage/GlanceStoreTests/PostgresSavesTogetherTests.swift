@@ -127,4 +127,29 @@ struct PostgresSavesTogetherTests {
         #expect(try await store.queueCounts().byState == [.done: 1, .leased: 1])
         await store.close()
     }
+
+    @Test("a save leases ahead as many jobs as its worker asked for, less those waiting when it is sent")
+    func leasesAheadWhatIsMissingWhenSent() async throws {
+        let address = try await StoreUnderTest.freshDatabase()
+        let store = try await PostgresStore.open(address, container: "c")
+        try await store.enqueue(["a.pdf", "b.pdf", "c.pdf", "d.pdf", "e.pdf"], root: "/srv/c", priority: .batch)
+        let holder = lease()
+        let jobs = try await store.lease(limit: 2, under: holder, maxAttempts: 3)
+        let one = LeaseAhead(limit: 1, maxAttempts: 3, onlyContainer: nil)
+        #expect(store.completeWithSave(jobs[0], under: holder, leasingAhead: one))
+        try await store.save(Fixtures.record("a.pdf"), thumbnails: [Fixtures.image()])
+        _ = store.takeCompletion(of: jobs[0])
+        // b.pdf is registered while c.pdf waits, leased ahead by a.pdf's save; c.pdf is taken
+        // before b.pdf's save is sent, so that save leases d.pdf.
+        #expect(store.completeWithSave(jobs[1], under: holder, leasingAhead: one))
+        #expect(try await store.lease(limit: 1, under: holder, maxAttempts: 3).map(\.path) == ["c.pdf"])
+        try await store.save(Fixtures.record("b.pdf", inode: 43), thumbnails: [Fixtures.image()])
+        _ = store.takeCompletion(of: jobs[1])
+        let server = try await PostgresServer.running()
+        let leased = try await server.psql(
+            "SELECT string_agg(path, ' ' ORDER BY path) FROM glance.job WHERE state = 'leased'",
+            database: address.database)
+        #expect(leased == "c.pdf d.pdf")
+        await store.close()
+    }
 }
