@@ -162,7 +162,33 @@ extension PostgresStore {
                     """, logger: logger)
                 for row in rows where try row.decode(Bool.self) { added += 1 }
             }
+            // Idle workers listening wake at the commit (a job added, or one made more urgent).
+            _ = try await connection.rows("SELECT pg_notify(\(Self.jobsChannel), '')", logger: logger)
             return added
+        }
+    }
+
+    /// The channel whose notifications say that jobs were queued (see ``listenForJobs(_:)``).
+    public static let jobsChannel = "glance_jobs"
+
+    /// Calls `ring` each time jobs are queued in this database (by any host, for any container),
+    /// until the calling task is cancelled: what lets an idle worker wait long between looks at
+    /// the queue and still take an on-save job at once. Holds one of the pool's connections,
+    /// listening; when the connection fails, it is made again after a second, and `ring` is
+    /// called then too (a notification may have been missed meanwhile).
+    public func listenForJobs(_ ring: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.jobsChannel) { notifications in
+                        ring()
+                        for try await _ in notifications { ring() }
+                    }
+                }
+            } catch {
+                // Unreachable for now: the worker's own statements say so; try again shortly.
+            }
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 

@@ -442,6 +442,33 @@ struct QueueCommandTests {
             try server.psql("SELECT count(*) FROM glance.job WHERE state = 'leased'", database: database) == "0")
     }
 
+    @Test("an idle worker looks at the queue less and less often, and takes a job queued meanwhile at once")
+    func idleWorkerWaitsForWord() async throws {
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "quiet", database: database)
+        let container = try Self.container(documents: 0)
+        let (worker, errors) = try Self.startWorker(["--store", store, "--jobs", "1"])
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        // Idle for 13 s: it looks at once, then after 0.2, 0.4, 0.8, 1.6, 3.2 and 6.4 s (12.6 s in
+        // all), then waits 10 s (at five looks a second it made 65 looks).
+        try await Task.sleep(for: .seconds(13))
+        try container.add("saved.png", from: "png/rgba8.png")
+        let queued = ContinuousClock.now
+        let hook = try await GlanceProcess.run(["hook", container.path, "saved.png", "--store", store, "--enqueue"])
+        #expect(hook.status == 0, "\(hook.standardError)")
+        try await eventually("the idle worker rendered the queued document", within: .seconds(60)) {
+            try await server.psql("SELECT state FROM glance.job WHERE path = 'saved.png'", database: database)
+                == "done"
+        }
+        // Woken by the database's notification, not by its next look (about 9.5 s away).
+        #expect(ContinuousClock.now - queued < .seconds(5))
+        kill(worker.processIdentifier, SIGTERM)
+        #expect(await Self.finish(worker, within: 10), "the worker stops at once while it waits")
+        let said = await Self.said(errors)
+        let looks = said.firstMatch(of: /(\d+) lease round trips?/).flatMap { Int($0.1) }
+        #expect((looks ?? 100) <= 20, "\(said)")
+    }
+
     @Test("hook --enqueue puts a saved document first in line; watch --enqueue queues saves as they happen")
     func onSaveFirst() async throws {
         let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
