@@ -170,7 +170,9 @@ public struct QueueWorker: Sendable {
                     }
                     if running == 0 {
                         if settings.exitWhenIdle, (try? await isIdle()) == true { break }
-                        await bell.wait(upTo: Self.idlePause(after: idleLooks))
+                        // A worker that ends with the queue looks often: it is idle only while the
+                        // last jobs render elsewhere, and each later look would end it later.
+                        await bell.wait(upTo: Self.idlePause(after: settings.exitWhenIdle ? 0 : idleLooks))
                         idleLooks += 1
                         continue
                     }
@@ -203,9 +205,9 @@ public struct QueueWorker: Sendable {
     /// How long an idle worker waits before its next look at the queue, after `looks` that found
     /// nothing: 0.2 s, doubled each time, up to 10 s. A job queued meanwhile wakes it at once
     /// (``PostgresStore/listenForJobs(_:)``); the looks are for a notification lost with its
-    /// connection, and for leases of dead hosts that expire. Each look is a lease statement, and
-    /// a queue count with `--exit-when-idle`: at five looks a second, a hundred idle hosts kept
-    /// the database busy doing nothing.
+    /// connection, and for leases of dead hosts that expire. Each look is a lease statement: at
+    /// five a second, a hundred idle hosts kept the database busy doing nothing. A worker that
+    /// exits when the queue is idle keeps looking every 0.2 s.
     static func idlePause(after looks: Int) -> Duration {
         min(Duration.milliseconds(200 * (1 << min(max(looks, 0), 6))), .seconds(10))
     }
