@@ -30,9 +30,11 @@ struct JobCompletion: Sendable {
     var savesPerCommit: Int
     /// How long its save may wait for others.
     var holdLimit: Duration
-    /// The job whose save is held or sent (this one's id once it is), so that saves held for
-    /// others do not wait for it.
-    var saved: Int64?
+    /// Whether its save is held or sent, so that saves held for others do not wait for it.
+    var saving = false
+
+    /// How many saves its save may go to the database with: 1, at once, for an on-save job.
+    var savesTogether: Int { priority == .batch ? max(1, savesPerCommit) : 1 }
 }
 
 /// Jobs a worker asks a save to lease for it (``PostgresStore/completeWithSave(_:under:leasingAhead:)``),
@@ -308,8 +310,7 @@ extension PostgresStore {
             guard saves.registered[job.path] == nil else { return false }
             saves.registered[job.path] = JobCompletion(
                 jobID: job.id, lease: lease, recorded: .some(job.recorded), leaseAhead: leasingAhead,
-                priority: job.priority,
-                savesPerCommit: savesPerCommit, holdLimit: holdLimit)
+                priority: job.priority, savesPerCommit: savesPerCommit, holdLimit: holdLimit)
             return true
         }
     }
@@ -326,8 +327,8 @@ extension PostgresStore {
 
     /// Ends `job`'s registration with ``completeWithSave(_:under:leasingAhead:savesPerCommit:holdLimit:)``: whether a save marked it
     /// done (when not, because its document was not saved, or its lease was lost, the caller
-    /// completes it on its own with ``complete(_:under:)``).
-    /// Saves held for this job's (it was not saved) go now, when no other is coming.
+    /// completes it on its own with ``complete(_:under:)``). Saves held for this one's (it was
+    /// not saved) go now, when no other is coming.
     public func takeCompletion(of job: QueuedJob) -> Bool {
         let completed = jobSaves.withLock { saves in
             guard let completion = saves.registered[job.path], completion.jobID == job.id else { return false }

@@ -16,7 +16,8 @@ struct JobSaves: Sendable {
     /// Holds `save`; returns the saves to send now (taken), if they are due.
     mutating func hold(_ save: HeldSave) -> [HeldSave]? {
         held.append(save)
-        if let job = save.completion { registered[save.document.record.path]?.saved = job.jobID }
+        let path = save.document.record.path
+        if let job = save.completion, registered[path]?.jobID == job.jobID { registered[path]?.saving = true }
         return takeDue()
     }
 
@@ -24,7 +25,7 @@ struct JobSaves: Sendable {
     /// or none of the registered jobs still to be saved (no other save is coming to join them).
     mutating func takeDue() -> [HeldSave]? {
         guard let together = held.map(\.together).min() else { return nil }
-        let coming = registered.values.contains { $0.saved != $0.jobID }
+        let coming = registered.values.contains { !$0.saving }
         guard held.count >= together || !coming else { return nil }
         return takeAll()
     }
@@ -46,7 +47,7 @@ struct HeldSave: Sendable {
     /// The job it completes, as registered when it was saved.
     var completion: JobCompletion?
     /// How many saves it goes to the database with at most: 1 when it may not wait.
-    var together: Int
+    var together: Int { completion?.savesTogether ?? 1 }
     /// Where its answer goes.
     var answer: CheckedContinuation<Result<Void, StoreError>, Never>
 }
@@ -72,8 +73,7 @@ extension PostgresStore {
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Void, StoreError>, Never>) in
             let (due, batch) = jobSaves.withLock { saves in
                 let completion = saves.registered[record.path]
-                let together = completion.map { $0.priority == .batch ? max(1, $0.savesPerCommit) : 1 } ?? 1
-                let save = HeldSave(document: document, completion: completion, together: together, answer: answer)
+                let save = HeldSave(document: document, completion: completion, answer: answer)
                 return (saves.hold(save), saves.held.count == 1 ? (saves.batch, completion?.holdLimit) : nil)
             }
             if let due {
@@ -152,7 +152,7 @@ extension PostgresStore {
                 for save in saves {
                     guard let job = save.completion else { continue }
                     let path = save.document.record.path
-                    if state.registered[path]?.saved == job.jobID { state.registered[path]?.saved = nil }
+                    if state.registered[path]?.jobID == job.jobID { state.registered[path]?.saving = false }
                 }
             }
             for save in saves { save.answer.resume(returning: .failure(error)) }
