@@ -137,6 +137,8 @@ public struct QueueWorker: Sendable {
             var running = 0
             // Looks at the queue that found nothing, since the last that found a job.
             var idleLooks = 0
+            // When the loop last asked for jobs.
+            var lastLook = ContinuousClock.now
             // Twice the pool's size in hand: while one document's result is saved and its job
             // completed (round trips to the database), the next one is already rendering. Not
             // more for saves held to go together: with one more, a host ends a batch with a
@@ -147,6 +149,7 @@ public struct QueueWorker: Sendable {
             while !stop.isRequested, failure == nil {
                 if running < inHand {
                     let leased: [QueuedJob]
+                    lastLook = ContinuousClock.now
                     do throws(StoreError) {
                         leased = try await patiently(stop: stop) { () throws(StoreError) in
                             let started = ContinuousClock.now
@@ -174,6 +177,11 @@ public struct QueueWorker: Sendable {
                         // last jobs render elsewhere, and each later look would end it later.
                         await bell.wait(upTo: Self.idlePause(after: settings.exitWhenIdle ? 0 : idleLooks))
                         idleLooks += 1
+                        // Anyone who may connect to the database may notify the channel: a
+                        // flood of notifications gets no more looks than the shortest pause.
+                        let shortest = Self.idlePause(after: 0)
+                        let since = ContinuousClock.now - lastLook
+                        if since < shortest { try? await Task.sleep(for: shortest - since) }
                         continue
                     }
                 }

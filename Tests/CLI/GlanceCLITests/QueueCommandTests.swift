@@ -469,6 +469,32 @@ struct QueueCommandTests {
         #expect((looks ?? 100) <= 20, "\(said)")
     }
 
+    @Test(
+        "a flood of notifications on the jobs channel (any user of the database may send them) gets an idle worker no more than five looks a second"
+    )
+    func notificationFloodBounded() async throws {
+        let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
+        let store = server.address(container: "quiet", database: database)
+        let (worker, errors) = try Self.startWorker(["--store", store, "--jobs", "1"])
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        try await Task.sleep(for: .seconds(1))
+        // 2,000 notifications, each committed on its own (one transaction's are delivered once),
+        // over about two seconds.
+        let started = ContinuousClock.now
+        _ = try await server.psql(
+            """
+            DO $$ BEGIN FOR i IN 1..2000 LOOP PERFORM pg_notify('glance_jobs', ''); COMMIT;
+            PERFORM pg_sleep(0.001); END LOOP; END $$
+            """, database: database)
+        let flooded = (ContinuousClock.now - started) / .seconds(1)
+        kill(worker.processIdentifier, SIGTERM)
+        #expect(await Self.finish(worker, within: 10))
+        let said = await Self.said(errors)
+        let looks = said.firstMatch(of: /(\d+) lease round trips?/).flatMap { Int($0.1) }
+        // Five a second over the flood, and the second before it, with room for the start.
+        #expect((looks ?? 10_000) <= Int((flooded + 1) * 5) + 10, "\(said) over \(flooded) s")
+    }
+
     @Test("hook --enqueue puts a saved document first in line; watch --enqueue queues saves as they happen")
     func onSaveFirst() async throws {
         let (server, database) = try await PostgresStoreCommandTests.freshDatabase()
