@@ -52,8 +52,8 @@ public struct QueueWorker: Sendable {
 
     /// What a worker did, for its last line.
     public struct Tally: Sendable {
-        /// Jobs done, each counted once: a job whose lease ran out while the database was away
-        /// (no heartbeat reached it) may be leased again by this host and done twice.
+        /// Jobs done, each counted once (a job leased again while it rendered here is not started
+        /// again, see `JobsInHand`; counting ids keeps that so).
         public var done: Int { doneJobs.count }
         private var doneJobs: Set<Int64> = []
         public var givenBack = 0
@@ -111,10 +111,20 @@ public struct QueueWorker: Sendable {
         let lease = Lease.forThisProcess(seconds: settings.leaseSeconds)
         let indexers = IndexerCache(
             address: address, queue: queue, pool: pool, options: options, roots: settings.roots)
+        let inHand = JobsInHand()
+        // A heartbeat that failed (the database away) is tried again within a second, not a
+        // third of a lease later: leases that ran out meanwhile are ours again before another
+        // host, or this one's next lease, takes them.
         let heartbeat = Task {
+            var pause = settings.leaseSeconds / 3
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(settings.leaseSeconds / 3))
-                try? await queue.renewJobs(lease)
+                try? await Task.sleep(for: .seconds(pause))
+                do throws(StoreError) {
+                    try await queue.renewJobs(lease, holding: inHand.held)
+                    pause = settings.leaseSeconds / 3
+                } catch {
+                    pause = min(1, settings.leaseSeconds / 3)
+                }
             }
         }
         defer { heartbeat.cancel() }
@@ -145,16 +155,16 @@ public struct QueueWorker: Sendable {
             // render more than the others (eight hosts at 0.15 core took 10.4 s against 8.9 s
             // on 96 documents in bench/scaleout.py), and the renderer idles only for the pair's
             // round trip.
-            let inHand = settings.jobs * 2
+            let most = settings.jobs * 2
             while !stop.isRequested, failure == nil {
-                if running < inHand {
+                if running < most {
                     let leased: [QueuedJob]
                     lastLook = ContinuousClock.now
                     do throws(StoreError) {
                         leased = try await patiently(stop: stop) { () throws(StoreError) in
                             let started = ContinuousClock.now
                             let jobs = try await queue.lease(
-                                limit: inHand - running, under: lease, maxAttempts: settings.maxAttempts,
+                                limit: most - running, under: lease, maxAttempts: settings.maxAttempts,
                                 onlyContainer: settings.onlyContainer)
                             tally.leases.add(ContinuousClock.now - started)
                             return jobs
@@ -163,7 +173,9 @@ public struct QueueWorker: Sendable {
                         failure = error
                         break
                     }
-                    for job in leased {
+                    // A job whose lease ran out while it rendered here (see JobsInHand) is not
+                    // rendered a second time.
+                    for job in inHand.take(leased) {
                         group.addTask { (job.id, await self.handle(job, lease: lease, indexers: indexers)) }
                         running += 1
                     }
@@ -187,6 +199,7 @@ public struct QueueWorker: Sendable {
                 }
                 if let (job, done) = await group.next() {
                     running -= 1
+                    inHand.finish(job)
                     if done { tally.countDone(job) } else { tally.givenBack += 1 }
                     // A job given back because its thumbnails could not be written (the folder
                     // unmounted or read-only) stops the worker: every other job would fail too.
@@ -200,6 +213,7 @@ public struct QueueWorker: Sendable {
                 }
             }
             for await (job, done) in group {
+                inHand.finish(job)
                 if done { tally.countDone(job) } else { tally.givenBack += 1 }
             }
         }

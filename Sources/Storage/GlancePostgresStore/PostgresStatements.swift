@@ -112,19 +112,22 @@ struct LeaseJobsStatement: StoreStatement {
 
 /// A heartbeat: the expiry of every job held under a lease moved on.
 struct RenewJobsStatement: StoreStatement {
-    static let name = "glance_renew_jobs_v1"
+    static let name = "glance_renew_jobs_v2"
     static let sql = """
         UPDATE glance.job SET lease_expires = now() + make_interval(secs => $1)
-        WHERE lease_token = $2 AND state = 'leased'
+        WHERE lease_token = $2 AND state = 'leased' AND id = ANY($3)
         """
-    static let bindingDataTypes: [PostgresDataType] = [.float8, .text]
+    static let bindingDataTypes: [PostgresDataType] = [.float8, .text, .int8Array]
 
     var lease: Lease
+    /// The jobs the host still holds.
+    var jobs: [Int64]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
+        var bindings = PostgresBindings(capacity: 3)
         bindings.append(lease.seconds)
         bindings.append(lease.token)
+        bindings.append(jobs)
         return bindings
     }
 }

@@ -273,9 +273,17 @@ extension PostgresStore {
             """)
     }
 
-    /// Moves the expiry of every job leased under `lease` to now plus its duration (a heartbeat).
-    public func renewJobs(_ lease: Lease) async throws(StoreError) {
-        _ = try await run(RenewJobsStatement(lease: lease))
+    /// Moves the expiry of the jobs a host holds under `lease` (`holding`, and those saves leased
+    /// ahead that no lease has taken yet) to now plus its duration: a heartbeat. Only these: a job
+    /// leased under the same token that the host does not know of (a statement that committed
+    /// but whose answer was lost with its connection) expires, and any host may take it then;
+    /// renewing every job of the token kept such a job leased for the life of the process. No
+    /// round trip when the host holds nothing.
+    public func renewJobs(_ lease: Lease, holding: [Int64]) async throws(StoreError) {
+        let ahead = leasedAhead.jobs.withLock { waiting in waiting.map(\.id) }
+        let jobs = holding + ahead
+        if jobs.isEmpty { return }
+        _ = try await run(RenewJobsStatement(lease: lease, jobs: jobs))
     }
 
     /// Marks a job done by `lease`'s host. A job whose lease was lost meanwhile (another host

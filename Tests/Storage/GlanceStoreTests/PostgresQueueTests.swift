@@ -88,6 +88,14 @@ struct PostgresQueueTests {
                 database: address.database)
         }
         #expect(try await states() == "a.pdf:done:1 b.pdf:leased:1 c.pdf:pending:0", "the save leased b.pdf")
+        // A heartbeat renews the job leased ahead, though the worker does not hold it yet.
+        _ = try await server.psql(
+            "UPDATE glance.job SET lease_expires = now() - interval '1 second' WHERE path = 'b.pdf'",
+            database: address.database)
+        try await store.renewJobs(holder, holding: [])
+        await #expect(
+            try server.psql(
+                "SELECT lease_expires > now() FROM glance.job WHERE path = 'b.pdf'", database: address.database) == "t")
         // The next lease takes it without asking the database, with its record read by the save.
         let second = try #require(try await store.lease(limit: 5, under: holder, maxAttempts: 3).first)
         #expect(second.path == "b.pdf")
@@ -108,16 +116,18 @@ struct PostgresQueueTests {
         await store.close()
     }
 
-    @Test("an expired lease is taken over; a heartbeat keeps it; a job ends failed after its attempts")
+    @Test("an expired lease is taken over; a heartbeat keeps the jobs it names; a job ends failed after its attempts")
     func expiryAndAttempts() async throws {
         let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
         try await store.enqueue(["one", "two"], root: "/srv/c", priority: .batch)
         var holder = lease(-1)  // expired the moment it is taken
         let jobs = try await store.lease(limit: 2, under: holder, maxAttempts: 2)
         #expect(jobs.count == 2)
-        // A heartbeat with a real duration moves the expiry: another lease finds nothing free.
+        // A heartbeat with a real duration moves the expiry of the jobs the host says it holds:
+        // another lease finds only the one it did not name.
         holder.seconds = 3600
-        try await store.renewJobs(holder)
+        try await store.renewJobs(holder, holding: [jobs[0].id])
+        #expect(try await store.lease(limit: 5, under: lease(60), maxAttempts: 2).map(\.path) == ["two"])
         #expect(try await store.lease(limit: 5, under: lease(60), maxAttempts: 2).isEmpty)
 
         // Lapsing leases: the second expiry of a job with two attempts allowed fails it.
