@@ -250,7 +250,7 @@ clean:
 	rm -rf .build $(STATIC_BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
 
 ## fuzz: build the libFuzzer targets (JPEG, PNG, PDF, text, WebP, GIF, TIFF, HEIF, SVG, videos,
-## camera raw, archives: e-books and comic books, bitmaps: BMP, icons, Targa, Netpbm, JPEG XL, JPEG 2000, Photoshop, PostScript, DjVu, XPS, fonts, SketchUp and InDesign previews, Blender files, Mobipocket books, ICC profiles, the worker protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
+## camera raw, archives: e-books and comic books, bitmaps: BMP, icons, Targa, Netpbm, PCX, SGI, Sun raster, JPEG XL, JPEG 2000, Photoshop, PostScript, DjVu, XPS, fonts, SketchUp and InDesign previews, Blender files, Mobipocket books, ICC profiles, the worker protocol) with AddressSanitizer in .build-fuzz/ and run each for SECONDS (default 60) from
 ## TestAssets/ seeds; findings go to .build-fuzz/findings/ (Fuzz/run.py says more).
 FUZZ_BUILD := .build-fuzz
 FUZZERS    := jpeg png pdf text webp gif tiff heif jxl jpeg2000 psd postscript djvu xps font carried svg media raw archive bitmap blend mobi icc renderer-reply

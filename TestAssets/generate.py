@@ -145,7 +145,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000", "visio", "xpm"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000", "visio", "xpm", "rasters"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1187,7 +1187,8 @@ def main(only=()):
         makers = [make_png, make_jpeg, make_orientation, make_pdf, make_text, make_corrupt, make_samples,
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
-                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000, make_visio, make_xpm]
+                  make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000, make_visio, make_xpm,
+                  make_rasters]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -2321,6 +2322,152 @@ def make_qoi():
     whole = read("qoi/rgba.qoi")
     write("qoi/cut.qoi", whole[:len(whole) // 2])
     record("qoi/cut.qoi", "qoi", "error:truncated", None, "rgba.qoi cut in half")
+
+
+# ---------------------------------------------------------------- rasters: PCX, SGI, Sun raster
+
+def magick_pixels(source, kind, *args):
+    """The pixels ImageMagick reads out of TestAssets' `source`, as `kind` (rgb, rgba, gray)."""
+    return subprocess.run([CONVERT, os.path.join(ROOT, source), *args, "-depth", "8", kind + ":-"],
+                          check=True, capture_output=True).stdout
+
+
+def pcx_runs(line):
+    """A PCX row's bytes run-length encoded: runs of up to 63, and a lone byte of 11xxxxxx as a run of 1."""
+    out = bytearray()
+    index = 0
+    while index < len(line):
+        run = 1
+        while index + run < len(line) and run < 63 and line[index + run] == line[index]:
+            run += 1
+        if run > 1 or line[index] >= 0xC0:
+            out += bytes([0xC0 | run, line[index]])
+        else:
+            out.append(line[index])
+        index += run
+    return bytes(out)
+
+
+def pcx(w, h, bits, planes, lines, palette16=b""):
+    """A PCX of `lines` (each row's planes, already packed), run-length encoded, version 5."""
+    line = (w * bits + 7) // 8
+    line += line % 2
+    head = struct.pack("<BBBBHHHHHH", 0x0A, 5, 1, bits, 0, 0, w - 1, h - 1, 72, 72)
+    head += palette16.ljust(48, b"\0") + b"\0" + bytes([planes]) + struct.pack("<HH", line, 1)
+    head = head.ljust(128, b"\0")
+    body = b"".join(pcx_runs(b"".join(plane.ljust(line, b"\0") for plane in row)) for row in lines)
+    return head + body
+
+
+def pack_bits(bits):
+    """Bits (0 or 1), most significant first, as bytes."""
+    return bytes(sum(bit << (7 - i) for i, bit in enumerate(bits[j:j + 8])) for j in range(0, len(bits), 8))
+
+
+def sun_runs(data):
+    """Sun raster run-length encoding: 80 n v for n + 1 copies of v (n < 256), 80 00 for a lone 80."""
+    out = bytearray()
+    index = 0
+    while index < len(data):
+        run = 1
+        while index + run < len(data) and run < 256 and data[index + run] == data[index]:
+            run += 1
+        if run > 2 or data[index] == 0x80:
+            out += bytes([0x80, run - 1, data[index]]) if run > 1 or data[index] != 0x80 else b"\x80\x00"
+        else:
+            out += bytes([data[index]]) * run
+        index += run
+    return bytes(out)
+
+
+def sun(w, h, depth, kind, rows, colour_map=b""):
+    """A Sun raster of `rows` (each already packed and padded to 16 bits); kind 2 run-length encodes."""
+    body = b"".join(rows)
+    if kind == 2:
+        body = sun_runs(body)
+    return struct.pack(">8I", 0x59A66A95, w, h, depth, len(body), kind, 1 if colour_map else 0,
+                       len(colour_map)) + colour_map + body
+
+
+def make_rasters():
+    """PCX, SGI and Sun raster pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
+    writes them (24-bit, 32-bit, a 256-colour map; SGI run-length encoded), and the layouts it does
+    not write, encoded here from the pixels it reads (1-bit and four-plane EGA PCX, a 16-bit stored
+    SGI, 1-bit and run-length encoded Sun rasters), each with a PNG of the pixels it must come out
+    as; a cut file of each and a header claiming 65535x65535 pixels."""
+    w, h = 200, 150
+    for ext, kind, name in (("pcx", "pcx", "PCX"), ("sgi", "sgi", "SGI"), ("ras", "ras", "Sun raster")):
+        magick(os.path.join(ROOT, "png", "rgb8.png"), out("rasters/rgb." + ext))
+        ok_image("rasters/rgb." + ext, kind, w, h, "png/rgb8.png as ImageMagick writes a 24-bit " + name)
+        magick(os.path.join(ROOT, "png", "rgba8.png"), out("rasters/rgba." + ext))
+        ok_image("rasters/rgba." + ext, kind, w, h, "png/rgba8.png as ImageMagick writes a " + name + " with alpha")
+        whole = read("rasters/rgb." + ext)
+        write("rasters/cut." + ext, whole[:len(whole) // 2])
+        record("rasters/cut." + ext, kind, "error:truncated", None, "rgb." + ext + " cut in half")
+    # Colour maps: 16 colours in a 256-entry map (PCX), a map of three planes (Sun).
+    magick(os.path.join(ROOT, "png", "rgb8.png"), "-colors", "16", "-type", "palette", out("rasters/palette.pcx"))
+    ok_image("rasters/palette.pcx", "pcx", w, h, "png/rgb8.png in 16 colours, 8 bits and the 256-colour map at the end")
+    magick(os.path.join(ROOT, "png", "rgb8.png"), "-colors", "16", "-type", "palette", out("rasters/palette.ras"))
+    ok_image("rasters/palette.ras", "ras", w, h, "png/rgb8.png in 16 colours, 8 bits and a colour map")
+    magick(os.path.join(ROOT, "png", "rgb8.png"), "-colorspace", "gray", out("rasters/gray.sgi"))
+    ok_image("rasters/gray.sgi", "sgi", w, h, "png/rgb8.png in gray, one channel")
+    # Black and white: ImageMagick's threshold of rgb8.png, then packed here.
+    magick(os.path.join(ROOT, "png", "rgb8.png"), "-colorspace", "gray", "-threshold", "50%", "-type", "bilevel",
+           out("rasters/mono.png"))
+    record("rasters/mono.png", "png", "ok", fit_image(w, h), "the reference of mono.pcx and mono.ras")
+    mono = [1 if v > 127 else 0 for v in magick_pixels("rasters/mono.png", "gray")]
+    rows = [mono[y * w:(y + 1) * w] for y in range(h)]
+    write("rasters/mono.pcx", pcx(w, h, 1, 1, [[pack_bits(row)] for row in rows]))
+    ok_image("rasters/mono.pcx", "pcx", w, h, "mono.png as a 1-bit PCX (set bits white)")
+    sun_rows = [pack_bits([1 - bit for bit in row]).ljust((w + 15) // 16 * 2, b"\0") for row in rows]
+    write("rasters/mono.ras", sun(w, h, 1, 1, sun_rows))
+    ok_image("rasters/mono.ras", "ras", w, h, "mono.png as a 1-bit Sun raster (set bits black)")
+    # EGA: 16 colours, each a bit in four planes, the colours in the header.
+    magick(os.path.join(ROOT, "png", "rgb8.png"), "-colors", "16", "+dither", out("rasters/sixteen.png"))
+    record("rasters/sixteen.png", "png", "ok", fit_image(w, h), "the reference of ega.pcx")
+    pixels = magick_pixels("rasters/sixteen.png", "rgb")
+    colours = sorted({pixels[i:i + 3] for i in range(0, len(pixels), 3)})
+    assert len(colours) <= 16
+    index = {c: i for i, c in enumerate(colours)}
+    lines = []
+    for y in range(h):
+        row = [index[pixels[(y * w + x) * 3:(y * w + x) * 3 + 3]] for x in range(w)]
+        lines.append([pack_bits([(i >> plane) & 1 for i in row]) for plane in range(4)])
+    write("rasters/ega.pcx", pcx(w, h, 1, 4, lines, b"".join(colours)))
+    ok_image("rasters/ega.pcx", "pcx", w, h, "sixteen.png as four planes of 1 bit, the colours in the header (EGA)")
+    # Sun raster, run-length encoded 24-bit (blue first).
+    rgb = magick_pixels("png/rgb8.png", "rgb")
+    bgr_rows = [b"".join(rgb[i:i + 3][::-1] for i in range(y * w * 3, (y + 1) * w * 3, 3)) for y in range(h)]
+    write("rasters/rle.ras", sun(w, h, 24, 2, bgr_rows))
+    ok_image("rasters/rle.ras", "ras", w, h, "png/rgb8.png as a run-length encoded 24-bit Sun raster, blue first")
+    # SGI, 16 bits a sample, stored (not run-length encoded), channel planes bottom row first.
+    deep = subprocess.run([CONVERT, os.path.join(ROOT, "png", "rgb16.png"), "-depth", "16", "-endian", "MSB", "rgb:-"],
+                          check=True, capture_output=True).stdout
+    w16, h16 = 200, 150
+    planes = b""
+    for channel in range(3):
+        for y in reversed(range(h16)):
+            planes += b"".join(deep[(y * w16 + x) * 6 + channel * 2:(y * w16 + x) * 6 + channel * 2 + 2]
+                               for x in range(w16))
+    head = struct.pack(">HBBHHHHII", 474, 0, 2, 3, w16, h16, 3, 0, 65535).ljust(512, b"\0")
+    write("rasters/deep.sgi", head + planes)
+    ok_image("rasters/deep.sgi", "sgi", w16, h16, "png/rgb16.png's samples as a stored 16-bit SGI")
+    rounded = bytes(((deep[i] << 8 | deep[i + 1]) + 128) // 257 for i in range(0, len(deep), 2))
+    subprocess.run([CONVERT, "-size", "%dx%d" % (w16, h16), "-depth", "8", "rgb:-", "-strip",
+                    "-define", "png:exclude-chunk=all", out("rasters/deep.png")], input=rounded, check=True)
+    record("rasters/deep.png", "png", "ok", fit_image(w16, h16),
+           "the reference of deep.sgi: its samples rounded to 8 bits ((v + 128) / 257)")
+    # Headers that claim 65535x65535 pixels, with a little data.
+    huge = struct.pack("<BBBBHHHHHH", 0x0A, 5, 1, 8, 0, 0, 65534, 65534, 72, 72) + bytes(49) + bytes([3])
+    write("rasters/huge.pcx", (huge + struct.pack("<HH", 65535, 1)).ljust(128, b"\0") + bytes(4096))
+    record("rasters/huge.pcx", "pcx", "error:exceeds the 100-megapixel limit", None,
+           "a header declaring 65535x65535 pixels, 4 KiB of data")
+    write("rasters/huge.sgi", struct.pack(">HBBHHHH", 474, 1, 1, 3, 65535, 65535, 3).ljust(512, b"\0") + bytes(4096))
+    record("rasters/huge.sgi", "sgi", "error:exceeds the 100-megapixel limit", None,
+           "a header declaring 65535x65535 pixels, 4 KiB of data")
+    write("rasters/huge.ras", struct.pack(">8I", 0x59A66A95, 65535, 65535, 24, 0, 1, 0, 0) + bytes(4096))
+    record("rasters/huge.ras", "ras", "error:exceeds the 100-megapixel limit", None,
+           "a header declaring 65535x65535 pixels, 4 KiB of data")
 
 
 # ---------------------------------------------------------------- xpm

@@ -5,7 +5,8 @@ import GlanceRender
 /// libFuzzer's entry point: one input rendered as the bitmap kind its first bytes suggest (`make
 /// fuzz`): BMP (`BM`), an icon or a cursor (its directory, the entry chosen and checked, the PNG or
 /// bitmap inside), Netpbm (`P`: the header and the length checks), a macOS icon (`ic`: its
-/// entries, the largest PNG, the older packed pictures), QOI (`qo`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
+/// entries, the largest PNG, the older packed pictures), QOI (`qo`), PCX (`0A`), SGI (`01 DA`), Sun
+/// raster (`59 A6`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
 /// bitmap (`#d`: Glance's own parsers), else Targa, through gdk-pixbuf's loader and the raster
 /// pipeline.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,6 +20,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case (0x50, _): .portableAnymap
         case (0x69, 0x63): .appleIcon
         case (0x71, 0x6F): .quiteOKImage
+        case (0x0A, _): .pcx
+        case (0x01, 0xDA): .sgiImage
+        case (0x59, 0xA6): .sunRaster
         case (0x23, 0x3F): .radianceHDR
         case (0x76, 0x2F): .openEXR
         case (0x2F, 0x2A): .xPixmap

@@ -291,6 +291,18 @@ extension ContentType {
     public static let quiteOKImage = ContentType(
         "qoi", uniformTypeIdentifier: "org.qoiformat.qoi", mimeType: "image/qoi", displayName: "QOI",
         extensions: ["qoi"])
+    /// A ZSoft PCX picture (Paintbrush, and the scanners and DOS programs that wrote it).
+    public static let pcx = ContentType(
+        "pcx", uniformTypeIdentifier: "com.zsoft.pcx", mimeType: "image/vnd.zbrush.pcx", displayName: "PCX",
+        extensions: ["pcx"])
+    /// A Silicon Graphics image (`.sgi`, `.rgb`), as 3D tools keep textures.
+    public static let sgiImage = ContentType(
+        "sgi", uniformTypeIdentifier: "com.sgi.sgi-image", mimeType: "image/x-sgi", displayName: "SGI image",
+        extensions: ["sgi", "rgb", "rgba", "bw"])
+    /// A Sun raster picture (`.ras`).
+    public static let sunRaster = ContentType(
+        "ras", uniformTypeIdentifier: "com.sun.raster", mimeType: "image/x-sun-raster", displayName: "Sun raster",
+        extensions: ["ras", "sun"])
     /// A Radiance HDR picture (RGBE): linear light past white, as HDR merges and 3D renderers keep
     /// their lighting.
     public static let radianceHDR = ContentType(
@@ -395,7 +407,8 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .radianceHDR, .openEXR, .xPixmap, .xBitmap, .jpegXL, .photoshop,
+        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .radianceHDR, .openEXR, .xPixmap, .xBitmap,
+        .jpegXL, .photoshop,
         .postScript,
         .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,

@@ -23,6 +23,21 @@ extension FormatFamily {
         "QOI", types: [.quiteOKImage], decoder: QOIDecoder.self,
         rules: [.signature(Array("qoif".utf8), priority: 170, type: .quiteOKImage)])
 
+    /// ZSoft PCX pictures: `0A` and a plausible header (``PCXDecoder``).
+    public static let pcx = raster(
+        "PCX", types: [.pcx], decoder: PCXDecoder.self,
+        rules: [SniffRule(priority: 435) { PCXDecoder.matches($0.prefix) ? .pcx : nil }])
+
+    /// Silicon Graphics images: the magic number 474 and a plausible header (``SGIDecoder``).
+    public static let sgi = raster(
+        "SGI image", types: [.sgiImage], decoder: SGIDecoder.self,
+        rules: [SniffRule(priority: 179) { SGIDecoder.matches($0.prefix) ? .sgiImage : nil }])
+
+    /// Sun raster pictures: `59 A6 6A 95` (``SunRasterDecoder``).
+    public static let sunRaster = raster(
+        "Sun raster", types: [.sunRaster], decoder: SunRasterDecoder.self,
+        rules: [.signature(SunRasterDecoder.signature, priority: 174, type: .sunRaster)])
+
     /// Radiance HDR pictures: `#?RADIANCE` or `#?RGBE` (``RadianceDecoder``).
     public static let radiance = raster(
         "Radiance HDR", types: [.radianceHDR], decoder: RadianceDecoder.self,

@@ -1,0 +1,79 @@
+import Foundation
+import GlanceCore
+import Testing
+
+@testable import GlanceRender
+
+/// PCX, SGI and Sun raster pictures, through Glance's own readers: each exactly the pixels it was
+/// made from (ImageMagick's files, and the layouts encoded by TestAssets/generate.py; netpbm's
+/// pcxtoppm, sgitopnm and rasttopnm read the latter the same), whatever their name says.
+@Suite("PCX, SGI and Sun raster")
+struct OldRasterTests {
+    /// Each file, the type it must be sniffed as, and the picture it holds.
+    static let cases: [(String, ContentType, String)] = [
+        ("rasters/rgb.pcx", .pcx, "png/rgb8.png"), ("rasters/rgba.pcx", .pcx, "png/rgba8.png"),
+        ("rasters/palette.pcx", .pcx, "rasters/palette.ras"), ("rasters/mono.pcx", .pcx, "rasters/mono.png"),
+        ("rasters/ega.pcx", .pcx, "rasters/sixteen.png"),
+        ("rasters/rgb.sgi", .sgiImage, "png/rgb8.png"), ("rasters/rgba.sgi", .sgiImage, "png/rgba8.png"),
+        ("rasters/deep.sgi", .sgiImage, "rasters/deep.png"),
+        ("rasters/rgb.ras", .sunRaster, "png/rgb8.png"), ("rasters/rgba.ras", .sunRaster, "png/rgba8.png"),
+        ("rasters/rle.ras", .sunRaster, "png/rgb8.png"), ("rasters/mono.ras", .sunRaster, "rasters/mono.png"),
+    ]
+
+    @Test("each layout comes out as the pixels it was made from", arguments: OldRasterTests.cases)
+    func pixels(_ path: String, type: ContentType, source: String) throws {
+        let (sniffed, rendered) = try renderDocument(path: TestAssets.path(path))
+        #expect(sniffed == type)
+        let reference = try decodeFullSize(TestAssets.path(source))
+        #expect(rendered.image.hasAlpha == reference.hasAlpha, "\(path)")
+        #expect(rendered.image == reference, "\(path): not \(source)'s pixels")
+    }
+
+    @Test("a gray SGI is gray, and holds the picture")
+    func gray() throws {
+        let gray = try decodeFullSize(TestAssets.path("rasters/gray.sgi"))
+        #expect(gray.width == 200 && gray.height == 150 && !gray.hasAlpha)
+        for (x, y) in [(10, 10), (100, 75), (190, 140)] {
+            let pixel = gray.pixel(x: x, y: y)
+            #expect(pixel.r == pixel.g && pixel.g == pixel.b, "\(pixel)")
+        }
+        // Not a blank: the gradient of rgb8.png is there.
+        #expect(gray.pixel(x: 5, y: 5) != gray.pixel(x: 195, y: 145))
+    }
+
+    @Test("the content decides, not the name: a PCX named .ras, an SGI named .pcx")
+    func sniffedByContent() throws {
+        for (path, name, type) in [
+            ("rasters/rgb.pcx", "misnamed.ras", ContentType.pcx), ("rasters/rgb.sgi", "misnamed.pcx", .sgiImage),
+            ("rasters/rgb.ras", "misnamed.sgi", .sunRaster),
+        ] {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestAssets.path(path))))
+            let (folder, copy) = try FormatFamilyTests.file(bytes, named: name)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            #expect(try renderDocument(path: copy).type == type, "\(name)")
+        }
+    }
+
+    @Test("a cut file fails as truncated; a header of 65535x65535 pixels is refused before a row is decoded")
+    func hostile() throws {
+        for (path, format) in [
+            ("rasters/cut.pcx", "PCX"), ("rasters/cut.sgi", "SGI image"), ("rasters/cut.ras", "Sun raster"),
+        ] {
+            #expect(throws: ThumbnailError.truncated(format: format), "\(path)") {
+                try renderDocument(path: TestAssets.path(path))
+            }
+        }
+        for path in ["rasters/huge.pcx", "rasters/huge.sgi", "rasters/huge.ras"] {
+            #expect(throws: ThumbnailError.self, "\(path)") { try renderDocument(path: TestAssets.path(path)) }
+            do {
+                _ = try renderDocument(path: TestAssets.path(path))
+            } catch {
+                guard case .tooLarge(let width, let height, _, _) = error else {
+                    Issue.record("\(path): \(error)")
+                    continue
+                }
+                #expect(width == 65535 && height == 65535)
+            }
+        }
+    }
+}
