@@ -2390,7 +2390,7 @@ def sun(w, h, depth, kind, rows, colour_map=b""):
 
 
 def make_rasters():
-    """PCX, SGI and Sun raster pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
+    """PCX, SGI, Sun raster and X window dump pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
     writes them (24-bit, 32-bit, a 256-colour map; SGI run-length encoded), and the layouts it does
     not write, encoded here from the pixels it reads (1-bit and four-plane EGA PCX, a 16-bit stored
     SGI, 1-bit and run-length encoded Sun rasters), each with a PNG of the pixels it must come out
@@ -2457,6 +2457,22 @@ def make_rasters():
                     "-define", "png:exclude-chunk=all", out("rasters/deep.png")], input=rounded, check=True)
     record("rasters/deep.png", "png", "ok", fit_image(w16, h16),
            "the reference of deep.sgi: its samples rounded to 8 bits ((v + 128) / 257)")
+    # X window dumps as ImageMagick writes them: 24-bit direct colour, and a colour map of 16-bit
+    # components (which ImageMagick reads truncated to 8 bits, Glance and netpbm rounded).
+    magick(os.path.join(ROOT, "png", "rgb8.png"), out("rasters/rgb.xwd"))
+    ok_image("rasters/rgb.xwd", "xwd", w, h, "png/rgb8.png as ImageMagick writes an X window dump (24-bit)")
+    magick(os.path.join(ROOT, "png", "rgb8.png"), "-colors", "84", "-type", "palette", out("rasters/palette.xwd"))
+    ok_image("rasters/palette.xwd", "xwd", w, h, "png/rgb8.png in 84 colours, 8 bits and a colour map")
+    magick(out("rasters/palette.xwd"), out("rasters/palette-xwd.png"))
+    record("rasters/palette-xwd.png", "png", "ok", fit_image(w, h),
+           "ImageMagick's reading of palette.xwd (its map's components truncated to 8 bits)")
+    whole = read("rasters/rgb.xwd")
+    write("rasters/cut.xwd", whole[:len(whole) // 2])
+    record("rasters/cut.xwd", "xwd", "error:truncated", None, "rgb.xwd cut in half")
+    write("rasters/huge.xwd", whole[:16] + struct.pack(">II", 65535, 65535) + whole[24:48]
+          + struct.pack(">I", 65535 * 3) + whole[52:101] + bytes(4096))
+    record("rasters/huge.xwd", "xwd", "error:exceeds the 100-megapixel limit", None,
+           "rgb.xwd's header declaring 65535x65535 pixels, 4 KiB of data")
     # Headers that claim 65535x65535 pixels, with a little data.
     huge = struct.pack("<BBBBHHHHHH", 0x0A, 5, 1, 8, 0, 0, 65534, 65534, 72, 72) + bytes(49) + bytes([3])
     write("rasters/huge.pcx", (huge + struct.pack("<HH", 65535, 1)).ljust(128, b"\0") + bytes(4096))

@@ -303,6 +303,10 @@ extension ContentType {
     public static let sunRaster = ContentType(
         "ras", uniformTypeIdentifier: "com.sun.raster", mimeType: "image/x-sun-raster", displayName: "Sun raster",
         extensions: ["ras", "sun"])
+    /// An X window dump (`.xwd`): a window or a screen as the X server held it.
+    public static let xWindowDump = ContentType(
+        "xwd", uniformTypeIdentifier: "org.x.xwd", mimeType: "image/x-xwindowdump", displayName: "X window dump",
+        extensions: ["xwd"])
     /// A Radiance HDR picture (RGBE): linear light past white, as HDR merges and 3D renderers keep
     /// their lighting.
     public static let radianceHDR = ContentType(
@@ -407,7 +411,8 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .radianceHDR, .openEXR, .xPixmap, .xBitmap,
+        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .radianceHDR, .openEXR,
+        .xPixmap, .xBitmap,
         .jpegXL, .photoshop,
         .postScript,
         .encapsulatedPostScript, .djvu, .xps,

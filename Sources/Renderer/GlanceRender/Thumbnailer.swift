@@ -180,7 +180,8 @@ extension FormatFamily {
         .cameraRaw,
         .office,
         .epub, .comics,
-        .bitmaps, .icons, .appleIcons, .pam, .qoi, .pcx, .sgi, .sunRaster, .radiance, .openEXR, .xPixmaps, .xBitmaps,
+        .bitmaps, .icons, .appleIcons, .pam, .qoi, .pcx, .sgi, .sunRaster, .xWindowDumps, .radiance, .openEXR,
+        .xPixmaps, .xBitmaps,
         .paintings, .iWork, .blender, .mobi,
         .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .sketch, .inDesign, .jpeg2000,
     ]

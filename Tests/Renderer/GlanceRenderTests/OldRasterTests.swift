@@ -4,10 +4,10 @@ import Testing
 
 @testable import GlanceRender
 
-/// PCX, SGI and Sun raster pictures, through Glance's own readers: each exactly the pixels it was
-/// made from (ImageMagick's files, and the layouts encoded by TestAssets/generate.py; netpbm's
-/// pcxtoppm, sgitopnm and rasttopnm read the latter the same), whatever their name says.
-@Suite("PCX, SGI and Sun raster")
+/// PCX, SGI, Sun raster and X window dump pictures, through Glance's own readers: each exactly the
+/// pixels it was made from (ImageMagick's files, and the layouts encoded by TestAssets/generate.py;
+/// netpbm's pcxtoppm, sgitopnm and rasttopnm read the latter the same), whatever their name says.
+@Suite("PCX, SGI, Sun raster and X window dumps")
 struct OldRasterTests {
     /// Each file, the type it must be sniffed as, and the picture it holds.
     static let cases: [(String, ContentType, String)] = [
@@ -18,6 +18,7 @@ struct OldRasterTests {
         ("rasters/deep.sgi", .sgiImage, "rasters/deep.png"),
         ("rasters/rgb.ras", .sunRaster, "png/rgb8.png"), ("rasters/rgba.ras", .sunRaster, "png/rgba8.png"),
         ("rasters/rle.ras", .sunRaster, "png/rgb8.png"), ("rasters/mono.ras", .sunRaster, "rasters/mono.png"),
+        ("rasters/rgb.xwd", .xWindowDump, "png/rgb8.png"),
     ]
 
     @Test("each layout comes out as the pixels it was made from", arguments: OldRasterTests.cases)
@@ -27,6 +28,17 @@ struct OldRasterTests {
         let reference = try decodeFullSize(TestAssets.path(source))
         #expect(rendered.image.hasAlpha == reference.hasAlpha, "\(path)")
         #expect(rendered.image == reference, "\(path): not \(source)'s pixels")
+    }
+
+    @Test(
+        "an X window dump's colour map of 16-bit components is rounded to 8 bits: within 1 of ImageMagick, which truncates"
+    )
+    func xWindowDumpMap() throws {
+        let (type, rendered) = try renderDocument(path: TestAssets.path("rasters/palette.xwd"))
+        #expect(type == .xWindowDump)
+        let reference = try decodeFullSize(TestAssets.path("rasters/palette-xwd.png"))
+        let (worst, compared) = PixelStatistics.worstDifference(rendered.image, reference)
+        #expect(compared == 200 * 150 && worst == 1, "worst \(worst) over \(compared)")
     }
 
     @Test("a gray SGI is gray, and holds the picture")
@@ -41,11 +53,11 @@ struct OldRasterTests {
         #expect(gray.pixel(x: 5, y: 5) != gray.pixel(x: 195, y: 145))
     }
 
-    @Test("the content decides, not the name: a PCX named .ras, an SGI named .pcx")
+    @Test("the content decides, not the name: a PCX named .ras, an SGI named .pcx, an XWD named .txt")
     func sniffedByContent() throws {
         for (path, name, type) in [
             ("rasters/rgb.pcx", "misnamed.ras", ContentType.pcx), ("rasters/rgb.sgi", "misnamed.pcx", .sgiImage),
-            ("rasters/rgb.ras", "misnamed.sgi", .sunRaster),
+            ("rasters/rgb.ras", "misnamed.sgi", .sunRaster), ("rasters/rgb.xwd", "misnamed.txt", .xWindowDump),
         ] {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestAssets.path(path))))
             let (folder, copy) = try FormatFamilyTests.file(bytes, named: name)
@@ -63,7 +75,7 @@ struct OldRasterTests {
                 try renderDocument(path: TestAssets.path(path))
             }
         }
-        for path in ["rasters/huge.pcx", "rasters/huge.sgi", "rasters/huge.ras"] {
+        for path in ["rasters/huge.pcx", "rasters/huge.sgi", "rasters/huge.ras", "rasters/huge.xwd"] {
             #expect(throws: ThumbnailError.self, "\(path)") { try renderDocument(path: TestAssets.path(path)) }
             do {
                 _ = try renderDocument(path: TestAssets.path(path))

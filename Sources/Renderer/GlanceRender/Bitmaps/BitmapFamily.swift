@@ -38,6 +38,12 @@ extension FormatFamily {
         "Sun raster", types: [.sunRaster], decoder: SunRasterDecoder.self,
         rules: [.signature(SunRasterDecoder.signature, priority: 174, type: .sunRaster)])
 
+    /// X window dumps: version 7 in a plausible header (``XWindowDumpDecoder``); before the
+    /// text rule, and after every format with a signature of its own.
+    public static let xWindowDumps = raster(
+        "X window dump", types: [.xWindowDump], decoder: XWindowDumpDecoder.self,
+        rules: [SniffRule(priority: 436) { XWindowDumpDecoder.matches($0.prefix) ? .xWindowDump : nil }])
+
     /// Radiance HDR pictures: `#?RADIANCE` or `#?RGBE` (``RadianceDecoder``).
     public static let radiance = raster(
         "Radiance HDR", types: [.radianceHDR], decoder: RadianceDecoder.self,
