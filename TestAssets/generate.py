@@ -2390,7 +2390,7 @@ def sun(w, h, depth, kind, rows, colour_map=b""):
 
 
 def make_rasters():
-    """PCX, SGI, Sun raster and X window dump pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
+    """PCX, SGI, Sun raster, X window dump and DDS pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
     writes them (24-bit, 32-bit, a 256-colour map; SGI run-length encoded), and the layouts it does
     not write, encoded here from the pixels it reads (1-bit and four-plane EGA PCX, a 16-bit stored
     SGI, 1-bit and run-length encoded Sun rasters), each with a PNG of the pixels it must come out
@@ -2473,6 +2473,35 @@ def make_rasters():
           + struct.pack(">I", 65535 * 3) + whole[52:101] + bytes(4096))
     record("rasters/huge.xwd", "xwd", "error:exceeds the 100-megapixel limit", None,
            "rgb.xwd's header declaring 65535x65535 pixels, 4 KiB of data")
+    # DirectDraw surfaces as ImageMagick writes them (block-compressed BC1, BC2 and BC3, and
+    # uncompressed), each with ImageMagick's reading of it; BC3 again behind a DX10 header, and a
+    # DX10 header naming BC7 (refused).
+    for name, source, compression in (("bc1", "rgb8.png", "dxt1"), ("bc2", "rgba8.png", "dxt3"),
+                                      ("bc3", "rgba8.png", "dxt5"), ("plain", "rgba8.png", "none")):
+        magick(os.path.join(ROOT, "png", source), "-define", "dds:compression=" + compression,
+               "-define", "dds:mipmaps=0", out("rasters/%s.dds" % name))
+        ok_image("rasters/%s.dds" % name, "dds", w, h, "png/%s as ImageMagick writes a DDS (%s)" % (source, compression))
+        magick(out("rasters/%s.dds" % name), out("rasters/%s-dds.png" % name))
+        record("rasters/%s-dds.png" % name, "png", "ok", fit_image(w, h), "ImageMagick's reading of %s.dds" % name)
+    # A 4x4 BC1 block of black and white ends (c0 <= c1: three colours and transparent), the
+    # header saying it has alpha: black, white, their middle, transparent, then white.
+    head = bytearray(read("rasters/bc1.dds")[:128])
+    head[12:20] = struct.pack("<II", 4, 4)
+    head[80:84] = struct.pack("<I", 0x4 | 0x1)
+    indices = 0 | 1 << 2 | 2 << 4 | 3 << 6 | sum(1 << (2 * p) for p in range(4, 16))
+    write("rasters/bc1-alpha.dds", bytes(head) + struct.pack("<HHI", 0x0000, 0xFFFF, indices))
+    ok_image("rasters/bc1-alpha.dds", "dds", 4, 4, "one BC1 block in its three-colour mode with alpha: black, white, gray, clear")
+    bc3 = read("rasters/bc3.dds")
+    dx10 = bc3[:84] + b"DX10" + bc3[88:128] + struct.pack("<5I", 77, 3, 0, 1, 0) + bc3[128:]
+    write("rasters/dx10.dds", dx10)
+    ok_image("rasters/dx10.dds", "dds", w, h, "bc3.dds behind a DX10 header (DXGI format 77, BC3)")
+    write("rasters/bc7.dds", bc3[:84] + b"DX10" + bc3[88:128] + struct.pack("<5I", 98, 3, 0, 1, 0) + bc3[128:])
+    record("rasters/bc7.dds", "dds", "error:unsupported", None, "bc3.dds's header naming DXGI format 98 (BC7)")
+    write("rasters/cut.dds", bc3[:len(bc3) // 2])
+    record("rasters/cut.dds", "dds", "error:truncated", None, "bc3.dds cut in half")
+    write("rasters/huge.dds", bc3[:12] + struct.pack("<II", 65535, 65535) + bc3[20:128] + bytes(4096))
+    record("rasters/huge.dds", "dds", "error:exceeds the 100-megapixel limit", None,
+           "bc3.dds's header declaring 65535x65535 pixels, 4 KiB of data")
     # Headers that claim 65535x65535 pixels, with a little data.
     huge = struct.pack("<BBBBHHHHHH", 0x0A, 5, 1, 8, 0, 0, 65534, 65534, 72, 72) + bytes(49) + bytes([3])
     write("rasters/huge.pcx", (huge + struct.pack("<HH", 65535, 1)).ljust(128, b"\0") + bytes(4096))

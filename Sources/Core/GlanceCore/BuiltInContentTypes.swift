@@ -307,6 +307,10 @@ extension ContentType {
     public static let xWindowDump = ContentType(
         "xwd", uniformTypeIdentifier: "org.x.xwd", mimeType: "image/x-xwindowdump", displayName: "X window dump",
         extensions: ["xwd"])
+    /// A DirectDraw surface (`.dds`): a texture of a game or its mods.
+    public static let directDrawSurface = ContentType(
+        "dds", uniformTypeIdentifier: "com.microsoft.dds", mimeType: "image/vnd-ms.dds", displayName: "DDS texture",
+        extensions: ["dds"])
     /// A Radiance HDR picture (RGBE): linear light past white, as HDR merges and 3D renderers keep
     /// their lighting.
     public static let radianceHDR = ContentType(
@@ -411,7 +415,8 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .radianceHDR, .openEXR,
+        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .directDrawSurface,
+        .radianceHDR, .openEXR,
         .xPixmap, .xBitmap,
         .jpegXL, .photoshop,
         .postScript,

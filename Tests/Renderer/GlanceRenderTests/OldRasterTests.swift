@@ -4,10 +4,11 @@ import Testing
 
 @testable import GlanceRender
 
-/// PCX, SGI, Sun raster and X window dump pictures, through Glance's own readers: each exactly the
-/// pixels it was made from (ImageMagick's files, and the layouts encoded by TestAssets/generate.py;
-/// netpbm's pcxtoppm, sgitopnm and rasttopnm read the latter the same), whatever their name says.
-@Suite("PCX, SGI, Sun raster and X window dumps")
+/// PCX, SGI, Sun raster, X window dump and DDS pictures, through Glance's own readers: each exactly
+/// the pixels it was made from (ImageMagick's files, a block-compressed DDS as ImageMagick reads
+/// it, and the layouts encoded by TestAssets/generate.py; netpbm's pcxtoppm, sgitopnm and
+/// rasttopnm read the latter the same), whatever their name says.
+@Suite("PCX, SGI, Sun raster, X window dumps and DDS textures")
 struct OldRasterTests {
     /// Each file, the type it must be sniffed as, and the picture it holds.
     static let cases: [(String, ContentType, String)] = [
@@ -19,6 +20,11 @@ struct OldRasterTests {
         ("rasters/rgb.ras", .sunRaster, "png/rgb8.png"), ("rasters/rgba.ras", .sunRaster, "png/rgba8.png"),
         ("rasters/rle.ras", .sunRaster, "png/rgb8.png"), ("rasters/mono.ras", .sunRaster, "rasters/mono.png"),
         ("rasters/rgb.xwd", .xWindowDump, "png/rgb8.png"),
+        ("rasters/bc1.dds", .directDrawSurface, "rasters/bc1-dds.png"),
+        ("rasters/bc2.dds", .directDrawSurface, "rasters/bc2-dds.png"),
+        ("rasters/bc3.dds", .directDrawSurface, "rasters/bc3-dds.png"),
+        ("rasters/dx10.dds", .directDrawSurface, "rasters/bc3-dds.png"),
+        ("rasters/plain.dds", .directDrawSurface, "png/rgba8.png"),
     ]
 
     @Test("each layout comes out as the pixels it was made from", arguments: OldRasterTests.cases)
@@ -39,6 +45,17 @@ struct OldRasterTests {
         let reference = try decodeFullSize(TestAssets.path("rasters/palette-xwd.png"))
         let (worst, compared) = PixelStatistics.worstDifference(rendered.image, reference)
         #expect(compared == 200 * 150 && worst == 1, "worst \(worst) over \(compared)")
+    }
+
+    @Test("a BC1 block of three colours and a clear one: the middle is the ends' mean, the fourth transparent")
+    func bc1Alpha() throws {
+        let image = try decodeFullSize(TestAssets.path("rasters/bc1-alpha.dds"))
+        #expect(image.width == 4 && image.height == 4 && image.hasAlpha)
+        #expect(image.pixel(x: 0, y: 0) == (0, 0, 0, 255))
+        #expect(image.pixel(x: 1, y: 0) == (255, 255, 255, 255))
+        #expect(image.pixel(x: 2, y: 0) == (127, 127, 127, 255))
+        #expect(image.pixel(x: 3, y: 0).a == 0)
+        #expect(image.pixel(x: 0, y: 3) == (255, 255, 255, 255))
     }
 
     @Test("a gray SGI is gray, and holds the picture")
@@ -66,7 +83,9 @@ struct OldRasterTests {
         }
     }
 
-    @Test("a cut file fails as truncated; a header of 65535x65535 pixels is refused before a row is decoded")
+    @Test(
+        "a cut file fails as truncated, a BC7 texture as not drawn; a header of 65535x65535 pixels is refused before a row is decoded"
+    )
     func hostile() throws {
         for (path, format) in [
             ("rasters/cut.pcx", "PCX"), ("rasters/cut.sgi", "SGI image"), ("rasters/cut.ras", "Sun raster"),
@@ -75,7 +94,13 @@ struct OldRasterTests {
                 try renderDocument(path: TestAssets.path(path))
             }
         }
-        for path in ["rasters/huge.pcx", "rasters/huge.sgi", "rasters/huge.ras", "rasters/huge.xwd"] {
+        #expect(
+            throws: ThumbnailError.unsupportedEncoding(
+                format: "DDS texture", detail: "DXGI format 98 (BC4 to BC7 and floating point are not drawn)")
+        ) { try renderDocument(path: TestAssets.path("rasters/bc7.dds")) }
+        for path in [
+            "rasters/huge.pcx", "rasters/huge.sgi", "rasters/huge.ras", "rasters/huge.xwd", "rasters/huge.dds",
+        ] {
             #expect(throws: ThumbnailError.self, "\(path)") { try renderDocument(path: TestAssets.path(path)) }
             do {
                 _ = try renderDocument(path: TestAssets.path(path))

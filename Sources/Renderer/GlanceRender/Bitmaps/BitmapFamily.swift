@@ -44,6 +44,11 @@ extension FormatFamily {
         "X window dump", types: [.xWindowDump], decoder: XWindowDumpDecoder.self,
         rules: [SniffRule(priority: 436) { XWindowDumpDecoder.matches($0.prefix) ? .xWindowDump : nil }])
 
+    /// DirectDraw surfaces: `DDS ` (``DirectDrawSurfaceDecoder``).
+    public static let directDrawSurfaces = raster(
+        "DDS texture", types: [.directDrawSurface], decoder: DirectDrawSurfaceDecoder.self,
+        rules: [.signature(DirectDrawSurfaceDecoder.signature, priority: 173, type: .directDrawSurface)])
+
     /// Radiance HDR pictures: `#?RADIANCE` or `#?RGBE` (``RadianceDecoder``).
     public static let radiance = raster(
         "Radiance HDR", types: [.radianceHDR], decoder: RadianceDecoder.self,
