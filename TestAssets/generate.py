@@ -2389,8 +2389,66 @@ def sun(w, h, depth, kind, rows, colour_map=b""):
                        len(colour_map)) + colour_map + body
 
 
+def fits_file(cards, samples):
+    """A FITS file: `cards` ((keyword, value) in order; END added), padded to 2880-byte blocks,
+    then `samples` (bytes, big-endian as FITS has them) padded the same way."""
+    text = "".join(("%-8s= %20s" % (key, value)).ljust(80) for key, value in cards) + "END".ljust(80)
+    head = text.encode("ascii")
+    head += b" " * (-len(head) % 2880)
+    return head + samples + bytes(-len(samples) % 2880)
+
+
+def make_fits_pictures():
+    """FITS pictures a telescope and an astrophotography camera write: a 16-bit star field (dark
+    background, unsigned through BZERO, rows from the bottom, a bright bar in the first stored
+    rows), a 32-bit float gradient stored top-down with DATAMIN and DATAMAX, an 8-bit RGGB mosaic
+    (red on the left, blue on the right), a cut one, a table with no image and a huge header."""
+    rng = random.Random(7)
+    w, h = 160, 120
+    field = [1200 + rng.randint(-30, 30) for _ in range(w * h)]
+    for sx, sy in ((20, 30), (80, 60), (130, 90), (50, 100), (140, 20)):
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                field[(sy + dy) * w + sx + dx] = 60000
+    for y in range(4):  # stored first: the bottom rows on screen
+        for x in range(w):
+            field[y * w + x] = 50000
+    samples = b"".join(struct.pack(">h", v - 32768) for v in field)
+    write("rasters/stars.fits", fits_file([("SIMPLE", "T"), ("BITPIX", 16), ("NAXIS", 2), ("NAXIS1", w),
+                                           ("NAXIS2", h), ("BZERO", 32768), ("BSCALE", 1)], samples))
+    ok_image("rasters/stars.fits", "fits", w, h,
+             "a 16-bit star field: background 1200 +-30, five stars of 60000, rows 0-3 (the bottom) 50000")
+    gradient = b"".join(struct.pack(">f", x / (w - 1) * 10 - 5) for y in range(h) for x in range(w))
+    for y in range(4):  # the first stored rows, on top here: bright
+        gradient = gradient[:y * w * 4] + struct.pack(">f", 5.0) * w + gradient[(y + 1) * w * 4:]
+    write("rasters/gradient.fits", fits_file([("SIMPLE", "T"), ("BITPIX", -32), ("NAXIS", 2), ("NAXIS1", w),
+                                              ("NAXIS2", h), ("DATAMIN", -5.0), ("DATAMAX", 5.0),
+                                              ("ROWORDER", "'TOP-DOWN'")], gradient))
+    ok_image("rasters/gradient.fits", "fits", w, h,
+             "32-bit floats from -5 on the left to 5 on the right, top-down, rows 0-3 at 5")
+    cell = {"R": (200, 0), "G": (0, 0), "B": (0, 200)}  # (on the left, on the right)
+    mosaic = bytearray()
+    for y in range(h):
+        for x in range(w):
+            colour = "RGGB"[(y % 2) * 2 + x % 2]
+            mosaic.append(cell[colour][0 if x < w // 2 else 1])
+    write("rasters/mosaic.fits", fits_file([("SIMPLE", "T"), ("BITPIX", 8), ("NAXIS", 2), ("NAXIS1", w),
+                                            ("NAXIS2", h), ("BAYERPAT", "'RGGB'"), ("ROWORDER", "'TOP-DOWN'")],
+                                           bytes(mosaic)))
+    ok_image("rasters/mosaic.fits", "fits", w // 2, h // 2, "an 8-bit RGGB mosaic, red on the left and blue on the right")
+    whole = read("rasters/stars.fits")
+    write("rasters/cut.fits", whole[:len(whole) // 2])
+    record("rasters/cut.fits", "fits", "error:truncated", None, "stars.fits cut in half")
+    write("rasters/table.fits", fits_file([("SIMPLE", "T"), ("BITPIX", 8), ("NAXIS", 0), ("EXTEND", "T")], b""))
+    record("rasters/table.fits", "fits", "error:unsupported", None, "a primary header of no image (its tables would follow)")
+    write("rasters/huge.fits", fits_file([("SIMPLE", "T"), ("BITPIX", 16), ("NAXIS", 2), ("NAXIS1", 65535),
+                                          ("NAXIS2", 65535)], bytes(4096)))
+    record("rasters/huge.fits", "fits", "error:exceeds the 100-megapixel limit", None,
+           "a header declaring 65535x65535 pixels, 4 KiB of data")
+
+
 def make_rasters():
-    """PCX, SGI, Sun raster, X window dump and DDS pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
+    """PCX, SGI, Sun raster, X window dump, DDS and FITS pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
     writes them (24-bit, 32-bit, a 256-colour map; SGI run-length encoded), and the layouts it does
     not write, encoded here from the pixels it reads (1-bit and four-plane EGA PCX, a 16-bit stored
     SGI, 1-bit and run-length encoded Sun rasters), each with a PNG of the pixels it must come out
@@ -2502,6 +2560,10 @@ def make_rasters():
     write("rasters/huge.dds", bc3[:12] + struct.pack("<II", 65535, 65535) + bc3[20:128] + bytes(4096))
     record("rasters/huge.dds", "dds", "error:exceeds the 100-megapixel limit", None,
            "bc3.dds's header declaring 65535x65535 pixels, 4 KiB of data")
+    # FITS: ImageMagick's 8-bit RGB, and the rest written here (fits_file).
+    magick(os.path.join(ROOT, "png", "rgb8.png"), out("rasters/rgb.fits"))
+    ok_image("rasters/rgb.fits", "fits", w, h, "png/rgb8.png as ImageMagick writes a FITS (8 bits, three planes)")
+    make_fits_pictures()
     # Headers that claim 65535x65535 pixels, with a little data.
     huge = struct.pack("<BBBBHHHHHH", 0x0A, 5, 1, 8, 0, 0, 65534, 65534, 72, 72) + bytes(49) + bytes([3])
     write("rasters/huge.pcx", (huge + struct.pack("<HH", 65535, 1)).ljust(128, b"\0") + bytes(4096))

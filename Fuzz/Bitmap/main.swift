@@ -6,7 +6,7 @@ import GlanceRender
 /// fuzz`): BMP (`BM`), an icon or a cursor (its directory, the entry chosen and checked, the PNG or
 /// bitmap inside), Netpbm (`P`: the header and the length checks), a macOS icon (`ic`: its
 /// entries, the largest PNG, the older packed pictures), QOI (`qo`), PCX (`0A`), SGI (`01 DA`), Sun
-/// raster (`59 A6`), an X window dump (`00 00`, version 7), a DDS texture (`DD`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
+/// raster (`59 A6`), an X window dump (`00 00`, version 7), a DDS texture (`DD`), FITS (`SI`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
 /// bitmap (`#d`: Glance's own parsers), else Targa, through gdk-pixbuf's loader and the raster
 /// pipeline.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -25,6 +25,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case (0x01, 0xDA): .sgiImage
         case (0x59, 0xA6): .sunRaster
         case (0x44, 0x44): .directDrawSurface
+        case (0x53, 0x49): .fits
         case (0x23, 0x3F): .radianceHDR
         case (0x76, 0x2F): .openEXR
         case (0x2F, 0x2A): .xPixmap

@@ -311,6 +311,11 @@ extension ContentType {
     public static let directDrawSurface = ContentType(
         "dds", uniformTypeIdentifier: "com.microsoft.dds", mimeType: "image/vnd-ms.dds", displayName: "DDS texture",
         extensions: ["dds"])
+    /// A FITS image (`.fits`, `.fit`, `.fts`): astronomy's, from telescopes, observatories and
+    /// astrophotography cameras.
+    public static let fits = ContentType(
+        "fits", uniformTypeIdentifier: "gov.nasa.gsfc.fits", mimeType: "image/fits", displayName: "FITS",
+        extensions: ["fits", "fit", "fts"])
     /// A Radiance HDR picture (RGBE): linear light past white, as HDR merges and 3D renderers keep
     /// their lighting.
     public static let radianceHDR = ContentType(
@@ -415,7 +420,7 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .directDrawSurface,
+        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .directDrawSurface, .fits,
         .radianceHDR, .openEXR,
         .xPixmap, .xBitmap,
         .jpegXL, .photoshop,

@@ -180,7 +180,7 @@ extension FormatFamily {
         .cameraRaw,
         .office,
         .epub, .comics,
-        .bitmaps, .icons, .appleIcons, .pam, .qoi, .pcx, .sgi, .sunRaster, .xWindowDumps, .directDrawSurfaces,
+        .bitmaps, .icons, .appleIcons, .pam, .qoi, .pcx, .sgi, .sunRaster, .xWindowDumps, .directDrawSurfaces, .fits,
         .radiance, .openEXR,
         .xPixmaps, .xBitmaps,
         .paintings, .iWork, .blender, .mobi,

@@ -4,11 +4,11 @@ import Testing
 
 @testable import GlanceRender
 
-/// PCX, SGI, Sun raster, X window dump and DDS pictures, through Glance's own readers: each exactly
+/// PCX, SGI, Sun raster, X window dump, DDS and FITS pictures, through Glance's own readers: each exactly
 /// the pixels it was made from (ImageMagick's files, a block-compressed DDS as ImageMagick reads
 /// it, and the layouts encoded by TestAssets/generate.py; netpbm's pcxtoppm, sgitopnm and
 /// rasttopnm read the latter the same), whatever their name says.
-@Suite("PCX, SGI, Sun raster, X window dumps and DDS textures")
+@Suite("PCX, SGI, Sun raster, X window dumps, DDS textures and FITS")
 struct OldRasterTests {
     /// Each file, the type it must be sniffed as, and the picture it holds.
     static let cases: [(String, ContentType, String)] = [
@@ -25,6 +25,7 @@ struct OldRasterTests {
         ("rasters/bc3.dds", .directDrawSurface, "rasters/bc3-dds.png"),
         ("rasters/dx10.dds", .directDrawSurface, "rasters/bc3-dds.png"),
         ("rasters/plain.dds", .directDrawSurface, "png/rgba8.png"),
+        ("rasters/rgb.fits", .fits, "png/rgb8.png"),
     ]
 
     @Test("each layout comes out as the pixels it was made from", arguments: OldRasterTests.cases)
@@ -58,6 +59,40 @@ struct OldRasterTests {
         #expect(image.pixel(x: 0, y: 3) == (255, 255, 255, 255))
     }
 
+    @Test(
+        "a 16-bit FITS star field is stretched: its background at about a quarter, its stars white, its first rows at the bottom"
+    )
+    func fitsStretch() throws {
+        let (type, rendered) = try renderDocument(path: TestAssets.path("rasters/stars.fits"))
+        #expect(type == .fits)
+        let image = rendered.image
+        #expect(image.width == 160 && image.height == 120)
+        // Drawn linearly, the background (1200 of 0 to 60000) would be 5 of 255.
+        let background = (10..<100).flatMap { y in
+            stride(from: 5, to: 155, by: 7).map { x in Int(image.pixel(x: x, y: y).g) }
+        }
+        .sorted()[900]
+        #expect((52...76).contains(background), "background \(background)")
+        #expect(image.pixel(x: 20, y: 119 - 30) == (255, 255, 255, 255), "a star")
+        #expect(image.pixel(x: 50, y: 119).g == 255 && image.pixel(x: 50, y: 0).g < 200, "rows go up from the bottom")
+    }
+
+    @Test("a float FITS stored top-down is drawn from DATAMIN to DATAMAX; an RGGB mosaic is colour at half the size")
+    func fitsLinearAndMosaic() throws {
+        let gradient = try decodeFullSize(TestAssets.path("rasters/gradient.fits"))
+        #expect(gradient.pixel(x: 0, y: 60).g <= 2 && gradient.pixel(x: 159, y: 60).g >= 253)
+        let middle = Int(gradient.pixel(x: 80, y: 60).g)
+        #expect((122...134).contains(middle), "linear, not stretched: \(middle)")
+        #expect(gradient.pixel(x: 0, y: 0).g == 255, "the first stored rows on top")
+        let mosaic = try decodeFullSize(TestAssets.path("rasters/mosaic.fits"))
+        #expect(mosaic.width == 80 && mosaic.height == 60)
+        #expect(mosaic.pixel(x: 10, y: 30) == (255, 0, 0, 255) && mosaic.pixel(x: 70, y: 30) == (0, 0, 255, 255))
+        #expect(
+            throws: ThumbnailError.unsupportedEncoding(
+                format: "FITS", detail: "no image in its primary header (its extensions are not drawn)")
+        ) { try renderDocument(path: TestAssets.path("rasters/table.fits")) }
+    }
+
     @Test("a gray SGI is gray, and holds the picture")
     func gray() throws {
         let gray = try decodeFullSize(TestAssets.path("rasters/gray.sgi"))
@@ -89,6 +124,7 @@ struct OldRasterTests {
     func hostile() throws {
         for (path, format) in [
             ("rasters/cut.pcx", "PCX"), ("rasters/cut.sgi", "SGI image"), ("rasters/cut.ras", "Sun raster"),
+            ("rasters/cut.xwd", "X window dump"), ("rasters/cut.dds", "DDS texture"), ("rasters/cut.fits", "FITS"),
         ] {
             #expect(throws: ThumbnailError.truncated(format: format), "\(path)") {
                 try renderDocument(path: TestAssets.path(path))
@@ -100,6 +136,7 @@ struct OldRasterTests {
         ) { try renderDocument(path: TestAssets.path("rasters/bc7.dds")) }
         for path in [
             "rasters/huge.pcx", "rasters/huge.sgi", "rasters/huge.ras", "rasters/huge.xwd", "rasters/huge.dds",
+            "rasters/huge.fits",
         ] {
             #expect(throws: ThumbnailError.self, "\(path)") { try renderDocument(path: TestAssets.path(path)) }
             do {

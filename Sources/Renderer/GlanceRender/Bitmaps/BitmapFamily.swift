@@ -49,6 +49,12 @@ extension FormatFamily {
         "DDS texture", types: [.directDrawSurface], decoder: DirectDrawSurfaceDecoder.self,
         rules: [.signature(DirectDrawSurfaceDecoder.signature, priority: 173, type: .directDrawSurface)])
 
+    /// FITS images: `SIMPLE  =` and `T` (``FITSDecoder``); before the text rule, which would
+    /// draw their header's cards.
+    public static let fits = raster(
+        "FITS", types: [.fits], decoder: FITSDecoder.self,
+        rules: [SniffRule(priority: 171) { FITSDecoder.matches($0.prefix) ? .fits : nil }])
+
     /// Radiance HDR pictures: `#?RADIANCE` or `#?RGBE` (``RadianceDecoder``).
     public static let radiance = raster(
         "Radiance HDR", types: [.radianceHDR], decoder: RadianceDecoder.self,
