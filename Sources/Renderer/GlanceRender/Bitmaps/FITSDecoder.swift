@@ -148,35 +148,58 @@ final class FITSDecoder: RasterDecoder {
         let count = width * height * planes
         guard data.count - arrayStart >= count * abs(bitsPerSample) / 8 else { throw .truncated(format: format) }
         let curve = drawingCurve(count: count)
+        let level = { (value: Double) in UInt8((curve(value) * 255).rounded()) }
+        // 8 and 16-bit samples through a table of every stored value's level: one curve a value,
+        // not one a sample (a 4000x3000 RGB picture has 36 million).
+        let table: [UInt8]? =
+            switch bitsPerSample {
+            case 8: (0..<256).map { level(zero + scale * Double($0)) }
+            case 16: (0..<65536).map { level(zero + scale * Double(Int16(truncatingIfNeeded: $0))) }
+            default: nil
+            }
+        let (bytesPerSample, start, mosaic, planes, bottomUp) = (
+            abs(bitsPerSample) / 8, arrayStart, mosaic, planes, bottomUp
+        )
         let planeLength = width * height
         let out = header.size
-        try rows.pushRows(width: out.width, height: out.height, channels: 3) { (y, row) throws(ThumbnailError) in
-            // The stored row (or, for a mosaic, the stored cell row) this output row is.
-            let flipped = bottomUp ? out.height - 1 - y : y
-            for x in 0..<out.width {
-                var colour = (0.0, 0.0, 0.0)
-                if let mosaic {
-                    var sums = [0.0, 0.0, 0.0]
-                    var counts = [0, 0, 0]
-                    // The cell's two rows in stored order: the pattern names them as stored.
-                    let top = flipped * 2
-                    for place in 0..<4 {
-                        let index = (top + place / 2) * width + 2 * x + place % 2
-                        sums[mosaic[place]] += curve(sample(index))
-                        counts[mosaic[place]] += 1
-                    }
-                    colour = (sums[0] / Double(counts[0]), sums[1] / Double(counts[1]), sums[2] / Double(counts[2]))
-                } else {
-                    let index = flipped * width + x
-                    let red = curve(sample(index))
-                    colour =
-                        planes == 3
-                        ? (red, curve(sample(planeLength + index)), curve(sample(2 * planeLength + index)))
-                        : (red, red, red)
+        try data.withUnsafeBufferPointer { (bytes) throws(ThumbnailError) in
+            try (table ?? []).withUnsafeBufferPointer { (levels) throws(ThumbnailError) in
+                func value(_ index: Int) -> UInt8 {
+                    if levels.isEmpty { return level(sample(index)) }
+                    let at = start + index * bytesPerSample
+                    return bytesPerSample == 1
+                        ? levels[Int(bytes[at])] : levels[Int(bytes[at]) << 8 | Int(bytes[at + 1])]
                 }
-                row[3 * x] = UInt8((colour.0 * 255).rounded())
-                row[3 * x + 1] = UInt8((colour.1 * 255).rounded())
-                row[3 * x + 2] = UInt8((colour.2 * 255).rounded())
+                try rows.pushRows(width: out.width, height: out.height, channels: 3) {
+                    (y, row) throws(ThumbnailError) in
+                    // The stored row (or, for a mosaic, the stored cell row) this output row is.
+                    let flipped = bottomUp ? out.height - 1 - y : y
+                    for x in 0..<out.width {
+                        if let mosaic {
+                            var sums = (0, 0, 0)
+                            // The cell's two rows in stored order: the pattern names them as
+                            // stored; its two greens are averaged.
+                            let top = flipped * 2
+                            for place in 0..<4 {
+                                let sample = Int(value((top + place / 2) * width + 2 * x + place % 2))
+                                switch mosaic[place] {
+                                case 0: sums.0 += sample
+                                case 1: sums.1 += sample
+                                default: sums.2 += sample
+                                }
+                            }
+                            row[3 * x] = UInt8(sums.0)
+                            row[3 * x + 1] = UInt8((sums.1 + 1) / 2)
+                            row[3 * x + 2] = UInt8(sums.2)
+                        } else {
+                            let index = flipped * width + x
+                            let red = value(index)
+                            row[3 * x] = red
+                            row[3 * x + 1] = planes == 3 ? value(planeLength + index) : red
+                            row[3 * x + 2] = planes == 3 ? value(2 * planeLength + index) : red
+                        }
+                    }
+                }
             }
         }
     }
@@ -184,8 +207,9 @@ final class FITSDecoder: RasterDecoder {
     /// The curve from a physical value to 0...1: linear over the declared or found range, then,
     /// for a deep picture whose background is dark, the automatic screen stretch.
     private func drawingCurve(count: Int) -> (Double) -> Double {
-        // At most about a million samples, spread over the array, for the range and the statistics.
-        let step = max(1, count / (1 << 20))
+        // At most about a quarter of a million samples, spread over the array, for the range and
+        // the statistics.
+        let step = max(1, count / (1 << 18))
         var values: [Double] = []
         values.reserveCapacity(count / step + 1)
         for index in stride(from: 0, to: count, by: step) {
