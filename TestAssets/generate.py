@@ -2448,7 +2448,7 @@ def make_fits_pictures():
 
 
 def make_rasters():
-    """PCX, SGI, Sun raster, X window dump, DDS and FITS pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
+    """PCX, SGI, Sun raster, X window dump, DDS, FITS and WBMP pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
     writes them (24-bit, 32-bit, a 256-colour map; SGI run-length encoded), and the layouts it does
     not write, encoded here from the pixels it reads (1-bit and four-plane EGA PCX, a 16-bit stored
     SGI, 1-bit and run-length encoded Sun rasters), each with a PNG of the pixels it must come out
@@ -2560,6 +2560,12 @@ def make_rasters():
     write("rasters/huge.dds", bc3[:12] + struct.pack("<II", 65535, 65535) + bc3[20:128] + bytes(4096))
     record("rasters/huge.dds", "dds", "error:exceeds the 100-megapixel limit", None,
            "bc3.dds's header declaring 65535x65535 pixels, 4 KiB of data")
+    # A wireless bitmap of mono.png as ImageMagick writes it (set bits white), and cut short.
+    magick(out("rasters/mono.png"), out("rasters/mono.wbmp"))
+    ok_image("rasters/mono.wbmp", "wbmp", w, h, "mono.png as ImageMagick writes a WBMP")
+    whole = read("rasters/mono.wbmp")
+    write("rasters/cut.wbmp", whole[:len(whole) // 2])
+    record("rasters/cut.wbmp", "wbmp", "error:truncated", None, "mono.wbmp cut in half")
     # FITS: ImageMagick's 8-bit RGB, and the rest written here (fits_file).
     magick(os.path.join(ROOT, "png", "rgb8.png"), out("rasters/rgb.fits"))
     ok_image("rasters/rgb.fits", "fits", w, h, "png/rgb8.png as ImageMagick writes a FITS (8 bits, three planes)")

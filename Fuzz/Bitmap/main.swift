@@ -6,7 +6,7 @@ import GlanceRender
 /// fuzz`): BMP (`BM`), an icon or a cursor (its directory, the entry chosen and checked, the PNG or
 /// bitmap inside), Netpbm (`P`: the header and the length checks), a macOS icon (`ic`: its
 /// entries, the largest PNG, the older packed pictures), QOI (`qo`), PCX (`0A`), SGI (`01 DA`), Sun
-/// raster (`59 A6`), an X window dump (`00 00`, version 7), a DDS texture (`DD`), FITS (`SI`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
+/// raster (`59 A6`), an X window dump (`00 00`, version 7), a wireless bitmap (`00 00`, not an icon's), a DDS texture (`DD`), FITS (`SI`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
 /// bitmap (`#d`: Glance's own parsers), else Targa, through gdk-pixbuf's loader and the raster
 /// pipeline.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -16,6 +16,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         switch first {
         case (0x42, 0x4D): .bmp
         case (0, 0) where size >= 8 && data[3] != 0 && data[7] == 7: .xWindowDump
+        case (0, 0) where size >= 3 && data[2] != 1 && data[2] != 2: .wirelessBitmap
         case (0, 0): size >= 3 && data[2] == 2 ? .windowsCursor : .windowsIcon
         case (0x50, 0x37): .portableArbitraryMap
         case (0x50, _): .portableAnymap

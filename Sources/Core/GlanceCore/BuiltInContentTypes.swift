@@ -316,6 +316,10 @@ extension ContentType {
     public static let fits = ContentType(
         "fits", uniformTypeIdentifier: "gov.nasa.gsfc.fits", mimeType: "image/fits", displayName: "FITS",
         extensions: ["fits", "fit", "fts"])
+    /// A wireless bitmap (`.wbmp`): a WAP phone's black-and-white picture.
+    public static let wirelessBitmap = ContentType(
+        "wbmp", uniformTypeIdentifier: "com.openmobilealliance.wbmp", mimeType: "image/vnd.wap.wbmp",
+        displayName: "WBMP", extensions: ["wbmp"])
     /// A Radiance HDR picture (RGBE): linear light past white, as HDR merges and 3D renderers keep
     /// their lighting.
     public static let radianceHDR = ContentType(
@@ -421,6 +425,7 @@ extension ContentType {
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
         .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .directDrawSurface, .fits,
+        .wirelessBitmap,
         .radianceHDR, .openEXR,
         .xPixmap, .xBitmap,
         .jpegXL, .photoshop,

@@ -181,6 +181,7 @@ extension FormatFamily {
         .office,
         .epub, .comics,
         .bitmaps, .icons, .appleIcons, .pam, .qoi, .pcx, .sgi, .sunRaster, .xWindowDumps, .directDrawSurfaces, .fits,
+        .wirelessBitmaps,
         .radiance, .openEXR,
         .xPixmaps, .xBitmaps,
         .paintings, .iWork, .blender, .mobi,

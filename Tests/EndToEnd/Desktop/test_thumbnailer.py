@@ -135,7 +135,7 @@ def main():
     # Mobipocket and Kindle books.
     expected_types |= {"application/x-mobipocket-ebook", "application/vnd.amazon.mobi8-ebook"}
     # macOS icons.
-    expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi", "image/vnd.zbrush.pcx", "image/x-pcx", "image/x-sgi", "image/x-sun-raster", "image/x-xwindowdump", "image/vnd-ms.dds", "image/x-dds", "image/fits", "image/x-exr", "image/x-xpixmap", "image/x-xbitmap",
+    expected_types |= {"image/x-icns", "image/x-portable-arbitrarymap", "image/qoi", "image/vnd.zbrush.pcx", "image/x-pcx", "image/x-sgi", "image/x-sun-raster", "image/x-xwindowdump", "image/vnd-ms.dds", "image/x-dds", "image/fits", "image/vnd.wap.wbmp", "image/x-exr", "image/x-xpixmap", "image/x-xbitmap",
                        "image/jxl", "image/vnd.adobe.photoshop",
                        "application/postscript", "application/x-gzpostscript", "image/x-gzeps", "image/x-eps", "application/eps", "image/eps",
                        "image/vnd.djvu", "image/vnd.djvu+multipage", "image/x-djvu",

@@ -25,7 +25,7 @@ struct OldRasterTests {
         ("rasters/bc3.dds", .directDrawSurface, "rasters/bc3-dds.png"),
         ("rasters/dx10.dds", .directDrawSurface, "rasters/bc3-dds.png"),
         ("rasters/plain.dds", .directDrawSurface, "png/rgba8.png"),
-        ("rasters/rgb.fits", .fits, "png/rgb8.png"),
+        ("rasters/rgb.fits", .fits, "png/rgb8.png"), ("rasters/mono.wbmp", .wirelessBitmap, "rasters/mono.png"),
     ]
 
     @Test("each layout comes out as the pixels it was made from", arguments: OldRasterTests.cases)
@@ -93,6 +93,14 @@ struct OldRasterTests {
         ) { try renderDocument(path: TestAssets.path("rasters/table.fits")) }
     }
 
+    @Test("a WBMP has no signature: its bytes under another name are not taken for one")
+    func wirelessBitmapNeedsItsName() throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestAssets.path("rasters/mono.wbmp"))))
+        let (folder, copy) = try FormatFamilyTests.file(bytes, named: "mono.bin")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(throws: ThumbnailError.self) { try renderDocument(path: copy) }
+    }
+
     @Test("a gray SGI is gray, and holds the picture")
     func gray() throws {
         let gray = try decodeFullSize(TestAssets.path("rasters/gray.sgi"))
@@ -125,6 +133,7 @@ struct OldRasterTests {
         for (path, format) in [
             ("rasters/cut.pcx", "PCX"), ("rasters/cut.sgi", "SGI image"), ("rasters/cut.ras", "Sun raster"),
             ("rasters/cut.xwd", "X window dump"), ("rasters/cut.dds", "DDS texture"), ("rasters/cut.fits", "FITS"),
+            ("rasters/cut.wbmp", "WBMP"),
         ] {
             #expect(throws: ThumbnailError.truncated(format: format), "\(path)") {
                 try renderDocument(path: TestAssets.path(path))

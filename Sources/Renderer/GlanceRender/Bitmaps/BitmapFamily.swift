@@ -55,6 +55,17 @@ extension FormatFamily {
         "FITS", types: [.fits], decoder: FITSDecoder.self,
         rules: [SniffRule(priority: 171) { FITSDecoder.matches($0.prefix) ? .fits : nil }])
 
+    /// Wireless bitmaps: no signature, so a `.wbmp` name and a type 0 header whose length the
+    /// file holds (``WirelessBitmapDecoder``).
+    public static let wirelessBitmaps = raster(
+        "WBMP", types: [.wirelessBitmap], decoder: WirelessBitmapDecoder.self,
+        rules: [
+            SniffRule(priority: 431) {
+                $0.named == .wirelessBitmap && WirelessBitmapDecoder.dimensions($0.prefix) != nil
+                    ? .wirelessBitmap : nil
+            }
+        ])
+
     /// Radiance HDR pictures: `#?RADIANCE` or `#?RGBE` (``RadianceDecoder``).
     public static let radiance = raster(
         "Radiance HDR", types: [.radianceHDR], decoder: RadianceDecoder.self,
