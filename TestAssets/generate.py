@@ -2418,14 +2418,15 @@ def make_fits_pictures():
                                            ("NAXIS2", h), ("BZERO", 32768), ("BSCALE", 1)], samples))
     ok_image("rasters/stars.fits", "fits", w, h,
              "a 16-bit star field: background 1200 +-30, five stars of 60000, rows 0-3 (the bottom) 50000")
-    gradient = b"".join(struct.pack(">f", x / (w - 1) * 10 - 5) for y in range(h) for x in range(w))
+    gradient = b"".join(struct.pack(">f", x / (w - 1) * 10 - 15) for y in range(h) for x in range(w))
     for y in range(4):  # the first stored rows, on top here: bright
-        gradient = gradient[:y * w * 4] + struct.pack(">f", 5.0) * w + gradient[(y + 1) * w * 4:]
+        gradient = gradient[:y * w * 4] + struct.pack(">f", -5.0) * w + gradient[(y + 1) * w * 4:]
     write("rasters/gradient.fits", fits_file([("SIMPLE", "T"), ("BITPIX", -32), ("NAXIS", 2), ("NAXIS1", w),
-                                              ("NAXIS2", h), ("DATAMIN", -5.0), ("DATAMAX", 5.0),
-                                              ("ROWORDER", "'TOP-DOWN'")], gradient))
+                                              ("NAXIS2", h), ("BZERO", "1.0D1"), ("DATAMIN", -5.0),
+                                              ("DATAMAX", 5.0), ("ROWORDER", "'TOP-DOWN'")], gradient))
     ok_image("rasters/gradient.fits", "fits", w, h,
-             "32-bit floats from -5 on the left to 5 on the right, top-down, rows 0-3 at 5")
+             "32-bit floats from -15 on the left to -5 on the right plus a BZERO of 10 (written 1.0D1, as FORTRAN "
+             "does), top-down, rows 0-3 at 5")
     cell = {"R": (200, 0), "G": (0, 0), "B": (0, 200)}  # (on the left, on the right)
     mosaic = bytearray()
     for y in range(h):
@@ -2549,6 +2550,13 @@ def make_rasters():
     indices = 0 | 1 << 2 | 2 << 4 | 3 << 6 | sum(1 << (2 * p) for p in range(4, 16))
     write("rasters/bc1-alpha.dds", bytes(head) + struct.pack("<HHI", 0x0000, 0xFFFF, indices))
     ok_image("rasters/bc1-alpha.dds", "dds", 4, 4, "one BC1 block in its three-colour mode with alpha: black, white, gray, clear")
+    # Uncompressed 24-bit rows padded to 4 bytes, the header's pitch saying so: 3x2 pixels.
+    head = bytearray(read("rasters/plain.dds")[:128])
+    head[8:24] = struct.pack("<IIII", 0x1 | 0x2 | 0x4 | 0x8 | 0x1000, 2, 3, 12)
+    head[80:108] = struct.pack("<7I", 0x40, 0, 24, 0xFF0000, 0xFF00, 0xFF, 0)
+    rows = bytes([0, 0, 255, 0, 255, 0, 255, 0, 0, 9, 9, 9]) + bytes([255, 255, 255, 0, 0, 0, 128, 128, 128, 9, 9, 9])
+    write("rasters/padded.dds", bytes(head) + rows)
+    ok_image("rasters/padded.dds", "dds", 3, 2, "3x2 24-bit pixels (red, green, blue; white, black, gray), rows padded to 12 bytes")
     bc3 = read("rasters/bc3.dds")
     dx10 = bc3[:84] + b"DX10" + bc3[88:128] + struct.pack("<5I", 77, 3, 0, 1, 0) + bc3[128:]
     write("rasters/dx10.dds", dx10)

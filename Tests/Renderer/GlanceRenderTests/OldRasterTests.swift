@@ -77,7 +77,9 @@ struct OldRasterTests {
         #expect(image.pixel(x: 50, y: 119).g == 255 && image.pixel(x: 50, y: 0).g < 200, "rows go up from the bottom")
     }
 
-    @Test("a float FITS stored top-down is drawn from DATAMIN to DATAMAX; an RGGB mosaic is colour at half the size")
+    @Test(
+        "a float FITS stored top-down is drawn from DATAMIN to DATAMAX after its BZERO (a FORTRAN number); an RGGB mosaic is colour at half the size"
+    )
     func fitsLinearAndMosaic() throws {
         let gradient = try decodeFullSize(TestAssets.path("rasters/gradient.fits"))
         #expect(gradient.pixel(x: 0, y: 60).g <= 2 && gradient.pixel(x: 159, y: 60).g >= 253)
@@ -99,6 +101,14 @@ struct OldRasterTests {
         let (folder, copy) = try FormatFamilyTests.file(bytes, named: "mono.bin")
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(throws: ThumbnailError.self) { try renderDocument(path: copy) }
+    }
+
+    @Test("an uncompressed DDS whose rows are padded is read by the header's pitch")
+    func ddsPitch() throws {
+        let image = try decodeFullSize(TestAssets.path("rasters/padded.dds"))
+        #expect(image.width == 3 && image.height == 2 && !image.hasAlpha)
+        #expect(image.pixel(x: 0, y: 0) == (255, 0, 0, 255) && image.pixel(x: 2, y: 0) == (0, 0, 255, 255))
+        #expect(image.pixel(x: 0, y: 1) == (255, 255, 255, 255) && image.pixel(x: 2, y: 1) == (128, 128, 128, 255))
     }
 
     @Test("a gray SGI is gray, and holds the picture")

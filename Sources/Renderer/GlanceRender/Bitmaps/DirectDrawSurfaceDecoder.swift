@@ -137,7 +137,11 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
                 }
             }
         case .masked(let bytes, let masks, let luminance):
-            let pitch = width * bytes
+            // The header's pitch when it gives one (rows padded, as some writers pad 24-bit rows
+            // to 4 bytes), else the pixels side by side.
+            let declared = data.littleEndian(at: 20, count: 4)
+            let pitch =
+                data.littleEndian(at: 8, count: 4) & 0x8 != 0 && declared >= width * bytes ? declared : width * bytes
             guard data.count - pixelsStart >= pitch * height else { throw .truncated(format: format) }
             let shifts = masks.map { $0 == 0 ? 0 : $0.trailingZeroBitCount }
             let widths = masks.map { mask in mask == 0 ? 0 : (~(mask >> mask.trailingZeroBitCount)).trailingZeroBitCount

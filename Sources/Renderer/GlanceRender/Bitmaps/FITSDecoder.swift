@@ -72,7 +72,8 @@ final class FITSDecoder: RasterDecoder {
             at += 2880
         }
         arrayStart = at
-        let number = { (key: String) in cards[key].flatMap { Double($0) } }
+        // Numbers as FORTRAN writes them too (`1.5D+03`).
+        let number = { (key: String) in cards[key].flatMap { Double($0.replacingOccurrences(of: "D", with: "E")) } }
         let integer = { (key: String) in cards[key].flatMap { Int($0) } }
         guard let bits = integer("BITPIX"), [8, 16, 32, -32, -64].contains(bits) else {
             throw .unsupportedEncoding(format: format, detail: "BITPIX \(cards["BITPIX"] ?? "missing")")
