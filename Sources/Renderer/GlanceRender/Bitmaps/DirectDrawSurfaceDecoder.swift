@@ -143,29 +143,21 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
             let pitch =
                 data.littleEndian(at: 8, count: 4) & 0x8 != 0 && declared >= width * bytes ? declared : width * bytes
             guard data.count - pixelsStart >= pitch * height else { throw .truncated(format: format) }
-            let shifts = masks.map { $0 == 0 ? 0 : $0.trailingZeroBitCount }
-            let widths = masks.map { mask in mask == 0 ? 0 : (~(mask >> mask.trailingZeroBitCount)).trailingZeroBitCount
-            }
+            // A missing colour channel is full (an alpha-only surface is white through its
+            // alpha), a missing alpha opaque.
+            let channelMasks = masks.map(ChannelMask.init)
             try rows.pushRows(width: width, height: height, channels: channels) { (y, row) throws(ThumbnailError) in
                 let start = pixelsStart + y * pitch
                 for x in 0..<width {
                     let pixel = data.littleEndian(at: start + x * bytes, count: bytes)
-                    var values = (0..<4).map { Self.scaled((pixel & masks[$0]) >> shifts[$0], bits: widths[$0]) }
-                    if luminance { (values[1], values[2]) = (values[0], values[0]) }
-                    for channel in 0..<channels { row[x * channels + channel] = values[channel] }
+                    let target = x * channels
+                    let red = channelMasks[0].value(in: pixel, absent: 255)
+                    row[target] = red
+                    row[target + 1] = luminance ? red : channelMasks[1].value(in: pixel, absent: 255)
+                    row[target + 2] = luminance ? red : channelMasks[2].value(in: pixel, absent: 255)
+                    if channels == 4 { row[target + 3] = channelMasks[3].value(in: pixel, absent: 255) }
                 }
             }
-        }
-    }
-
-    /// A component of `bits` bits as 8; a component without a mask is full (an alpha-only
-    /// surface is white through its alpha, a surface without alpha opaque).
-    private static func scaled(_ value: Int, bits: Int) -> UInt8 {
-        switch bits {
-        case 0: 255
-        case 8: UInt8(truncatingIfNeeded: value)
-        case ..<8: UInt8(value * 255 / ((1 << bits) - 1))
-        default: UInt8(truncatingIfNeeded: value >> (bits - 8))
         }
     }
 

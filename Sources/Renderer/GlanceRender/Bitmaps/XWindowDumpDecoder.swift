@@ -21,7 +21,7 @@ final class XWindowDumpDecoder: RasterDecoder {
     private let bytesPerLine: Int
     private let mostSignificantFirst: Bool
     private let bitsMostSignificantFirst: Bool
-    private let masks: [Int]?
+    private let masks: [ChannelMask]?
     private let colours: [Int: (UInt8, UInt8, UInt8)]
     private let pixelsStart: Int
 
@@ -60,7 +60,7 @@ final class XWindowDumpDecoder: RasterDecoder {
         // True and direct colour through the masks; the other classes through the map.
         let visualClass = field(13)
         let trueColour = visualClass >= 4 && bitsPerPixel > 8
-        masks = trueColour ? [field(14), field(15), field(16)] : nil
+        masks = trueColour ? [field(14), field(15), field(16)].map(ChannelMask.init) : nil
         let count = field(19)
         let mapStart = field(0)
         guard count <= 65536, data.count >= mapStart + 12 * count else { throw .truncated(format: format) }
@@ -84,20 +84,14 @@ final class XWindowDumpDecoder: RasterDecoder {
 
     func read(into rows: Downscaler) throws(ThumbnailError) {
         let width = header.size.width
-        let shifts = masks?.map { $0 == 0 ? 0 : $0.trailingZeroBitCount }
-        // Each mask's width: the ones above its lowest set bit.
-        let widths = masks?.map { mask in mask == 0 ? 0 : (~(mask >> mask.trailingZeroBitCount)).trailingZeroBitCount }
         try rows.pushRows(width: width, height: header.size.height, channels: 3) { (y, row) throws(ThumbnailError) in
             let start = pixelsStart + y * bytesPerLine
             guard start + bytesPerLine <= data.count else { throw .truncated(format: format) }
             for x in 0..<width {
                 let pixel = value(at: start, x: x)
                 let target = x * 3
-                if let masks, let shifts, let widths {
-                    for channel in 0..<3 {
-                        row[target + channel] = Self.scaled(
-                            (pixel & masks[channel]) >> shifts[channel], bits: widths[channel])
-                    }
+                if let masks {
+                    for channel in 0..<3 { row[target + channel] = masks[channel].value(in: pixel, absent: 0) }
                 } else if let colour = colours[pixel] {
                     (row[target], row[target + 1], row[target + 2]) = colour
                 } else {
@@ -118,15 +112,5 @@ final class XWindowDumpDecoder: RasterDecoder {
         let bytes = bitsPerPixel / 8
         let at = start + x * bytes
         return mostSignificantFirst ? data.bigEndian(at: at, count: bytes) : data.littleEndian(at: at, count: bytes)
-    }
-
-    /// A component of `bits` bits as 8.
-    private static func scaled(_ value: Int, bits: Int) -> UInt8 {
-        switch bits {
-        case 0: 0
-        case 8: UInt8(truncatingIfNeeded: value)
-        case ..<8: UInt8(value * 255 / ((1 << bits) - 1))
-        default: UInt8(truncatingIfNeeded: value >> (bits - 8))
-        }
     }
 }
