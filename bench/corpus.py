@@ -49,7 +49,7 @@ except ImportError:
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WORK_DIR = os.path.join(BENCH_DIR, "work")
 CONVERT = "/usr/bin/convert"
-FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps", "font", "hdr")
+FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps", "font", "hdr", "rasters")
 MANY_COUNT = 10_000
 
 
@@ -323,6 +323,21 @@ def make_hdr(path, width, height, extra, seed, tmp):
     ppm = os.path.join(tmp, "photo.ppm")
     write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
     subprocess.run([CONVERT, ppm, "-colorspace", "RGB", *extra, path], check=True)
+    os.remove(ppm)
+
+
+# The long tail's rasters Glance reads itself, taking turns: PCX, SGI, Sun raster, DDS (BC1) and
+# 16-bit FITS, each a photo written by ImageMagick (the X window dump and WBMP are not here:
+# libvips reads neither).
+RASTER_KINDS = (("pcx", []), ("sgi", []), ("ras", []),
+                ("dds", ["-define", "dds:compression=dxt1", "-define", "dds:mipmaps=0"]), ("fits", ["-depth", "16"]))
+
+
+def make_raster(path, width, height, extra, seed, tmp):
+    """A photo in one of RASTER_KINDS, by ImageMagick."""
+    ppm = os.path.join(tmp, "photo.ppm")
+    write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
+    subprocess.run([CONVERT, ppm, *extra, path], check=True)
     os.remove(ppm)
 
 
@@ -669,6 +684,13 @@ def build_corpus(root, scale_full, log):
             log(f"  hdr  {name}")
             make_hdr(os.path.join(root, "hdr", name), w, h, extra, 10000 + i, tmp)
             manifest.append({"format": "hdr", "file": name, "width": w, "height": h})
+        for i in range(10 if scale_full else 5):
+            w, h = JPEG_SIZES[i % 2]
+            kind, extra = RASTER_KINDS[i % len(RASTER_KINDS)]
+            name = f"raster-{i:02d}-{w}x{h}.{kind}"
+            log(f"  rasters {name}")
+            make_raster(os.path.join(root, "rasters", name), w, h, extra, 11000 + i, tmp)
+            manifest.append({"format": "rasters", "file": name, "width": w, "height": h})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for entry in manifest:
