@@ -4,7 +4,7 @@ extension Downscaler {
     /// Gives the pipeline `height` rows of `width` pixels of `channels` (3 or 4) bytes, top to
     /// bottom, each made by `fill(y, row)`, in batches of about a MiB: the picture never exists
     /// whole, whatever its size. For the readers that make their rows one at a time (PCX, SGI,
-    /// Sun raster).
+    /// Sun raster, X window dumps, DDS, FITS, WBMP).
     func pushRows(
         width: Int, height: Int, channels: Int,
         _ fill: (Int, UnsafeMutableBufferPointer<UInt8>) throws(ThumbnailError) -> Void
