@@ -165,7 +165,7 @@ public struct QueueWorker: Sendable {
                             let started = ContinuousClock.now
                             let jobs = try await queue.lease(
                                 limit: most - running, under: lease, maxAttempts: settings.maxAttempts,
-                                onlyContainer: settings.onlyContainer)
+                                onlyContainer: settings.onlyContainer, holding: inHand.held)
                             tally.leases.add(ContinuousClock.now - started)
                             return jobs
                         }

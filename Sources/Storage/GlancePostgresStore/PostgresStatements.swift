@@ -30,13 +30,14 @@ extension PostgresStore {
     }
 }
 
-/// Leases the next jobs (see ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:)``),
+/// Leases the next jobs (see ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:holding:)``),
 /// with each one's document record and its thumbnails described: the worker's look at whether the
 /// document is fresh needs no round trip of its own.
 struct LeaseJobsStatement: StoreStatement {
-    static let name = "glance_lease_jobs_v3"
+    static let name = "glance_lease_jobs_v4"
     static let sql = """
-        WITH \(leasingCTEs(maxAttempts: "$1", onlyContainer: "$2", host: "$3", limit: "$4", token: "$5", seconds: "$6"))
+        WITH \(leasingCTEs(
+            maxAttempts: "$1", onlyContainer: "$2", host: "$3", limit: "$4", token: "$5", seconds: "$6", except: "$7"))
         SELECT \(leasedColumns(alias: "l")), \(leasedRecordColumns(from: "leased l", alias: "l"))
         """
 
@@ -91,21 +92,25 @@ struct LeaseJobsStatement: StoreStatement {
         """
     }
 
-    static let bindingDataTypes: [PostgresDataType] = [.int4, .text, .text, .int8, .text, .float8]
+    static let bindingDataTypes: [PostgresDataType] = [.int4, .text, .text, .int8, .text, .float8, .int8Array]
 
     var maxAttempts: Int32
     var onlyContainer: String?
     var lease: Lease
     var limit: Int64
+    /// Jobs the leasing host holds: neither failed nor leased again, even when their lease ran out
+    /// (the database was away while they rendered).
+    var holding: [Int64] = []
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 6)
+        var bindings = PostgresBindings(capacity: 7)
         bindings.append(maxAttempts)
         bindings.append(onlyContainer)
         bindings.append(lease.host)
         bindings.append(limit)
         bindings.append(lease.token)
         bindings.append(lease.seconds)
+        bindings.append(holding)
         return bindings
     }
 }

@@ -42,9 +42,9 @@ struct JobCompletion: Sendable {
 public struct LeaseAhead: Sendable, Equatable {
     /// How many.
     public var limit: Int
-    /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:)``.
+    /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:holding:)``.
     public var maxAttempts: Int
-    /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:)``.
+    /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:holding:)``.
     public var onlyContainer: String?
 
     public init(limit: Int, maxAttempts: Int, onlyContainer: String?) {
@@ -198,9 +198,12 @@ extension PostgresStore {
     /// (their host stopped sending heartbeats), most urgent and oldest first, each counted as an
     /// attempt. Jobs whose expired lease was their `maxAttempts`-th end `failed` first. A job this
     /// host gave back is left to other hosts for one lease's length (``giveBack(_:under:error:maxAttempts:)``).
-    public func lease(limit: Int, under lease: Lease, maxAttempts: Int, onlyContainer: String? = nil)
-        async throws(StoreError) -> [QueuedJob]
-    {
+    ///
+    /// `holding`: the jobs the host holds, which the statement neither fails nor leases again even
+    /// when their lease ran out (the database away while they rendered, no heartbeat reaching it).
+    public func lease(
+        limit: Int, under lease: Lease, maxAttempts: Int, onlyContainer: String? = nil, holding: [Int64] = []
+    ) async throws(StoreError) -> [QueuedJob] {
         // Leased already by a save (its answer carried them): no round trip.
         let ahead = leasedAhead.jobs.withLock { waiting in
             let taken = Array(waiting.prefix(max(0, limit)))
@@ -213,7 +216,7 @@ extension PostgresStore {
         let rows = try await run(
             LeaseJobsStatement(
                 maxAttempts: Int32(clamping: maxAttempts), onlyContainer: onlyContainer, lease: lease,
-                limit: Int64(max(0, limit))))
+                limit: Int64(max(0, limit)), holding: holding))
         var jobs: [QueuedJob] = []
         for row in rows {
             if let job = try leasedJob(in: row, at: 0) { jobs.append(job) }
@@ -303,7 +306,7 @@ extension PostgresStore {
     /// answered from it, once, without a round trip.
     ///
     /// `leasingAhead`: the save also leases the worker's next jobs under `lease` (one round trip
-    /// fewer a document), which its next ``lease(limit:under:maxAttempts:onlyContainer:)`` takes
+    /// fewer a document), which its next ``lease(limit:under:maxAttempts:onlyContainer:holding:)`` takes
     /// without asking the database; as many as the saves sent together ask for, less those leased
     /// ahead already waiting (counted when the statement is sent).
     ///

@@ -141,6 +141,23 @@ struct PostgresQueueTests {
         await again.close()
     }
 
+    @Test("a job whose lease ran out while its host still holds it is neither failed nor leased again by that host")
+    func heldJobsAreSpared() async throws {
+        let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
+        try await store.enqueue(["held", "dropped"], root: "/srv/c", priority: .batch)
+        // Both on their last attempt, their leases run out at once (the database away).
+        let holder = lease(-1)
+        let jobs = try await store.lease(limit: 2, under: holder, maxAttempts: 1)
+        #expect(jobs.map(\.path) == ["held", "dropped"])
+        // The host still renders "held": its next lease spares it; "dropped" ends failed.
+        #expect(try await store.lease(limit: 5, under: holder, maxAttempts: 1, holding: [jobs[0].id]).isEmpty)
+        let states = try await PostgresServer.running().psql(
+            "SELECT string_agg(path || ':' || state, ' ' ORDER BY path) FROM glance.job",
+            database: store.address.database)
+        #expect(states == "dropped:failed held:leased")
+        await store.close()
+    }
+
     @Test("a job given back returns to the queue with the reason, and fails after its attempts")
     func givenBack() async throws {
         let store = try await PostgresStore.open(try StoreUnderTest.freshDatabase(), container: "c")
