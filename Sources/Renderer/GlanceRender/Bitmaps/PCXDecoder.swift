@@ -85,37 +85,20 @@ final class PCXDecoder: RasterDecoder {
         let (width, channels) = (header.size.width, rows.channels)
         let lineLength = planes * bytesPerLine
         var line = [UInt8](repeating: 0, count: lineLength)
-        var at = Self.headerLength
-        var run = (count: 0, value: UInt8(0))
-        // A file written with runs across rows (against the format, but found) decodes the same:
-        // a run left over at a row's end goes on in the next.
+        let runs: RunLengthBytes.RunReader? = compressed ? { Self.run($0, at: $1) } : nil
+        var bytes = RunLengthBytes(data, from: Self.headerLength, format: format, runs: runs)
         try rows.pushRows(width: width, height: header.size.height, channels: channels) {
             (_, row) throws(ThumbnailError) in
-            for index in 0..<lineLength {
-                if !compressed {
-                    guard at < data.count else { throw .truncated(format: format) }
-                    line[index] = data[at]
-                    at += 1
-                    continue
-                }
-                // A run of no bytes (a count of 0) is passed over.
-                while run.count == 0 {
-                    guard at < data.count else { throw .truncated(format: format) }
-                    let byte = data[at]
-                    at += 1
-                    if byte & 0xC0 == 0xC0 {
-                        guard at < data.count else { throw .truncated(format: format) }
-                        run = (Int(byte & 0x3F), data[at])
-                        at += 1
-                    } else {
-                        run = (1, byte)
-                    }
-                }
-                line[index] = run.value
-                run.count -= 1
-            }
+            try bytes.fill(&line)
             convert(line, into: row, width: width, channels: channels)
         }
+    }
+
+    /// PCX's runs: a byte of `11` and a count (of 0 to 63), then the value; any other byte itself.
+    private static func run(_ data: [UInt8], at: Int) -> (count: Int, value: UInt8, next: Int)? {
+        let byte = data[at]
+        guard byte & 0xC0 == 0xC0 else { return (1, byte, at + 1) }
+        return at + 1 < data.count ? (Int(byte & 0x3F), data[at + 1], at + 2) : nil
     }
 
     /// One row's planes as 8-bit RGB or RGBA.

@@ -75,42 +75,22 @@ final class SunRasterDecoder: RasterDecoder {
         let (width, channels) = (header.size.width, rows.channels)
         let lineLength = (width * depth + 15) / 16 * 2
         var line = [UInt8](repeating: 0, count: lineLength)
-        var at = pixelsStart
-        var run = (count: 0, value: UInt8(0))
+        let runs: RunLengthBytes.RunReader? = encoded ? { Self.run($0, at: $1) } : nil
+        var bytes = RunLengthBytes(data, from: pixelsStart, format: format, runs: runs)
         try rows.pushRows(width: width, height: header.size.height, channels: channels) {
             (_, row) throws(ThumbnailError) in
-            for index in 0..<lineLength {
-                if !encoded {
-                    guard at < data.count else { throw .truncated(format: format) }
-                    line[index] = data[at]
-                    at += 1
-                    continue
-                }
-                if run.count == 0 {
-                    // 80 00: one 80; 80 n v: v n + 1 times; any other byte: itself.
-                    guard at < data.count else { throw .truncated(format: format) }
-                    let byte = data[at]
-                    at += 1
-                    if byte == 0x80 {
-                        guard at < data.count else { throw .truncated(format: format) }
-                        let count = Int(data[at])
-                        at += 1
-                        if count == 0 {
-                            run = (1, 0x80)
-                        } else {
-                            guard at < data.count else { throw .truncated(format: format) }
-                            run = (count + 1, data[at])
-                            at += 1
-                        }
-                    } else {
-                        run = (1, byte)
-                    }
-                }
-                line[index] = run.value
-                run.count -= 1
-            }
+            try bytes.fill(&line)
             convert(line, into: row, width: width, channels: channels)
         }
+    }
+
+    /// Sun's runs: `80 00` one byte of 80; `80 n v` v n + 1 times; any other byte itself.
+    private static func run(_ data: [UInt8], at: Int) -> (count: Int, value: UInt8, next: Int)? {
+        let byte = data[at]
+        guard byte == 0x80 else { return (1, byte, at + 1) }
+        guard at + 1 < data.count else { return nil }
+        if data[at + 1] == 0 { return (1, 0x80, at + 2) }
+        return at + 2 < data.count ? (Int(data[at + 1]) + 1, data[at + 2], at + 3) : nil
     }
 
     /// One stored row as 8-bit RGB or RGBA.
