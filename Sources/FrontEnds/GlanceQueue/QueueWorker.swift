@@ -176,7 +176,9 @@ public struct QueueWorker: Sendable {
                     // A job whose lease ran out while it rendered here (see JobsInHand) is not
                     // rendered a second time.
                     for job in inHand.take(leased) {
-                        group.addTask { (job.id, await self.handle(job, lease: lease, indexers: indexers)) }
+                        group.addTask {
+                            (job.id, await self.handle(job, lease: lease, indexers: indexers, inHand: inHand))
+                        }
                         running += 1
                     }
                     if !leased.isEmpty {
@@ -241,7 +243,7 @@ public struct QueueWorker: Sendable {
     }
 
     /// Renders one job's document and completes the job, or gives it back; true when done.
-    private func handle(_ job: QueuedJob, lease: Lease, indexers: IndexerCache) async -> Bool {
+    private func handle(_ job: QueuedJob, lease: Lease, indexers: IndexerCache, inHand: JobsInHand) async -> Bool {
         // A path no document can have (absolute, `..`, hidden, NUL) ends the job at once: no
         // host would render it, and nothing is recorded under it.
         guard FileName.isDocumentPath(job.path) else {
@@ -270,10 +272,12 @@ public struct QueueWorker: Sendable {
         // The job ends with its document's save when it is saved: one transaction, one round
         // trip. Whatever the render's outcome, the registration ends here.
         // The save also leases this worker's next job: the loop's next lease needs no round trip.
+        // It spares the jobs in hand when it is sent, as the loop's leases do.
         let riding = entry.store.completeWithSave(
             job, under: lease,
             leasingAhead: LeaseAhead(
-                limit: 1, maxAttempts: settings.maxAttempts, onlyContainer: settings.onlyContainer),
+                limit: 1, maxAttempts: settings.maxAttempts, onlyContainer: settings.onlyContainer,
+                holding: { inHand.held }),
             savesPerCommit: settings.savesPerCommit)
         // The store went away while the document rendered (a PostgreSQL restart): render again
         // once it is back, rather than leave the job to its lease's expiry.

@@ -203,7 +203,7 @@ struct ReadDocumentStatement: StoreStatement {
 /// 0.79–0.83 ms, unthrottled): the statement, not the commit, is the price. Each run locks some
 /// twenty tables and indexes and starts its plan's nodes.
 struct SaveDocumentsStatement: StoreStatement {
-    static let name = "glance_save_documents_v1"
+    static let name = "glance_save_documents_v2"
     // The documents' columns are arrays, one element a document (`n` its place); the
     // thumbnails' are arrays with one element a thumbnail, `owner` the place of its document.
     // The sub-statements touch disjoint rows: old size keys that are gone are deleted, the new
@@ -264,7 +264,7 @@ struct SaveDocumentsStatement: StoreStatement {
         ),
         \(LeaseJobsStatement.leasingCTEs(
             maxAttempts: "$30", onlyContainer: "$31", host: "$28", limit: "$29", token: "$27", seconds: "$32",
-            except: "$26"))
+            except: "$33"))
         SELECT coalesce((SELECT array_agg(id) FROM finished), '{}'::bigint[]),
             \(LeaseJobsStatement.leasedColumns(alias: "a")),
             \(LeaseJobsStatement.leasedRecordColumns(from: "(SELECT 1) AS one LEFT JOIN leased a ON true", alias: "a"))
@@ -274,7 +274,7 @@ struct SaveDocumentsStatement: StoreStatement {
         .boolArray, .textArray, .textArray, .timestamptzArray, .int4Array, .textArray,
         .int8Array, .textArray, .textArray, .int4Array, .int4Array, .int4Array, .textArray, .textArray, .byteaArray,
         .byteaArray,
-        .int8Array, .text, .text, .int8, .int4, .text, .float8,
+        .int8Array, .text, .text, .int8, .int4, .text, .float8, .int8Array,
     ]
 
     /// One document's part of the statement.
@@ -290,9 +290,12 @@ struct SaveDocumentsStatement: StoreStatement {
     var lease: Lease?
     /// The next jobs to lease under `lease` with the saves (none: 0 jobs).
     var leaseAhead: LeaseAhead?
+    /// Jobs that lease must neither fail nor lease again: those these saves complete and the
+    /// others their host holds.
+    var spared: [Int64] = []
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 32)
+        var bindings = PostgresBindings(capacity: 33)
         bindings.append(container)
         let records = documents.map(\.record)
         bindings.append(records.map(\.path))
@@ -334,6 +337,7 @@ struct SaveDocumentsStatement: StoreStatement {
         bindings.append(Int32(clamping: leaseAhead?.maxAttempts ?? 0))
         bindings.append(leaseAhead?.onlyContainer)
         bindings.append(lease?.seconds ?? 0)
+        bindings.append(spared)
         return bindings
     }
 }

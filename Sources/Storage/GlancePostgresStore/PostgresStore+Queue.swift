@@ -39,18 +39,26 @@ struct JobCompletion: Sendable {
 
 /// Jobs a worker asks a save to lease for it (``PostgresStore/completeWithSave(_:under:leasingAhead:)``),
 /// under the lease of the job the save completes.
-public struct LeaseAhead: Sendable, Equatable {
+public struct LeaseAhead: Sendable {
     /// How many.
     public var limit: Int
     /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:holding:)``.
     public var maxAttempts: Int
     /// As for ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:holding:)``.
     public var onlyContainer: String?
+    /// The jobs the leasing host holds, asked when the save is sent (a save may wait for others,
+    /// and the host take more jobs meanwhile): as for
+    /// ``PostgresStore/lease(limit:under:maxAttempts:onlyContainer:holding:)``, neither failed nor
+    /// leased again when their lease ran out while they rendered.
+    public var holding: @Sendable () -> [Int64]
 
-    public init(limit: Int, maxAttempts: Int, onlyContainer: String?) {
+    public init(
+        limit: Int, maxAttempts: Int, onlyContainer: String?, holding: @escaping @Sendable () -> [Int64] = { [] }
+    ) {
         self.limit = limit
         self.maxAttempts = maxAttempts
         self.onlyContainer = onlyContainer
+        self.holding = holding
     }
 }
 

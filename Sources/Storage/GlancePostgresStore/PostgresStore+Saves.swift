@@ -131,6 +131,11 @@ extension PostgresStore {
             statement.leaseAhead = LeaseAhead(
                 limit: max(0, ahead.reduce(0) { $0 + $1.limit } - waiting), maxAttempts: first.maxAttempts,
                 onlyContainer: first.onlyContainer)
+            // The jobs these saves complete, and every other the hosts hold: a lease of one that
+            // ran out while it rendered (the database away) neither fails it nor hands it back.
+            var spared = Set(statement.jobs)
+            for asking in ahead { spared.formUnion(asking.holding()) }
+            statement.spared = spared.sorted()
         }
         let finished: Set<Int64>
         do throws(StoreError) {

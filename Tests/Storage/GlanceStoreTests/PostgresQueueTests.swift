@@ -2,6 +2,7 @@ import Foundation
 import GlanceCore
 import GlancePostgresStore
 import GlanceTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -155,6 +156,30 @@ struct PostgresQueueTests {
             "SELECT string_agg(path || ':' || state, ' ' ORDER BY path) FROM glance.job",
             database: store.address.database)
         #expect(states == "dropped:failed held:leased")
+        await store.close()
+    }
+
+    @Test("a save's lease ahead spares the other jobs its host holds, asked when the save is sent")
+    func saveLeaseSparesHeldJobs() async throws {
+        let address = try await StoreUnderTest.freshDatabase()
+        let store = try await PostgresStore.open(address, container: "c")
+        try await store.enqueue(["saved", "held", "dropped", "next"], root: "/srv/c", priority: .batch)
+        // Three on their last attempt, their leases run out at once (the database away).
+        let holder = lease(-1)
+        let jobs = try await store.lease(limit: 3, under: holder, maxAttempts: 1)
+        #expect(jobs.map(\.path) == ["saved", "held", "dropped"])
+        let worker = store.sibling(container: "c")
+        let inHand = Mutex<[Int64]>([])
+        let ahead = LeaseAhead(limit: 1, maxAttempts: 1, onlyContainer: nil, holding: { inHand.withLock { $0 } })
+        #expect(worker.completeWithSave(jobs[0], under: holder, leasingAhead: ahead))
+        // The host takes "held" after registering the save: the set is read when it is sent.
+        inHand.withLock { $0 = [jobs[0].id, jobs[1].id] }
+        try await worker.save(Fixtures.record("saved"), thumbnails: [Fixtures.image()])
+        #expect(worker.takeCompletion(of: jobs[0]))
+        let states = try await PostgresServer.running().psql(
+            "SELECT string_agg(path || ':' || state, ' ' ORDER BY path) FROM glance.job", database: address.database)
+        #expect(states == "dropped:failed held:leased next:leased saved:done")
+        #expect(try await store.takeJobsLeasedAhead().map(\.path) == ["next"])
         await store.close()
     }
 
