@@ -27,12 +27,18 @@ struct PageQuery: Sendable, Equatable {
 
     /// The parameters of a URL's query string, decoded the way HTML forms encode them (`+` is a
     /// space, `%2B` a plus); a malformed escape is a 400.
+    ///
+    /// Split on the bytes `&` and `=`, as URLs are (splitting the string's characters cost a
+    /// thumbnail GET 2% of the server's time, perf under wrk: a `&` before a combining mark is
+    /// one character with it).
     static func parameters(_ query: String?) throws(ServerError) -> [String: String] {
         var parameters: [String: String] = [:]
-        for pair in (query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let key = formDecoded(parts[0]), let value = formDecoded(parts.count > 1 ? parts[1] : "")
-            else { throw .badQuery(String(parts[0].prefix(40))) }
+        guard let query, !query.isEmpty else { return parameters }
+        for pair in query.utf8.split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Substring(parts[0])
+            guard let key = formDecoded(name), let value = formDecoded(parts.count > 1 ? Substring(parts[1]) : "")
+            else { throw .badQuery(String(name.prefix(40))) }
             parameters[key] = value
         }
         return parameters

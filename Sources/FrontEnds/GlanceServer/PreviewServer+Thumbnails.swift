@@ -21,7 +21,15 @@ extension PreviewServer {
         if let (entry, needsCheck) = cache.entry(for: cacheKey, identity: identity) {
             if !needsCheck { return Self.response(entry, request: request, version: query["v"]) }
             // Trusted a while: ask the store (without the image) whether it still holds this one.
-            let stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
+            // This request alone asks (see ThumbnailCache); when the store cannot say, the entry
+            // goes, and the next request reads the store again.
+            let stored: StoredDocument?
+            do {
+                stored = try await storeCall { try await indexer.store.document(at: path, includingImageData: false) }
+            } catch {
+                cache.remove(cacheKey)
+                throw error
+            }
             if let stored, indexer.policy.state(of: stored, identity: identity) == .fresh,
                 Self.entityTag(stored.record, sizeKey: sizeKey) == entry.entityTag
             {

@@ -225,6 +225,9 @@ struct PagesTests {
                 "pattern": "a+b c", "sort": "name", "empty": "",
             ])
         #expect(throws: ServerError.self) { try PageQuery.parameters("ok=1&bad=%e2%82") }
+        // Split on the bytes: a `&` or `=` before a combining mark still separates.
+        #expect(try PageQuery.parameters("v=1&\u{301}x=\u{301}2&&=") == ["v": "1", "\u{301}x": "\u{301}2", "": ""])
+        #expect(try PageQuery.parameters(nil).isEmpty && PageQuery.parameters("").isEmpty)
     }
 
     @Test("the preview: previous / next in the grid's order and filter, the grid's page, attributes, 404s")

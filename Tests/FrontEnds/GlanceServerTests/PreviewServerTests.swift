@@ -705,6 +705,27 @@ struct PreviewServerTests {
         #expect(cache.entry(for: "page 5", identity: changed) == nil)
     }
 
+    @Test("an entry due for its check against the store is checked by one lookup; the others meanwhile are answered")
+    func cacheCheckedOnce() {
+        let cache = ThumbnailCache(capacityBytes: 1_000, revalidateAfter: .seconds(10))
+        let identity = FileIdentity(device: 1, inode: 2, size: 3, modifiedNanoseconds: 4)
+        cache.insert(
+            ThumbnailCache.Entry(
+                identity: identity, entityTag: "\"t\"", version: nil, contentType: "image/png",
+                body: ByteBuffer(repeating: 7, count: 10), checkedAt: .now - .seconds(11)),
+            for: "a.png")
+        #expect(cache.entry(for: "a.png", identity: identity)?.needsCheck == true)
+        // While that lookup's caller reads the store, the next ones are answered from the entry.
+        for _ in 0..<3 { #expect(cache.entry(for: "a.png", identity: identity)?.needsCheck == false) }
+        // A fresh entry is not checked.
+        cache.insert(
+            ThumbnailCache.Entry(
+                identity: identity, entityTag: "\"t\"", version: nil, contentType: "image/png",
+                body: ByteBuffer(repeating: 7, count: 10), checkedAt: .now),
+            for: "b.png")
+        #expect(cache.entry(for: "b.png", identity: identity)?.needsCheck == false)
+    }
+
     @Test("every escape is a 404; every method but GET and HEAD is a 405")
     func safety() async throws {
         let served = try ServedContainer()
