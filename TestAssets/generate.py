@@ -2448,6 +2448,43 @@ def make_fits_pictures():
            "a header declaring 65535x65535 pixels, 4 KiB of data")
 
 
+def dds_header(w, h, four_cc, dxgi=None):
+    """A DDS header of one w x h block-compressed picture named by `four_cc` (and, for `DX10`, its
+    DXGI format's header after it)."""
+    head = b"DDS " + struct.pack("<7I", 124, 0x1 | 0x2 | 0x4 | 0x1000, h, w, 0, 0, 0) + bytes(44)
+    head += struct.pack("<2I", 32, 0x4) + four_cc + bytes(20) + struct.pack("<I", 0x1000) + bytes(16)
+    return head + (struct.pack("<5I", dxgi, 3, 0, 1, 0) if dxgi is not None else b"")
+
+
+def bc_channel_blocks(w, h, channels):
+    """Each channel of `channels` (w*h values, rows top first) as 8-byte blocks of one interpolated
+    channel, a block's channels one after another (BC4: one, BC5: red then green): its largest and
+    smallest value the ends, eight levels, each pixel the nearest (edges repeat the last pixel)."""
+    out = bytearray()
+    for by in range(0, h, 4):
+        for bx in range(0, w, 4):
+            for values in channels:
+                block = [values[min(by + p // 4, h - 1) * w + min(bx + p % 4, w - 1)] for p in range(16)]
+                a0, a1 = max(block), min(block)
+                levels = [a0, a1] + ([((7 - i) * a0 + i * a1) // 7 for i in range(1, 7)] if a0 > a1 else [a0] * 6)
+                bits = 0
+                for p, v in enumerate(block):
+                    bits |= min(range(8), key=lambda i: abs(levels[i] - v)) << (3 * p)
+                out += bytes([a0, a1]) + bits.to_bytes(6, "little")
+    return bytes(out)
+
+
+def pillow_pixels(rel):
+    """The RGB pixels Pillow reads out of TestAssets' `rel` (Debian's python3-pil; the interpreter
+    that has it)."""
+    code = "import sys; from PIL import Image; sys.stdout.buffer.write(Image.open(sys.argv[1]).convert('RGB').tobytes())"
+    for python in (sys.executable, "/usr/bin/python3"):
+        done = subprocess.run([python, "-c", code, os.path.join(ROOT, rel)], capture_output=True)
+        if done.returncode == 0:
+            return done.stdout
+    raise RuntimeError("Pillow (python3-pil) is needed to read " + rel)
+
+
 def make_rasters():
     """PCX, SGI, Sun raster, X window dump, DDS, FITS and WBMP pictures of png/rgb8.png and png/rgba8.png (200x150): as ImageMagick
     writes them (24-bit, 32-bit, a 256-colour map; SGI run-length encoded), and the layouts it does
@@ -2563,6 +2600,21 @@ def make_rasters():
     ok_image("rasters/dx10.dds", "dds", w, h, "bc3.dds behind a DX10 header (DXGI format 77, BC3)")
     write("rasters/bc7.dds", bc3[:84] + b"DX10" + bc3[88:128] + struct.pack("<5I", 98, 3, 0, 1, 0) + bc3[128:])
     record("rasters/bc7.dds", "dds", "error:unsupported", None, "bc3.dds's header naming DXGI format 98 (BC7)")
+    # BC4 and BC5, which ImageMagick neither writes nor reads: png/rgb8.png's red (BC4) and red
+    # and green (BC5) encoded here (each block's largest and smallest value as its ends, each
+    # pixel the nearest of the eight levels between), with Pillow's reading of each.
+    red_green = magick_pixels("png/rgb8.png", "rgb")
+    channels = [[red_green[3 * i + c] for i in range(w * h)] for c in (0, 1)]
+    write("rasters/bc4.dds", dds_header(w, h, b"ATI1") + bc_channel_blocks(w, h, channels[:1]))
+    ok_image("rasters/bc4.dds", "dds", w, h, "png/rgb8.png's red as BC4 (ATI1), within a level of it")
+    write("rasters/bc5.dds", dds_header(w, h, b"DX10", dxgi=83) + bc_channel_blocks(w, h, channels))
+    ok_image("rasters/bc5.dds", "dds", w, h, "png/rgb8.png's red and green as BC5 behind a DX10 header (DXGI 83)")
+    for name in ("bc4", "bc5"):
+        pixels = pillow_pixels("rasters/%s.dds" % name)
+        write("rasters/%s-dds.png" % name, encode_png(w, h, 2, 8, [pixels[y * w * 3:(y + 1) * w * 3] for y in range(h)]))
+        record("rasters/%s-dds.png" % name, "png", "ok", fit_image(w, h), "Pillow's reading of %s.dds (RGB)" % name)
+    write("rasters/bc5-signed.dds", dds_header(4, 4, b"DX10", dxgi=84) + bytes(16))
+    record("rasters/bc5-signed.dds", "dds", "error:unsupported", None, "a signed BC5 block (DXGI 84): refused")
     write("rasters/cut.dds", bc3[:len(bc3) // 2])
     record("rasters/cut.dds", "dds", "error:truncated", None, "bc3.dds cut in half")
     write("rasters/huge.dds", bc3[:12] + struct.pack("<II", 65535, 65535) + bc3[20:128] + bytes(4096))

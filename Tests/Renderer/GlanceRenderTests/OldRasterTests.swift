@@ -48,6 +48,35 @@ struct OldRasterTests {
         #expect(compared == 200 * 150 && worst == 1, "worst \(worst) over \(compared)")
     }
 
+    @Test(
+        "BC4 is drawn gray and BC5 red and green, each within a level of Pillow's reading; BC5's blue is the normal's z"
+    )
+    func bc4AndBC5() throws {
+        for name in ["bc4", "bc5"] {
+            let (type, rendered) = try renderDocument(path: TestAssets.path("rasters/\(name).dds"))
+            #expect(type == .directDrawSurface)
+            let image = rendered.image
+            let reference = try decodeFullSize(TestAssets.path("rasters/\(name)-dds.png"))
+            #expect(!image.hasAlpha && image.width == 200 && image.height == 150)
+            var worst = 0
+            for y in 0..<150 {
+                for x in 0..<200 {
+                    let (got, want) = (image.pixel(x: x, y: y), reference.pixel(x: x, y: y))
+                    worst = max(worst, abs(Int(got.r) - Int(want.r)), abs(Int(got.g) - Int(want.g)))
+                    if name == "bc4" {
+                        #expect(got.g == got.r && got.b == got.r)
+                    } else {
+                        // Pillow leaves blue 0; here it is z of the unit normal (x, y, z).
+                        let (nx, ny) = (Double(got.r) / 127.5 - 1, Double(got.g) / 127.5 - 1)
+                        let z = max(0, 1 - nx * nx - ny * ny).squareRoot()
+                        #expect(abs(Int(got.b) - Int((z + 1) * 127.5 + 0.5)) <= 1, "(\(x), \(y))")
+                    }
+                }
+            }
+            #expect(worst <= 1, "\(name): worst difference \(worst)")
+        }
+    }
+
     @Test("a BC1 block of three colours and a clear one: the middle is the ends' mean, the fourth transparent")
     func bc1Alpha() throws {
         let image = try decodeFullSize(TestAssets.path("rasters/bc1-alpha.dds"))
@@ -137,7 +166,7 @@ struct OldRasterTests {
     }
 
     @Test(
-        "a cut file fails as truncated, a BC7 texture as not drawn; a header of 65535x65535 pixels is refused before a row is decoded"
+        "a cut file fails as truncated, a BC7 or signed BC5 texture as not drawn; a header of 65535x65535 pixels is refused before a row is decoded"
     )
     func hostile() throws {
         for (path, format) in [
@@ -149,10 +178,12 @@ struct OldRasterTests {
                 try renderDocument(path: TestAssets.path(path))
             }
         }
-        #expect(
-            throws: ThumbnailError.unsupportedEncoding(
-                format: "DDS texture", detail: "DXGI format 98 (BC4 to BC7 and floating point are not drawn)")
-        ) { try renderDocument(path: TestAssets.path("rasters/bc7.dds")) }
+        let refused = "(signed BC4 and BC5, BC6H, BC7 and floating point are not drawn)"
+        for (path, code) in [("rasters/bc7.dds", "DXGI format 98"), ("rasters/bc5-signed.dds", "BC5S")] {
+            #expect(
+                throws: ThumbnailError.unsupportedEncoding(format: "DDS texture", detail: "\(code) \(refused)")
+            ) { try renderDocument(path: TestAssets.path(path)) }
+        }
         for path in [
             "rasters/huge.pcx", "rasters/huge.sgi", "rasters/huge.ras", "rasters/huge.xwd", "rasters/huge.dds",
             "rasters/huge.fits",

@@ -3,10 +3,13 @@ import GlanceCore
 /// Decodes DirectDraw surfaces (`.dds`: the textures of games and their mods) for the
 /// ``RasterPipeline``: `DDS `, a 124-byte header (and a DX10 header after it when its format
 /// code says so), then the largest picture (its smaller mipmaps and a cube's other faces follow;
-/// they are passed over). Block-compressed BC1 (DXT1, its 1-bit alpha too), BC2 (DXT2, DXT3) and
-/// BC3 (DXT4, DXT5); uncompressed RGB and RGBA of 16, 24 or 32 bits through the header's masks,
-/// luminance and alpha-only. BC4 to BC7 and floating-point surfaces are refused in one line. The
-/// rows are decoded a row of 4x4 blocks at a time.
+/// they are passed over). Block-compressed BC1 (DXT1, its 1-bit alpha too), BC2 (DXT2, DXT3),
+/// BC3 (DXT4, DXT5), BC4 (ATI1: one channel, drawn gray) and BC5 (ATI2: two channels, red and
+/// green, the blue drawn as a normal map's z, sqrt(1 - x² - y²), since games keep their normal
+/// maps in BC5 and rebuild z that way; Pillow, the tests' reference, leaves it 0); uncompressed
+/// RGB and RGBA of 16, 24 or 32 bits through the header's masks, luminance and alpha-only. Signed
+/// BC4 and BC5, BC6H, BC7 and floating-point surfaces are refused in one line. The rows are
+/// decoded a row of 4x4 blocks at a time.
 ///
 /// Glance's own reader (gdk-pixbuf has no DDS loader; ImageMagick's is the reference its tests
 /// compare with): the header is held to the pixel limit before a block is decoded, the picture's
@@ -18,7 +21,8 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
 
     /// How the largest picture's pixels are kept.
     private enum Layout {
-        /// 4x4 blocks of 8 bytes (BC1) or 16 (BC2: explicit alpha, BC3: interpolated alpha).
+        /// 4x4 blocks of BC`n`: 8 bytes (BC1, BC4) or 16 (BC2: explicit alpha, BC3: interpolated
+        /// alpha, BC5: two interpolated channels).
         case blocks(Int)
         /// Pixels of `bytes` each, little-endian, red, green, blue and alpha through masks (a
         /// luminance surface's in the red mask).
@@ -52,11 +56,16 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
             if fourCC == "DX10" {
                 guard data.count >= 148 else { throw .truncated(format: format) }
                 start = 148
-                // DXGI formats: BC1 70-72, BC2 73-75, BC3 76-78; 8-bit RGBA 27-29, BGRA 87, 90, 91.
+                // DXGI formats: BC1 70-72, BC2 73-75, BC3 76-78, BC4 79-80 (81 signed), BC5 82-83
+                // (84 signed); 8-bit RGBA 27-29, BGRA 87, 90, 91.
                 switch data.littleEndian(at: 128, count: 4) {
                 case 70...72: code = "DXT1"
                 case 73...75: code = "DXT3"
                 case 76...78: code = "DXT5"
+                case 79...80: code = "ATI1"
+                case 82...83: code = "ATI2"
+                case 81: code = "BC4S"
+                case 84: code = "BC5S"
                 case 27...29: code = "RGBA"
                 case 87, 90, 91: code = "BGRA"
                 case let other: code = "DXGI format \(other)"
@@ -66,13 +75,16 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
             case "DXT1": blockKind = 1
             case "DXT2", "DXT3": blockKind = 2
             case "DXT4", "DXT5": blockKind = 3
+            case "ATI1", "BC4U": blockKind = 4
+            case "ATI2", "BC5U": blockKind = 5
             case "RGBA", "BGRA": blockKind = nil
             default:
                 let named = code.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }
                 throw .unsupportedEncoding(
                     format: format,
                     detail:
-                        "\(named.isEmpty ? "an unnamed format" : named) (BC4 to BC7 and floating point are not drawn)")
+                        "\(named.isEmpty ? "an unnamed format" : named) (signed BC4 and BC5, BC6H, BC7 and floating point are not drawn)"
+                )
             }
             if let blockKind {
                 layout = .blocks(blockKind)
@@ -97,8 +109,9 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
         }
         pixelsStart = start
         switch layout {
-        // BC1's transparent pixels count only when the header says the surface has alpha.
-        case .blocks(let kind): hasAlpha = kind != 1 || flags & 0x1 != 0
+        // BC1's transparent pixels count only when the header says the surface has alpha; BC4
+        // and BC5 have none.
+        case .blocks(let kind): hasAlpha = kind == 2 || kind == 3 || (kind == 1 && flags & 0x1 != 0)
         case .masked(_, let masks, _): hasAlpha = masks[3] != 0
         }
         header = RasterHeader(size: PixelSize(width: width, height: height))
@@ -114,7 +127,7 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
         let (width, height, channels) = (header.size.width, header.size.height, rows.channels)
         switch layout {
         case .blocks(let kind):
-            let blockBytes = kind == 1 ? 8 : 16
+            let blockBytes = kind == 1 || kind == 4 ? 8 : 16
             let blocksAcross = (width + 3) / 4
             guard data.count - pixelsStart >= blocksAcross * ((height + 3) / 4) * blockBytes else {
                 throw .truncated(format: format)
@@ -165,6 +178,18 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
     private static func decodeBlock(
         _ data: [UInt8], at: Int, kind: Int, into band: inout [UInt8], at column: Int, stride: Int
     ) {
+        if kind == 4 || kind == 5 {
+            let red = interpolatedChannel(data, at: at)
+            let green = kind == 5 ? interpolatedChannel(data, at: at + 8) : red
+            for pixel in 0..<16 {
+                let target = (pixel / 4) * stride + (column + pixel % 4) * 4
+                band[target] = red[pixel]
+                band[target + 1] = green[pixel]
+                band[target + 2] = kind == 5 ? normalZ(red[pixel], green[pixel]) : red[pixel]
+                band[target + 3] = 255
+            }
+            return
+        }
         let colourAt = kind == 1 ? at : at + 8
         let (c0, c1) = (data.littleEndian(at: colourAt, count: 2), data.littleEndian(at: colourAt + 2, count: 2))
         func expand(_ c: Int) -> (Int, Int, Int) {
@@ -181,19 +206,7 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
             palette.append((0, 0, 0, 0))
         }
         let indices = data.littleEndian(at: colourAt + 4, count: 4)
-        // BC3's alphas: two ends and six or four between (then 0 and 255), 3 bits a pixel.
-        var alphas: [Int] = []
-        var alphaBits = 0
-        if kind == 3 {
-            let (a0, a1) = (Int(data[at]), Int(data[at + 1]))
-            alphas = [a0, a1]
-            if a0 > a1 {
-                alphas += (1...6).map { ((7 - $0) * a0 + $0 * a1) / 7 }
-            } else {
-                alphas += (1...4).map { ((5 - $0) * a0 + $0 * a1) / 5 } + [0, 255]
-            }
-            alphaBits = data.littleEndian(at: at + 2, count: 6)
-        }
+        let alphas = kind == 3 ? interpolatedChannel(data, at: at) : []
         for pixel in 0..<16 {
             let colour = palette[indices >> (2 * pixel) & 3]
             let target = (pixel / 4) * stride + (column + pixel % 4) * 4
@@ -202,9 +215,32 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
             band[target + 2] = UInt8(colour.2)
             switch kind {
             case 2: band[target + 3] = UInt8((data.littleEndian(at: at, count: 8) >> (4 * pixel) & 15) * 17)
-            case 3: band[target + 3] = UInt8(alphas[alphaBits >> (3 * pixel) & 7])
+            case 3: band[target + 3] = alphas[pixel]
             default: band[target + 3] = UInt8(colour.3)
             }
         }
+    }
+
+    /// The 16 values of an 8-byte block of one interpolated channel (BC3's alpha, BC4's and
+    /// BC5's channels): two ends, then six between them, or four and 0 and 255 when the first end
+    /// is not the larger, chosen by 3 bits a pixel.
+    private static func interpolatedChannel(_ data: [UInt8], at: Int) -> [UInt8] {
+        let (a0, a1) = (Int(data[at]), Int(data[at + 1]))
+        var levels = [a0, a1]
+        if a0 > a1 {
+            levels += (1...6).map { ((7 - $0) * a0 + $0 * a1) / 7 }
+        } else {
+            levels += (1...4).map { ((5 - $0) * a0 + $0 * a1) / 5 } + [0, 255]
+        }
+        let bits = data.littleEndian(at: at + 2, count: 6)
+        return (0..<16).map { UInt8(levels[bits >> (3 * $0) & 7]) }
+    }
+
+    /// The blue of a BC5 pixel: the z of the unit normal whose x and y its red and green hold
+    /// (0 to 255 for -1 to 1), z 0 where they are longer than 1 already; a flat normal is 255.
+    private static func normalZ(_ red: UInt8, _ green: UInt8) -> UInt8 {
+        let (x, y) = (Double(red) / 127.5 - 1, Double(green) / 127.5 - 1)
+        let z = max(0, 1 - x * x - y * y).squareRoot()
+        return UInt8(min(255, (z + 1) * 127.5 + 0.5))
     }
 }
