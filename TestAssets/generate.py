@@ -2474,15 +2474,59 @@ def bc_channel_blocks(w, h, channels):
     return bytes(out)
 
 
-def pillow_pixels(rel):
-    """The RGB pixels Pillow reads out of TestAssets' `rel` (Debian's python3-pil; the interpreter
-    that has it)."""
-    code = "import sys; from PIL import Image; sys.stdout.buffer.write(Image.open(sys.argv[1]).convert('RGB').tobytes())"
+def pillow_pixels(rel, mode="RGB"):
+    """The pixels (`mode`: RGB or RGBA) Pillow reads out of TestAssets' `rel` (Debian's
+    python3-pil; the interpreter that has it)."""
+    code = ("import sys; from PIL import Image; "
+            "sys.stdout.buffer.write(Image.open(sys.argv[1]).convert(sys.argv[2]).tobytes())")
     for python in (sys.executable, "/usr/bin/python3"):
-        done = subprocess.run([python, "-c", code, os.path.join(ROOT, rel)], capture_output=True)
+        done = subprocess.run([python, "-c", code, os.path.join(ROOT, rel), mode], capture_output=True)
         if done.returncode == 0:
             return done.stdout
     raise RuntimeError("Pillow (python3-pil) is needed to read " + rel)
+
+
+def bc7_mode6_blocks(w, h, rgba):
+    """`rgba` (w*h*4 bytes, rows top first) as BC7 blocks of mode 6 (one subset, endpoints of 7 bits
+    and a P-bit a channel, 4-bit indices): each block's smallest and largest value of each channel
+    as its endpoints (even, P-bits 0), each pixel's index its projection on the line between them;
+    edges repeat the last pixel."""
+    out = bytearray()
+    for by in range(0, h, 4):
+        for bx in range(0, w, 4):
+            block = [rgba[4 * (min(by + p // 4, h - 1) * w + min(bx + p % 4, w - 1)):][:4] for p in range(16)]
+            ends = [[min(px[c] for px in block) & 0xFE for c in range(4)],
+                    [max(px[c] for px in block) & 0xFE for c in range(4)]]
+            span = [ends[1][c] - ends[0][c] for c in range(4)]
+            length = sum(d * d for d in span)
+            indices = [0 if length == 0 else max(0, min(15, round(15 * sum((px[c] - ends[0][c]) * span[c]
+                                                                             for c in range(4)) / length)))
+                       for px in block]
+            if indices[0] >= 8:  # the anchor's top bit is implied 0: the other way round
+                ends.reverse()
+                indices = [15 - i for i in indices]
+            bits, at = 1 << 6, 7
+            for c in range(4):
+                for end in ends:
+                    bits |= (end[c] >> 1) << at
+                    at += 7
+            at += 2  # P-bits 0
+            for p, index in enumerate(indices):
+                bits |= index << at
+                at += 3 if p == 0 else 4
+            out += bits.to_bytes(16, "little")
+    return bytes(out)
+
+
+def bc7_random_blocks(count, seed):
+    """`count` BC7 blocks of random bits, block i of mode i % 8."""
+    rng = random.Random(seed)
+    out = bytearray()
+    for i in range(count):
+        mode = i % 8
+        bits = ((rng.getrandbits(128) << (mode + 1)) | 1 << mode) & ((1 << 128) - 1)
+        out += bits.to_bytes(16, "little")
+    return bytes(out)
 
 
 def make_rasters():
@@ -2570,8 +2614,7 @@ def make_rasters():
     record("rasters/huge.xwd", "xwd", "error:exceeds the 100-megapixel limit", None,
            "rgb.xwd's header declaring 65535x65535 pixels, 4 KiB of data")
     # DirectDraw surfaces as ImageMagick writes them (block-compressed BC1, BC2 and BC3, and
-    # uncompressed), each with ImageMagick's reading of it; BC3 again behind a DX10 header, and a
-    # DX10 header naming BC7 (refused).
+    # uncompressed), each with ImageMagick's reading of it; BC3 again behind a DX10 header.
     for name, source, compression in (("bc1", "rgb8.png", "dxt1"), ("bc2", "rgba8.png", "dxt3"),
                                       ("bc3", "rgba8.png", "dxt5"), ("plain", "rgba8.png", "none")):
         magick(os.path.join(ROOT, "png", source), "-define", "dds:compression=" + compression,
@@ -2598,8 +2641,6 @@ def make_rasters():
     dx10 = bc3[:84] + b"DX10" + bc3[88:128] + struct.pack("<5I", 77, 3, 0, 1, 0) + bc3[128:]
     write("rasters/dx10.dds", dx10)
     ok_image("rasters/dx10.dds", "dds", w, h, "bc3.dds behind a DX10 header (DXGI format 77, BC3)")
-    write("rasters/bc7.dds", bc3[:84] + b"DX10" + bc3[88:128] + struct.pack("<5I", 98, 3, 0, 1, 0) + bc3[128:])
-    record("rasters/bc7.dds", "dds", "error:unsupported", None, "bc3.dds's header naming DXGI format 98 (BC7)")
     # BC4 and BC5, which ImageMagick neither writes nor reads: png/rgb8.png's red (BC4) and red
     # and green (BC5) encoded here (each block's largest and smallest value as its ends, each
     # pixel the nearest of the eight levels between), with Pillow's reading of each.
@@ -2615,6 +2656,23 @@ def make_rasters():
         record("rasters/%s-dds.png" % name, "png", "ok", fit_image(w, h), "Pillow's reading of %s.dds (RGB)" % name)
     write("rasters/bc5-signed.dds", dds_header(4, 4, b"DX10", dxgi=84) + bytes(16))
     record("rasters/bc5-signed.dds", "dds", "error:unsupported", None, "a signed BC5 block (DXGI 84): refused")
+    # BC7: png/rgba8.png in mode 6 (encoded here), and blocks of random bits in every mode (and
+    # none), each with Pillow's reading (RGBA).
+    rgba = magick_pixels("png/rgba8.png", "rgba")
+    write("rasters/bc7.dds", dds_header(w, h, b"DX10", dxgi=98) + bc7_mode6_blocks(w, h, rgba))
+    ok_image("rasters/bc7.dds", "dds", w, h, "png/rgba8.png as BC7 mode 6 behind a DX10 header (DXGI 98)")
+    write("rasters/bc7-modes.dds", dds_header(w, h, b"DX10", dxgi=99) + bc7_random_blocks(50 * 38, 7))
+    ok_image("rasters/bc7-modes.dds", "dds", w, h, "BC7 blocks of random bits in each of the eight modes (DXGI 99)")
+    # A block of no mode (its first byte 0): transparent black, as Direct3D's specification has it
+    # (Pillow reads it opaque).
+    write("rasters/bc7-reserved.dds", dds_header(4, 4, b"DX10", dxgi=98) + bytes([0]) + bytes(range(1, 16)))
+    ok_image("rasters/bc7-reserved.dds", "dds", 4, 4, "one BC7 block of no mode: transparent black")
+    for name in ("bc7", "bc7-modes"):
+        pixels = pillow_pixels("rasters/%s.dds" % name, "RGBA")
+        write("rasters/%s-dds.png" % name, encode_png(w, h, 6, 8, [pixels[y * w * 4:(y + 1) * w * 4] for y in range(h)]))
+        record("rasters/%s-dds.png" % name, "png", "ok", fit_image(w, h), "Pillow's reading of %s.dds (RGBA)" % name)
+    write("rasters/bc6h.dds", dds_header(4, 4, b"DX10", dxgi=95) + bytes(16))
+    record("rasters/bc6h.dds", "dds", "error:unsupported", None, "a BC6H block (DXGI 95): refused")
     write("rasters/cut.dds", bc3[:len(bc3) // 2])
     record("rasters/cut.dds", "dds", "error:truncated", None, "bc3.dds cut in half")
     write("rasters/huge.dds", bc3[:12] + struct.pack("<II", 65535, 65535) + bc3[20:128] + bytes(4096))

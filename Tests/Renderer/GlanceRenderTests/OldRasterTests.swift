@@ -6,8 +6,8 @@ import Testing
 
 /// PCX, SGI, Sun raster, X window dump, DDS and FITS pictures, through Glance's own readers: each exactly
 /// the pixels it was made from (ImageMagick's files, a block-compressed DDS as ImageMagick reads
-/// it, and the layouts encoded by TestAssets/generate.py; netpbm's pcxtoppm, sgitopnm and
-/// rasttopnm read the latter the same), whatever their name says.
+/// it, BC7 as Pillow reads it, and the layouts encoded by TestAssets/generate.py; netpbm's
+/// pcxtoppm, sgitopnm and rasttopnm read the latter the same), whatever their name says.
 @Suite("PCX, SGI, Sun raster, X window dumps, DDS textures and FITS")
 struct OldRasterTests {
     /// Each file, the type it must be sniffed as, and the picture it holds.
@@ -24,6 +24,8 @@ struct OldRasterTests {
         ("rasters/bc2.dds", .directDrawSurface, "rasters/bc2-dds.png"),
         ("rasters/bc3.dds", .directDrawSurface, "rasters/bc3-dds.png"),
         ("rasters/dx10.dds", .directDrawSurface, "rasters/bc3-dds.png"),
+        ("rasters/bc7.dds", .directDrawSurface, "rasters/bc7-dds.png"),
+        ("rasters/bc7-modes.dds", .directDrawSurface, "rasters/bc7-modes-dds.png"),
         ("rasters/plain.dds", .directDrawSurface, "png/rgba8.png"),
         ("rasters/rgb.fits", .fits, "png/rgb8.png"), ("rasters/mono.wbmp", .wirelessBitmap, "rasters/mono.png"),
     ]
@@ -74,6 +76,15 @@ struct OldRasterTests {
                 }
             }
             #expect(worst <= 1, "\(name): worst difference \(worst)")
+        }
+    }
+
+    @Test("a BC7 block of no mode is transparent black")
+    func bc7Reserved() throws {
+        let image = try decodeFullSize(TestAssets.path("rasters/bc7-reserved.dds"))
+        #expect(image.width == 4 && image.height == 4 && image.hasAlpha)
+        for y in 0..<4 {
+            for x in 0..<4 { #expect(image.pixel(x: x, y: y) == (0, 0, 0, 0)) }
         }
     }
 
@@ -166,7 +177,7 @@ struct OldRasterTests {
     }
 
     @Test(
-        "a cut file fails as truncated, a BC7 or signed BC5 texture as not drawn; a header of 65535x65535 pixels is refused before a row is decoded"
+        "a cut file fails as truncated, a BC6H or signed BC5 texture as not drawn; a header of 65535x65535 pixels is refused before a row is decoded"
     )
     func hostile() throws {
         for (path, format) in [
@@ -178,8 +189,8 @@ struct OldRasterTests {
                 try renderDocument(path: TestAssets.path(path))
             }
         }
-        let refused = "(signed BC4 and BC5, BC6H, BC7 and floating point are not drawn)"
-        for (path, code) in [("rasters/bc7.dds", "DXGI format 98"), ("rasters/bc5-signed.dds", "BC5S")] {
+        let refused = "(signed BC4 and BC5, BC6H and floating point are not drawn)"
+        for (path, code) in [("rasters/bc6h.dds", "DXGI format 95"), ("rasters/bc5-signed.dds", "BC5S")] {
             #expect(
                 throws: ThumbnailError.unsupportedEncoding(format: "DDS texture", detail: "\(code) \(refused)")
             ) { try renderDocument(path: TestAssets.path(path)) }

@@ -6,10 +6,10 @@ import GlanceCore
 /// they are passed over). Block-compressed BC1 (DXT1, its 1-bit alpha too), BC2 (DXT2, DXT3),
 /// BC3 (DXT4, DXT5), BC4 (ATI1: one channel, drawn gray) and BC5 (ATI2: two channels, red and
 /// green, the blue drawn as a normal map's z, sqrt(1 - x² - y²), since games keep their normal
-/// maps in BC5 and rebuild z that way; Pillow, the tests' reference, leaves it 0); uncompressed
-/// RGB and RGBA of 16, 24 or 32 bits through the header's masks, luminance and alpha-only. Signed
-/// BC4 and BC5, BC6H, BC7 and floating-point surfaces are refused in one line. The rows are
-/// decoded a row of 4x4 blocks at a time.
+/// maps in BC5 and rebuild z that way; Pillow, the tests' reference, leaves it 0), BC7
+/// (``BC7Block``); uncompressed RGB and RGBA of 16, 24 or 32 bits through the header's masks,
+/// luminance and alpha-only. Signed BC4 and BC5, BC6H and floating-point surfaces are refused in
+/// one line. The rows are decoded a row of 4x4 blocks at a time.
 ///
 /// Glance's own reader (gdk-pixbuf has no DDS loader; ImageMagick's is the reference its tests
 /// compare with): the header is held to the pixel limit before a block is decoded, the picture's
@@ -22,7 +22,7 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
     /// How the largest picture's pixels are kept.
     private enum Layout {
         /// 4x4 blocks of BC`n`: 8 bytes (BC1, BC4) or 16 (BC2: explicit alpha, BC3: interpolated
-        /// alpha, BC5: two interpolated channels).
+        /// alpha, BC5: two interpolated channels, BC7).
         case blocks(Int)
         /// Pixels of `bytes` each, little-endian, red, green, blue and alpha through masks (a
         /// luminance surface's in the red mask).
@@ -57,7 +57,7 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
                 guard data.count >= 148 else { throw .truncated(format: format) }
                 start = 148
                 // DXGI formats: BC1 70-72, BC2 73-75, BC3 76-78, BC4 79-80 (81 signed), BC5 82-83
-                // (84 signed); 8-bit RGBA 27-29, BGRA 87, 90, 91.
+                // (84 signed), BC7 97-99; 8-bit RGBA 27-29, BGRA 87, 90, 91.
                 switch data.littleEndian(at: 128, count: 4) {
                 case 70...72: code = "DXT1"
                 case 73...75: code = "DXT3"
@@ -66,6 +66,7 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
                 case 82...83: code = "ATI2"
                 case 81: code = "BC4S"
                 case 84: code = "BC5S"
+                case 97...99: code = "BC7"
                 case 27...29: code = "RGBA"
                 case 87, 90, 91: code = "BGRA"
                 case let other: code = "DXGI format \(other)"
@@ -77,13 +78,14 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
             case "DXT4", "DXT5": blockKind = 3
             case "ATI1", "BC4U": blockKind = 4
             case "ATI2", "BC5U": blockKind = 5
+            case "BC7": blockKind = 7
             case "RGBA", "BGRA": blockKind = nil
             default:
                 let named = code.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }
                 throw .unsupportedEncoding(
                     format: format,
                     detail:
-                        "\(named.isEmpty ? "an unnamed format" : named) (signed BC4 and BC5, BC6H, BC7 and floating point are not drawn)"
+                        "\(named.isEmpty ? "an unnamed format" : named) (signed BC4 and BC5, BC6H and floating point are not drawn)"
                 )
             }
             if let blockKind {
@@ -111,7 +113,7 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
         switch layout {
         // BC1's transparent pixels count only when the header says the surface has alpha; BC4
         // and BC5 have none.
-        case .blocks(let kind): hasAlpha = kind == 2 || kind == 3 || (kind == 1 && flags & 0x1 != 0)
+        case .blocks(let kind): hasAlpha = kind == 2 || kind == 3 || kind == 7 || (kind == 1 && flags & 0x1 != 0)
         case .masked(_, let masks, _): hasAlpha = masks[3] != 0
         }
         header = RasterHeader(size: PixelSize(width: width, height: height))
@@ -178,6 +180,10 @@ final class DirectDrawSurfaceDecoder: RasterDecoder {
     private static func decodeBlock(
         _ data: [UInt8], at: Int, kind: Int, into band: inout [UInt8], at column: Int, stride: Int
     ) {
+        if kind == 7 {
+            BC7Block.decode(data, at: at, into: &band, at: column * 4, stride: stride)
+            return
+        }
         if kind == 4 || kind == 5 {
             let red = interpolatedChannel(data, at: at)
             let green = kind == 5 ? interpolatedChannel(data, at: at + 8) : red
