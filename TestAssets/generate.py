@@ -2222,6 +2222,23 @@ def make_carried():
     write("carried/no-preview.sketch", sketch(body))
     record("carried/no-preview.sketch", "sketch", "error:carries no preview picture", None,
            "design.sketch without its preview: not drawn as its bitmap")
+    # A Procreate artwork: a layer's tile and the time-lapse listed first, Document.archive (a
+    # binary property list's start here) and the canvas's picture in QuickLook/.
+    artwork = [("0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0/0~0.chunk", bytes(256)),
+               ("video/segments/segment-1.mp4", read("media/one-frame.mp4")),
+               ("Document.archive", b"bplist00" + bytes(32))]
+    write("carried/artwork.procreate", sketch(artwork + [("QuickLook/Thumbnail.png", png)]))
+    ok_image("carried/artwork.procreate", "procreate", 200, 150,
+             "a Procreate artwork (a tile and a time-lapse listed first) with png/rgb8.png as QuickLook/Thumbnail.png")
+    write("carried/no-thumbnail.procreate", sketch(artwork))
+    record("carried/no-thumbnail.procreate", "procreate", "error:carries no preview picture", None,
+           "artwork.procreate without its thumbnail")
+    # A Figma local copy: the binary canvas, an image of the design listed first, its thumbnail.
+    figma = [("images/5f3a9c0e1d2b", texture), ("canvas.fig", b"fig-kiwi" + struct.pack("<I", 15) + bytes(64)),
+             ("meta.json", b'{"client_meta":{},"file_name":"Design"}')]
+    write("carried/design.fig", sketch(figma + [("thumbnail.png", png)]))
+    ok_image("carried/design.fig", "fig", 200, 150,
+             "a Figma local copy (an image of the design listed first) with png/rgb8.png as thumbnail.png")
 
 
 # ---------------------------------------------------------------- JPEG 2000

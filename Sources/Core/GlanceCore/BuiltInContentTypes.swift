@@ -389,6 +389,14 @@ extension ContentType {
     public static let sketchDocument = ContentType(
         "sketch", uniformTypeIdentifier: "com.bohemiancoding.sketch.drawing.single", mimeType: "application/x-sketch",
         displayName: "Sketch document", extensions: ["sketch"])
+    /// A Procreate artwork (`.procreate`), as the iPad painting application saves it.
+    public static let procreateArtwork = ContentType(
+        "procreate", uniformTypeIdentifier: "com.procreate", mimeType: "application/x-procreate",
+        displayName: "Procreate artwork", extensions: ["procreate"])
+    /// A Figma or FigJam file saved as a local copy (`.fig`, `.jam`).
+    public static let figmaDesign = ContentType(
+        "fig", uniformTypeIdentifier: "com.figma.document", mimeType: "application/x-figma",
+        displayName: "Figma file", extensions: ["fig", "jam"])
     /// A SketchUp model.
     public static let sketchUpModel = ContentType(
         "skp", uniformTypeIdentifier: "com.sketchup.skp", mimeType: "application/vnd.sketchup.skp",
@@ -433,6 +441,7 @@ extension ContentType {
         .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
         .windowsMetafile,
-        .sketchUpModel, .sketchDocument, .inDesignDocument, .jpeg2000, .jpeg2000Codestream,
+        .sketchUpModel, .sketchDocument, .procreateArtwork, .figmaDesign, .inDesignDocument, .jpeg2000,
+        .jpeg2000Codestream,
     ]
 }

@@ -185,6 +185,7 @@ extension FormatFamily {
         .radiance, .openEXR,
         .xPixmaps, .xBitmaps,
         .paintings, .iWork, .blender, .mobi,
-        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .sketch, .inDesign, .jpeg2000,
+        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .sketch, .procreate, .figma,
+        .inDesign, .jpeg2000,
     ]
 }

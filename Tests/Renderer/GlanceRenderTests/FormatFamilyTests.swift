@@ -103,7 +103,11 @@ struct FormatFamilyTests {
     @Test("a family whose documents are archives declares their limits; containers are listed under the loosest")
     func archiveLimits() {
         let declared = FormatFamily.builtIn.filter { $0.limits.archive != nil }.map(\.name)
-        #expect(Set(declared) == ["office", "EPUB", "comic book", "painting", "iWork", "Sketch", "XPS"], "\(declared)")
+        #expect(
+            Set(declared) == [
+                "office", "EPUB", "comic book", "painting", "iWork", "Sketch", "Procreate", "Figma", "XPS",
+            ],
+            "\(declared)")
         #expect(FormatFamily.epub.limits.archive?.totalBytes == 1 << 30)
         #expect(FormatFamily.comics.limits.archive?.totalBytes == 64 << 30)
         #expect(ArchiveSniffer.listingLimits.totalBytes == 64 << 30)

@@ -1,30 +1,25 @@
 import GlanceCore
 
 extension FormatFamily {
-    /// Sketch documents (`.sketch`, since Sketch 43 a ZIP of JSON), drawn from the preview they
-    /// carry (``SketchRenderer``). Told by their listing, before the comic books' rule, which
-    /// would draw whichever of the document's bitmaps came first.
+    /// Sketch documents (`.sketch`, since Sketch 43 a ZIP of JSON), drawn from
+    /// `previews/preview.png`, the picture of its first page Sketch writes with every save
+    /// (``PackagePreviewRenderer``). Told by their listing (``isSketch(_:)``), before the comic
+    /// books' rule, which would draw whichever of the document's bitmaps came first.
     public static let sketch: FormatFamily = {
         var family = FormatFamily(
             name: "Sketch", contentTypes: [.sketchDocument], sniffRules: [], capabilities: [.readsOnlyWhatItNeeds]
-        ) { type, tools in SketchRenderer(contentType: type, pictures: tools.pictures) }
+        ) { type, tools in
+            PackagePreviewRenderer(
+                contentType: type, pictures: tools.pictures, previews: ["previews/preview.png"], limits: .package)
+        }
         family.limits.archive = .package
         family.containerRules = [
             ContainerRule(priority: 35, kinds: "Sketch") { archive, container, _ in
-                container == .zip && SketchRenderer.isSketch(archive.entries) ? .sketchDocument : nil
+                container == .zip && isSketch(archive.entries) ? .sketchDocument : nil
             }
         ]
         return family
     }()
-}
-
-/// Draws a Sketch document from `previews/preview.png`, the picture of its first page Sketch
-/// writes with every save, through the image renderers (``EmbeddedPicture``).
-struct SketchRenderer: DocumentRenderer {
-    let contentType: ContentType
-    let pictures: EmbeddedPicture
-
-    static let preview = "previews/preview.png"
 
     /// Whether an archive listing `entries` is a Sketch document: its `document.json` and
     /// `meta.json` at the top and a page in `pages/` (one without its preview is still Sketch's,
@@ -33,14 +28,5 @@ struct SketchRenderer: DocumentRenderer {
         let names = Set(entries.filter(\.isFile).map(\.name))
         return names.contains("document.json") && names.contains("meta.json")
             && names.contains { $0.hasPrefix("pages/") && $0.hasSuffix(".json") }
-    }
-
-    func render(_ request: RenderRequest) throws(ThumbnailError) -> RenderedThumbnail {
-        let format = contentType.displayName
-        let archive = try ArchiveReader.open(request, format: format, limits: FormatFamily.sketch.limits.archive!)
-        guard let preview = archive.index(of: Self.preview) else {
-            throw .corrupt(format: format, detail: "it carries no preview picture")
-        }
-        return try pictures.render(try archive.read(preview), as: "its preview", request: request)
     }
 }
