@@ -2222,6 +2222,16 @@ def make_carried():
     write("carried/no-preview.sketch", sketch(body))
     record("carried/no-preview.sketch", "sketch", "error:carries no preview picture", None,
            "design.sketch without its preview: not drawn as its bitmap")
+    # An Affinity document: its signature and sections (zeros here), its preview stored as a PNG
+    # among them, then the compressed document (random bytes here); and one without the preview.
+    sections = b"\x00\xffKA" + struct.pack("<I", 10) + b"nsrP#Inf" + bytes(48)
+    noise = random.Random(3).randbytes(4096)
+    write("carried/poster.afdesign", sections + b"Thmb" + png + noise)
+    ok_image("carried/poster.afdesign", "affinity", 200, 150,
+             "Affinity's signature and sections, png/rgb8.png stored as its preview, then 4 KiB of other bytes")
+    write("carried/no-preview.afphoto", sections + noise)
+    record("carried/no-preview.afphoto", "affinity", "error:carries no preview picture", None,
+           "poster.afdesign without its preview")
     # A Procreate artwork: a layer's tile and the time-lapse listed first, Document.archive (a
     # binary property list's start here) and the canvas's picture in QuickLook/.
     artwork = [("0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0/0~0.chunk", bytes(256)),

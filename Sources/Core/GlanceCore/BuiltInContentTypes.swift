@@ -397,6 +397,11 @@ extension ContentType {
     public static let figmaDesign = ContentType(
         "fig", uniformTypeIdentifier: "com.figma.document", mimeType: "application/x-figma",
         displayName: "Figma file", extensions: ["fig", "jam"])
+    /// An Affinity document: Affinity Photo's, Designer's and Publisher's (`.afphoto`, `.afdesign`,
+    /// `.afpub`) and the unified Affinity application's (`.af`).
+    public static let affinityDocument = ContentType(
+        "affinity", uniformTypeIdentifier: "com.seriflabs.affinity", mimeType: "application/x-affinity",
+        displayName: "Affinity document", extensions: ["af", "afphoto", "afdesign", "afpub"])
     /// A SketchUp model.
     public static let sketchUpModel = ContentType(
         "skp", uniformTypeIdentifier: "com.sketchup.skp", mimeType: "application/vnd.sketchup.skp",
@@ -441,7 +446,8 @@ extension ContentType {
         .encapsulatedPostScript, .djvu, .xps,
         .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
         .windowsMetafile,
-        .sketchUpModel, .sketchDocument, .procreateArtwork, .figmaDesign, .inDesignDocument, .jpeg2000,
+        .sketchUpModel, .affinityDocument, .sketchDocument, .procreateArtwork, .figmaDesign,
+        .inDesignDocument, .jpeg2000,
         .jpeg2000Codestream,
     ]
 }

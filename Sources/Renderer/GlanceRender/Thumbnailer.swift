@@ -185,7 +185,8 @@ extension FormatFamily {
         .radiance, .openEXR,
         .xPixmaps, .xBitmaps,
         .paintings, .iWork, .blender, .mobi,
-        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .sketch, .procreate, .figma,
+        .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .affinity, .sketch, .procreate,
+        .figma,
         .inDesign, .jpeg2000,
     ]
 }

@@ -3,16 +3,16 @@ import Testing
 
 @testable import GlanceRender
 
-/// SketchUp models, InDesign documents, Sketch documents, Procreate artworks and Figma files,
-/// drawn from the previews they carry.
+/// SketchUp models, Affinity and InDesign documents, Sketch documents, Procreate artworks and
+/// Figma files, drawn from the previews they carry.
 @Suite("Carried previews", .timeLimit(.minutes(10)))
 struct CarriedPreviewTests {
     @Test(
-        "a SketchUp model's PNG preview, an InDesign document's XMP page thumbnail and the preview a Sketch, Procreate or Figma package saves (not its first bitmap) are their thumbnails",
+        "a SketchUp model's or an Affinity document's PNG preview, an InDesign document's XMP page thumbnail and the preview a Sketch, Procreate or Figma package saves (not its first bitmap) are their thumbnails",
         arguments: [
             ("carried/model.skp", ContentType.sketchUpModel, 99.0), ("carried/layout.indd", .inDesignDocument, 30),
             ("carried/design.sketch", .sketchDocument, 99), ("carried/artwork.procreate", .procreateArtwork, 99),
-            ("carried/design.fig", .figmaDesign, 99),
+            ("carried/design.fig", .figmaDesign, 99), ("carried/poster.afdesign", .affinityDocument, 99),
         ])
     func drawn(_ path: String, type: ContentType, minimumPSNR: Double) throws {
         let (sniffed, rendered) = try renderDocument(path: TestAssets.path(path))
@@ -31,6 +31,7 @@ struct CarriedPreviewTests {
             ("carried/no-thumbnail.indd", "it carries no page thumbnail"),
             ("carried/no-preview.sketch", "it carries no preview picture"),
             ("carried/no-thumbnail.procreate", "it carries no preview picture"),
+            ("carried/no-preview.afphoto", "it carries no preview picture"),
         ])
     func missing(_ path: String, reason: String) {
         #expect {

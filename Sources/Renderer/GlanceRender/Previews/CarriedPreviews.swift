@@ -3,13 +3,25 @@ import GlanceCore
 
 extension FormatFamily {
     /// SketchUp models (`SketchUp Model` in UTF-16 after a byte-order mark), drawn from the PNG
-    /// preview the file carries near its start (``SketchUpDecoder``).
+    /// preview the file carries near its start (``CarriedPNGDecoder``).
     public static let sketchUp = FormatFamily(
         name: "SketchUp", contentTypes: [.sketchUpModel],
         sniffRules: [SniffRule(priority: 445) { CarriedPreview.isSketchUp($0.prefix) ? .sketchUpModel : nil }],
         capabilities: [.readsOnlyWhatItNeeds]
     ) { type, tools in
-        RasterPipeline(type, decoder: SketchUpDecoder.self, colourTransforms: tools.colourTransforms)
+        RasterPipeline(type, decoder: CarriedPNGDecoder.self, colourTransforms: tools.colourTransforms)
+    }
+
+    /// Affinity Photo, Designer and Publisher documents, and the unified Affinity's (`00 FF 4B 41`,
+    /// then their sections), drawn from the PNG preview each saves among its own bytes, stored as
+    /// it is (``CarriedPNGDecoder``): the document, compressed in Affinity's own format, is never
+    /// read.
+    public static let affinity = FormatFamily(
+        name: "Affinity", contentTypes: [.affinityDocument],
+        sniffRules: [.signature(CarriedPreview.affinitySignature, priority: 447, type: .affinityDocument)],
+        capabilities: [.readsOnlyWhatItNeeds]
+    ) { type, tools in
+        RasterPipeline(type, decoder: CarriedPNGDecoder.self, colourTransforms: tools.colourTransforms)
     }
 
     /// InDesign documents (their database's GUID), drawn from the page thumbnail of their XMP
@@ -35,6 +47,9 @@ enum CarriedPreview {
         [0xFF, 0xFE, 0xFF, 0x0E] + Array("SketchUp Model".utf16.flatMap { [UInt8($0), 0] })
 
     static func isSketchUp(_ prefix: [UInt8]) -> Bool { prefix.starts(with: sketchUpHeader) }
+
+    /// An Affinity document's first four bytes (0x414BFF00, little-endian).
+    static let affinitySignature: [UInt8] = [0x00, 0xFF, 0x4B, 0x41]
 
     /// How far into a file a preview is looked for.
     static let searchLimit = 64 << 20
@@ -83,9 +98,10 @@ enum CarriedPreview {
     }
 }
 
-/// Draws a SketchUp model from the PNG preview it carries: the first PNG in the file, taken
-/// whole by its chunks. The model itself is not drawn.
-final class SketchUpDecoder: PictureDecoder {
+/// Draws a document from the first PNG among its bytes, the preview its application saves in it
+/// as a PNG file (a SketchUp model's, an Affinity document's), taken whole by its chunks: within
+/// the first 64 MiB, at most 16 MiB. The document itself is not drawn.
+final class CarriedPNGDecoder: PictureDecoder {
     let picture: any RasterDecoder
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
@@ -94,7 +110,7 @@ final class SketchUpDecoder: PictureDecoder {
         else { throw .unsupportedEncoding(format: format, detail: "it carries no preview picture") }
         let png = try CarriedPreview.png(in: request.file, at: start, format: format)
         picture = try EmbeddedPicture.decoder(
-            of: png, as: "the model's preview", request: request, colourTransforms: colourTransforms)
+            of: png, as: "its preview", request: request, colourTransforms: colourTransforms)
     }
 
 }
