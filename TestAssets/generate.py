@@ -2201,7 +2201,7 @@ def make_carried():
     write("carried/no-thumbnail.indd", guid + bytes(4080) + filler)
     record("carried/no-thumbnail.indd", "indd", "error:carries no page thumbnail", None, "an InDesign GUID, no XMP")
     # A Sketch document: a ZIP of JSON, its bitmaps, and the preview Sketch writes with each save.
-    texture = subprocess.run([CONVERT, "-size", "64x64", "xc:#00a000", "png:-"], check=True,
+    texture = subprocess.run([CONVERT, "-size", "64x64", "xc:#00a000", "-strip", "-define", "png:exclude-chunk=all", "png:-"], check=True,
                              capture_output=True).stdout
 
     def sketch(entries):
