@@ -26,7 +26,7 @@ SEEDS = {
     "media": ["media", "hostile", "corrupt"],
     "raw": ["raw", "corrupt"],
     "archive": ["ebook", "comics", "office", "carried"],
-    "bitmap": ["bitmaps", "icns", "pam", "qoi", "xpm", "hdr", "exr", "rasters"],
+    "bitmap": ["bitmaps", "icns", "pam", "qoi", "xpm", "hdr", "exr", "rasters", "paintings"],
     "blend": ["blender"],
     "mobi": ["mobi"],
     "jxl": ["jxl"],

@@ -1315,6 +1315,97 @@ def painting_zip(mimetype, entries):
     return buffer.getvalue()
 
 
+def xcf_rle_channel(data):
+    """One channel's bytes as XCF's run-length code: runs of 3 or more as a count and the byte
+    (127 and a 16-bit count past 127), others as they are (256 - n, or 128 and a 16-bit count)."""
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        run = 1
+        while i + run < n and data[i + run] == data[i] and run < 32768:
+            run += 1
+        if run >= 3:
+            out += bytes([run - 1, data[i]]) if run <= 127 else bytes([127]) + struct.pack(">H", run) + bytes([data[i]])
+            i += run
+            continue
+        start = i
+        while i < n and not (i + 2 < n and data[i] == data[i + 1] == data[i + 2]) and i - start < 32768:
+            i += 1
+        count = i - start
+        out += (bytes([256 - count]) if count <= 127 else bytes([128]) + struct.pack(">H", count)) + data[start:i]
+    return bytes(out)
+
+
+def xcf(version, w, h, layers, compression, base=0, colormap=None, precision=None):
+    """A GIMP file as its format describes it: header (a precision from version 4; 64-bit offsets
+    from 11), the compression and colour map properties, then each layer (top first: dicts of
+    name, w, h, type, bpp, data interleaved, and x, y, opacity, visible, mode, group, path) with
+    its hierarchy, one level and its 64x64 tiles stored (0), run-length encoded (1) or zlib (2)."""
+    wide = version >= 11
+    pointer, size = (">Q", 8) if wide else (">I", 4)
+    tag = b"file" if version == 0 else b"v%03d" % version
+    head = b"gimp xcf " + tag + b"\0" + struct.pack(">III", w, h, base)
+    if version >= 4:
+        head += struct.pack(">I", precision if precision is not None else (150 if version >= 7 else 0))
+    props = b""
+    if colormap:
+        props += struct.pack(">III", 1, 4 + len(colormap), len(colormap) // 3) + colormap
+    props += struct.pack(">II", 17, 1) + bytes([compression]) + struct.pack(">II", 0, 0)
+    at = len(head) + len(props) + size * (len(layers) + 2)
+    blobs, offsets = [], []
+    for layer in layers:
+        lw, lh, bpp = layer["w"], layer["h"], layer.get("bpp", 0)
+        name = layer["name"].encode() + b"\0"
+        lprops = struct.pack(">III", 6, 4, layer.get("opacity", 255))
+        lprops += struct.pack(">III", 8, 4, 1 if layer.get("visible", True) else 0)
+        lprops += struct.pack(">IIii", 15, 8, layer.get("x", 0), layer.get("y", 0))
+        lprops += struct.pack(">III", 7, 4, layer.get("mode", 0))
+        if layer.get("group"):
+            lprops += struct.pack(">II", 29, 0)
+        if layer.get("path") is not None:
+            lprops += struct.pack(">II", 30, 4 * len(layer["path"])) + b"".join(struct.pack(">I", i) for i in layer["path"])
+        lprops += struct.pack(">II", 0, 0)
+        layer_head = struct.pack(">IIII", lw, lh, layer["type"], len(name)) + name + lprops
+        hierarchy_at = at + len(layer_head) + 2 * size
+        level_at = hierarchy_at + 12 + 2 * size
+        tiles = []
+        for ty in range(0, lh, 64):
+            for tx in range(0, lw, 64):
+                tw, th = min(64, lw - tx), min(64, lh - ty)
+                tile = b"".join(layer["data"][((ty + y) * lw + tx) * bpp:((ty + y) * lw + tx + tw) * bpp] for y in range(th))
+                tiles.append(tile if compression == 0 else zlib.compress(tile) if compression == 2 else
+                             b"".join(xcf_rle_channel(tile[c::bpp]) for c in range(bpp)))
+        level = struct.pack(">II", lw, lh)
+        tile_at = level_at + 8 + size * (len(tiles) + 1)
+        for encoded in tiles:
+            level += struct.pack(pointer, tile_at)
+            tile_at += len(encoded)
+        level += struct.pack(pointer, 0)
+        hierarchy = struct.pack(">III", lw, lh, bpp) + struct.pack(pointer, level_at) + struct.pack(pointer, 0)
+        blob = layer_head + struct.pack(pointer, hierarchy_at) + struct.pack(pointer, 0) + hierarchy + level + b"".join(tiles)
+        offsets.append(at)
+        blobs.append(blob)
+        at += len(blob)
+    table = b"".join(struct.pack(pointer, o) for o in offsets) + struct.pack(pointer, 0) * 2
+    return head + props + table + b"".join(blobs)
+
+
+def over(below, above, opacity):
+    """`above` (RGBA bytes) laid over `below` at `opacity` of 255, GIMP's normal mode with
+    straight alpha, rounded as XCFDecoder rounds."""
+    out = bytearray(below)
+    for i in range(0, len(above), 4):
+        alpha = above[i + 3] * opacity // 255
+        if alpha == 0:
+            continue
+        under = below[i + 3] * (255 - alpha) // 255
+        total = alpha + under
+        for c in range(3):
+            out[i + c] = (above[i + c] * alpha + below[i + c] * under + total // 2) // total
+        out[i + 3] = total
+    return bytes(out)
+
+
 def make_paintings():
     """OpenRaster and Krita paintings, ZIPs written here as the formats describe them, with
     png/rgba8.png as their merged image and a 64x48 copy as their thumbnail."""
@@ -1343,6 +1434,52 @@ def make_paintings():
     write("paintings/empty.ora", painting_zip("image/openraster", [("stack.xml", stack)]))
     record("paintings/empty.ora", "ora", "error:neither a merged image nor a thumbnail", None,
            "OpenRaster holding stack.xml only")
+    # GIMP files, written here as the format describes them: rgb8.png under an 80x60 piece of
+    # rgba8.png at (100, 70), stored run-length encoded in version 0 (ImageMagick's reading is
+    # the reference) and zlib-compressed in version 11 with the piece at half opacity, a hidden
+    # layer and a hidden group's layer above (the composition done here); a gray and an indexed
+    # image; a 16-bit one (refused), a cut one and one whose header claims 100000x100000.
+    rgb = magick_pixels("png/rgb8.png", "rgb")
+    rgba = magick_pixels("png/rgba8.png", "rgba")
+    piece = b"".join(rgba[(y * 200 + 40) * 4:(y * 200 + 120) * 4] for y in range(30, 90))
+    background = dict(name="Background", w=200, h=150, type=0, bpp=3, data=rgb)
+    top = dict(name="Piece", w=80, h=60, type=1, bpp=4, data=piece, x=100, y=70)
+    write("paintings/layers.xcf", xcf(0, 200, 150, [top, background], 1))
+    ok_image("paintings/layers.xcf", "xcf", 200, 150, "a version 0 GIMP file, run-length encoded: a piece of rgba8.png over rgb8.png")
+    run(CONVERT, out("paintings/layers.xcf"), "-background", "none", "-flatten", "-strip",
+        "-define", "png:exclude-chunk=all", out("paintings/layers-xcf.png"))
+    record("paintings/layers-xcf.png", "png", "ok", fit_image(200, 150), "ImageMagick's reading of layers.xcf, flattened")
+    red = bytes([255, 0, 0, 255]) * (50 * 40)
+    hidden = dict(name="Hidden", w=50, h=40, type=1, bpp=4, data=red, visible=False)
+    group = dict(name="Group", w=1, h=1, type=1, bpp=4, data=bytes(4), group=True, visible=False, path=[0])
+    in_group = dict(name="In the hidden group", w=50, h=40, type=1, bpp=4, data=red, x=10, y=10, path=[0, 0])
+    half = dict(top, opacity=128, path=[1])
+    write("paintings/layers-zlib.xcf", xcf(11, 200, 150, [hidden, group, in_group, half, dict(background, path=[2])], 2))
+    ok_image("paintings/layers-zlib.xcf", "xcf", 200, 150,
+             "a version 11 GIMP file, zlib: the piece at half opacity over rgb8.png; a hidden layer and a hidden group's layer above")
+    canvas = bytearray(b"".join(rgb[i:i + 3] + b"\xff" for i in range(0, len(rgb), 3)))
+    for y in range(60):
+        row = (70 + y) * 200 + 100
+        canvas[row * 4:(row + 80) * 4] = over(canvas[row * 4:(row + 80) * 4], piece[y * 320:(y + 1) * 320], 128)
+    write("paintings/layers-zlib-xcf.png", encode_png(200, 150, 6, 8, [canvas[y * 800:(y + 1) * 800] for y in range(150)]))
+    record("paintings/layers-zlib-xcf.png", "png", "ok", fit_image(200, 150), "layers-zlib.xcf composed here")
+    gray = magick_pixels("png/rgb8.png", "gray", "-colorspace", "gray")
+    write("paintings/gray.xcf", xcf(3, 200, 150, [dict(name="Gray", w=200, h=150, type=2, bpp=1, data=gray)], 1, base=1))
+    ok_image("paintings/gray.xcf", "xcf", 200, 150, "a gray GIMP file (version 3, run-length encoded) of rgb8.png")
+    run(CONVERT, out("paintings/gray.xcf"), "-strip", "-define", "png:exclude-chunk=all", out("paintings/gray-xcf.png"))
+    record("paintings/gray-xcf.png", "png", "ok", fit_image(200, 150), "ImageMagick's reading of gray.xcf")
+    palette = bytes([0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255])
+    indices = bytes((x // 50 + y // 75) % 4 for y in range(150) for x in range(200))
+    write("paintings/indexed.xcf", xcf(0, 200, 150, [dict(name="Indexed", w=200, h=150, type=4, bpp=1, data=indices)],
+                                      0, base=2, colormap=palette))
+    ok_image("paintings/indexed.xcf", "xcf", 200, 150, "an indexed GIMP file, stored: four colours in 50x75 blocks")
+    write("paintings/deep.xcf", xcf(11, 4, 4, [dict(name="Deep", w=4, h=4, type=0, bpp=6, data=bytes(96))], 2, precision=250))
+    record("paintings/deep.xcf", "xcf", "error:unsupported", None, "a GIMP file of 16-bit gamma integers: refused")
+    whole = read("paintings/layers.xcf")
+    write("paintings/cut.xcf", whole[:len(whole) // 2])
+    record("paintings/cut.xcf", "xcf", "error:truncated", None, "layers.xcf cut in half")
+    write("paintings/huge.xcf", xcf(0, 100000, 100000, [], 1))
+    record("paintings/huge.xcf", "xcf", "error:exceeds the 100-megapixel limit", None, "a GIMP file claiming 100000x100000 pixels")
 
 
 # ---------------------------------------------------------------- iwork

@@ -247,6 +247,10 @@ extension ContentType {
     public static let openRaster = ContentType(
         "ora", uniformTypeIdentifier: "org.openraster.ora", mimeType: "image/openraster",
         displayName: "OpenRaster painting", extensions: ["ora"])
+    /// A GIMP image (`.xcf`), its layers as GIMP keeps them.
+    public static let gimpImage = ContentType(
+        "xcf", uniformTypeIdentifier: "org.gimp.xcf", mimeType: "image/x-xcf", displayName: "GIMP image",
+        extensions: ["xcf"])
     /// A Krita painting (`.kra`).
     public static let kritaPainting = ContentType(
         "kra", uniformTypeIdentifier: "org.kde.krita", mimeType: "application/x-krita",
@@ -435,7 +439,7 @@ extension ContentType {
         .dng, .canonRaw2,
         .canonRaw3,
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
-        .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting,
+        .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting, .gimpImage,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
         .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .directDrawSurface, .fits,
         .wirelessBitmap,

@@ -184,7 +184,7 @@ extension FormatFamily {
         .wirelessBitmaps,
         .radiance, .openEXR,
         .xPixmaps, .xBitmaps,
-        .paintings, .iWork, .blender, .mobi,
+        .paintings, .gimp, .iWork, .blender, .mobi,
         .jpegXL, .photoshop, .postScript, .djvu, .xps, .fonts, .metafiles, .sketchUp, .affinity, .sketch, .procreate,
         .figma,
         .inDesign, .jpeg2000,

@@ -28,11 +28,12 @@ size_t glance_gzip(const void *input, size_t count, int level, void *output, siz
     return written;
 }
 
-/// The start of a gzip stream, at most `capacity` bytes of it.
-static size_t gunzip_start(const void *input, size_t count, void *output, size_t capacity) {
+/// The start of a gzip stream (`window_bits` 16 + MAX_WBITS) or a zlib one (MAX_WBITS), at most
+/// `capacity` bytes of it.
+static size_t inflate_start(const void *input, size_t count, void *output, size_t capacity, int window_bits) {
     z_stream stream;
     memset(&stream, 0, sizeof stream);
-    if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return 0;
+    if (inflateInit2(&stream, window_bits) != Z_OK) return 0;
     stream.next_in = (Bytef *)input;
     stream.avail_in = (uInt)(count > UINT32_MAX ? UINT32_MAX : count);
     stream.next_out = output;
@@ -60,9 +61,15 @@ static size_t unzstd_start(const void *input, size_t count, void *output, size_t
 
 size_t glance_decompress_start(const void *input, size_t count, void *output, size_t capacity) {
     const unsigned char *bytes = input;
-    if (count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) return gunzip_start(input, count, output, capacity);
+    if (count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) {
+        return inflate_start(input, count, output, capacity, 16 + MAX_WBITS);
+    }
     if (count >= 4 && bytes[0] == 0x28 && bytes[1] == 0xB5 && bytes[2] == 0x2F && bytes[3] == 0xFD) {
         return unzstd_start(input, count, output, capacity);
     }
     return 0;
+}
+
+size_t glance_zlib_inflate(const void *input, size_t count, void *output, size_t capacity) {
+    return inflate_start(input, count, output, capacity, MAX_WBITS);
 }

@@ -21,4 +21,10 @@ extension FormatFamily {
         family.limits.archive = .comics
         return family
     }()
+
+    /// GIMP's own files (`.xcf`: `gimp xcf ` and a version), their visible layers composed
+    /// (``XCFDecoder``).
+    public static let gimp = raster(
+        "GIMP image", types: [.gimpImage], decoder: XCFDecoder.self,
+        rules: [.signature(XCFDecoder.signature, priority: 181, type: .gimpImage)])
 }

@@ -19,4 +19,9 @@ size_t glance_gzip(const void *input, size_t count, int level, void *output, siz
 /// or the input, ended first), or 0 when `input` is neither or is damaged before any byte came.
 size_t glance_decompress_start(const void *input, size_t count, void *output, size_t capacity);
 
+/// Inflates the zlib stream (RFC 1950) in `input` (`count` bytes) into `output`, at most `capacity`
+/// bytes. Returns the length written (less than `capacity` when the stream or the input ended
+/// first), or 0 when it is damaged before any byte came.
+size_t glance_zlib_inflate(const void *input, size_t count, void *output, size_t capacity);
+
 #endif
