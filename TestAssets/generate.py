@@ -1339,8 +1339,9 @@ def xcf_rle_channel(data):
 def xcf(version, w, h, layers, compression, base=0, colormap=None, precision=None):
     """A GIMP file as its format describes it: header (a precision from version 4; 64-bit offsets
     from 11), the compression and colour map properties, then each layer (top first: dicts of
-    name, w, h, type, bpp, data interleaved, and x, y, opacity, visible, mode, group, path) with
-    its hierarchy, one level and its 64x64 tiles stored (0), run-length encoded (1) or zlib (2)."""
+    name, w, h, type, bpp, data interleaved, and x, y, opacity, visible, mode, group, path, mask:
+    one byte a pixel, applied) with its hierarchy, one level and its 64x64 tiles stored (0),
+    run-length encoded (1) or zlib (2), and its mask's channel after them."""
     wide = version >= 11
     pointer, size = (">Q", 8) if wide else (">I", 4)
     tag = b"file" if version == 0 else b"v%03d" % version
@@ -1362,27 +1363,42 @@ def xcf(version, w, h, layers, compression, base=0, colormap=None, precision=Non
         lprops += struct.pack(">III", 7, 4, layer.get("mode", 0))
         if layer.get("group"):
             lprops += struct.pack(">II", 29, 0)
+        if layer.get("mask") is not None:
+            lprops += struct.pack(">III", 11, 4, 1)
         if layer.get("path") is not None:
             lprops += struct.pack(">II", 30, 4 * len(layer["path"])) + b"".join(struct.pack(">I", i) for i in layer["path"])
         lprops += struct.pack(">II", 0, 0)
         layer_head = struct.pack(">IIII", lw, lh, layer["type"], len(name)) + name + lprops
         hierarchy_at = at + len(layer_head) + 2 * size
-        level_at = hierarchy_at + 12 + 2 * size
-        tiles = []
-        for ty in range(0, lh, 64):
-            for tx in range(0, lw, 64):
-                tw, th = min(64, lw - tx), min(64, lh - ty)
-                tile = b"".join(layer["data"][((ty + y) * lw + tx) * bpp:((ty + y) * lw + tx + tw) * bpp] for y in range(th))
-                tiles.append(tile if compression == 0 else zlib.compress(tile) if compression == 2 else
-                             b"".join(xcf_rle_channel(tile[c::bpp]) for c in range(bpp)))
-        level = struct.pack(">II", lw, lh)
-        tile_at = level_at + 8 + size * (len(tiles) + 1)
-        for encoded in tiles:
-            level += struct.pack(pointer, tile_at)
-            tile_at += len(encoded)
-        level += struct.pack(pointer, 0)
-        hierarchy = struct.pack(">III", lw, lh, bpp) + struct.pack(pointer, level_at) + struct.pack(pointer, 0)
-        blob = layer_head + struct.pack(pointer, hierarchy_at) + struct.pack(pointer, 0) + hierarchy + level + b"".join(tiles)
+
+        def pixels_at(hierarchy_at, data, bpp):
+            """A hierarchy at `hierarchy_at` of `data` (bpp bytes a pixel): itself, its level, its tiles."""
+            level_at = hierarchy_at + 12 + 2 * size
+            tiles = []
+            for ty in range(0, lh, 64):
+                for tx in range(0, lw, 64):
+                    tw, th = min(64, lw - tx), min(64, lh - ty)
+                    tile = b"".join(data[((ty + y) * lw + tx) * bpp:((ty + y) * lw + tx + tw) * bpp] for y in range(th))
+                    tiles.append(tile if compression == 0 else zlib.compress(tile) if compression == 2 else
+                                 b"".join(xcf_rle_channel(tile[c::bpp]) for c in range(bpp)))
+            level = struct.pack(">II", lw, lh)
+            tile_at = level_at + 8 + size * (len(tiles) + 1)
+            for encoded in tiles:
+                level += struct.pack(pointer, tile_at)
+                tile_at += len(encoded)
+            level += struct.pack(pointer, 0)
+            hierarchy = struct.pack(">III", lw, lh, bpp) + struct.pack(pointer, level_at) + struct.pack(pointer, 0)
+            return hierarchy + level + b"".join(tiles)
+        pixels = pixels_at(hierarchy_at, layer["data"], bpp)
+        mask = b""
+        if layer.get("mask") is not None:
+            mask_at = hierarchy_at + len(pixels)
+            name = b"Mask\0"
+            channel = struct.pack(">III", lw, lh, len(name)) + name + struct.pack(">II", 0, 0)
+            mask = channel + struct.pack(pointer, mask_at + len(channel) + size)
+            mask += pixels_at(mask_at + len(mask), layer["mask"], 1)
+        mask_pointer = struct.pack(pointer, hierarchy_at + len(pixels) if mask else 0)
+        blob = layer_head + struct.pack(pointer, hierarchy_at) + mask_pointer + pixels + mask
         offsets.append(at)
         blobs.append(blob)
         at += len(blob)
@@ -1463,6 +1479,19 @@ def make_paintings():
         canvas[row * 4:(row + 80) * 4] = over(canvas[row * 4:(row + 80) * 4], piece[y * 320:(y + 1) * 320], 128)
     write("paintings/layers-zlib-xcf.png", encode_png(200, 150, 6, 8, [canvas[y * 800:(y + 1) * 800] for y in range(150)]))
     record("paintings/layers-zlib-xcf.png", "png", "ok", fit_image(200, 150), "layers-zlib.xcf composed here")
+    # The piece again, through a mask that keeps its left half.
+    half_mask = bytes(255 if x < 40 else 0 for y in range(60) for x in range(80))
+    write("paintings/masked.xcf", xcf(10, 200, 150, [dict(top, mask=half_mask), background], 2))
+    ok_image("paintings/masked.xcf", "xcf", 200, 150, "the piece over rgb8.png through a mask keeping its left half (version 10, zlib)")
+    canvas = bytearray(b"".join(rgb[i:i + 3] + b"\xff" for i in range(0, len(rgb), 3)))
+    for y in range(60):
+        row = (70 + y) * 200 + 100
+        masked = bytearray(piece[y * 320:(y + 1) * 320])
+        for x in range(40, 80):
+            masked[x * 4 + 3] = 0
+        canvas[row * 4:(row + 80) * 4] = over(canvas[row * 4:(row + 80) * 4], masked, 255)
+    write("paintings/masked-xcf.png", encode_png(200, 150, 6, 8, [canvas[y * 800:(y + 1) * 800] for y in range(150)]))
+    record("paintings/masked-xcf.png", "png", "ok", fit_image(200, 150), "masked.xcf composed here")
     gray = magick_pixels("png/rgb8.png", "gray", "-colorspace", "gray")
     write("paintings/gray.xcf", xcf(3, 200, 150, [dict(name="Gray", w=200, h=150, type=2, bpp=1, data=gray)], 1, base=1))
     ok_image("paintings/gray.xcf", "xcf", 200, 150, "a gray GIMP file (version 3, run-length encoded) of rgb8.png")

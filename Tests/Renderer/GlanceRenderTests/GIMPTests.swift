@@ -9,11 +9,12 @@ import Testing
 @Suite("GIMP images")
 struct GIMPTests {
     @Test(
-        "layers composed at their offsets and opacities, in every version's layout and compression; hidden layers and groups left out",
+        "layers composed at their offsets, opacities and masks, in every version's layout and compression; hidden layers and groups left out",
         arguments: [
             ("paintings/layers.xcf", "paintings/layers-xcf.png", 1),
             ("paintings/layers-zlib.xcf", "paintings/layers-zlib-xcf.png", 0),
             ("paintings/gray.xcf", "paintings/gray-xcf.png", 0),
+            ("paintings/masked.xcf", "paintings/masked-xcf.png", 0),
         ])
     func composed(_ path: String, reference: String, tolerance: Int) throws {
         let (type, rendered) = try renderDocument(path: TestAssets.path(path))

@@ -8,9 +8,9 @@ import GlanceCore
 /// zlib-compressed. A layer in a group is drawn only when every group above it is visible, at its
 /// own opacity times theirs.
 ///
+/// A layer's mask is applied (its gray multiplies the layer's alpha) unless the layer says not to.
 /// What is not drawn the way GIMP draws it is said in a warning: layers in another mode than
-/// normal are drawn as normal ones, and layer masks are not applied. Images of more than 8 bits a
-/// channel are refused in one line.
+/// normal are drawn as normal ones. Images of more than 8 bits a channel are refused in one line.
 ///
 /// Glance's own reader, as no library here reads XCF (gdk-pixbuf has no loader; ImageMagick 6
 /// reads versions 0 to 3 stored or run-length encoded, which its tests compare with): the file is
@@ -33,6 +33,8 @@ final class XCFDecoder: RasterDecoder {
         var opacity: Int
         /// Where its level's tile offsets start.
         var tiles: Int
+        /// Where its mask's tile offsets start, when a mask is applied.
+        var maskTiles: Int?
     }
 
     private let file: OpenFile
@@ -118,7 +120,6 @@ final class XCFDecoder: RasterDecoder {
         var found: [Layer] = []
         var groups: [[Int]: (visible: Bool, opacity: Int)] = [:]
         var otherModes = false
-        var masks = false
         for pointer in pointers {
             let description = try reader.layer(at: pointer)
             if description.isGroup {
@@ -126,7 +127,6 @@ final class XCFDecoder: RasterDecoder {
                 continue
             }
             otherModes = otherModes || description.otherMode
-            masks = masks || description.hasMask
             // Its groups, from the outermost: every one visible, their opacities multiplied.
             var (visible, opacity) = (description.visible, description.opacity)
             for depth in stride(from: 1, to: description.path.count, by: 1) {
@@ -139,12 +139,12 @@ final class XCFDecoder: RasterDecoder {
                 Layer(
                     width: description.width, height: description.height,
                     bytesPerPixel: description.bytesPerPixel, hasAlpha: description.hasAlpha,
-                    x: description.x, y: description.y, opacity: opacity, tiles: description.tiles))
+                    x: description.x, y: description.y, opacity: opacity, tiles: description.tiles,
+                    maskTiles: description.maskTiles))
         }
         layers = found.reversed()
         var warnings: [String] = []
         if otherModes { warnings.append("layers in another mode than normal are drawn as normal ones") }
-        if masks { warnings.append("layer masks are not applied") }
         self.warnings = warnings
         header = RasterHeader(size: PixelSize(width: width, height: height), isGray: baseType == 1)
     }
@@ -180,11 +180,18 @@ final class XCFDecoder: RasterDecoder {
                 let (tileWidth, tileHeight) = (
                     min(side, layer.width - column * side), min(side, layer.height - row * side)
                 )
-                let pixels = try tile(layer, index: index, width: tileWidth, height: tileHeight, reader: reader)
+                let pixels = try tile(
+                    layer.tiles, index: index, width: tileWidth, height: tileHeight,
+                    bytesPerPixel: layer.bytesPerPixel, reader: reader)
+                let mask = try layer.maskTiles.map { (tiles) throws(ThumbnailError) in
+                    try tile(
+                        tiles, index: index, width: tileWidth, height: tileHeight, bytesPerPixel: 1, reader: reader)
+                }
                 for y in 0..<tileHeight where (0..<height).contains(top + y) {
                     for x in 0..<tileWidth where (0..<width).contains(left + x) {
                         let source = (y * tileWidth + x) * layer.bytesPerPixel
-                        let (red, green, blue, alpha) = colour(of: pixels, at: source, layer)
+                        var (red, green, blue, alpha) = colour(of: pixels, at: source, layer)
+                        if let mask { alpha = alpha * Int(mask[y * tileWidth + x]) / 255 }
                         blend(
                             red, green, blue, alpha * layer.opacity / 255, into: &canvas,
                             at: ((top + y) * width + left + x) * 4)
@@ -218,15 +225,16 @@ final class XCFDecoder: RasterDecoder {
         canvas[at + 3] = UInt8(total)
     }
 
-    /// Tile `index` of `layer`, its pixels interleaved (`width` x `height`).
-    private func tile(_ layer: Layer, index: Int, width: Int, height: Int, reader: Reader) throws(ThumbnailError)
-        -> [UInt8]
+    /// Tile `index` of the level whose tile offsets start at `tiles`, its pixels interleaved
+    /// (`width` x `height`, `bytesPerPixel` each).
+    private func tile(_ tiles: Int, index: Int, width: Int, height: Int, bytesPerPixel: Int, reader: Reader)
+        throws(ThumbnailError) -> [UInt8]
     {
-        let count = width * height * layer.bytesPerPixel
-        let start = try reader.pointer(at: layer.tiles + index * pointerSize)
-        let next = try reader.pointer(at: layer.tiles + (index + 1) * pointerSize)
+        let count = width * height * bytesPerPixel
+        let start = try reader.pointer(at: tiles + index * pointerSize)
+        let next = try reader.pointer(at: tiles + (index + 1) * pointerSize)
         // The last tile's end is not written: at most what its worst encoding takes.
-        let most = count + count / 64 + 64 * layer.bytesPerPixel + 16
+        let most = count + count / 64 + 64 * bytesPerPixel + 16
         let length = next > start ? min(next - start, most) : most
         guard start > 0 else { throw .corrupt(format: format, detail: "a layer has fewer tiles than its size needs") }
         let stored = try FileReader.read(file, count: length, at: start)
@@ -235,7 +243,7 @@ final class XCFDecoder: RasterDecoder {
             guard stored.count >= count else { throw .truncated(format: format) }
             return Array(stored.prefix(count))
         case 1:
-            return try runLengthPlanes(stored, pixels: width * height, channels: layer.bytesPerPixel)
+            return try runLengthPlanes(stored, pixels: width * height, channels: bytesPerPixel)
         default:
             var pixels = [UInt8](repeating: 0, count: count)
             let written = stored.withUnsafeBytes { input in
@@ -304,7 +312,10 @@ private struct Reader {
         var visible = true
         var isGroup = false
         var otherMode = false
-        var hasMask = false
+        /// Whether its mask, if it has one, is applied (GIMP writes so).
+        var appliesMask = true
+        /// Where its mask's full-size level's tile offsets start, when one is applied.
+        var maskTiles: Int?
         /// Its place among the groups (empty outside them).
         var path: [Int] = []
         /// Where its full-size level's tile offsets start.
@@ -363,6 +374,7 @@ private struct Reader {
             case 7:
                 let mode = try integer(at: payload)
                 layer.otherMode = mode != 0 && mode != 28
+            case 11: layer.appliesMask = try integer(at: payload) != 0
             case 29: layer.isGroup = true
             case 30:
                 let count = min(length / 4, 64)
@@ -372,20 +384,38 @@ private struct Reader {
             }
         }
         let hierarchy = try pointer(at: at)
-        layer.hasMask = try pointer(at: at + pointerSize) != 0
+        let mask = try pointer(at: at + pointerSize)
         if layer.isGroup { return layer }
-        let levels = try FileReader.read(file, exactly: 12, at: hierarchy, format: format)
-        layer.bytesPerPixel = levels.bigEndian(at: 8, count: 4)
         let channels = type / 2 == 0 ? 3 : 1
+        (layer.tiles, layer.bytesPerPixel) = try level(of: hierarchy, width: layer.width, height: layer.height)
         guard layer.bytesPerPixel == channels + (layer.hasAlpha ? 1 : 0) else {
             throw .unsupportedEncoding(format: format, detail: "\(layer.bytesPerPixel) bytes a pixel in a layer")
         }
+        if mask != 0, layer.appliesMask {
+            // A channel: its size, name and properties, then its hierarchy (one byte a pixel).
+            let head = try FileReader.read(file, exactly: 12, at: mask, format: format)
+            guard head.bigEndian(at: 0, count: 4) == layer.width, head.bigEndian(at: 4, count: 4) == layer.height
+            else { throw .corrupt(format: format, detail: "a layer's mask is not its size") }
+            var after = mask + 12 + head.bigEndian(at: 8, count: 4)
+            try properties(from: &after) { _, _, _ in }
+            let (tiles, bytes) = try level(of: try pointer(at: after), width: layer.width, height: layer.height)
+            guard bytes == 1 else {
+                throw .corrupt(format: format, detail: "a layer's mask has \(bytes) bytes a pixel")
+            }
+            layer.maskTiles = tiles
+        }
+        return layer
+    }
+
+    /// Where the tile offsets of the full-size level of the hierarchy at `hierarchy` start, and
+    /// its bytes a pixel; the level must be `width` x `height`.
+    private func level(of hierarchy: Int, width: Int, height: Int) throws(ThumbnailError) -> (Int, Int) {
+        let levels = try FileReader.read(file, exactly: 12, at: hierarchy, format: format)
         let level = try pointer(at: hierarchy + 12)
         let size = try FileReader.read(file, exactly: 8, at: level, format: format)
-        guard size.bigEndian(at: 0, count: 4) == layer.width, size.bigEndian(at: 4, count: 4) == layer.height else {
+        guard size.bigEndian(at: 0, count: 4) == width, size.bigEndian(at: 4, count: 4) == height else {
             throw .corrupt(format: format, detail: "a layer's pixels are not its size")
         }
-        layer.tiles = level + 8
-        return layer
+        return (level + 8, levels.bigEndian(at: 8, count: 4))
     }
 }
