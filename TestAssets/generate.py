@@ -1473,24 +1473,25 @@ def make_paintings():
     write("paintings/layers-zlib.xcf", xcf(11, 200, 150, [hidden, group, in_group, half, dict(background, path=[2])], 2))
     ok_image("paintings/layers-zlib.xcf", "xcf", 200, 150,
              "a version 11 GIMP file, zlib: the piece at half opacity over rgb8.png; a hidden layer and a hidden group's layer above")
-    canvas = bytearray(b"".join(rgb[i:i + 3] + b"\xff" for i in range(0, len(rgb), 3)))
-    for y in range(60):
-        row = (70 + y) * 200 + 100
-        canvas[row * 4:(row + 80) * 4] = over(canvas[row * 4:(row + 80) * 4], piece[y * 320:(y + 1) * 320], 128)
-    write("paintings/layers-zlib-xcf.png", encode_png(200, 150, 6, 8, [canvas[y * 800:(y + 1) * 800] for y in range(150)]))
+
+    def piece_over_background(opacity, width_kept=80):
+        """The piece laid over rgb8.png at (100, 70) at `opacity`, its columns past `width_kept`
+        masked out: a PNG."""
+        canvas = bytearray(b"".join(rgb[i:i + 3] + b"\xff" for i in range(0, len(rgb), 3)))
+        for y in range(60):
+            row = (70 + y) * 200 + 100
+            layer = bytearray(piece[y * 320:(y + 1) * 320])
+            for x in range(width_kept, 80):
+                layer[x * 4 + 3] = 0
+            canvas[row * 4:(row + 80) * 4] = over(canvas[row * 4:(row + 80) * 4], layer, opacity)
+        return encode_png(200, 150, 6, 8, [canvas[y * 800:(y + 1) * 800] for y in range(150)])
+    write("paintings/layers-zlib-xcf.png", piece_over_background(128))
     record("paintings/layers-zlib-xcf.png", "png", "ok", fit_image(200, 150), "layers-zlib.xcf composed here")
     # The piece again, through a mask that keeps its left half.
     half_mask = bytes(255 if x < 40 else 0 for y in range(60) for x in range(80))
     write("paintings/masked.xcf", xcf(10, 200, 150, [dict(top, mask=half_mask), background], 2))
     ok_image("paintings/masked.xcf", "xcf", 200, 150, "the piece over rgb8.png through a mask keeping its left half (version 10, zlib)")
-    canvas = bytearray(b"".join(rgb[i:i + 3] + b"\xff" for i in range(0, len(rgb), 3)))
-    for y in range(60):
-        row = (70 + y) * 200 + 100
-        masked = bytearray(piece[y * 320:(y + 1) * 320])
-        for x in range(40, 80):
-            masked[x * 4 + 3] = 0
-        canvas[row * 4:(row + 80) * 4] = over(canvas[row * 4:(row + 80) * 4], masked, 255)
-    write("paintings/masked-xcf.png", encode_png(200, 150, 6, 8, [canvas[y * 800:(y + 1) * 800] for y in range(150)]))
+    write("paintings/masked-xcf.png", piece_over_background(255, width_kept=40))
     record("paintings/masked-xcf.png", "png", "ok", fit_image(200, 150), "masked.xcf composed here")
     gray = magick_pixels("png/rgb8.png", "gray", "-colorspace", "gray")
     write("paintings/gray.xcf", xcf(3, 200, 150, [dict(name="Gray", w=200, h=150, type=2, bpp=1, data=gray)], 1, base=1))

@@ -89,7 +89,9 @@ struct PreviewServerTests {
                 let rows = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
                 #expect(rows?.map { $0["path"] as? String } == ["broken.jpg", "notes.txt"])
             }
-            try await client.execute(uri: "/api/items?type=no-such-type", method: .get) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/api/items?type=no-such-type", method: .get) {
+                #expect($0.status == .badRequest)
+            }
             try await client.execute(uri: "/api/items/sub/letter.pdf", method: .get) { response in
                 let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
                 #expect(object?["kind"] as? String == "pdf" && object?["state"] as? String == "missing")

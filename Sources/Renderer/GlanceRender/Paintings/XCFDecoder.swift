@@ -20,31 +20,14 @@ final class XCFDecoder: RasterDecoder {
     let header: RasterHeader
     let warnings: [String]
 
-    /// A layer to draw: where its pixels are and how it is laid on the canvas.
-    private struct Layer {
-        var width: Int
-        var height: Int
-        /// Bytes a pixel: its colour channels and its alpha, if any.
-        var bytesPerPixel: Int
-        var hasAlpha: Bool
-        var x: Int
-        var y: Int
-        /// 0 to 255, groups' included.
-        var opacity: Int
-        /// Where its level's tile offsets start.
-        var tiles: Int
-        /// Where its mask's tile offsets start, when a mask is applied.
-        var maskTiles: Int?
-    }
-
     private let file: OpenFile
     private let format: String
     private let pointerSize: Int
     private let compression: UInt8
     private let baseType: Int
     private let colourMap: [UInt8]
-    /// Bottom first.
-    private let layers: [Layer]
+    /// The layers to draw, bottom first, their groups' opacities folded into theirs.
+    private let layers: [XCFLayer]
 
     /// `gimp xcf `.
     static let signature = Array("gimp xcf ".utf8)
@@ -117,7 +100,7 @@ final class XCFDecoder: RasterDecoder {
             guard pointers.count < Self.itemLimit else { throw .corrupt(format: format, detail: "too many layers") }
             pointers.append(pointer)
         }
-        var found: [Layer] = []
+        var found: [XCFLayer] = []
         var groups: [[Int]: (visible: Bool, opacity: Int)] = [:]
         var otherModes = false
         for pointer in pointers {
@@ -135,12 +118,9 @@ final class XCFDecoder: RasterDecoder {
                 opacity = opacity * group.opacity / 255
             }
             guard visible, opacity > 0 else { continue }
-            found.append(
-                Layer(
-                    width: description.width, height: description.height,
-                    bytesPerPixel: description.bytesPerPixel, hasAlpha: description.hasAlpha,
-                    x: description.x, y: description.y, opacity: opacity, tiles: description.tiles,
-                    maskTiles: description.maskTiles))
+            var drawn = description
+            drawn.opacity = opacity
+            found.append(drawn)
         }
         layers = found.reversed()
         var warnings: [String] = []
@@ -166,7 +146,7 @@ final class XCFDecoder: RasterDecoder {
     }
 
     /// Lays `layer`'s tiles that fall on the canvas over it.
-    private func draw(_ layer: Layer, onto canvas: inout [UInt8], reader: Reader) throws(ThumbnailError) {
+    private func draw(_ layer: XCFLayer, onto canvas: inout [UInt8], reader: Reader) throws(ThumbnailError) {
         let (width, height, side) = (header.size.width, header.size.height, Self.tileSide)
         let across = (layer.width + side - 1) / side
         let down = (layer.height + side - 1) / side
@@ -202,7 +182,7 @@ final class XCFDecoder: RasterDecoder {
     }
 
     /// The pixel at `at` of a tile's interleaved `pixels` as RGBA.
-    private func colour(of pixels: [UInt8], at: Int, _ layer: Layer) -> (Int, Int, Int, Int) {
+    private func colour(of pixels: [UInt8], at: Int, _ layer: XCFLayer) -> (Int, Int, Int, Int) {
         let alpha = layer.hasAlpha ? Int(pixels[at + layer.bytesPerPixel - 1]) : 255
         switch baseType {
         case 0: return (Int(pixels[at]), Int(pixels[at + 1]), Int(pixels[at + 2]), alpha)
@@ -219,9 +199,10 @@ final class XCFDecoder: RasterDecoder {
         guard alpha > 0 else { return }
         let below = Int(canvas[at + 3]) * (255 - alpha) / 255
         let total = alpha + below
-        for (channel, value) in [red, green, blue].enumerated() {
-            canvas[at + channel] = UInt8((value * alpha + Int(canvas[at + channel]) * below + total / 2) / total)
+        func mixed(_ value: Int, _ channel: Int) -> UInt8 {
+            UInt8((value * alpha + Int(canvas[at + channel]) * below + total / 2) / total)
         }
+        (canvas[at], canvas[at + 1], canvas[at + 2]) = (mixed(red, 0), mixed(green, 1), mixed(blue, 2))
         canvas[at + 3] = UInt8(total)
     }
 
@@ -294,33 +275,33 @@ final class XCFDecoder: RasterDecoder {
     }
 }
 
+/// A layer of an XCF file as ``XCFDecoder`` draws it: its header, properties and level.
+private struct XCFLayer {
+    var width = 0
+    var height = 0
+    var bytesPerPixel = 0
+    var hasAlpha = false
+    var x = 0
+    var y = 0
+    var opacity = 255
+    var visible = true
+    var isGroup = false
+    var otherMode = false
+    /// Whether its mask, if it has one, is applied (GIMP writes so).
+    var appliesMask = true
+    /// Where its mask's full-size level's tile offsets start, when one is applied.
+    var maskTiles: Int?
+    /// Its place among the groups (empty outside them).
+    var path: [Int] = []
+    /// Where its full-size level's tile offsets start.
+    var tiles = 0
+}
+
 /// Reads an XCF file's structures where its offsets point.
 private struct Reader {
     let file: OpenFile
     let format: String
     let pointerSize: Int
-
-    /// A layer's header, properties and level, as ``XCFDecoder`` draws it.
-    struct LayerDescription {
-        var width = 0
-        var height = 0
-        var bytesPerPixel = 0
-        var hasAlpha = false
-        var x = 0
-        var y = 0
-        var opacity = 255
-        var visible = true
-        var isGroup = false
-        var otherMode = false
-        /// Whether its mask, if it has one, is applied (GIMP writes so).
-        var appliesMask = true
-        /// Where its mask's full-size level's tile offsets start, when one is applied.
-        var maskTiles: Int?
-        /// Its place among the groups (empty outside them).
-        var path: [Int] = []
-        /// Where its full-size level's tile offsets start.
-        var tiles = 0
-    }
 
     func integer(at offset: Int) throws(ThumbnailError) -> Int {
         try FileReader.read(file, exactly: 4, at: offset, format: format).bigEndian(at: 0, count: 4)
@@ -349,8 +330,8 @@ private struct Reader {
         throw .corrupt(format: format, detail: "a property list does not end")
     }
 
-    func layer(at start: Int) throws(ThumbnailError) -> LayerDescription {
-        var layer = LayerDescription()
+    func layer(at start: Int) throws(ThumbnailError) -> XCFLayer {
+        var layer = XCFLayer()
         let head = try FileReader.read(file, exactly: 16, at: start, format: format)
         (layer.width, layer.height) = (head.bigEndian(at: 0, count: 4), head.bigEndian(at: 4, count: 4))
         let type = head.bigEndian(at: 8, count: 4)

@@ -11,7 +11,8 @@ extension FormatFamily {
             name: "Figma", contentTypes: [.figmaDesign], sniffRules: [], capabilities: [.readsOnlyWhatItNeeds]
         ) { type, tools in
             PackagePreviewRenderer(
-                contentType: type, pictures: tools.pictures, previews: ["thumbnail.png"], limits: .comics)
+                contentType: type, pictures: tools.pictures, previews: ["thumbnail.png"],
+                limits: FormatFamily.figma.limits.archive!)
         }
         family.limits.archive = .comics
         family.containerRules = [

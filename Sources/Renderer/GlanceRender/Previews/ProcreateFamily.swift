@@ -12,7 +12,8 @@ extension FormatFamily {
             capabilities: [.readsOnlyWhatItNeeds]
         ) { type, tools in
             PackagePreviewRenderer(
-                contentType: type, pictures: tools.pictures, previews: ["QuickLook/Thumbnail.png"], limits: .comics,
+                contentType: type, pictures: tools.pictures, previews: ["QuickLook/Thumbnail.png"],
+                limits: FormatFamily.procreate.limits.archive!,
                 smallPreviewWarning: "drawn from the small picture the artwork carries (QuickLook/Thumbnail.png)")
         }
         // Its layers and its time-lapse make an artwork gigabytes; only the preview is read.

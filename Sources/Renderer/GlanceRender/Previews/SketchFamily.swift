@@ -10,7 +10,8 @@ extension FormatFamily {
             name: "Sketch", contentTypes: [.sketchDocument], sniffRules: [], capabilities: [.readsOnlyWhatItNeeds]
         ) { type, tools in
             PackagePreviewRenderer(
-                contentType: type, pictures: tools.pictures, previews: ["previews/preview.png"], limits: .package)
+                contentType: type, pictures: tools.pictures, previews: ["previews/preview.png"],
+                limits: FormatFamily.sketch.limits.archive!)
         }
         family.limits.archive = .package
         family.containerRules = [
