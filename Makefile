@@ -16,7 +16,7 @@ DEMO_DIR     := demo-container
 DEB_PACKAGES := pkg-config libpng-dev libjpeg62-turbo-dev libpoppler-glib-dev libpango1.0-dev \
                 libcairo2-dev libuchardet-dev libsqlite3-dev libssl-dev libseccomp-dev liblcms2-dev libcrypt-dev libwebp-dev libchafa-dev \
                 libgif-dev libtiff-dev libheif-dev librsvg2-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
-                libarchive-dev libreofficekit-dev libraw-dev libgdk-pixbuf-2.0-0 libzstd-dev libjxl-dev libgs-dev libdjvulibre-dev libgxps-dev libopenjp2-7-dev libopenexr-dev \
+                libarchive-dev libreofficekit-dev libraw-dev libgdk-pixbuf-2.0-0 libzstd-dev libbz2-dev liblzma-dev libjxl-dev libgs-dev libdjvulibre-dev libgxps-dev libopenjp2-7-dev libopenexr-dev \
                 git fonts-dejavu-core fonts-wqy-microhei
 # LibreOffice, which draws office documents in the office renderers (make demo shows some, the
 # tests draw every kind). Installed without its recommends (Java, extra fonts, a desktop's

@@ -68,7 +68,11 @@ let package = Package(
         ),
         .target(name: "CTextPaint", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "CProcess"),
-        .target(name: "CCompression", linkerSettings: [.linkedLibrary("z"), .linkedLibrary("zstd")]),
+        .target(
+            name: "CCompression",
+            linkerSettings: [
+                .linkedLibrary("z"), .linkedLibrary("zstd"), .linkedLibrary("bz2"), .linkedLibrary("lzma"),
+            ]),
         .target(name: "CFileAccess"),
         // SQLite's unix VFS with links left unresolved, for the sidecar opened through its folder's
         // descriptor (the same libsqlite3 GRDB links).

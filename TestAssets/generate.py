@@ -127,8 +127,10 @@ machine; another zlib, libjpeg or ImageMagick version may give different
 bytes (same pixels).
 """
 
+import bz2
 import gzip
 import io
+import lzma
 import math
 import base64
 import os
@@ -1340,7 +1342,7 @@ def xcf(version, w, h, layers, compression, base=0, colormap=None, precision=Non
     """A GIMP file as its format describes it: header (a precision from version 4; 64-bit offsets
     from 11), the compression and colour map properties, then each layer (top first: dicts of
     name, w, h, type, bpp, data interleaved, and x, y, opacity, visible, mode, group, path, mask:
-    one byte a pixel, applied) with its hierarchy, one level and its 64x64 tiles stored (0),
+    mask_bpp bytes a pixel, 1 unless said, applied) with its hierarchy, one level and its 64x64 tiles stored (0),
     run-length encoded (1) or zlib (2), and its mask's channel after them."""
     wide = version >= 11
     pointer, size = (">Q", 8) if wide else (">I", 4)
@@ -1396,7 +1398,7 @@ def xcf(version, w, h, layers, compression, base=0, colormap=None, precision=Non
             name = b"Mask\0"
             channel = struct.pack(">III", lw, lh, len(name)) + name + struct.pack(">II", 0, 0)
             mask = channel + struct.pack(pointer, mask_at + len(channel) + size)
-            mask += pixels_at(mask_at + len(mask), layer["mask"], 1)
+            mask += pixels_at(mask_at + len(mask), layer["mask"], layer.get("mask_bpp", 1))
         mask_pointer = struct.pack(pointer, hierarchy_at + len(pixels) if mask else 0)
         blob = layer_head + struct.pack(pointer, hierarchy_at) + mask_pointer + pixels + mask
         offsets.append(at)
@@ -1454,7 +1456,7 @@ def make_paintings():
     # rgba8.png at (100, 70), stored run-length encoded in version 0 (ImageMagick's reading is
     # the reference) and zlib-compressed in version 11 with the piece at half opacity, a hidden
     # layer and a hidden group's layer above (the composition done here); a gray and an indexed
-    # image; a 16-bit one (refused), a cut one and one whose header claims 100000x100000.
+    # image; deeper precisions; a cut one and one whose header claims 100000x100000.
     rgb = magick_pixels("png/rgb8.png", "rgb")
     rgba = magick_pixels("png/rgba8.png", "rgba")
     piece = b"".join(rgba[(y * 200 + 40) * 4:(y * 200 + 120) * 4] for y in range(30, 90))
@@ -1503,8 +1505,71 @@ def make_paintings():
     write("paintings/indexed.xcf", xcf(0, 200, 150, [dict(name="Indexed", w=200, h=150, type=4, bpp=1, data=indices)],
                                       0, base=2, colormap=palette))
     ok_image("paintings/indexed.xcf", "xcf", 200, 150, "an indexed GIMP file, stored: four colours in 50x75 blocks")
-    write("paintings/deep.xcf", xcf(11, 4, 4, [dict(name="Deep", w=4, h=4, type=0, bpp=6, data=bytes(96))], 2, precision=250))
-    record("paintings/deep.xcf", "xcf", "error:unsupported", None, "a GIMP file of 16-bit gamma integers: refused")
+    # Deeper precisions, each the same picture as an 8-bit file above: every channel widened to
+    # big-endian 16-bit integers (sRGB-encoded, run-length encoded per byte), linear 32-bit floats,
+    # linear halves through the mask, sRGB-encoded 64-bit floats of the gray image; and rgb8.png
+    # in 8-bit linear, its reference encoded here.
+    def widened(data, pack, colour=lambda value: value / 255, channels=0):
+        """`data`'s bytes packed by `pack` from 0-1 values: colour ones through `colour`, each
+        `channels`th (alpha, or a mask's every byte with `channels` 1) scaled only."""
+        return b"".join(struct.pack(pack, (value / 255) if channels and i % channels == channels - 1 else colour(value))
+                        for i, value in enumerate(data))
+
+    def linear(value):
+        value /= 255
+        return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
+
+    def sixteen(layer):
+        return dict(layer, bpp=layer["bpp"] * 2, data=widened(layer["data"], ">H", lambda v: v * 257))
+    write("paintings/deep16.xcf", xcf(11, 200, 150, [sixteen(top), sixteen(background)], 1, precision=250))
+    ok_image("paintings/deep16.xcf", "xcf", 200, 150,
+             "layers.xcf in 16-bit sRGB-encoded integers (precision 250), run-length encoded a byte plane at a time")
+    write("paintings/float-linear.xcf", xcf(11, 200, 150, [
+        dict(top, bpp=16, data=widened(piece, ">f", linear, channels=4)),
+        dict(background, bpp=12, data=widened(rgb, ">f", linear))], 2, precision=600))
+    ok_image("paintings/float-linear.xcf", "xcf", 200, 150, "layers.xcf in linear 32-bit floats (precision 600), zlib")
+    write("paintings/half-linear.xcf", xcf(7, 200, 150, [
+        dict(top, bpp=8, data=widened(piece, ">e", linear, channels=4), mask=widened(half_mask, ">e", channels=1), mask_bpp=2),
+        dict(background, bpp=6, data=widened(rgb, ">e", linear))], 0, precision=500))
+    ok_image("paintings/half-linear.xcf", "xcf", 200, 150,
+             "masked.xcf in linear 16-bit floats (precision 500, version 7), its mask too, stored")
+    write("paintings/double-gray.xcf", xcf(11, 200, 150, [dict(name="Gray", w=200, h=150, type=2, bpp=8,
+                                                                data=widened(gray, ">d"))], 2, base=1, precision=750))
+    ok_image("paintings/double-gray.xcf", "xcf", 200, 150, "gray.xcf in sRGB-encoded 64-bit floats (precision 750), zlib")
+    linear8 = bytes(round(linear(v) * 255) for v in rgb)
+    write("paintings/linear8.xcf", xcf(11, 200, 150, [dict(background, data=linear8)], 2, precision=100))
+    ok_image("paintings/linear8.xcf", "xcf", 200, 150, "rgb8.png in 8-bit linear integers (precision 100), zlib")
+
+    def srgb(value):
+        value /= 255
+        value = value * 12.92 if value <= 0.0031308 else 1.055 * value ** (1 / 2.4) - 0.055
+        return round(value * 255)
+    encoded = bytes(srgb(v) for v in linear8)
+    write("paintings/linear8-xcf.png", encode_png(200, 150, 2, 8, [encoded[y * 600:(y + 1) * 600] for y in range(150)]))
+    record("paintings/linear8-xcf.png", "png", "ok", fit_image(200, 150), "linear8.xcf's values on the sRGB curve, here")
+    write("paintings/unknown-precision.xcf", xcf(11, 4, 4, [dict(name="Deep", w=4, h=4, type=0, bpp=6, data=bytes(96))],
+                                                 2, precision=400))
+    record("paintings/unknown-precision.xcf", "xcf", "error:unsupported", None,
+           "a GIMP file naming precision 400, which no version 11 writes: refused")
+    write("paintings/deep-mismatch.xcf", xcf(11, 4, 4, [dict(name="Deep", w=4, h=4, type=0, bpp=3, data=bytes(48))],
+                                             2, precision=250))
+    record("paintings/deep-mismatch.xcf", "xcf", "error:unsupported", None,
+           "a 16-bit GIMP file whose layer says 3 bytes a pixel: refused")
+    # GIMP's compressed saving: layers-zlib.xcf gzip, bzip2 and xz-compressed whole; one cut in
+    # half; and a bomb: a GIMP header and 600 MB of zeros in 1 kB of bzip2.
+    plain = read("paintings/layers-zlib.xcf")
+    write("paintings/layers.xcf.gz", gzip.compress(plain, mtime=0))
+    write("paintings/layers.xcf.bz2", bz2.compress(plain))
+    write("paintings/layers.xcf.xz", lzma.compress(plain))
+    for name in ["layers.xcf.gz", "layers.xcf.bz2", "layers.xcf.xz"]:
+        ok_image("paintings/" + name, "xcf", 200, 150, "layers-zlib.xcf, compressed whole as GIMP saves it")
+    write("paintings/cut.xcf.gz", read("paintings/layers.xcf.gz")[:len(read("paintings/layers.xcf.gz")) // 2])
+    record("paintings/cut.xcf.gz", "xcf", "error:corrupt", None, "layers.xcf.gz cut in half")
+    bomb = bz2.BZ2Compressor()
+    chunks = [bomb.compress(plain[:30])] + [bomb.compress(bytes(1 << 20)) for _ in range(600)]
+    write("paintings/bomb.xcf.bz2", b"".join(chunks) + bomb.flush())
+    record("paintings/bomb.xcf.bz2", "xcf", "error:memory", None,
+           "a GIMP header and 600 MB of zeros, bzip2: refused past the 512 MB a compressed file may take")
     whole = read("paintings/layers.xcf")
     write("paintings/cut.xcf", whole[:len(whole) // 2])
     record("paintings/cut.xcf", "xcf", "error:truncated", None, "layers.xcf cut in half")

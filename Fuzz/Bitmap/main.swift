@@ -7,7 +7,7 @@ import GlanceRender
 /// bitmap inside), Netpbm (`P`: the header and the length checks), a macOS icon (`ic`: its
 /// entries, the largest PNG, the older packed pictures), QOI (`qo`), PCX (`0A`), SGI (`01 DA`), Sun
 /// raster (`59 A6`), an X window dump (`00 00`, version 7), a wireless bitmap (`00 00`, not an icon's), a DDS texture (`DD`), FITS (`SI`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
-/// bitmap (`#d`: Glance's own parsers), a GIMP image (`gi`: its layers, tiles and runs), else Targa, through gdk-pixbuf's loader and the raster
+/// bitmap (`#d`: Glance's own parsers), a GIMP image (`gi`: its layers, tiles and runs; gzip, `BZ` or xz: compressed whole, decompressed first), else Targa, through gdk-pixbuf's loader and the raster
 /// pipeline.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -31,7 +31,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case (0x76, 0x2F): .openEXR
         case (0x2F, 0x2A): .xPixmap
         case (0x23, 0x64): .xBitmap
-        case (0x67, 0x69): .gimpImage
+        case (0x67, 0x69), (0x1F, 0x8B), (0x42, 0x5A), (0xFD, 0x37): .gimpImage
         default: .targa
         }
     FuzzDocument.render(data, size, as: type, name: "fuzz." + type.conventionalExtensions[0])

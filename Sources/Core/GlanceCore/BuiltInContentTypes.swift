@@ -247,10 +247,11 @@ extension ContentType {
     public static let openRaster = ContentType(
         "ora", uniformTypeIdentifier: "org.openraster.ora", mimeType: "image/openraster",
         displayName: "OpenRaster painting", extensions: ["ora"])
-    /// A GIMP image (`.xcf`), its layers as GIMP keeps them.
+    /// A GIMP image (`.xcf`; `.xcfgz`, `.xcfbz2` and `.xcfxz` are GIMP's names for the compressed
+    /// ones, as are `.xcf.gz`, `.xcf.bz2` and `.xcf.xz`), its layers as GIMP keeps them.
     public static let gimpImage = ContentType(
         "xcf", uniformTypeIdentifier: "org.gimp.xcf", mimeType: "image/x-xcf", displayName: "GIMP image",
-        extensions: ["xcf"])
+        extensions: ["xcf", "xcfgz", "xcfbz2", "xcfxz"])
     /// A Krita painting (`.kra`).
     public static let kritaPainting = ContentType(
         "kra", uniformTypeIdentifier: "org.kde.krita", mimeType: "application/x-krita",

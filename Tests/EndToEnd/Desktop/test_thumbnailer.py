@@ -125,7 +125,7 @@ def main():
                        "image/x-tga", "image/x-portable-anymap", "image/x-portable-bitmap", "image/x-portable-graymap",
                        "image/x-portable-pixmap"}
     # Paintings that carry their flattened picture.
-    expected_types |= {"image/openraster", "application/x-krita", "image/x-xcf"}
+    expected_types |= {"image/openraster", "application/x-krita", "image/x-xcf", "image/x-compressed-xcf"}
     # Pages, Keynote and Numbers (IANA's names and shared-mime-info's).
     expected_types |= {"application/vnd.apple.pages", "application/vnd.apple.keynote", "application/vnd.apple.numbers",
                        "application/x-iwork-pages-sffpages", "application/x-iwork-keynote-sffkey",

@@ -23,8 +23,11 @@ extension FormatFamily {
     }()
 
     /// GIMP's own files (`.xcf`: `gimp xcf ` and a version), their visible layers composed
-    /// (``XCFDecoder``).
+    /// (``XCFDecoder``), stored or compressed whole (`.xcf.gz`, `.xcf.bz2`, `.xcf.xz`).
     public static let gimp = raster(
         "GIMP image", types: [.gimpImage], decoder: XCFDecoder.self,
-        rules: [.signature(XCFDecoder.signature, priority: 181, type: .gimpImage)])
+        rules: [
+            .signature(XCFDecoder.signature, priority: 181, type: .gimpImage),
+            SniffRule(priority: 182) { XCFDecoder.isCompressed($0) ? .gimpImage : nil },
+        ])
 }

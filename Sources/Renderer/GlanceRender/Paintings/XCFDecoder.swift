@@ -1,16 +1,19 @@
+internal import CColour
 internal import CCompression
 import GlanceCore
 
 /// Decodes GIMP's own files (`.xcf`) for the ``RasterPipeline``: the image's visible layers
 /// composed as GIMP's normal mode composes them, each at its offset and opacity, over a clear
-/// canvas. Versions 0 to 11 and later (64-bit offsets from 11), RGB, gray and indexed images of
-/// 8-bit integer precision, layers with or without alpha, tiles stored, run-length encoded or
-/// zlib-compressed. A layer in a group is drawn only when every group above it is visible, at its
+/// canvas. Versions 0 to 11 and later (64-bit offsets from 11), RGB, gray and indexed images in
+/// every precision GIMP saves (``XCFPrecision``: 8 to 32-bit integers, 16 to 64-bit floating
+/// point, linear or sRGB-encoded), layers with or without alpha, tiles stored, run-length encoded
+/// or zlib-compressed. A layer in a group is drawn only when every group above it is visible, at its
 /// own opacity times theirs.
 ///
 /// A layer's mask is applied (its gray multiplies the layer's alpha) unless the layer says not to.
 /// What is not drawn the way GIMP draws it is said in a warning: layers in another mode than
-/// normal are drawn as normal ones. Images of more than 8 bits a channel are refused in one line.
+/// normal are drawn as normal ones. Every precision is composed in 8-bit sRGB, linear values
+/// through the sRGB curve: an 8-bit linear image is not drawn dark.
 ///
 /// Glance's own reader, as no library here reads XCF (gdk-pixbuf has no loader; ImageMagick 6
 /// reads versions 0 to 3 stored or run-length encoded, which its tests compare with): the file is
@@ -26,6 +29,9 @@ final class XCFDecoder: RasterDecoder {
     private let compression: UInt8
     private let baseType: Int
     private let colourMap: [UInt8]
+    private let precision: XCFPrecision
+    /// `glance_colour_linear_to_srgb_table`'s, for linear precisions (else empty).
+    private let srgbTable: [UInt8]
     /// The layers to draw, bottom first, their groups' opacities folded into theirs.
     private let layers: [XCFLayer]
 
@@ -36,9 +42,23 @@ final class XCFDecoder: RasterDecoder {
     static let itemLimit = 100_000
     /// The longest side of a layer (GIMP's own limit is 524,288).
     static let sideLimit = 1 << 20
+    /// The most a compressed file (`.xcf.gz`, `.xcf.bz2`, `.xcf.xz`) may decompress to. The memory
+    /// file is not mapped, so a renderer's address-space limit does not hold it: this does (half
+    /// the default limit; an RGBA layer of 100 megapixels, stored, is 400 MB).
+    static let decompressedLimit = 512 << 20
+
+    /// Whether `input` is a GIMP file kept compressed whole: told by its decompressed start, or
+    /// for bzip2 (whose first block must be read whole before a byte comes) by its name.
+    static func isCompressed(_ input: SniffInput) -> Bool {
+        guard DecompressedFile.isCompressed(input.prefix) else { return false }
+        return InflatedStart.of(input.prefix[...], limit: signature.count).starts(with: signature)
+            || (input.prefix.starts(with: Array("BZh".utf8))
+                && (input.named == .gimpImage || input.namedUnderCompression == .gimpImage))
+    }
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
-        let (format, file) = (type.displayName, request.file)
+        let format = type.displayName
+        let file = try DecompressedFile.of(request.file, limit: Self.decompressedLimit, format: format)
         (self.format, self.file) = (format, file)
         let head = try FileReader.read(file, count: 30, at: 0)
         guard head.count >= 26, head.starts(with: Self.signature), head[13] == 0 else {
@@ -61,19 +81,28 @@ final class XCFDecoder: RasterDecoder {
             throw .corrupt(format: format, detail: "its header says \(width)x\(height), base type \(baseType)")
         }
         var at = 26
+        var precision = XCFPrecision.eightBitGamma
         if version >= 4 {
             guard head.count >= 30 else { throw .truncated(format: format) }
-            let precision = head.bigEndian(at: 26, count: 4)
-            let eightBit = version >= 7 ? precision == 100 || precision == 150 : precision == 0
-            guard eightBit else {
-                throw .unsupportedEncoding(
-                    format: format, detail: "precision \(precision) (only images of 8-bit integers are drawn)")
+            let code = head.bigEndian(at: 26, count: 4)
+            guard let named = XCFPrecision(code: code, version: version) else {
+                throw .unsupportedEncoding(format: format, detail: "a precision Glance does not know (\(code))")
             }
-            at = 30
+            guard baseType != 2 || named.isEightBitGamma else {
+                throw .corrupt(format: format, detail: "an indexed image of \(named)")
+            }
+            (precision, at) = (named, 30)
         }
+        self.precision = precision
+        var table: [UInt8] = []
+        if precision.isLinear {
+            table = [UInt8](repeating: 0, count: 65536)
+            glance_colour_linear_to_srgb_table(&table)
+        }
+        srgbTable = table
         var compression: UInt8 = 0
         var colourMap: [UInt8] = []
-        let reader = Reader(file: file, format: format, pointerSize: pointerSize)
+        let reader = Reader(file: file, format: format, pointerSize: pointerSize, precision: precision)
         try reader.properties(from: &at) { (kind, payload, length) throws(ThumbnailError) in
             switch kind {
             case 1:  // the colour map: a count, then three bytes a colour
@@ -138,7 +167,7 @@ final class XCFDecoder: RasterDecoder {
     func read(into rows: Downscaler) throws(ThumbnailError) {
         let (width, height) = (header.size.width, header.size.height)
         var canvas = [UInt8](repeating: 0, count: width * height * 4)
-        let reader = Reader(file: file, format: format, pointerSize: pointerSize)
+        let reader = Reader(file: file, format: format, pointerSize: pointerSize, precision: precision)
         for layer in layers { try draw(layer, onto: &canvas, reader: reader) }
         try rows.pushRows(width: width, height: height, channels: 4) { (y, row) throws(ThumbnailError) in
             for index in 0..<(width * 4) { row[index] = canvas[y * width * 4 + index] }
@@ -160,16 +189,21 @@ final class XCFDecoder: RasterDecoder {
                 let (tileWidth, tileHeight) = (
                     min(side, layer.width - column * side), min(side, layer.height - row * side)
                 )
-                let pixels = try tile(
-                    layer.tiles, index: index, width: tileWidth, height: tileHeight,
-                    bytesPerPixel: layer.bytesPerPixel, reader: reader)
+                let pixels = try eightBit(
+                    tile(
+                        layer.tiles, index: index, width: tileWidth, height: tileHeight,
+                        bytesPerPixel: layer.components * precision.bytes, reader: reader),
+                    components: layer.components, hasAlpha: layer.hasAlpha)
                 let mask = try layer.maskTiles.map { (tiles) throws(ThumbnailError) in
-                    try tile(
-                        tiles, index: index, width: tileWidth, height: tileHeight, bytesPerPixel: 1, reader: reader)
+                    eightBit(
+                        try tile(
+                            tiles, index: index, width: tileWidth, height: tileHeight, bytesPerPixel: precision.bytes,
+                            reader: reader),
+                        components: 1, hasAlpha: true)
                 }
                 for y in 0..<tileHeight where (0..<height).contains(top + y) {
                     for x in 0..<tileWidth where (0..<width).contains(left + x) {
-                        let source = (y * tileWidth + x) * layer.bytesPerPixel
+                        let source = (y * tileWidth + x) * layer.components
                         var (red, green, blue, alpha) = colour(of: pixels, at: source, layer)
                         if let mask { alpha = alpha * Int(mask[y * tileWidth + x]) / 255 }
                         blend(
@@ -181,9 +215,15 @@ final class XCFDecoder: RasterDecoder {
         }
     }
 
-    /// The pixel at `at` of a tile's interleaved `pixels` as RGBA.
+    /// A tile as one byte a channel in 8-bit sRGB (the tile itself in that precision).
+    private func eightBit(_ tile: [UInt8], components: Int, hasAlpha: Bool) -> [UInt8] {
+        precision.isEightBitGamma
+            ? tile : precision.eightBit(tile, components: components, hasAlpha: hasAlpha, table: srgbTable)
+    }
+
+    /// The pixel at `at` of a tile's interleaved `pixels` (one byte a channel) as RGBA.
     private func colour(of pixels: [UInt8], at: Int, _ layer: XCFLayer) -> (Int, Int, Int, Int) {
-        let alpha = layer.hasAlpha ? Int(pixels[at + layer.bytesPerPixel - 1]) : 255
+        let alpha = layer.hasAlpha ? Int(pixels[at + layer.components - 1]) : 255
         switch baseType {
         case 0: return (Int(pixels[at]), Int(pixels[at + 1]), Int(pixels[at + 2]), alpha)
         case 1: return (Int(pixels[at]), Int(pixels[at]), Int(pixels[at]), alpha)
@@ -279,7 +319,8 @@ final class XCFDecoder: RasterDecoder {
 private struct XCFLayer {
     var width = 0
     var height = 0
-    var bytesPerPixel = 0
+    /// Its channels a pixel: colour (3 or 1) and alpha if it has it.
+    var components = 0
     var hasAlpha = false
     var x = 0
     var y = 0
@@ -302,6 +343,7 @@ private struct Reader {
     let file: OpenFile
     let format: String
     let pointerSize: Int
+    let precision: XCFPrecision
 
     func integer(at offset: Int) throws(ThumbnailError) -> Int {
         try FileReader.read(file, exactly: 4, at: offset, format: format).bigEndian(at: 0, count: 4)
@@ -367,10 +409,12 @@ private struct Reader {
         let hierarchy = try pointer(at: at)
         let mask = try pointer(at: at + pointerSize)
         if layer.isGroup { return layer }
-        let channels = type / 2 == 0 ? 3 : 1
-        (layer.tiles, layer.bytesPerPixel) = try level(of: hierarchy, width: layer.width, height: layer.height)
-        guard layer.bytesPerPixel == channels + (layer.hasAlpha ? 1 : 0) else {
-            throw .unsupportedEncoding(format: format, detail: "\(layer.bytesPerPixel) bytes a pixel in a layer")
+        layer.components = (type / 2 == 0 ? 3 : 1) + (layer.hasAlpha ? 1 : 0)
+        let bytesPerPixel: Int
+        (layer.tiles, bytesPerPixel) = try level(of: hierarchy, width: layer.width, height: layer.height)
+        guard bytesPerPixel == layer.components * precision.bytes else {
+            throw .unsupportedEncoding(
+                format: format, detail: "\(bytesPerPixel) bytes a pixel in a layer of \(precision)")
         }
         if mask != 0, layer.appliesMask {
             // A channel: its size, name and properties, then its hierarchy (one byte a pixel).
@@ -380,7 +424,7 @@ private struct Reader {
             var after = mask + 12 + head.bigEndian(at: 8, count: 4)
             try properties(from: &after) { _, _, _ in }
             let (tiles, bytes) = try level(of: try pointer(at: after), width: layer.width, height: layer.height)
-            guard bytes == 1 else {
+            guard bytes == precision.bytes else {
                 throw .corrupt(format: format, detail: "a layer's mask has \(bytes) bytes a pixel")
             }
             layer.maskTiles = tiles

@@ -103,6 +103,13 @@ public struct SniffInput: Sendable {
     /// The type the file's name suggests, which a rule may use only where bytes leave the
     /// question open (a damaged JPEG named `.jpg` is still said to be a JPEG, to fail as one).
     public var named: ContentType?
+    /// For a compressed file's name, the type its name suggests under the compression's
+    /// extension (`.xcf` for `scan.xcf.bz2`): again only for what the bytes leave open.
+    public var namedUnderCompression: ContentType?
+
+    public init(prefix: [UInt8], named: ContentType?, namedUnderCompression: ContentType? = nil) {
+        (self.prefix, self.named, self.namedUnderCompression) = (prefix, named, namedUnderCompression)
+    }
 }
 
 /// What a family can do, as the pipeline asks it.

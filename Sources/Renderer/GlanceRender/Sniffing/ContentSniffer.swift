@@ -66,6 +66,14 @@ public struct ContentSniffer: Sendable {
         typesByExtension[ContentType.fileExtension(of: name).lowercased()]
     }
 
+    /// The type a compressed file's name suggests under its compression's extension (`.gz`,
+    /// `.bz2`, `.xz`, `.zst`): `.xcf` for `scan.xcf.bz2`.
+    func type(namedUnderCompression name: String) -> ContentType? {
+        let outer = ContentType.fileExtension(of: name)
+        guard ["gz", "bz2", "xz", "zst"].contains(outer.lowercased()) else { return nil }
+        return type(named: String(decoding: name.utf8.dropLast(outer.utf8.count + 1), as: UTF8.self))
+    }
+
     /// Sniffs the open `file` named `name` with the built-in families.
     public static func sniff(file: OpenFile, named name: String) throws(ThumbnailError) -> Sniffed {
         try builtIn.sniff(file: file, named: name)
@@ -95,12 +103,20 @@ public struct ContentSniffer: Sendable {
     /// Whether `prefix` starts like one of the formats with a signature (every one but text).
     func hasSignature(_ prefix: [UInt8], fileName: String) -> Bool {
         if ArchiveSniffer.startsAsContainer(prefix) { return true }
-        return signatureType(prefix, named: type(named: fileName)) != nil
+        return signatureType(prefix, fileName: fileName) != nil
+    }
+
+    /// The type the first matching rule gives `prefix`, the start of a file named `fileName`.
+    func signatureType(_ prefix: [UInt8], fileName: String) -> ContentType? {
+        signatureType(
+            prefix, named: type(named: fileName), namedUnderCompression: type(namedUnderCompression: fileName))
     }
 
     /// The type the first matching rule gives `prefix`.
-    func signatureType(_ prefix: [UInt8], named: ContentType?) -> ContentType? {
-        let input = SniffInput(prefix: prefix, named: named)
+    func signatureType(_ prefix: [UInt8], named: ContentType?, namedUnderCompression: ContentType? = nil)
+        -> ContentType?
+    {
+        let input = SniffInput(prefix: prefix, named: named, namedUnderCompression: namedUnderCompression)
         for rule in rules {
             if let type = rule.match(input) { return type }
         }
@@ -116,7 +132,10 @@ public struct ContentSniffer: Sendable {
             }
             return Sniffed(result: .empty, text: nil)
         }
-        if let type = signatureType(prefix, named: named) { return Sniffed(result: .supported(type), text: nil) }
+        if let type = signatureType(prefix, named: named, namedUnderCompression: type(namedUnderCompression: fileName))
+        {
+            return Sniffed(result: .supported(type), text: nil)
+        }
         if sniffsText,
             let text = TextEncodingDetector.detect(prefix, isWholeFile: isWholeFile, namedAsText: named == .text)
         {
