@@ -88,6 +88,17 @@ struct OldRasterTests {
         }
     }
 
+    @Test(
+        "a channel mask with a gap in its ones is read as its lowest run, whatever the pixel's other bits (fuzz-bitmap trapped)"
+    )
+    func gappedMask() {
+        let gapped = ChannelMask(0x00FF_00FF)
+        #expect(gapped.value(in: 0x00FF_0000, absent: 7) == 0)
+        #expect(gapped.value(in: 0x7FFF_FF80, absent: 7) == 0x80)
+        #expect(ChannelMask(0x0000_0F00).value(in: 0xFFFF_FFFF, absent: 7) == 255)
+        #expect(ChannelMask(0).value(in: 0xFFFF_FFFF, absent: 7) == 7)
+    }
+
     @Test("a BC1 block of three colours and a clear one: the middle is the ends' mean, the fourth transparent")
     func bc1Alpha() throws {
         let image = try decodeFullSize(TestAssets.path("rasters/bc1-alpha.dds"))

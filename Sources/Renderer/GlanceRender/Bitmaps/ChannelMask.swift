@@ -14,10 +14,11 @@ struct ChannelMask {
         width = mask == 0 ? 0 : (~(mask >> mask.trailingZeroBitCount)).trailingZeroBitCount
     }
 
-    /// The channel's value in `pixel` as 8 bits; `absent` when the pixel has no such channel.
+    /// The channel's value in `pixel` as 8 bits; `absent` when the pixel has no such channel. A
+    /// mask with a gap in its ones (which no writer makes) is read as its lowest run of ones.
     @inline(__always)
     func value(in pixel: Int, absent: UInt8) -> UInt8 {
-        let value = (pixel & mask) >> shift
+        let value = (pixel & mask) >> shift & ((1 << width) - 1)
         switch width {
         case 0: return absent
         case 8: return UInt8(truncatingIfNeeded: value)
