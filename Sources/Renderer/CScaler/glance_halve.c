@@ -67,3 +67,33 @@ void glance_halve(const uint8_t *source, int width, int height, size_t stride, i
         }
     }
 }
+
+/// One channel of a cairo word (`shift` 16 red, 8 green, 0 blue).
+static inline unsigned word_channel(uint32_t word, int shift) { return (word >> shift) & 0xFF; }
+
+void glance_halve_words(const uint8_t *words, int width, int height, size_t stride, uint8_t *target) {
+    int half_width = (width + 1) / 2;
+    int half_height = (height + 1) / 2;
+    int whole = width / 2;
+    static const int shifts[3] = {16, 8, 0};
+    for (int y = 0; y < half_height; y++) {
+        const uint32_t *top = (const uint32_t *)(const void *)(words + (size_t)(2 * y) * stride);
+        const uint32_t *bottom =
+            2 * y + 1 < height ? (const uint32_t *)(const void *)((const uint8_t *)top + stride) : top;
+        uint8_t *out = target + (size_t)y * (size_t)half_width * 3;
+        for (int x = 0; x < whole; x++) {
+            uint32_t a = top[2 * x], b = top[2 * x + 1], c = bottom[2 * x], d = bottom[2 * x + 1];
+            for (int k = 0; k < 3; k++) {
+                int s = shifts[k];
+                out[3 * x + k] = (uint8_t)((word_channel(a, s) + word_channel(b, s) + word_channel(c, s) +
+                                            word_channel(d, s) + 2) >> 2);
+            }
+        }
+        if (width % 2) {
+            uint32_t a = top[2 * whole], c = bottom[2 * whole];
+            for (int k = 0; k < 3; k++) {
+                out[3 * whole + k] = (uint8_t)((word_channel(a, shifts[k]) + word_channel(c, shifts[k]) + 1) >> 1);
+            }
+        }
+    }
+}

@@ -98,7 +98,9 @@ public struct Thumbnailer: Sendable {
     /// a worker sends them on to the coordinator as they come.
     ///
     /// With `keepingPixels` the caller needs the pixels too (for smaller sizes): a PNG is then not
-    /// encoded as it is made, and a page comes as ``RenderResult/encodedWithPixels(_:_:)``. When
+    /// encoded as it is made, and a page comes as ``RenderResult/encodedWithPixels(_:_:)``, or,
+    /// when it fills the box and `halvingsFor` are halvings of it, as
+    /// ``RenderResult/encodedWithHalves(_:_:)`` made from what it was drawn on. When
     /// the pixels are needed only for `halvingsFor` sizes that are halvings of the box (512 and
     /// 256 of a 1024), a PNG that fills the box is still encoded as it is made, and gives those
     /// sizes' pixels as ``RenderResult/encodedWithHalves(_:_:)``: its worker's memory stays
@@ -122,7 +124,13 @@ public struct Thumbnailer: Sendable {
         if format == .png, let pages = renderers[type] as? any PageRenderer {
             let page = try pages.drawPage(request)
             let encoded = try page.encoded(content: PNGContent(source: type))
-            return keepingPixels ? .encodedWithPixels(encoded, page.pixels) : .encoded(encoded)
+            guard keepingPixels else { return .encoded(encoded) }
+            if let count = Self.halvings(for: sizes, box: request.maxSide),
+                max(page.width, page.height) == request.maxSide
+            {
+                return .encodedWithHalves(encoded, page.halves(count))
+            }
+            return .encodedWithPixels(encoded, page.pixels)
         }
         return .pixels(try render(request, as: type))
     }

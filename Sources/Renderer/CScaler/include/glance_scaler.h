@@ -61,4 +61,9 @@ void glance_scaler_free(glance_scaler *scaler);
 /// scaler.
 void glance_halve(const uint8_t *source, int width, int height, size_t stride, int channels, uint8_t *target);
 
+/// glance_halve of cairo's RGB24 pixels (a native-endian 32-bit word a pixel, 0x00RRGGBB, rows
+/// `stride` bytes apart) into RGB: the same bytes as glance_halve of the pixels copied to RGB
+/// first, without the copy (a page drawn by cairo, halved for the store's smaller sizes).
+void glance_halve_words(const uint8_t *words, int width, int height, size_t stride, uint8_t *target);
+
 #endif

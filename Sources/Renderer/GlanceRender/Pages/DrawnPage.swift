@@ -68,6 +68,20 @@ struct DrawnPage {
         }
     }
 
+    /// The page's first `count` halves (``pixels`` halved, then that halved, and so on), the
+    /// first straight from what the page was drawn on: what the smaller sizes are made from when
+    /// each is a halving of the page.
+    func halves(_ count: Int) -> [PixelBuffer] {
+        guard count > 0 else { return [] }
+        var halves: [PixelBuffer]
+        switch paper {
+        case .cairo(let surface): halves = [surface.halvedPixels()]
+        case .gray(let page): halves = [page.halvedPixels()]
+        }
+        while halves.count < count { halves.append(halves[halves.count - 1].halved()) }
+        return halves
+    }
+
     /// The page as a PNG thumbnail: 8-bit gray when every pixel is gray, RGB otherwise, the same
     /// bytes and average colour as ``thumbnail`` encoded by ``ImageEncoder``.
     func encoded(content: PNGContent) throws(ThumbnailError) -> EncodedThumbnail {

@@ -1,4 +1,5 @@
 internal import CPNG
+internal import CScaler
 import GlanceCore
 
 #if canImport(Glibc)
@@ -32,6 +33,17 @@ final class GrayPage {
         PixelBuffer(
             width: width, height: height, channels: 1,
             bytes: Array(UnsafeBufferPointer(start: pixels, count: width * height)))
+    }
+
+    /// The pixels at half their size: ``grayPixels()`` ``PixelBuffer/halved()``, without the
+    /// full-size copy.
+    func halvedPixels() -> PixelBuffer {
+        let (halfWidth, halfHeight) = ((width + 1) / 2, (height + 1) / 2)
+        let bytes = [UInt8](unsafeUninitializedCapacity: halfWidth * halfHeight) { buffer, count in
+            glance_halve(pixels, Int32(width), Int32(height), width, 1, buffer.baseAddress!)
+            count = halfWidth * halfHeight
+        }
+        return PixelBuffer(width: halfWidth, height: halfHeight, channels: 1, bytes: bytes)
     }
 
     /// The pixels as RGB, each gray repeated in the three channels.

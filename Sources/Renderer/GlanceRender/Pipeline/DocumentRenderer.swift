@@ -123,8 +123,8 @@ public enum RenderResult: Sendable {
     /// made from it.
     case encodedWithPixels(EncodedThumbnail, PixelBuffer)
     /// A thumbnail encoded while it was made, never whole in memory, and the images of a half, a
-    /// quarter, ... of its size made from its rows on the way (``HalvingChain``): the smaller
-    /// sizes of a PNG.
+    /// quarter, ... of its size made from its rows on the way (``HalvingChain``), or from what a
+    /// page was drawn on: the smaller sizes of a PNG.
     case encodedWithHalves(EncodedThumbnail, [PixelBuffer])
 }
 
