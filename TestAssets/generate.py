@@ -2834,6 +2834,17 @@ def make_rasters():
         lines.append([pack_bits([(i >> plane) & 1 for i in row]) for plane in range(4)])
     write("rasters/ega.pcx", pcx(w, h, 1, 4, lines, b"".join(colours)))
     ok_image("rasters/ega.pcx", "pcx", w, h, "sixteen.png as four planes of 1 bit, the colours in the header (EGA)")
+    # DCX, multi-page PCX: palette.pcx (its colour map at its page's end) then mono.pcx; one whose
+    # table is empty, one whose page lies past its end.
+    pages = [read("rasters/palette.pcx"), read("rasters/mono.pcx")]
+    table = 4 + 4 * (len(pages) + 1)
+    write("rasters/pages.dcx", struct.pack("<III", 987654321, table, table + len(pages[0])) + struct.pack("<I", 0)
+          + b"".join(pages))
+    ok_image("rasters/pages.dcx", "dcx", w, h, "palette.pcx and mono.pcx as the two pages of a DCX: the first drawn")
+    write("rasters/no-pages.dcx", struct.pack("<II", 987654321, 0))
+    record("rasters/no-pages.dcx", "dcx", "error:holds no page", None, "a DCX whose page table is empty")
+    write("rasters/page-past-end.dcx", struct.pack("<III", 987654321, 1 << 20, 0) + pages[1])
+    record("rasters/page-past-end.dcx", "dcx", "error:outside the file", None, "a DCX whose first page lies past its end")
     # Sun raster, run-length encoded 24-bit (blue first).
     rgb = magick_pixels("png/rgb8.png", "rgb")
     bgr_rows = [b"".join(rgb[i:i + 3][::-1] for i in range(y * w * 3, (y + 1) * w * 3, 3)) for y in range(h)]

@@ -5,7 +5,7 @@ import GlanceRender
 /// libFuzzer's entry point: one input rendered as the bitmap kind its first bytes suggest (`make
 /// fuzz`): BMP (`BM`), an icon or a cursor (its directory, the entry chosen and checked, the PNG or
 /// bitmap inside), Netpbm (`P`: the header and the length checks), a macOS icon (`ic`: its
-/// entries, the largest PNG, the older packed pictures), QOI (`qo`), PCX (`0A`), SGI (`01 DA`), Sun
+/// entries, the largest PNG, the older packed pictures), QOI (`qo`), PCX (`0A`), DCX (`B1 68`: its page table, the first page as PCX), SGI (`01 DA`), Sun
 /// raster (`59 A6`), an X window dump (`00 00`, version 7), a wireless bitmap (`00 00`, not an icon's), a DDS texture (`DD`), FITS (`SI`), Radiance HDR (`#?`), OpenEXR (`v/`: OpenEXRCore), an X pixmap (`/*`) or an X
 /// bitmap (`#d`: Glance's own parsers), a GIMP image (`gi`: its layers, tiles and runs; gzip, `BZ` or xz: compressed whole, decompressed first), else Targa, through gdk-pixbuf's loader and the raster
 /// pipeline.
@@ -23,6 +23,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case (0x69, 0x63): .appleIcon
         case (0x71, 0x6F): .quiteOKImage
         case (0x0A, _): .pcx
+        case (0xB1, 0x68): .dcx
         case (0x01, 0xDA): .sgiImage
         case (0x59, 0xA6): .sunRaster
         case (0x44, 0x44): .directDrawSurface

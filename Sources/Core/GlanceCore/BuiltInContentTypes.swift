@@ -300,6 +300,10 @@ extension ContentType {
     public static let pcx = ContentType(
         "pcx", uniformTypeIdentifier: "com.zsoft.pcx", mimeType: "image/vnd.zbrush.pcx", displayName: "PCX",
         extensions: ["pcx"])
+    /// ZSoft's multi-page PCX (`.dcx`), as fax programs and document scanners kept pages.
+    public static let dcx = ContentType(
+        "dcx", uniformTypeIdentifier: "com.zsoft.dcx", mimeType: "image/x-dcx", displayName: "DCX",
+        extensions: ["dcx"])
     /// A Silicon Graphics image (`.sgi`, `.rgb`), as 3D tools keep textures.
     public static let sgiImage = ContentType(
         "sgi", uniformTypeIdentifier: "com.sgi.sgi-image", mimeType: "image/x-sgi", displayName: "SGI image",
@@ -442,7 +446,8 @@ extension ContentType {
         .nikonRaw, .sonyRaw, .olympusRaw, .panasonicRaw, .fujifilmRaw, .epub, .comicZip, .comicRar, .comic7z,
         .bmp, .windowsIcon, .windowsCursor, .targa, .portableAnymap, .openRaster, .kritaPainting, .gimpImage,
         .pagesDocument, .keynotePresentation, .numbersSpreadsheet, .blenderScene, .mobiBook, .appleIcon,
-        .portableArbitraryMap, .quiteOKImage, .pcx, .sgiImage, .sunRaster, .xWindowDump, .directDrawSurface, .fits,
+        .portableArbitraryMap, .quiteOKImage, .pcx, .dcx, .sgiImage, .sunRaster, .xWindowDump, .directDrawSurface,
+        .fits,
         .wirelessBitmap,
         .radianceHDR, .openEXR,
         .xPixmap, .xBitmap,

@@ -8,13 +8,14 @@ import Testing
 /// the pixels it was made from (ImageMagick's files, a block-compressed DDS as ImageMagick reads
 /// it, BC7 as Pillow reads it, and the layouts encoded by TestAssets/generate.py; netpbm's
 /// pcxtoppm, sgitopnm and rasttopnm read the latter the same), whatever their name says.
-@Suite("PCX, SGI, Sun raster, X window dumps, DDS textures and FITS")
+@Suite("PCX and DCX, SGI, Sun raster, X window dumps, DDS textures and FITS")
 struct OldRasterTests {
     /// Each file, the type it must be sniffed as, and the picture it holds.
     static let cases: [(String, ContentType, String)] = [
         ("rasters/rgb.pcx", .pcx, "png/rgb8.png"), ("rasters/rgba.pcx", .pcx, "png/rgba8.png"),
         ("rasters/palette.pcx", .pcx, "rasters/palette.ras"), ("rasters/mono.pcx", .pcx, "rasters/mono.png"),
         ("rasters/ega.pcx", .pcx, "rasters/sixteen.png"),
+        ("rasters/pages.dcx", .dcx, "rasters/palette.ras"),
         ("rasters/rgb.sgi", .sgiImage, "png/rgb8.png"), ("rasters/rgba.sgi", .sgiImage, "png/rgba8.png"),
         ("rasters/deep.sgi", .sgiImage, "rasters/deep.png"),
         ("rasters/rgb.ras", .sunRaster, "png/rgb8.png"), ("rasters/rgba.ras", .sunRaster, "png/rgba8.png"),
@@ -37,6 +38,12 @@ struct OldRasterTests {
         let reference = try decodeFullSize(TestAssets.path(source))
         #expect(rendered.image.hasAlpha == reference.hasAlpha, "\(path)")
         #expect(rendered.image == reference, "\(path): not \(source)'s pixels")
+    }
+
+    @Test("a DCX's first page is drawn from its own bytes (pixels above), and a warning counts its pages")
+    func dcxPages() throws {
+        let (_, rendered) = try renderDocument(path: TestAssets.path("rasters/pages.dcx"))
+        #expect(rendered.warnings == ["page 1 of 2 drawn"])
     }
 
     @Test(
@@ -188,7 +195,7 @@ struct OldRasterTests {
     }
 
     @Test(
-        "a cut file fails as truncated, a BC6H or signed BC5 texture as not drawn; a header of 65535x65535 pixels is refused before a row is decoded"
+        "a cut file fails as truncated, a DCX without pages or with one outside it as corrupt, a BC6H or signed BC5 texture as not drawn; a header of 65535x65535 pixels is refused before a row is decoded"
     )
     func hostile() throws {
         for (path, format) in [
@@ -197,6 +204,14 @@ struct OldRasterTests {
             ("rasters/cut.wbmp", "WBMP"),
         ] {
             #expect(throws: ThumbnailError.truncated(format: format), "\(path)") {
+                try renderDocument(path: TestAssets.path(path))
+            }
+        }
+        for (path, detail) in [
+            ("rasters/no-pages.dcx", "it holds no page"),
+            ("rasters/page-past-end.dcx", "a page's offset lies outside the file's pages"),
+        ] {
+            #expect(throws: ThumbnailError.corrupt(format: "DCX", detail: detail), "\(path)") {
                 try renderDocument(path: TestAssets.path(path))
             }
         }

@@ -28,6 +28,11 @@ extension FormatFamily {
         "PCX", types: [.pcx], decoder: PCXDecoder.self,
         rules: [SniffRule(priority: 435) { PCXDecoder.matches($0.prefix) ? .pcx : nil }])
 
+    /// ZSoft's multi-page PCX: its magic number (``DCXDecoder``), the first page drawn.
+    public static let dcx = raster(
+        "DCX", types: [.dcx], decoder: DCXDecoder.self,
+        rules: [.signature(DCXDecoder.signature, priority: 177, type: .dcx)])
+
     /// Silicon Graphics images: the magic number 474 and a plausible header (``SGIDecoder``).
     public static let sgi = raster(
         "SGI image", types: [.sgiImage], decoder: SGIDecoder.self,

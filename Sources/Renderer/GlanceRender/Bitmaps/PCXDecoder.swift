@@ -47,9 +47,16 @@ final class PCXDecoder: RasterDecoder {
         return (width, height, bits, planes, line)
     }
 
-    init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
-        format = type.displayName
-        let data = try FileReader.readWhole(of: request.file)
+    convenience init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache)
+        throws(ThumbnailError)
+    {
+        try self.init(data: try FileReader.readWhole(of: request.file), format: type.displayName)
+    }
+
+    /// The PCX picture that is the whole of `data` (a file, or a page of a DCX file); `format`
+    /// names it in errors.
+    init(data: [UInt8], format: String) throws(ThumbnailError) {
+        self.format = format
         self.data = data
         guard data.count >= Self.headerLength else { throw .truncated(format: format) }
         guard let layout = Self.layout(data) else {
