@@ -1495,6 +1495,27 @@ def make_paintings():
     ok_image("paintings/masked.xcf", "xcf", 200, 150, "the piece over rgb8.png through a mask keeping its left half (version 10, zlib)")
     write("paintings/masked-xcf.png", piece_over_background(255, width_kept=40))
     record("paintings/masked-xcf.png", "png", "ok", fit_image(200, 150), "masked.xcf composed here")
+    # Layer modes: eight 40x30 pieces of rgba8.png over rgb8.png, each in a mode (GIMP's numbers:
+    # multiply, screen, overlay, difference, darken only, lighten only, hard light, and HSV hue,
+    # drawn as normal with a warning); ImageMagick's compose operators of the same names are the
+    # reference.
+    small = b"".join(rgba[(y * 200 + 60) * 4:(y * 200 + 100) * 4] for y in range(40, 70))
+    small_path = os.path.join(TMP, "xcf-piece.png")
+    with open(small_path, "wb") as f:
+        f.write(encode_png(40, 30, 6, 8, [small[y * 160:(y + 1) * 160] for y in range(30)]))
+    modes = [(30, "Multiply"), (31, "Screen"), (23, "Overlay"), (32, "Difference"), (35, "Darken"), (36, "Lighten"),
+             (44, "HardLight"), (37, "Over")]
+    spots = [(5 + 50 * (i % 4), 5 + 60 * (i // 4)) for i in range(len(modes))]
+    pieces = [dict(name="Mode %d" % mode, w=40, h=30, type=1, bpp=4, data=small, x=x, y=y, mode=mode)
+              for (mode, _), (x, y) in zip(modes, spots)]
+    write("paintings/modes.xcf", xcf(11, 200, 150, list(reversed(pieces)) + [background], 2))
+    ok_image("paintings/modes.xcf", "xcf", 200, 150,
+             "pieces of rgba8.png over rgb8.png in multiply, screen, overlay, difference, darken, lighten, hard light and HSV hue")
+    arguments = [os.path.join(ROOT, "png", "rgb8.png")]
+    for (_, compose), (x, y) in zip(modes, spots):
+        arguments += [small_path, "-geometry", "+%d+%d" % (x, y), "-compose", compose, "-composite"]
+    run(CONVERT, *arguments, "-strip", "-define", "png:exclude-chunk=all", out("paintings/modes-xcf.png"))
+    record("paintings/modes-xcf.png", "png", "ok", fit_image(200, 150), "ImageMagick's composition of modes.xcf")
     gray = magick_pixels("png/rgb8.png", "gray", "-colorspace", "gray")
     write("paintings/gray.xcf", xcf(3, 200, 150, [dict(name="Gray", w=200, h=150, type=2, bpp=1, data=gray)], 1, base=1))
     ok_image("paintings/gray.xcf", "xcf", 200, 150, "a gray GIMP file (version 3, run-length encoded) of rgb8.png")

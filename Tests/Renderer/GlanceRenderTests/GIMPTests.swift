@@ -44,6 +44,28 @@ struct GIMPTests {
         #expect(compared == 200 * 150 && worst <= tolerance, "\(path): worst \(worst) over \(compared)")
     }
 
+    @Test(
+        "layers in multiply, screen, overlay, difference, darken, lighten and hard light mix with what is below as ImageMagick's operators of those names do; a hue layer is drawn as normal, said in a warning"
+    )
+    func modes() throws {
+        let (_, rendered) = try renderDocument(path: TestAssets.path("paintings/modes.xcf"))
+        let expected = try decodeFullSize(TestAssets.path("paintings/modes-xcf.png"))
+        let (worst, compared) = PixelStatistics.worstDifference(rendered.image, expected)
+        #expect(compared == 200 * 150 && worst <= 1, "worst \(worst) over \(compared)")
+        #expect(rendered.warnings.count == 1 && rendered.warnings[0].hasSuffix("are drawn as normal ones"))
+    }
+
+    @Test("GIMP's mode numbers, legacy and 2.10, name their blends; normal and pass-through are drawn, hue is not")
+    func modeNumbers() {
+        #expect(XCFBlend(mode: 3) == .multiply && XCFBlend(mode: 30) == .multiply)
+        #expect(XCFBlend(mode: 5) == .softLight && XCFBlend(mode: 23) == .overlay)
+        #expect(XCFBlend(mode: 0) == nil && XCFBlend(mode: 28) == nil && XCFBlend(mode: 37) == nil)
+        #expect(XCFBlend.isDrawn(mode: 61) && XCFBlend.isDrawn(mode: 52) && !XCFBlend.isDrawn(mode: 11))
+        #expect(XCFBlend.multiply.mix(128, 128) == 64 && XCFBlend.screen.mix(128, 128) == 192)
+        #expect(XCFBlend.addition.mix(200, 100) == 255 && XCFBlend.subtract.mix(100, 200) == 0)
+        #expect(XCFBlend.darkenOnly.mix(100, 160) == 100 && XCFBlend.hardMix.mix(100, 160) == 255)
+    }
+
     @Test("an indexed image's pixels are its colour map's colours")
     func indexed() throws {
         let (_, rendered) = try renderDocument(path: TestAssets.path("paintings/indexed.xcf"))

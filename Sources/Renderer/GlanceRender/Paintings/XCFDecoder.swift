@@ -3,22 +3,26 @@ internal import CCompression
 import GlanceCore
 
 /// Decodes GIMP's own files (`.xcf`) for the ``RasterPipeline``: the image's visible layers
-/// composed as GIMP's normal mode composes them, each at its offset and opacity, over a clear
-/// canvas. Versions 0 to 11 and later (64-bit offsets from 11), RGB, gray and indexed images in
-/// every precision GIMP saves (``XCFPrecision``: 8 to 32-bit integers, 16 to 64-bit floating
-/// point, linear or sRGB-encoded), layers with or without alpha, tiles stored, run-length encoded
-/// or zlib-compressed. A layer in a group is drawn only when every group above it is visible, at its
-/// own opacity times theirs.
+/// composed over a clear canvas, each at its offset and opacity, in normal mode or in one of the
+/// separable modes (multiply, screen, overlay, ...: ``XCFBlend``). Versions 0 to 11 and later
+/// (64-bit offsets from 11), RGB, gray and indexed images in every precision GIMP saves
+/// (``XCFPrecision``: 8 to 32-bit integers, 16 to 64-bit floating point, linear or sRGB-encoded),
+/// layers with or without alpha, tiles stored, run-length encoded or zlib-compressed; the file
+/// itself may be kept gzip, bzip2 or xz-compressed, as GIMP saves it (``DecompressedFile``). A
+/// layer in a group is drawn only when every group above it is visible, at its own opacity times
+/// theirs (a group's own mode is not applied).
 ///
 /// A layer's mask is applied (its gray multiplies the layer's alpha) unless the layer says not to.
-/// What is not drawn the way GIMP draws it is said in a warning: layers in another mode than
-/// normal are drawn as normal ones. Every precision is composed in 8-bit sRGB, linear values
-/// through the sRGB curve: an 8-bit linear image is not drawn dark.
+/// What is not drawn the way GIMP draws it is said in a warning: layers in a mode that is not
+/// separable (hue, colour, ...) or that changes alpha are drawn as normal ones. Every precision is
+/// composed in 8-bit sRGB, linear values through the sRGB curve: an 8-bit linear image is not
+/// drawn dark.
 ///
 /// Glance's own reader, as no library here reads XCF (gdk-pixbuf has no loader; ImageMagick 6
 /// reads versions 0 to 3 stored or run-length encoded, which its tests compare with): the file is
-/// read a structure at a time, never whole; the canvas is held to the pixel limit before a tile
-/// is decoded, and only the tiles that fall on the canvas are read.
+/// read a structure at a time, never whole (a compressed one is decompressed first, whole, into a
+/// memory file); the canvas is held to the pixel limit before a tile is decoded, and only the
+/// tiles that fall on the canvas are read.
 final class XCFDecoder: RasterDecoder {
     let header: RasterHeader
     let warnings: [String]
@@ -138,7 +142,7 @@ final class XCFDecoder: RasterDecoder {
                 groups[description.path] = (description.visible, description.opacity)
                 continue
             }
-            otherModes = otherModes || description.otherMode
+            otherModes = otherModes || !XCFBlend.isDrawn(mode: description.mode)
             // Its groups, from the outermost: every one visible, their opacities multiplied.
             var (visible, opacity) = (description.visible, description.opacity)
             for depth in stride(from: 1, to: description.path.count, by: 1) {
@@ -153,7 +157,11 @@ final class XCFDecoder: RasterDecoder {
         }
         layers = found.reversed()
         var warnings: [String] = []
-        if otherModes { warnings.append("layers in another mode than normal are drawn as normal ones") }
+        if otherModes {
+            warnings.append(
+                "layers in a mode other than normal and the separable ones (hue, saturation, colour, value,"
+                    + " luminance, dissolve, behind, erase, merge, split) are drawn as normal ones")
+        }
         self.warnings = warnings
         header = RasterHeader(size: PixelSize(width: width, height: height), isGray: baseType == 1)
     }
@@ -206,9 +214,12 @@ final class XCFDecoder: RasterDecoder {
                         let source = (y * tileWidth + x) * layer.components
                         var (red, green, blue, alpha) = colour(of: pixels, at: source, layer)
                         if let mask { alpha = alpha * Int(mask[y * tileWidth + x]) / 255 }
-                        blend(
-                            red, green, blue, alpha * layer.opacity / 255, into: &canvas,
-                            at: ((top + y) * width + left + x) * 4)
+                        let at = ((top + y) * width + left + x) * 4
+                        if let mixing = layer.blend {
+                            mix(red, green, blue, alpha * layer.opacity / 255, by: mixing, into: &canvas, at: at)
+                        } else {
+                            blend(red, green, blue, alpha * layer.opacity / 255, into: &canvas, at: at)
+                        }
                     }
                 }
             }
@@ -244,6 +255,19 @@ final class XCFDecoder: RasterDecoder {
         }
         (canvas[at], canvas[at + 1], canvas[at + 2]) = (mixed(red, 0), mixed(green, 1), mixed(blue, 2))
         canvas[at + 3] = UInt8(total)
+    }
+
+    /// Lays a pixel of `alpha` in a mode of `mixing` over the canvas's pixel at `at`, clipped to
+    /// it: its colour moves towards the mix by `alpha`, its alpha stays.
+    private func mix(
+        _ red: Int, _ green: Int, _ blue: Int, _ alpha: Int, by mixing: XCFBlend, into canvas: inout [UInt8], at: Int
+    ) {
+        guard alpha > 0, canvas[at + 3] > 0 else { return }
+        func mixed(_ value: Int, _ channel: Int) -> UInt8 {
+            let below = Int(canvas[at + channel])
+            return UInt8((below * (255 - alpha) + mixing.mix(below, value) * alpha + 127) / 255)
+        }
+        (canvas[at], canvas[at + 1], canvas[at + 2]) = (mixed(red, 0), mixed(green, 1), mixed(blue, 2))
     }
 
     /// Tile `index` of the level whose tile offsets start at `tiles`, its pixels interleaved
@@ -327,7 +351,10 @@ private struct XCFLayer {
     var opacity = 255
     var visible = true
     var isGroup = false
-    var otherMode = false
+    /// GIMP's mode number (0 and 28 are normal).
+    var mode = 0
+    /// Its mix when its mode is a separable one (``XCFBlend``), nil for normal ones.
+    var blend: XCFBlend?
     /// Whether its mask, if it has one, is applied (GIMP writes so).
     var appliesMask = true
     /// Where its mask's full-size level's tile offsets start, when one is applied.
@@ -396,7 +423,7 @@ private struct Reader {
                 layer.y = Int(Int32(truncatingIfNeeded: bytes.bigEndian(at: 4, count: 4)))
             case 7:
                 let mode = try integer(at: payload)
-                layer.otherMode = mode != 0 && mode != 28
+                (layer.mode, layer.blend) = (mode, XCFBlend(mode: mode))
             case 11: layer.appliesMask = try integer(at: payload) != 0
             case 29: layer.isGroup = true
             case 30:
