@@ -2057,6 +2057,9 @@ def make_postscript():
            "runs OUTSIDE_FOLDER's outside.png: refused by -dSAFER before it is opened (the renderer tests watch it)")
     write("postscript/nothing.ps", b"%!PS\n1 2 add pop\n")
     record("postscript/nothing.ps", "ps", "error:showed no page", None, "a program that shows no page")
+    write("postscript/usage.ps", b"%!PS\n(\n   *** usage: gs -sFile=NAME usage.ps\n) print flush quit\n")
+    record("postscript/usage.ps", "ps", "error:showed no page; it printed: *** usage: gs -sfile=name usage.ps", None,
+           "a utility that prints its usage after a blank line and quits: the line is in the error")
     # Compressed, as preprint archives served them (mtime 0: the same bytes every time).
     write("postscript/halves.ps.gz", gzip.compress(read("postscript/halves.ps"), mtime=0))
     ok_image("postscript/halves.ps.gz", "ps", 1024, 683, "halves.ps gzip-compressed: drawn as halves.ps is")

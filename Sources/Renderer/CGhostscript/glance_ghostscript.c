@@ -179,12 +179,28 @@ static void forbid_temporary_folder(void *instance) {
     }
 }
 
-/// The interpreter's first `Error:` line, or its first line, into `reason`.
+/// The first line of the interpreter's that names an error (`Error: /undefined in x`,
+/// `Unrecoverable error: ...`) into `reason`; else `fallback` and the first line the program
+/// printed, its blank lines and leading spaces skipped (a utility run without its arguments
+/// prints its usage and quits); else `fallback` alone.
 static void first_error(const collected *state, const char *fallback, char *reason, size_t capacity) {
-    const char *line = strstr(state->messages, "Error:");
-    if (line == NULL) line = state->message_length > 0 ? state->messages : fallback;
-    size_t length = strcspn(line, "\n");
-    snprintf(reason, capacity, "%.*s", (int)(length < 300 ? length : 300), line);
+    for (const char *line = state->messages; state->message_length > 0 && *line != 0;) {
+        size_t length = strcspn(line, "\n");
+        const char *found = strstr(line, "rror:");
+        if (found != NULL && found < line + length) {
+            snprintf(reason, capacity, "%.*s", (int)(length < 300 ? length : 300), line);
+            return;
+        }
+        line += length + (line[length] == '\n');
+    }
+    const char *line = state->message_length > 0 ? state->messages + strspn(state->messages, " \t\r\n") : "";
+    size_t length = strcspn(line, "\r\n");
+    while (length > 0 && (line[length - 1] == ' ' || line[length - 1] == '\t')) length--;
+    if (length == 0) {
+        snprintf(reason, capacity, "%s", fallback);
+    } else {
+        snprintf(reason, capacity, "%s; it printed: %.*s", fallback, (int)(length < 200 ? length : 200), line);
+    }
 }
 
 /// Feeds `size` bytes of `text` to the interpreter; returns its code.
