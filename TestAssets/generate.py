@@ -2036,6 +2036,9 @@ def make_postscript():
              "two pages marked, %%Pages says two billion, page 1 includes a figure with its own %%Page")
     write("postscript/no-box.ps", b"%!PS\n0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")
     ok_image("postscript/no-box.ps", "ps", 791, 1024, "no BoundingBox: a US Letter page, its lower half blue")
+    write("postscript/bare-header.ps", b"%!\n% Only the two characters every PostScript file starts with.\n"
+          b"0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")
+    ok_image("postscript/bare-header.ps", "ps", 791, 1024, "no-box.ps starting with `%!` alone, as hand-written programs do")
     # A %%Pages no document has, and a box of a 10^-300th of a point: no count, no box.
     write("postscript/absurd-header.ps", b"%!PS-Adobe-3.0\n%%Pages: 99999999999999999999\n"
           b"%%HiResBoundingBox: 0 0 1e-300 1e-300\n%%EndComments\n0 0 1 setrgbcolor 0 0 612 396 rectfill showpage\n")

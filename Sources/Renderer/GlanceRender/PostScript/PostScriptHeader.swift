@@ -23,11 +23,16 @@ struct PostScriptHeader {
     /// How far into the program its header comments are looked for.
     static let headerLimit = 65536
 
-    /// EPS or PostScript, by the first bytes; nil for neither.
+    /// EPS or PostScript, by the first bytes (`%!PS`, or `%!` and a line end or space; a DOS
+    /// binary EPS's `C5 D0 D3 C6`); nil for neither.
     static func type(of prefix: [UInt8]) -> ContentType? {
         if prefix.starts(with: [0xC5, 0xD0, 0xD3, 0xC6]) { return .encapsulatedPostScript }
         let start = prefix.first == 0x04 ? 1 : 0
-        guard prefix.count >= start + 4, prefix[start..<start + 4].elementsEqual("%!PS".utf8) else { return nil }
+        // `%!PS`, or `%!` alone on its line or before a space: the least a PostScript program
+        // starts with (hand-written ones, and Ghostscript's own utilities).
+        guard prefix.count >= start + 3, prefix[start] == UInt8(ascii: "%"), prefix[start + 1] == UInt8(ascii: "!"),
+            prefix[start...].starts(with: "%!PS".utf8) || [0x0A, 0x0D, 0x20, 0x09].contains(prefix[start + 2])
+        else { return nil }
         let line = prefix[start...].prefix { $0 != 0x0A && $0 != 0x0D }
         return String(decoding: line, as: UTF8.self).contains(" EPSF-") ? .encapsulatedPostScript : .postScript
     }
