@@ -58,24 +58,38 @@ static int covers(FT_Face face, const char *text) {
     return 1;
 }
 
-/// Up to 24 of the font's own characters (after the first 32 code points), as UTF-8, into `out`.
+/// Whether `character` is a space that draws nothing past U+00A0 (the spaces of General
+/// Punctuation, the ideographic space, the byte order mark).
+static int is_blank(FT_ULong character) {
+    return (character >= 0x2000 && character <= 0x200F) || (character >= 0x2028 && character <= 0x202F) ||
+           character == 0x205F || character == 0x3000 || character == 0xFEFF;
+}
+
+/// Up to 24 of the font's own characters (past the space, the controls and the blank spaces), as
+/// UTF-8, into `out`.
 static void own_characters(FT_Face face, char *out, size_t capacity) {
     size_t used = 0;
     int count = 0;
     FT_UInt index;
     for (FT_ULong character = FT_Get_First_Char(face, &index); index != 0 && count < 24;
          character = FT_Get_Next_Char(face, character, &index)) {
-        if (character <= 0x20 || (character >= 0x7F && character < 0xA0) || used + 5 >= capacity) continue;
+        if (character <= 0x20 || (character >= 0x7F && character <= 0xA0) || is_blank(character) ||
+            used + 5 >= capacity) {
+            continue;
+        }
         unsigned char bytes[4];
         int length = character < 0x80 ? 1 : character < 0x800 ? 2 : character < 0x10000 ? 3 : 4;
+        // Encoded from a copy: the loop goes on from `character` (shifting it sent the loop back
+        // to the start, and a font whose first character past ASCII is U+00A0 drew 24 of it).
+        FT_ULong rest = character;
         if (length == 1) {
-            bytes[0] = (unsigned char)character;
+            bytes[0] = (unsigned char)rest;
         } else {
             for (int i = length - 1; i > 0; i--) {
-                bytes[i] = (unsigned char)(0x80 | (character & 0x3F));
-                character >>= 6;
+                bytes[i] = (unsigned char)(0x80 | (rest & 0x3F));
+                rest >>= 6;
             }
-            bytes[0] = (unsigned char)((0xF0 << (4 - length)) | character);
+            bytes[0] = (unsigned char)((0xF0 << (4 - length)) | rest);
         }
         memcpy(out + used, bytes, (size_t)length);
         used += (size_t)length;

@@ -109,6 +109,33 @@ struct FontTests {
         #expect(inkedRows(sheet.image, 540..<600) == 0, "no name line")
     }
 
+    @Test(
+        "a symbol font past ASCII draws its first characters, each its own glyph: the two large ones differ (the same one was drawn 24 times)"
+    )
+    func symbolsDiffer() throws {
+        let image = try renderDocument(path: TestAssets.path("fonts/symbols.ttf")).thumbnail.image
+        let rows = 0..<450
+        // The large glyphs: runs of columns with ink in those rows, and each run's highest ink.
+        let inked = (0..<image.width).map { x in rows.contains { y in image.pixel(x: x, y: y).r < 100 } }
+        var runs: [Range<Int>] = []
+        var x = 0
+        while x < inked.count {
+            guard inked[x] else {
+                x += 1
+                continue
+            }
+            let start = x
+            while x < inked.count && inked[x] { x += 1 }
+            runs.append(start..<x)
+        }
+        // Each test glyph is a box of posts, so a glyph is one run or (its posts apart) more: the
+        // first and the last run are the two glyphs' outer posts.
+        let tops = [runs.first, runs.last].compactMap { run in
+            run.flatMap { run in rows.first { y in run.contains { image.pixel(x: $0, y: y).r < 100 } } }
+        }
+        #expect(runs.count >= 2 && tops.count == 2 && tops[0] != tops[1], "runs \(runs), tops \(tops)")
+    }
+
     @Test("a font cut short fails in one line; fonts are told by their bytes, not their names")
     func hostileAndSniffing() {
         #expect {
