@@ -2269,6 +2269,9 @@ def make_fonts():
     ok_image("fonts/latin.pfa", "type1", 1024, 1024, "latin.pfb as ASCII (PFA)")
     build_font(out("fonts/cjk.ttf"), FONT_LATIN + FONT_CJK, "Glance Test Hei")
     ok_image("fonts/cjk.ttf", "ttf", 1024, 1024, "a font covering Latin and a kanji sample: the kanji are drawn")
+    long_name = "Glance Test Sans With A Name Too Long For The Sheet"
+    build_font(out("fonts/long-name.ttf"), FONT_LATIN + long_name, long_name)
+    ok_image("fonts/long-name.ttf", "ttf", 1024, 1024, "a family name wider than the sheet at its size: drawn smaller")
     build_font(out("fonts/symbols.ttf"), "".join(chr(c) for c in range(0x2600, 0x2618)), "Glance Test Symbols")
     ok_image("fonts/symbols.ttf", "ttf", 1024, 1024, "24 symbols (U+2600...) and no letters: its own characters drawn")
     collection = TTCollection()

@@ -117,6 +117,35 @@ static void draw_text(cairo_t *cairo, FT_Face face, const char *text, double x, 
     cairo_show_glyphs(cairo, glyphs, count);
 }
 
+/// How far `text` advances in the current font at the current size (the sum of its glyphs'
+/// advances, as draw_text lays them).
+static double text_advance(cairo_t *cairo, FT_Face face, const char *text) {
+    double advance = 0;
+    size_t at = 0;
+    unsigned long character;
+    for (int count = 0; (character = next_character(text, &at)) != 0 && count < 128; count++) {
+        cairo_glyph_t glyph = {FT_Get_Char_Index(face, character), 0, 0};
+        cairo_text_extents_t extents;
+        cairo_glyph_extents(cairo, &glyph, 1, &extents);
+        advance += extents.x_advance;
+    }
+    return advance;
+}
+
+/// Sets the font size to `size`, or smaller so that `text` fits in `room` (a family's long
+/// name on one line).
+static void set_size_to_fit(cairo_t *cairo, FT_Face face, const char *text, double size, double room) {
+    // Measured again at each new size: hinting rounds each glyph's advance to whole pixels, so
+    // the advance does not shrink in proportion.
+    for (int tries = 0; tries < 4; tries++) {
+        cairo_set_font_size(cairo, size);
+        double advance = text_advance(cairo, face, text);
+        if (advance <= room) return;
+        size *= room / advance * 0.98;
+    }
+    cairo_set_font_size(cairo, size);
+}
+
 /// Whether the glyph of `letter` is named as that letter (`A`, `A.sc`, `uni0041`), or has no name.
 static int names_letter(FT_Face face, char letter) {
     FT_UInt index = FT_Get_Char_Index(face, (FT_ULong)letter);
@@ -158,12 +187,13 @@ static long mapped_characters(FT_Face face) {
 
 /// Page 1: the sample's two leading characters large, the family's name, the line in a waterfall.
 static void draw_sheet(cairo_t *cairo, FT_Face face, const glance_font_info *info, const char *large,
-                       const char *line, const char *name, int height) {
+                       const char *line, const char *name, int width, int height) {
     double unit = height / 100.0;
     cairo_set_font_size(cairo, 38 * unit);
     draw_text(cairo, face, large, 6 * unit, 42 * unit);
     if (info->name_in_font) {
-        cairo_set_font_size(cairo, 7 * unit);
+        // The name whole, smaller when it is long.
+        set_size_to_fit(cairo, face, name, 7 * unit, width - 12 * unit);
         draw_text(cairo, face, name, 6 * unit, 58 * unit);
     }
     // The waterfall: the line at falling sizes, cut at the sheet's right edge.
@@ -178,11 +208,11 @@ static void draw_sheet(cairo_t *cairo, FT_Face face, const glance_font_info *inf
 /// Page 2: the waterfall, larger: the line at rising sizes, from about 9 to 72 points of a page
 /// a thousand pixels high, each a line of its own; the name first where the font can write it.
 static void draw_waterfall(cairo_t *cairo, FT_Face face, const glance_font_info *info, const char *line,
-                           const char *name, int height) {
+                           const char *name, int width, int height) {
     double unit = height / 100.0;
     double y = 4 * unit;
     if (info->name_in_font) {
-        cairo_set_font_size(cairo, 5 * unit);
+        set_size_to_fit(cairo, face, name, 5 * unit, width - 8 * unit);
         y += 5 * unit;
         draw_text(cairo, face, name, 4 * unit, y);
         y += 3 * unit;
@@ -309,8 +339,8 @@ int glance_font_page(const uint8_t *data, size_t size, void *context, int width,
     cairo_set_font_face(cairo, font);
     cairo_set_source_rgb(cairo, 0, 0, 0);
     switch (page) {
-    case 1: draw_sheet(cairo, face, info, large, line, name, height); break;
-    case 2: draw_waterfall(cairo, face, info, line, name, height); break;
+    case 1: draw_sheet(cairo, face, info, large, line, name, width, height); break;
+    case 2: draw_waterfall(cairo, face, info, line, name, width, height); break;
     default: draw_coverage(cairo, face, width, height); break;
     }
     cairo_set_font_face(cairo, NULL);

@@ -109,6 +109,17 @@ struct FontTests {
         #expect(inkedRows(sheet.image, 540..<600) == 0, "no name line")
     }
 
+    @Test("a family name too long for the sheet is drawn smaller, whole: no ink in the right margin of its line")
+    func longName() throws {
+        let image = try renderDocument(path: TestAssets.path("fonts/long-name.ttf")).thumbnail.image
+        let nameRows = 500..<620
+        #expect(inkedRows(image, nameRows) > 5, "the name is drawn")
+        // The sheet's margin is 6% of its side on each side.
+        let margin = (image.width - 50)..<image.width
+        let inkInMargin = nameRows.contains { y in margin.contains { x in image.pixel(x: x, y: y).r < 100 } }
+        #expect(!inkInMargin)
+    }
+
     @Test(
         "a symbol font past ASCII draws its first characters, each its own glyph: the two large ones differ (the same one was drawn 24 times)"
     )
