@@ -242,6 +242,9 @@ struct MediaTests {
     @Test("containers are told apart by their bytes, and a playlist named as a video is not one")
     func sniffing() throws {
         #expect(MediaSniffer.type(of: [0x1A, 0x45, 0xDF, 0xA3] + Array("....webm".utf8)) == .webm)
+        for form in ["RIFF", "RIFX", "RF64", "BW64"] {
+            #expect(MediaSniffer.type(of: Array((form + "\0\0\0\u{1}WAVEfmt ").utf8)) == .wave, "\(form)")
+        }
         var ftyp: [UInt8] = [0, 0, 0, 24] + Array("ftypM4A ".utf8) + [0, 0, 0, 0] + Array("isomM4A ".utf8)
         #expect(MediaSniffer.isoMovie(ftyp, named: nil) == .m4a)
         ftyp.replaceSubrange(8..<12, with: Array("qt  ".utf8))

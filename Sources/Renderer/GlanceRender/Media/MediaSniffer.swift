@@ -20,7 +20,8 @@ enum MediaSniffer {
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("AVI ".utf8) {
             return .avi
         }
-        if bytes.count >= 12, ["RIFF", "RF64", "BW64"].contains(where: { bytes.starts(with: Array($0.utf8)) }),
+        // RIFX: the big-endian form, as some audio tools (and SciPy's tests) write it.
+        if bytes.count >= 12, ["RIFF", "RIFX", "RF64", "BW64"].contains(where: { bytes.starts(with: Array($0.utf8)) }),
             bytes[8..<12].elementsEqual("WAVE".utf8)
         {
             return .wave
