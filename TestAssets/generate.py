@@ -2274,6 +2274,10 @@ def make_fonts():
     ok_image("fonts/long-name.ttf", "ttf", 1024, 1024, "a family name wider than the sheet at its size: drawn smaller")
     build_font(out("fonts/symbols.ttf"), "".join(chr(c) for c in range(0x2600, 0x2618)), "Glance Test Symbols")
     ok_image("fonts/symbols.ttf", "ttf", 1024, 1024, "24 symbols (U+2600...) and no letters: its own characters drawn")
+    build_font(out("fonts/symbols-ascii.ttf"), "!#%&()+,./0123456789" + "".join(chr(c) for c in range(0x2600, 0x2618)),
+               "Glance Test Signs")
+    ok_image("fonts/symbols-ascii.ttf", "ttf", 1024, 1024,
+             "ASCII punctuation and digits, and 24 symbols (U+2600...): the symbols drawn, not the punctuation")
     collection = TTCollection()
     collection.fonts = [TTFont(out("fonts/latin.ttf")), TTFont(out("fonts/cjk.ttf"))]
     collection.save(out("fonts/pair.ttc"))

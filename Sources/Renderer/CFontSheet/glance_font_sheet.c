@@ -65,15 +65,23 @@ static int is_blank(FT_ULong character) {
            character == 0x205F || character == 0x3000 || character == 0xFEFF;
 }
 
-/// Up to 24 of the font's own characters (past the space, the controls and the blank spaces), as
-/// UTF-8, into `out`.
+/// Up to 24 of the font's own characters (past the space, the controls and the blank spaces, and
+/// past ASCII when there are 24 beyond it), as UTF-8, into `out`.
 static void own_characters(FT_Face face, char *out, size_t capacity) {
     size_t used = 0;
     int count = 0;
     FT_UInt index;
+    // Past ASCII when the font has 24 characters there: a symbol font's punctuation and digits
+    // (Adobe's Symbol keeps ASCII's) show less of it than its Greek and its signs.
+    int beyond = 0;
+    for (FT_ULong character = FT_Get_First_Char(face, &index); index != 0 && beyond < 24;
+         character = FT_Get_Next_Char(face, character, &index)) {
+        if (character > 0xA0 && !is_blank(character)) beyond++;
+    }
+    FT_ULong lowest = beyond >= 24 ? 0xA0 : 0x20;
     for (FT_ULong character = FT_Get_First_Char(face, &index); index != 0 && count < 24;
          character = FT_Get_Next_Char(face, character, &index)) {
-        if (character <= 0x20 || (character >= 0x7F && character <= 0xA0) || is_blank(character) ||
+        if (character <= lowest || (character >= 0x7F && character <= 0xA0) || is_blank(character) ||
             used + 5 >= capacity) {
             continue;
         }
