@@ -51,13 +51,15 @@ final class XCFDecoder: RasterDecoder {
     /// the default limit; an RGBA layer of 100 megapixels, stored, is 400 MB).
     static let decompressedLimit = 512 << 20
 
-    /// Whether `input` is a GIMP file kept compressed whole: told by its decompressed start, or
-    /// for bzip2 (whose first block must be read whole before a byte comes) by its name.
+    /// Whether `input` is a GIMP file kept compressed whole: gzip, xz or Zstandard told by its
+    /// decompressed start; bzip2 by its name alone, as its start comes only with its whole first
+    /// block (up to 900 kB, which sniffing every `.bz2` file would decode).
     static func isCompressed(_ input: SniffInput) -> Bool {
+        if input.prefix.starts(with: Array("BZh".utf8)) {
+            return input.named == .gimpImage || input.namedUnderCompression == .gimpImage
+        }
         guard DecompressedFile.isCompressed(input.prefix) else { return false }
         return InflatedStart.of(input.prefix[...], limit: signature.count).starts(with: signature)
-            || (input.prefix.starts(with: Array("BZh".utf8))
-                && (input.named == .gimpImage || input.namedUnderCompression == .gimpImage))
     }
 
     init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache) throws(ThumbnailError) {
