@@ -107,6 +107,7 @@ public struct SniffInput: Sendable {
     /// extension (`.xcf` for `scan.xcf.bz2`): again only for what the bytes leave open.
     public var namedUnderCompression: ContentType?
 
+    /// What a rule sees of a file starting with `prefix`, named as `named` suggests.
     public init(prefix: [UInt8], named: ContentType?, namedUnderCompression: ContentType? = nil) {
         (self.prefix, self.named, self.namedUnderCompression) = (prefix, named, namedUnderCompression)
     }
