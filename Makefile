@@ -241,7 +241,7 @@ format:
 conformance: release
 	python3 ../shared/conformance.py --glance $(GLANCE)
 
-## assets: regenerate TestAssets/ (needs imagemagick, libjpeg-turbo-progs, qpdf, webp, libheif-examples, libjxl-tools, djvulibre-bin, ghostscript, fontTools (pip),
+## assets: regenerate TestAssets/ (needs imagemagick, libjpeg-turbo-progs, qpdf, webp, libheif-examples, libjxl-tools, djvulibre-bin, ghostscript, fontTools and brotli (pip; the fonts are the same bytes for the same fontTools),
 ## gifsicle, libtiff-tools, ffmpeg).
 assets:
 	python3 TestAssets/generate.py

@@ -2150,6 +2150,8 @@ def make_xps():
 
 # ---------------------------------------------------------------- fonts
 
+# The fonts' creation and modification date: 2026-12-04, seconds since 1904 (the head table's).
+FONT_DATE = 3879407801
 FONT_LATIN = "Aa The quick brown fox jumps over the lazy dog 0123456789 Glance Test Sans Regular TFCJKW"
 FONT_CJK = "\u6c38\u5b57\u6c38\u548c\u4e5d\u5e74\u5c81\u5728\u7678\u4e11"
 
@@ -2243,6 +2245,8 @@ def build_font(path, characters, family, cff=False):
     builder.setupNameTable({"familyName": family, "styleName": "Regular"})
     builder.setupOS2(sTypoAscender=800, usWinAscent=800, usWinDescent=200)
     builder.setupPost()
+    # A fixed date (FontBuilder's default is now), so that the same fontTools makes the same bytes.
+    builder.font["head"].created = builder.font["head"].modified = FONT_DATE
     builder.save(path)
 
 
