@@ -1263,6 +1263,10 @@ def make_bitmaps():
         ok_image("bitmaps/" + name, "bmp", w, h, "red above blue, %dx%d: %s" % (w, h, note))
     run(CONVERT, rgba, "BMP:" + out("bitmaps/v5-alpha.bmp"))
     ok_image("bitmaps/v5-alpha.bmp", "bmp", 200, 150, "png/rgba8.png as a 32-bit BMP with alpha (Windows 5 header)")
+    for subtype in ("ARGB4444", "ARGB1555"):
+        name = "bitmaps/%s.bmp" % subtype.lower()
+        run(CONVERT, rgba, "-define", "bmp:subtype=" + subtype, "BMP:" + out(name))
+        ok_image(name, "bmp", 200, 150, "png/rgba8.png as a 16-bit %s BMP: its alpha through the header's mask" % subtype)
     write("bitmaps/top-down.bmp", bmp_top_down(w, h, halves_rows(w, h)))
     ok_image("bitmaps/top-down.bmp", "bmp", w, h, "red above blue, 24-bit, negative height: rows top first")
     for name, top_first, rle, note in [("bottom-first.tga", False, False, "rows bottom first (descriptor 0)"),

@@ -42,6 +42,28 @@ struct BitmapTests {
         #expect(image.bytes.count == reference.bytes.count && differing == 0, "\(differing) bytes differ")
     }
 
+    @Test(
+        "a 16-bit BMP keeps the alpha its header's mask names (gdk-pixbuf drew it opaque, clear pixels black), within its bits of the picture",
+        arguments: [("bitmaps/argb4444.bmp", 17), ("bitmaps/argb1555.bmp", 255)])
+    func sixteenBitAlpha(_ path: String, alphaStep: Int) throws {
+        let image = try renderDocument(path: TestAssets.path(path)).thumbnail.image
+        let reference = try decodeFullSize(TestAssets.path("png/rgba8.png"))
+        #expect(image.hasAlpha && image.width == reference.width && image.height == reference.height)
+        var (clear, worstAlpha) = (0, 0)
+        for y in 0..<reference.height {
+            for x in 0..<reference.width {
+                let (expected, drawn) = (reference.pixel(x: x, y: y), image.pixel(x: x, y: y))
+                if expected.a == 0 && drawn.a == 0 { clear += 1 }
+                worstAlpha = max(worstAlpha, abs(Int(expected.a) - Int(drawn.a)))
+            }
+        }
+        // rgba8.png's clear pixels (648) stay clear: drawn opaque black before.
+        #expect(clear == 648, "\(path): \(clear) clear pixels")
+        // ImageMagick keeps the top bits: four bits of alpha are within a step of 17 of the
+        // picture's, one bit is all or nothing.
+        #expect(worstAlpha <= alphaStep, "\(path): alpha off by \(worstAlpha)")
+    }
+
     @Test("an icon's largest picture is drawn, a PNG one too; a cursor is an icon")
     func icons() throws {
         let (type, large) = try renderDocument(path: TestAssets.path("bitmaps/icon.ico"))

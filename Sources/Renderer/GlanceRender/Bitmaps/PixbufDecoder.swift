@@ -25,6 +25,9 @@ final class PixbufDecoder: RasterDecoder {
     static let iconLoader = "ico"
 
     private let image: DecodedPixbuf
+    /// The pixels with the alpha gdk-pixbuf left out (a 16-bit BMP's, ``SixteenBitBMPAlpha``),
+    /// RGBA rows packed; nil when gdk-pixbuf's own are drawn.
+    private var withAlpha: [UInt8]?
 
     convenience init(_ request: RenderRequest, type: ContentType, colourTransforms: ColourTransformCache)
         throws(ThumbnailError)
@@ -35,6 +38,11 @@ final class PixbufDecoder: RasterDecoder {
         let data = try FileReader.readWhole(of: request.file)
         try self.init(data, loader: loader, format: type.displayName, request: request)
         if BitmapHeaders.isWhole(data, as: type) == false { throw .truncated(format: type.displayName) }
+        if type == .bmp, let alpha = SixteenBitBMPAlpha(data), alpha.size == header.size {
+            let layout = image.layout
+            guard layout.channels >= 3 else { return }
+            withAlpha = alpha.rgba(from: layout.pixels, channels: layout.channels, stride: layout.stride)
+        }
     }
 
     /// Decodes `data` with gdk-pixbuf's loader named `loader` (`format` names it in messages),
@@ -62,10 +70,16 @@ final class PixbufDecoder: RasterDecoder {
     }
 
     func start(_ plan: RasterPlan) throws(ThumbnailError) -> RasterRows {
-        RasterRows(size: header.size, channels: image.layout.channels, streamed: false)
+        RasterRows(size: header.size, channels: withAlpha == nil ? image.layout.channels : 4, streamed: false)
     }
 
     func read(into rows: Downscaler) throws(ThumbnailError) {
+        if let withAlpha {
+            withAlpha.withUnsafeBufferPointer {
+                rows.push(rows: $0.baseAddress!, stride: header.size.width * 4, count: header.size.height)
+            }
+            return
+        }
         let layout = image.layout
         rows.push(rows: layout.pixels, stride: layout.stride, count: header.size.height)
     }
