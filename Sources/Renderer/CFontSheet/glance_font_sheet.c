@@ -106,38 +106,34 @@ static void own_characters(FT_Face face, char *out, size_t capacity) {
     out[used] = 0;
 }
 
-/// Draws `text` in the current font from (`x`, `y`), glyph by glyph by the font's own indices
-/// (no shaping: Latin, Greek, Cyrillic, CJK, kana and Hangul need none for a sample).
-static void draw_text(cairo_t *cairo, FT_Face face, const char *text, double x, double y) {
-    cairo_glyph_t glyphs[128];
-    int count = 0;
+/// Lays `text` out in the current font from (`x`, `y`), glyph by glyph by the font's own indices
+/// (no shaping: Latin, Greek, Cyrillic, CJK, kana and Hangul need none for a sample), into
+/// `glyphs` (at most 128; `*count` of them); returns how far it advances.
+static double lay_out(cairo_t *cairo, FT_Face face, const char *text, double x, double y, cairo_glyph_t glyphs[128],
+                      int *count) {
+    double start = x;
     size_t at = 0;
     unsigned long character;
-    while ((character = next_character(text, &at)) != 0 && count < 128) {
-        glyphs[count].index = FT_Get_Char_Index(face, character);
-        glyphs[count].x = x;
-        glyphs[count].y = y;
+    *count = 0;
+    while ((character = next_character(text, &at)) != 0 && *count < 128) {
+        cairo_glyph_t *glyph = &glyphs[*count];
+        glyph->index = FT_Get_Char_Index(face, character);
+        glyph->x = x;
+        glyph->y = y;
         cairo_text_extents_t extents;
-        cairo_glyph_extents(cairo, &glyphs[count], 1, &extents);
+        cairo_glyph_extents(cairo, glyph, 1, &extents);
         x += extents.x_advance;
-        count++;
+        (*count)++;
     }
-    cairo_show_glyphs(cairo, glyphs, count);
+    return x - start;
 }
 
-/// How far `text` advances in the current font at the current size (the sum of its glyphs'
-/// advances, as draw_text lays them).
-static double text_advance(cairo_t *cairo, FT_Face face, const char *text) {
-    double advance = 0;
-    size_t at = 0;
-    unsigned long character;
-    for (int count = 0; (character = next_character(text, &at)) != 0 && count < 128; count++) {
-        cairo_glyph_t glyph = {FT_Get_Char_Index(face, character), 0, 0};
-        cairo_text_extents_t extents;
-        cairo_glyph_extents(cairo, &glyph, 1, &extents);
-        advance += extents.x_advance;
-    }
-    return advance;
+/// Draws `text` in the current font from (`x`, `y`) (lay_out's glyphs).
+static void draw_text(cairo_t *cairo, FT_Face face, const char *text, double x, double y) {
+    cairo_glyph_t glyphs[128];
+    int count;
+    lay_out(cairo, face, text, x, y, glyphs, &count);
+    cairo_show_glyphs(cairo, glyphs, count);
 }
 
 /// Sets the font size to `size`, or smaller so that `text` fits in `room` (a family's long
@@ -145,9 +141,11 @@ static double text_advance(cairo_t *cairo, FT_Face face, const char *text) {
 static void set_size_to_fit(cairo_t *cairo, FT_Face face, const char *text, double size, double room) {
     // Measured again at each new size: hinting rounds each glyph's advance to whole pixels, so
     // the advance does not shrink in proportion.
+    cairo_glyph_t glyphs[128];
+    int count;
     for (int tries = 0; tries < 4; tries++) {
         cairo_set_font_size(cairo, size);
-        double advance = text_advance(cairo, face, text);
+        double advance = lay_out(cairo, face, text, 0, 0, glyphs, &count);
         if (advance <= room) return;
         size *= room / advance * 0.98;
     }

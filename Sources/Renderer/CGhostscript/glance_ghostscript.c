@@ -184,14 +184,14 @@ static void forbid_temporary_folder(void *instance) {
 /// printed, its blank lines and leading spaces skipped (a utility run without its arguments
 /// prints its usage and quits); else `fallback` alone.
 static void first_error(const collected *state, const char *fallback, char *reason, size_t capacity) {
-    for (const char *line = state->messages; state->message_length > 0 && *line != 0;) {
-        size_t length = strcspn(line, "\n");
-        const char *found = strstr(line, "rror:");
-        if (found != NULL && found < line + length) {
-            snprintf(reason, capacity, "%.*s", (int)(length < 300 ? length : 300), line);
-            return;
-        }
-        line += length + (line[length] == '\n');
+    const char *found = state->message_length > 0 ? strstr(state->messages, "rror:") : NULL;
+    if (found != NULL) {
+        // Its line, from the line's start.
+        const char *start = found;
+        while (start > state->messages && start[-1] != '\n') start--;
+        size_t length = strcspn(start, "\n");
+        snprintf(reason, capacity, "%.*s", (int)(length < 300 ? length : 300), start);
+        return;
     }
     const char *line = state->message_length > 0 ? state->messages + strspn(state->messages, " \t\r\n") : "";
     size_t length = strcspn(line, "\r\n");

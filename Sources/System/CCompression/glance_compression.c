@@ -52,21 +52,6 @@ static size_t inflate_start(const void *input, size_t count, void *output, size_
     return status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR ? written : 0;
 }
 
-/// The start of a Zstandard stream, at most `capacity` bytes of it.
-static size_t unzstd_start(const void *input, size_t count, void *output, size_t capacity) {
-    ZSTD_DStream *stream = ZSTD_createDStream();
-    if (stream == NULL) return 0;
-    ZSTD_inBuffer in = {input, count, 0};
-    ZSTD_outBuffer out = {output, capacity, 0};
-    while (out.pos < out.size && in.pos < in.size) {
-        size_t status = ZSTD_decompressStream(stream, &out, &in);
-        if (ZSTD_isError(status)) break;
-        if (status == 0) break;  // The frame ended.
-    }
-    ZSTD_freeDStream(stream);
-    return out.pos;
-}
-
 glance_compression glance_compression_of(const void *input, size_t count) {
     const unsigned char *bytes = input;
     if (count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) return GLANCE_COMPRESSION_GZIP;
@@ -179,9 +164,8 @@ static int decompressor_step(decompressor *d, const unsigned char **input, size_
 
 size_t glance_decompress_start(const void *input, size_t count, void *output, size_t capacity) {
     glance_compression kind = glance_compression_of(input, count);
+    // gzip in one call, which answers nothing for a stream damaged anywhere in `input`.
     if (kind == GLANCE_COMPRESSION_GZIP) return inflate_start(input, count, output, capacity, 16 + MAX_WBITS);
-    if (kind == GLANCE_COMPRESSION_ZSTD) return unzstd_start(input, count, output, capacity);
-    if (kind == GLANCE_COMPRESSION_NONE) return 0;
     decompressor d;
     if (!decompressor_start(&d, kind)) return 0;
     const unsigned char *next = input;
@@ -210,9 +194,9 @@ int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_
         close(output);
         return -1;
     }
+    // Read and written 256 KiB at a time.
     enum { chunk = 1 << 18 };
-    static const size_t in_size = chunk, out_size = chunk;
-    unsigned char *in = malloc(in_size), *out = malloc(out_size);
+    unsigned char *in = malloc(chunk), *out = malloc(chunk);
     int result = in && out ? 0 : -4;
     uint64_t total = 0;
     off_t offset = 0;
@@ -221,7 +205,7 @@ int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_
     const unsigned char *next = in;
     while (result == 0 && !ended) {
         if (left == 0) {
-            ssize_t read_now = pread(input, in, in_size, offset);
+            ssize_t read_now = pread(input, in, chunk, offset);
             if (read_now < 0) {
                 if (errno == EINTR) continue;
                 result = -3;
@@ -236,7 +220,7 @@ int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_
             next = in;
         }
         size_t written = 0, had = left;
-        int status = decompressor_step(&d, &next, &left, out, out_size, &written);
+        int status = decompressor_step(&d, &next, &left, out, chunk, &written);
         // No byte taken and none made with input and room to spare: the stream is stuck.
         if (status < 0 || (status == 0 && written == 0 && left == had)) {
             result = -1;

@@ -216,11 +216,12 @@ final class XCFDecoder: RasterDecoder {
                         let source = (y * tileWidth + x) * layer.components
                         var (red, green, blue, alpha) = colour(of: pixels, at: source, layer)
                         if let mask { alpha = alpha * Int(mask[y * tileWidth + x]) / 255 }
+                        alpha = alpha * layer.opacity / 255
                         let at = ((top + y) * width + left + x) * 4
                         if let mixing = layer.blend {
-                            mix(red, green, blue, alpha * layer.opacity / 255, by: mixing, into: &canvas, at: at)
+                            mix(red, green, blue, alpha, by: mixing, into: &canvas, at: at)
                         } else {
-                            blend(red, green, blue, alpha * layer.opacity / 255, into: &canvas, at: at)
+                            blend(red, green, blue, alpha, into: &canvas, at: at)
                         }
                     }
                 }
