@@ -1296,6 +1296,21 @@ def make_bitmaps():
                                 ("deep.pgm", ["-colorspace", "gray", "-depth", "16"], "16-bit binary PGM (P5)")]:
         run(CONVERT, halves, *options, out("bitmaps/" + name))
         ok_image("bitmaps/" + name, "pnm", w, h, "red above blue as a " + note)
+    for name, options, note in [("odd.pbm", [], "binary PBM (P4), rows padded to 5 bytes"),
+                                ("odd-plain.pbm", ["-compress", "none"], "plain PBM (P1)")]:
+        run(CONVERT, halves, "-crop", "37x%d+0+0" % h, "+repage", "-monochrome", *options, out("bitmaps/" + name))
+        ok_image("bitmaps/" + name, "pnm", 37, h, "red above blue, 37 wide, as a " + note)
+    run(CONVERT, os.path.join(ROOT, "png", "rgb8.png"), out("bitmaps/rgb8.ppm"))
+    ok_image("bitmaps/rgb8.ppm", "pnm", 200, 150, "png/rgb8.png as a binary PPM (P6)")
+    whole = read("bitmaps/rgb8.ppm")
+    write("bitmaps/cut.ppm", whole[:len(whole) // 2])
+    record("bitmaps/cut.ppm", "pnm", "error:truncated", None, "bitmaps/rgb8.ppm cut in half")
+    # Ten bits: a sample a column, 25 steps of 1000 apart, big-endian; the last column past the
+    # largest sample.
+    tenbit = b"".join(struct.pack(">H", 1200 if x == w - 1 else 25 * x) for x in range(w)) * h
+    write("bitmaps/tenbit.pgm", b"P5\n# ten bits\n%d %d\n1000\n" % (w, h) + tenbit)
+    ok_image("bitmaps/tenbit.pgm", "pnm", w, h, "a binary PGM of largest sample 1000: 25 times the column, "
+             "the last column 1200")
     whole = read("bitmaps/v3.bmp")
     write("bitmaps/truncated.bmp", whole[:len(whole) // 2])
     record("bitmaps/truncated.bmp", "bmp", "error:truncated bmp data", None, "bitmaps/v3.bmp cut in half")

@@ -188,7 +188,7 @@ extension FormatFamily {
         .cameraRaw,
         .office,
         .epub, .comics,
-        .bitmaps, .icons, .appleIcons, .pam, .qoi, .pcx, .dcx, .sgi, .sunRaster, .xWindowDumps, .directDrawSurfaces,
+        .bitmaps, .netpbm, .icons, .appleIcons, .qoi, .pcx, .dcx, .sgi, .sunRaster, .xWindowDumps, .directDrawSurfaces,
         .fits,
         .wirelessBitmaps,
         .radiance, .openEXR,

@@ -3,8 +3,9 @@ import Testing
 
 @testable import GlanceRender
 
-/// BMP, icons, cursors, Targa and Netpbm through gdk-pixbuf's loaders: each the way up it was
-/// drawn, whatever order its rows are stored in, against the picture it was made from.
+/// BMP, icons, cursors and Targa through gdk-pixbuf's loaders, and Netpbm (binary by Glance's
+/// reader, plain by gdk-pixbuf's): each the way up it was drawn, whatever order its rows are
+/// stored in, against the picture it was made from.
 @Suite("Bitmaps", .timeLimit(.minutes(10)))
 struct BitmapTests {
     /// The files of a picture red above blue, by how their rows are stored.
@@ -30,6 +31,29 @@ struct BitmapTests {
             let (top, bottom) = (mean(image, rows: 0..<10), mean(image, rows: 20..<30))
             // Red (220, 30, 30) is lighter than blue (30, 40, 220) in ImageMagick's gray: 70 against 51.
             #expect(top.g > bottom.g + 10, "\(path): top \(top), bottom \(bottom)")
+        }
+    }
+
+    @Test(
+        "binary Netpbm through Glance's reader: a PPM keeps its pixels, a PBM's padded rows are its plain twin's, a ten-bit PGM is scaled to 8 bits, a cut one fails"
+    )
+    func binaryNetpbm() throws {
+        let (type, rendered) = try renderDocument(path: TestAssets.path("bitmaps/rgb8.ppm"))
+        #expect(type == .portableAnymap)
+        #expect(rendered.image == (try decodeFullSize(TestAssets.path("png/rgb8.png"))), "not rgb8.png's pixels")
+        // The plain PBM is read by gdk-pixbuf's loader: the two readers agree, pixel for pixel.
+        let binary = try decodeFullSize(TestAssets.path("bitmaps/odd.pbm"))
+        let plain = try decodeFullSize(TestAssets.path("bitmaps/odd-plain.pbm"))
+        #expect(binary.width == 37 && binary == plain)
+        #expect(binary.pixel(x: 36, y: 0).r == 255 && binary.pixel(x: 36, y: 29).r == 0, "\(binary.pixel(x: 36, y: 0))")
+        let tenBit = try decodeFullSize(TestAssets.path("bitmaps/tenbit.pgm"))
+        for x in [0, 1, 20, 38, 39] {
+            let expected = x == 39 ? 255 : Int((Double(25 * x) * 255 / 1000).rounded())
+            let pixel = tenBit.pixel(x: x, y: 15)
+            #expect(Int(pixel.r) == expected && pixel.r == pixel.g && pixel.g == pixel.b, "column \(x): \(pixel)")
+        }
+        #expect(throws: ThumbnailError.truncated(format: "Netpbm")) {
+            try renderDocument(path: TestAssets.path("bitmaps/cut.ppm"))
         }
     }
 

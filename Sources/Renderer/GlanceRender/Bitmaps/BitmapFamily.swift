@@ -1,22 +1,24 @@
 import GlanceCore
 
 extension FormatFamily {
-    /// The simple rasters people keep beside their photos: Windows and OS/2 bitmaps, Targa and
-    /// Netpbm images, each drawn by ``RasterPipeline`` over
-    /// ``PixbufDecoder`` (gdk-pixbuf's loader of that format alone). Sniffed by their headers; a
-    /// Targa file has no signature, so its header must be plausible and its name must say so.
+    /// The simple rasters people keep beside their photos that gdk-pixbuf's loaders draw:
+    /// Windows and OS/2 bitmaps and Targa images, each drawn by ``RasterPipeline`` over
+    /// ``PixbufDecoder`` (that format's loader alone). Sniffed by their headers; a Targa file has
+    /// no signature, so its header must be plausible and its name must say so.
     public static let bitmaps = raster(
-        "bitmap", types: [.bmp, .targa, .portableAnymap], decoder: PixbufDecoder.self,
+        "bitmap", types: [.bmp, .targa], decoder: PixbufDecoder.self,
         rules: [
             SniffRule(priority: 140) { BitmapHeaders.isBMP($0.prefix) ? .bmp : nil },
-            SniffRule(priority: 160) { BitmapHeaders.isNetpbm($0.prefix) ? .portableAnymap : nil },
             SniffRule(priority: 430) { $0.named == .targa && BitmapHeaders.isTarga($0.prefix) ? .targa : nil },
         ])
 
-    /// Netpbm's PAM (`P7`), which gdk-pixbuf does not read (``PAMDecoder``).
-    public static let pam = raster(
-        "PAM", types: [.portableArbitraryMap], decoder: PAMDecoder.self,
-        rules: [.signature(Array("P7\n".utf8), priority: 165, type: .portableArbitraryMap)])
+    /// Netpbm's pictures: PBM, PGM and PPM (`P1` to `P6`), and PAM (`P7`) (``NetpbmDecoder``).
+    public static let netpbm = raster(
+        "Netpbm", types: [.portableAnymap, .portableArbitraryMap], decoder: NetpbmDecoder.self,
+        rules: [
+            SniffRule(priority: 160) { BitmapHeaders.isNetpbm($0.prefix) ? .portableAnymap : nil },
+            .signature(Array("P7\n".utf8), priority: 165, type: .portableArbitraryMap),
+        ])
 
     /// QOI images: `qoif` (``QOIDecoder``).
     public static let qoi = raster(

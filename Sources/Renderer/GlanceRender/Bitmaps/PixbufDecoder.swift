@@ -4,7 +4,7 @@ import GlanceCore
 
 /// Decodes the simple rasters through gdk-pixbuf's loaders for the ``RasterPipeline``: BMP
 /// (every header version, RLE4 and RLE8, bit fields, top-down, alpha), Targa (run-length encoded
-/// or not, colour-mapped, every origin) and Netpbm (P1 to P6, plain and binary), and the bitmap
+/// or not, colour-mapped, every origin) and plain Netpbm (P1 to P3, for ``NetpbmDecoder``), and the bitmap
 /// pictures of icons and cursors (``IconDecoder`` chooses which). Only the sniffed format's
 /// loader is asked, by name.
 ///
