@@ -1238,6 +1238,15 @@ def tga(w, h, rows, top_first, rle=False):
     return header + bytes([24, 0x20 if top_first else 0]) + body
 
 
+def tga_footer(attributes):
+    """A TGA 2.0 extension area (495 bytes, its attributes type last) and footer, for a file whose
+    pixels end at `start`: returned as a function of `start`."""
+    def footer(start):
+        extension = struct.pack("<H", 495) + b"\0" * 492 + bytes([attributes])
+        return extension + struct.pack("<II", start, 0) + b"TRUEVISION-XFILE.\0"
+    return footer
+
+
 def bmp_top_down(w, h, rows):
     """A 24-bit Windows 3 bitmap whose height is negative: its rows stored top first."""
     stride = (w * 3 + 3) & ~3
@@ -1290,6 +1299,29 @@ def make_bitmaps():
     write("bitmaps/lying-directory.ico", bytes(lying))
     record("bitmaps/lying-directory.ico", "ico", "error:its directory lists a 64x64 picture that is 48x48", None,
            "bitmaps/small.ico whose directory says its 48x48 picture is 64x64")
+    # Targa layouts gdk-pixbuf's loader and ImageMagick's writer do not cover, written here.
+    sides = [bytes((220, 30, 30) * (w // 2) + (30, 40, 220) * (w - w // 2)) for _ in range(h)]
+    mirrored = [b"".join(row[i:i + 3][::-1] for i in range(len(row) - 3, -1, -3)) for row in sides]
+    write("bitmaps/right-first.tga", bytes([0, 0, 2] + [0] * 9) + struct.pack("<HH", w, h) + bytes([24, 0x30])
+          + b"".join(mirrored))
+    ok_image("bitmaps/right-first.tga", "tga", w, h, "red left of blue, 24-bit Targa, each row stored right "
+             "pixel first (descriptor 0x30)")
+    def argb1555(x, y):
+        r, g, b = (220, 30, 30) if y < h // 2 else (30, 40, 220)
+        return struct.pack("<H", (0 if x >= w - 8 else 0x8000) | (r >> 3) << 10 | (g >> 3) << 5 | b >> 3)
+    write("bitmaps/argb1555.tga", bytes([0, 0, 2] + [0] * 9) + struct.pack("<HH", w, h) + bytes([16, 0x21])
+          + b"".join(argb1555(x, y) for y in range(h) for x in range(w)))
+    ok_image("bitmaps/argb1555.tga", "tga", w, h, "red above blue, 16-bit Targa with an alpha bit (descriptor "
+             "0x21): the last 8 columns clear")
+    body = b"".join(row[i:i + 3][::-1] + b"\0" for row in halves_rows(w, h) for i in range(0, len(row), 3))
+    start = 18 + len(body)
+    write("bitmaps/unused-alpha.tga", bytes([0, 0, 2] + [0] * 9) + struct.pack("<HH", w, h) + bytes([32, 0x28])
+          + body + tga_footer(2)(start))
+    ok_image("bitmaps/unused-alpha.tga", "tga", w, h, "red above blue, 32-bit Targa whose alpha bytes are 0 and "
+             "whose TGA 2.0 extension area says the alpha is not to be used: drawn opaque")
+    whole = read("bitmaps/rle.tga")
+    write("bitmaps/cut-rle.tga", whole[:len(whole) - 20])
+    record("bitmaps/cut-rle.tga", "tga", "error:truncated", None, "bitmaps/rle.tga without its last 20 bytes")
     for name, options, note in [("plain.pbm", ["-monochrome", "-compress", "none"], "plain PBM (P1)"),
                                 ("plain.pgm", ["-colorspace", "gray", "-compress", "none"], "plain PGM (P2)"),
                                 ("binary.ppm", [], "binary PPM (P6)"),

@@ -3,8 +3,8 @@ import Testing
 
 @testable import GlanceRender
 
-/// BMP, icons, cursors and Targa through gdk-pixbuf's loaders, and Netpbm (binary by Glance's
-/// reader, plain by gdk-pixbuf's): each the way up it was drawn, whatever order its rows are
+/// BMP, icons and cursors through gdk-pixbuf's loaders, Targa by Glance's reader, and Netpbm
+/// (binary by Glance's reader, plain by gdk-pixbuf's): each the way up it was drawn, whatever order its rows are
 /// stored in, against the picture it was made from.
 @Suite("Bitmaps", .timeLimit(.minutes(10)))
 struct BitmapTests {
@@ -54,6 +54,23 @@ struct BitmapTests {
         }
         #expect(throws: ThumbnailError.truncated(format: "Netpbm")) {
             try renderDocument(path: TestAssets.path("bitmaps/cut.ppm"))
+        }
+    }
+
+    @Test(
+        "Targa through Glance's reader: rows stored right pixel first, a 16-bit picture's alpha bit, alpha its TGA 2.0 extension area says is unused (gdk-pixbuf drew the last two opaque and clear), a cut run-length one"
+    )
+    func targa() throws {
+        let mirrored = try decodeFullSize(TestAssets.path("bitmaps/right-first.tga"))
+        #expect(mirrored.pixel(x: 2, y: 2) == (220, 30, 30, 255) && mirrored.pixel(x: 37, y: 27) == (30, 40, 220, 255))
+        let sixteen = try decodeFullSize(TestAssets.path("bitmaps/argb1555.tga"))
+        // Five bits a channel, widened: 220 is stored as 27, drawn 222.
+        #expect(sixteen.hasAlpha && sixteen.pixel(x: 2, y: 2) == (222, 24, 24, 255), "\(sixteen.pixel(x: 2, y: 2))")
+        #expect(sixteen.pixel(x: 32, y: 27).a == 0 && sixteen.pixel(x: 31, y: 27) == (24, 41, 222, 255))
+        let unused = try decodeFullSize(TestAssets.path("bitmaps/unused-alpha.tga"))
+        #expect(!unused.hasAlpha && unused.pixel(x: 2, y: 2) == (220, 30, 30, 255), "\(unused.pixel(x: 2, y: 2))")
+        #expect(throws: ThumbnailError.truncated(format: "TGA")) {
+            try renderDocument(path: TestAssets.path("bitmaps/cut-rle.tga"))
         }
     }
 

@@ -1,16 +1,17 @@
 import GlanceCore
 
 extension FormatFamily {
-    /// The simple rasters people keep beside their photos that gdk-pixbuf's loaders draw:
-    /// Windows and OS/2 bitmaps and Targa images, each drawn by ``RasterPipeline`` over
-    /// ``PixbufDecoder`` (that format's loader alone). Sniffed by their headers; a Targa file has
-    /// no signature, so its header must be plausible and its name must say so.
+    /// Windows and OS/2 bitmaps, drawn by ``RasterPipeline`` over ``PixbufDecoder`` (gdk-pixbuf's
+    /// BMP loader alone), sniffed by their header.
     public static let bitmaps = raster(
-        "bitmap", types: [.bmp, .targa], decoder: PixbufDecoder.self,
-        rules: [
-            SniffRule(priority: 140) { BitmapHeaders.isBMP($0.prefix) ? .bmp : nil },
-            SniffRule(priority: 430) { $0.named == .targa && BitmapHeaders.isTarga($0.prefix) ? .targa : nil },
-        ])
+        "bitmap", types: [.bmp], decoder: PixbufDecoder.self,
+        rules: [SniffRule(priority: 140) { BitmapHeaders.isBMP($0.prefix) ? .bmp : nil }])
+
+    /// Targa images (``TargaDecoder``): Targa has no signature, so its header must be plausible
+    /// and its name must say so.
+    public static let targa = raster(
+        "Targa", types: [.targa], decoder: TargaDecoder.self,
+        rules: [SniffRule(priority: 430) { $0.named == .targa && BitmapHeaders.isTarga($0.prefix) ? .targa : nil }])
 
     /// Netpbm's pictures: PBM, PGM and PPM (`P1` to `P6`), and PAM (`P7`) (``NetpbmDecoder``).
     public static let netpbm = raster(

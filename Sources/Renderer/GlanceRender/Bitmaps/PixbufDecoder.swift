@@ -3,10 +3,10 @@ internal import CPixbuf
 import GlanceCore
 
 /// Decodes the simple rasters through gdk-pixbuf's loaders for the ``RasterPipeline``: BMP
-/// (every header version, RLE4 and RLE8, bit fields, top-down, alpha), Targa (run-length encoded
-/// or not, colour-mapped, every origin) and plain Netpbm (P1 to P3, for ``NetpbmDecoder``), and the bitmap
-/// pictures of icons and cursors (``IconDecoder`` chooses which). Only the sniffed format's
-/// loader is asked, by name.
+/// (every header version, RLE4 and RLE8, bit fields, top-down, alpha), plain Netpbm (P1 to P3,
+/// for ``NetpbmDecoder``), and the bitmap pictures of icons and cursors (``IconDecoder`` chooses
+/// which). Only the sniffed format's loader is asked, by name. (Targa and binary Netpbm have
+/// readers of Glance's own, ``TargaDecoder`` and ``BinaryNetpbmDecoder``, which are faster.)
 ///
 /// gdk-pixbuf's loaders decode as they are fed, into one image of the whole size, so the file is
 /// decoded when the decoder opens; the size its header declares is held to the pixel limit when
@@ -19,7 +19,7 @@ final class PixbufDecoder: RasterDecoder {
     let warnings: [String] = []
 
     /// gdk-pixbuf's name of each type's loader.
-    static let loaders: [ContentType: String] = [.bmp: "bmp", .targa: "tga", .portableAnymap: "pnm"]
+    static let loaders: [ContentType: String] = [.bmp: "bmp", .portableAnymap: "pnm"]
 
     /// The loader an icon's or a cursor's bitmap picture is decoded with (see ``IconDecoder``).
     static let iconLoader = "ico"
