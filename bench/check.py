@@ -1,7 +1,7 @@
 """The bench that fails: Glance's rates against the anchors and against a baseline renderer,
 compared with the thresholds kept in bench/thresholds.json. Run with `make bench-check`.
 
-    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font,hdr,rasters]
+    python3 bench/check.py [--glance PATH] [--baseline-renderer PATH] [--rounds N] [--formats jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font,hdr,rasters,bitmaps]
                            [--kinds video,office,raw,books] [--no-serve] [--no-memory] [--json FILE]
 
 Each measure is a ratio taken round by round, in one run, the tools' order rotating between
@@ -13,7 +13,8 @@ of all of them decides; a family's, once more, and the mean of the two decides):
                           time on the same files: vipsthumbnail (the faster of one process and two)
                           for JPEG, PNG, PDF, JPEG XL, Photoshop and the long tail's rasters (PCX,
                           SGI, Sun raster and DDS through its ImageMagick loader, FITS through
-                          cfitsio),
+                          cfitsio) and the simple bitmaps (BMP and Targa through its ImageMagick
+                          loader, binary PPM through its own),
                           pango-view over each text's first 4 KB for text, and the format's own
                           library's tool for DjVu (ddjvu), PostScript (gs) and XPS (xpstopng), GNOME's
                           gnome-thumbnail-font for fonts
@@ -315,7 +316,7 @@ def main():
     parser.add_argument("--baseline-renderer", default=os.environ.get("BASELINE_RENDERER"),
                         help="the glance-renderer of the commit the thresholds name")
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_CHECK_ROUNDS", "7")))
-    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font,hdr,rasters")
+    parser.add_argument("--formats", default="jpeg,png,pdf,text,jxl,psd,djvu,ps,xps,font,hdr,rasters,bitmaps")
     parser.add_argument("--kinds", default="video,office,raw,books",
                         help="the families measured by their own extras (video, office, raw, books)")
     parser.add_argument("--no-serve", action="store_true")

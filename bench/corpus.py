@@ -49,7 +49,7 @@ except ImportError:
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 WORK_DIR = os.path.join(BENCH_DIR, "work")
 CONVERT = "/usr/bin/convert"
-FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps", "font", "hdr", "rasters")
+FORMATS = ("jpeg", "png", "pdf", "text", "jxl", "psd", "djvu", "ps", "xps", "font", "hdr", "rasters", "bitmaps")
 MANY_COUNT = 10_000
 
 
@@ -331,6 +331,20 @@ def make_hdr(path, width, height, extra, seed, tmp):
 # libvips reads neither).
 RASTER_KINDS = (("pcx", []), ("sgi", []), ("ras", []),
                 ("dds", ["-define", "dds:compression=dxt1", "-define", "dds:mipmaps=0"]), ("fits", ["-depth", "16"]))
+
+
+# The simple rasters, taking turns: a Windows 3 BMP (24-bit), a run-length encoded Targa (both
+# through gdk-pixbuf in Glance, libvips' ImageMagick loader in vipsthumbnail) and a binary PPM
+# (Glance's own Netpbm reader, libvips' own), each a photo written by ImageMagick.
+BITMAP_KINDS = (("bmp", "BMP3:", []), ("tga", "", ["-compress", "RLE"]), ("ppm", "", []))
+
+
+def make_bitmap(path, width, height, prefix, extra, seed, tmp):
+    """A photo in one of BITMAP_KINDS, by ImageMagick."""
+    ppm = os.path.join(tmp, "photo.ppm")
+    write_pnm(ppm, photo(width, height, seed).astype(np.uint8))
+    subprocess.run([CONVERT, ppm, *extra, prefix + path], check=True)
+    os.remove(ppm)
 
 
 def make_raster(path, width, height, extra, seed, tmp):
@@ -691,6 +705,13 @@ def build_corpus(root, scale_full, log):
             log(f"  rasters {name}")
             make_raster(os.path.join(root, "rasters", name), w, h, extra, 11000 + i, tmp)
             manifest.append({"format": "rasters", "file": name, "width": w, "height": h})
+        for i in range(12 if scale_full else 6):
+            w, h = JPEG_SIZES[i // len(BITMAP_KINDS) % 2]
+            kind, prefix, extra = BITMAP_KINDS[i % len(BITMAP_KINDS)]
+            name = f"bitmap-{i:02d}-{w}x{h}.{kind}"
+            log(f"  bitmaps {name}")
+            make_bitmap(os.path.join(root, "bitmaps", name), w, h, prefix, extra, 12000 + i, tmp)
+            manifest.append({"format": "bitmaps", "file": name, "width": w, "height": h})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for entry in manifest:

@@ -76,7 +76,7 @@ def tool_plan(fmt, files, weights, sizes, glance, cores, text_heads):
                                      os.path.join(outdir, "summary.json"))
 
     plan = {"glance": (f"glance generate --jobs {cores}", glance_jobs)}
-    if fmt in ("jpeg", "png", "pdf", "jxl", "psd", "hdr", "rasters"):
+    if fmt in ("jpeg", "png", "pdf", "jxl", "psd", "hdr", "rasters", "bitmaps"):
         plan["vips1"] = ("vipsthumbnail, 1 process", lambda out: tools.vips_one_process(files, out, fmt))
         plan["vips2"] = ("vipsthumbnail, 2 processes x VIPS_CONCURRENCY=1",
                          lambda out: tools.vips_two_processes(files, out, fmt, weights))
