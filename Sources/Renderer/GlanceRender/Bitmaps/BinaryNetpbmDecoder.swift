@@ -73,10 +73,12 @@ final class BinaryNetpbmDecoder: RasterDecoder {
         let prefix = try FileReader.readPrefix(of: request.file, maxBytes: Self.headerLimit)
         guard let header = BitmapHeaders.netpbmHeader(prefix.bytes) else {
             throw prefix.isWholeFile || prefix.bytes.count < Self.headerLimit
-                ? .truncated(format: format) : .corrupt(format: format, detail: "its header does not end")
+                ? .truncated(format: format)
+                : .corrupt(format: format, detail: "its header does not end in its first 4 KB")
         }
         guard let layout = NetpbmLayout(kind: header.kind, numbers: header.numbers, dataStart: header.end) else {
-            throw .corrupt(format: format, detail: "its header gives no picture, or a largest sample past 65535")
+            throw .corrupt(
+                format: format, detail: "its header gives no picture, or a largest sample outside 1 to 65535")
         }
         self.init(file: request.file, layout: layout, format: format)
     }

@@ -53,6 +53,6 @@ enum PAMHeader {
             }
         }
         throw bytes.count < BinaryNetpbmDecoder.headerLimit
-            ? .truncated(format: format) : .corrupt(format: format, detail: "its header does not end")
+            ? .truncated(format: format) : .corrupt(format: format, detail: "its header does not end in its first 4 KB")
     }
 }

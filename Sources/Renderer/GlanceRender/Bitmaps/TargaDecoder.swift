@@ -125,9 +125,8 @@ struct TargaLayout {
         case (false, true, 8), (false, true, 16): break
         case (false, false, 15), (false, false, 16), (false, false, 24), (false, false, 32): break
         default:
-            throw .corrupt(
-                format: format,
-                detail: "type \(type) with \(depth)-bit pixels (and a map of \(mapDepth)) is not a Targa layout")
+            let map = mapped ? " into a map of \(mapDepth)-bit entries" : ""
+            throw .corrupt(format: format, detail: "type \(type) with \(depth)-bit pixels\(map) is not a Targa layout")
         }
         pixelBytes = (depth + 7) / 8
         let mapStart = 18 + Int(data[0])
