@@ -147,7 +147,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 CONVERT = "/usr/bin/convert"
 GROUPS = ["png", "jpeg", "orientation", "pdf", "text", "corrupt", "samples", "collision", "hostile",
           "colour", "webp", "gif", "tiff", "heif", "svg", "media", "office", "raw", "ebook", "comics",
-          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000", "visio", "xpm", "rasters"]
+          "bitmaps", "paintings", "iwork", "blender", "mobi", "icns", "pam", "qoi", "jxl", "psd", "postscript", "djvu", "xps", "fonts", "metafiles", "carried", "jpeg2000", "visio", "xpm", "rasters", "compressed"]
 MANIFEST = []  # rows: (path, kind, outcome, width, height, note)
 TMP = None     # scratch folder, set in main()
 
@@ -1190,7 +1190,7 @@ def main(only=()):
                   make_collision, make_hostile, make_colour, make_webp, make_gif, make_tiff, make_heif, make_svg,
                   make_media, make_office, make_raw, make_ebook, make_comics, make_bitmaps, make_paintings, make_iwork, make_blender, make_mobi, make_icns, make_pam, make_qoi,
                   make_jxl, make_psd, make_postscript, make_djvu, make_xps, make_fonts, make_metafiles, make_carried, make_jpeg2000, make_visio, make_xpm,
-                  make_rasters]
+                  make_rasters, make_compressed]
         for maker in makers:
             if not only or maker.__name__[len("make_"):] in only:
                 maker()
@@ -2875,6 +2875,37 @@ def bc7_random_blocks(count, seed):
         bits = ((rng.getrandbits(128) << (mode + 1)) | 1 << mode) & ((1 << 128) - 1)
         out += bits.to_bytes(16, "little")
     return bytes(out)
+
+
+def make_compressed():
+    """Texts kept compressed whole, as rotated logs and packages' changelogs are: text/latin-utf8.txt's
+    words by gzip, xz, Zstandard and bzip2 (named, and not), one cut short, a long log, and a PDF
+    kept compressed (not drawn)."""
+    source = read("text/latin-utf8.txt")
+    for name, tool in [("changelog.gz", ["gzip", "-n", "-9"]), ("notes.txt.xz", ["xz", "-9"]),
+                       ("notes.txt.zst", ["zstd", "-q", "-19"]), ("notes.txt.bz2", ["bzip2", "-9"]),
+                       ("notes.bz2", ["bzip2", "-9"])]:
+        write("compressed/" + name, subprocess.run(tool + ["-c"], input=source, check=True,
+                                                   capture_output=True).stdout)
+    for name, how in [("changelog.gz", "gzip, told by what it decompresses to"),
+                      ("notes.txt.xz", "xz"), ("notes.txt.zst", "Zstandard"),
+                      ("notes.txt.bz2", "bzip2, named text under its .bz2")]:
+        record("compressed/" + name, "text", "ok", (724, 1024), "text/latin-utf8.txt by " + how)
+    record("compressed/notes.bz2", "none", "error:not a supported document type", None,
+           "text/latin-utf8.txt by bzip2, not named text: a .bz2 is not decompressed to sniff it")
+    whole = read("compressed/changelog.gz")
+    write("compressed/cut.log.gz", whole[:len(whole) * 2 // 3])
+    record("compressed/cut.log.gz", "text", "ok", (724, 1024), "changelog.gz cut at two thirds: what it holds is drawn")
+    lines = b"".join(b"2026-12-07 10:%02d:%02d host glance[42]: drew document %06d in 12 ms\n" % (i // 60 % 60, i % 60, i)
+                     for i in range(40000))
+    write("compressed/long.log.zst", subprocess.run(["zstd", "-q", "-19", "-c"], input=lines, check=True,
+                                                    capture_output=True).stdout)
+    record("compressed/long.log.zst", "text", "ok", (724, 1024),
+           "a log of 40,000 lines (2.7 MB) by Zstandard: only its first megabyte and a byte are decompressed")
+    write("compressed/report.pdf.gz", subprocess.run(["gzip", "-n", "-c"], input=read("pdf/letter.pdf"), check=True,
+                                                     capture_output=True).stdout)
+    record("compressed/report.pdf.gz", "none", "error:a compressed pdf", None,
+           "pdf/letter.pdf by gzip: a compressed PDF is not drawn as text, and says so")
 
 
 def make_rasters():

@@ -65,15 +65,18 @@ public struct Thumbnailer: Sendable {
     }
 
     /// The content type of the open `file` named `name`, by sniffing, for text its decoded start
-    /// and for an archive its listing (both to put in the ``RenderRequest``), and the bytes read
-    /// to decide; throws for empty and unsupported files.
+    /// and for an archive its listing (both to put in the ``RenderRequest``), the bytes read to
+    /// decide, and the file to draw and read (`file`, or a compressed text's decompressed start);
+    /// throws for empty and unsupported files.
     public func sniff(_ file: OpenFile, named name: String) throws(ThumbnailError) -> (
-        type: ContentType, text: DecodedText?, read: FilePrefix, listing: ArchiveListing?
+        type: ContentType, text: DecodedText?, read: FilePrefix, listing: ArchiveListing?, document: OpenFile
     ) {
         let sniffed = try sniffer.sniff(file: file, named: name)
         switch sniffed.result {
         case .supported(let type) where renderers[type] != nil || handsOn(type):
-            return (type, sniffed.text, sniffed.read, sniffed.listing.map(ArchiveListing.init))
+            return (
+                type, sniffed.text, sniffed.read, sniffed.listing.map(ArchiveListing.init), sniffed.document ?? file
+            )
         case .supported(let type): throw .unsupported(detail: "no renderer for \(type.displayName)")
         case .empty: throw .empty
         case .unsupported(let detail): throw .unsupported(detail: detail)

@@ -140,16 +140,17 @@ public struct RendererService: Sendable {
             var request = RenderRequest(file: file, name: job.name, maxSide: job.maxSide, maxPixels: job.maxPixels)
             request.page = job.page
             request.readsPageSizes = job.readsPageSizes
-            let (sniffed, text, read, listing) = try thumbnailer.sniff(file, named: job.name)
+            let (sniffed, text, read, listing, document) = try thumbnailer.sniff(file, named: job.name)
             type = sniffed
             try Self.checkFileSize(file, capabilities: thumbnailer.capabilities(of: sniffed), limit: job.maxFileBytes)
+            request.file = document
             request.text = text
             request.listing = listing
             var outcome: RenderOutcome
             if thumbnailer.handsOn(sniffed) {
                 outcome = try Self.triageOffice(job, request: request, type: sniffed, thumbnailer: thumbnailer)
             } else if job.textContent {
-                outcome = try Self.textContent(of: job, file: file, type: sniffed)
+                outcome = try Self.textContent(of: job, file: document, type: sniffed)
             } else if job.pixelsOnly {
                 let image = try thumbnailer.render(request, as: sniffed).image.withOpaqueAlpha()
                 outcome = RenderOutcome(
@@ -159,7 +160,8 @@ public struct RendererService: Sendable {
                 outcome = try Self.thumbnail(
                     of: job, request: request, type: sniffed, thumbnailer: thumbnailer, pieces: pieces)
                 if let text {
-                    let (lines, longer) = try TextContent.lineCount(of: file, encoding: text.encoding, continuing: read)
+                    let (lines, longer) = try TextContent.lineCount(
+                        of: document, encoding: text.encoding, continuing: read)
                     outcome.details = DocumentDetails(
                         textEncoding: text.encoding, lineCount: lines, textIsLonger: longer)
                 }

@@ -180,9 +180,14 @@ size_t glance_decompress_start(const void *input, size_t count, void *output, si
     return written;
 }
 
-int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_t *length) {
+/// glance_decompress_file's work; with `start_only`, stopping once `limit` bytes are made (kept,
+/// `*complete` 0) instead of failing, and keeping what a cut or damaged stream made before it
+/// stopped (`*complete` 0 too) when it made any.
+static int decompress_file(int input, uint64_t limit, int start_only, int *decompressed, uint64_t *length,
+                           int *complete) {
     *decompressed = -1;
     *length = 0;
+    *complete = 1;
     unsigned char header[8];
     ssize_t got = pread(input, header, sizeof header, 0);
     if (got < 0) return -3;
@@ -228,8 +233,13 @@ int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_
         }
         ended = status == 1;
         if (total + written > limit) {
-            result = -2;
-            break;
+            if (!start_only) {
+                result = -2;
+                break;
+            }
+            written = (size_t)(limit - total);
+            ended = 1;
+            *complete = 0;
         }
         for (size_t done = 0; done < written;) {
             ssize_t put = write(output, out + done, written - done);
@@ -245,6 +255,10 @@ int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_
     free(in);
     free(out);
     decompressor_end(&d);
+    if (start_only && result == -1 && total > 0) {
+        result = 0;
+        *complete = 0;
+    }
     if (result != 0) {
         int saved = errno;
         close(output);
@@ -256,6 +270,15 @@ int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_
     *decompressed = output;
     *length = total;
     return 0;
+}
+
+int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_t *length) {
+    int complete;
+    return decompress_file(input, limit, 0, decompressed, length, &complete);
+}
+
+int glance_decompress_file_start(int input, uint64_t limit, int *decompressed, uint64_t *length, int *complete) {
+    return decompress_file(input, limit, 1, decompressed, length, complete);
 }
 
 size_t glance_zlib_inflate(const void *input, size_t count, void *output, size_t capacity) {

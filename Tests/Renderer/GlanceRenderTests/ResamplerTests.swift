@@ -203,7 +203,7 @@ struct HalvingTests {
         let path = TestAssets.path(asset)
         let thumbnailer = Thumbnailer()
         let file = try OpenFile.regularFile(atPath: path)
-        let (type, _, _, _) = try thumbnailer.sniff(file, named: path)
+        let (type, _, _, _, _) = try thumbnailer.sniff(file, named: path)
         let request = RenderRequest(file: file, name: path)
         let result = try thumbnailer.render(
             request, as: type, encodingAs: .png, keepingPixels: true, halvingsFor: [256, 512])

@@ -92,7 +92,7 @@ struct StreamedPNGTests {
     func pageFromSurface(asset: String) throws {
         let path = TestAssets.path(asset)
         let thumbnailer = Thumbnailer()
-        let (type, text, _, _) = try thumbnailer.sniff(try OpenFile.regularFile(atPath: path), named: path)
+        let (type, text, _, _, _) = try thumbnailer.sniff(try OpenFile.regularFile(atPath: path), named: path)
         var request = RenderRequest(file: try OpenFile.regularFile(atPath: path), name: path)
         request.text = text
         guard case .encoded(let encoded) = try thumbnailer.render(request, as: type, encodingAs: .png) else {

@@ -211,8 +211,8 @@ func renderDocument(
 ) throws(ThumbnailError) -> (type: ContentType, thumbnail: RenderedThumbnail) {
     let file: OpenFile
     do { file = try OpenFile.regularFile(atPath: path) } catch { throw .unreadable(reason: error.description) }
-    let (type, text, _, listing) = try thumbnailer.sniff(file, named: path)
-    var request = RenderRequest(file: file, name: path, maxSide: maxSide, maxPixels: maxPixels)
+    let (type, text, _, listing, document) = try thumbnailer.sniff(file, named: path)
+    var request = RenderRequest(file: document, name: path, maxSide: maxSide, maxPixels: maxPixels)
     request.text = text
     request.listing = listing
     request.page = page

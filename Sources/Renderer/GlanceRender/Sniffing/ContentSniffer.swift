@@ -59,6 +59,9 @@ public struct ContentSniffer: Sendable {
         /// The archive's listing, when sniffing had to list it (an office package, an e-book, a
         /// comic book): handed on to the renderer, which then does not list it again.
         var listing: ArchiveReader?
+        /// What to draw and read in the file's place: a compressed text's decompressed start
+        /// (``ContentSniffer/compressedText(_:prefix:named:)``); nil for the file itself.
+        public var document: OpenFile?
     }
 
     /// The type a name suggests by its extension, among the families' types.
@@ -97,6 +100,44 @@ public struct ContentSniffer: Sendable {
             (sniffed.result, sniffed.listing) = try ArchiveSniffer.type(
                 of: file, prefix: prefix.bytes, named: type(named: name), rules: containerRules)
         }
+        if case .unsupported = sniffed.result, let text = try compressedText(file, prefix: prefix.bytes, named: name) {
+            return text
+        }
+        return sniffed
+    }
+
+    /// A text kept compressed whole (a rotated log's `.gz`, a package's `changelog.gz`, a
+    /// `notes.txt.xz`): gzip, xz and Zstandard told by what they decompress to, bzip2 only when
+    /// its name says text under the `.bz2` (its start comes only with a whole block, up to 900 kB,
+    /// which sniffing every `.bz2` would decode). Its first ``TextLimits/maximumBytes``, and one
+    /// more to tell that it goes on, are decompressed into a memory file, drawn and read in the
+    /// file's place; the rest is not decompressed. Nil when it is not compressed, does not
+    /// decompress or is not text.
+    func compressedText(_ file: OpenFile, prefix: [UInt8], named name: String) throws(ThumbnailError) -> Sniffed? {
+        guard sniffsText, DecompressedFile.isCompressed(prefix) else { return nil }
+        let under = type(namedUnderCompression: name)
+        if prefix.starts(with: Array("BZh".utf8)), under != .text { return nil }
+        let start: (file: OpenFile, isComplete: Bool)
+        do {
+            start = try DecompressedFile.start(of: file, limit: TextLimits.maximumBytes + 1, format: "text")
+        } catch {
+            return nil
+        }
+        let inner = try FileReader.readPrefix(of: start.file, maxBytes: TextRenderer.maxBytesRead)
+        // Another kind kept compressed (a PDF, say) is not drawn as a page of its source.
+        if let other = signatureType(inner.bytes, named: under) {
+            return Sniffed(
+                result: .unsupported(
+                    detail: "a compressed \(other.displayName): of compressed documents only text is drawn"),
+                text: nil)
+        }
+        guard !inner.bytes.isEmpty,
+            let text = TextEncodingDetector.detect(
+                inner.bytes, isWholeFile: inner.isWholeFile, namedAsText: under == .text)
+        else { return nil }
+        var sniffed = Sniffed(result: .supported(.text), text: text)
+        sniffed.read = inner
+        sniffed.document = start.file
         return sniffed
     }
 

@@ -45,4 +45,10 @@ size_t glance_zlib_inflate(const void *input, size_t count, void *output, size_t
 /// failed (errno), -4 when memory ran out.
 int glance_decompress_file(int input, uint64_t limit, int *decompressed, uint64_t *length);
 
+/// As glance_decompress_file, for the start of the stream only: at most `limit` bytes are made
+/// and the rest is not decompressed, `*complete` saying whether the stream ended within them (0
+/// too when a cut or damaged stream made some bytes before it stopped: those are kept). Returns
+/// 0, or -1 when the stream is damaged or cut before a byte came, -3 or -4 as above.
+int glance_decompress_file_start(int input, uint64_t limit, int *decompressed, uint64_t *length, int *complete);
+
 #endif
