@@ -2878,9 +2878,9 @@ def bc7_random_blocks(count, seed):
 
 
 def make_compressed():
-    """Texts kept compressed whole, as rotated logs and packages' changelogs are: text/latin-utf8.txt's
-    words by gzip, xz, Zstandard and bzip2 (named, and not), one cut short, a long log, and a PDF
-    kept compressed (not drawn)."""
+    """Documents kept compressed whole: text/latin-utf8.txt's words by gzip, xz, Zstandard and
+    bzip2 (named, and not), as rotated logs and packages' changelogs are, one cut short, a long
+    log; a PDF by gzip and by bzip2; a PNG by gzip (not drawn)."""
     source = read("text/latin-utf8.txt")
     for name, tool in [("changelog.gz", ["gzip", "-n", "-9"]), ("notes.txt.xz", ["xz", "-9"]),
                        ("notes.txt.zst", ["zstd", "-q", "-19"]), ("notes.txt.bz2", ["bzip2", "-9"]),
@@ -2904,8 +2904,21 @@ def make_compressed():
            "a log of 40,000 lines (2.7 MB) by Zstandard: only its first megabyte and a byte are decompressed")
     write("compressed/report.pdf.gz", subprocess.run(["gzip", "-n", "-c"], input=read("pdf/letter.pdf"), check=True,
                                                      capture_output=True).stdout)
-    record("compressed/report.pdf.gz", "none", "error:a compressed pdf", None,
-           "pdf/letter.pdf by gzip: a compressed PDF is not drawn as text, and says so")
+    record("compressed/report.pdf.gz", "pdf", "ok", (791, 1024),
+           "pdf/letter.pdf by gzip: drawn from a decompressed copy, as the PDF")
+    write("compressed/report.pdf.bz2", subprocess.run(["bzip2", "-c"], input=read("pdf/letter.pdf"), check=True,
+                                                      capture_output=True).stdout)
+    record("compressed/report.pdf.bz2", "pdf", "ok", (791, 1024),
+           "pdf/letter.pdf by bzip2, named a PDF under its .bz2")
+    bomb = bz2.BZ2Compressor()
+    chunks = [bomb.compress(b"%PDF-1.4\n")] + [bomb.compress(bytes(1 << 20)) for _ in range(600)]
+    write("compressed/bomb.pdf.bz2", b"".join(chunks) + bomb.flush())
+    record("compressed/bomb.pdf.bz2", "none", "error:memory", None,
+           "a PDF header and 600 MB of zeros, bzip2: refused past the 512 MB a compressed document may take")
+    write("compressed/picture.png.gz", subprocess.run(["gzip", "-n", "-c"], input=read("png/rgb8.png"), check=True,
+                                                      capture_output=True).stdout)
+    record("compressed/picture.png.gz", "none", "error:a compressed png", None,
+           "png/rgb8.png by gzip: not drawn (no picture format is kept so), and says what it is")
 
 
 def make_rasters():

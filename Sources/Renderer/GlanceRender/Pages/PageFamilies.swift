@@ -6,7 +6,7 @@ extension FormatFamily {
     public static let pdf = FormatFamily(
         name: "PDF", contentTypes: [.pdf],
         sniffRules: [SniffRule(priority: 500) { PageSignatures.containsPDFHeader($0.prefix) ? .pdf : nil }],
-        capabilities: [.pages]
+        capabilities: [.pages, .drawnDecompressed]
     ) { _, _ in PDFRenderer() }
 
     /// SVG: XML whose root is `<svg`, or gzip named `.svgz`.

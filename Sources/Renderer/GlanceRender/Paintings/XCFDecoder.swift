@@ -46,10 +46,8 @@ final class XCFDecoder: RasterDecoder {
     static let itemLimit = 100_000
     /// The longest side of a layer (GIMP's own limit is 524,288).
     static let sideLimit = 1 << 20
-    /// The most a compressed file (`.xcf.gz`, `.xcf.bz2`, `.xcf.xz`) may decompress to. The memory
-    /// file is not mapped, so a renderer's address-space limit does not hold it: this does (half
-    /// the default limit; an RGBA layer of 100 megapixels, stored, is 400 MB).
-    static let decompressedLimit = 512 << 20
+    /// The most a compressed file (`.xcf.gz`, `.xcf.bz2`, `.xcf.xz`) may decompress to.
+    static let decompressedLimit = DecompressedFile.documentLimit
 
     /// Whether `input` is a GIMP file kept compressed whole: gzip, xz or Zstandard told by its
     /// decompressed start; bzip2 by its name alone, as its start comes only with its whole first

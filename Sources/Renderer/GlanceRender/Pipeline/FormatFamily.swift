@@ -129,6 +129,10 @@ public struct FormatCapabilities: OptionSet, Sendable, Hashable {
     /// It may be the picture held inside another file (a cover, a comic's page, a raw preview),
     /// drawn through ``EmbeddedPicture``.
     public static let embeddable = FormatCapabilities(rawValue: 1 << 3)
+    /// Kept compressed whole (`.gz`, `.xz`, `.zst`; `.bz2` when its name says so under it), it is
+    /// drawn from a copy decompressed into a memory file, up to ``DecompressedFile/documentLimit``
+    /// (a `report.pdf.gz`). A text is always read from its decompressed start instead.
+    public static let drawnDecompressed = FormatCapabilities(rawValue: 1 << 4)
 }
 
 /// Which pool of renderer processes draws a family.

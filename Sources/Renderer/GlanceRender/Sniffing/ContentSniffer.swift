@@ -35,6 +35,9 @@ public struct ContentSniffer: Sendable {
     private let typesByExtension: [String: ContentType]
     /// Whether text is among them (the stage after the signatures).
     private let sniffsText: Bool
+    /// The types drawn from a decompressed copy when kept compressed whole
+    /// (``FormatCapabilities/drawnDecompressed``).
+    private let drawnDecompressed: Set<ContentType>
 
     /// The sniffer of `families`.
     public init(families: [FormatFamily]) {
@@ -43,6 +46,8 @@ public struct ContentSniffer: Sendable {
         let types = families.flatMap(\.contentTypes)
         typesByExtension = ContentType.byExtension(types)
         sniffsText = types.contains(.text)
+        drawnDecompressed = Set(
+            families.filter { $0.capabilities.contains(.drawnDecompressed) }.flatMap(\.contentTypes))
     }
 
     /// The sniffer of the built-in families.
@@ -60,7 +65,7 @@ public struct ContentSniffer: Sendable {
         /// comic book): handed on to the renderer, which then does not list it again.
         var listing: ArchiveReader?
         /// What to draw and read in the file's place: a compressed text's decompressed start
-        /// (``ContentSniffer/compressedText(_:prefix:named:)``); nil for the file itself.
+        /// (``ContentSniffer/compressedDocument(_:prefix:named:)``); nil for the file itself.
         public var document: OpenFile?
     }
 
@@ -100,38 +105,53 @@ public struct ContentSniffer: Sendable {
             (sniffed.result, sniffed.listing) = try ArchiveSniffer.type(
                 of: file, prefix: prefix.bytes, named: type(named: name), rules: containerRules)
         }
-        if case .unsupported = sniffed.result, let text = try compressedText(file, prefix: prefix.bytes, named: name) {
-            return text
+        if case .unsupported = sniffed.result,
+            let compressed = try compressedDocument(file, prefix: prefix.bytes, named: name)
+        {
+            return compressed
         }
         return sniffed
     }
 
-    /// A text kept compressed whole (a rotated log's `.gz`, a package's `changelog.gz`, a
-    /// `notes.txt.xz`): gzip, xz and Zstandard told by what they decompress to, bzip2 only when
-    /// its name says text under the `.bz2` (its start comes only with a whole block, up to 900 kB,
-    /// which sniffing every `.bz2` would decode). Its first ``TextLimits/maximumBytes``, and one
-    /// more to tell that it goes on, are decompressed into a memory file, drawn and read in the
-    /// file's place; the rest is not decompressed. Nil when it is not compressed, does not
-    /// decompress or is not text.
-    func compressedText(_ file: OpenFile, prefix: [UInt8], named name: String) throws(ThumbnailError) -> Sniffed? {
-        guard sniffsText, DecompressedFile.isCompressed(prefix) else { return nil }
+    /// A document kept compressed whole: a text (a rotated log's `.gz`, a package's
+    /// `changelog.gz`, a `notes.txt.xz`), or a type drawn from a decompressed copy
+    /// (``FormatCapabilities/drawnDecompressed``: a `report.pdf.gz`). gzip, xz and Zstandard are
+    /// told by what they decompress to, bzip2 only when its name says one of those under the
+    /// `.bz2` (its start comes only with a whole block, up to 900 kB, which sniffing every `.bz2`
+    /// would decode). A text's first ``TextLimits/maximumBytes``, and one more to tell that it goes
+    /// on, are decompressed into a memory file, drawn and read in the file's place, the rest never
+    /// decompressed; another type is decompressed whole (up to ``DecompressedFile/documentLimit``).
+    /// Nil when it is not compressed, does not decompress or is neither; another kind kept
+    /// compressed is refused, named.
+    func compressedDocument(_ file: OpenFile, prefix: [UInt8], named name: String) throws(ThumbnailError) -> Sniffed? {
+        guard sniffsText || !drawnDecompressed.isEmpty, DecompressedFile.isCompressed(prefix) else { return nil }
         let under = type(namedUnderCompression: name)
-        if prefix.starts(with: Array("BZh".utf8)), under != .text { return nil }
+        if prefix.starts(with: Array("BZh".utf8)), under != .text, !drawnDecompressed.contains(under ?? .text) {
+            return nil
+        }
         let start: (file: OpenFile, isComplete: Bool)
         do {
-            start = try DecompressedFile.start(of: file, limit: TextLimits.maximumBytes + 1, format: "text")
+            start = try DecompressedFile.start(of: file, limit: TextLimits.maximumBytes + 1, format: "document")
         } catch {
             return nil
         }
         let inner = try FileReader.readPrefix(of: start.file, maxBytes: TextRenderer.maxBytesRead)
-        // Another kind kept compressed (a PDF, say) is not drawn as a page of its source.
         if let other = signatureType(inner.bytes, named: under) {
-            return Sniffed(
-                result: .unsupported(
-                    detail: "a compressed \(other.displayName): of compressed documents only text is drawn"),
-                text: nil)
+            guard drawnDecompressed.contains(other) else {
+                // Not drawn as a page of its source.
+                return Sniffed(
+                    result: .unsupported(
+                        detail: "a compressed \(other.displayName): of its kind only a plain file is drawn"),
+                    text: nil)
+            }
+            var sniffed = Sniffed(result: .supported(other), text: nil)
+            sniffed.document =
+                start.isComplete
+                ? start.file
+                : try DecompressedFile.of(file, limit: DecompressedFile.documentLimit, format: other.displayName)
+            return sniffed
         }
-        guard !inner.bytes.isEmpty,
+        guard sniffsText, !inner.bytes.isEmpty,
             let text = TextEncodingDetector.detect(
                 inner.bytes, isWholeFile: inner.isWholeFile, namedAsText: under == .text)
         else { return nil }

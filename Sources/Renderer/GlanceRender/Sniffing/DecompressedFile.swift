@@ -11,6 +11,11 @@ import GlanceCore
 /// held twice, and refused past a limit however small the compressed file is (or, for a text,
 /// whose first page and first megabyte are all that is read, cut there).
 enum DecompressedFile {
+    /// The most a document kept compressed whole may decompress to (a GIMP image, a PDF). The
+    /// memory file is not mapped, so a renderer's address-space limit does not hold it: this does
+    /// (half the default limit; an RGBA layer of 100 megapixels, stored, is 400 MB).
+    static let documentLimit = 512 << 20
+
     /// Whether `prefix`, a file's first bytes, starts a gzip, bzip2, xz or Zstandard stream.
     static func isCompressed(_ prefix: [UInt8]) -> Bool {
         prefix.withUnsafeBytes { glance_compression_of($0.baseAddress, $0.count) } != GLANCE_COMPRESSION_NONE

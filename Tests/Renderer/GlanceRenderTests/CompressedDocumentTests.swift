@@ -3,11 +3,11 @@ import Testing
 
 @testable import GlanceRender
 
-/// Texts kept compressed whole (rotated logs, packages' changelogs): drawn from their
-/// decompressed start as the plain text is, in the file's place; other kinds kept compressed are
-/// refused with a reason.
-@Suite("Compressed text", .timeLimit(.minutes(10)))
-struct CompressedTextTests {
+/// Documents kept compressed whole: texts (rotated logs, packages' changelogs) drawn from their
+/// decompressed start as the plain text is, in the file's place; PDFs from a decompressed copy;
+/// other kinds refused with a reason.
+@Suite("Compressed documents", .timeLimit(.minutes(10)))
+struct CompressedDocumentTests {
     @Test(
         "gzip, xz and Zstandard by what they decompress to, bzip2 by its name: each drawn as the plain text is",
         arguments: [
@@ -21,15 +21,23 @@ struct CompressedTextTests {
         #expect(rendered.image == plain, "\(path) is not drawn as text/latin-utf8.txt")
     }
 
-    @Test("a bzip2 file not named text is not decompressed to sniff it; a compressed PDF says what it is")
-    func notText() throws {
+    @Test("a PDF kept compressed is drawn from a decompressed copy, as the PDF is; by bzip2 when named so")
+    func pdf() throws {
+        let plain = try renderDocument(path: TestAssets.path("pdf/letter.pdf")).thumbnail.image
+        for path in ["compressed/report.pdf.gz", "compressed/report.pdf.bz2"] {
+            let (type, rendered) = try renderDocument(path: TestAssets.path(path))
+            #expect(type == .pdf && rendered.image == plain, "\(path)")
+        }
+    }
+
+    @Test("a bzip2 file not named text is not decompressed to sniff it; a compressed PNG says what it is")
+    func notDrawn() throws {
         #expect(throws: ThumbnailError.unsupported(detail: nil)) {
             try renderDocument(path: TestAssets.path("compressed/notes.bz2"))
         }
-        #expect(
-            throws: ThumbnailError.unsupported(detail: "a compressed PDF: of compressed documents only text is drawn")
-        ) {
-            try renderDocument(path: TestAssets.path("compressed/report.pdf.gz"))
+        #expect(throws: ThumbnailError.unsupported(detail: "a compressed PNG: of its kind only a plain file is drawn"))
+        {
+            try renderDocument(path: TestAssets.path("compressed/picture.png.gz"))
         }
     }
 
