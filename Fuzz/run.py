@@ -17,7 +17,7 @@ SEEDS = {
     "jpeg": ["jpeg", "orientation", "corrupt", "colour"],
     "png": ["png", "corrupt", "colour"],
     "pdf": ["pdf", "hostile", "corrupt"],
-    "text": ["text", "collision", "samples"],
+    "text": ["text", "collision", "samples", "compressed"],
     "webp": ["webp", "corrupt"],
     "gif": ["gif", "corrupt"],
     "tiff": ["tiff", "corrupt", "colour"],

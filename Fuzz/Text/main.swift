@@ -1,9 +1,9 @@
 import FuzzSupport
 import GlanceRender
 
-/// libFuzzer's entry point: one input sniffed as the worker sniffs it, its encoding detected,
-/// and the decoded text laid out on a page, as pixels and as a PNG encoded from cairo's surface
-/// (`make fuzz`).
+/// libFuzzer's entry point: one input sniffed as the worker sniffs it (a compressed one's start
+/// decompressed and sniffed), its encoding detected, and the decoded text laid out on a page, as
+/// pixels and as a PNG encoded from cairo's surface (`make fuzz`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
