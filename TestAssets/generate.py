@@ -2880,7 +2880,7 @@ def bc7_random_blocks(count, seed):
 def make_compressed():
     """Documents kept compressed whole: text/latin-utf8.txt's words by gzip, xz, Zstandard and
     bzip2 (named, and not), as rotated logs and packages' changelogs are, one cut short, a long
-    log; a PDF by gzip and by bzip2; a PNG by gzip (not drawn)."""
+    log; a PDF by gzip and by bzip2, an SVG by xz; a PNG by gzip (not drawn)."""
     source = read("text/latin-utf8.txt")
     for name, tool in [("changelog.gz", ["gzip", "-n", "-9"]), ("notes.txt.xz", ["xz", "-9"]),
                        ("notes.txt.zst", ["zstd", "-q", "-19"]), ("notes.txt.bz2", ["bzip2", "-9"]),
@@ -2910,6 +2910,9 @@ def make_compressed():
                                                       capture_output=True).stdout)
     record("compressed/report.pdf.bz2", "pdf", "ok", (791, 1024),
            "pdf/letter.pdf by bzip2, named a PDF under its .bz2")
+    write("compressed/drawing.svg.xz", lzma.compress(read("svg/shapes.svg")))
+    record("compressed/drawing.svg.xz", "svg", "ok", (1024, 768),
+           "svg/shapes.svg by xz: drawn from a decompressed copy, as the SVG")
     bomb = bz2.BZ2Compressor()
     chunks = [bomb.compress(b"%PDF-1.4\n")] + [bomb.compress(bytes(1 << 20)) for _ in range(600)]
     write("compressed/bomb.pdf.bz2", b"".join(chunks) + bomb.flush())

@@ -21,13 +21,16 @@ struct CompressedDocumentTests {
         #expect(rendered.image == plain, "\(path) is not drawn as text/latin-utf8.txt")
     }
 
-    @Test("a PDF kept compressed is drawn from a decompressed copy, as the PDF is; by bzip2 when named so")
-    func pdf() throws {
-        let plain = try renderDocument(path: TestAssets.path("pdf/letter.pdf")).thumbnail.image
-        for path in ["compressed/report.pdf.gz", "compressed/report.pdf.bz2"] {
-            let (type, rendered) = try renderDocument(path: TestAssets.path(path))
-            #expect(type == .pdf && rendered.image == plain, "\(path)")
-        }
+    @Test(
+        "a PDF or an SVG kept compressed is drawn from a decompressed copy, as the plain file is; by bzip2 when named so",
+        arguments: [
+            ("compressed/report.pdf.gz", "pdf/letter.pdf"), ("compressed/report.pdf.bz2", "pdf/letter.pdf"),
+            ("compressed/drawing.svg.xz", "svg/shapes.svg"), ("svg/gzipped.svgz", "svg/shapes.svg"),
+        ])
+    func decompressedCopy(_ path: String, plainPath: String) throws {
+        let (plainType, plain) = try renderDocument(path: TestAssets.path(plainPath))
+        let (type, rendered) = try renderDocument(path: TestAssets.path(path))
+        #expect(type == plainType && rendered.image == plain.image, "\(path)")
     }
 
     @Test("a bzip2 file not named text is not decompressed to sniff it; a compressed PNG says what it is")

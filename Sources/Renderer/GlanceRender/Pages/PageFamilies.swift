@@ -9,13 +9,12 @@ extension FormatFamily {
         capabilities: [.pages, .drawnDecompressed]
     ) { _, _ in PDFRenderer() }
 
-    /// SVG: XML whose root is `<svg`, or gzip named `.svgz`.
+    /// SVG: XML whose root is `<svg`; kept compressed whole too (`.svgz`, `.svg.gz`, `.svg.xz`: told
+    /// by what it decompresses to, and drawn from a decompressed copy).
     public static let svg = FormatFamily(
         name: "SVG", contentTypes: [.svg],
-        sniffRules: [
-            SniffRule(priority: 400) { PageSignatures.startsAsSVG($0.prefix) ? .svg : nil },
-            SniffRule(priority: 410) { $0.prefix.starts(with: [0x1F, 0x8B]) && $0.named == .svg ? .svg : nil },
-        ]
+        sniffRules: [SniffRule(priority: 400) { PageSignatures.startsAsSVG($0.prefix) ? .svg : nil }],
+        capabilities: [.drawnDecompressed]
     ) { _, _ in SVGRenderer() }
 }
 

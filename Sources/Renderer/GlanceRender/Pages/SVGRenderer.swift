@@ -2,7 +2,7 @@ internal import CGraphics
 import CSVG
 import GlanceCore
 
-/// Renders SVG (and gzip-compressed `.svgz`) documents through librsvg (loaded on the first SVG),
+/// Renders SVG documents (a compressed one from its decompressed copy, ``DecompressedFile``) through librsvg (loaded on the first SVG),
 /// drawn straight at the thumbnail's size on a transparent canvas: a vector drawing, like a PDF
 /// page, fills the box whatever its intrinsic size (from its width and height, else its viewBox;
 /// a square when it has neither).
