@@ -87,7 +87,7 @@ struct TargaLayout {
     let isTopFirst: Bool
     /// Whether a stored row's first pixel is its right one (descriptor bit 4).
     let isRightFirst: Bool
-    /// Whether the pictures's pixels are gray (type 3 or 11).
+    /// Whether the picture's pixels are gray (type 3 or 11).
     let isGray: Bool
     /// Whether the pixels (or the colour map's entries) carry alpha that is used.
     let hasAlpha: Bool
@@ -268,7 +268,8 @@ struct TargaPackets {
             if left == 0 {
                 guard at < data.count else { return false }
                 startPacket(data[at], pixelBytes: pixelBytes)
-                if repeated != nil { guard at <= data.count else { return false } }
+                // A run's pixel must be whole in the file (``at`` is past it now).
+                guard at <= data.count else { return false }
             }
             let taken = min(left, count)
             if repeated == nil {

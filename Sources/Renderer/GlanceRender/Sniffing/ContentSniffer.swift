@@ -64,7 +64,8 @@ public struct ContentSniffer: Sendable {
         /// The archive's listing, when sniffing had to list it (an office package, an e-book, a
         /// comic book): handed on to the renderer, which then does not list it again.
         var listing: ArchiveReader?
-        /// What to draw and read in the file's place: a compressed text's decompressed start
+        /// What to draw and read in the file's place: a compressed text's decompressed start, a
+        /// compressed PDF's or SVG's decompressed copy
         /// (``ContentSniffer/compressedDocument(_:prefix:named:)``); nil for the file itself.
         public var document: OpenFile?
     }
@@ -126,9 +127,8 @@ public struct ContentSniffer: Sendable {
     func compressedDocument(_ file: OpenFile, prefix: [UInt8], named name: String) throws(ThumbnailError) -> Sniffed? {
         guard sniffsText || !drawnDecompressed.isEmpty, DecompressedFile.isCompressed(prefix) else { return nil }
         let under = type(namedUnderCompression: name)
-        if prefix.starts(with: Array("BZh".utf8)), under != .text, !drawnDecompressed.contains(under ?? .text) {
-            return nil
-        }
+        let namedAsOne = under.map { $0 == .text || drawnDecompressed.contains($0) } ?? false
+        if prefix.starts(with: Array("BZh".utf8)), !namedAsOne { return nil }
         let start: (file: OpenFile, isComplete: Bool)
         do {
             start = try DecompressedFile.start(of: file, limit: TextLimits.maximumBytes + 1, format: "document")
