@@ -2301,11 +2301,28 @@ def build_font(path, characters, family, cff=False):
     builder.save(path)
 
 
+def bdf_font(family):
+    """A BDF font of the printable ASCII characters, each a 6x10 cell whose rows draw its code's
+    bits (a frame, then the code's six low bits as a bar each), so every glyph differs."""
+    lines = ["STARTFONT 2.1", "FONT -glance-%s-medium-r-normal--10-100-75-75-c-60-iso10646-1" % family.replace(" ", ""),
+             "SIZE 10 75 75", "FONTBOUNDINGBOX 6 10 0 -2", "STARTPROPERTIES 6",
+             'FAMILY_NAME "%s"' % family, 'WEIGHT_NAME "Medium"', "FONT_ASCENT 8", "FONT_DESCENT 2",
+             'CHARSET_REGISTRY "ISO10646"', 'CHARSET_ENCODING "1"', "ENDPROPERTIES", "CHARS 95"]
+    for code in range(32, 127):
+        rows = [0x00] if code == 32 else [0xFC]
+        if code != 32:
+            rows += [0x84 | (0x78 if code >> bit & 1 else 0) for bit in range(6)] + [0xFC]
+        rows += [0x00] * (10 - len(rows))
+        lines += ["STARTCHAR U+%04X" % code, "ENCODING %d" % code, "SWIDTH 600 0", "DWIDTH 6 0",
+                  "BBX 6 10 0 -2", "BITMAP"] + ["%02X" % row for row in rows] + ["ENDCHAR"]
+    return ("\n".join(lines + ["ENDFONT"]) + "\n").encode()
+
+
 def make_fonts():
     """Fonts made here (build_font, build_type1): Latin in TrueType, CFF, WOFF, WOFF2 and Type 1
     (PFB, PFA); a CJK font (which
-    also covers Latin); a symbol font without letters; a collection of two; one cut short and
-    one whose glyph data is scrambled."""
+    also covers Latin); a symbol font without letters; X11 bitmap fonts (BDF, PCF, PCF by gzip);
+    a collection of two; one cut short and one whose glyph data is scrambled."""
     from fontTools.ttLib import TTFont
     from fontTools.ttLib.ttCollection import TTCollection
     build_font(out("fonts/latin.ttf"), FONT_LATIN, "Glance Test Sans")
@@ -2333,6 +2350,15 @@ def make_fonts():
                "Glance Test Signs")
     ok_image("fonts/symbols-ascii.ttf", "ttf", 1024, 1024,
              "ASCII punctuation and digits, and 24 symbols (U+2600...): the symbols drawn, not the punctuation")
+    # X11's bitmap fonts: a BDF written here (each printable ASCII character a 6x10 cell with its
+    # code's bits as rows, so that every glyph differs), the same by bdftopcf as PCF, and that
+    # gzip-compressed as X ships its fonts.
+    write("fonts/bitmap.bdf", bdf_font("Glance Test Bitmap"))
+    ok_image("fonts/bitmap.bdf", "bdf", 1024, 1024, "a BDF bitmap font of the printable ASCII characters, 6x10")
+    run("bdftopcf", "-o", out("fonts/bitmap.pcf"), out("fonts/bitmap.bdf"))
+    ok_image("fonts/bitmap.pcf", "pcf", 1024, 1024, "bitmap.bdf by bdftopcf: the same sheet")
+    write("fonts/bitmap.pcf.gz", gzip.compress(read("fonts/bitmap.pcf"), mtime=0))
+    ok_image("fonts/bitmap.pcf.gz", "pcf", 1024, 1024, "bitmap.pcf gzip-compressed, as X's fonts are kept")
     collection = TTCollection()
     collection.fonts = [TTFont(out("fonts/latin.ttf")), TTFont(out("fonts/cjk.ttf"))]
     collection.save(out("fonts/pair.ttc"))

@@ -382,6 +382,14 @@ extension ContentType {
     public static let woff2 = ContentType(
         "woff2", uniformTypeIdentifier: "org.w3.woff2", mimeType: "font/woff2", displayName: "WOFF2 font",
         extensions: ["woff2"])
+    /// An X11 bitmap font in the Portable Compiled Format (`.pcf`; X's fonts ship as `.pcf.gz`).
+    public static let pcfFont = ContentType(
+        "pcf", uniformTypeIdentifier: "org.x.pcf-font", mimeType: "application/x-font-pcf",
+        displayName: "PCF bitmap font", extensions: ["pcf"])
+    /// A bitmap font in Adobe's Glyph Bitmap Distribution Format (`.bdf`, text).
+    public static let bdfFont = ContentType(
+        "bdf", uniformTypeIdentifier: "com.adobe.bdf-font", mimeType: "application/x-font-bdf",
+        displayName: "BDF bitmap font", extensions: ["bdf"])
     /// A PostScript Type 1 font: binary (PFB, in segments) or ASCII (PFA).
     public static let type1Font = ContentType(
         "type1", uniformTypeIdentifier: "com.adobe.postscript-font", mimeType: "application/x-font-type1",
@@ -454,7 +462,8 @@ extension ContentType {
         .jpegXL, .photoshop,
         .postScript,
         .encapsulatedPostScript, .djvu, .xps,
-        .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .enhancedMetafile,
+        .openXPS, .trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .pcfFont, .bdfFont,
+        .enhancedMetafile,
         .windowsMetafile,
         .sketchUpModel, .affinityDocument, .sketchDocument, .procreateArtwork, .figmaDesign,
         .inDesignDocument, .jpeg2000,

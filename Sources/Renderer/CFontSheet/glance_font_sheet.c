@@ -286,10 +286,12 @@ int glance_font_page(const uint8_t *data, size_t size, void *context, int width,
     memcpy(held->bytes, data, size);
     FT_Error error = FT_Init_FreeType(&held->library);
     if (error == 0) error = FT_New_Memory_Face(held->library, held->bytes, (FT_Long)size, 0, &held->face);
-    if (error != 0 || held->face == NULL || (held->face->face_flags & FT_FACE_FLAG_SCALABLE) == 0) {
+    // A bitmap font (PCF, BDF) has strikes of fixed sizes, which cairo scales to the sheet's.
+    if (error != 0 || held->face == NULL ||
+        ((held->face->face_flags & FT_FACE_FLAG_SCALABLE) == 0 && held->face->num_fixed_sizes == 0)) {
         const char *text = FT_Error_String(error);
         snprintf(reason, capacity, "%s", error != 0 ? (text != NULL ? text : "FreeType could not read the font")
-                                                    : "not a scalable font");
+                                                    : "a font with neither outlines nor bitmaps");
         if (held->face != NULL) FT_Done_Face(held->face);
         if (held->library != NULL) FT_Done_FreeType(held->library);
         free(held->bytes);

@@ -141,6 +141,8 @@ def main():
                        "image/vnd.djvu", "image/vnd.djvu+multipage", "image/x-djvu",
                        "application/vnd.ms-xpsdocument", "application/oxps",
                        "font/ttf", "font/otf", "font/collection", "font/woff", "font/woff2", "application/x-font-type1",
+                       "application/x-font-pcf", "application/x-font-bdf",
+                       "application/x-gzpdf", "application/x-bzpdf", "application/x-xzpdf",
                        "application/x-font-ttf", "application/x-font-otf", "application/vnd.ms-opentype",
                        "image/emf", "image/x-emf", "image/wmf", "image/x-wmf",
                        "application/vnd.sketchup.skp", "application/x-adobe-indesign",

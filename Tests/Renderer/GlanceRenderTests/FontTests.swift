@@ -27,6 +27,25 @@ struct FontTests {
         #expect(inkedRows(sheet.image, 700..<1024) > 50, "the waterfall")
     }
 
+    @Test(
+        "X11's bitmap fonts: a BDF and the same font as PCF (and that gzip-compressed, as X ships it) draw the sheet from their strikes, alike"
+    )
+    func bitmapFonts() throws {
+        let (bdfType, bdf) = try renderDocument(path: TestAssets.path("fonts/bitmap.bdf"))
+        let (pcfType, pcf) = try renderDocument(path: TestAssets.path("fonts/bitmap.pcf"))
+        let (gzType, gzipped) = try renderDocument(path: TestAssets.path("fonts/bitmap.pcf.gz"))
+        #expect(bdfType == .bdfFont && pcfType == .pcfFont && gzType == .pcfFont)
+        // The 95 printable ASCII characters and the default glyph; a space is not counted mapped.
+        #expect(
+            bdf.warnings.first == "Glance Test Bitmap: 96 glyphs, 94 characters mapped, a latin sample",
+            "\(bdf.warnings)")
+        #expect(inkedRows(bdf.image, 0..<450) > 200, "the large pair")
+        #expect(inkedRows(bdf.image, 700..<1024) > 50, "the waterfall")
+        #expect(gzipped.image == pcf.image)
+        // FreeType's BDF and PCF drivers space the glyphs by a pixel apart here and there.
+        #expect(PixelStatistics.psnr(bdf.image, pcf.image) > 22)
+    }
+
     @Test("the preview's pages: the waterfall larger, and the glyph coverage, a cell for every character mapped")
     func pages() throws {
         let sheet = try renderDocument(path: TestAssets.path("fonts/latin.ttf")).thumbnail

@@ -2,15 +2,18 @@ import GlanceCore
 
 extension FormatFamily {
     /// Fonts: TrueType (`00 01 00 00` or `true`, with a plausible table directory), OpenType
-    /// with CFF outlines (`OTTO`), collections (`ttcf`), WOFF (`wOFF`), WOFF2 (`wOF2`) and
+    /// with CFF outlines (`OTTO`), collections (`ttcf`), WOFF (`wOFF`), WOFF2 (`wOF2`),
     /// PostScript Type 1 (`%!PS-AdobeFont-1` or `%!FontType1`, bare as PFA or in a PFB's first
-    /// segment), drawn as a sheet by ``FontSheetRenderer``. Its pages, in the preview: the sheet,
-    /// a waterfall of sizes and the glyph coverage. Before PostScript, which a Type 1 font's
-    /// first line also starts as.
+    /// segment) and the bitmap fonts of X11 (PCF, `01 66 63 70`) and BDF (`STARTFONT `), drawn as
+    /// a sheet by ``FontSheetRenderer`` (FreeType reads each). Kept compressed whole too, as X's
+    /// PCF fonts ship (`.pcf.gz`). Its pages, in the preview: the sheet, a waterfall of sizes and
+    /// the glyph coverage. Before PostScript, which a Type 1 font's first line also starts as, and
+    /// before text, which a BDF font is.
     public static let fonts = FormatFamily(
-        name: "font", contentTypes: [.trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font],
+        name: "font",
+        contentTypes: [.trueTypeFont, .openTypeFont, .fontCollection, .woff, .woff2, .type1Font, .pcfFont, .bdfFont],
         sniffRules: [SniffRule(priority: 190) { FontSignatures.type(of: $0.prefix) }],
-        capabilities: [.pages]
+        capabilities: [.pages, .drawnDecompressed]
     ) { _, _ in FontSheetRenderer() }
 }
 
@@ -24,6 +27,8 @@ enum FontSignatures {
         case "ttcf": return [1, 2].contains(prefix.bigEndian(at: 4, count: 2)) ? .fontCollection : nil
         case "wOFF": return .woff
         case "wOF2": return .woff2
+        case "\u{01}fcp": return .pcfFont
+        case "STAR": return prefix.starts(with: "STARTFONT ".utf8) ? .bdfFont : nil
         default:
             if prefix.starts(with: [0, 1, 0, 0]) && hasTableDirectory(prefix) { return .trueTypeFont }
             return isType1(prefix) ? .type1Font : nil
