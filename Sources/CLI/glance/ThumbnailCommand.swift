@@ -35,7 +35,7 @@ struct ThumbnailCommand: ParsableCommand {
                 + " its preview, or developed), an EPUB or Mobipocket book (its cover), a comic book (CBZ, CBR, CB7: a"
                 + " page), an office document (Word, Excel, PowerPoint, Visio, Publisher, OpenDocument, RTF: drawn by"
                 + " LibreOffice), an HDR picture (OpenEXR, Radiance, floating-point TIFF), a BMP,"
-                + " Windows or macOS icon, Targa, Netpbm, PAM, QOI, PCX, DCX (its first page), SGI, Sun raster, XPM or XBM image, an X window dump, a DDS texture, a FITS image, a WBMP, a Photoshop document, a GIMP image (its layers composed; .xcf.gz, .xcf.bz2, .xcf.xz too), a PostScript or EPS file, a DjVu document or an XPS print (a page), a font (a sheet in the font; X11's PCF and BDF bitmap fonts too), an EMF or WMF drawing, or a file drawn from the preview it carries"
+                + " Windows or macOS icon, Targa, Netpbm, PAM, QOI, PCX, DCX (a page), SGI, Sun raster, XPM or XBM image, an X window dump, a DDS texture, a FITS image, a WBMP, a Photoshop document, a GIMP image (its layers composed; .xcf.gz, .xcf.bz2, .xcf.xz too), a PostScript or EPS file, a DjVu document or an XPS print (a page), a font (a sheet in the font; X11's PCF and BDF bitmap fonts too), an EMF or WMF drawing, or a file drawn from the preview it carries"
                 + " (OpenRaster, Krita, Pages, Keynote, Numbers, Blender, SketchUp, InDesign, Sketch, Procreate, Figma, Affinity)."
                 + " A text or a PDF kept compressed whole (.gz, .xz, .zst; .bz2 when named so under it: a rotated log,"
                 + " a changelog.gz, a report.pdf.gz) is drawn as the plain file."

@@ -40,10 +40,20 @@ struct OldRasterTests {
         #expect(rendered.image == reference, "\(path): not \(source)'s pixels")
     }
 
-    @Test("a DCX's first page is drawn from its own bytes (pixels above), and a warning counts its pages")
+    @Test(
+        "a DCX's first page is drawn from its own bytes (pixels above); its second for page 2, as that PCX alone; the details count the pages and give their sizes; page 3 is out of range"
+    )
     func dcxPages() throws {
         let (_, rendered) = try renderDocument(path: TestAssets.path("rasters/pages.dcx"))
         #expect(rendered.warnings == ["page 1 of 2 drawn"])
+        #expect(rendered.details?.pageCount == 2)
+        #expect(rendered.details?.pageSizes?.map { [$0.width, $0.height, Double($0.count)] } == [[200, 150, 2]])
+        let second = try renderDocument(path: TestAssets.path("rasters/pages.dcx"), page: 2).thumbnail
+        #expect(second.warnings == ["page 2 of 2 drawn"])
+        #expect(second.image == (try decodeFullSize(TestAssets.path("rasters/mono.pcx"))))
+        #expect(throws: ThumbnailError.pageOutOfRange(page: 3, pageCount: 2)) {
+            try renderDocument(path: TestAssets.path("rasters/pages.dcx"), page: 3)
+        }
     }
 
     @Test(

@@ -31,10 +31,11 @@ extension FormatFamily {
         "PCX", types: [.pcx], decoder: PCXDecoder.self,
         rules: [SniffRule(priority: 435) { PCXDecoder.matches($0.prefix) ? .pcx : nil }])
 
-    /// ZSoft's multi-page PCX: its magic number (``DCXDecoder``), the first page drawn.
+    /// ZSoft's multi-page PCX: its magic number (``DCXDecoder``), the first page the thumbnail,
+    /// each page in the preview.
     public static let dcx = raster(
         "DCX", types: [.dcx], decoder: DCXDecoder.self,
-        rules: [.signature(DCXDecoder.signature, priority: 177, type: .dcx)])
+        rules: [.signature(DCXDecoder.signature, priority: 177, type: .dcx)], capabilities: [.pages])
 
     /// Silicon Graphics images: the magic number 474 and a plausible header (``SGIDecoder``).
     public static let sgi = raster(

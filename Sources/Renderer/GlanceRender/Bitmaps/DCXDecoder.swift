@@ -2,14 +2,15 @@ import GlanceCore
 
 /// Decodes DCX, ZSoft's multi-page PCX (fax programs and document scanners wrote it), for the
 /// ``RasterPipeline``: a magic number, a table of up to 1,023 offsets ended by 0, and at each a
-/// whole PCX picture. Its first page is drawn by ``PCXDecoder`` from the bytes between its
-/// offset and the next page's (or the file's end, where an 8-bit page keeps its colour map); a
-/// warning says how many pages there are when there are more.
+/// whole PCX picture. The page asked for (the first for the thumbnail, each in the preview) is
+/// drawn by ``PCXDecoder`` from the bytes between its offset and the next page's (or the file's
+/// end, where an 8-bit page keeps its colour map); the details count the pages and give their
+/// sizes, from each page's header, and a warning says how many there are.
 ///
 /// Glance's own reader (nothing here reads DCX but ImageMagick, which its tests' reference
 /// reads too): an offset before the table's end or past the file's is refused in one line.
 final class DCXDecoder: RasterDecoder {
-    let header: RasterHeader
+    private(set) var header: RasterHeader
     let warnings: [String]
 
     private let page: PCXDecoder
@@ -33,14 +34,35 @@ final class DCXDecoder: RasterDecoder {
             offsets.append(offset)
         }
         let tableEnd = at
-        guard let first = offsets.first else { throw .corrupt(format: format, detail: "it holds no page") }
+        guard !offsets.isEmpty else { throw .corrupt(format: format, detail: "it holds no page") }
         guard offsets.allSatisfy({ $0 >= tableEnd && $0 < data.count }) else {
             throw .corrupt(format: format, detail: "a page's offset lies outside the file's pages")
         }
-        let end = offsets.filter { $0 > first }.min() ?? data.count
-        page = try PCXDecoder(data: Array(data[first..<end]), format: format)
+        guard (1...offsets.count).contains(request.page) else {
+            throw .pageOutOfRange(page: request.page, pageCount: offsets.count)
+        }
+        func bytes(from start: Int) -> ArraySlice<UInt8> {
+            data[start..<(offsets.filter { $0 > start }.min() ?? data.count)]
+        }
+        page = try PCXDecoder(data: Array(bytes(from: offsets[request.page - 1])), format: format)
         header = page.header
-        warnings = offsets.count > 1 ? ["page 1 of \(offsets.count) drawn"] : []
+        if offsets.count > 1 {
+            var details = DocumentDetails(pageCount: offsets.count)
+            for offset in offsets {
+                // A PCX header's window: x and y from and to, 16 bits each, from byte 4.
+                let head = Array(bytes(from: offset).prefix(12))
+                guard head.count == 12 else {
+                    details.pageSizes = nil
+                    break
+                }
+                let width = head.littleEndian(at: 8, count: 2) - head.littleEndian(at: 4, count: 2) + 1
+                let height = head.littleEndian(at: 10, count: 2) - head.littleEndian(at: 6, count: 2) + 1
+                details.appendPage(width: Double(max(1, width)), height: Double(max(1, height)))
+            }
+            if (details.pageSizes?.count ?? 0) > DocumentDetails.maximumPageRuns { details.pageSizes = nil }
+            header.details = details
+        }
+        warnings = offsets.count > 1 ? ["page \(request.page) of \(offsets.count) drawn"] : []
     }
 
     func plan(for target: PixelSize) -> RasterPlan { page.plan(for: target) }
