@@ -2330,7 +2330,8 @@ def make_fonts():
     build_font(out("fonts/latin-cff.otf"), FONT_LATIN, "Glance Test Sans", cff=True)
     ok_image("fonts/latin-cff.otf", "otf", 1024, 1024, "latin.ttf's glyphs as CFF outlines (OpenType, OTTO)")
     for flavor in ("woff", "woff2"):
-        font = TTFont(out("fonts/latin.ttf"))
+        # recalcTimestamp off: saving would stamp the head table with the time again.
+        font = TTFont(out("fonts/latin.ttf"), recalcTimestamp=False)
         font.flavor = flavor
         font.save(out("fonts/latin." + flavor))
         ok_image("fonts/latin." + flavor, flavor, 1024, 1024, "latin.ttf as %s" % flavor.upper())
@@ -2360,7 +2361,8 @@ def make_fonts():
     write("fonts/bitmap.pcf.gz", gzip.compress(read("fonts/bitmap.pcf"), mtime=0))
     ok_image("fonts/bitmap.pcf.gz", "pcf", 1024, 1024, "bitmap.pcf gzip-compressed, as X's fonts are kept")
     collection = TTCollection()
-    collection.fonts = [TTFont(out("fonts/latin.ttf")), TTFont(out("fonts/cjk.ttf"))]
+    collection.fonts = [TTFont(out("fonts/latin.ttf"), recalcTimestamp=False),
+                        TTFont(out("fonts/cjk.ttf"), recalcTimestamp=False)]
     collection.save(out("fonts/pair.ttc"))
     ok_image("fonts/pair.ttc", "ttc", 1024, 1024, "latin.ttf and cjk.ttf in one collection: the first drawn")
     whole = read("fonts/latin.ttf")
