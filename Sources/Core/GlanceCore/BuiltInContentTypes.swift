@@ -303,7 +303,7 @@ extension ContentType {
     /// ZSoft's multi-page PCX (`.dcx`), as fax programs and document scanners kept pages.
     public static let dcx = ContentType(
         "dcx", uniformTypeIdentifier: "com.zsoft.dcx", mimeType: "image/x-dcx", displayName: "DCX",
-        extensions: ["dcx"])
+        extensions: ["dcx"], preview: .pagesWhenSeveral)
     /// A Silicon Graphics image (`.sgi`, `.rgb`), as 3D tools keep textures.
     public static let sgiImage = ContentType(
         "sgi", uniformTypeIdentifier: "com.sgi.sgi-image", mimeType: "image/x-sgi", displayName: "SGI image",
@@ -365,35 +365,35 @@ extension ContentType {
     /// A TrueType font.
     public static let trueTypeFont = ContentType(
         "ttf", uniformTypeIdentifier: "public.truetype-ttf-font", mimeType: "font/ttf", displayName: "TrueType font",
-        extensions: ["ttf"])
+        extensions: ["ttf"], preview: .pages)
     /// An OpenType font with CFF (PostScript) outlines.
     public static let openTypeFont = ContentType(
         "otf", uniformTypeIdentifier: "public.opentype-font", mimeType: "font/otf", displayName: "OpenType font",
-        extensions: ["otf"])
+        extensions: ["otf"], preview: .pages)
     /// A collection of TrueType or OpenType fonts.
     public static let fontCollection = ContentType(
         "ttc", uniformTypeIdentifier: "public.truetype-collection-font", mimeType: "font/collection",
-        displayName: "font collection", extensions: ["ttc", "otc"])
+        displayName: "font collection", extensions: ["ttc", "otc"], preview: .pages)
     /// A WOFF web font.
     public static let woff = ContentType(
         "woff", uniformTypeIdentifier: "org.w3.woff", mimeType: "font/woff", displayName: "WOFF font",
-        extensions: ["woff"])
+        extensions: ["woff"], preview: .pages)
     /// A WOFF2 web font.
     public static let woff2 = ContentType(
         "woff2", uniformTypeIdentifier: "org.w3.woff2", mimeType: "font/woff2", displayName: "WOFF2 font",
-        extensions: ["woff2"])
+        extensions: ["woff2"], preview: .pages)
     /// An X11 bitmap font in the Portable Compiled Format (`.pcf`; X's fonts ship as `.pcf.gz`).
     public static let pcfFont = ContentType(
         "pcf", uniformTypeIdentifier: "org.x.pcf-font", mimeType: "application/x-font-pcf",
-        displayName: "PCF bitmap font", extensions: ["pcf"])
+        displayName: "PCF bitmap font", extensions: ["pcf"], preview: .pages)
     /// A bitmap font in Adobe's Glyph Bitmap Distribution Format (`.bdf`, text).
     public static let bdfFont = ContentType(
         "bdf", uniformTypeIdentifier: "com.adobe.bdf-font", mimeType: "application/x-font-bdf",
-        displayName: "BDF bitmap font", extensions: ["bdf"])
+        displayName: "BDF bitmap font", extensions: ["bdf"], preview: .pages)
     /// A PostScript Type 1 font: binary (PFB, in segments) or ASCII (PFA).
     public static let type1Font = ContentType(
         "type1", uniformTypeIdentifier: "com.adobe.postscript-font", mimeType: "application/x-font-type1",
-        displayName: "PostScript Type 1 font", extensions: ["pfb", "pfa", "t1"])
+        displayName: "PostScript Type 1 font", extensions: ["pfb", "pfa", "t1"], preview: .pages)
     /// An Enhanced Metafile (Windows' vector drawings, EMF and EMF+).
     public static let enhancedMetafile = ContentType(
         "emf", uniformTypeIdentifier: "com.microsoft.emf", mimeType: "image/emf", displayName: "EMF",

@@ -530,7 +530,7 @@ struct PreviewServerTests {
     }
 
     @Test(
-        "the preview page: a PDF's and a multi-page TIFF's every page stacked with its box, a text's content escaped, an image's larger size"
+        "the preview page: a PDF's, a multi-page TIFF's, a font's and a DCX's every page stacked with its box, a text's content escaped, an image's larger size"
     )
     func previewPageContent() async throws {
         let served = try ServedContainer()
@@ -540,7 +540,13 @@ struct PreviewServerTests {
             to: URL(fileURLWithPath: served.root + "/markup.txt"))
         try FileManager.default.copyItem(
             atPath: TestLocations.asset("tiff/multipage.tiff"), toPath: served.root + "/pages.tiff")
-        for path in ["two.pdf", "markup.txt", "a.png", "pages.tiff"] { _ = await served.server.indexer.render(path) }
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("fonts/bitmap.pcf.gz"), toPath: served.root + "/fixed.pcf.gz")
+        try FileManager.default.copyItem(
+            atPath: TestLocations.asset("rasters/pages.dcx"), toPath: served.root + "/fax.dcx")
+        for path in ["two.pdf", "markup.txt", "a.png", "pages.tiff", "fixed.pcf.gz", "fax.dcx"] {
+            _ = await served.server.indexer.render(path)
+        }
         try await served.test { client in
             let pdf = try await client.execute(uri: "/preview/two.pdf", method: .get) { String(buffer: $0.body) }
             #expect(pdf.contains("Page <span id=\"page-number\">1</span> of 2"))
@@ -557,6 +563,14 @@ struct PreviewServerTests {
             #expect(tiff.contains("id=\"page-2\" data-page=\"2\"") && tiff.contains("width=\"1024\" height=\"1024\""))
             #expect(tiff.contains("id=\"page-3\" data-page=\"3\"") && tiff.contains("width=\"1024\" height=\"768\""))
             #expect(tiff.contains("/previews/pages.tiff?page=3&amp;size=2048&amp;v="))
+            // A font's sheet, waterfall and glyph coverage are its pages (they were one picture,
+            // the sheet); a DCX's pages too.
+            let font = try await client.execute(uri: "/preview/fixed.pcf.gz", method: .get) { String(buffer: $0.body) }
+            #expect(font.contains("Page <span id=\"page-number\">1</span> of 3"))
+            #expect(font.contains("id=\"page-3\" data-page=\"3\"") && font.contains("width=\"768\" height=\"1024\""))
+            let fax = try await client.execute(uri: "/preview/fax.dcx", method: .get) { String(buffer: $0.body) }
+            #expect(fax.contains("Page <span id=\"page-number\">1</span> of 2"))
+            #expect(fax.contains("/previews/fax.dcx?page=2&amp;size=2048&amp;v="))
             let text = try await client.execute(uri: "/preview/markup.txt", method: .get) { String(buffer: $0.body) }
             #expect(text.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more"))
             #expect(!text.contains("<script>alert"))
