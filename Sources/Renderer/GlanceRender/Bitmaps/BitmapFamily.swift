@@ -150,33 +150,28 @@ enum BitmapHeaders {
     }
 
     /// Whether `data`, a whole file of `type`, holds every sample its header promises: gdk-pixbuf's
-    /// BMP and Netpbm loaders draw what a cut file holds and say nothing. Nil where it cannot be
+    /// BMP and plain Netpbm loaders draw what a cut file holds and say nothing. Nil where it cannot be
     /// told from the header (a compressed bitmap without its compressed size).
     static func isWhole(_ data: [UInt8], as type: ContentType) -> Bool? {
         if type == .bmp { return bmpLength(data).map { data.count >= $0 } }
-        guard type == .portableAnymap, let header = netpbmHeader(data) else { return nil }
+        // Netpbm's plain kinds only: the binary ones are read by BinaryNetpbmDecoder, which finds
+        // a cut file itself.
+        guard type == .portableAnymap, let header = netpbmHeader(data), header.kind <= 3 else { return nil }
         let (width, height) = (header.numbers[0], header.numbers[1])
-        let channels = header.kind == 3 || header.kind == 6 ? 3 : 1
-        switch header.kind {
-        case 4: return data.count - header.end >= (width + 7) / 8 * height
-        case 5, 6:
-            let bytes = header.numbers[2] > 255 ? 2 : 1
-            return data.count - header.end >= width * height * channels * bytes
-        default:
-            // Plain: a bitmap's samples are single digits, which may touch; the others' are numbers.
-            var (index, samples) = (header.end - 1, 0)
-            while samples < width * height * channels {
-                skipSpaceAndComments(data, &index)
-                guard index < data.count, isDigit(data[index]) else { return false }
-                if header.kind == 1 {
-                    index += 1
-                } else {
-                    while index < data.count, isDigit(data[index]) { index += 1 }
-                }
-                samples += 1
+        let channels = header.kind == 3 ? 3 : 1
+        // A bitmap's samples are single digits, which may touch; the others' are numbers.
+        var (index, samples) = (header.end - 1, 0)
+        while samples < width * height * channels {
+            skipSpaceAndComments(data, &index)
+            guard index < data.count, isDigit(data[index]) else { return false }
+            if header.kind == 1 {
+                index += 1
+            } else {
+                while index < data.count, isDigit(data[index]) { index += 1 }
             }
-            return true
+            samples += 1
         }
+        return true
     }
 
     /// The length a bitmap's header promises: where its pixels start, plus their length (an
