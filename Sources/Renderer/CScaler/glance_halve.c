@@ -10,6 +10,9 @@
 #include "glance_scaler.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /// One target row of `channels` (a constant in each caller below, so that the compiler unrolls
 /// and vectorises the sum): `whole` full 2x2 blocks, then a last half block when the width is odd.
@@ -27,8 +30,29 @@ static inline void halve_row(const uint8_t *top, const uint8_t *bottom, int widt
     }
 }
 
+/// A gray row: sixteen target pixels at a time with SSE2 (part of every x86-64), then the rest as
+/// halve_row does, the same bytes. With halve_row alone (as the compiler vectorised it), the
+/// halvings were 2.8% of a text batch's samples (perf, the small bench corpus's 40 texts six
+/// times over); with this, 0.8%.
 static void halve_gray_row(const uint8_t *top, const uint8_t *bottom, int width, uint8_t *out) {
-    halve_row(top, bottom, width, 1, out);
+    int done = 0;
+#if defined(__SSE2__)
+    const __m128i low_bytes = _mm_set1_epi16(0x00FF), two = _mm_set1_epi16(2);
+    // Each 16-bit lane: the sum of a horizontal pair of bytes (the even byte and the odd one).
+    #define PAIR_SUMS(v) _mm_add_epi16(_mm_and_si128((v), low_bytes), _mm_srli_epi16((v), 8))
+    for (; done + 16 <= width / 2; done += 16) {
+        const uint8_t *a = top + 2 * done, *b = bottom + 2 * done;
+        __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)a);
+        __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(a + 16));
+        __m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)b);
+        __m128i b1 = _mm_loadu_si128((const __m128i *)(const void *)(b + 16));
+        __m128i first = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(PAIR_SUMS(a0), PAIR_SUMS(b0)), two), 2);
+        __m128i second = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(PAIR_SUMS(a1), PAIR_SUMS(b1)), two), 2);
+        _mm_storeu_si128((__m128i *)(void *)(out + done), _mm_packus_epi16(first, second));
+    }
+    #undef PAIR_SUMS
+#endif
+    halve_row(top + 2 * done, bottom + 2 * done, width - 2 * done, 1, out + done);
 }
 
 static void halve_rgb_row(const uint8_t *top, const uint8_t *bottom, int width, uint8_t *out) {

@@ -147,6 +147,25 @@ struct HalvingTests {
         #expect(half.pixel(x: 0, y: 0).b == 225)  // (245 + 235 + 215 + 205) / 4
     }
 
+    @Test(
+        "a gray picture's halving is the rounded mean of each block at every width (the vector part and the rest)",
+        arguments: [1, 2, 31, 32, 33, 64, 77, 100])
+    func grayMeansAtEveryWidth(width: Int) {
+        let height = 5
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<width * height).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let half = PixelBuffer(width: width, height: height, channels: 1, bytes: bytes).halved()
+        var expected: [UInt8] = []
+        for y in stride(from: 0, to: height, by: 2) {
+            for x in stride(from: 0, to: width, by: 2) {
+                let (right, below) = (min(x + 1, width - 1), min(y + 1, height - 1))
+                let block = [(x, y), (right, y), (x, below), (right, below)].map { Int(bytes[$0.1 * width + $0.0]) }
+                expected.append(UInt8((block.reduce(0, +) + 2) / 4))
+            }
+        }
+        #expect(half.bytes == expected, "width \(width)")
+    }
+
     @Test("a transparent pixel's colour does not bleed into its visible neighbours")
     func alphaWeighted() {
         // Opaque red beside transparent green: the mean is red at half alpha, never brown.

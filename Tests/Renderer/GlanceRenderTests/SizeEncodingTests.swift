@@ -115,9 +115,9 @@ struct SizeEncodingTests {
 
     @Test("the encoding of each size by the thumbnail's format and the picture's kind")
     func rule() {
-        #expect(SizeEncoding(side: 512, thumbnailFormat: .jpeg, kind: .gradual) == .photoWebP)
-        #expect(SizeEncoding(side: 256, thumbnailFormat: .jpeg, kind: nil) == .photoWebP)
-        #expect(SizeEncoding(side: 256, thumbnailFormat: .jpeg, kind: .sharp) == .photoWebP)
+        #expect(SizeEncoding(side: 512, thumbnailFormat: .jpeg, kind: .gradual) == .lossyWebP)
+        #expect(SizeEncoding(side: 256, thumbnailFormat: .jpeg, kind: nil) == .lossyWebP)
+        #expect(SizeEncoding(side: 256, thumbnailFormat: .jpeg, kind: .sharp) == .lossyWebP)
         for side in [256, 512] {
             #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .gray) == .png)
             #expect(SizeEncoding(side: side, thumbnailFormat: .png, kind: .gradual) == .lossyWebP)

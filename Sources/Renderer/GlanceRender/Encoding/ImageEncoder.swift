@@ -78,16 +78,18 @@ public enum ImageEncoder {
     /// libwebp's quality for the lossy smaller sizes of ``PictureKind/gradual`` pictures
     /// (``SizeEncoding``).
     public static let webpLossyQuality: Float = 92
-    /// libwebp's method for them (but a photo's), 0 fastest to 6 smallest: 2 and 4 made a PNG
-    /// photo's 512 16% and 19% smaller than 0 but took 1.7 and 3.7 times as long (cwebp). With 2,
-    /// the grid's first screen at ratio 2 went from 1.01 to 0.97 MB (bench/grid.py), SSIM stayed
-    /// 0.974-0.998, and the PNG and PDF batches kept 0.985-1.025 and 1.025 of the baseline
-    /// renderer's rate (bench/check.py, 7 rounds).
-    public static let webpLossyMethod: Int32 = 2
-    /// libwebp's method for a photo's smaller sizes (its 1024 is JPEG): 0. Method 2 made the
-    /// corpus's photos' 512s 1.8% smaller, and cost the JPEG batch 8% of its rate (0.884 of the
+    /// libwebp's method for them, 0 fastest to 6 smallest: 0, for photos' tiles and pages' alike.
+    ///
+    /// Measured on the small bench corpus's tiles (each 512 halved from the 1024, quality 92, one
+    /// core, best of 15; SSIM on luma against the lossless tile): on three PDF pages and six PNGs
+    /// (16-bit, interlaced and plain photos, a palette graphic, a screenshot), method 2 took 1.28 to
+    /// 1.45 times as long as 0 for 3% fewer bytes (-1% to 12%), SSIM within 0.003 either way (0.972
+    /// to 0.999 at 0). With 2, libwebp was 11.9% of a PDF batch's samples (perf, the corpus's 8 PDFs
+    /// 24 times over), with 0 9.2%. The grid's first screen at ratio 2 went from 0.90 to 0.94 MB
+    /// (bench/grid.py --corpus bench), the store from 17.6 to 17.7 MB. Earlier, method 2 made the
+    /// corpus's photos' 512s 1.8% smaller and cost the JPEG batch 8% of its rate (0.884 of the
     /// baseline renderer's against 0.958).
-    public static let webpLossyMethodForPhotos: Int32 = 0
+    public static let webpLossyMethod: Int32 = 0
 
     /// Encodes `image` as lossless WebP through libwebp, at ``webpLosslessLevel``.
     static func encodeWebP(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
@@ -96,14 +98,13 @@ public enum ImageEncoder {
         }
     }
 
-    /// Encodes `image` as lossy WebP through libwebp, at ``webpLossyQuality`` and `method`
-    /// (``webpLossyMethod`` unless said; alpha, if any, kept losslessly).
-    public static func encodeLossyWebP(_ image: PixelBuffer, method: Int32 = webpLossyMethod) throws(ThumbnailError)
-        -> [UInt8]
-    {
+    /// Encodes `image` as lossy WebP through libwebp, at ``webpLossyQuality`` and
+    /// ``webpLossyMethod`` (alpha, if any, kept losslessly).
+    public static func encodeLossyWebP(_ image: PixelBuffer) throws(ThumbnailError) -> [UInt8] {
         try encodedByWebP(image.channels == 1 ? image.droppingAlpha() : image) {
             pixels, width, height, channels, stride, output, length in
-            glance_webp_encode_lossy(pixels, width, height, channels, stride, webpLossyQuality, method, output, length)
+            glance_webp_encode_lossy(
+                pixels, width, height, channels, stride, webpLossyQuality, webpLossyMethod, output, length)
         }
     }
 

@@ -123,7 +123,6 @@ public enum RenditionMaker {
         let data: [UInt8]
         switch encoding {
         case .lossyWebP: data = try ImageEncoder.encodeLossyWebP(image)
-        case .photoWebP: data = try ImageEncoder.encodeLossyWebP(image, method: ImageEncoder.webpLossyMethodForPhotos)
         case .sixteenGrays(let otherwise):
             // A picture measured gray on its sampled rows whose other rows hold colour: as if sharp.
             guard let gray = try ImageEncoder.encodeInSixteenGrays(image) else {

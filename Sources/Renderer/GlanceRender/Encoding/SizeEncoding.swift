@@ -123,8 +123,6 @@ public enum SizeEncoding: Sendable, Equatable {
     case losslessWebP
     /// libwebp, lossy (``ImageEncoder/webpLossyQuality``), at ``ImageEncoder/webpLossyMethod``.
     case lossyWebP
-    /// The same for a photo, at ``ImageEncoder/webpLossyMethodForPhotos`` (faster).
-    case photoWebP
     /// Glance's PNG writer in sixteen levels of gray (4-bit gray); `otherwise` when a pixel the
     /// picture's kind did not sample has colour.
     indirect case sixteenGrays(otherwise: SizeEncoding)
@@ -139,7 +137,7 @@ public enum SizeEncoding: Sendable, Equatable {
     public init(side: Int, thumbnailFormat: ImageFormat, kind: PictureKind?) {
         let sharp: SizeEncoding = side <= Self.losslessWebPLargestSide ? .losslessWebP : .png
         switch (thumbnailFormat, kind ?? .sharp) {
-        case (.jpeg, _): self = .photoWebP
+        case (.jpeg, _): self = .lossyWebP
         case (_, .gradual): self = .lossyWebP
         case (_, .gray): self = .png
         case (_, .grayText): self = .sixteenGrays(otherwise: sharp)
@@ -151,7 +149,7 @@ public enum SizeEncoding: Sendable, Equatable {
     public var format: ImageFormat {
         switch self {
         case .png, .sixteenGrays: .png
-        case .losslessWebP, .lossyWebP, .photoWebP: .webp
+        case .losslessWebP, .lossyWebP: .webp
         }
     }
 }
