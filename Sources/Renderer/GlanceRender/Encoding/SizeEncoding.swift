@@ -36,22 +36,20 @@ public enum PictureKind: Sendable, Equatable {
         let (channels, rowBytes, height) = (image.channels, image.rowBytes, image.height)
         var (changes, gradual) = (0, 0)
         var colour = false
-        // One loop for each layout, each step on the bytes: a loop over the channels cost a text
-        // batch more than its smaller sizes' encoding did (perf).
+        // One loop for each layout, each step on the bytes, counted without branches: a loop over
+        // the channels cost a text batch more than its smaller sizes' encoding did, and counting
+        // through a nested function with branches took 1.45% of a text batch's samples, this 1.1%
+        // (perf).
         image.bytes.withUnsafeBufferPointer { pixels in
-            func count(_ step: Int) {
-                if step > 0 {
-                    changes += 1
-                    if step <= Self.gradualStep { gradual += 1 }
-                }
-            }
             for y in stride(from: 0, to: height, by: Self.rowStep) {
                 let start = y * rowBytes
                 let end = start + rowBytes
                 if channels < 3 {
                     var index = start + channels
                     while index < end {
-                        count(abs(Int(pixels[index]) - Int(pixels[index - channels])))
+                        let step = abs(Int(pixels[index]) - Int(pixels[index - channels]))
+                        changes &+= step > 0 ? 1 : 0
+                        gradual &+= step > 0 && step <= Self.gradualStep ? 1 : 0
                         index += channels
                     }
                     continue
@@ -61,11 +59,12 @@ public enum PictureKind: Sendable, Equatable {
                 while index < end {
                     let (red, green, blue) = (pixels[index], pixels[index + 1], pixels[index + 2])
                     colour = colour || red != green || green != blue
-                    count(
-                        max(
-                            abs(Int(red) - Int(pixels[index - channels])),
-                            abs(Int(green) - Int(pixels[index + 1 - channels])),
-                            abs(Int(blue) - Int(pixels[index + 2 - channels]))))
+                    let step = max(
+                        abs(Int(red) - Int(pixels[index - channels])),
+                        abs(Int(green) - Int(pixels[index + 1 - channels])),
+                        abs(Int(blue) - Int(pixels[index + 2 - channels])))
+                    changes &+= step > 0 ? 1 : 0
+                    gradual &+= step > 0 && step <= Self.gradualStep ? 1 : 0
                     index += channels
                 }
             }
