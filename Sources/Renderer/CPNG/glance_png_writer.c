@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 // --- the output buffer ----------------------------------------------------------------------
 
@@ -366,8 +369,29 @@ static inline void pack_sixteen_grays(const uint8_t *row, int width, int step, u
     }
 }
 
+/// A gray row: sixteen samples at a time with SSE2 (part of every x86-64), each level worked out
+/// as the table holds it (t / 255 is (t + 1 + (t >> 8)) >> 8 for every t the levels need), then
+/// the rest by the table. The table alone took 1.5% of a text batch's samples (perf, the bench's
+/// 240 texts: their 512s and 256s); this, 0.55%.
 static void sixteen_grays_of_gray(const uint8_t *row, int width, uint8_t *packed) {
-    pack_sixteen_grays(row, width, 1, packed);
+    int x = 0;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128(), fifteen = _mm_set1_epi16(15), bias = _mm_set1_epi16(127),
+                  one = _mm_set1_epi16(1), low_byte = _mm_set1_epi16(0x00FF);
+    for (; x + 16 <= width; x += 16) {
+        __m128i samples = _mm_loadu_si128((const __m128i *)(const void *)(row + x));
+        __m128i halves[2] = {_mm_unpacklo_epi8(samples, zero), _mm_unpackhi_epi8(samples, zero)};
+        for (int k = 0; k < 2; k++) {
+            __m128i t = _mm_add_epi16(_mm_mullo_epi16(halves[k], fifteen), bias);
+            halves[k] = _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(t, one), _mm_srli_epi16(t, 8)), 8);
+        }
+        // A level a byte, then each pair of bytes as one: the first in the high half.
+        __m128i pairs = _mm_packus_epi16(halves[0], halves[1]);
+        __m128i joined = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(pairs, low_byte), 4), _mm_srli_epi16(pairs, 8));
+        _mm_storel_epi64((__m128i *)(void *)(packed + x / 2), _mm_packus_epi16(joined, zero));
+    }
+#endif
+    pack_sixteen_grays(row + x, width - x, 1, packed + x / 2);
 }
 
 static void sixteen_grays_of_rgb(const uint8_t *row, int width, uint8_t *packed) {

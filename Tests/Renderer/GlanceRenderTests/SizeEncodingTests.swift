@@ -232,6 +232,26 @@ struct SizeEncodingTests {
         }
     }
 
+    @Test(
+        "every gray becomes its nearest of the sixteen levels exactly, at widths around sixteen samples",
+        arguments: [1, 15, 16, 17, 37, 64])
+    func sixteenGraysExactly(width: Int) throws {
+        // Every value 0...255 once or more, row after row.
+        let height = (256 + width - 1) / width + 1
+        let bytes = (0..<width * height).map { UInt8(($0 * 7) % 256) }
+        let page = PixelBuffer(width: width, height: height, channels: 1, bytes: bytes)
+        let data = try #require(try ImageEncoder.encodeInSixteenGrays(page))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "glance-grays-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(data).write(to: file)
+        let decoded = Self.grays(try decodeFullSize(file.path))
+        let nearest = bytes.map { UInt8((Int($0) * 15 + 127) / 255 * 17) }
+        // Compared as a Bool: a failure would print every sample of both.
+        let same = decoded == nearest
+        #expect(same, "width \(width)")
+    }
+
     @Test("a page gray on the rows its kind sampled but coloured on another is encoded as a coloured one")
     func colourBetweenSampledRows() throws {
         // The 512 halves the page: its row 33, not one of the rows sampled (every fourth, from
