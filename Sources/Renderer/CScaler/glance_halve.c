@@ -32,7 +32,7 @@ static inline void halve_row(const uint8_t *top, const uint8_t *bottom, int widt
 
 /// A gray row: sixteen target pixels at a time with SSE2 (part of every x86-64), then the rest as
 /// halve_row does, the same bytes. With halve_row alone (as the compiler vectorised it), the
-/// halvings were 2.8% of a text batch's samples (perf, the small bench corpus's 40 texts six
+/// halvings were 2.8% of a text batch's samples (perf, the small bench corpus's 40 texts 24
 /// times over); with this, 0.8%.
 static void halve_gray_row(const uint8_t *top, const uint8_t *bottom, int width, uint8_t *out) {
     int done = 0;

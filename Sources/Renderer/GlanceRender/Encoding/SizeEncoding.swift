@@ -114,7 +114,12 @@ public enum PictureKind: Sendable, Equatable {
 /// loop filter (6.2 ms) saved no time; methods 1 and 2 took 8.0 and 8.9 ms for 1.5% and 2.3%
 /// fewer bytes; quality 88 took 5.0 ms but fell to SSIM 0.969. JPEG through libjpeg-turbo with
 /// optimised tables reached SSIM 0.974 only at quality 92, in 62 kB: faster, but 1.4 times the
-/// bytes, which the store's 1.35 times the 1024 alone cannot hold.
+/// bytes, which the store's 1.35 times the 1024 alone cannot hold. Measured again on a slower
+/// machine (the same eight 512s, best of 15): WebP at quality 92 8.0 ms, 45.1 kB, SSIM 0.973 at
+/// worst; quality 90 7.5 ms but 0.967; JPEG at luma 94 and chroma 90, optimised, 2.6 ms, 60.1 kB,
+/// 0.971. libwebp is 10% of a JPEG batch's samples with every size (perf), so a photo's sizes
+/// cost that much unless its tiles are JPEG, whose bytes would take the grid's first screen at
+/// ratio 2 from 0.94 MB to about 1.06 MB, over its 1 MB.
 public enum SizeEncoding: Sendable, Equatable {
     /// Glance's PNG writer (gray for a gray picture).
     case png
