@@ -2,6 +2,7 @@
 the 1024 alone is as fast as an older build that made nothing else.
 
     python3 bench/against.py --other PATH [--glance PATH] [--rounds N] [--copies N] [--formats jpeg,png,pdf,text]
+                             [--cpu]
 
 `--other` is the `glance` of the other build (its renderer beside it, as that build installed
 it): issue 69 asks for commit 4c94050, the last that made the 1024 alone. Build it from its tree:
@@ -22,6 +23,11 @@ ratio: above 1 is this glance faster):
   1024 alone / other     this glance with --sizes none against the other build
   every size / other     this glance as it runs by default against the other build
   every size / 1024      what the 512 and 256 leave of the batch's rate
+
+With `--cpu` each batch runs under `perf stat -e task-clock` (Debian's linux-perf), and the same
+three ratios are printed again for the batches' CPU seconds (a ratio of CPU seconds: above 1 is
+this glance cheaper), renderers included. On a shared machine they move less than the rates
+do. They show what a change costs; the rates, what a batch takes.
 """
 
 import argparse
@@ -53,13 +59,14 @@ def container_of(root, manifest, fmt, copies):
     return folder, files, copies * len(files)
 
 
-def measure(fmt, root, manifest, glance, other, rounds, copies, cores):
+def measure(fmt, root, manifest, glance, other, rounds, copies, cores, cpu):
     container, files, count = container_of(root, manifest, fmt, copies)
 
     def generate(binary, extra=()):
         def plan(outdir):
-            return tools.glance_generate(binary, container, os.path.join(outdir, "store"), cores,
-                                         os.path.join(outdir, "summary.json"), extra)
+            jobs, parallel = tools.glance_generate(binary, container, os.path.join(outdir, "store"), cores,
+                                                   os.path.join(outdir, "summary.json"), extra)
+            return ([tools.with_cpu_time(job, outdir) for job in jobs] if cpu else jobs), parallel
         return plan
 
     # Every name starts with "glance", so that each run is checked to have rendered them all.
@@ -68,15 +75,22 @@ def measure(fmt, root, manifest, glance, other, rounds, copies, cores):
     tools.warm_page_cache(files)
     out = os.path.join(WORK_DIR, "out", fmt)
     tools.time_in_turn(plan, 1, out, count)
-    seconds, _, failures = tools.time_in_turn(plan, rounds, out, count, log=print, label=fmt)
+    spent = {}
+    seconds, _, failures = tools.time_in_turn(plan, rounds, out, count, log=print, label=fmt, cpu=spent)
     problems = [f"{fmt}: {name}: {'; '.join(found)}" for name, found in failures.items() if found]
 
-    def ratio(slower, faster):
-        return statistics.median(s / f for s, f in zip(seconds[slower], seconds[faster]))
+    def ratio(measured, slower, faster):
+        return statistics.median(s / f for s, f in zip(measured[slower], measured[faster]))
 
-    return {"documents": count, "1024 alone / other": ratio("glance-other", "glance-1024"),
-            "every size / other": ratio("glance-other", "glance"),
-            "every size / 1024": ratio("glance-1024", "glance")}, problems
+    def ratios(measured, suffix=""):
+        return {"1024 alone / other" + suffix: ratio(measured, "glance-other", "glance-1024"),
+                "every size / other" + suffix: ratio(measured, "glance-other", "glance"),
+                "every size / 1024" + suffix: ratio(measured, "glance-1024", "glance")}
+
+    result = {"documents": count, **ratios(seconds)}
+    if cpu:
+        result.update(ratios(spent, ", CPU"))
+    return result, problems
 
 
 def main():
@@ -87,7 +101,11 @@ def main():
     parser.add_argument("--copies", type=int, default=6)
     parser.add_argument("--formats", default="jpeg,png,pdf,text")
     parser.add_argument("--json", help="write the ratios here")
+    parser.add_argument("--cpu", action="store_true",
+                        help="also the ratios of the batches' CPU seconds (perf stat, renderers included)")
     args = parser.parse_args()
+    if args.cpu and not shutil.which("perf"):
+        sys.exit("against: --cpu needs perf (Debian's linux-perf)")
     glance, other = os.path.abspath(args.glance), os.path.abspath(args.other)
     for binary in (glance, other):
         if not os.access(binary, os.X_OK):
@@ -97,9 +115,10 @@ def main():
     cores = os.cpu_count() or 1
     results, problems = {}, []
     for fmt in [f for f in args.formats.split(",") if f]:
-        results[fmt], found = measure(fmt, root, manifest, glance, other, args.rounds, args.copies, cores)
+        results[fmt], found = measure(fmt, root, manifest, glance, other, args.rounds, args.copies, cores, args.cpu)
         problems += found
-    print(f"This glance against {os.path.relpath(other)}, {args.rounds} rounds, {cores} cores (rate ratios, medians):")
+    print(f"This glance against {os.path.relpath(other)}, {args.rounds} rounds, {cores} cores "
+          "(medians of the rounds' ratios of rates; those marked CPU, of CPU seconds):")
     for fmt, result in results.items():
         print(f"  {fmt:<5} {result['documents']:>4} documents: "
               + ", ".join(f"{name} {value:.3f}" for name, value in result.items() if name != "documents"))

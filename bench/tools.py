@@ -129,11 +129,33 @@ def warm_page_cache(files):
                 pass
 
 
-def time_in_turn(plan, rounds, out_root, count, stderr_path=os.devnull, log=None, label=""):
+CPU_FILE = "task-clock.csv"
+
+
+def with_cpu_time(job, outdir):
+    """`job` run under `perf stat -e task-clock`, which counts the CPU time of the command and of
+    every process it starts (Glance's renderers outlive their wait, so a wait's resource usage
+    misses them), written to outdir's CPU_FILE for time_in_turn's `cpu`."""
+    job.argv = ["perf", "stat", "-x,", "-e", "task-clock", "-o", os.path.join(outdir, CPU_FILE), "--"] + job.argv
+    return job
+
+
+def cpu_seconds(outdir):
+    """The CPU seconds with_cpu_time's `perf stat` wrote in outdir."""
+    with open(os.path.join(outdir, CPU_FILE)) as f:
+        for line in f:
+            fields = line.strip().split(",")
+            if len(fields) > 2 and fields[2] == "task-clock":
+                return float(fields[0]) / 1000
+    raise RuntimeError(f"no task-clock in {os.path.join(outdir, CPU_FILE)}")
+
+
+def time_in_turn(plan, rounds, out_root, count, stderr_path=os.devnull, log=None, label="", cpu=None):
     """Runs every tool of plan ({name: callable(outdir) -> (jobs, parallel)}) once a round, the
     order rotating between rounds so that background load hits all alike. Glance's runs are also
     checked to have rendered `count` documents. Returns (seconds, peaks, failures) by name: every
-    round's time, the largest peak RSS, and the first round's problems."""
+    round's time, the largest peak RSS, and the first round's problems. With a `cpu` dict, each
+    round's CPU seconds of the tools whose jobs ran under with_cpu_time are added to it by name."""
     names = list(plan)
     seconds = {name: [] for name in names}
     peaks = {name: 0 for name in names}
@@ -144,6 +166,8 @@ def time_in_turn(plan, rounds, out_root, count, stderr_path=os.devnull, log=None
             jobs, parallel = plan[name](outdir)
             timing = run_jobs(jobs, parallel, stderr_path=stderr_path)
             seconds[name].append(timing.seconds)
+            if cpu is not None and os.path.exists(os.path.join(outdir, CPU_FILE)):
+                cpu.setdefault(name, []).append(cpu_seconds(outdir))
             peaks[name] = max(peaks[name], timing.peak_rss_kib)
             problems = timing.failures + (check_glance_run(outdir, count) if name.startswith("glance") else [])
             if problems and not failures[name]:
