@@ -20,6 +20,7 @@ whose image fails is a problem, not a fast load).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -57,9 +58,8 @@ def store_size(store):
     and the database and the log summed as they were counted those pages twice: the same 62
     documents' store with the 1024s alone read 15.1 MB in one run and 20.0 MB in the next."""
     for database in store.glob("*.sqlite"):
-        with sqlite3.connect(database) as connection:
+        with contextlib.closing(sqlite3.connect(database)) as connection:
             connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        connection.close()
     return sum(f.stat().st_size for f in store.iterdir() if f.is_file())
 
 def make_container(folder, corpus_root=None):
